@@ -1,0 +1,173 @@
+import * as z from "zod";
+import type { ModelPattern, RequestBody } from "./types.js";
+
+/**
+ * Building blocks for family schemas. Cross-field rules are written as plain functions over
+ * the raw body and run even when a field has the wrong type, so a manifest gets every problem
+ * at once; they must therefore read fields defensively (the accessors below).
+ */
+
+/** The vendor word the spec leaves out: one word of letters and digits. */
+export const BRAND = "[A-Za-z][A-Za-z0-9]*";
+
+/** A model pattern from a spec identifier written with `<brand>`. */
+export function model(spec: string): ModelPattern {
+  const [before, after] = spec.split("<brand>") as [string, string | undefined];
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const source = after === undefined ? escape(before) : `${escape(before)}${BRAND}${escape(after)}`;
+  return {
+    pattern: new RegExp(`^${source}$`),
+    example: spec.replace("<brand>", "acme"),
+  };
+}
+
+/** The `model` field: a string that matches one of the family's patterns. */
+export function modelField(patterns: readonly ModelPattern[]) {
+  return z.string().refine((value) => patterns.some((p) => p.pattern.test(value)), {
+    message: `must be one of ${patterns.map((p) => p.example.replace("acme", "<brand>")).join(", ")}`,
+    params: { rule: "model" },
+  });
+}
+
+/** A JSON integer within [min, max]; a quoted number is a type error. */
+export function int(min?: number, max?: number) {
+  let schema = z.number().int();
+  if (min !== undefined) schema = schema.min(min);
+  if (max !== undefined) schema = schema.max(max);
+  return schema;
+}
+
+/** A JSON number within [min, max]. */
+export function num(min?: number, max?: number) {
+  let schema = z.number();
+  if (min !== undefined) schema = schema.min(min);
+  if (max !== undefined) schema = schema.max(max);
+  return schema;
+}
+
+/** An integer that must be one of `values` (e.g. duration 6 or 10). */
+export function intOneOf(values: readonly number[]) {
+  return z
+    .number()
+    .int()
+    .refine((value) => values.includes(value), {
+      message: `must be one of ${values.join(", ")}`,
+      params: { rule: "enum" },
+    });
+}
+
+/** A string enum; values are case-sensitive, exactly as the spec writes them. */
+export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.enum(values);
+}
+
+/** A string of at most `max` characters. */
+export function text(max?: number) {
+  return max === undefined ? z.string() : z.string().max(max);
+}
+
+const URL_PATTERN = /^https?:\/\/[^\s/$.?#][^\s]*$/i;
+const DATA_URI_PATTERN = /^data:image\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=\s]*$/i;
+
+export function isUrl(value: string): boolean {
+  return URL_PATTERN.test(value);
+}
+
+export function isDataUri(value: string): boolean {
+  return DATA_URI_PATTERN.test(value);
+}
+
+/** An image reference: an http(s) URL, or also a Data URI `data:image/<format>;base64,...`. */
+export function imageRef(options: { dataUri: boolean }) {
+  return z.string().superRefine((value, ctx) => {
+    if (isUrl(value)) return;
+    if (options.dataUri && isDataUri(value)) return;
+    ctx.addIssue({
+      code: "custom",
+      message: options.dataUri
+        ? "must be an http(s) URL or a Data URI data:image/<format>;base64,<data>"
+        : value.startsWith("data:")
+          ? "must be an http(s) URL; this field does not accept Data URIs"
+          : "must be an http(s) URL",
+      params: { rule: options.dataUri ? "image-ref" : "url-only" },
+    });
+  });
+}
+
+/** A media (video/audio) reference: an http(s) URL only. */
+export function mediaUrl() {
+  return z
+    .string()
+    .refine(isUrl, { message: "must be an http(s) URL", params: { rule: "url-only" } });
+}
+
+/** Reports a broken cross-field rule at `path` with a stable rule name. */
+export type Report = (path: readonly (string | number)[], rule: string, message: string) => void;
+
+/**
+ * A strict request object (unknown fields are errors) with cross-field `rules` that run even
+ * when some field is malformed.
+ */
+export function request<Shape extends z.core.$ZodLooseShape>(
+  shape: Shape,
+  rules?: (body: RequestBody, report: Report) => void,
+) {
+  const base = z.strictObject(shape);
+  if (rules === undefined) return base;
+  return base.superRefine(
+    (body, ctx) => {
+      if (body === null || typeof body !== "object" || Array.isArray(body)) return;
+      rules(body as RequestBody, (path, rule, message) =>
+        ctx.addIssue({ code: "custom", path: [...path], message, params: { rule } }),
+      );
+    },
+    { when: () => true },
+  );
+}
+
+/** A strict nested object (items of arrays, option objects). */
+export function object<Shape extends z.core.$ZodLooseShape>(shape: Shape) {
+  return z.strictObject(shape);
+}
+
+// Defensive accessors for rules over a raw body.
+
+export function has(body: RequestBody, field: string): boolean {
+  return body[field] !== undefined;
+}
+
+export function numberAt(body: RequestBody, field: string): number | undefined {
+  const value = body[field];
+  return typeof value === "number" ? value : undefined;
+}
+
+export function stringAt(body: RequestBody, field: string): string | undefined {
+  const value = body[field];
+  return typeof value === "string" ? value : undefined;
+}
+
+export function booleanAt(body: RequestBody, field: string): boolean | undefined {
+  const value = body[field];
+  return typeof value === "boolean" ? value : undefined;
+}
+
+export function arrayAt(body: RequestBody, field: string): unknown[] | undefined {
+  const value = body[field];
+  return Array.isArray(value) ? value : undefined;
+}
+
+export function recordAt(value: unknown): RequestBody | undefined {
+  return value !== null && typeof value === "object" && !Array.isArray(value)
+    ? (value as RequestBody)
+    : undefined;
+}
+
+/** Parses "1536x1024" (or "1536*1024" where allowed) into a pixel size. */
+export function parsePixels(
+  value: string,
+  separators = "x",
+): { width: number; height: number } | undefined {
+  const match = new RegExp(`^(\\d+)[${separators}](\\d+)$`).exec(value);
+  if (match === null) return undefined;
+  return { width: Number(match[1]), height: Number(match[2]) };
+}

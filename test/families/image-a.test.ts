@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { imageA } from "../../src/families/image-a.js";
+import { validateRequest } from "../../src/families/validate.js";
+
+const minimal = { model: "acme-image-2", prompt: "a ceramic mug on an oak table" };
+
+describe("image family A", () => {
+  it("accepts a minimal request", () => {
+    expect(validateRequest(imageA, minimal)).toEqual([]);
+  });
+
+  it("accepts a rich request", () => {
+    const rich = {
+      ...minimal,
+      n: 1,
+      size: "16:9",
+      resolution: "4k",
+      image_urls: ["https://example.com/a.png", "data:image/png;base64,iVBORw0KGgo="],
+      official_fallback: true,
+    };
+    expect(validateRequest(imageA, rich)).toEqual([]);
+    expect(validateRequest(imageA, { ...minimal, size: "1200x800" })).toEqual([]);
+    expect(validateRequest(imageA, { ...minimal, size: "auto" })).toEqual([]);
+  });
+
+  it.each([
+    ["model must be the family's id", { model: "acme-image-3" }, ["model"], "model"],
+    ["prompt is required", { prompt: undefined }, ["prompt"], "required"],
+    ["n may only be 1", { n: 2 }, ["n"], "range"],
+    ["n must be a JSON number", { n: "1" }, ["n"], "json-number"],
+    ["size must be a ratio of the table, auto or pixels", { size: "7:5" }, ["size"], "size"],
+    ["resolution is lowercase", { resolution: "2K" }, ["resolution"], "enum"],
+    ["image_urls holds at most 16", { image_urls: Array(17).fill("https://e.com/a.png") }, ["image_urls"], "count"],
+    ["image_urls items are URLs or Data URIs", { image_urls: ["ftp://x"] }, ["image_urls", 0], "image-ref"],
+    ["official_fallback is a boolean", { official_fallback: "true" }, ["official_fallback"], "type"],
+    ["the ratio belongs in size, not the prompt", { prompt: "a mug, 16:9" }, ["prompt"], "ratio-in-prompt"],
+    ["an undefined field is an error", { sizee: "1:1" }, ["sizee"], "unknown-field"],
+  ])("rejects: %s", (_name, change, path, rule) => {
+    const issues = validateRequest(imageA, { ...minimal, ...change });
+    expect(issues).toContainEqual(expect.objectContaining({ path, rule }));
+  });
+
+  it("suggests the field a typo meant", () => {
+    const [issue] = validateRequest(imageA, { ...minimal, resolutoin: "2k" });
+    expect(issue?.message).toContain('did you mean "resolution"');
+  });
+
+  it("promises the pixel sizes of the table", () => {
+    expect(imageA.expectedOutputs({ ...minimal, size: "16:9", resolution: "1k" }).sizes).toEqual([
+      { width: 1536, height: 864 },
+      { width: 1672, height: 941 },
+    ]);
+    expect(imageA.expectedOutputs(minimal).sizes).toEqual([
+      { width: 1024, height: 1024 },
+      { width: 1254, height: 1254 },
+    ]);
+    expect(imageA.expectedOutputs({ ...minimal, size: "auto" }).sizes).toBeNull();
+    expect(imageA.estimateCost(minimal)).toBeNull();
+  });
+});
