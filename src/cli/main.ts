@@ -1,1 +1,104 @@
-export {};
+import { readFileSync } from "node:fs";
+import { Command, CommanderError, Option } from "commander";
+import { GwError } from "../core/errors.js";
+import { ExitCode } from "./exit-codes.js";
+import { err } from "./output.js";
+import { planManifest } from "./plan.js";
+import { writeSchemas } from "./schema.js";
+import { validateManifests, validateRequestFile, validateRequestLines } from "./validate.js";
+
+const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+  version: string;
+};
+
+function buildProgram(setExit: (code: ExitCode) => void): Command {
+  const program = new Command("gwrun")
+    .description("Batch runner for a generation gateway: YAML manifests in, verified files out")
+    .version(pkg.version)
+    .showHelpAfterError()
+    .exitOverride();
+
+  program
+    .command("validate")
+    .description("check manifests (or raw requests) against every rule of their model families")
+    .argument("[manifest...]", "manifest files")
+    .option(
+      "--request <file>",
+      'validate one raw request {"endpoint", "body"} from a file, or - for stdin',
+    )
+    .option(
+      "--jsonl",
+      "with --request: one request per line, each with an id; one result line each",
+    )
+    .action(async (manifests: string[], options: { request?: string; jsonl?: boolean }) => {
+      if (options.request !== undefined) {
+        setExit(
+          options.jsonl === true
+            ? await validateRequestLines(options.request)
+            : await validateRequestFile(options.request),
+        );
+        return;
+      }
+      if (manifests.length === 0)
+        throw new GwError("GW_USAGE", "give at least one manifest, or --request FILE|-");
+      setExit(await validateManifests(manifests));
+    });
+
+  program
+    .command("plan")
+    .description("show what a run would submit: tasks, outputs and estimated cost per job")
+    .argument("<manifest>", "manifest file")
+    .option("--json", "print the plan as JSON")
+    .action(async (manifest: string, options: { json?: boolean }) => {
+      setExit(await planManifest(manifest, options));
+    });
+
+  program
+    .command("schema")
+    .description("write JSON Schema for the manifest and each model family")
+    .addOption(new Option("--out <dir>", "output folder").default("schemas"))
+    .action(async (options: { out: string }) => {
+      setExit(await writeSchemas(options.out));
+    });
+
+  return program;
+}
+
+/** Runs the CLI; the only place errors become exit codes. */
+export async function main(argv: readonly string[]): Promise<ExitCode> {
+  let code: ExitCode = ExitCode.Ok;
+  const program = buildProgram((exit) => {
+    code = exit;
+  });
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Invalid;
+    }
+    if (error instanceof GwError && error.category === "user") {
+      err(`gwrun: ${error.message}`);
+      if (error.hint !== undefined) err(`  ${error.hint}`);
+      return ExitCode.Invalid;
+    }
+    if (isFileError(error)) {
+      err(
+        `gwrun: cannot read ${error.path ?? "file"}: ${error.code === "ENOENT" ? "no such file" : error.code}`,
+      );
+      return ExitCode.Invalid;
+    }
+    err(`gwrun: internal error: ${(error as Error).stack ?? String(error)}`);
+    return ExitCode.Failed;
+  }
+}
+
+function isFileError(error: unknown): error is NodeJS.ErrnoException {
+  return (
+    error instanceof Error &&
+    typeof (error as NodeJS.ErrnoException).code === "string" &&
+    (error as NodeJS.ErrnoException).syscall !== undefined
+  );
+}
+
+process.exitCode = await main(process.argv.slice(2));

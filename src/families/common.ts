@@ -13,8 +13,11 @@ export const BRAND = "[A-Za-z][A-Za-z0-9]*";
 /** A model pattern from a spec identifier written with `<brand>`. */
 export function model(spec: string): ModelPattern {
   const [before, after] = spec.split("<brand>") as [string, string | undefined];
-  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const source = after === undefined ? escape(before) : `${escape(before)}${BRAND}${escape(after)}`;
+  const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const source =
+    after === undefined
+      ? escapeRegExp(before)
+      : `${escapeRegExp(before)}${BRAND}${escapeRegExp(after)}`;
   return {
     pattern: new RegExp(`^${source}$`),
     example: spec.replace("<brand>", "acme"),

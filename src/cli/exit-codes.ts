@@ -1,0 +1,12 @@
+/** Exit codes of every gwrun command (README "Exit codes"). */
+export const ExitCode = {
+  Ok: 0,
+  /** Some jobs failed. */
+  Failed: 1,
+  /** Invalid manifest, request or usage; nothing was submitted. */
+  Invalid: 2,
+  /** Stopped by the budget or the gateway balance. */
+  Stopped: 3,
+  Interrupted: 130,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -1,0 +1,39 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import * as z from "zod";
+import { FAMILIES } from "../families/registry.js";
+import { manifestSchema } from "../manifest/schema.js";
+import { ExitCode } from "./exit-codes.js";
+import { out } from "./output.js";
+
+/** The JSON Schema files gwrun publishes, by file name, as the text written to disk. */
+export function renderSchemas(): Map<string, string> {
+  const files = new Map<string, string>();
+  const render = (schema: z.ZodType, id: string, title: string) =>
+    `${JSON.stringify({ ...z.toJSONSchema(schema, { unrepresentable: "any", io: "input" }), $id: id, title }, null, 2)}\n`;
+  files.set(
+    "manifest.schema.json",
+    render(manifestSchema, "manifest.schema.json", "gwrun manifest, version 1"),
+  );
+  for (const family of FAMILIES) {
+    files.set(
+      `${family.id}.schema.json`,
+      render(
+        family.schema,
+        `${family.id}.schema.json`,
+        `${family.title}: ${family.endpoint} request body`,
+      ),
+    );
+  }
+  return files;
+}
+
+/** `gwrun schema [--out dir]`: writes the manifest's and each family's JSON Schema. */
+export async function writeSchemas(dir: string): Promise<ExitCode> {
+  await mkdir(dir, { recursive: true });
+  for (const [name, text] of renderSchemas()) {
+    await writeFile(path.join(dir, name), text);
+    out(path.join(dir, name));
+  }
+  return ExitCode.Ok;
+}

@@ -1,0 +1,145 @@
+import { readFile } from "node:fs/promises";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import type { Issue } from "../core/zod-issues.js";
+import { familyForRequest } from "../families/resolve.js";
+import { validateRequest } from "../families/validate.js";
+import { checkManifestFile } from "../plan/check-manifest.js";
+import { ExitCode } from "./exit-codes.js";
+import { err, out, printDiagnostics } from "./output.js";
+
+/** `gwrun validate <manifest...>`: every problem of every manifest, at file:line:col. */
+export async function validateManifests(files: readonly string[]): Promise<ExitCode> {
+  let invalid = false;
+  for (const file of files) {
+    const checked = await checkManifestFile(file);
+    const errors = printDiagnostics(checked.diagnostics, checked.source.text);
+    if (!checked.valid) {
+      invalid = true;
+      err(`${file}: ${errors} ${errors === 1 ? "error" : "errors"}; nothing was submitted`);
+      continue;
+    }
+    const tasks = checked.jobs.reduce((sum, { job }) => sum + job.spec.repeat, 0);
+    out(
+      `${file}: valid (${checked.expanded.specs.length} jobs, ${checked.jobs.length} requests, ${tasks} tasks before from: fan-out)`,
+    );
+  }
+  return invalid ? ExitCode.Invalid : ExitCode.Ok;
+}
+
+/** A raw request as other tools produce it: `{"endpoint": "/v1/...", "body": {...}}`. */
+interface RawRequest {
+  id?: unknown;
+  endpoint?: unknown;
+  body?: unknown;
+  headers?: unknown;
+}
+
+/** Validates one raw request; issues use paths into the request object (`body.size`). */
+export function validateRawRequest(request: RawRequest): Issue[] {
+  if (typeof request.endpoint !== "string") {
+    return [
+      {
+        path: ["endpoint"],
+        rule: "required",
+        message: "endpoint must be a request path such as /v1/images/generations",
+      },
+    ];
+  }
+  if (request.body === null || typeof request.body !== "object" || Array.isArray(request.body)) {
+    return [
+      {
+        path: ["body"],
+        rule: "required",
+        message: "body must be the JSON object sent to the gateway",
+      },
+    ];
+  }
+  const resolved = familyForRequest(request.endpoint, request.body as Record<string, unknown>);
+  if ("error" in resolved) return [resolved.error];
+  const issues = validateRequest(resolved.family, resolved.body).map((issue) => ({
+    ...issue,
+    path: ["body", ...issue.path],
+  }));
+  const headers = (request.headers ?? {}) as Record<string, unknown>;
+  for (const rule of resolved.family.headers ?? []) {
+    const present = Object.entries(headers).some(
+      ([name, value]) =>
+        rule.name.test(name) && typeof value === "string" && rule.value.test(value),
+    );
+    if (!present) {
+      issues.push({
+        path: ["headers"],
+        rule: "required-header",
+        message: `${request.endpoint} requires the ${rule.label} header with a YYYY-MM-DD value`,
+      });
+    }
+  }
+  return issues;
+}
+
+function formatIssue(issue: Issue): string {
+  const path = issue.path
+    .map((step) => (typeof step === "number" ? `[${step}]` : step))
+    .join(".")
+    .replace(/\.\[/g, "[");
+  return `${path}: ${issue.message}  [${issue.rule}]`;
+}
+
+/** `gwrun validate --request FILE|-`: exit 0 when valid, 2 with the errors on stderr. */
+export async function validateRequestFile(
+  file: string,
+  stdin: Readable = process.stdin,
+): Promise<ExitCode> {
+  const text = file === "-" ? await readAll(stdin) : await readFile(file, "utf8");
+  let request: RawRequest;
+  try {
+    request = JSON.parse(text) as RawRequest;
+  } catch (error) {
+    err(`${file === "-" ? "stdin" : file}: not valid JSON (${(error as Error).message})`);
+    return ExitCode.Invalid;
+  }
+  const issues = validateRawRequest(request ?? {});
+  for (const issue of issues) err(formatIssue(issue));
+  if (issues.length === 0) out("valid");
+  return issues.length === 0 ? ExitCode.Ok : ExitCode.Invalid;
+}
+
+/** `gwrun validate --request - --jsonl`: one result line per input line, in order. */
+export async function validateRequestLines(
+  file: string,
+  stdin: Readable = process.stdin,
+): Promise<ExitCode> {
+  const input = file === "-" ? stdin : (await import("node:fs")).createReadStream(file);
+  let invalid = false;
+  let lineNumber = 0;
+  for await (const line of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })) {
+    lineNumber++;
+    if (line.trim() === "") continue;
+    let request: RawRequest;
+    try {
+      request = JSON.parse(line) as RawRequest;
+    } catch (error) {
+      invalid = true;
+      out(
+        JSON.stringify({
+          id: null,
+          line: lineNumber,
+          valid: false,
+          errors: [{ path: [], rule: "json", message: (error as Error).message }],
+        }),
+      );
+      continue;
+    }
+    const issues = validateRawRequest(request ?? {});
+    if (issues.length > 0) invalid = true;
+    out(JSON.stringify({ id: request?.id ?? null, valid: issues.length === 0, errors: issues }));
+  }
+  return invalid ? ExitCode.Invalid : ExitCode.Ok;
+}
+
+async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString("utf8");
+}

@@ -1,0 +1,175 @@
+import type * as z from "zod";
+import { didYouMean } from "./suggest.js";
+
+/** One broken rule: where (a path into the validated value), which rule, and what to do. */
+export interface Issue {
+  path: (string | number)[];
+  rule: string;
+  message: string;
+}
+
+/**
+ * Turns zod issues into issues a person can act on: stable rule names (required, type,
+ * json-number, enum, range, count, length, unknown-field, format, or a custom rule's own
+ * name), one issue per unknown key with a did-you-mean, and values quoted in the message.
+ */
+export function describeZodIssues(
+  schema: z.ZodType,
+  value: unknown,
+  issues: readonly z.core.$ZodIssue[],
+): Issue[] {
+  return issues.flatMap((issue) => describeIssue(schema, value, issue));
+}
+
+type Path = (string | number)[];
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let value = root;
+  for (const key of path) {
+    if (value === null || typeof value !== "object") return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+function toPath(path: readonly PropertyKey[]): Path {
+  return path.map((key) => (typeof key === "number" ? key : String(key)));
+}
+
+function describeIssue(schema: z.ZodType, body: unknown, issue: z.core.$ZodIssue): Issue[] {
+  const path = toPath(issue.path);
+  const value = valueAt(body, issue.path);
+  switch (issue.code) {
+    case "invalid_type": {
+      if (value === undefined) {
+        return [{ path, rule: "required", message: "is required" }];
+      }
+      const expected = issue.expected === "int" ? "integer" : issue.expected;
+      if ((expected === "number" || expected === "integer") && typeof value === "string") {
+        const quoted = value.trim() !== "" && Number.isFinite(Number(value));
+        if (quoted) {
+          return [
+            {
+              path,
+              rule: "json-number",
+              message: `must be a JSON number, not the quoted string "${value}" (write ${value} without quotes)`,
+            },
+          ];
+        }
+      }
+      return [
+        { path, rule: "type", message: `must be ${article(expected)}, got ${describe(value)}` },
+      ];
+    }
+    case "invalid_value": {
+      const allowed = issue.values.map((v) => JSON.stringify(v)).join(", ");
+      const hint = typeof value === "string" ? didYouMean(value, issue.values.map(String)) : "";
+      return [
+        {
+          path,
+          rule: "enum",
+          message: `must be one of ${allowed}, got ${describe(value)}${hint}`,
+        },
+      ];
+    }
+    case "unrecognized_keys": {
+      const known = knownKeysAt(schema, issue.path);
+      return issue.keys.map((key) => ({
+        path: [...path, key],
+        rule: "unknown-field",
+        message: `unknown field "${key}"${didYouMean(key, known)}`,
+      }));
+    }
+    case "too_big":
+    case "too_small": {
+      const bound = issue.code === "too_big" ? "at most" : "at least";
+      const limit = Number(issue.code === "too_big" ? issue.maximum : issue.minimum);
+      const inclusive = issue.inclusive !== false;
+      const comparison = inclusive ? bound : issue.code === "too_big" ? "below" : "above";
+      if (issue.origin === "array" || issue.origin === "set") {
+        const count = Array.isArray(value) ? value.length : "?";
+        return [
+          { path, rule: "count", message: `must have ${comparison} ${limit} items, got ${count}` },
+        ];
+      }
+      if (issue.origin === "string") {
+        const length = typeof value === "string" ? value.length : "?";
+        return [
+          {
+            path,
+            rule: "length",
+            message: `must be ${comparison} ${limit} characters, got ${length}`,
+          },
+        ];
+      }
+      return [
+        { path, rule: "range", message: `must be ${comparison} ${limit}, got ${describe(value)}` },
+      ];
+    }
+    case "invalid_format":
+      return [{ path, rule: "format", message: `must be a valid ${issue.format}` }];
+    case "invalid_union":
+      return [{ path, rule: "type", message: `has an unsupported shape: ${describe(value)}` }];
+    case "custom": {
+      const rule = (issue.params as { rule?: string } | undefined)?.rule ?? "rule";
+      return [{ path, rule, message: issue.message }];
+    }
+    default:
+      return [{ path, rule: issue.code, message: issue.message }];
+  }
+}
+
+function article(noun: string): string {
+  return /^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`;
+}
+
+/** A short description of a value for messages: strings quoted, long values cut. */
+export function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  if (typeof value === "object") return "an object";
+  if (typeof value === "string") {
+    const cut = value.length > 40 ? `${value.slice(0, 37)}...` : value;
+    return JSON.stringify(cut);
+  }
+  return String(value);
+}
+
+/** The field names an object schema defines at `path`, for did-you-mean suggestions. */
+function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let current: unknown = schema;
+  for (const key of path) {
+    current = unwrap(current);
+    const def = defOf(current);
+    if (def?.type === "object") current = (def.shape as Record<string, unknown>)[String(key)];
+    else if (def?.type === "array") current = def.element;
+    else return [];
+  }
+  const def = defOf(unwrap(current));
+  return def?.type === "object" ? Object.keys(def.shape as object) : [];
+}
+
+interface SchemaDef {
+  type: string;
+  shape?: unknown;
+  element?: unknown;
+  innerType?: unknown;
+  in?: unknown;
+  options?: unknown[];
+}
+
+function defOf(schema: unknown): SchemaDef | undefined {
+  return (schema as { _zod?: { def?: SchemaDef } } | undefined)?._zod?.def;
+}
+
+function unwrap(schema: unknown): unknown {
+  let current = schema;
+  for (let depth = 0; depth < 10; depth++) {
+    const def = defOf(current);
+    if (def === undefined) return current;
+    if (def.innerType !== undefined) current = def.innerType;
+    else if (def.type === "pipe") current = def.in;
+    else return current;
+  }
+  return current;
+}

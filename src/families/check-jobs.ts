@@ -1,0 +1,225 @@
+import type { Diagnostic } from "../manifest/diagnostics.js";
+import type { ExpandedManifest } from "../manifest/expand.js";
+import type { ExpandedJob } from "../manifest/types.js";
+import { hasLocalImages, type ImageFileCache, inlineLocalImages } from "./local-images.js";
+import { ENDPOINT_PATHS, familyFor, suggestModel, TEXT_FAMILY_IDS } from "./resolve.js";
+import type { Family, RequestBody } from "./types.js";
+import { type RequestIssue, validateRequest } from "./validate.js";
+
+/** A job that passed its family's rules, ready to be keyed and planned. */
+export interface CheckedJob {
+  job: ExpandedJob;
+  /** Undefined only for a passthrough job whose model gwrun does not know. */
+  family: Family | undefined;
+  /** The request path, e.g. "/v1/images/generations". */
+  endpoint: string;
+  /** The body to send: local image files inlined as Data URIs. */
+  body: RequestBody;
+}
+
+/**
+ * Validates every expanded job against its family: model known, request fields and rules,
+ * local image files, required headers. Problems become diagnostics at the manifest text that
+ * caused them, naming the matrix combination or the `defaults:` entry involved.
+ */
+export async function checkJobs(
+  manifest: ExpandedManifest,
+): Promise<{ jobs: CheckedJob[]; diagnostics: Diagnostic[] }> {
+  const { reporter } = manifest;
+  const start = reporter.diagnostics.length;
+  const cache: ImageFileCache = new Map();
+  const jobs: CheckedJob[] = [];
+  const warnedPassthrough = new Set<string>();
+  const seen: Seen = new Map();
+  for (const job of manifest.jobs) {
+    const { spec } = job;
+    const model = typeof job.body.model === "string" ? job.body.model : undefined;
+    const family = familyFor(model, spec.endpoint);
+    if (spec.passthrough) {
+      if (!warnedPassthrough.has(spec.id)) {
+        warnedPassthrough.add(spec.id);
+        reporter.at(
+          ["passthrough"],
+          "passthrough",
+          `job "${spec.id}" is sent without checking it against a model family`,
+          { key: true, severity: "warning" },
+          spec.node,
+        );
+      }
+      const endpoint =
+        family?.endpoint ??
+        (spec.endpoint === undefined ? undefined : ENDPOINT_PATHS[spec.endpoint]);
+      if (endpoint === undefined) {
+        reporter.at(
+          ["model"],
+          "endpoint",
+          `model "${model ?? ""}" is unknown, so a passthrough job must say endpoint: ${Object.keys(ENDPOINT_PATHS).join(" | ")}`,
+          {},
+          spec.node,
+        );
+        continue;
+      }
+      jobs.push({ job, family, endpoint: family?.path?.(job.body) ?? endpoint, body: job.body });
+      continue;
+    }
+    if (family === undefined) {
+      reportUnknownModel(manifest, job, model);
+      continue;
+    }
+    if (
+      spec.endpoint !== undefined &&
+      TEXT_FAMILY_IDS[spec.endpoint] === undefined &&
+      ENDPOINT_PATHS[spec.endpoint] !== family.endpoint
+    ) {
+      reporter.at(
+        ["endpoint"],
+        "endpoint",
+        `model "${model}" is served by ${family.endpoint}, not ${ENDPOINT_PATHS[spec.endpoint]}`,
+        {},
+        spec.node,
+      );
+    }
+    let body = job.body;
+    let skip = new Set<string>();
+    if (hasLocalImages(family, body)) {
+      const inlined = await inlineLocalImages(family, body, manifest.source.dir, cache);
+      body = inlined.body;
+      skip = new Set(inlined.problems.map((problem) => problem.path.join(".")));
+      for (const problem of inlined.problems) reportIssue(manifest, job, problem, seen);
+    }
+    const issues = validateRequest(family, body).filter((issue) => !skip.has(issue.path.join(".")));
+    for (const issue of issues) reportIssue(manifest, job, issue, seen);
+    checkHeaders(manifest, job, family);
+    if (issues.length === 0 && skip.size === 0)
+      jobs.push({ job, family, endpoint: family.path?.(body) ?? family.endpoint, body });
+  }
+  return { jobs, diagnostics: reporter.diagnostics.slice(start) };
+}
+
+function reportUnknownModel(
+  manifest: ExpandedManifest,
+  job: ExpandedJob,
+  model: string | undefined,
+): void {
+  const { reporter } = manifest;
+  const { spec } = job;
+  if (model === undefined) {
+    const where = spec.fields.model === undefined ? [] : ["model"];
+    reporter.at(
+      where,
+      "required",
+      "a job needs a model (and endpoint: chat | responses | messages | native for a text job)",
+      {},
+      spec.node,
+    );
+    return;
+  }
+  const suggestion = suggestModel(model);
+  const hint = suggestion === undefined ? "" : ` (did you mean "${suggestion}"?)`;
+  const inMatrix = spec.matrix?.model !== undefined && job.matrixIndex.model !== undefined;
+  const path = inMatrix ? ["matrix", "model", job.matrixIndex.model as number] : ["model"];
+  reporter.at(
+    path,
+    "unknown-model",
+    `unknown model "${model}"${hint}; set passthrough: true to send it unchecked`,
+    {},
+    spec.node,
+  );
+}
+
+/** The messages endpoint needs its version header, which gwrun sends from `gateway.messages_version`. */
+function checkHeaders(manifest: ExpandedManifest, job: ExpandedJob, family: Family): void {
+  for (const rule of family.headers ?? []) {
+    const configured = manifest.settings?.gateway.messagesVersion;
+    const ok =
+      configured !== undefined &&
+      rule.name.test(configured.header) &&
+      rule.value.test(configured.value);
+    if (ok) continue;
+    const message =
+      configured === undefined
+        ? `${family.endpoint} requires the ${rule.label} header: set gateway.messages_version: { header: ${rule.label}, value: YYYY-MM-DD }`
+        : `gateway.messages_version must name a ${rule.label} header with a YYYY-MM-DD value`;
+    manifest.reporter.at(["endpoint"], "required-header", message, {}, job.spec.node);
+  }
+}
+
+/** Places a request issue at the text it came from: the job, its matrix, or `defaults:`. */
+function reportIssue(
+  manifest: ExpandedManifest,
+  job: ExpandedJob,
+  issue: RequestIssue,
+  seen: Seen,
+): void {
+  const { reporter } = manifest;
+  const { spec } = job;
+  const [field] = issue.path;
+  const key = issue.rule === "unknown-field";
+  const label =
+    issue.path.length === 0
+      ? "request"
+      : issue.path
+          .map((step) => (typeof step === "number" ? `[${step}]` : step))
+          .join(".")
+          .replace(/\.\[/g, "[");
+  let note = "";
+  let span = reporter.span([], {}, spec.node);
+  if (
+    typeof field === "string" &&
+    spec.matrix?.[field] !== undefined &&
+    job.matrixIndex[field] !== undefined
+  ) {
+    span = reporter.span(
+      ["matrix", field, job.matrixIndex[field] as number, ...issue.path.slice(1)],
+      { key },
+      spec.node,
+    );
+  } else if (typeof field === "string" && field in spec.fields) {
+    span = reporter.span(issue.path, { key }, spec.node);
+  } else if (typeof field === "string" && job.fromDefaults.has(field)) {
+    span = reporter.span(["defaults", ...issue.path], { key });
+    note = ` (from defaults, in job "${spec.id}")`;
+  } else if (spec.fields.model !== undefined) {
+    span = reporter.span(["model"], { key: true }, spec.node);
+  }
+  const base = `${label}: ${issue.message}${note}`;
+  if (job.expansions === 1) {
+    reporter.atSpan(span, issue.rule, base);
+    return;
+  }
+  // The same problem in several matrix combinations is reported once, with a count.
+  const id = `${spec.index}:${span.offset}:${issue.rule}:${base}`;
+  const earlier = seen.get(id);
+  if (earlier === undefined) {
+    const combination = describeCombination(job);
+    reporter.atSpan(
+      span,
+      issue.rule,
+      `${base} (in expansion ${job.expansion + 1} of ${job.expansions}: ${combination})`,
+    );
+    const diagnostic = reporter.diagnostics[reporter.diagnostics.length - 1] as Diagnostic;
+    seen.set(id, { diagnostic, base, combination, first: job.expansion + 1, more: 0 });
+    return;
+  }
+  earlier.more++;
+  earlier.diagnostic.message = `${base} (in expansion ${earlier.first} of ${job.expansions}: ${earlier.combination}, and ${earlier.more} more)`;
+}
+
+interface SeenIssue {
+  diagnostic: Diagnostic;
+  base: string;
+  combination: string;
+  first: number;
+  more: number;
+}
+
+type Seen = Map<string, SeenIssue>;
+
+function describeCombination(job: ExpandedJob): string {
+  return Object.entries(job.matrixIndex)
+    .map(([key, index]) => {
+      const value = JSON.stringify(job.spec.matrix?.[key]?.[index]) ?? "null";
+      return `${key}=${value.length > 40 ? `${value.slice(0, 37)}...` : value}`;
+    })
+    .join(", ");
+}

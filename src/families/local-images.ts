@@ -1,0 +1,219 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import sharp from "sharp";
+import { isDataUri, isUrl } from "./common.js";
+import type { Family, ImageInputRule, RequestBody } from "./types.js";
+
+/**
+ * Local image files named in image fields: read, checked against the family's input rules
+ * with sharp, and sent as Data URIs where the family accepts them.
+ */
+
+export interface LocalImageProblem {
+  path: (string | number)[];
+  rule: string;
+  message: string;
+}
+
+interface ImageFile {
+  bytes: number;
+  format: string;
+  width: number;
+  height: number;
+  dataUri: string;
+}
+
+/** Reads each file once however many jobs name it. */
+export type ImageFileCache = Map<string, Promise<ImageFile | { error: string }>>;
+
+/** True when a value in an image field names a local file rather than a URL or Data URI. */
+export function isLocalPath(value: string): boolean {
+  return (
+    !isUrl(value) &&
+    !isDataUri(value) &&
+    !value.startsWith("data:") &&
+    !value.includes("{{") &&
+    value.trim() !== ""
+  );
+}
+
+/** Every (path, value) of the body that sits in an image field of the family. */
+export function imageValues(
+  family: Family,
+  body: RequestBody,
+): { rule: ImageInputRule; path: (string | number)[]; value: unknown }[] {
+  const found: { rule: ImageInputRule; path: (string | number)[]; value: unknown }[] = [];
+  for (const rule of family.imageInputs) {
+    const visit = (value: unknown, steps: readonly string[], at: (string | number)[]) => {
+      const [step, ...rest] = steps;
+      if (step === undefined) {
+        found.push({ rule, path: at, value });
+        return;
+      }
+      if (step === "*") {
+        if (Array.isArray(value)) {
+          for (const [index, item] of value.entries()) visit(item, rest, [...at, index]);
+        }
+      } else if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+        const child = (value as Record<string, unknown>)[step];
+        if (child !== undefined) visit(child, rest, [...at, step]);
+      }
+    };
+    visit(body, rule.path, []);
+  }
+  return found;
+}
+
+/** True when some image field of the body names a local file (cheap; no IO). */
+export function hasLocalImages(family: Family, body: RequestBody): boolean {
+  return imageValues(family, body).some(
+    ({ value }) => typeof value === "string" && isLocalPath(value),
+  );
+}
+
+/** Replaces local files in image fields by Data URIs; problems say which rule a file broke. */
+export async function inlineLocalImages(
+  family: Family,
+  body: RequestBody,
+  baseDir: string,
+  cache: ImageFileCache,
+): Promise<{ body: RequestBody; problems: LocalImageProblem[] }> {
+  const problems: LocalImageProblem[] = [];
+  const copy = structuredClone(body);
+  for (const { rule, path: at, value } of imageValues(family, body)) {
+    if (typeof value !== "string" || !isLocalPath(value)) continue;
+    const file = path.resolve(baseDir, value);
+    let pending = cache.get(file);
+    if (pending === undefined) {
+      pending = readImage(file);
+      cache.set(file, pending);
+    }
+    const image = await pending;
+    if ("error" in image) {
+      problems.push({ path: at, rule: "file-not-found", message: `${value}: ${image.error}` });
+      continue;
+    }
+    const broken = checkImage(image, rule);
+    if (broken !== undefined) {
+      problems.push({ path: at, rule: broken.rule, message: `${value}: ${broken.message}` });
+      continue;
+    }
+    if (!rule.dataUri) {
+      problems.push({
+        path: at,
+        rule: "url-only",
+        message: `${value}: ${family.title} accepts only http(s) URLs here, so a local file cannot be sent; upload it and give its URL`,
+      });
+      continue;
+    }
+    setAt(copy, at, image.dataUri);
+  }
+  return { body: copy, problems };
+}
+
+function setAt(root: unknown, at: readonly (string | number)[], value: unknown): void {
+  let target = root as Record<string | number, unknown>;
+  for (const step of at.slice(0, -1)) target = target[step] as Record<string | number, unknown>;
+  target[at[at.length - 1] as string | number] = value;
+}
+
+async function readImage(file: string): Promise<ImageFile | { error: string }> {
+  let data: Buffer;
+  try {
+    data = await readFile(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return {
+      error:
+        code === "ENOENT" ? `file not found (looked for ${file})` : `cannot read ${file} (${code})`,
+    };
+  }
+  const size = await imageSize(data);
+  if (size === undefined)
+    return { error: "not an image gwrun can read (expected JPEG, PNG, WebP, GIF or BMP)" };
+  const mime = size.format === "jpeg" ? "jpeg" : size.format;
+  return {
+    ...size,
+    bytes: data.length,
+    dataUri: `data:image/${mime};base64,${data.toString("base64")}`,
+  };
+}
+
+async function imageSize(
+  data: Buffer,
+): Promise<{ format: string; width: number; height: number } | undefined> {
+  // sharp does not decode BMP; its header states the size plainly.
+  if (data.length > 26 && data.toString("latin1", 0, 2) === "BM") {
+    return {
+      format: "bmp",
+      width: Math.abs(data.readInt32LE(18)),
+      height: Math.abs(data.readInt32LE(22)),
+    };
+  }
+  try {
+    const meta = await sharp(data).metadata();
+    if (meta.format === undefined || meta.width === undefined || meta.height === undefined)
+      return undefined;
+    return { format: meta.format, width: meta.width, height: meta.height };
+  } catch {
+    return undefined;
+  }
+}
+
+const MB = 1024 * 1024;
+
+function checkImage(
+  image: ImageFile,
+  rule: ImageInputRule,
+): { rule: string; message: string } | undefined {
+  const { width, height, format, bytes } = image;
+  const jpegAliases = format === "jpeg" ? ["jpeg", "jpg"] : [format];
+  if (rule.formats !== undefined && !jpegAliases.some((name) => rule.formats?.includes(name))) {
+    return {
+      rule: "image-format",
+      message: `is ${format.toUpperCase()}; accepted: ${rule.formats.map((f) => f.toUpperCase()).join(", ")}`,
+    };
+  }
+  if (rule.maxBytes !== undefined && bytes > rule.maxBytes) {
+    return {
+      rule: "image-bytes",
+      message: `is ${(bytes / MB).toFixed(1)} MB; at most ${(rule.maxBytes / MB).toFixed(0)} MB`,
+    };
+  }
+  const sides = `${width}×${height}`;
+  if (rule.minSide !== undefined && Math.min(width, height) < rule.minSide) {
+    return {
+      rule: "image-size",
+      message: `is ${sides} px; each side must be at least ${rule.minSide} px`,
+    };
+  }
+  if (rule.maxSide !== undefined && Math.max(width, height) > rule.maxSide) {
+    return {
+      rule: "image-size",
+      message: `is ${sides} px; each side must be at most ${rule.maxSide} px`,
+    };
+  }
+  if (rule.minShortSide !== undefined && Math.min(width, height) < rule.minShortSide) {
+    return {
+      rule: "image-size",
+      message: `is ${sides} px; the short side must be at least ${rule.minShortSide} px`,
+    };
+  }
+  const ratio = width / height;
+  if (
+    (rule.minRatio !== undefined && ratio < rule.minRatio - 1e-9) ||
+    (rule.maxRatio !== undefined && ratio > rule.maxRatio + 1e-9)
+  ) {
+    return {
+      rule: "image-ratio",
+      message: `is ${sides} px (ratio ${ratio.toFixed(2)}); width/height must be within ${(rule.minRatio ?? 0).toFixed(2)} to ${(rule.maxRatio ?? Number.POSITIVE_INFINITY).toFixed(2)}`,
+    };
+  }
+  if (rule.maxPixels !== undefined && width * height > rule.maxPixels) {
+    return {
+      rule: "image-pixels",
+      message: `has ${width * height} pixels; at most ${rule.maxPixels}`,
+    };
+  }
+  return undefined;
+}

@@ -1,0 +1,53 @@
+import * as z from "zod";
+import { booleanAt, object, oneOf, request, stringAt } from "./common.js";
+import { anyModel, anyObject, oneText } from "./text-shapes.js";
+import type { Family, RequestBody } from "./types.js";
+
+/**
+ * Native content generation: `POST /v1beta/models/<model>:<method>`. A job names `model` and
+ * `stream` like the other text families; both go into the path, not the body: `stream: true`
+ * selects `streamGenerateContent`, otherwise `generateContent`.
+ */
+
+/** The variants the spec names (`<brand>-2.5-` + flash, pro, flash-lite, pro-thinking); others are accepted. */
+export const TEXT_NATIVE_MODEL_EXAMPLES = [
+  "acme-2.5-flash",
+  "acme-2.5-pro",
+  "acme-2.5-flash-lite",
+  "acme-2.5-pro-thinking",
+] as const;
+
+const content = object({
+  role: oneOf(["user", "model"]),
+  parts: z.array(object({ text: z.string() })).min(1),
+});
+
+const schema = request({
+  model: anyModel(),
+  stream: z.boolean().optional(),
+  contents: z.array(content).min(1),
+  // The fields of generationConfig and safetySettings are not shown.
+  generationConfig: anyObject().optional(),
+  safetySettings: z.array(anyObject()).optional(),
+});
+
+/** The request path: model and method, from the job's `model` and `stream`. */
+export function textNativePath(body: RequestBody): string {
+  const model = stringAt(body, "model");
+  const method = booleanAt(body, "stream") === true ? "streamGenerateContent" : "generateContent";
+  return `/v1beta/models/${model === undefined ? "{model}" : encodeURIComponent(model)}:${method}`;
+}
+
+export const textNative: Family = {
+  id: "text-native",
+  title: "native content generation",
+  lane: "text",
+  endpoint: "/v1beta/models/{model}:generateContent",
+  models: [],
+  schema,
+  imageInputs: [],
+  path: textNativePath,
+  expectedOutputs: oneText,
+  // The spec states no price for text calls.
+  estimateCost: () => null,
+};

@@ -1,0 +1,86 @@
+import type { LineCounter } from "yaml";
+
+/** A problem found in a manifest, at a place in its text. */
+export interface Diagnostic {
+  severity: "error" | "warning";
+  file: string;
+  /** 1-based line and column. */
+  line: number;
+  col: number;
+  message: string;
+  /** Stable name of the broken rule, e.g. "unknown-field", "enum", "cycle". */
+  rule: string;
+}
+
+/** A place in the manifest text: a character offset and how many characters it spans. */
+export interface Span {
+  offset: number;
+  length: number;
+}
+
+export function diagnosticAt(
+  file: string,
+  lineCounter: LineCounter,
+  span: Span,
+  rule: string,
+  message: string,
+  severity: Diagnostic["severity"] = "error",
+): Diagnostic {
+  const { line, col } = lineCounter.linePos(span.offset);
+  return { severity, file, line, col, message, rule };
+}
+
+/** Sorts by position and drops exact repeats (the same rule broken by many expansions). */
+export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  const unique: Diagnostic[] = [];
+  for (const diagnostic of diagnostics) {
+    const id = `${diagnostic.file}:${diagnostic.line}:${diagnostic.col}:${diagnostic.rule}:${diagnostic.message}`;
+    if (seen.has(id)) continue;
+    seen.add(id);
+    unique.push(diagnostic);
+  }
+  return unique.sort(
+    (a, b) =>
+      a.file.localeCompare(b.file) ||
+      a.line - b.line ||
+      a.col - b.col ||
+      a.rule.localeCompare(b.rule),
+  );
+}
+
+const SECRET_LINE = /^(\s*(?:-\s+)?["']?api_key["']?\s*:\s*)(.*)$/;
+
+/**
+ * `file:LINE:COL  message  [rule]` followed by a short code frame of the manifest text.
+ * A line that sets `api_key` is shown with its value masked.
+ */
+export function formatDiagnostic(
+  diagnostic: Diagnostic,
+  text: string | undefined,
+  color = false,
+): string {
+  const { file, line, col, message, rule, severity } = diagnostic;
+  const paint = (code: number, value: string) =>
+    color ? `\u001b[${code}m${value}\u001b[0m` : value;
+  const label = severity === "warning" ? paint(33, "warning") : paint(31, "error");
+  const head = `${file}:${line}:${col}  ${label} ${message}  ${paint(2, `[${rule}]`)}`;
+  if (text === undefined) return head;
+  return `${head}\n${codeFrame(text, line, col)}`;
+}
+
+function codeFrame(text: string, line: number, col: number): string {
+  const lines = text.split(/\r?\n/);
+  const first = Math.max(1, line - 1);
+  const last = Math.min(lines.length, line + 1);
+  const width = String(last).length;
+  const out: string[] = [];
+  for (let number = first; number <= last; number++) {
+    const source = (lines[number - 1] ?? "").replace(SECRET_LINE, "$1***");
+    const marker = number === line ? ">" : " ";
+    out.push(`  ${marker} ${String(number).padStart(width)} | ${source}`);
+    if (number === line)
+      out.push(`    ${" ".repeat(width)} | ${" ".repeat(Math.max(0, col - 1))}^`);
+  }
+  return out.join("\n");
+}

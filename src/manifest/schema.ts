@@ -1,0 +1,122 @@
+import * as z from "zod";
+
+/** The manifest format, version 1 (see README). Request fields of jobs are checked per family. */
+
+const DURATION = /^\d+(\.\d+)?(ms|s|m|h)$/;
+const RATE = /^\d+(\.\d+)?\s*\/\s*(ms|s|m|h|sec|min)$/;
+
+const duration = z
+  .union([
+    z.string().regex(DURATION, { error: 'must be a duration such as "15s", "500ms" or "2m"' }),
+    z.number().min(0),
+  ])
+  .describe('a duration: "15s", "500ms", "2m", "1h", or a number of seconds');
+const positiveInt = z.number().int().min(1);
+
+export const RUNNER_KEYS = [
+  "id",
+  "endpoint",
+  "matrix",
+  "repeat",
+  "from",
+  "checks",
+  "enabled",
+  "passthrough",
+] as const;
+
+export const TEXT_ENDPOINTS = ["chat", "responses", "messages", "native"] as const;
+/** Media endpoints, named only by passthrough jobs whose model gwrun does not know. */
+export const MEDIA_ENDPOINTS = ["images", "edits", "videos"] as const;
+
+export const JOB_ID = /^[A-Za-z0-9_-]+$/;
+
+const checks = z.strictObject({
+  on_fail: z.enum(["report", "retry"]).optional(),
+  duration_tolerance: z
+    .number()
+    .min(0)
+    .optional()
+    .describe("seconds a clip may differ from the request"),
+  black_frames: z.boolean().optional(),
+  frozen_frames: z.boolean().optional(),
+});
+
+const job = z
+  .looseObject({
+    id: z.string().regex(JOB_ID, { error: "must use only letters, digits, _ and -" }),
+    model: z.string().min(1).optional(),
+    endpoint: z.enum([...TEXT_ENDPOINTS, ...MEDIA_ENDPOINTS]).optional(),
+    matrix: z
+      .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.array(z.unknown()).min(1))
+      .optional()
+      .describe("cartesian product: one job per combination; each key is also a {{variable}}"),
+    repeat: positiveInt.optional().describe("independent tasks of the same request"),
+    from: z.string().regex(JOB_ID).optional().describe("one job per output of that job"),
+    checks: checks.optional(),
+    enabled: z.boolean().optional(),
+    passthrough: z.boolean().optional().describe("send unvalidated, for models newer than gwrun"),
+  })
+  .describe("runner keys above; every other key is a request field checked by the model's family");
+
+export const manifestSchema = z.strictObject({
+  $schema: z.string().optional(),
+  version: z.literal(1),
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/)
+    .optional(),
+  gateway: z
+    .strictObject({
+      base_url: z.string().min(1).optional().describe('"sim" runs the built-in simulator'),
+      api_key: z.string().optional().describe("default: the GW_API_KEY environment variable"),
+      messages_version: z.strictObject({ header: z.string(), value: z.string() }).optional(),
+    })
+    .optional(),
+  limits: z
+    .strictObject({
+      submit_rate: z
+        .string()
+        .regex(RATE, { error: 'must be a rate such as "5/s" or "120/m"' })
+        .optional(),
+      max_in_flight: positiveInt.optional(),
+      max_in_flight_video: positiveInt.optional(),
+      downloads: positiveInt.optional(),
+      max_cost: z.number().min(0).optional(),
+    })
+    .optional(),
+  poll: z
+    .strictObject({
+      first_after: duration.optional(),
+      every: duration.optional(),
+      batch_size: positiveInt.max(500).optional(),
+    })
+    .optional(),
+  retry: z
+    .strictObject({
+      attempts: positiveInt.optional(),
+      min_delay: duration.optional(),
+      max_delay: duration.optional(),
+    })
+    .optional(),
+  output: z
+    .strictObject({
+      dir: z.string().min(1).optional(),
+      thumbnails: z
+        .union([
+          z.literal(false),
+          z.strictObject({
+            width: positiveInt.max(4096).optional(),
+            format: z.enum(["webp", "jpeg", "png", "avif"]).optional(),
+          }),
+        ])
+        .optional(),
+    })
+    .optional(),
+  checks: checks.optional(),
+  vars: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.unknown()).optional(),
+  defaults: z.record(z.string(), z.unknown()).optional(),
+  jobs: z.array(job).min(1),
+});
+
+export type ManifestInput = z.infer<typeof manifestSchema>;
+export type JobInput = z.infer<typeof job>;

@@ -1,0 +1,72 @@
+import path from "node:path";
+import type { ManifestInput } from "./schema.js";
+import type { ManifestSettings } from "./types.js";
+import { parseDuration, parseRate } from "./units.js";
+
+/** Defaults follow the spec's polling guidance and a cautious submit rate. */
+export const DEFAULTS = {
+  baseUrl: "sim",
+  submitRate: "5/s",
+  maxInFlight: 20,
+  maxInFlightVideo: 5,
+  downloads: 4,
+  firstAfter: "15s",
+  every: "4s",
+  batchSize: 50,
+  attempts: 5,
+  minDelay: "1s",
+  maxDelay: "60s",
+  outputDir: "data/outputs/{name}",
+  thumbnails: { width: 384, format: "webp" },
+} as const;
+
+/** A run name from the file name when the manifest gives none: "campaign.yaml" → "campaign". */
+export function nameFromFile(file: string): string {
+  const base = path.basename(file).replace(/\.ya?ml$/i, "");
+  return base.replace(/[^A-Za-z0-9_.-]+/g, "-").replace(/^[^A-Za-z0-9]+/, "") || "manifest";
+}
+
+/** Settings with every default applied; assumes the input passed the manifest schema. */
+export function resolveSettings(input: ManifestInput, file: string): ManifestSettings {
+  const ms = (value: string | number | undefined, fallback: string) =>
+    parseDuration(value ?? fallback) ?? (parseDuration(fallback) as number);
+  const thumbnails = input.output?.thumbnails;
+  return {
+    name: input.name ?? nameFromFile(file),
+    gateway: {
+      baseUrl: input.gateway?.base_url ?? DEFAULTS.baseUrl,
+      apiKey: input.gateway?.api_key,
+      messagesVersion: input.gateway?.messages_version,
+    },
+    limits: {
+      submitRate:
+        parseRate(input.limits?.submit_rate ?? DEFAULTS.submitRate) ??
+        (parseRate(DEFAULTS.submitRate) as NonNullable<ReturnType<typeof parseRate>>),
+      maxInFlight: input.limits?.max_in_flight ?? DEFAULTS.maxInFlight,
+      maxInFlightVideo: input.limits?.max_in_flight_video ?? DEFAULTS.maxInFlightVideo,
+      downloads: input.limits?.downloads ?? DEFAULTS.downloads,
+      maxCost: input.limits?.max_cost,
+    },
+    poll: {
+      firstAfterMs: ms(input.poll?.first_after, DEFAULTS.firstAfter),
+      everyMs: ms(input.poll?.every, DEFAULTS.every),
+      batchSize: input.poll?.batch_size ?? DEFAULTS.batchSize,
+    },
+    retry: {
+      attempts: input.retry?.attempts ?? DEFAULTS.attempts,
+      minDelayMs: ms(input.retry?.min_delay, DEFAULTS.minDelay),
+      maxDelayMs: ms(input.retry?.max_delay, DEFAULTS.maxDelay),
+    },
+    output: {
+      dir: input.output?.dir ?? DEFAULTS.outputDir,
+      thumbnails:
+        thumbnails === false
+          ? false
+          : {
+              width: thumbnails?.width ?? DEFAULTS.thumbnails.width,
+              format: thumbnails?.format ?? DEFAULTS.thumbnails.format,
+            },
+    },
+    checks: input.checks,
+  };
+}

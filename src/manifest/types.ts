@@ -1,0 +1,67 @@
+import type { Node } from "yaml";
+import type { Rate } from "./units.js";
+
+/** Run settings of a manifest, with every default filled in. */
+export interface ManifestSettings {
+  name: string;
+  gateway: {
+    /** "sim" runs the built-in simulator. */
+    baseUrl: string;
+    /** Only as written in the manifest; the environment is read at run time. Never printed. */
+    apiKey: string | undefined;
+    messagesVersion: { header: string; value: string } | undefined;
+  };
+  limits: {
+    submitRate: Rate;
+    maxInFlight: number;
+    maxInFlightVideo: number;
+    downloads: number;
+    maxCost: number | undefined;
+  };
+  poll: { firstAfterMs: number; everyMs: number; batchSize: number };
+  retry: { attempts: number; minDelayMs: number; maxDelayMs: number };
+  output: {
+    dir: string;
+    thumbnails: false | { width: number; format: "webp" | "jpeg" | "png" | "avif" };
+  };
+  checks: JobChecks | undefined;
+}
+
+export interface JobChecks {
+  on_fail?: "report" | "retry";
+  duration_tolerance?: number;
+  black_frames?: boolean;
+  frozen_frames?: boolean;
+}
+
+/** One entry of `jobs:` as written, before expansion. */
+export interface JobSpec {
+  id: string;
+  /** Position in `jobs:`. */
+  index: number;
+  node: Node;
+  model: string | undefined;
+  endpoint: string | undefined;
+  matrix: Record<string, unknown[]> | undefined;
+  repeat: number;
+  from: string | undefined;
+  enabled: boolean;
+  passthrough: boolean;
+  checks: JobChecks | undefined;
+  /** Request fields as written (templates not yet rendered). */
+  fields: Record<string, unknown>;
+}
+
+/** One combination of a job's matrix, with its request body rendered. */
+export interface ExpandedJob {
+  spec: JobSpec;
+  /** Index among the spec's matrix combinations, and how many there are. */
+  expansion: number;
+  expansions: number;
+  /** Matrix values of this combination (index into each matrix list). */
+  matrixIndex: Record<string, number>;
+  /** The request body after defaults, matrix values and templates. */
+  body: Record<string, unknown>;
+  /** Top-level fields that came from `defaults:`. */
+  fromDefaults: ReadonlySet<string>;
+}

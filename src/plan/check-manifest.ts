@@ -1,0 +1,45 @@
+import { type CheckedJob, checkJobs } from "../families/check-jobs.js";
+import { familyFields, familyFor } from "../families/resolve.js";
+import { type Diagnostic, sortDiagnostics } from "../manifest/diagnostics.js";
+import { type ExpandedManifest, expandManifest } from "../manifest/expand.js";
+import { loadManifest, type ManifestSource, parseManifest } from "../manifest/load.js";
+
+/** A manifest read, expanded and checked against every family's rules. */
+export interface CheckedManifest {
+  source: ManifestSource;
+  expanded: ExpandedManifest;
+  jobs: CheckedJob[];
+  /** Errors and warnings, in file order. */
+  diagnostics: Diagnostic[];
+  valid: boolean;
+}
+
+/** Reads, expands and validates a manifest file; never throws for problems in the manifest. */
+export async function checkManifestFile(
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CheckedManifest> {
+  return checkManifestSource(await loadManifest(file, env));
+}
+
+/** As checkManifestFile, for manifest text already in memory. */
+export async function checkManifestText(
+  text: string,
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CheckedManifest> {
+  return checkManifestSource(parseManifest(text, file, env));
+}
+
+async function checkManifestSource(source: ManifestSource): Promise<CheckedManifest> {
+  const expanded = expandManifest(source, {
+    fieldsFor: (model, endpoint) => {
+      const family = familyFor(model, endpoint);
+      return family === undefined ? undefined : familyFields(family);
+    },
+  });
+  const checked = await checkJobs(expanded);
+  const diagnostics = sortDiagnostics([...expanded.diagnostics, ...checked.diagnostics]);
+  const valid = expanded.settings !== undefined && !diagnostics.some((d) => d.severity === "error");
+  return { source, expanded, jobs: checked.jobs, diagnostics, valid };
+}

@@ -1,0 +1,24 @@
+import { canonicalJson, sha256 } from "../core/hash.js";
+
+/** What makes a task itself: the request and which of its repeats it is. */
+export interface TaskIdentity {
+  endpoint: string;
+  body: Record<string, unknown>;
+  repeatIndex: number;
+  /** The schedule tick of a scheduled run, so today's tasks differ from yesterday's. */
+  tick?: string;
+}
+
+/**
+ * A task's key: the sha256 of its canonical request (endpoint and body with keys sorted at
+ * every depth, local files by content hash) plus its repeat index. Stable across key order
+ * and YAML formatting; any change to the request gives a new key.
+ */
+export function taskKey(identity: TaskIdentity): string {
+  const { endpoint, body, repeatIndex, tick } = identity;
+  return sha256(
+    canonicalJson(
+      tick === undefined ? { endpoint, body, repeatIndex } : { endpoint, body, repeatIndex, tick },
+    ),
+  );
+}

@@ -1,0 +1,165 @@
+import type { CheckedJob } from "../families/check-jobs.js";
+import type { ManifestSettings } from "../manifest/types.js";
+import { taskKey } from "./identity.js";
+
+/** A plan is plain data: what a run would submit, grouped by job id. `gwrun plan --json` prints it. */
+export interface Plan {
+  version: 1;
+  manifest: string;
+  name: string;
+  gateway: string;
+  groups: PlanGroup[];
+  totals: {
+    tasks: number;
+    /** Tasks counted in `tasks` as upper bounds (dependants of jobs with a variable output count). */
+    tasksUpperBound: boolean;
+    outputs: number;
+    /** Sum of the known prices. */
+    cost: number;
+    /** Tasks whose price the spec does not state. */
+    tasksWithUnknownCost: number;
+  };
+  /** Tasks whose request is known now (not those created from upstream outputs). */
+  tasks: PlannedTask[];
+}
+
+export interface PlanGroup {
+  job: string;
+  family: string | null;
+  familyTitle: string;
+  lane: string;
+  endpoint: string;
+  models: string[];
+  from: string | null;
+  expansions: number;
+  repeat: number;
+  tasks: number;
+  /** False when `tasks` is an upper bound. */
+  tasksExact: boolean;
+  outputs: { kind: string; count: number; exact: boolean };
+  /** Estimated cost of the group; null when no price is stated for its family. */
+  cost: number | null;
+}
+
+export interface PlannedTask {
+  key: string;
+  job: string;
+  expansion: number;
+  repeatIndex: number;
+  endpoint: string;
+  state: "new";
+}
+
+/** Builds the plan of a validated manifest: tasks, expected outputs and estimated cost per job. */
+export function planRun(
+  manifestFile: string,
+  settings: ManifestSettings,
+  jobs: readonly CheckedJob[],
+): Plan {
+  const groups = new Map<string, PlanGroup>();
+  const tasks: PlannedTask[] = [];
+  for (const checked of jobs) {
+    const { job, family, endpoint, body } = checked;
+    const { spec } = job;
+    let group = groups.get(spec.id);
+    if (group === undefined) {
+      group = {
+        job: spec.id,
+        family: family?.id ?? null,
+        familyTitle: family?.title ?? "passthrough",
+        lane: family?.lane ?? laneOf(endpoint),
+        endpoint,
+        models: [],
+        from: spec.from ?? null,
+        expansions: job.expansions,
+        repeat: spec.repeat,
+        tasks: 0,
+        tasksExact: true,
+        outputs: {
+          kind: family?.expectedOutputs(body).kind ?? laneOf(endpoint),
+          count: 0,
+          exact: family !== undefined,
+        },
+        cost: 0,
+      };
+      groups.set(spec.id, group);
+    }
+    const model = typeof body.model === "string" ? body.model : "";
+    if (!group.models.includes(model)) group.models.push(model);
+    const expected = family?.expectedOutputs(body);
+    const price = family?.estimateCost(body) ?? null;
+    group.tasks += spec.repeat;
+    group.outputs.count += (expected?.count ?? 1) * spec.repeat;
+    if (expected !== undefined && !expected.exact) group.outputs.exact = false;
+    group.cost = group.cost === null || price === null ? null : group.cost + price * spec.repeat;
+    if (spec.from === undefined) {
+      for (let repeatIndex = 0; repeatIndex < spec.repeat; repeatIndex++) {
+        tasks.push({
+          key: taskKey({ endpoint, body, repeatIndex }),
+          job: spec.id,
+          expansion: job.expansion,
+          repeatIndex,
+          endpoint,
+          state: "new",
+        });
+      }
+    }
+  }
+  scaleDependants(groups);
+  const list = [...groups.values()];
+  const totals = {
+    tasks: list.reduce((sum, group) => sum + group.tasks, 0),
+    tasksUpperBound: list.some((group) => !group.tasksExact),
+    outputs: list.reduce((sum, group) => sum + group.outputs.count, 0),
+    cost: round(list.reduce((sum, group) => sum + (group.cost ?? 0), 0)),
+    tasksWithUnknownCost: list.reduce(
+      (sum, group) => sum + (group.cost === null ? group.tasks : 0),
+      0,
+    ),
+  };
+  for (const group of list) if (group.cost !== null) group.cost = round(group.cost);
+  return {
+    version: 1,
+    manifest: manifestFile,
+    name: settings.name,
+    gateway: settings.gateway.baseUrl,
+    groups: list,
+    totals,
+    tasks,
+  };
+}
+
+/**
+ * A `from:` job runs once per upstream output, so its counts so far (per combination) are
+ * multiplied by the upstream's outputs — in dependency order, since chains multiply.
+ */
+function scaleDependants(groups: Map<string, PlanGroup>): void {
+  const done = new Set<string>();
+  const visit = (group: PlanGroup, depth: number): void => {
+    if (done.has(group.job) || depth > groups.size) return;
+    const upstream = group.from === null ? undefined : groups.get(group.from);
+    if (upstream !== undefined) {
+      visit(upstream, depth + 1);
+      const factor = upstream.outputs.count;
+      group.tasks *= factor;
+      group.outputs.count *= factor;
+      if (group.cost !== null) group.cost *= factor;
+      if (!upstream.outputs.exact || !upstream.tasksExact) {
+        group.tasksExact = false;
+        group.outputs.exact = false;
+      }
+    }
+    done.add(group.job);
+  };
+  for (const group of groups.values()) visit(group, 0);
+}
+
+function laneOf(endpoint: string): string {
+  if (endpoint.includes("/videos/")) return "video";
+  if (endpoint.includes("/images/")) return "image";
+  return "text";
+}
+
+function round(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}

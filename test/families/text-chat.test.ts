@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import { textChat } from "../../src/families/text-chat.js";
+import { validateRequest } from "../../src/families/validate.js";
+
+const minimal = { model: "acme-5", messages: [{ role: "user", content: "Say hello." }] };
+
+describe("chat completions", () => {
+  it("accepts a minimal request", () => {
+    expect(validateRequest(textChat, minimal)).toEqual([]);
+  });
+
+  it("accepts any model id, since the set of text models grows", () => {
+    expect(validateRequest(textChat, { ...minimal, model: "other-vendor-9-thinking" })).toEqual([]);
+  });
+
+  it("accepts a rich request", () => {
+    const rich = {
+      ...minimal,
+      messages: [
+        { role: "system", content: "You are terse." },
+        { role: "user", content: "Name three colours." },
+        { role: "assistant", content: "Red, green," },
+      ],
+      temperature: 0.2,
+      max_tokens: 256,
+      stream: false,
+      frequency_penalty: -2,
+      presence_penalty: 2,
+      stop: ["\n\n", "END", "###", "--"],
+      n: 2,
+    };
+    expect(validateRequest(textChat, rich)).toEqual([]);
+    expect(validateRequest(textChat, { ...minimal, top_p: 0.9, stop: "END" })).toEqual([]);
+  });
+
+  it.each([
+    ["model is required", { model: undefined }, ["model"], "required"],
+    ["model is a non-empty string", { model: "" }, ["model"], "length"],
+    ["messages is required", { messages: undefined }, ["messages"], "required"],
+    ["messages holds at least one message", { messages: [] }, ["messages"], "count"],
+    ["a role is system, user or assistant", { messages: [{ role: "tool", content: "x" }] }, ["messages", 0, "role"], "enum"],
+    ["content is a string", { messages: [{ role: "user", content: [{ type: "text", text: "x" }] }] }, ["messages", 0, "content"], "type"],
+    ["a message has only role and content", { messages: [{ role: "user", content: "x", name: "a" }] }, ["messages", 0, "name"], "unknown-field"],
+    ["temperature is at most 2", { temperature: 2.5 }, ["temperature"], "range"],
+    ["temperature is a JSON number", { temperature: "0.5" }, ["temperature"], "json-number"],
+    ["top_p is at most 1", { top_p: 1.5 }, ["top_p"], "range"],
+    ["top_p and temperature are not both set", { temperature: 0.5, top_p: 0.9 }, ["top_p"], "either-or"],
+    ["max_tokens is at least 1", { max_tokens: 0 }, ["max_tokens"], "range"],
+    ["max_tokens is an integer", { max_tokens: 10.5 }, ["max_tokens"], "type"],
+    ["stream is a boolean", { stream: "true" }, ["stream"], "type"],
+    ["frequency_penalty is at least -2", { frequency_penalty: -2.5 }, ["frequency_penalty"], "range"],
+    ["presence_penalty is at most 2", { presence_penalty: 3 }, ["presence_penalty"], "range"],
+    ["stop holds at most 4 sequences", { stop: ["a", "b", "c", "d", "e"] }, ["stop"], "count"],
+    ["stop sequences are strings", { stop: ["a", 1] }, ["stop", 1], "type"],
+    ["stop is a string or an array", { stop: 5 }, ["stop"], "type"],
+    ["n is a JSON number", { n: "2" }, ["n"], "json-number"],
+    ["n is at least 1", { n: 0 }, ["n"], "range"],
+    ["chat takes no tools", { tools: [{ type: "web_search" }] }, ["tools"], "unknown-field"],
+  ])("rejects: %s", (_name, change, path, rule) => {
+    const issues = validateRequest(textChat, { ...minimal, ...change });
+    expect(issues).toContainEqual(expect.objectContaining({ path, rule }));
+  });
+
+  it("expects one text answer and states no price", () => {
+    expect(textChat.expectedOutputs(minimal)).toEqual({
+      kind: "text",
+      count: 1,
+      exact: true,
+      sizes: null,
+    });
+    expect(textChat.estimateCost(minimal)).toBeNull();
+    expect(textChat.models).toEqual([]);
+    expect(textChat.lane).toBe("text");
+  });
+});

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { TEXT_NATIVE_MODEL_EXAMPLES, textNative } from "../../src/families/text-native.js";
+import { validateRequest } from "../../src/families/validate.js";
+
+const minimal = { model: "acme-2.5-flash", contents: [{ role: "user", parts: [{ text: "Hi" }] }] };
+
+describe("native content generation", () => {
+  it("accepts a minimal request", () => {
+    expect(validateRequest(textNative, minimal)).toEqual([]);
+  });
+
+  it("accepts a rich request", () => {
+    const rich = {
+      model: "acme-2.5-pro-thinking",
+      stream: true,
+      contents: [
+        { role: "user", parts: [{ text: "Write a haiku." }, { text: "About rain." }] },
+        { role: "model", parts: [{ text: "Soft rain on the roof" }] },
+        { role: "user", parts: [{ text: "Another one." }] },
+      ],
+      generationConfig: { temperature: 0.4, maxOutputTokens: 200, thinkingConfig: {} },
+      safetySettings: [{ category: "HARM_CATEGORY_HARASSMENT", threshold: "BLOCK_NONE" }],
+    };
+    expect(validateRequest(textNative, rich)).toEqual([]);
+  });
+
+  it("accepts the named variants and other model ids", () => {
+    for (const model of [...TEXT_NATIVE_MODEL_EXAMPLES, "acme-3.0-ultra"]) {
+      expect(validateRequest(textNative, { ...minimal, model })).toEqual([]);
+    }
+  });
+
+  it.each([
+    ["model is required", { model: undefined }, ["model"], "required"],
+    ["model is a non-empty string", { model: "" }, ["model"], "length"],
+    ["stream is a boolean", { stream: "true" }, ["stream"], "type"],
+    ["contents is required", { contents: undefined }, ["contents"], "required"],
+    ["contents holds at least one item", { contents: [] }, ["contents"], "count"],
+    ["a role is user or model", { contents: [{ role: "assistant", parts: [{ text: "x" }] }] }, ["contents", 0, "role"], "enum"],
+    ["parts holds at least one part", { contents: [{ role: "user", parts: [] }] }, ["contents", 0, "parts"], "count"],
+    ["a part has text", { contents: [{ role: "user", parts: [{}] }] }, ["contents", 0, "parts", 0, "text"], "required"],
+    ["a part has only text", { contents: [{ role: "user", parts: [{ text: "x", inlineData: {} }] }] }, ["contents", 0, "parts", 0, "inlineData"], "unknown-field"],
+    ["generationConfig is an object", { generationConfig: [] }, ["generationConfig"], "type"],
+    ["safetySettings is an array of objects", { safetySettings: ["BLOCK_NONE"] }, ["safetySettings", 0], "type"],
+    ["an undefined field is an error", { generation_config: {} }, ["generation_config"], "unknown-field"],
+  ])("rejects: %s", (_name, change, path, rule) => {
+    const issues = validateRequest(textNative, { ...minimal, ...change });
+    expect(issues).toContainEqual(expect.objectContaining({ path, rule }));
+  });
+
+  it("puts the model and the method in the path", () => {
+    expect(textNative.path?.(minimal)).toBe("/v1beta/models/acme-2.5-flash:generateContent");
+    expect(textNative.path?.({ ...minimal, stream: true })).toBe(
+      "/v1beta/models/acme-2.5-flash:streamGenerateContent",
+    );
+    expect(textNative.path?.({ ...minimal, stream: false })).toBe(
+      "/v1beta/models/acme-2.5-flash:generateContent",
+    );
+    expect(textNative.path?.({ ...minimal, model: "acme/2.5 pro" })).toBe(
+      "/v1beta/models/acme%2F2.5%20pro:generateContent",
+    );
+  });
+
+  it("expects one text answer and states no price", () => {
+    expect(textNative.expectedOutputs(minimal)).toEqual({
+      kind: "text",
+      count: 1,
+      exact: true,
+      sizes: null,
+    });
+    expect(textNative.estimateCost(minimal)).toBeNull();
+    expect(textNative.endpoint).toBe("/v1beta/models/{model}:generateContent");
+  });
+});
