@@ -5,6 +5,7 @@ import type { Issue } from "../core/zod-issues.js";
 import { familyForRequest } from "../families/resolve.js";
 import { validateRequest } from "../families/validate.js";
 import { checkManifestFile } from "../plan/check-manifest.js";
+import { planRun } from "../plan/plan.js";
 import { ExitCode } from "./exit-codes.js";
 import { err, out, printDiagnostics } from "./output.js";
 
@@ -19,9 +20,11 @@ export async function validateManifests(files: readonly string[]): Promise<ExitC
       err(`${file}: ${errors} ${errors === 1 ? "error" : "errors"}; nothing was submitted`);
       continue;
     }
-    const tasks = checked.jobs.reduce((sum, { job }) => sum + job.spec.repeat, 0);
+    const settings = checked.expanded.settings;
+    const { totals } = planRun(file, settings as NonNullable<typeof settings>, checked.jobs);
+    const jobs = checked.expanded.specs.length;
     out(
-      `${file}: valid (${checked.expanded.specs.length} jobs, ${checked.jobs.length} requests, ${tasks} tasks before from: fan-out)`,
+      `${file}: valid (${jobs} ${jobs === 1 ? "job" : "jobs"}, ${totals.tasksUpperBound ? "up to " : ""}${totals.tasks} tasks)`,
     );
   }
   return invalid ? ExitCode.Invalid : ExitCode.Ok;

@@ -62,6 +62,7 @@ function describeIssue(schema: z.ZodType, body: unknown, issue: z.core.$ZodIssue
       ];
     }
     case "invalid_value": {
+      if (value === undefined) return [{ path, rule: "required", message: "is required" }];
       const allowed = issue.values.map((v) => JSON.stringify(v)).join(", ");
       const hint = typeof value === "string" ? didYouMean(value, issue.values.map(String)) : "";
       return [

@@ -43,7 +43,7 @@ export async function checkJobs(
           "passthrough",
           `job "${spec.id}" is sent without checking it against a model family`,
           { key: true, severity: "warning" },
-          spec.node,
+          spec.path,
         );
       }
       const endpoint =
@@ -55,7 +55,7 @@ export async function checkJobs(
           "endpoint",
           `model "${model ?? ""}" is unknown, so a passthrough job must say endpoint: ${Object.keys(ENDPOINT_PATHS).join(" | ")}`,
           {},
-          spec.node,
+          spec.path,
         );
         continue;
       }
@@ -76,7 +76,7 @@ export async function checkJobs(
         "endpoint",
         `model "${model}" is served by ${family.endpoint}, not ${ENDPOINT_PATHS[spec.endpoint]}`,
         {},
-        spec.node,
+        spec.path,
       );
     }
     let body = job.body;
@@ -110,7 +110,7 @@ function reportUnknownModel(
       "required",
       "a job needs a model (and endpoint: chat | responses | messages | native for a text job)",
       {},
-      spec.node,
+      spec.path,
     );
     return;
   }
@@ -123,7 +123,7 @@ function reportUnknownModel(
     "unknown-model",
     `unknown model "${model}"${hint}; set passthrough: true to send it unchecked`,
     {},
-    spec.node,
+    spec.path,
   );
 }
 
@@ -140,7 +140,7 @@ function checkHeaders(manifest: ExpandedManifest, job: ExpandedJob, family: Fami
       configured === undefined
         ? `${family.endpoint} requires the ${rule.label} header: set gateway.messages_version: { header: ${rule.label}, value: YYYY-MM-DD }`
         : `gateway.messages_version must name a ${rule.label} header with a YYYY-MM-DD value`;
-    manifest.reporter.at(["endpoint"], "required-header", message, {}, job.spec.node);
+    manifest.reporter.at(["endpoint"], "required-header", message, {}, job.spec.path);
   }
 }
 
@@ -163,7 +163,7 @@ function reportIssue(
           .join(".")
           .replace(/\.\[/g, "[");
   let note = "";
-  let span = reporter.span([], {}, spec.node);
+  let span = reporter.span([], {}, spec.path);
   if (
     typeof field === "string" &&
     spec.matrix?.[field] !== undefined &&
@@ -172,15 +172,15 @@ function reportIssue(
     span = reporter.span(
       ["matrix", field, job.matrixIndex[field] as number, ...issue.path.slice(1)],
       { key },
-      spec.node,
+      spec.path,
     );
   } else if (typeof field === "string" && field in spec.fields) {
-    span = reporter.span(issue.path, { key }, spec.node);
+    span = reporter.span(issue.path, { key }, spec.path);
   } else if (typeof field === "string" && job.fromDefaults.has(field)) {
     span = reporter.span(["defaults", ...issue.path], { key });
     note = ` (from defaults, in job "${spec.id}")`;
   } else if (spec.fields.model !== undefined) {
-    span = reporter.span(["model"], { key: true }, spec.node);
+    span = reporter.span(["model"], { key: true }, spec.path);
   }
   const base = `${label}: ${issue.message}${note}`;
   if (job.expansions === 1) {

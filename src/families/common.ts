@@ -166,11 +166,18 @@ export function recordAt(value: unknown): RequestBody | undefined {
 }
 
 /** Parses "1536x1024" (or "1536*1024" where allowed) into a pixel size. */
+const PIXEL_PATTERNS = new Map<string, RegExp>();
+
 export function parsePixels(
   value: string,
   separators = "x",
 ): { width: number; height: number } | undefined {
-  const match = new RegExp(`^(\\d+)[${separators}](\\d+)$`).exec(value);
+  let pattern = PIXEL_PATTERNS.get(separators);
+  if (pattern === undefined) {
+    pattern = new RegExp(`^(\\d+)[${separators}](\\d+)$`);
+    PIXEL_PATTERNS.set(separators, pattern);
+  }
+  const match = pattern.exec(value);
   if (match === null) return undefined;
   return { width: Number(match[1]), height: Number(match[2]) };
 }

@@ -37,7 +37,7 @@ function kindOf(value: unknown): Kind | "undefined" {
 /** The JSON Schema of each branch, so a schema export still describes the accepted shapes. */
 function anyOf(branches: readonly z.ZodType[]) {
   return branches.map((branch) => {
-    const { $schema: _, ...rest } = z.toJSONSchema(branch, { unrepresentable: "any" });
+    const { $schema: _, ...rest } = z.toJSONSchema(branch, { unrepresentable: "any", io: "input" });
     return rest;
   });
 }

@@ -1,4 +1,3 @@
-import { isMap, type Node } from "yaml";
 import { didYouMean } from "../core/suggest.js";
 import { describeZodIssues } from "../core/zod-issues.js";
 import type { Diagnostic } from "./diagnostics.js";
@@ -8,7 +7,6 @@ import { Reporter } from "./report.js";
 import { type ManifestInput, manifestSchema, RUNNER_KEYS } from "./schema.js";
 import { resolveSettings } from "./settings.js";
 import type { ExpandedJob, JobChecks, JobSpec, ManifestSettings } from "./types.js";
-import { locate } from "./yaml-nodes.js";
 
 /** What expansion needs to know about models, injected by the caller (families come later). */
 export interface ExpandOptions {
@@ -67,11 +65,9 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
     result.settings = resolveSettings(parsed.data, source.file);
   }
   const value = source.value as Partial<ManifestInput> & Record<string, unknown>;
-  const jobsNode = locate(source.doc, source.doc.contents as Node, ["jobs"]);
   const rawJobs = Array.isArray(value.jobs) ? value.jobs : [];
   result.specs = rawJobs.flatMap((raw, index) => {
-    const node = locate(source.doc, jobsNode.node, [index]).node;
-    const spec = toSpec(raw, index, node);
+    const spec = toSpec(raw, index);
     return spec === undefined ? [] : [spec];
   });
   const vars = isRecord(value.vars) ? value.vars : {};
@@ -98,8 +94,8 @@ function pathLabel(path: readonly (string | number)[]): string {
   );
 }
 
-function toSpec(raw: unknown, index: number, node: Node): JobSpec | undefined {
-  if (!isRecord(raw) || !isMap(node)) return undefined;
+function toSpec(raw: unknown, index: number): JobSpec | undefined {
+  if (!isRecord(raw)) return undefined;
   const fields: Record<string, unknown> = {};
   for (const [key, fieldValue] of Object.entries(raw)) {
     if (!(RUNNER_KEYS as readonly string[]).includes(key)) fields[key] = fieldValue;
@@ -112,7 +108,7 @@ function toSpec(raw: unknown, index: number, node: Node): JobSpec | undefined {
   return {
     id: typeof raw.id === "string" ? raw.id : `#${index + 1}`,
     index,
-    node,
+    path: ["jobs", index],
     model: typeof raw.model === "string" ? raw.model : undefined,
     endpoint: typeof raw.endpoint === "string" ? raw.endpoint : undefined,
     matrix,
@@ -137,14 +133,14 @@ function checkIds(specs: readonly JobSpec[], reporter: Reporter): void {
       continue;
     }
     const line = reporter.source.lineCounter.linePos(
-      reporter.span(["id"], {}, earlier.node).offset,
+      reporter.span(["id"], {}, earlier.path).offset,
     ).line;
     reporter.at(
       ["id"],
       "duplicate-id",
       `duplicate job id "${spec.id}" (first defined on line ${line})`,
       {},
-      spec.node,
+      spec.path,
     );
   }
 }
@@ -162,7 +158,7 @@ function checkLinks(specs: readonly JobSpec[], reporter: Reporter): void {
         "unknown-job",
         `from: no job has id "${spec.from}"${didYouMean(spec.from, ids)}`,
         {},
-        spec.node,
+        spec.path,
       );
     } else if (!upstream.enabled && spec.enabled) {
       reporter.at(
@@ -170,7 +166,7 @@ function checkLinks(specs: readonly JobSpec[], reporter: Reporter): void {
         "disabled-upstream",
         `from: job "${spec.from}" is disabled, so this job will not run`,
         { severity: "warning" },
-        spec.node,
+        spec.path,
       );
     }
   }
@@ -193,7 +189,7 @@ function checkLinks(specs: readonly JobSpec[], reporter: Reporter): void {
     for (const id of chain) reported.add(id);
     for (const id of chain) {
       const member = byId.get(id) as JobSpec;
-      reporter.at(["from"], "cycle", `dependency cycle: ${cycle}`, {}, member.node);
+      reporter.at(["from"], "cycle", `dependency cycle: ${cycle}`, {}, member.path);
     }
   }
 }
@@ -234,7 +230,7 @@ function checkNames(
         ? `{{${name}}} is only available in a job with from:`
         : `{{${name}}} is not defined; an upstream output offers ${INPUT_NAMES.map((n) => `{{${n}}}`).join(", ")}`
       : `{{${name}}} is not defined in vars or the job's matrix${didYouMean(name, allowed)}`;
-    reporter.at(path, "undefined-variable", message, { inner: index }, spec?.node);
+    reporter.at(path, "undefined-variable", message, { inner: index }, spec?.path);
   }
 }
 

@@ -1,30 +1,51 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import {
-  type Document,
-  isAlias,
-  isMap,
-  isScalar,
-  isSeq,
-  LineCounter,
-  type Node,
-  type Pair,
-  parseDocument,
-} from "yaml";
+import jsYaml from "js-yaml";
+import { type Document, LineCounter, parseDocument } from "yaml";
 import { type Diagnostic, diagnosticAt } from "./diagnostics.js";
 import { type EnvProblem, interpolateEnv } from "./interpolate.js";
-import { offsetInScalar } from "./yaml-nodes.js";
+import { Reporter } from "./report.js";
+
+// Values are read with js-yaml, which is fast and lean; the position-keeping document of the
+// `yaml` package is built only when a diagnostic needs to point at the text. Both follow the
+// YAML 1.2 core schema, with merge keys.
+const MERGE_KEYS = (jsYaml as unknown as { types: { merge: jsYaml.Type } }).types.merge;
+const VALUE_SCHEMA = jsYaml.CORE_SCHEMA.extend([MERGE_KEYS]);
 
 /** A manifest file read and parsed, with everything needed to point at its text. */
-export interface ManifestSource {
-  file: string;
-  dir: string;
-  text: string;
-  doc: Document;
-  lineCounter: LineCounter;
-  /** The plain value, with `${ENV}` references replaced. */
+export class ManifestSource {
+  readonly dir: string;
+  /** The plain value with `${ENV}` references replaced; undefined when the YAML is broken. */
   value: unknown;
-  diagnostics: Diagnostic[];
+  readonly diagnostics: Diagnostic[] = [];
+  #doc: Document | undefined;
+  #lineCounter: LineCounter | undefined;
+
+  constructor(
+    readonly file: string,
+    readonly text: string,
+  ) {
+    this.dir = path.dirname(path.resolve(file));
+  }
+
+  /** The YAML document with source ranges, parsed on first use. */
+  get doc(): Document {
+    if (this.#doc === undefined) {
+      this.#lineCounter = new LineCounter();
+      this.#doc = parseDocument(this.text, {
+        lineCounter: this.#lineCounter,
+        prettyErrors: false,
+        merge: true,
+        uniqueKeys: true,
+      });
+    }
+    return this.#doc;
+  }
+
+  get lineCounter(): LineCounter {
+    void this.doc;
+    return this.#lineCounter as LineCounter;
+  }
 }
 
 /** Reads and parses a manifest file; YAML and `${ENV}` problems come back as diagnostics. */
@@ -42,114 +63,85 @@ export function parseManifest(
   file: string,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): ManifestSource {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, {
-    lineCounter,
-    prettyErrors: false,
-    merge: true,
-    uniqueKeys: true,
-  });
-  const diagnostics: Diagnostic[] = [];
-  for (const error of doc.errors) {
-    diagnostics.push(
-      diagnosticAt(
-        file,
-        lineCounter,
-        { offset: error.pos[0], length: 1 },
-        "yaml-syntax",
-        firstLine(error.message),
-      ),
-    );
-  }
-  for (const warning of doc.warnings) {
-    diagnostics.push(
-      diagnosticAt(
-        file,
-        lineCounter,
-        { offset: warning.pos[0], length: 1 },
-        "yaml",
-        firstLine(warning.message),
-        "warning",
-      ),
-    );
-  }
+  const source = new ManifestSource(file, text);
   let value: unknown;
-  if (doc.errors.length === 0) {
-    const converter = new Converter(doc, env);
-    value = converter.convert(doc.contents as Node | null);
-    for (const { offset, name } of converter.problems) {
-      diagnostics.push(
-        diagnosticAt(
-          file,
-          lineCounter,
-          { offset, length: name.length + 3 },
-          "env",
-          `environment variable ${name} is not set and has no default (write \${${name}:-default})`,
-        ),
+  try {
+    value = jsYaml.load(text, { schema: VALUE_SCHEMA, filename: file });
+  } catch (error) {
+    reportSyntax(source, error as jsYaml.YAMLException);
+    return source;
+  }
+  const problems: (EnvProblem & { path: (string | number)[] })[] = [];
+  source.value = interpolateDeep(value, env, [], problems);
+  if (problems.length > 0) {
+    const reporter = new Reporter(source);
+    for (const { path: at, index, name } of problems) {
+      reporter.at(
+        at,
+        "env",
+        `environment variable ${name} is not set and has no default (write \${${name}:-default})`,
+        { inner: index },
       );
     }
+    source.diagnostics.push(...reporter.diagnostics);
   }
-  return {
-    file,
-    dir: path.dirname(path.resolve(file)),
-    text,
-    doc,
-    lineCounter,
-    value,
-    diagnostics,
-  };
+  return source;
+}
+
+/** Syntax errors, placed by the position-keeping parser (or by js-yaml's mark if only it objects). */
+function reportSyntax(source: ManifestSource, error: jsYaml.YAMLException): void {
+  const { doc, lineCounter, file } = source;
+  for (const problem of doc.errors) {
+    source.diagnostics.push(
+      diagnosticAt(
+        file,
+        lineCounter,
+        { offset: problem.pos[0], length: 1 },
+        "yaml-syntax",
+        firstLine(problem.message),
+      ),
+    );
+  }
+  if (doc.errors.length === 0) {
+    const offset = error.mark?.position ?? 0;
+    source.diagnostics.push(
+      diagnosticAt(
+        file,
+        lineCounter,
+        { offset, length: 1 },
+        "yaml-syntax",
+        error.reason ?? error.message,
+      ),
+    );
+  }
 }
 
 function firstLine(message: string): string {
   return message.split("\n")[0] ?? message;
 }
 
-/** YAML nodes to plain values, replacing `${ENV}` in strings and noting where one has no value. */
-class Converter {
-  readonly problems: { offset: number; name: string }[] = [];
-
-  constructor(
-    private readonly doc: Document,
-    private readonly env: Readonly<Record<string, string | undefined>>,
-  ) {}
-
-  convert(node: Node | null | undefined): unknown {
-    if (node === null || node === undefined) return null;
-    if (isAlias(node)) return this.convert(node.resolve(this.doc) as Node | undefined);
-    if (isScalar(node)) {
-      return typeof node.value === "string" ? this.interpolate(node.value, node) : node.value;
-    }
-    if (isSeq(node)) return node.items.map((item) => this.convert(item as Node));
-    if (isMap(node)) {
-      const out: Record<string, unknown> = {};
-      for (const pair of node.items as Pair[]) {
-        const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-        if (key === "<<") {
-          Object.assign(out, this.mergeSource(pair.value as Node));
-          continue;
-        }
-        out[key] = this.convert(pair.value as Node | null);
-      }
-      return out;
-    }
-    return null;
-  }
-
-  private mergeSource(node: Node): Record<string, unknown> {
-    const value = this.convert(node);
-    if (Array.isArray(value)) return Object.assign({}, ...value.reverse());
-    return value !== null && typeof value === "object" ? (value as Record<string, unknown>) : {};
-  }
-
-  private interpolate(value: string, node: Node): string {
-    const problems: EnvProblem[] = [];
-    const result = interpolateEnv(value, this.env, problems);
-    for (const problem of problems) {
-      this.problems.push({
-        offset: offsetInScalar(node, problem.index),
-        name: problem.name,
-      });
-    }
+function interpolateDeep(
+  value: unknown,
+  env: Readonly<Record<string, string | undefined>>,
+  at: (string | number)[],
+  problems: (EnvProblem & { path: (string | number)[] })[],
+): unknown {
+  if (typeof value === "string") {
+    if (!value.includes("${")) return value;
+    const found: EnvProblem[] = [];
+    const result = interpolateEnv(value, env, found);
+    for (const problem of found) problems.push({ ...problem, path: [...at] });
     return result;
   }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++)
+      value[i] = interpolateDeep(value[i], env, [...at, i], problems);
+    return value;
+  }
+  if (value !== null && typeof value === "object") {
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record))
+      record[key] = interpolateDeep(record[key], env, [...at, key], problems);
+  }
+  return value;
 }

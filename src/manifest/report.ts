@@ -18,23 +18,22 @@ export class Reporter {
 
   constructor(readonly source: ManifestSource) {}
 
-  /** The span of `path`, starting at `node` (default: the document root). */
-  span(path: Path, options: PointOptions = {}, node?: Node): Span {
-    const root = node ?? (this.source.doc.contents as Node);
-    const found = locate(this.source.doc, root, path);
+  /** The span of `base` + `path` from the document root (the text of the value, or its key). */
+  span(path: Path, options: PointOptions = {}, base: Path = []): Span {
+    const full = [...base, ...path];
+    const found = locate(this.source.doc, this.source.doc.contents as Node, full);
+    const reached = found.depth === full.length;
     const target =
-      options.key === true && found.key !== undefined && found.depth === path.length
-        ? found.key
-        : found.node;
+      options.key === true && found.key !== undefined && reached ? found.key : found.node;
     const span = spanOf(target);
-    if (options.inner !== undefined && found.depth === path.length) {
+    if (options.inner !== undefined && reached) {
       return { offset: offsetInScalar(found.node, options.inner), length: 1 };
     }
     return span;
   }
 
-  at(path: Path, rule: string, message: string, options: PointOptions = {}, node?: Node): void {
-    this.atSpan(this.span(path, options, node), rule, message, options.severity);
+  at(path: Path, rule: string, message: string, options: PointOptions = {}, base: Path = []): void {
+    this.atSpan(this.span(path, options, base), rule, message, options.severity);
   }
 
   atSpan(

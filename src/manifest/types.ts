@@ -1,4 +1,3 @@
-import type { Node } from "yaml";
 import type { Rate } from "./units.js";
 
 /** Run settings of a manifest, with every default filled in. */
@@ -39,7 +38,8 @@ export interface JobSpec {
   id: string;
   /** Position in `jobs:`. */
   index: number;
-  node: Node;
+  /** Path of the entry in the document: ["jobs", index]. */
+  path: readonly (string | number)[];
   model: string | undefined;
   endpoint: string | undefined;
   matrix: Record<string, unknown[]> | undefined;

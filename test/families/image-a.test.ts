@@ -30,10 +30,30 @@ describe("image family A", () => {
     ["n must be a JSON number", { n: "1" }, ["n"], "json-number"],
     ["size must be a ratio of the table, auto or pixels", { size: "7:5" }, ["size"], "size"],
     ["resolution is lowercase", { resolution: "2K" }, ["resolution"], "enum"],
-    ["image_urls holds at most 16", { image_urls: Array(17).fill("https://e.com/a.png") }, ["image_urls"], "count"],
-    ["image_urls items are URLs or Data URIs", { image_urls: ["ftp://x"] }, ["image_urls", 0], "image-ref"],
-    ["official_fallback is a boolean", { official_fallback: "true" }, ["official_fallback"], "type"],
-    ["the ratio belongs in size, not the prompt", { prompt: "a mug, 16:9" }, ["prompt"], "ratio-in-prompt"],
+    [
+      "image_urls holds at most 16",
+      { image_urls: Array(17).fill("https://e.com/a.png") },
+      ["image_urls"],
+      "count",
+    ],
+    [
+      "image_urls items are URLs or Data URIs",
+      { image_urls: ["ftp://x"] },
+      ["image_urls", 0],
+      "image-ref",
+    ],
+    [
+      "official_fallback is a boolean",
+      { official_fallback: "true" },
+      ["official_fallback"],
+      "type",
+    ],
+    [
+      "the ratio belongs in size, not the prompt",
+      { prompt: "a mug, 16:9" },
+      ["prompt"],
+      "ratio-in-prompt",
+    ],
     ["an undefined field is an error", { sizee: "1:1" }, ["sizee"], "unknown-field"],
   ])("rejects: %s", (_name, change, path, rule) => {
     const issues = validateRequest(imageA, { ...minimal, ...change });

@@ -36,13 +36,43 @@ describe("native content generation", () => {
     ["stream is a boolean", { stream: "true" }, ["stream"], "type"],
     ["contents is required", { contents: undefined }, ["contents"], "required"],
     ["contents holds at least one item", { contents: [] }, ["contents"], "count"],
-    ["a role is user or model", { contents: [{ role: "assistant", parts: [{ text: "x" }] }] }, ["contents", 0, "role"], "enum"],
-    ["parts holds at least one part", { contents: [{ role: "user", parts: [] }] }, ["contents", 0, "parts"], "count"],
-    ["a part has text", { contents: [{ role: "user", parts: [{}] }] }, ["contents", 0, "parts", 0, "text"], "required"],
-    ["a part has only text", { contents: [{ role: "user", parts: [{ text: "x", inlineData: {} }] }] }, ["contents", 0, "parts", 0, "inlineData"], "unknown-field"],
+    [
+      "a role is user or model",
+      { contents: [{ role: "assistant", parts: [{ text: "x" }] }] },
+      ["contents", 0, "role"],
+      "enum",
+    ],
+    [
+      "parts holds at least one part",
+      { contents: [{ role: "user", parts: [] }] },
+      ["contents", 0, "parts"],
+      "count",
+    ],
+    [
+      "a part has text",
+      { contents: [{ role: "user", parts: [{}] }] },
+      ["contents", 0, "parts", 0, "text"],
+      "required",
+    ],
+    [
+      "a part has only text",
+      { contents: [{ role: "user", parts: [{ text: "x", inlineData: {} }] }] },
+      ["contents", 0, "parts", 0, "inlineData"],
+      "unknown-field",
+    ],
     ["generationConfig is an object", { generationConfig: [] }, ["generationConfig"], "type"],
-    ["safetySettings is an array of objects", { safetySettings: ["BLOCK_NONE"] }, ["safetySettings", 0], "type"],
-    ["an undefined field is an error", { generation_config: {} }, ["generation_config"], "unknown-field"],
+    [
+      "safetySettings is an array of objects",
+      { safetySettings: ["BLOCK_NONE"] },
+      ["safetySettings", 0],
+      "type",
+    ],
+    [
+      "an undefined field is an error",
+      { generation_config: {} },
+      ["generation_config"],
+      "unknown-field",
+    ],
   ])("rejects: %s", (_name, change, path, rule) => {
     const issues = validateRequest(textNative, { ...minimal, ...change });
     expect(issues).toContainEqual(expect.objectContaining({ path, rule }));

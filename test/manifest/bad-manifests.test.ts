@@ -28,8 +28,12 @@ describe("broken manifests", () => {
     expect(errors.map((d) => `${d.line}:${d.col} ${d.rule}`)).toEqual(expectedOf(file));
     for (const diagnostic of errors) {
       const text = formatDiagnostic(diagnostic, checked.source.text);
-      expect(text.split("\n")[0]).toMatch(new RegExp(`^.*${file}:${diagnostic.line}:${diagnostic.col}  error .+  \\[${diagnostic.rule}\\]$`));
-      expect(text).toContain(`> ${diagnostic.line} |`);
+      expect(text.split("\n")[0]).toMatch(
+        new RegExp(
+          `^.*${file}:${diagnostic.line}:${diagnostic.col}  error .+  \\[${diagnostic.rule}\\]$`,
+        ),
+      );
+      expect(text).toMatch(new RegExp(`>\\s+${diagnostic.line} \\| `));
     }
   });
 });

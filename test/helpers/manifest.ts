@@ -1,0 +1,35 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll } from "vitest";
+import { type CheckedManifest, checkManifestFile } from "../../src/plan/check-manifest.js";
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A temporary folder holding the given files; removed after the test file. */
+export function tempDir(files: Record<string, string | Buffer> = {}): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "gwrun-test-"));
+  dirs.push(dir);
+  for (const [name, content] of Object.entries(files)) writeFileSync(path.join(dir, name), content);
+  return dir;
+}
+
+/** Writes an inline manifest (and any side files) to a temp folder and checks it. */
+export async function checkInline(
+  yaml: string,
+  files: Record<string, string | Buffer> = {},
+  env: NodeJS.ProcessEnv = {},
+): Promise<CheckedManifest> {
+  const dir = tempDir({ ...files, "manifest.yaml": yaml });
+  return checkManifestFile(path.join(dir, "manifest.yaml"), env);
+}
+
+/** "LINE:COL rule" of every error, for compact assertions. */
+export function errorsOf(checked: CheckedManifest): string[] {
+  return checked.diagnostics
+    .filter((d) => d.severity === "error")
+    .map((d) => `${d.line}:${d.col} ${d.rule}`);
+}

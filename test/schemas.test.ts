@@ -1,0 +1,26 @@
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { renderSchemas } from "../src/cli/schema.js";
+import { FAMILIES } from "../src/families/registry.js";
+import { ROOT } from "./helpers/cli.js";
+
+describe("schemas/", () => {
+  it("matches what `gwrun schema` writes (run it after changing a schema)", () => {
+    const expected = renderSchemas();
+    const onDisk = readdirSync(path.join(ROOT, "schemas"))
+      .filter((name) => name.endsWith(".json"))
+      .sort();
+    expect(onDisk).toEqual([...expected.keys()].sort());
+    for (const [name, text] of expected) {
+      expect(
+        readFileSync(path.join(ROOT, "schemas", name), "utf8"),
+        `schemas/${name} is stale`,
+      ).toBe(text);
+    }
+  });
+
+  it("has one schema per family and one for the manifest", () => {
+    expect(renderSchemas().size).toBe(FAMILIES.length + 1);
+  });
+});
