@@ -41,12 +41,16 @@ function printPlan(plan: Plan): void {
   for (const row of rows) out(line(row));
   out();
   const { totals } = plan;
-  const unknown =
-    totals.tasksWithUnknownCost > 0
-      ? ` + unknown for ${totals.tasksWithUnknownCost} ${totals.tasksWithUnknownCost === 1 ? "task" : "tasks"}`
-      : "";
+  const unknownTasks = totals.tasksWithUnknownCost;
+  const known = totals.cost.toFixed(2);
+  const cost =
+    unknownTasks === 0
+      ? known
+      : unknownTasks === totals.tasks
+        ? "unknown (the spec states no price for these families)"
+        : `${known} + unknown for ${unknownTasks} ${unknownTasks === 1 ? "task" : "tasks"}`;
   out(
-    `  total: ${totals.tasksUpperBound ? "up to " : ""}${totals.tasks} tasks, ${totals.outputs} outputs, estimated cost ${totals.cost.toFixed(2)}${unknown}`,
+    `  total: ${totals.tasksUpperBound ? "up to " : ""}${totals.tasks} tasks, ${totals.outputs} outputs, estimated cost ${cost}`,
   );
 }
 

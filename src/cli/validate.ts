@@ -21,7 +21,9 @@ export async function validateManifests(files: readonly string[]): Promise<ExitC
       continue;
     }
     const settings = checked.expanded.settings;
-    const { totals } = planRun(file, settings as NonNullable<typeof settings>, checked.jobs);
+    const { totals } = planRun(file, settings as NonNullable<typeof settings>, checked.jobs, {
+      keys: false,
+    });
     const jobs = checked.expanded.specs.length;
     out(
       `${file}: valid (${jobs} ${jobs === 1 ? "job" : "jobs"}, ${totals.tasksUpperBound ? "up to " : ""}${totals.tasks} tasks)`,
@@ -86,7 +88,7 @@ function formatIssue(issue: Issue): string {
     .map((step) => (typeof step === "number" ? `[${step}]` : step))
     .join(".")
     .replace(/\.\[/g, "[");
-  return `${path}: ${issue.message}  [${issue.rule}]`;
+  return `${issue.severity === "warning" ? "warning: " : ""}${path}: ${issue.message}  [${issue.rule}]`;
 }
 
 /** `gwrun validate --request FILE|-`: exit 0 when valid, 2 with the errors on stderr. */
@@ -104,8 +106,9 @@ export async function validateRequestFile(
   }
   const issues = validateRawRequest(request ?? {});
   for (const issue of issues) err(formatIssue(issue));
-  if (issues.length === 0) out("valid");
-  return issues.length === 0 ? ExitCode.Ok : ExitCode.Invalid;
+  const valid = issues.every((issue) => issue.severity === "warning");
+  if (valid) out("valid");
+  return valid ? ExitCode.Ok : ExitCode.Invalid;
 }
 
 /** `gwrun validate --request - --jsonl`: one result line per input line, in order. */
@@ -135,8 +138,17 @@ export async function validateRequestLines(
       continue;
     }
     const issues = validateRawRequest(request ?? {});
-    if (issues.length > 0) invalid = true;
-    out(JSON.stringify({ id: request?.id ?? null, valid: issues.length === 0, errors: issues }));
+    const errors = issues.filter((issue) => issue.severity !== "warning");
+    const warnings = issues.filter((issue) => issue.severity === "warning");
+    if (errors.length > 0) invalid = true;
+    out(
+      JSON.stringify({
+        id: request?.id ?? null,
+        valid: errors.length === 0,
+        errors,
+        ...(warnings.length > 0 ? { warnings } : {}),
+      }),
+    );
   }
   return invalid ? ExitCode.Invalid : ExitCode.Ok;
 }

@@ -6,6 +6,8 @@ export interface Issue {
   path: (string | number)[];
   rule: string;
   message: string;
+  /** Advice rather than a rule: shown, but the value is still accepted. */
+  severity?: "warning";
 }
 
 /**
@@ -78,7 +80,7 @@ function describeIssue(schema: z.ZodType, body: unknown, issue: z.core.$ZodIssue
       return issue.keys.map((key) => ({
         path: [...path, key],
         rule: "unknown-field",
-        message: `unknown field "${key}"${didYouMean(key, known)}`,
+        message: `unknown field${didYouMean(key, known)}`,
       }));
     }
     case "too_big":
@@ -112,8 +114,11 @@ function describeIssue(schema: z.ZodType, body: unknown, issue: z.core.$ZodIssue
     case "invalid_union":
       return [{ path, rule: "type", message: `has an unsupported shape: ${describe(value)}` }];
     case "custom": {
-      const rule = (issue.params as { rule?: string } | undefined)?.rule ?? "rule";
-      return [{ path, rule, message: issue.message }];
+      const params = issue.params as { rule?: string; severity?: "warning" } | undefined;
+      const rule = params?.rule ?? "rule";
+      return params?.severity === "warning"
+        ? [{ path, rule, message: issue.message, severity: "warning" }]
+        : [{ path, rule, message: issue.message }];
     }
     default:
       return [{ path, rule: issue.code, message: issue.message }];

@@ -1,5 +1,5 @@
 import type { Diagnostic } from "../manifest/diagnostics.js";
-import type { ExpandedManifest } from "../manifest/expand.js";
+import { type ExpandedManifest, jobPath } from "../manifest/expand.js";
 import type { ExpandedJob } from "../manifest/types.js";
 import { hasLocalImages, type ImageFileCache, inlineLocalImages } from "./local-images.js";
 import { ENDPOINT_PATHS, familyFor, suggestModel, TEXT_FAMILY_IDS } from "./resolve.js";
@@ -43,7 +43,7 @@ export async function checkJobs(
           "passthrough",
           `job "${spec.id}" is sent without checking it against a model family`,
           { key: true, severity: "warning" },
-          spec.path,
+          jobPath(spec),
         );
       }
       const endpoint =
@@ -55,7 +55,7 @@ export async function checkJobs(
           "endpoint",
           `model "${model ?? ""}" is unknown, so a passthrough job must say endpoint: ${Object.keys(ENDPOINT_PATHS).join(" | ")}`,
           {},
-          spec.path,
+          jobPath(spec),
         );
         continue;
       }
@@ -76,7 +76,7 @@ export async function checkJobs(
         "endpoint",
         `model "${model}" is served by ${family.endpoint}, not ${ENDPOINT_PATHS[spec.endpoint]}`,
         {},
-        spec.path,
+        jobPath(spec),
       );
     }
     let body = job.body;
@@ -90,7 +90,8 @@ export async function checkJobs(
     const issues = validateRequest(family, body).filter((issue) => !skip.has(issue.path.join(".")));
     for (const issue of issues) reportIssue(manifest, job, issue, seen);
     checkHeaders(manifest, job, family);
-    if (issues.length === 0 && skip.size === 0)
+    const errors = issues.filter((issue) => issue.severity !== "warning");
+    if (errors.length === 0 && skip.size === 0)
       jobs.push({ job, family, endpoint: family.path?.(body) ?? family.endpoint, body });
   }
   return { jobs, diagnostics: reporter.diagnostics.slice(start) };
@@ -110,7 +111,7 @@ function reportUnknownModel(
       "required",
       "a job needs a model (and endpoint: chat | responses | messages | native for a text job)",
       {},
-      spec.path,
+      jobPath(spec),
     );
     return;
   }
@@ -123,7 +124,7 @@ function reportUnknownModel(
     "unknown-model",
     `unknown model "${model}"${hint}; set passthrough: true to send it unchecked`,
     {},
-    spec.path,
+    jobPath(spec),
   );
 }
 
@@ -140,7 +141,7 @@ function checkHeaders(manifest: ExpandedManifest, job: ExpandedJob, family: Fami
       configured === undefined
         ? `${family.endpoint} requires the ${rule.label} header: set gateway.messages_version: { header: ${rule.label}, value: YYYY-MM-DD }`
         : `gateway.messages_version must name a ${rule.label} header with a YYYY-MM-DD value`;
-    manifest.reporter.at(["endpoint"], "required-header", message, {}, job.spec.path);
+    manifest.reporter.at(["endpoint"], "required-header", message, {}, jobPath(job.spec));
   }
 }
 
@@ -163,7 +164,7 @@ function reportIssue(
           .join(".")
           .replace(/\.\[/g, "[");
   let note = "";
-  let span = reporter.span([], {}, spec.path);
+  let span = reporter.span([], {}, jobPath(spec));
   if (
     typeof field === "string" &&
     spec.matrix?.[field] !== undefined &&
@@ -172,19 +173,19 @@ function reportIssue(
     span = reporter.span(
       ["matrix", field, job.matrixIndex[field] as number, ...issue.path.slice(1)],
       { key },
-      spec.path,
+      jobPath(spec),
     );
   } else if (typeof field === "string" && field in spec.fields) {
-    span = reporter.span(issue.path, { key }, spec.path);
+    span = reporter.span(issue.path, { key }, jobPath(spec));
   } else if (typeof field === "string" && job.fromDefaults.has(field)) {
     span = reporter.span(["defaults", ...issue.path], { key });
     note = ` (from defaults, in job "${spec.id}")`;
   } else if (spec.fields.model !== undefined) {
-    span = reporter.span(["model"], { key: true }, spec.path);
+    span = reporter.span(["model"], { key: true }, jobPath(spec));
   }
   const base = `${label}: ${issue.message}${note}`;
   if (job.expansions === 1) {
-    reporter.atSpan(span, issue.rule, base);
+    reporter.atSpan(span, issue.rule, base, issue.severity);
     return;
   }
   // The same problem in several matrix combinations is reported once, with a count.
@@ -196,6 +197,7 @@ function reportIssue(
       span,
       issue.rule,
       `${base} (in expansion ${job.expansion + 1} of ${job.expansions}: ${combination})`,
+      issue.severity,
     );
     const diagnostic = reporter.diagnostics[reporter.diagnostics.length - 1] as Diagnostic;
     seen.set(id, { diagnostic, base, combination, first: job.expansion + 1, more: 0 });

@@ -104,8 +104,16 @@ export function mediaUrl() {
     .refine(isUrl, { message: "must be an http(s) URL", params: { rule: "url-only" } });
 }
 
-/** Reports a broken cross-field rule at `path` with a stable rule name. */
-export type Report = (path: readonly (string | number)[], rule: string, message: string) => void;
+/**
+ * Reports a broken cross-field rule at `path` with a stable rule name. A "warning" is for what
+ * the spec advises rather than requires: it is shown but does not stop the job.
+ */
+export type Report = (
+  path: readonly (string | number)[],
+  rule: string,
+  message: string,
+  severity?: "warning",
+) => void;
 
 /**
  * A strict request object (unknown fields are errors) with cross-field `rules` that run even
@@ -120,8 +128,8 @@ export function request<Shape extends z.core.$ZodLooseShape>(
   return base.superRefine(
     (body, ctx) => {
       if (body === null || typeof body !== "object" || Array.isArray(body)) return;
-      rules(body as RequestBody, (path, rule, message) =>
-        ctx.addIssue({ code: "custom", path: [...path], message, params: { rule } }),
+      rules(body as RequestBody, (path, rule, message, severity) =>
+        ctx.addIssue({ code: "custom", path: [...path], message, params: { rule, severity } }),
       );
     },
     { when: () => true },

@@ -102,6 +102,7 @@ const schema = request(
         ["prompt"],
         "ratio-in-prompt",
         `put the ratio "${ratio[2]}" in "size", not in the prompt`,
+        "warning",
       );
     }
   },

@@ -90,7 +90,7 @@ function checkKeys(body: RequestBody, report: Report): void {
       hint === "" && searchKey !== undefined && SEARCH_KEY.test(key)
         ? ` (the text search flag of model "${stringAt(body, "model")}" is "${searchKey}")`
         : hint;
-    report([key], "unknown-field", `unknown field "${key}"${searchHint}`);
+    report([key], "unknown-field", `unknown field${searchHint}`);
   }
 }
 

@@ -78,7 +78,7 @@ const schema = request(
     }
     const prompt = stringAt(body, "prompt");
     if (prompt === undefined) return;
-    // Any bracketed text is read as a camera command, so only the exact commands may appear.
+    // Bracketed text is read as a camera command: anything else there is most likely a typo.
     for (const [bracketed, word = ""] of prompt.matchAll(BRACKETED)) {
       if ((CAMERA_COMMANDS as readonly string[]).includes(word)) continue;
       const close = closeCommand(word);
@@ -88,6 +88,7 @@ const schema = request(
         close !== undefined
           ? `"${bracketed}" is not a camera command (did you mean "[${close}]"?)`
           : `"${bracketed}" is not a camera command; square brackets hold only ${CAMERA_COMMANDS.map((c) => `[${c}]`).join(" ")}`,
+        "warning",
       );
     }
   },

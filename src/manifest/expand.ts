@@ -1,10 +1,10 @@
 import { didYouMean } from "../core/suggest.js";
-import { describeZodIssues } from "../core/zod-issues.js";
+import { describeZodIssues, type Issue } from "../core/zod-issues.js";
 import type { Diagnostic } from "./diagnostics.js";
 import { renderTemplates, templateNames } from "./interpolate.js";
 import type { ManifestSource } from "./load.js";
 import { Reporter } from "./report.js";
-import { type ManifestInput, manifestSchema, RUNNER_KEYS } from "./schema.js";
+import { jobSchema, type ManifestInput, manifestSettingsSchema, RUNNER_KEYS } from "./schema.js";
 import { resolveSettings } from "./settings.js";
 import type { ExpandedJob, JobChecks, JobSpec, ManifestSettings } from "./types.js";
 
@@ -54,15 +54,27 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
     result.diagnostics = [...source.diagnostics];
     return result;
   }
-  const parsed = manifestSchema.safeParse(source.value);
-  if (!parsed.success) {
-    for (const issue of describeZodIssues(manifestSchema, source.value, parsed.error.issues)) {
-      reporter.at(issue.path, issue.rule, `${pathLabel(issue.path)}: ${issue.message}`, {
+  const parsed = manifestSettingsSchema.safeParse(source.value);
+  const report = (issues: readonly Issue[], base: (string | number)[]) => {
+    for (const issue of issues) {
+      const path = [...base, ...issue.path];
+      reporter.at(path, issue.rule, `${pathLabel(path)}: ${issue.message}`, {
         key: issue.rule === "unknown-field",
       });
     }
+  };
+  if (parsed.success) {
+    result.settings = resolveSettings(parsed.data as ManifestInput, source.file);
   } else {
-    result.settings = resolveSettings(parsed.data, source.file);
+    report(describeZodIssues(manifestSettingsSchema, source.value, parsed.error.issues), []);
+  }
+  const jobsValue = (source.value as { jobs?: unknown }).jobs;
+  if (Array.isArray(jobsValue)) {
+    jobsValue.forEach((raw, index) => {
+      const job = jobSchema.safeParse(raw);
+      if (!job.success)
+        report(describeZodIssues(jobSchema, raw, job.error.issues), ["jobs", index]);
+    });
   }
   const value = source.value as Partial<ManifestInput> & Record<string, unknown>;
   const rawJobs = Array.isArray(value.jobs) ? value.jobs : [];
@@ -75,8 +87,15 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
   checkIds(result.specs, reporter);
   checkLinks(result.specs, reporter);
   checkTemplates(result.specs, vars, defaults, reporter);
+  const context: ExpandContext = {
+    vars: new Map(Object.entries(vars)),
+    defaults,
+    defaultsTemplated: hasTemplate(defaults),
+    options,
+  };
   for (const spec of result.specs) {
-    if (spec.enabled) result.jobs.push(...expandSpec(spec, vars, defaults, options));
+    if (!spec.enabled) continue;
+    for (const job of expandSpec(spec, context)) result.jobs.push(job);
   }
   result.diagnostics = [...source.diagnostics, ...reporter.diagnostics];
   return result;
@@ -94,21 +113,19 @@ function pathLabel(path: readonly (string | number)[]): string {
   );
 }
 
+const RUNNER_KEY_SET: ReadonlySet<string> = new Set(RUNNER_KEYS);
+
+/** The spec of one `jobs:` entry: runner keys read, every other key kept as a request field. */
 function toSpec(raw: unknown, index: number): JobSpec | undefined {
   if (!isRecord(raw)) return undefined;
-  const fields: Record<string, unknown> = {};
-  for (const [key, fieldValue] of Object.entries(raw)) {
-    if (!(RUNNER_KEYS as readonly string[]).includes(key)) fields[key] = fieldValue;
-  }
   const matrix = isRecord(raw.matrix)
     ? (Object.fromEntries(
         Object.entries(raw.matrix).filter(([, list]) => Array.isArray(list) && list.length > 0),
       ) as Record<string, unknown[]>)
     : undefined;
-  return {
+  const spec: JobSpec = {
     id: typeof raw.id === "string" ? raw.id : `#${index + 1}`,
     index,
-    path: ["jobs", index],
     model: typeof raw.model === "string" ? raw.model : undefined,
     endpoint: typeof raw.endpoint === "string" ? raw.endpoint : undefined,
     matrix,
@@ -120,8 +137,17 @@ function toSpec(raw: unknown, index: number): JobSpec | undefined {
     enabled: raw.enabled !== false,
     passthrough: raw.passthrough === true,
     checks: isRecord(raw.checks) ? (raw.checks as JobChecks) : undefined,
-    fields,
+    fields: {},
   };
+  for (const key of Object.keys(raw)) {
+    if (!RUNNER_KEY_SET.has(key)) spec.fields[key] = raw[key];
+  }
+  return spec;
+}
+
+/** Where a job's entry sits in the document. */
+export function jobPath(spec: JobSpec): (string | number)[] {
+  return ["jobs", spec.index];
 }
 
 function checkIds(specs: readonly JobSpec[], reporter: Reporter): void {
@@ -133,14 +159,14 @@ function checkIds(specs: readonly JobSpec[], reporter: Reporter): void {
       continue;
     }
     const line = reporter.source.lineCounter.linePos(
-      reporter.span(["id"], {}, earlier.path).offset,
+      reporter.span(["id"], {}, jobPath(earlier)).offset,
     ).line;
     reporter.at(
       ["id"],
       "duplicate-id",
       `duplicate job id "${spec.id}" (first defined on line ${line})`,
       {},
-      spec.path,
+      jobPath(spec),
     );
   }
 }
@@ -158,7 +184,7 @@ function checkLinks(specs: readonly JobSpec[], reporter: Reporter): void {
         "unknown-job",
         `from: no job has id "${spec.from}"${didYouMean(spec.from, ids)}`,
         {},
-        spec.path,
+        jobPath(spec),
       );
     } else if (!upstream.enabled && spec.enabled) {
       reporter.at(
@@ -166,7 +192,7 @@ function checkLinks(specs: readonly JobSpec[], reporter: Reporter): void {
         "disabled-upstream",
         `from: job "${spec.from}" is disabled, so this job will not run`,
         { severity: "warning" },
-        spec.path,
+        jobPath(spec),
       );
     }
   }
@@ -189,7 +215,7 @@ function checkLinks(specs: readonly JobSpec[], reporter: Reporter): void {
     for (const id of chain) reported.add(id);
     for (const id of chain) {
       const member = byId.get(id) as JobSpec;
-      reporter.at(["from"], "cycle", `dependency cycle: ${cycle}`, {}, member.path);
+      reporter.at(["from"], "cycle", `dependency cycle: ${cycle}`, {}, jobPath(member));
     }
   }
 }
@@ -230,28 +256,48 @@ function checkNames(
         ? `{{${name}}} is only available in a job with from:`
         : `{{${name}}} is not defined; an upstream output offers ${INPUT_NAMES.map((n) => `{{${n}}}`).join(", ")}`
       : `{{${name}}} is not defined in vars or the job's matrix${didYouMean(name, allowed)}`;
-    reporter.at(path, "undefined-variable", message, { inner: index }, spec?.path);
+    reporter.at(
+      path,
+      "undefined-variable",
+      message,
+      { inner: index },
+      spec === undefined ? [] : jobPath(spec),
+    );
   }
 }
 
+/** Calls `visit` for every string in `value` that holds a template; `path` is a shared stack. */
 function walkStrings(
   value: unknown,
   path: (string | number)[],
   visit: (text: string, path: (string | number)[]) => void,
 ): void {
   if (typeof value === "string") {
-    visit(value, path);
+    if (value.includes("{{")) visit(value, [...path]);
   } else if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) walkStrings(item, [...path, index], visit);
+    for (let i = 0; i < value.length; i++) {
+      path.push(i);
+      walkStrings(value[i], path, visit);
+      path.pop();
+    }
   } else if (isRecord(value)) {
-    for (const [key, item] of Object.entries(value)) walkStrings(item, [...path, key], visit);
+    for (const key of Object.keys(value)) {
+      path.push(key);
+      walkStrings(value[key], path, visit);
+      path.pop();
+    }
   }
 }
 
+const NO_MATRIX: readonly Record<string, number>[] = [Object.freeze({})];
+
 /** The cartesian product of a matrix, as index maps, in the order the lists are written. */
-function combinations(matrix: Record<string, unknown[]> | undefined): Record<string, number>[] {
+function combinations(
+  matrix: Record<string, unknown[]> | undefined,
+): readonly Record<string, number>[] {
+  if (matrix === undefined || Object.keys(matrix).length === 0) return NO_MATRIX;
   let combos: Record<string, number>[] = [{}];
-  for (const [key, list] of Object.entries(matrix ?? {})) {
+  for (const [key, list] of Object.entries(matrix)) {
     const next: Record<string, number>[] = [];
     for (const combo of combos)
       for (let i = 0; i < list.length; i++) next.push({ ...combo, [key]: i });
@@ -260,49 +306,76 @@ function combinations(matrix: Record<string, unknown[]> | undefined): Record<str
   return combos;
 }
 
-function expandSpec(
-  spec: JobSpec,
-  vars: Record<string, unknown>,
-  defaults: Record<string, unknown>,
-  options: ExpandOptions,
-): ExpandedJob[] {
+const NO_FIELDS: ReadonlySet<string> = new Set();
+
+interface ExpandContext {
+  vars: ReadonlyMap<string, unknown>;
+  defaults: Record<string, unknown>;
+  defaultsTemplated: boolean;
+  options: ExpandOptions;
+}
+
+function hasTemplate(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("{{");
+  if (Array.isArray(value)) return value.some(hasTemplate);
+  if (isRecord(value)) return Object.values(value).some(hasTemplate);
+  return false;
+}
+
+function expandSpec(spec: JobSpec, context: ExpandContext): ExpandedJob[] {
+  const { defaults, options } = context;
   const combos = combinations(spec.matrix);
-  const baseVars = new Map<string, unknown>(Object.entries(vars));
+  let vars = context.vars;
   if (spec.from !== undefined) {
-    baseVars.set("input.url", INPUT_PLACEHOLDERS.url(spec.from));
-    baseVars.set("input.file", INPUT_PLACEHOLDERS.file());
-    baseVars.set("input.text", INPUT_PLACEHOLDERS.text(spec.from));
+    vars = new Map([
+      ...context.vars,
+      ["input.url", INPUT_PLACEHOLDERS.url(spec.from)],
+      ["input.file", INPUT_PLACEHOLDERS.file()],
+      ["input.text", INPUT_PLACEHOLDERS.text(spec.from)],
+    ]);
   }
-  const hasTemplates =
-    JSON.stringify(spec.fields).includes("{{") || JSON.stringify(defaults).includes("{{");
+  const templated = hasTemplate(spec.fields);
   return combos.map((matrixIndex, expansion) => {
-    const localVars = combos.length > 1 || spec.matrix !== undefined ? new Map(baseVars) : baseVars;
+    const localVars = spec.matrix === undefined ? vars : new Map(vars);
     const matrixValues: Record<string, unknown> = {};
     for (const [key, index] of Object.entries(matrixIndex)) {
-      const item = renderTemplates(spec.matrix?.[key]?.[index], baseVars);
+      const item = renderTemplates(spec.matrix?.[key]?.[index], vars);
       matrixValues[key] = item;
-      localVars.set(key, item);
+      (localVars as Map<string, unknown>).set(key, item);
     }
-    const fields = hasTemplates
+    const fields = templated
       ? (renderTemplates(spec.fields, localVars) as Record<string, unknown>)
       : spec.fields;
     const model =
       typeof fields.model === "string" ? fields.model : (matrixValues.model as string | undefined);
     const accepted = spec.passthrough ? undefined : options.fieldsFor(model, spec.endpoint);
-    const body: Record<string, unknown> = {};
     const fromDefaults = new Set<string>();
-    if (accepted !== undefined) {
-      for (const [key, item] of Object.entries(defaults)) {
-        if (accepted.has(key) && !(key in fields) && !(key in matrixValues)) {
-          body[key] = hasTemplates ? renderTemplates(item, localVars) : item;
-          fromDefaults.add(key);
-        }
-      }
+    for (const key of Object.keys(defaults)) {
+      if (accepted?.has(key) === true && !(key in fields) && !(key in matrixValues))
+        fromDefaults.add(key);
+    }
+    const matrixFields = Object.keys(matrixValues).filter(
+      (key) => accepted?.has(key) === true || key === "model",
+    );
+    if (fromDefaults.size === 0 && matrixFields.length === 0) {
+      // The common case: the body is the job's own fields, shared rather than copied.
+      return {
+        spec,
+        expansion,
+        expansions: combos.length,
+        matrixIndex,
+        body: fields,
+        fromDefaults: NO_FIELDS,
+      };
+    }
+    const body: Record<string, unknown> = {};
+    for (const key of fromDefaults) {
+      body[key] = context.defaultsTemplated
+        ? renderTemplates(defaults[key], localVars)
+        : defaults[key];
     }
     Object.assign(body, fields);
-    for (const [key, item] of Object.entries(matrixValues)) {
-      if (accepted?.has(key) === true || key === "model") body[key] = item;
-    }
+    for (const key of matrixFields) body[key] = matrixValues[key];
     return { spec, expansion, expansions: combos.length, matrixIndex, body, fromDefaults };
   });
 }

@@ -120,6 +120,7 @@ function firstLine(message: string): string {
   return message.split("\n")[0] ?? message;
 }
 
+/** Replaces `${ENV}` in every string, in place; `at` is the path so far (a shared stack). */
 function interpolateDeep(
   value: unknown,
   env: Readonly<Record<string, string | undefined>>,
@@ -134,14 +135,20 @@ function interpolateDeep(
     return result;
   }
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++)
-      value[i] = interpolateDeep(value[i], env, [...at, i], problems);
+    for (let i = 0; i < value.length; i++) {
+      at.push(i);
+      value[i] = interpolateDeep(value[i], env, at, problems);
+      at.pop();
+    }
     return value;
   }
   if (value !== null && typeof value === "object") {
     const record = value as Record<string, unknown>;
-    for (const key of Object.keys(record))
-      record[key] = interpolateDeep(record[key], env, [...at, key], problems);
+    for (const key of Object.keys(record)) {
+      at.push(key);
+      record[key] = interpolateDeep(record[key], env, at, problems);
+      at.pop();
+    }
   }
   return value;
 }

@@ -38,8 +38,6 @@ export interface JobSpec {
   id: string;
   /** Position in `jobs:`. */
   index: number;
-  /** Path of the entry in the document: ["jobs", index]. */
-  path: readonly (string | number)[];
   model: string | undefined;
   endpoint: string | undefined;
   matrix: Record<string, unknown[]> | undefined;

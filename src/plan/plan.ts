@@ -50,12 +50,17 @@ export interface PlannedTask {
   state: "new";
 }
 
-/** Builds the plan of a validated manifest: tasks, expected outputs and estimated cost per job. */
+/**
+ * Builds the plan of a validated manifest: tasks, expected outputs and estimated cost per job.
+ * With `keys: false` the task list stays empty (counting needs no hashing).
+ */
 export function planRun(
   manifestFile: string,
   settings: ManifestSettings,
   jobs: readonly CheckedJob[],
+  options: { keys?: boolean } = {},
 ): Plan {
+  const withKeys = options.keys !== false;
   const groups = new Map<string, PlanGroup>();
   const tasks: PlannedTask[] = [];
   for (const checked of jobs) {
@@ -92,7 +97,7 @@ export function planRun(
     group.outputs.count += (expected?.count ?? 1) * spec.repeat;
     if (expected !== undefined && !expected.exact) group.outputs.exact = false;
     group.cost = group.cost === null || price === null ? null : group.cost + price * spec.repeat;
-    if (spec.from === undefined) {
+    if (withKeys && spec.from === undefined) {
       for (let repeatIndex = 0; repeatIndex < spec.repeat; repeatIndex++) {
         tasks.push({
           key: taskKey({ endpoint, body, repeatIndex }),

@@ -13,9 +13,9 @@ describe("gwrun validate", () => {
     const result = gwrun(["validate", "test/fixtures/bad-manifests/unknown-key.yaml"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      'test/fixtures/bad-manifests/unknown-key.yaml:9:5  error promt: unknown field "promt" (did you mean "prompt"?)  [unknown-field]',
+      'test/fixtures/bad-manifests/unknown-key.yaml:9:5  error promt: unknown field (did you mean "prompt"?)  [unknown-field]',
     );
-    expect(result.stderr).toMatch(/> 9 \|\s+promt: a ceramic mug/);
+    expect(result.stderr).toMatch(/>\s+9 \|\s+promt: a ceramic mug/);
     expect(result.stderr).toContain("3 errors; nothing was submitted");
   });
 

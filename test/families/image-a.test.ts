@@ -60,6 +60,13 @@ describe("image family A", () => {
     expect(issues).toContainEqual(expect.objectContaining({ path, rule }));
   });
 
+  it("only warns about a ratio in the prompt, since the spec advises rather than forbids it", () => {
+    const issues = validateRequest(imageA, { ...minimal, prompt: "a 1:1 scale replica of a mug" });
+    expect(issues).toEqual([
+      expect.objectContaining({ rule: "ratio-in-prompt", severity: "warning" }),
+    ]);
+  });
+
   it("suggests the field a typo meant", () => {
     const [issue] = validateRequest(imageA, { ...minimal, resolutoin: "2k" });
     expect(issue?.message).toContain('did you mean "resolution"');

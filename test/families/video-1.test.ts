@@ -75,6 +75,7 @@ describe("video family 1", () => {
   it("suggests the camera command a typo meant", () => {
     const [issue] = validateRequest(video1, { ...minimal, prompt: "a boat [左移动]" });
     expect(issue?.rule).toBe("camera-command");
+    expect(issue?.severity).toBe("warning");
     expect(issue?.message).toContain('did you mean "[左移]"');
   });
 
