@@ -1,5 +1,5 @@
 import * as z from "zod";
-import type { ModelPattern, RequestBody } from "./types.js";
+import type { ExpectedOutputs, ModelPattern, PixelSize, RequestBody } from "./types.js";
 
 /**
  * Building blocks for family schemas. Cross-field rules are written as plain functions over
@@ -27,7 +27,7 @@ export function model(spec: string): ModelPattern {
 /** The `model` field: a string that matches one of the family's patterns. */
 export function modelField(patterns: readonly ModelPattern[]) {
   return z.string().refine((value) => patterns.some((p) => p.pattern.test(value)), {
-    message: `must be one of ${patterns.map((p) => p.example.replace("acme", "<brand>")).join(", ")}`,
+    message: `must be one of ${patterns.map((p) => p.label ?? p.example.replace("acme", "<brand>")).join(", ")}`,
     params: { rule: "model" },
   });
 }
@@ -188,4 +188,23 @@ export function parsePixels(
   const match = pattern.exec(value);
   if (match === null) return undefined;
   return { width: Number(match[1]), height: Number(match[2]) };
+}
+
+/**
+ * What a video task produces: one clip. Sizes and audio default to null, meaning the spec
+ * states nothing a check could hold the clip to.
+ */
+export function oneClip(clip: {
+  durationSeconds: number | null;
+  audio?: boolean | null;
+  sizes?: readonly PixelSize[] | null;
+}): ExpectedOutputs {
+  return {
+    kind: "video",
+    count: 1,
+    exact: true,
+    sizes: clip.sizes ?? null,
+    durationSeconds: clip.durationSeconds,
+    audio: clip.audio ?? null,
+  };
 }

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { BRAND, int, numberAt, oneOf, request } from "./common.js";
+import { BRAND, int, modelField, numberAt, oneOf, request } from "./common.js";
 import type { Family, ModelPattern } from "./types.js";
 
 /** Image family D: `<brand>-imagine-1.0-<suffix>`, text-to-image. */
@@ -8,18 +8,13 @@ import type { Family, ModelPattern } from "./types.js";
 const MODEL: ModelPattern = {
   pattern: new RegExp(`^${BRAND}-imagine-1\\.0-(?!edit-)[\\w.-]+$`),
   // The suffix is left open by the spec; the example spells it as a word that matches.
+  label: "<brand>-imagine-1.0-<suffix>",
   example: "acme-imagine-1.0-suffix",
 };
 const MODELS = [MODEL];
 
-const modelField = z.string().refine((value) => MODEL.pattern.test(value), {
-  message:
-    "must be <brand>-imagine-1.0-<suffix>; <brand>-imagine-1.0-edit-<suffix> models use /v1/images/edits",
-  params: { rule: "model" },
-});
-
 const schema = request({
-  model: modelField,
+  model: modelField(MODELS),
   prompt: z.string(),
   size: oneOf(["1:1", "16:9", "9:16", "3:2", "2:3"]).optional(),
   n: int(1, 10).optional(),

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { BRAND, int, isDataUri, numberAt, request } from "./common.js";
+import { BRAND, int, isDataUri, modelField, numberAt, request } from "./common.js";
 import type { Family, ModelPattern } from "./types.js";
 
 /** POST /v1/images/edits: `<brand>-imagine-1.0-edit-<suffix>` edits the first image of `image_urls`. */
@@ -7,14 +7,10 @@ import type { Family, ModelPattern } from "./types.js";
 const MODEL: ModelPattern = {
   pattern: new RegExp(`^${BRAND}-imagine-1\\.0-edit-[\\w.-]+$`),
   // The suffix is left open by the spec; the example spells it as a word that matches.
+  label: "<brand>-imagine-1.0-edit-<suffix>",
   example: "acme-imagine-1.0-edit-suffix",
 };
 const MODELS = [MODEL];
-
-const modelField = z.string().refine((value) => MODEL.pattern.test(value), {
-  message: "must be <brand>-imagine-1.0-edit-<suffix>",
-  params: { rule: "model" },
-});
 
 const HTTPS = /^https:\/\/[^\s/$.?#][^\s]*$/i;
 
@@ -32,7 +28,7 @@ const editImage = z.string().superRefine((value, ctx) => {
 });
 
 const schema = request({
-  model: modelField,
+  model: modelField(MODELS),
   prompt: z.string(),
   // Only the first image is used as the edit reference; more are not an error.
   image_urls: z.array(editImage).min(1),

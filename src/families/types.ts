@@ -15,6 +15,8 @@ export interface PixelSize {
 export interface ModelPattern {
   pattern: RegExp;
   example: string;
+  /** How the spec writes the id, when `<brand>` is not its only open part. */
+  label?: string;
 }
 
 /**

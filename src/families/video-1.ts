@@ -6,6 +6,7 @@ import {
   model,
   modelField,
   numberAt,
+  oneClip,
   oneOf,
   request,
   stringAt,
@@ -104,14 +105,9 @@ export const video1: Family = {
   // The spec states no formats, sizes or byte limits for the first frame.
   imageInputs: [{ path: ["first_frame_image"], dataUri: true }],
   expectedOutputs(body) {
-    return {
-      kind: "video",
-      count: 1,
-      exact: true,
-      sizes: null,
+    return oneClip({
       durationSeconds: numberAt(body, "duration") ?? DEFAULT_DURATION,
-      audio: null,
-    };
+    });
   },
   // The spec states no prices for this family.
   estimateCost: () => null,

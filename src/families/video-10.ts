@@ -5,6 +5,7 @@ import {
   model,
   modelField,
   numberAt,
+  oneClip,
   oneOf,
   request,
   stringAt,
@@ -88,15 +89,9 @@ export const video10: Family = {
     },
   ],
   expectedOutputs(body) {
-    return {
-      kind: "video",
-      count: 1,
-      exact: true,
-      // The spec gives no pixel sizes.
-      sizes: null,
+    return oneClip({
       durationSeconds: numberAt(body, "duration") ?? DEFAULT_DURATION,
-      audio: null,
-    };
+    });
   },
   // The spec states no prices for this family.
   estimateCost: () => null,

@@ -9,6 +9,7 @@ import {
   model,
   modelField,
   numberAt,
+  oneClip,
   oneOf,
   type Report,
   request,
@@ -165,15 +166,10 @@ export const video2: Family = {
   mode: video2Mode,
   expectedOutputs(body) {
     const edit = video2Mode(body) === "EDIT";
-    return {
-      kind: "video",
-      count: 1,
-      exact: true,
-      sizes: null,
+    return oneClip({
       // EDIT follows the source video (15 s at most), which only the gateway knows.
       durationSeconds: edit ? null : (numberAt(body, "duration") ?? DEFAULT_DURATION),
-      audio: null,
-    };
+    });
   },
   // Billed by resolution times seconds; the spec states no amounts.
   estimateCost: () => null,

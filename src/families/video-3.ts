@@ -10,6 +10,7 @@ import {
   num,
   numberAt,
   object,
+  oneClip,
   oneOf,
   type Report,
   recordAt,
@@ -208,16 +209,12 @@ export const video3: Family = {
   mode: video3Mode,
   expectedOutputs(body) {
     const reference = arrayAt(body, "ref_videos")?.some((v) => recordAt(v)?.type === "reference");
-    return {
-      kind: "video",
-      count: 1,
-      exact: true,
-      sizes: null,
+    return oneClip({
       // A "reference" video's own length (at most 10 s) replaces the requested duration.
       durationSeconds: reference ? null : (numberAt(body, "duration") ?? DEFAULT_DURATION),
       // Simultaneous audio and video output is unsupported.
       audio: false,
-    };
+    });
   },
   // Billing grows with resolution and ref_videos, but the spec states no amounts.
   estimateCost: () => null,

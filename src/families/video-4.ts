@@ -10,6 +10,7 @@ import {
   modelField,
   numberAt,
   object,
+  oneClip,
   oneOf,
   type Report,
   recordAt,
@@ -177,15 +178,10 @@ export const video4: Family = {
     { path: ["element_list", "*", "element_input_urls", "*"], dataUri: false },
   ],
   expectedOutputs(body) {
-    return {
-      kind: "video",
-      count: 1,
-      exact: true,
-      // std is 720P and pro 1080P, but no pixel sizes are stated and the ratio may follow the image.
-      sizes: null,
+    return oneClip({
       durationSeconds: numberAt(body, "duration") ?? DEFAULT_DURATION,
       audio: booleanAt(body, "audio") ?? false,
-    };
+    });
   },
   // The spec states no prices for this family.
   estimateCost: () => null,

@@ -8,6 +8,7 @@ import {
   modelField,
   numberAt,
   object,
+  oneClip,
   oneOf,
   request,
   text,
@@ -88,14 +89,9 @@ export const video5: Family = {
   // Public URLs only; the spec states no formats, sizes or byte limits for the images.
   imageInputs: [{ path: ["image_with_roles", "*", "url"], dataUri: false }],
   expectedOutputs(body) {
-    return {
-      kind: "video",
-      count: 1,
-      exact: true,
-      sizes: null,
+    return oneClip({
       durationSeconds: numberAt(body, "duration") ?? DEFAULT_DURATION,
-      audio: null,
-    };
+    });
   },
   // The spec states no prices for this family.
   estimateCost: () => null,

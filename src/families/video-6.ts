@@ -9,6 +9,7 @@ import {
   model,
   modelField,
   numberAt,
+  oneClip,
   oneOf,
   parsePixels,
   request,
@@ -157,15 +158,12 @@ export const video6: Family = {
             stringAt(body, "resolution") ?? DEFAULT_RESOLUTION,
           );
     const withAudio = booleanAt(body, "audio") === true || has(body, "audio_url");
-    return {
-      kind: "video",
-      count: 1,
-      exact: true,
+    return oneClip({
       // In I2V the aspect follows the image, so the size is unknown.
       sizes: size === null ? null : [size],
       durationSeconds: numberAt(body, "duration") ?? DEFAULT_DURATION,
       audio: withAudio ? true : null,
-    };
+    });
   },
   // Billed per second by resolution; the spec states no amounts.
   estimateCost: () => null,

@@ -7,6 +7,7 @@ import {
   model,
   modelField,
   numberAt,
+  oneClip,
   oneOf,
   request,
   stringAt,
@@ -81,16 +82,11 @@ export const video7: Family = {
   imageInputs: [{ path: ["image_urls", "*"], dataUri: false }],
   expectedOutputs(body) {
     const pro = stringAt(body, "mode") === "pro";
-    return {
-      kind: "video",
-      count: 1,
-      exact: true,
-      // 720P / 1080P, but the spec gives no pixel sizes and the image may set the aspect.
-      sizes: null,
+    return oneClip({
       durationSeconds: numberAt(body, "duration") ?? DEFAULT_DURATION,
       // std is silent only; pro without audio is not stated to be silent.
       audio: pro ? (booleanAt(body, "audio") === true ? true : null) : false,
-    };
+    });
   },
   // The spec states no prices for this family.
   estimateCost: () => null,

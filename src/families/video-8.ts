@@ -8,6 +8,7 @@ import {
   modelField,
   numberAt,
   object,
+  oneClip,
   oneOf,
   recordAt,
   request,
@@ -92,17 +93,12 @@ export const video8: Family = {
   expectedOutputs(body) {
     const duration = numberAt(body, "duration") ?? 0;
     const audioSetting = recordAt(body.metadata)?.audio_setting ?? DEFAULT_AUDIO_SETTING;
-    return {
-      kind: "video",
-      count: 1,
-      exact: true,
-      // The ratio follows the input when size is omitted and the spec gives no pixel sizes.
-      sizes: null,
+    return oneClip({
       // 0 keeps the source's full length, which only the gateway knows.
       durationSeconds: duration === 0 ? null : duration,
       // "auto" regenerates the audio; "origin" keeps the source's, which may have none.
       audio: audioSetting === "auto" ? true : null,
-    };
+    });
   },
   // Billed by actual output length; the spec states no amounts.
   estimateCost: () => null,

@@ -9,6 +9,7 @@ import {
   modelField,
   numberAt,
   object,
+  oneClip,
   oneOf,
   type Report,
   recordAt,
@@ -113,15 +114,9 @@ export const video9: Family = {
     { path: ["image_with_roles", "*", "url"], dataUri: false },
   ],
   expectedOutputs(body) {
-    return {
-      kind: "video",
-      count: 1,
-      exact: true,
-      // Every ratio at every resolution, but the spec gives no pixel sizes.
-      sizes: null,
+    return oneClip({
       durationSeconds: numberAt(body, "duration") ?? DEFAULT_DURATION,
-      audio: null,
-    };
+    });
   },
   // The spec states no prices for this family.
   estimateCost: () => null,

@@ -164,4 +164,67 @@ jobs:
       "7:60 unknown-field",
     ]);
   });
+
+  it("refuses a local file where the family takes only URLs", async () => {
+    const png = await sharp({ create: { width: 640, height: 480, channels: 3, background: "red" } })
+      .png()
+      .toBuffer();
+    const checked = await checkInline(
+      `
+version: 1
+jobs:
+  - id: clip
+    model: acmeq3
+    prompt: the mug turns slowly
+    image_urls: [ref.png]
+`,
+      { "ref.png": png },
+    );
+    expect(errorsOf(checked)).toEqual(["7:18 url-only"]);
+    expect(checked.diagnostics[0]?.message).toContain("accepts only http(s) URLs here");
+  });
+
+  it("places an unknown model given by a matrix at its matrix entry", async () => {
+    const checked = await checkInline(`
+version: 1
+jobs:
+  - id: compare
+    prompt: a mug
+    matrix: { model: [acme-image-2, acme-imgae-3] }
+`);
+    expect(errorsOf(checked)).toEqual(["6:37 unknown-model"]);
+  });
+
+  it("requires the messages version header for messages jobs", async () => {
+    const checked = await checkInline(`
+version: 1
+jobs:
+  - id: ask
+    endpoint: messages
+    model: acme-sonnet
+    max_tokens: 100
+    messages: [{ role: user, content: hello }]
+`);
+    expect(errorsOf(checked)).toEqual(["5:15 required-header"]);
+  });
+});
+
+describe("diagnostics", () => {
+  it("never show the value of an api_key line in a code frame", async () => {
+    const checked = await checkInline(`
+version: 1
+gateway:
+  api_key: sk-live-do-not-print
+  base_urll: sim
+jobs:
+  - { id: hero, model: acme-image-2, prompt: a mug }
+`);
+    const { formatDiagnostic } = await import("../../src/manifest/diagnostics.js");
+    const text = checked.diagnostics
+      .map((d) => formatDiagnostic(d, checked.source.text))
+      .join("\n");
+    expect(errorsOf(checked)).toEqual(["5:3 unknown-field"]);
+    expect(text).toContain("api_key: ***");
+    expect(text).not.toContain("sk-live-do-not-print");
+  });
 });
