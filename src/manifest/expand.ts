@@ -93,8 +93,9 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
     defaultsTemplated: hasTemplate(defaults),
     options,
   };
+  const runs = willRun(result.specs);
   for (const spec of result.specs) {
-    if (!spec.enabled) continue;
+    if (!runs.has(spec)) continue;
     for (const job of expandSpec(spec, context)) result.jobs.push(job);
   }
   result.diagnostics = [...source.diagnostics, ...reporter.diagnostics];
@@ -169,6 +170,22 @@ function checkIds(specs: readonly JobSpec[], reporter: Reporter): void {
       jobPath(spec),
     );
   }
+}
+
+/** Enabled jobs whose whole `from:` chain is enabled (a disabled upstream produces nothing). */
+function willRun(specs: readonly JobSpec[]): Set<JobSpec> {
+  const byId = new Map(specs.map((spec) => [spec.id, spec]));
+  const runs = new Set<JobSpec>();
+  for (const spec of specs) {
+    let current: JobSpec | undefined = spec;
+    const seen = new Set<JobSpec>();
+    while (current?.enabled === true && current.from !== undefined && !seen.has(current)) {
+      seen.add(current);
+      current = byId.get(current.from);
+    }
+    if (current?.enabled === true && current.from === undefined) runs.add(spec);
+  }
+  return runs;
 }
 
 /** `from:` must name another job, and the links must not loop. */

@@ -96,6 +96,21 @@ jobs:
     expect(checked.jobs.map(({ job }) => [job.spec.id, job.spec.repeat])).toEqual([["four", 4]]);
   });
 
+  it("leaves out the dependants of a disabled job, with a warning", async () => {
+    const checked = await checkInline(`
+version: 1
+jobs:
+  - { id: hero, model: acme-image-2, prompt: a mug, enabled: false }
+  - { id: clip, model: acme-video-2.3, prompt: a mug, first_frame_image: "{{input.url}}", from: hero }
+  - { id: other, model: acme-image-2, prompt: a cup }
+`);
+    expect(errorsOf(checked)).toEqual([]);
+    expect(checked.diagnostics.map((d) => `${d.line}:${d.col} ${d.severity} ${d.rule}`)).toEqual([
+      "5:97 warning disabled-upstream",
+    ]);
+    expect(checked.jobs.map(({ job }) => job.spec.id)).toEqual(["other"]);
+  });
+
   it("sends a passthrough job unchecked, with a warning", async () => {
     const checked = await checkInline(`
 version: 1
