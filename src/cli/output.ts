@@ -1,4 +1,4 @@
-import { type Diagnostic, formatDiagnostic } from "../manifest/diagnostics.js";
+import { type Diagnostic, formatDiagnostic } from "../manifest/index.js";
 
 /** The CLI's only console writers: results to stdout, diagnostics and progress to stderr. */
 

@@ -1,5 +1,4 @@
-import { checkManifestFile } from "../plan/check-manifest.js";
-import { type Plan, planRun } from "../plan/plan.js";
+import { checkManifestFile, type Plan, planRun } from "../plan/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { err, out, printDiagnostics } from "./output.js";
 
@@ -50,7 +49,7 @@ function printPlan(plan: Plan): void {
         ? "unknown (the spec states no price for these families)"
         : `${known} + unknown for ${unknownTasks} ${unknownTasks === 1 ? "task" : "tasks"}`;
   out(
-    `  total: ${totals.tasksUpperBound ? "up to " : ""}${totals.tasks} tasks, ${totals.outputs} outputs, estimated cost ${cost}`,
+    `  total: ${totals.tasksUpperBound ? "up to " : ""}${totals.tasks} tasks, ${totals.outputsUpperBound ? "up to " : ""}${totals.outputs} outputs, estimated cost ${cost}`,
   );
 }
 

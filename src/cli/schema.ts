@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
-import { FAMILIES } from "../families/registry.js";
-import { manifestSchema } from "../manifest/schema.js";
+import { FAMILIES } from "../families/index.js";
+import { manifestSchema } from "../manifest/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { out } from "./output.js";
 

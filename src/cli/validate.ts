@@ -2,10 +2,8 @@ import { readFile } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import type { Issue } from "../core/zod-issues.js";
-import { familyForRequest } from "../families/resolve.js";
-import { validateRequest } from "../families/validate.js";
-import { checkManifestFile } from "../plan/check-manifest.js";
-import { planRun } from "../plan/plan.js";
+import { familyForRequest, validateRequest } from "../families/index.js";
+import { checkManifestFile, planRun } from "../plan/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { err, out, printDiagnostics } from "./output.js";
 

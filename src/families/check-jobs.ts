@@ -1,6 +1,9 @@
-import type { Diagnostic } from "../manifest/diagnostics.js";
-import { type ExpandedManifest, jobPath } from "../manifest/expand.js";
-import type { ExpandedJob } from "../manifest/types.js";
+import {
+  type Diagnostic,
+  type ExpandedJob,
+  type ExpandedManifest,
+  jobPath,
+} from "../manifest/index.js";
 import { hasLocalImages, type ImageFileCache, inlineLocalImages } from "./local-images.js";
 import { ENDPOINT_PATHS, familyFor, suggestModel, TEXT_FAMILY_IDS } from "./resolve.js";
 import type { Family, RequestBody } from "./types.js";

@@ -1,7 +1,9 @@
-import { didYouMean } from "../core/suggest.js";
+import { isRecord } from "../core/values.js";
 import { describeZodIssues, type Issue } from "../core/zod-issues.js";
+import { checkTemplates } from "./check-templates.js";
 import type { Diagnostic } from "./diagnostics.js";
-import { renderTemplates, templateNames } from "./interpolate.js";
+import { renderTemplates } from "./interpolate.js";
+import { checkIds, checkLinks, willRun } from "./job-graph.js";
 import type { ManifestSource } from "./load.js";
 import { Reporter } from "./report.js";
 import { jobSchema, type ManifestInput, manifestSettingsSchema, RUNNER_KEYS } from "./schema.js";
@@ -33,8 +35,6 @@ export const INPUT_PLACEHOLDERS = {
   file: () => "data:image/png;base64,iVBORw0KGgo=",
   text: (from: string) => `(text produced by ${from})`,
 } as const;
-
-const INPUT_NAMES = ["input.url", "input.file", "input.text"];
 
 /**
  * Checks the manifest's own structure (runner keys, settings, ids, `from:` links, templates)
@@ -102,10 +102,6 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
   return result;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
-}
-
 function pathLabel(path: readonly (string | number)[]): string {
   return path.reduce<string>(
     (label, step) =>
@@ -144,166 +140,6 @@ function toSpec(raw: unknown, index: number): JobSpec | undefined {
     if (!RUNNER_KEY_SET.has(key)) spec.fields[key] = raw[key];
   }
   return spec;
-}
-
-/** Where a job's entry sits in the document. */
-export function jobPath(spec: JobSpec): (string | number)[] {
-  return ["jobs", spec.index];
-}
-
-function checkIds(specs: readonly JobSpec[], reporter: Reporter): void {
-  const first = new Map<string, JobSpec>();
-  for (const spec of specs) {
-    const earlier = first.get(spec.id);
-    if (earlier === undefined) {
-      first.set(spec.id, spec);
-      continue;
-    }
-    const line = reporter.source.lineCounter.linePos(
-      reporter.span(["id"], {}, jobPath(earlier)).offset,
-    ).line;
-    reporter.at(
-      ["id"],
-      "duplicate-id",
-      `duplicate job id "${spec.id}" (first defined on line ${line})`,
-      {},
-      jobPath(spec),
-    );
-  }
-}
-
-/** Enabled jobs whose whole `from:` chain is enabled (a disabled upstream produces nothing). */
-function willRun(specs: readonly JobSpec[]): Set<JobSpec> {
-  const byId = new Map(specs.map((spec) => [spec.id, spec]));
-  const runs = new Set<JobSpec>();
-  for (const spec of specs) {
-    let current: JobSpec | undefined = spec;
-    const seen = new Set<JobSpec>();
-    while (current?.enabled === true && current.from !== undefined && !seen.has(current)) {
-      seen.add(current);
-      current = byId.get(current.from);
-    }
-    if (current?.enabled === true && current.from === undefined) runs.add(spec);
-  }
-  return runs;
-}
-
-/** `from:` must name another job, and the links must not loop. */
-function checkLinks(specs: readonly JobSpec[], reporter: Reporter): void {
-  const byId = new Map(specs.map((spec) => [spec.id, spec]));
-  const ids = [...byId.keys()];
-  for (const spec of specs) {
-    if (spec.from === undefined) continue;
-    const upstream = byId.get(spec.from);
-    if (upstream === undefined) {
-      reporter.at(
-        ["from"],
-        "unknown-job",
-        `from: no job has id "${spec.from}"${didYouMean(spec.from, ids)}`,
-        {},
-        jobPath(spec),
-      );
-    } else if (!upstream.enabled && spec.enabled) {
-      reporter.at(
-        ["from"],
-        "disabled-upstream",
-        `from: job "${spec.from}" is disabled, so this job will not run`,
-        { severity: "warning" },
-        jobPath(spec),
-      );
-    }
-  }
-  const reported = new Set<string>();
-  for (const spec of specs) {
-    const chain: string[] = [];
-    let current: JobSpec | undefined = spec;
-    while (current?.from !== undefined && !chain.includes(current.id)) {
-      chain.push(current.id);
-      current = byId.get(current.from);
-    }
-    if (
-      current === undefined ||
-      !chain.includes(current.id) ||
-      current.id !== spec.id ||
-      reported.has(spec.id)
-    )
-      continue;
-    const cycle = [...chain, spec.id].join(" → ");
-    for (const id of chain) reported.add(id);
-    for (const id of chain) {
-      const member = byId.get(id) as JobSpec;
-      reporter.at(["from"], "cycle", `dependency cycle: ${cycle}`, {}, jobPath(member));
-    }
-  }
-}
-
-/** Every `{{name}}` must name a var, a matrix key, or `input.*` in a job with `from:`. */
-function checkTemplates(
-  specs: readonly JobSpec[],
-  vars: Record<string, unknown>,
-  defaults: Record<string, unknown>,
-  reporter: Reporter,
-): void {
-  const matrixKeys = new Set(specs.flatMap((spec) => Object.keys(spec.matrix ?? {})));
-  const defaultNames = [...Object.keys(vars), ...matrixKeys, ...INPUT_NAMES];
-  walkStrings(defaults, ["defaults"], (text, path) => {
-    checkNames(text, path, defaultNames, undefined, reporter);
-  });
-  for (const spec of specs) {
-    const names = [...Object.keys(vars), ...Object.keys(spec.matrix ?? {})];
-    if (spec.from !== undefined) names.push(...INPUT_NAMES);
-    walkStrings(spec.fields, [], (text, path) => checkNames(text, path, names, spec, reporter));
-    walkStrings(spec.matrix ?? {}, ["matrix"], (text, path) =>
-      checkNames(text, path, Object.keys(vars), spec, reporter),
-    );
-  }
-}
-
-function checkNames(
-  text: string,
-  path: (string | number)[],
-  allowed: readonly string[],
-  spec: JobSpec | undefined,
-  reporter: Reporter,
-): void {
-  for (const { name, index } of templateNames(text)) {
-    if (allowed.includes(name)) continue;
-    const message = name.startsWith("input.")
-      ? INPUT_NAMES.includes(name)
-        ? `{{${name}}} is only available in a job with from:`
-        : `{{${name}}} is not defined; an upstream output offers ${INPUT_NAMES.map((n) => `{{${n}}}`).join(", ")}`
-      : `{{${name}}} is not defined in vars or the job's matrix${didYouMean(name, allowed)}`;
-    reporter.at(
-      path,
-      "undefined-variable",
-      message,
-      { inner: index },
-      spec === undefined ? [] : jobPath(spec),
-    );
-  }
-}
-
-/** Calls `visit` for every string in `value` that holds a template; `path` is a shared stack. */
-function walkStrings(
-  value: unknown,
-  path: (string | number)[],
-  visit: (text: string, path: (string | number)[]) => void,
-): void {
-  if (typeof value === "string") {
-    if (value.includes("{{")) visit(value, [...path]);
-  } else if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      path.push(i);
-      walkStrings(value[i], path, visit);
-      path.pop();
-    }
-  } else if (isRecord(value)) {
-    for (const key of Object.keys(value)) {
-      path.push(key);
-      walkStrings(value[key], path, visit);
-      path.pop();
-    }
-  }
 }
 
 const NO_MATRIX: readonly Record<string, number>[] = [Object.freeze({})];

@@ -1,8 +1,13 @@
-import { type CheckedJob, checkJobs } from "../families/check-jobs.js";
-import { familyFields, familyFor } from "../families/resolve.js";
-import { type Diagnostic, sortDiagnostics } from "../manifest/diagnostics.js";
-import { type ExpandedManifest, expandManifest } from "../manifest/expand.js";
-import { loadManifest, type ManifestSource, parseManifest } from "../manifest/load.js";
+import { type CheckedJob, checkJobs, familyFields, familyFor } from "../families/index.js";
+import {
+  type Diagnostic,
+  type ExpandedManifest,
+  expandManifest,
+  loadManifest,
+  type ManifestSource,
+  parseManifest,
+  sortDiagnostics,
+} from "../manifest/index.js";
 
 /** A manifest read, expanded and checked against every family's rules. */
 export interface CheckedManifest {

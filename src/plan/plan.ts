@@ -1,5 +1,5 @@
-import type { CheckedJob } from "../families/check-jobs.js";
-import type { ManifestSettings } from "../manifest/types.js";
+import type { CheckedJob } from "../families/index.js";
+import type { ManifestSettings } from "../manifest/index.js";
 import { taskKey } from "./identity.js";
 
 /** A plan is plain data: what a run would submit, grouped by job id. `gwrun plan --json` prints it. */
@@ -14,6 +14,8 @@ export interface Plan {
     /** Tasks counted in `tasks` as upper bounds (dependants of jobs with a variable output count). */
     tasksUpperBound: boolean;
     outputs: number;
+    /** Outputs counted as upper bounds (sequential sets, fan-outs of those). */
+    outputsUpperBound: boolean;
     /** Sum of the known prices. */
     cost: number;
     /** Tasks whose price the spec does not state. */
@@ -116,6 +118,7 @@ export function planRun(
     tasks: list.reduce((sum, group) => sum + group.tasks, 0),
     tasksUpperBound: list.some((group) => !group.tasksExact),
     outputs: list.reduce((sum, group) => sum + group.outputs.count, 0),
+    outputsUpperBound: list.some((group) => !group.outputs.exact),
     cost: round(list.reduce((sum, group) => sum + (group.cost ?? 0), 0)),
     tasksWithUnknownCost: list.reduce(
       (sum, group) => sum + (group.cost === null ? group.tasks : 0),

@@ -1,0 +1,78 @@
+import { didYouMean } from "../core/suggest.js";
+import { isRecord } from "../core/values.js";
+import { templateNames } from "./interpolate.js";
+import { jobPath } from "./job-path.js";
+import type { Reporter } from "./report.js";
+import type { JobSpec } from "./types.js";
+
+/** Names a `{{template}}` may use in a job with `from:`. */
+export const INPUT_NAMES = ["input.url", "input.file", "input.text"];
+
+/** Every `{{name}}` must name a var, a matrix key, or `input.*` in a job with `from:`. */
+export function checkTemplates(
+  specs: readonly JobSpec[],
+  vars: Record<string, unknown>,
+  defaults: Record<string, unknown>,
+  reporter: Reporter,
+): void {
+  const matrixKeys = new Set(specs.flatMap((spec) => Object.keys(spec.matrix ?? {})));
+  const defaultNames = [...Object.keys(vars), ...matrixKeys, ...INPUT_NAMES];
+  walkStrings(defaults, ["defaults"], (text, path) => {
+    checkNames(text, path, defaultNames, undefined, reporter);
+  });
+  for (const spec of specs) {
+    const names = [...Object.keys(vars), ...Object.keys(spec.matrix ?? {})];
+    if (spec.from !== undefined) names.push(...INPUT_NAMES);
+    walkStrings(spec.fields, [], (text, path) => checkNames(text, path, names, spec, reporter));
+    walkStrings(spec.matrix ?? {}, ["matrix"], (text, path) =>
+      checkNames(text, path, Object.keys(vars), spec, reporter),
+    );
+  }
+}
+
+function checkNames(
+  text: string,
+  path: (string | number)[],
+  allowed: readonly string[],
+  spec: JobSpec | undefined,
+  reporter: Reporter,
+): void {
+  for (const { name, index } of templateNames(text)) {
+    if (allowed.includes(name)) continue;
+    const message = name.startsWith("input.")
+      ? INPUT_NAMES.includes(name)
+        ? `{{${name}}} is only available in a job with from:`
+        : `{{${name}}} is not defined; an upstream output offers ${INPUT_NAMES.map((n) => `{{${n}}}`).join(", ")}`
+      : `{{${name}}} is not defined in vars or the job's matrix${didYouMean(name, allowed)}`;
+    reporter.at(
+      path,
+      "undefined-variable",
+      message,
+      { inner: index },
+      spec === undefined ? [] : jobPath(spec),
+    );
+  }
+}
+
+/** Calls `visit` for every string in `value` that holds a template; `path` is a shared stack. */
+function walkStrings(
+  value: unknown,
+  path: (string | number)[],
+  visit: (text: string, path: (string | number)[]) => void,
+): void {
+  if (typeof value === "string") {
+    if (value.includes("{{")) visit(value, [...path]);
+  } else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      path.push(i);
+      walkStrings(value[i], path, visit);
+      path.pop();
+    }
+  } else if (isRecord(value)) {
+    for (const key of Object.keys(value)) {
+      path.push(key);
+      walkStrings(value[key], path, visit);
+      path.pop();
+    }
+  }
+}
