@@ -30,6 +30,7 @@ jobs:
       tasks: 8,
       tasksUpperBound: false,
       outputs: 11,
+      outputsUpperBound: false,
       cost: 3.2,
       tasksWithUnknownCost: 4,
     });
