@@ -57,9 +57,9 @@ const PIXELS: Record<Ratio, Record<Resolution, string[]>> = {
 
 /** The pixel sizes family A promises for a size and resolution; null when the server picks. */
 export function imageAPixels(size: string, resolution: string): PixelSize[] | null {
-  const row = PIXELS[size as Ratio];
+  const row = Object.hasOwn(PIXELS, size) ? PIXELS[size as Ratio] : undefined;
   if (row !== undefined) {
-    const cell = row[resolution as Resolution] ?? row["1k"];
+    const cell = Object.hasOwn(row, resolution) ? row[resolution as Resolution] : row["1k"];
     return cell.map((value) => parsePixels(value) as PixelSize);
   }
   const pixels = parsePixels(size);
@@ -86,7 +86,7 @@ const schema = request(
     if (
       size !== undefined &&
       size !== "auto" &&
-      !(size in PIXELS) &&
+      !Object.hasOwn(PIXELS, size) &&
       parsePixels(size) === undefined
     ) {
       report(

@@ -35,7 +35,8 @@ type Tier = (typeof TIERS)[number];
 export type ImageBMode = "text-to-image" | "edit" | "sequential";
 
 const MB = 1024 * 1024;
-const HEX = /^#[0-9A-Fa-f]{6}$/;
+// The spec types hex as a string; a colour is six (or three) hex digits, with or without "#".
+const HEX = /^#?([0-9A-Fa-f]{6}|[0-9A-Fa-f]{3})$/;
 const PERCENT = /^(\d{1,3})(?:\.(\d{1,2}))?%$/;
 
 const isPro = (body: RequestBody) => PRO.pattern.test(stringAt(body, "model") ?? "");
@@ -100,7 +101,7 @@ const box = z.array(num(0)).length(4);
 
 const paletteItem = object({
   hex: z.string().refine((value) => HEX.test(value), {
-    message: "must be a colour written #RRGGBB, e.g. #1A2B3C",
+    message: "must be a hex colour such as #1A2B3C",
     params: { rule: "format" },
   }),
   ratio: z.string().refine((value) => hundredths(value) !== undefined, {
@@ -138,8 +139,8 @@ function checkTier(body: RequestBody, report: Report): void {
 function checkBoxes(body: RequestBody, report: Report): void {
   const boxes = arrayAt(body, "bbox_list");
   if (boxes === undefined) return;
-  const images = arrayAt(body, "image_urls");
-  if (images === undefined) {
+  const images = arrayAt(body, "image_urls") ?? [];
+  if (boxes.length > 0 && !has(body, "image_urls")) {
     report(["bbox_list"], "only-with", "bbox_list marks regions of image_urls; add image_urls");
   } else if (boxes.length !== images.length) {
     report(
@@ -172,7 +173,8 @@ function checkPalette(body: RequestBody, report: Report): void {
     report(
       ["color_palette"],
       "only-with",
-      "color_palette works only in non-sequential mode; remove it or set enable_sequential to false",
+      "color_palette has no effect in sequential mode; remove it or set enable_sequential to false",
+      "warning",
     );
   }
   const parts = palette.map((item) => hundredths(recordAt(item)?.ratio));

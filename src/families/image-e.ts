@@ -3,7 +3,7 @@ import { didYouMean } from "../core/suggest.js";
 import { describe } from "../core/zod-issues.js";
 import {
   BRAND,
-  has,
+  booleanAt,
   imageRef,
   int,
   model,
@@ -18,9 +18,9 @@ import type { Family, RequestBody } from "./types.js";
 /**
  * Image family E: `<brand>-3.1-flash-image-preview` and its `-official` variant.
  *
- * The text search flag is named `<brand>_search` after the vendor word of the model id, so the
- * request object cannot be a fixed strict shape: it is a loose object whose unknown keys are
- * reported here, accepting only the `_search` key that matches the model's brand.
+ * The text search flag is named `<brand>_search`, a vendor word the spec leaves out (it need not
+ * be the model's), so the request object cannot be a fixed strict shape: it is a loose object
+ * whose unknown keys are reported here, accepting one `<word>_search` boolean.
  *
  * The image-search flag (which requires the text search flag to be true) is not named by the
  * spec; it is not accepted under any guessed name, so sending it is an unknown-field error.
@@ -73,30 +73,34 @@ const KNOWN = Object.keys(shape);
 
 function checkKeys(body: RequestBody, report: Report): void {
   const brand = imageEBrand(body);
-  const searchKey = brand === undefined ? undefined : `${brand}_search`;
+  const candidates = brand === undefined ? KNOWN : [...KNOWN, `${brand}_search`];
+  let searchFlag: string | undefined;
   for (const key of Object.keys(body)) {
     if (KNOWN.includes(key) || body[key] === undefined) continue;
-    if (key === searchKey) {
+    if (SEARCH_KEY.test(key)) {
       if (typeof body[key] !== "boolean") {
         report([key], "type", `must be a boolean, got ${describe(body[key])}`);
       }
+      if (searchFlag !== undefined) {
+        report(
+          [key],
+          "mutually-exclusive",
+          `send one text search flag, not both ${searchFlag} and ${key}`,
+        );
+      }
+      searchFlag = key;
       continue;
     }
-    // Without a valid model the brand is unknown; the model error already stands.
-    if (brand === undefined && SEARCH_KEY.test(key)) continue;
-    const candidates = searchKey === undefined ? KNOWN : [...KNOWN, searchKey];
-    const hint = didYouMean(key, candidates);
-    const searchHint =
-      hint === "" && searchKey !== undefined && SEARCH_KEY.test(key)
-        ? ` (the text search flag of model "${stringAt(body, "model")}" is "${searchKey}")`
-        : hint;
-    report([key], "unknown-field", `unknown field${searchHint}`);
+    report([key], "unknown-field", `unknown field${didYouMean(key, candidates)}`);
   }
 }
 
 function rules(body: RequestBody, report: Report): void {
   checkKeys(body, report);
-  if (OFFICIAL.pattern.test(stringAt(body, "model") ?? "") && has(body, "official_fallback")) {
+  if (
+    OFFICIAL.pattern.test(stringAt(body, "model") ?? "") &&
+    booleanAt(body, "official_fallback") === true
+  ) {
     report(
       ["official_fallback"],
       "model",

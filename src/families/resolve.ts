@@ -23,10 +23,6 @@ export const ENDPOINT_PATHS: Readonly<Record<string, string>> = {
 
 const byId = new Map(FAMILIES.map((family) => [family.id, family]));
 
-export function familyById(id: string): Family | undefined {
-  return byId.get(id);
-}
-
 /** The family of a job: by its text endpoint, or by the first family whose pattern matches the model. */
 export function familyFor(
   model: string | undefined,

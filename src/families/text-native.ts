@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { booleanAt, object, oneOf, request, stringAt } from "./common.js";
+import { booleanAt, object, request, stringAt } from "./common.js";
 import { anyModel, anyObject, oneText } from "./text-shapes.js";
 import type { Family, RequestBody } from "./types.js";
 
@@ -17,9 +17,10 @@ export const TEXT_NATIVE_MODEL_EXAMPLES = [
   "acme-2.5-pro-thinking",
 ] as const;
 
+// The spec names the fields of native content, not the values of role.
 const content = object({
-  role: oneOf(["user", "model"]),
-  parts: z.array(object({ text: z.string() })).min(1),
+  role: z.string().optional(),
+  parts: z.array(object({ text: z.string() })),
 });
 
 const schema = request({

@@ -112,7 +112,12 @@ export function byType(options: Record<string, z.ZodType>, untagged?: z.ZodType)
 /** `temperature` and `top_p`: the spec says to use one or the other. */
 export function eitherTemperatureOrTopP(body: RequestBody, report: Report): void {
   if (numberAt(body, "temperature") !== undefined && numberAt(body, "top_p") !== undefined) {
-    report(["top_p"], "either-or", "set either temperature or top_p, not both; remove one of them");
+    report(
+      ["top_p"],
+      "either-or",
+      "the spec advises setting either temperature or top_p, not both",
+      "warning",
+    );
   }
 }
 

@@ -63,7 +63,9 @@ const PIXELS: Record<Ratio, Record<Resolution, string>> = {
 
 /** The output size family 6 promises for an aspect ratio and resolution; null when unknown. */
 export function video6Pixels(aspectRatio: string, resolution: string): PixelSize | null {
-  const cell = PIXELS[aspectRatio as Ratio]?.[resolution as Resolution];
+  const row = Object.hasOwn(PIXELS, aspectRatio) ? PIXELS[aspectRatio as Ratio] : undefined;
+  const cell =
+    row !== undefined && Object.hasOwn(row, resolution) ? row[resolution as Resolution] : undefined;
   return cell === undefined ? null : (parsePixels(cell) ?? null);
 }
 

@@ -5,7 +5,6 @@ import {
   expandManifest,
   loadManifest,
   type ManifestSource,
-  parseManifest,
   sortDiagnostics,
 } from "../manifest/index.js";
 
@@ -25,15 +24,6 @@ export async function checkManifestFile(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<CheckedManifest> {
   return checkManifestSource(await loadManifest(file, env));
-}
-
-/** As checkManifestFile, for manifest text already in memory. */
-export async function checkManifestText(
-  text: string,
-  file: string,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<CheckedManifest> {
-  return checkManifestSource(parseManifest(text, file, env));
 }
 
 async function checkManifestSource(source: ManifestSource): Promise<CheckedManifest> {

@@ -84,4 +84,20 @@ describe("image family A", () => {
     expect(imageA.expectedOutputs({ ...minimal, size: "auto" }).sizes).toBeNull();
     expect(imageA.estimateCost(minimal)).toBeNull();
   });
+
+  it("rejects size values that only look like table keys", () => {
+    for (const size of ["constructor", "toString", "__proto__"]) {
+      expect(validateRequest(imageA, { ...minimal, size })).toContainEqual(
+        expect.objectContaining({ path: ["size"], rule: "size" }),
+      );
+    }
+  });
+
+  it("promises the table's size at every resolution, and explicit pixels as given", () => {
+    const sizes = (size: string, resolution: string) =>
+      imageA.expectedOutputs({ ...minimal, size, resolution }).sizes;
+    expect(sizes("16:9", "2k")).toEqual([{ width: 2048, height: 1152 }]);
+    expect(sizes("9:21", "4k")).toEqual([{ width: 1648, height: 3840 }]);
+    expect(sizes("1200x800", "2k")).toEqual([{ width: 1200, height: 800 }]);
+  });
 });

@@ -249,4 +249,15 @@ describe("image family B", () => {
     expect(imageB.estimateCost({ ...minimal, n: 3 })).toBe(1.5);
     expect(imageB.estimateCost({ model: "acme2.7-image", prompt: "x", n: 3 })).toBe(0.6);
   });
+
+  it.each([
+    ["n is at least 1", { n: 0 }, ["n"], "range"],
+    ["seed is at least 0", { seed: -1 }, ["seed"], "range"],
+    ["seed is at most 2147483647", { seed: 2147483648 }, ["seed"], "range"],
+  ] as const)("holds the bounds: %s", (_name, change, path, rule) => {
+    const base = { model: "acme2.7-image", prompt: "a mug" };
+    expect(validateRequest(imageB, { ...base, ...change })).toContainEqual(
+      expect.objectContaining({ path: [...path], rule }),
+    );
+  });
 });

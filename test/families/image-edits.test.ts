@@ -63,4 +63,18 @@ describe("image edits", () => {
     });
     expect(imageEdits.estimateCost(minimal)).toBeNull();
   });
+
+  it.each([
+    ["n is at least 1", { n: 0 }, ["n"], "range"],
+    ["n is at most 10", { n: 11 }, ["n"], "range"],
+  ] as const)("holds the bounds: %s", (_name, change, path, rule) => {
+    const base = {
+      model: "acme-imagine-1.0-edit-v1",
+      prompt: "blue",
+      image_urls: ["https://e.com/a.png"],
+    };
+    expect(validateRequest(imageEdits, { ...base, ...change })).toContainEqual(
+      expect.objectContaining({ path: [...path], rule }),
+    );
+  });
 });

@@ -97,4 +97,16 @@ describe("chat completions", () => {
     expect(textChat.models).toEqual([]);
     expect(textChat.lane).toBe("text");
   });
+
+  it.each([
+    ["temperature is at least 0", { temperature: -0.1 }, ["temperature"], "range"],
+    ["top_p is at least 0", { top_p: -0.1 }, ["top_p"], "range"],
+    ["frequency_penalty is at most 2", { frequency_penalty: 2.1 }, ["frequency_penalty"], "range"],
+    ["presence_penalty is at least -2", { presence_penalty: -2.1 }, ["presence_penalty"], "range"],
+  ] as const)("holds the bounds: %s", (_name, change, path, rule) => {
+    const base = { model: "acme-5", messages: [{ role: "user", content: "hi" }] };
+    expect(validateRequest(textChat, { ...base, ...change })).toContainEqual(
+      expect.objectContaining({ path: [...path], rule }),
+    );
+  });
 });

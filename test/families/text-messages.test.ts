@@ -216,4 +216,18 @@ describe("messages", () => {
     });
     expect(textMessages.estimateCost(minimal)).toBeNull();
   });
+
+  it.each([
+    ["temperature is at least 0", { temperature: -0.1 }, ["temperature"], "range"],
+    ["top_p is at least 0", { top_p: -0.1 }, ["top_p"], "range"],
+  ] as const)("holds the bounds: %s", (_name, change, path, rule) => {
+    const base = {
+      model: "acme-sonnet",
+      max_tokens: 10,
+      messages: [{ role: "user", content: "hi" }],
+    };
+    expect(validateRequest(textMessages, { ...base, ...change })).toContainEqual(
+      expect.objectContaining({ path: [...path], rule }),
+    );
+  });
 });

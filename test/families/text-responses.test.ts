@@ -190,4 +190,14 @@ describe("responses", () => {
     });
     expect(textResponses.estimateCost(minimal)).toBeNull();
   });
+
+  it.each([
+    ["temperature is at least 0", { temperature: -1 }, ["temperature"], "range"],
+    ["top_p is at most 1", { top_p: 1.5 }, ["top_p"], "range"],
+  ] as const)("holds the bounds: %s", (_name, change, path, rule) => {
+    const base = { model: "acme-5", input: "hello" };
+    expect(validateRequest(textResponses, { ...base, ...change })).toContainEqual(
+      expect.objectContaining({ path: [...path], rule }),
+    );
+  });
 });
