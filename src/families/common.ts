@@ -70,7 +70,7 @@ export function text(max?: number) {
 }
 
 const URL_PATTERN = /^https?:\/\/[^\s/$.?#][^\s]*$/i;
-const DATA_URI_PATTERN = /^data:image\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=\s]*$/i;
+const DATA_URI_PATTERN = /^data:image\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=\s]+$/i;
 
 export function isUrl(value: string): boolean {
   return URL_PATTERN.test(value);
@@ -94,6 +94,40 @@ export function imageRef(options: { dataUri: boolean }) {
           : "must be an http(s) URL",
       params: { rule: options.dataUri ? "image-ref" : "url-only" },
     });
+  });
+}
+
+const VIDEO_EXTENSIONS = ["mp4", "mov"];
+
+/** The file extension of a URL's path, lowercased; undefined when the path has none. */
+function urlExtension(value: string): string | undefined {
+  let path: string;
+  try {
+    path = new URL(value).pathname;
+  } catch {
+    return undefined;
+  }
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const dot = name.lastIndexOf(".");
+  return dot > 0 ? name.slice(dot + 1).toLowerCase() : undefined;
+}
+
+/**
+ * Why a video URL is not MP4 or MOV, or undefined when it may be: a URL without an extension
+ * may still serve either, so only a stated other extension is wrong.
+ */
+export function videoFormatProblem(value: string): string | undefined {
+  const extension = urlExtension(value);
+  if (extension === undefined || VIDEO_EXTENSIONS.includes(extension)) return undefined;
+  return `the video must be MP4 or MOV, got a ".${extension}" file`;
+}
+
+/** A source video: an http(s) URL of an MP4 or MOV file. */
+export function videoUrl() {
+  return mediaUrl().superRefine((value, ctx) => {
+    const problem = videoFormatProblem(value);
+    if (problem !== undefined)
+      ctx.addIssue({ code: "custom", message: problem, params: { rule: "format" } });
   });
 }
 

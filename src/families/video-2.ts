@@ -5,7 +5,6 @@ import {
   imageRef,
   int,
   isDataUri,
-  mediaUrl,
   model,
   modelField,
   numberAt,
@@ -15,6 +14,7 @@ import {
   request,
   stringAt,
   text,
+  videoUrl,
 } from "./common.js";
 import type { Family, RequestBody } from "./types.js";
 
@@ -102,7 +102,7 @@ const schema = request(
     image_urls: z.array(imageRef({ dataUri: true })).optional(),
     // Length, resolution, ratio, container, frame rate and size of the source video are
     // unknown before the gateway fetches it.
-    video_url: mediaUrl().optional(),
+    video_url: videoUrl().optional(),
     audio_setting: oneOf(["auto", "origin"]).optional(),
     resolution: oneOf(["720P", "1080P"]).optional(),
     // Ignored in EDIT (the output follows the source), still validated when sent.

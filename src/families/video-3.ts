@@ -16,6 +16,7 @@ import {
   recordAt,
   request,
   stringAt,
+  videoUrl,
 } from "./common.js";
 import type { Family, RequestBody } from "./types.js";
 
@@ -35,7 +36,7 @@ const FORMATS = ["jpeg", "png", "gif", "bmp"] as const;
 const DEFAULT_DURATION = 5;
 const MAX_TOKENS = 1280;
 
-const tag = z.string().refine((value) => value.length > 1 && value.startsWith("@"), {
+const tag = z.string().refine((value) => value.startsWith("@"), {
   message: 'must start with "@", e.g. "@hero", and be written into the prompt',
   params: { rule: "format" },
 });
@@ -62,7 +63,7 @@ const refVideo = object({
   tag,
   type: oneOf(["reference", "extend"]),
   // MP4 or MOV of at most 15 s (10 s for reference): unknown before the gateway fetches it.
-  video_url: mediaUrl(),
+  video_url: videoUrl(),
 });
 
 /** The mode by the fields present; a body with both I2V and Omni fields is rejected anyway. */
@@ -72,24 +73,13 @@ export function video3Mode(body: RequestBody): Video3Mode {
   return "T2V";
 }
 
-/** Whether `prompt` contains `tag` as a whole tag ("@a" is not found inside "@ab"). */
-function containsTag(prompt: string, tag: string): boolean {
-  let from = prompt.indexOf(tag);
-  while (from !== -1) {
-    const next = prompt.slice(from + tag.length, from + tag.length + 1);
-    if (!/[\p{L}\p{N}_]/u.test(next)) return true;
-    from = prompt.indexOf(tag, from + 1);
-  }
-  return false;
-}
-
 function checkTags(body: RequestBody, report: Report): void {
   const prompt = stringAt(body, "prompt");
   if (prompt === undefined) return;
   for (const field of TAGGED_FIELDS) {
     arrayAt(body, field)?.forEach((item, index) => {
       const value = recordAt(item)?.tag;
-      if (typeof value !== "string" || !value.startsWith("@") || containsTag(prompt, value)) return;
+      if (typeof value !== "string" || !value.startsWith("@") || prompt.includes(value)) return;
       report(
         [field, index, "tag"],
         "tag-in-prompt",
@@ -212,8 +202,9 @@ export const video3: Family = {
     return oneClip({
       // A "reference" video's own length (at most 10 s) replaces the requested duration.
       durationSeconds: reference ? null : (numberAt(body, "duration") ?? DEFAULT_DURATION),
-      // Simultaneous audio and video output is unsupported.
-      audio: false,
+      // Generated clips are silent (audio and video output together is unsupported), but a
+      // "reference" video carries its own audio by default.
+      audio: reference ? null : false,
     });
   },
   // Billing grows with resolution and ref_videos, but the spec states no amounts.

@@ -122,6 +122,7 @@ function checkElementNames(body: RequestBody, report: Report): void {
       ["prompt"],
       "unknown-element",
       `"@${word}" names no element of element_list (${names.join(", ")})${didYouMean(word, names)}`,
+      "warning",
     );
   }
 }
@@ -153,11 +154,13 @@ const schema = request(
     if (!has(body, "prompt") && booleanAt(body, "multi_shot") !== true) {
       report(["prompt"], "required", "prompt is required unless multi_shot is true");
     }
-    if (has(body, "aspect_ratio") && has(body, "size")) {
+    const aspect = stringAt(body, "aspect_ratio");
+    const size = stringAt(body, "size");
+    if (aspect !== undefined && size !== undefined && aspect !== size) {
       report(
         ["size"],
         "mutually-exclusive",
-        "aspect_ratio and size are the same setting; send only one of them",
+        `aspect_ratio and size are the same setting, and disagree ("${aspect}" and "${size}"); send only one`,
       );
     }
     checkShots(body, report);

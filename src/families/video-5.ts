@@ -12,6 +12,7 @@ import {
   oneOf,
   request,
   text,
+  videoUrl,
 } from "./common.js";
 import type { Family } from "./types.js";
 
@@ -39,7 +40,7 @@ const schema = request(
     image_with_roles: z.array(imageWithRole).optional(),
     // Container (mp4, mov), length (1 to 30 s), sides (240 to 4096 px), ratio (1:8 to 8:1)
     // and size (100 MB) of each video are unknown before the gateway fetches it.
-    video_urls: z.array(mediaUrl()).optional(),
+    video_urls: z.array(videoUrl()).optional(),
     negative_prompt: text(500).optional(),
     resolution: oneOf(["720P", "1080P"]).optional(),
     // 2 to 10 when a video is among the references: checked in the rules.

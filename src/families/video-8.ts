@@ -7,12 +7,12 @@ import {
   model,
   modelField,
   numberAt,
-  object,
   oneClip,
   oneOf,
   recordAt,
   request,
   text,
+  videoFormatProblem,
 } from "./common.js";
 import type { Family } from "./types.js";
 
@@ -23,21 +23,7 @@ import type { Family } from "./types.js";
 
 const MODELS = [model("<brand>2.7-videoedit")];
 
-const VIDEO_EXTENSIONS = ["mp4", "mov"];
 const DEFAULT_AUDIO_SETTING = "auto";
-
-/** The file extension of a URL's path, lowercased; undefined when the path has none. */
-function urlExtension(value: string): string | undefined {
-  let path: string;
-  try {
-    path = new URL(value).pathname;
-  } catch {
-    return undefined;
-  }
-  const name = path.slice(path.lastIndexOf("/") + 1);
-  const dot = name.lastIndexOf(".");
-  return dot > 0 ? name.slice(dot + 1).toLowerCase() : undefined;
-}
 
 const schema = request(
   {
@@ -64,20 +50,14 @@ const schema = request(
     prompt_extend: z.boolean().optional(),
     watermark: z.boolean().optional(),
     seed: int(0).optional(),
-    metadata: object({ audio_setting: oneOf(["auto", "origin"]).optional() }).optional(),
+    // Other fields of metadata exist but are not shown: only audio_setting is checked.
+    metadata: z.looseObject({ audio_setting: oneOf(["auto", "origin"]).optional() }).optional(),
   },
   (body, report) => {
-    // A URL without an extension may still be MP4 or MOV; only a stated other one is wrong.
-    arrayAt(body, "video_urls")?.forEach((value, index) => {
-      if (typeof value !== "string") return;
-      const extension = urlExtension(value);
-      if (extension === undefined || VIDEO_EXTENSIONS.includes(extension)) return;
-      report(
-        ["video_urls", index],
-        "format",
-        `the video must be MP4 or MOV, got a ".${extension}" file`,
-      );
-    });
+    // Only the first video is used, so only its format matters.
+    const first = arrayAt(body, "video_urls")?.[0];
+    const problem = typeof first === "string" ? videoFormatProblem(first) : undefined;
+    if (problem !== undefined) report(["video_urls", 0], "format", problem);
   },
 );
 

@@ -83,4 +83,10 @@ describe("video family 10", () => {
     expect(video10.expectedOutputs({ ...mix, duration: 2 }).durationSeconds).toBe(2);
     expect(video10.estimateCost(minimal)).toBeNull();
   });
+
+  it("accepts the shortest duration of each model", () => {
+    const base = { prompt: "the mug turns", image_urls: ["https://e.com/a.png"] };
+    expect(validateRequest(video10, { ...base, model: "acmeq3", duration: 3 })).toEqual([]);
+    expect(validateRequest(video10, { ...base, model: "acmeq3-mix", duration: 1 })).toEqual([]);
+  });
 });

@@ -122,12 +122,6 @@ describe("video family 3", () => {
       "tag-in-prompt",
     ],
     [
-      "a tag is not found inside a longer tag",
-      { prompt: "@foxes", ref_videos: [{ tag: "@fox", type: "reference", video_url: video }] },
-      ["ref_videos", 0, "tag"],
-      "tag-in-prompt",
-    ],
-    [
       "ref_images items share one type",
       { prompt: "@a @b", ref_images: [refImage("@a"), refImage("@b", "grid")] },
       ["ref_images"],
@@ -252,5 +246,38 @@ describe("video family 3", () => {
     };
     expect(video3.expectedOutputs(reference).durationSeconds).toBeNull();
     expect(video3.estimateCost(minimal)).toBeNull();
+  });
+
+  it("finds a tag written into running text, as in Chinese prompts", () => {
+    const body = {
+      model: "acme-v4-std",
+      prompt: "参考@图1的风格",
+      ref_images: [{ tag: "@图1", type: "image", image_urls: ["https://e.com/a.png"] }],
+    };
+    expect(validateRequest(video3, body)).toEqual([]);
+  });
+
+  it("refuses a reference video that is not MP4 or MOV", () => {
+    const body = {
+      model: "acme-v4-std",
+      prompt: "@clip",
+      ref_videos: [{ tag: "@clip", type: "reference", video_url: "https://e.com/a.webm" }],
+    };
+    expect(validateRequest(video3, body)).toContainEqual(
+      expect.objectContaining({ path: ["ref_videos", 0, "video_url"], rule: "format" }),
+    );
+  });
+
+  it("expects the reference video's audio, and silence otherwise", () => {
+    const reference = {
+      model: "acme-v4-std",
+      prompt: "@clip",
+      ref_videos: [{ tag: "@clip", type: "reference", video_url: "https://e.com/a.mp4" }],
+    };
+    expect(video3.expectedOutputs(reference)).toMatchObject({ audio: null, durationSeconds: null });
+    expect(video3.expectedOutputs({ model: "acme-v4-std", prompt: "a mug" })).toMatchObject({
+      audio: false,
+      durationSeconds: 5,
+    });
   });
 });

@@ -55,8 +55,8 @@ describe("video family 4", () => {
     ["aspect_ratio is 16:9, 9:16 or 1:1", { aspect_ratio: "4:3" }, ["aspect_ratio"], "enum"],
     ["size takes the same ratios", { size: "4:3" }, ["size"], "enum"],
     [
-      "size and aspect_ratio are not sent together",
-      { size: "1:1", aspect_ratio: "1:1" },
+      "size and aspect_ratio do not disagree",
+      { size: "1:1", aspect_ratio: "16:9" },
       ["size"],
       "mutually-exclusive",
     ],
@@ -178,5 +178,10 @@ describe("video family 4", () => {
     const loud = video4.expectedOutputs({ ...minimal, duration: 15, audio: true });
     expect(loud).toMatchObject({ durationSeconds: 15, audio: true });
     expect(video4.estimateCost(minimal)).toBeNull();
+  });
+
+  it("accepts size and aspect_ratio together when they agree", () => {
+    const body = { model: "acme-v3", prompt: "a mug", size: "1:1", aspect_ratio: "1:1" };
+    expect(validateRequest(video4, body)).toEqual([]);
   });
 });

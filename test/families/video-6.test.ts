@@ -120,4 +120,20 @@ describe("video family 6", () => {
     expect(video6.expectedOutputs({ ...minimal, audio: false }).audio).toBeNull();
     expect(video6.estimateCost(minimal)).toBeNull();
   });
+
+  it.each([
+    ["16:9", "720p", 1280, 720],
+    ["16:9", "1080p", 1920, 1080],
+    ["9:16", "720p", 720, 1280],
+    ["9:16", "1080p", 1080, 1920],
+    ["1:1", "720p", 960, 960],
+    ["1:1", "1080p", 1440, 1440],
+    ["4:3", "720p", 1088, 832],
+    ["4:3", "1080p", 1632, 1248],
+    ["3:4", "720p", 832, 1088],
+    ["3:4", "1080p", 1248, 1632],
+  ])("promises %s at %s as %ix%i", (aspect_ratio, resolution, width, height) => {
+    const body = { model: "acme2.6", prompt: "a mug", aspect_ratio, resolution };
+    expect(video6.expectedOutputs(body).sizes).toEqual([{ width, height }]);
+  });
 });

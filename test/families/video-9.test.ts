@@ -153,4 +153,11 @@ describe("video family 9", () => {
     expect(video9.expectedOutputs({ ...minimal, duration: 9 }).durationSeconds).toBe(9);
     expect(video9.estimateCost(minimal)).toBeNull();
   });
+
+  it("takes only the listed aspect ratios", () => {
+    const body = { model: "acme-1-0-pro-fast", prompt: "a mug", aspect_ratio: "2:3" };
+    expect(validateRequest(video9, body)).toContainEqual(
+      expect.objectContaining({ path: ["aspect_ratio"], rule: "enum" }),
+    );
+  });
 });
