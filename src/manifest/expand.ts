@@ -58,9 +58,14 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
   const report = (issues: readonly Issue[], base: (string | number)[]) => {
     for (const issue of issues) {
       const path = [...base, ...issue.path];
-      reporter.at(path, issue.rule, `${pathLabel(path)}: ${issue.message}`, {
-        key: issue.rule === "unknown-field",
-      });
+      reporter.at(
+        path,
+        issue.rule,
+        `${path.length === 0 ? "manifest" : pathLabel(path)}: ${issue.message}`,
+        {
+          key: issue.rule === "unknown-field",
+        },
+      );
     }
   };
   if (parsed.success) {

@@ -71,6 +71,18 @@ export function parseManifest(
     reportSyntax(source, error as jsYaml.YAMLException);
     return source;
   }
+  if (value === undefined || value === null) {
+    source.diagnostics.push(
+      diagnosticAt(
+        file,
+        source.lineCounter,
+        { offset: 0, length: 0 },
+        "empty",
+        "the manifest is empty; it needs at least version: 1 and jobs:",
+      ),
+    );
+    return source;
+  }
   const problems: (EnvProblem & { path: (string | number)[] })[] = [];
   source.value = interpolateDeep(value, env, [], problems);
   if (problems.length > 0) {
