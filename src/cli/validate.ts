@@ -23,9 +23,8 @@ export async function validateManifests(files: readonly string[]): Promise<ExitC
       keys: false,
     });
     const jobs = checked.expanded.specs.length;
-    out(
-      `${file}: valid (${jobs} ${jobs === 1 ? "job" : "jobs"}, ${totals.tasksUpperBound ? "up to " : ""}${totals.tasks} tasks)`,
-    );
+    const tasks = `${totals.tasksUpperBound ? "up to " : ""}${totals.tasks} ${totals.tasks === 1 ? "task" : "tasks"}`;
+    out(`${file}: valid (${jobs} ${jobs === 1 ? "job" : "jobs"}, ${tasks})`);
   }
   return invalid ? ExitCode.Invalid : ExitCode.Ok;
 }

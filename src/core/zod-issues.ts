@@ -110,7 +110,17 @@ function describeIssue(schema: z.ZodType, body: unknown, issue: z.core.$ZodIssue
       ];
     }
     case "invalid_format":
-      return [{ path, rule: "format", message: `must be a valid ${issue.format}` }];
+      // A pattern's own message says what it wants; other formats are named by zod.
+      return [
+        {
+          path,
+          rule: "format",
+          message:
+            issue.format === "regex" && !issue.message.startsWith("Invalid")
+              ? issue.message
+              : `must be a valid ${issue.format}`,
+        },
+      ];
     case "invalid_union":
       return [{ path, rule: "type", message: `has an unsupported shape: ${describe(value)}` }];
     case "custom": {

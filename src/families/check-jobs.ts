@@ -107,6 +107,7 @@ function reportUnknownModel(
 ): void {
   const { reporter } = manifest;
   const { spec } = job;
+  if (spec.fields.model !== undefined && typeof spec.fields.model !== "string") return; // a type error already
   if (model === undefined) {
     const where = spec.fields.model === undefined ? [] : ["model"];
     reporter.at(
@@ -186,7 +187,10 @@ function reportIssue(
   } else if (spec.fields.model !== undefined) {
     span = reporter.span(["model"], { key: true }, jobPath(spec));
   }
-  const base = `${label}: ${issue.message}${note}`;
+  // An unquoted {{name}} is a YAML mapping, not a template: say so where the type is wrong.
+  const unquoted = issue.rule === "type" && manifest.source.text.startsWith("{{", span.offset);
+  const hint = unquoted ? "; a value starting with {{ must be quoted in YAML" : "";
+  const base = `${label}: ${issue.message}${hint}${note}`;
   if (job.expansions === 1) {
     reporter.atSpan(span, issue.rule, base, issue.severity);
     return;

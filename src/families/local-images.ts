@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
 import { isDataUri, isUrl } from "./common.js";
@@ -24,7 +24,7 @@ interface ImageFile {
 }
 
 /** Reads each file once however many jobs name it. */
-export type ImageFileCache = Map<string, Promise<ImageFile | { error: string }>>;
+export type ImageFileCache = Map<string, Promise<ImageFile | { error: string; rule: string }>>;
 
 /** True when a value in an image field names a local file rather than a URL or Data URI. */
 export function isLocalPath(value: string): boolean {
@@ -90,7 +90,7 @@ export async function inlineLocalImages(
     }
     const image = await pending;
     if ("error" in image) {
-      problems.push({ path: at, rule: "file-not-found", message: `${value}: ${image.error}` });
+      problems.push({ path: at, rule: image.rule, message: `${value}: ${image.error}` });
       continue;
     }
     const broken = checkImage(image, rule);
@@ -117,20 +117,36 @@ function setAt(root: unknown, at: readonly (string | number)[], value: unknown):
   target[at[at.length - 1] as string | number] = value;
 }
 
-async function readImage(file: string): Promise<ImageFile | { error: string }> {
+const MB = 1024 * 1024;
+// No family takes an image above 50 MB; anything far larger is not read into memory at all.
+const MAX_LOCAL_IMAGE_BYTES = 100 * MB;
+
+async function readImage(file: string): Promise<ImageFile | { error: string; rule: string }> {
   let data: Buffer;
   try {
+    const { size } = await stat(file);
+    if (size > MAX_LOCAL_IMAGE_BYTES) {
+      return {
+        error: `is ${Math.round(size / MB)} MB, too large to be an image input`,
+        rule: "image-bytes",
+      };
+    }
     data = await readFile(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
+    const missing = code === "ENOENT";
     return {
-      error:
-        code === "ENOENT" ? `file not found (looked for ${file})` : `cannot read ${file} (${code})`,
+      error: missing ? `file not found (looked for ${file})` : `cannot read ${file} (${code})`,
+      rule: "file-not-found",
     };
   }
   const size = await imageSize(data);
-  if (size === undefined)
-    return { error: "not an image gwrun can read (expected JPEG, PNG, WebP, GIF or BMP)" };
+  if (size === undefined) {
+    return {
+      error: "not an image gwrun can read (expected JPEG, PNG, WebP, GIF or BMP)",
+      rule: "image-format",
+    };
+  }
   const mime = size.format === "jpeg" ? "jpeg" : size.format;
   return {
     ...size,
@@ -159,8 +175,6 @@ async function imageSize(
     return undefined;
   }
 }
-
-const MB = 1024 * 1024;
 
 function checkImage(
   image: ImageFile,

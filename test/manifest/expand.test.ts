@@ -225,6 +225,27 @@ jobs:
 });
 
 describe("diagnostics", () => {
+  it("say that an unquoted {{template}} is read by YAML as a mapping", async () => {
+    const checked = await checkInline(`
+version: 1
+vars: { product: mug }
+jobs:
+  - { id: hero, model: acme-image-2, prompt: {{product}} }
+`);
+    expect(errorsOf(checked)).toEqual(["5:46 type"]);
+    expect(checked.diagnostics[0]?.message).toContain("must be quoted in YAML");
+  });
+
+  it("name a pattern's own requirement, not the pattern", async () => {
+    const checked = await checkInline(`
+version: 1
+jobs:
+  - { id: "hero shot", model: acme-image-2, prompt: a mug }
+`);
+    expect(errorsOf(checked)).toEqual(["4:11 format"]);
+    expect(checked.diagnostics[0]?.message).toBe("jobs[0].id: must use only letters, digits, _ and -");
+  });
+
   it("never show the value of an api_key line in a code frame", async () => {
     const checked = await checkInline(`
 version: 1
