@@ -243,7 +243,9 @@ jobs:
   - { id: "hero shot", model: acme-image-2, prompt: a mug }
 `);
     expect(errorsOf(checked)).toEqual(["4:11 format"]);
-    expect(checked.diagnostics[0]?.message).toBe("jobs[0].id: must use only letters, digits, _ and -");
+    expect(checked.diagnostics[0]?.message).toBe(
+      "jobs[0].id: must use only letters, digits, _ and -",
+    );
   });
 
   it("never show the value of an api_key line in a code frame", async () => {
