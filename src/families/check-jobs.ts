@@ -39,30 +39,8 @@ export async function checkJobs(
     const model = typeof job.body.model === "string" ? job.body.model : undefined;
     const family = familyFor(model, spec.endpoint);
     if (spec.passthrough) {
-      if (!warnedPassthrough.has(spec.id)) {
-        warnedPassthrough.add(spec.id);
-        reporter.at(
-          ["passthrough"],
-          "passthrough",
-          `job "${spec.id}" is sent without checking it against a model family`,
-          { key: true, severity: "warning" },
-          jobPath(spec),
-        );
-      }
-      const endpoint =
-        family?.endpoint ??
-        (spec.endpoint === undefined ? undefined : ENDPOINT_PATHS[spec.endpoint]);
-      if (endpoint === undefined) {
-        reporter.at(
-          ["model"],
-          "endpoint",
-          `model "${model ?? ""}" is unknown, so a passthrough job must say endpoint: ${Object.keys(ENDPOINT_PATHS).join(" | ")}`,
-          {},
-          jobPath(spec),
-        );
-        continue;
-      }
-      jobs.push({ job, family, endpoint: family?.path?.(job.body) ?? endpoint, body: job.body });
+      const checked = checkPassthrough(manifest, job, family, warnedPassthrough);
+      if (checked !== undefined) jobs.push(checked);
       continue;
     }
     if (family === undefined) {
@@ -98,6 +76,41 @@ export async function checkJobs(
       jobs.push({ job, family, endpoint: family.path?.(body) ?? family.endpoint, body });
   }
   return { jobs, diagnostics: reporter.diagnostics.slice(start) };
+}
+
+/** A passthrough job is sent as written (with a warning), if gwrun knows where to send it. */
+function checkPassthrough(
+  manifest: ExpandedManifest,
+  job: ExpandedJob,
+  family: Family | undefined,
+  warned: Set<string>,
+): CheckedJob | undefined {
+  const { reporter } = manifest;
+  const { spec } = job;
+  if (!warned.has(spec.id)) {
+    warned.add(spec.id);
+    reporter.at(
+      ["passthrough"],
+      "passthrough",
+      `job "${spec.id}" is sent without checking it against a model family`,
+      { key: true, severity: "warning" },
+      jobPath(spec),
+    );
+  }
+  const endpoint =
+    family?.endpoint ?? (spec.endpoint === undefined ? undefined : ENDPOINT_PATHS[spec.endpoint]);
+  if (endpoint === undefined) {
+    const model = typeof job.body.model === "string" ? job.body.model : "";
+    reporter.at(
+      ["model"],
+      "endpoint",
+      `model "${model}" is unknown, so a passthrough job must say endpoint: ${Object.keys(ENDPOINT_PATHS).join(" | ")}`,
+      {},
+      jobPath(spec),
+    );
+    return undefined;
+  }
+  return { job, family, endpoint: family?.path?.(job.body) ?? endpoint, body: job.body };
 }
 
 function reportUnknownModel(
