@@ -19,6 +19,7 @@ console.log(
     tasks: plan.totals.tasks,
     wall_ms: Math.round(wallMs),
     peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
-    target: { wall_ms: 5000, peak_rss_mb: 300 },
+    // The target this machine must meet when validating (gwrun validate).
+    ...(mode === "--plan" ? {} : { target: { wall_ms: 5000, peak_rss_mb: 300 } }),
   }),
 );
