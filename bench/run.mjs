@@ -40,6 +40,7 @@ try {
       console.log(JSON.stringify(figures));
     }
   }
+  process.stdout.write(node([path.join(here, "sim-throughput.mjs")]).stdout);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

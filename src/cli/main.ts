@@ -5,6 +5,7 @@ import { ExitCode } from "./exit-codes.js";
 import { err } from "./output.js";
 import { planManifest } from "./plan.js";
 import { writeSchemas } from "./schema.js";
+import { addSimCommand } from "./sim.js";
 import { validateManifests, validateRequestFile, validateRequestLines } from "./validate.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
@@ -60,6 +61,8 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     .action(async (options: { out: string }) => {
       setExit(await writeSchemas(options.out));
     });
+
+  addSimCommand(program, setExit);
 
   return program;
 }

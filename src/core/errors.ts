@@ -5,6 +5,25 @@ export const ErrorCode = {
   RequestInvalid: "GW_REQUEST_INVALID",
   Usage: "GW_USAGE",
   Internal: "GW_INTERNAL",
+  /** The gateway refused the request: invalid parameters (400) or constraints (422). */
+  HttpInvalid: "GW_HTTP_400",
+  HttpUnauthorized: "GW_HTTP_401",
+  HttpPaymentRequired: "GW_HTTP_402",
+  HttpNotFound: "GW_HTTP_404",
+  HttpRateLimited: "GW_HTTP_429",
+  HttpServer: "GW_HTTP_5XX",
+  /** Any other unexpected HTTP status. */
+  HttpOther: "GW_HTTP_OTHER",
+  /** The connection failed, was reset or timed out. */
+  Network: "GW_NETWORK",
+  /** A response whose body is not what the spec says. */
+  BadResponse: "GW_BAD_RESPONSE",
+  /** The gateway says the task does not exist or has expired. */
+  TaskUnknown: "GW_TASK_UNKNOWN",
+  /** A result link no longer works (past its 24 hours). */
+  LinkExpired: "GW_LINK_EXPIRED",
+  /** A download that is cut short, too large or of the wrong type. */
+  DownloadInvalid: "GW_DOWNLOAD_INVALID",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 

@@ -5,3 +5,4 @@ export { jobPath } from "./job-path.js";
 export { loadManifest, ManifestSource, parseManifest } from "./load.js";
 export { manifestSchema } from "./schema.js";
 export type { ExpandedJob, JobSpec, ManifestSettings } from "./types.js";
+export { parseDuration, parseRate, type Rate } from "./units.js";

@@ -1,9 +1,15 @@
 /** Parsers for the manifest's human units: durations ("15s", "500ms", "2m") and rates ("5/s"). */
 
-const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/;
-const DURATION_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
+const DURATION_MS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
 
-/** Milliseconds of "15s", "500ms", "2m", "1h"; a bare number is seconds. Undefined if malformed. */
+/** Milliseconds of "15s", "500ms", "2m", "1h", "7d"; a bare number is seconds. Undefined if malformed. */
 export function parseDuration(value: string | number): number | undefined {
   if (typeof value === "number")
     return Number.isFinite(value) && value >= 0 ? value * 1000 : undefined;

@@ -1,0 +1,59 @@
+import { ErrorCode, GwError } from "../core/errors.js";
+import type { ManifestSettings } from "../manifest/index.js";
+import { type Simulator, startSimulator } from "../sim/index.js";
+
+/** Where a run sends its requests, and what to release afterwards. */
+export interface GatewayTarget {
+  baseUrl: string;
+  apiKey: string;
+  /** The in-process simulator, for `base_url: sim`. */
+  simulator: Simulator | undefined;
+  /** Gateway seconds per real second: 1 for a real gateway. */
+  timeScale: number;
+  close(): Promise<void>;
+}
+
+/** Time scale of the in-process simulator: a 45 s image takes under a second. */
+export const IN_PROCESS_TIME_SCALE = 60;
+
+/**
+ * Opens the manifest's gateway: `base_url: sim` starts the simulator in-process on a free
+ * loopback port (time scale from GWRUN_SIM_TIME_SCALE, default 60); any other value is used
+ * as is, with the API key from the manifest or GW_API_KEY.
+ */
+export async function openGatewayTarget(
+  gateway: ManifestSettings["gateway"],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<GatewayTarget> {
+  const apiKey = gateway.apiKey ?? env.GW_API_KEY;
+  if (gateway.baseUrl !== "sim") {
+    if (apiKey === undefined || apiKey === "") {
+      throw new GwError(ErrorCode.Usage, `no API key for ${gateway.baseUrl}`, {
+        hint: "set GW_API_KEY in the environment (the manifest may also read another variable with gateway.api_key)",
+      });
+    }
+    return {
+      baseUrl: gateway.baseUrl,
+      apiKey,
+      simulator: undefined,
+      timeScale: 1,
+      close: async () => {},
+    };
+  }
+  const timeScale = Number(env.GWRUN_SIM_TIME_SCALE ?? IN_PROCESS_TIME_SCALE);
+  if (!(timeScale > 0)) {
+    throw new GwError(
+      ErrorCode.Usage,
+      `GWRUN_SIM_TIME_SCALE must be a positive number, got "${env.GWRUN_SIM_TIME_SCALE}"`,
+    );
+  }
+  const simulator = await startSimulator({ port: 0, timeScale });
+  return {
+    baseUrl: simulator.url,
+    // The simulator accepts any non-empty key.
+    apiKey: apiKey === undefined || apiKey === "" ? "sim" : apiKey,
+    simulator,
+    timeScale,
+    close: () => simulator.close(),
+  };
+}

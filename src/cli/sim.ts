@@ -1,0 +1,191 @@
+import type { Command } from "commander";
+import { Option } from "commander";
+import { ErrorCode, GwError } from "../core/errors.js";
+import { parseDuration, parseRate } from "../manifest/index.js";
+import {
+  BATCH_SHAPES,
+  type BatchShape,
+  type SimFaults,
+  type SimOptionsInput,
+  startSimulator,
+  VIDEO_RESULTS,
+  type VideoResult,
+} from "../sim/index.js";
+import { ExitCode } from "./exit-codes.js";
+import { err, out } from "./output.js";
+
+interface SimFlags {
+  port: string;
+  host: string;
+  timeScale: string;
+  seed?: string;
+  key?: string;
+  rateLimit?: string;
+  burst?: string;
+  balance?: string;
+  retention: string;
+  linkTtl: string;
+  unsafeWord?: string;
+  batchShape: BatchShape;
+  videoResult: VideoResult;
+  failRate?: string;
+  errorRate?: string;
+  resetRate?: string;
+  lostResponseRate?: string;
+  truncateRate?: string;
+  downloadDelay?: string;
+  wrongSizeRate?: string;
+  shortClipRate?: string;
+  mediaVariants?: string;
+  cacheDir?: string;
+}
+
+/** `gwrun sim`: the gateway simulator, standalone. */
+export function addSimCommand(program: Command, setExit: (code: ExitCode) => void): void {
+  program
+    .command("sim")
+    .description("run the gateway simulator on loopback (prints its URL; Ctrl-C stops it)")
+    .option("--port <n>", "port to listen on (0: a free one)", "8787")
+    .option("--host <address>", "address to listen on", "127.0.0.1")
+    .option(
+      "--time-scale <x>",
+      "gateway seconds per real second (60: a 45 s task takes 0.75 s)",
+      "1",
+    )
+    .option("--seed <text>", "seed of every injected fault and choice")
+    .option("--key <key>", "accept only this API key (default: any non-empty key)")
+    .option(
+      "--rate-limit <rate>",
+      'generation calls allowed, e.g. "10/s" (429 with Retry-After beyond)',
+    )
+    .option("--burst <n>", "calls allowed at once under --rate-limit (default: one second's worth)")
+    .option(
+      "--balance <amount>",
+      "currency units available; 402 once spent (charged on completion)",
+    )
+    .option("--retention <duration>", "how long task records are kept (gateway time)", "7d")
+    .option(
+      "--link-ttl <duration>",
+      "how long result links work after completion (gateway time)",
+      "24h",
+    )
+    .option(
+      "--unsafe-word <word>",
+      'family A safety filter rejects prompts with this word (default "forbidden")',
+    )
+    .addOption(
+      new Option("--batch-shape <shape>", "body of POST /v1/tasks/batch")
+        .choices(BATCH_SHAPES)
+        .default("list"),
+    )
+    .addOption(
+      new Option("--video-result <shape>", "where video results put the clip")
+        .choices(VIDEO_RESULTS)
+        .default("videos"),
+    )
+    .option("--fail-rate <fraction>", "tasks that end failed")
+    .option("--error-rate <fraction>", "requests answered 500")
+    .option("--reset-rate <fraction>", "requests whose connection is reset")
+    .option("--lost-response-rate <fraction>", "submits accepted whose response is lost")
+    .option("--truncate-rate <fraction>", "downloads cut short")
+    .option("--download-delay <duration>", "wait before each download answers")
+    .option("--wrong-size-rate <fraction>", "image tasks with pictures of the wrong size")
+    .option("--short-clip-rate <fraction>", "video tasks with clips shorter than requested")
+    .option(
+      "--media-variants <n>",
+      "distinct pictures and clips to render (default: one per prompt)",
+    )
+    .option("--cache-dir <dir>", "where rendered media are cached")
+    .action(async (flags: SimFlags) => {
+      const options = simOptionsOf(flags);
+      const simulator = await startSimulator(options).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== "EADDRINUSE" && error.code !== "EACCES") throw error;
+        throw usage(
+          `cannot listen on ${options.host}:${options.port} (${error.code === "EADDRINUSE" ? "in use" : "not allowed"}); pick another --port, or 0 for a free one`,
+        );
+      });
+      out(simulator.url);
+      err(
+        `gwrun sim: gateway simulator on ${simulator.url} (time scale ${simulator.options.timeScale}); Ctrl-C stops it`,
+      );
+      await new Promise<void>((resolve) => {
+        process.once("SIGINT", resolve);
+        process.once("SIGTERM", resolve);
+      });
+      await simulator.close();
+      setExit(ExitCode.Ok);
+    });
+}
+
+function usage(message: string): GwError {
+  return new GwError(ErrorCode.Usage, message);
+}
+
+function number(
+  flag: string,
+  value: string | undefined,
+  min: number,
+  max = Number.POSITIVE_INFINITY,
+): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (value.trim() === "" || !Number.isFinite(parsed) || parsed < min || parsed > max) {
+    throw usage(
+      `${flag} must be a number from ${min}${max === Number.POSITIVE_INFINITY ? " up" : ` to ${max}`}, got "${value}"`,
+    );
+  }
+  return parsed;
+}
+
+function seconds(flag: string, value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined)
+    throw usage(`${flag} must be a duration such as 500ms, 30s, 24h or 7d, got "${value}"`);
+  return ms / 1000;
+}
+
+/** Sim options from the command's flags; a bad value is a usage error naming the flag. */
+export function simOptionsOf(flags: SimFlags): SimOptionsInput {
+  const rate = flags.rateLimit === undefined ? undefined : parseRate(flags.rateLimit);
+  if (flags.rateLimit !== undefined && rate === undefined) {
+    throw usage(`--rate-limit must be a rate such as 10/s or 600/m, got "${flags.rateLimit}"`);
+  }
+  const perSecond = rate === undefined ? undefined : (rate.count * 1000) / rate.perMs;
+  const fraction = (flag: string, value: string | undefined) => number(flag, value, 0, 1);
+  const faults: Partial<SimFaults> = {
+    taskFailureRate: fraction("--fail-rate", flags.failRate),
+    serverErrorRate: fraction("--error-rate", flags.errorRate),
+    resetRate: fraction("--reset-rate", flags.resetRate),
+    lostResponseRate: fraction("--lost-response-rate", flags.lostResponseRate),
+    truncateRate: fraction("--truncate-rate", flags.truncateRate),
+    downloadDelayMs:
+      flags.downloadDelay === undefined
+        ? undefined
+        : seconds("--download-delay", flags.downloadDelay) * 1000,
+    wrongSizeRate: fraction("--wrong-size-rate", flags.wrongSizeRate),
+    shortClipRate: fraction("--short-clip-rate", flags.shortClipRate),
+  };
+  return {
+    port: number("--port", flags.port, 0, 65_535),
+    host: flags.host,
+    timeScale: number("--time-scale", flags.timeScale, 0.001),
+    seed: flags.seed,
+    key: flags.key,
+    rateLimit:
+      perSecond === undefined
+        ? undefined
+        : {
+            perSecond,
+            burst: number("--burst", flags.burst, 1) ?? Math.max(1, Math.ceil(perSecond)),
+          },
+    balance: number("--balance", flags.balance, 0),
+    retentionSeconds: seconds("--retention", flags.retention),
+    linkTtlSeconds: seconds("--link-ttl", flags.linkTtl),
+    unsafeWord: flags.unsafeWord,
+    batchShape: flags.batchShape,
+    videoResult: flags.videoResult,
+    faults: Object.fromEntries(Object.entries(faults).filter(([, v]) => v !== undefined)),
+    mediaVariants: number("--media-variants", flags.mediaVariants, 1),
+    cacheDir: flags.cacheDir,
+  };
+}

@@ -1,0 +1,285 @@
+import { Agent, type Dispatcher, request } from "undici";
+import type { Clock } from "../core/clock.js";
+import { systemClock } from "../core/clock.js";
+import { ErrorCode } from "../core/errors.js";
+import { batchRecords } from "./batch.js";
+import { type DownloadOptions, type DownloadResult, downloadFile } from "./download.js";
+import { badResponse, envelopeData, readReceipt, type SubmitReceipt } from "./envelope.js";
+import { errorFromResponse, GatewayError, networkError } from "./errors.js";
+import { readSse } from "./sse.js";
+import { readTaskRecord, type TaskRecord } from "./task-record.js";
+import { readTextReply, type TextAnswer, type TextFormat } from "./text-answer.js";
+import { readTextStream } from "./text-stream.js";
+
+export interface GatewayOptions {
+  /** The gateway's base URL, e.g. `https://gw.example.com`; paths are appended to it. */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer` (and `x-api-key` on /v1/messages); never logged. */
+  apiKey: string;
+  /** The messages endpoint's required version header. */
+  messagesVersion?: { header: string; value: string };
+  /** An undici dispatcher to send through; by default a keep-alive pool owned by the client. */
+  dispatcher?: Dispatcher;
+  /** Milliseconds to wait for response headers, and between body chunks. Default 60 s. */
+  timeoutMs?: number;
+  clock?: Clock;
+}
+
+/** Task records from one round of polling. */
+export interface TaskBatch {
+  records: Map<string, TaskRecord>;
+  /** Ids the gateway says do not exist or have expired. */
+  unknown: string[];
+}
+
+/** Parallel single queries when the batch endpoint is unusable. */
+const SINGLE_QUERY_PARALLELISM = 8;
+
+/**
+ * gwrun's only HTTP client of the gateway: one request per call (retrying is the caller's
+ * policy), envelopes and errors read per the spec, tolerant where the spec is silent.
+ */
+export class GatewayClient {
+  readonly #options: GatewayOptions;
+  readonly #dispatcher: Dispatcher;
+  readonly #ownsDispatcher: boolean;
+  readonly #clock: Clock;
+  /** Set once the batch endpoint proved missing or unreadable: poll task by task. */
+  #batchUnusable = false;
+
+  constructor(options: GatewayOptions) {
+    this.#options = options;
+    const timeout = options.timeoutMs ?? 60_000;
+    this.#dispatcher =
+      options.dispatcher ??
+      new Agent({
+        connections: 32,
+        keepAliveTimeout: 4_000,
+        headersTimeout: timeout,
+        bodyTimeout: timeout,
+      });
+    this.#ownsDispatcher = options.dispatcher === undefined;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  /** Whether polling has fallen back to single task queries. */
+  get batchUnusable(): boolean {
+    return this.#batchUnusable;
+  }
+
+  /** Submits a media request (`/v1/images/generations`, ...); resolves to its receipt. */
+  async submit(
+    path: string,
+    body: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<SubmitReceipt> {
+    const what = `submit to ${path}`;
+    return readReceipt(await this.#json("POST", path, body, what, signal), what);
+  }
+
+  /** `GET /v1/tasks/{id}`; a task the gateway does not know is a GW_TASK_UNKNOWN error. */
+  async getTask(taskId: string, signal?: AbortSignal): Promise<TaskRecord> {
+    const what = `task query ${taskId}`;
+    try {
+      const json = await this.#json(
+        "GET",
+        `/v1/tasks/${encodeURIComponent(taskId)}`,
+        undefined,
+        what,
+        signal,
+      );
+      return readTaskRecord(envelopeData(json, what), what, taskId);
+    } catch (error) {
+      if (error instanceof GatewayError && isUnknownTask(error)) {
+        throw new GatewayError(
+          ErrorCode.TaskUnknown,
+          `task ${taskId} does not exist or has expired (${error.message})`,
+          { status: error.status },
+        );
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Several tasks in one `POST /v1/tasks/batch`, falling back to single queries (for good)
+   * when that endpoint is missing or its body cannot be read. Ids left out of a batch answer
+   * are asked for singly, to learn whether they still exist.
+   */
+  async getTasks(taskIds: readonly string[], signal?: AbortSignal): Promise<TaskBatch> {
+    const batch: TaskBatch = { records: new Map(), unknown: [] };
+    if (taskIds.length === 0) return batch;
+    let missing = taskIds;
+    if (!this.#batchUnusable) {
+      const records = await this.#batch(taskIds, signal);
+      if (records !== undefined) {
+        for (const record of records) batch.records.set(record.id, record);
+        missing = taskIds.filter((id) => !batch.records.has(id));
+      }
+    }
+    for (let start = 0; start < missing.length; start += SINGLE_QUERY_PARALLELISM) {
+      const slice = missing.slice(start, start + SINGLE_QUERY_PARALLELISM);
+      const results = await Promise.allSettled(slice.map((id) => this.getTask(id, signal)));
+      results.forEach((result, index) => {
+        if (result.status === "fulfilled") batch.records.set(result.value.id, result.value);
+        else if (
+          result.reason instanceof GatewayError &&
+          result.reason.code === ErrorCode.TaskUnknown
+        )
+          batch.unknown.push(slice[index] as string);
+        else throw result.reason;
+      });
+    }
+    return batch;
+  }
+
+  async #batch(
+    taskIds: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<TaskRecord[] | undefined> {
+    const what = "batch task query";
+    let json: unknown;
+    try {
+      json = await this.#json("POST", "/v1/tasks/batch", { task_ids: taskIds }, what, signal);
+    } catch (error) {
+      const status = error instanceof GatewayError ? error.status : undefined;
+      const unusable =
+        status === 404 ||
+        status === 405 ||
+        status === 501 ||
+        (error instanceof GatewayError && error.code === ErrorCode.BadResponse);
+      if (!unusable) throw error;
+      this.#batchUnusable = true;
+      return undefined;
+    }
+    const records = batchRecords(json);
+    if (records === undefined) {
+      this.#batchUnusable = true;
+      return undefined;
+    }
+    const wanted = new Set(taskIds);
+    return records
+      .map((record) => readTaskRecord(record, what))
+      .filter((record) => wanted.has(record.id));
+  }
+
+  /** Downloads a result link to `dest` (see `downloadFile`). */
+  download(url: string, dest: string, options: DownloadOptions): Promise<DownloadResult> {
+    return downloadFile(this.#dispatcher, url, dest, options);
+  }
+
+  /**
+   * A synchronous text call in one of the four wire formats. Streams (SSE) are reassembled;
+   * `onText` sees each increment as it arrives.
+   */
+  async callText(
+    format: TextFormat,
+    path: string,
+    body: Record<string, unknown>,
+    options: { onText?: (delta: string) => void; signal?: AbortSignal } = {},
+  ): Promise<TextAnswer> {
+    const what = `${format} call`;
+    // Native streams come as SSE only when asked for.
+    const target = path.endsWith(":streamGenerateContent") ? `${path}?alt=sse` : path;
+    const response = await this.#send("POST", target, body, what, options.signal);
+    const type = String(response.headers["content-type"] ?? "");
+    if (type.includes("text/event-stream")) {
+      try {
+        return await readTextStream(format, readSse(response.body), options.onText);
+      } catch (error) {
+        if (error instanceof GatewayError) throw error;
+        throw badResponse(what, (error as Error).message);
+      }
+    }
+    const json = await this.#readJson(response, what);
+    try {
+      return readTextReply(format, json);
+    } catch (error) {
+      throw badResponse(what, (error as Error).message);
+    }
+  }
+
+  /** Releases the connection pool (when the client made it). */
+  async close(): Promise<void> {
+    if (this.#ownsDispatcher) await this.#dispatcher.close();
+  }
+
+  async #json(
+    method: "GET" | "POST",
+    path: string,
+    body: unknown,
+    what: string,
+    signal?: AbortSignal,
+  ): Promise<unknown> {
+    return this.#readJson(await this.#send(method, path, body, what, signal), what);
+  }
+
+  async #send(
+    method: "GET" | "POST",
+    path: string,
+    body: unknown,
+    what: string,
+    signal?: AbortSignal,
+  ): Promise<Dispatcher.ResponseData> {
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await request(this.#url(path), {
+        dispatcher: this.#dispatcher,
+        method,
+        headers: this.#headers(path, body !== undefined),
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+      });
+    } catch (error) {
+      if (signal?.aborted === true) throw error;
+      throw networkError(error, what);
+    }
+    if (response.statusCode >= 200 && response.statusCode < 300) return response;
+    const text = await response.body.text().catch(() => "");
+    throw errorFromResponse(response.statusCode, response.headers, text, what, this.#clock.now());
+  }
+
+  async #readJson(response: Dispatcher.ResponseData, what: string): Promise<unknown> {
+    let text: string;
+    try {
+      text = await response.body.text();
+    } catch (error) {
+      throw networkError(error, what);
+    }
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw badResponse(what, `the body is not JSON (${JSON.stringify(text.slice(0, 60))})`);
+    }
+  }
+
+  #url(path: string): string {
+    const base = this.#options.baseUrl.endsWith("/")
+      ? this.#options.baseUrl
+      : `${this.#options.baseUrl}/`;
+    return new URL(path.replace(/^\//, ""), base).toString();
+  }
+
+  #headers(path: string, hasBody: boolean): Record<string, string> {
+    const headers: Record<string, string> = {};
+    if (hasBody) headers["content-type"] = "application/json";
+    if (path === "/v1/messages") {
+      headers["x-api-key"] = this.#options.apiKey;
+      const version = this.#options.messagesVersion;
+      if (version !== undefined) headers[version.header] = version.value;
+    } else {
+      headers.authorization = `Bearer ${this.#options.apiKey}`;
+    }
+    return headers;
+  }
+}
+
+/** The spec shows only the message of an unknown-task answer, not its status. */
+function isUnknownTask(error: GatewayError): boolean {
+  return (
+    error.status === 404 ||
+    (error.status !== undefined &&
+      error.status < 500 &&
+      /does not exist|has expired|not found/i.test(error.message))
+  );
+}

@@ -1,0 +1,117 @@
+import { createHash, randomBytes } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { mkdir, rename, rm } from "node:fs/promises";
+import path from "node:path";
+import { Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { type Dispatcher, request } from "undici";
+import { ErrorCode } from "../core/errors.js";
+import { GatewayError, networkError } from "./errors.js";
+
+export interface DownloadOptions {
+  /** Refuse files larger than this many bytes. */
+  maxBytes: number;
+  /** The kind of file expected: its Content-Type must be `image/*` or `video/*`. */
+  kind?: "image" | "video";
+  signal?: AbortSignal;
+}
+
+export interface DownloadResult {
+  path: string;
+  bytes: number;
+  sha256: string;
+  contentType: string;
+}
+
+const invalid = (message: string, retryable: boolean) =>
+  new GatewayError(ErrorCode.DownloadInvalid, message, { retryable });
+
+/**
+ * Downloads `url` to `dest`: streamed to a temporary file beside it, checked (status, type,
+ * size cap, announced length), hashed, then renamed into place — a file at `dest` is always
+ * whole. No credentials are sent: result links are public mirrored links.
+ */
+export async function downloadFile(
+  dispatcher: Dispatcher,
+  url: string,
+  dest: string,
+  options: DownloadOptions,
+): Promise<DownloadResult> {
+  const what = "download";
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await request(url, { dispatcher, method: "GET", signal: options.signal });
+  } catch (error) {
+    throw networkError(error, what);
+  }
+  const { statusCode, headers, body } = response;
+  if (statusCode !== 200) {
+    const text = (await body.text().catch(() => "")).trim().slice(0, 200);
+    if (statusCode === 403 || statusCode === 404 || statusCode === 410) {
+      throw new GatewayError(
+        ErrorCode.LinkExpired,
+        `the result link has expired or is gone (HTTP ${statusCode}${text === "" ? "" : `: ${text}`})`,
+        { status: statusCode },
+      );
+    }
+    throw new GatewayError(
+      statusCode >= 500 ? ErrorCode.HttpServer : ErrorCode.HttpOther,
+      `${what}: HTTP ${statusCode}`,
+      { status: statusCode, retryable: statusCode >= 500 || statusCode === 429 },
+    );
+  }
+  const contentType =
+    String(headers["content-type"] ?? "")
+      .split(";")[0]
+      ?.trim()
+      .toLowerCase() ?? "";
+  const expectedType =
+    options.kind === undefined ? /^(image|video)\// : new RegExp(`^${options.kind}/`);
+  if (!expectedType.test(contentType)) {
+    body.destroy();
+    throw invalid(
+      `${what}: expected ${options.kind ?? "an image or video"} but the server sent ${contentType === "" ? "no Content-Type" : `"${contentType}"`}`,
+      false,
+    );
+  }
+  const announced =
+    headers["content-length"] === undefined ? undefined : Number(headers["content-length"]);
+  if (announced !== undefined && announced > options.maxBytes) {
+    body.destroy();
+    throw invalid(
+      `${what}: the file is ${announced} bytes, over the ${options.maxBytes}-byte cap`,
+      false,
+    );
+  }
+  await mkdir(path.dirname(dest), { recursive: true });
+  const partial = `${dest}.${randomBytes(4).toString("hex")}.part`;
+  const hash = createHash("sha256");
+  let bytes = 0;
+  const meter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      bytes += chunk.length;
+      if (bytes > options.maxBytes) {
+        callback(invalid(`${what}: the file exceeds the ${options.maxBytes}-byte cap`, false));
+        return;
+      }
+      hash.update(chunk);
+      callback(null, chunk);
+    },
+  });
+  try {
+    await pipeline(body, meter, createWriteStream(partial));
+    if (announced !== undefined && bytes !== announced) {
+      throw invalid(`${what}: truncated, got ${bytes} of ${announced} bytes`, true);
+    }
+    await rename(partial, dest);
+  } catch (error) {
+    await rm(partial, { force: true });
+    if (error instanceof GatewayError) throw error;
+    // The connection dropped mid-body: the announced length was not delivered.
+    throw invalid(
+      `${what}: truncated, got ${bytes} of ${announced ?? "?"} bytes (${(error as { code?: string }).code ?? (error as Error).message})`,
+      true,
+    );
+  }
+  return { path: dest, bytes, sha256: hash.digest("hex"), contentType };
+}

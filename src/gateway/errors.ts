@@ -1,0 +1,103 @@
+import { ErrorCategory, ErrorCode, GwError } from "../core/errors.js";
+
+/** What the gateway (or the network on the way) answered instead of success. */
+export class GatewayError extends GwError {
+  /** HTTP status, when there was a response. */
+  readonly status: number | undefined;
+  /** The spec's error `type`, when the body had one. */
+  readonly type: string | undefined;
+  /** How long the gateway asked us to wait (Retry-After), in milliseconds. */
+  readonly retryAfterMs: number | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: {
+      status?: number;
+      type?: string;
+      retryAfterMs?: number;
+      retryable?: boolean;
+      cause?: unknown;
+    } = {},
+  ) {
+    super(code, message, {
+      category: ErrorCategory.Remote,
+      retryable: options.retryable ?? false,
+      cause: options.cause,
+    });
+    this.name = "GatewayError";
+    this.status = options.status;
+    this.type = options.type;
+    this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+const CODES: Readonly<Record<number, ErrorCode>> = {
+  400: ErrorCode.HttpInvalid,
+  401: ErrorCode.HttpUnauthorized,
+  402: ErrorCode.HttpPaymentRequired,
+  404: ErrorCode.HttpNotFound,
+  422: ErrorCode.HttpInvalid,
+  429: ErrorCode.HttpRateLimited,
+};
+
+/** The error for a non-2xx answer: the spec's `{error: {code, message, type}}` when present. */
+export function errorFromResponse(
+  status: number,
+  headers: Record<string, string | string[] | undefined>,
+  text: string,
+  what: string,
+  now: number,
+): GatewayError {
+  const body = parseErrorBody(text);
+  const message = body.message ?? (text.trim().slice(0, 200) || "no message");
+  const code = CODES[status] ?? (status >= 500 ? ErrorCode.HttpServer : ErrorCode.HttpOther);
+  return new GatewayError(
+    code,
+    `${what}: HTTP ${status}${body.type === undefined ? "" : ` ${body.type}`}: ${message}`,
+    {
+      status,
+      type: body.type,
+      retryAfterMs: status === 429 ? retryAfterMs(headers, now) : undefined,
+      retryable: status === 429 || status >= 500,
+    },
+  );
+}
+
+function parseErrorBody(text: string): { message?: string; type?: string } {
+  try {
+    const value = JSON.parse(text) as { error?: { message?: unknown; type?: unknown } };
+    const error = value?.error;
+    return {
+      message: typeof error?.message === "string" ? error.message : undefined,
+      type: typeof error?.type === "string" ? error.type : undefined,
+    };
+  } catch {
+    return {};
+  }
+}
+
+/** `retry-after-ms` when given (precise), else `Retry-After` in seconds or as an HTTP date. */
+function retryAfterMs(
+  headers: Record<string, string | string[] | undefined>,
+  now: number,
+): number | undefined {
+  const precise = Number(headers["retry-after-ms"]);
+  if (Number.isFinite(precise) && precise >= 0) return precise;
+  const value = headers["retry-after"];
+  if (typeof value !== "string") return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Connection failures: reset, refused, timed out. All retryable. */
+export function networkError(error: unknown, what: string): GatewayError {
+  const cause = error as { code?: string; message?: string };
+  const reason = cause.code ?? cause.message ?? String(error);
+  return new GatewayError(ErrorCode.Network, `${what}: connection failed (${reason})`, {
+    retryable: true,
+    cause: error,
+  });
+}

@@ -1,0 +1,7 @@
+/** The only module that speaks HTTP to the gateway. */
+export { GatewayClient, type GatewayOptions, type TaskBatch } from "./client.js";
+export type { DownloadOptions, DownloadResult } from "./download.js";
+export type { SubmitReceipt } from "./envelope.js";
+export { GatewayError } from "./errors.js";
+export { type OutputLink, outputLinks, type TaskRecord } from "./task-record.js";
+export type { TextAnswer, TextFormat, ToolCall } from "./text-answer.js";

@@ -1,0 +1,22 @@
+import type { SimCounters } from "./counters.js";
+import type { FaultDice } from "./faults.js";
+import type { Ledger } from "./ledger.js";
+import type { MediaRenderer } from "./media.js";
+import type { SimOptions } from "./options.js";
+import type { TokenBucket } from "./token-bucket.js";
+
+/** The state one simulator's handlers share. */
+export interface SimContext {
+  options: SimOptions;
+  counters: SimCounters;
+  dice: FaultDice;
+  ledger: Ledger;
+  /** The rate limit of generation calls, when one is set. */
+  bucket: TokenBucket | undefined;
+  media: MediaRenderer;
+}
+
+/** A nominal (gateway) duration in real milliseconds under the time scale. */
+export function scaled(context: SimContext, nominalSeconds: number): number {
+  return (nominalSeconds * 1000) / context.options.timeScale;
+}

@@ -1,0 +1,106 @@
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { canonicalJson, sha256 } from "../core/hash.js";
+import { stringAt } from "../families/common.js";
+import type { Family, RequestBody } from "../families/index.js";
+import { type SimContext, scaled } from "./context.js";
+import { countAccepted, countError } from "./counters.js";
+import { sendError, sendJson } from "./http.js";
+import { latencyOf } from "./latency.js";
+import { planOutputs, priceOf } from "./outputs.js";
+import { type TaskTicket, taskIdOf } from "./tasks.js";
+
+/** What failed tasks report in `error.message`. */
+const FAILURES = [
+  "upstream model error: generation failed",
+  "upstream timeout: the model did not answer in time",
+  "generation failed: the upstream service is overloaded",
+];
+
+/**
+ * A media submit that passed validation: the safety filter (family A), the balance, then a
+ * task whose whole course is decided now. Answers the submit envelope (family B's own form).
+ */
+export function acceptSubmit(
+  context: SimContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  family: Family,
+  body: RequestBody,
+): void {
+  const { options, counters, dice, ledger } = context;
+  if (family.id === "image-a" && violatesSafety(body, options.unsafeWord)) {
+    countError(counters, "safety");
+    countError(counters, 400);
+    sendError(res, 400, "prompt rejected by the safety filter; the request was not billed");
+    return;
+  }
+  const requestHash = sha256(`${path}\n${canonicalJson(body)}`);
+  const draw = dice.draw("task", requestHash);
+  const fails = dice.roll("task-failure", requestHash, options.faults.taskFailureRate);
+  const outputs = planOutputs(
+    family,
+    body,
+    draw,
+    {
+      wrongSize:
+        family.lane === "image" &&
+        dice.roll("wrong-size", requestHash, options.faults.wrongSizeRate),
+      shortClip:
+        family.lane === "video" &&
+        dice.roll("short-clip", requestHash, options.faults.shortClipRate),
+    },
+    options.mediaVariants,
+  );
+  const price = priceOf(family, body, outputs);
+  const now = options.clock.now();
+  if (!ledger.canAfford(price, now)) {
+    countError(counters, 402);
+    sendError(
+      res,
+      402,
+      `insufficient balance: this task costs ${price} and the balance left is too low`,
+    );
+    return;
+  }
+  const latency = latencyOf(family, draw);
+  const startsAt = now + scaled(context, latency.queueSeconds);
+  // A failing task gives up partway through.
+  const runMs = scaled(context, latency.runSeconds) * (fails ? 0.5 : 1);
+  const ticket: TaskTicket = {
+    family: family.id,
+    createdAt: now,
+    startsAt: Math.round(startsAt),
+    endsAt: Math.round(startsAt + runMs),
+    estimatedSeconds: Math.max(1, Math.round(latency.estimatedSeconds / options.timeScale)),
+    failure: fails ? FAILURES[Math.floor(draw * FAILURES.length)] : undefined,
+    price,
+    outputs,
+  };
+  const taskId = taskIdOf(ticket, randomBytes(6).toString("base64url"));
+  ledger.hold(price, ticket.endsAt, fails);
+  counters.tasks.created += 1;
+  if (fails) counters.tasks.planned_failures += 1;
+  countAccepted(counters, requestHash);
+  if (dice.roll("lost-response", requestHash, options.faults.lostResponseRate)) {
+    // The task exists and will be billed; the client never hears of it.
+    countError(counters, "lost_response");
+    req.socket.destroy();
+    return;
+  }
+  if (family.id === "image-b") {
+    sendJson(res, 200, {
+      code: "success",
+      message: "",
+      data: [{ status: "processing", task_id: taskId }],
+    });
+  } else {
+    sendJson(res, 200, { code: 200, data: [{ status: "submitted", task_id: taskId }] });
+  }
+}
+
+function violatesSafety(body: RequestBody, word: string): boolean {
+  const prompt = stringAt(body, "prompt");
+  return word !== "" && prompt !== undefined && prompt.toLowerCase().includes(word.toLowerCase());
+}

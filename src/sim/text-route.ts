@@ -1,0 +1,58 @@
+import { createHash } from "node:crypto";
+import type { ServerResponse } from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
+import { canonicalJson } from "../core/hash.js";
+import type { Family, RequestBody } from "../families/index.js";
+import type { SimContext } from "./context.js";
+import { sendJson } from "./http.js";
+import { replyText, streamText, type TextFormat, wantsStream } from "./text/index.js";
+
+const FORMATS: Readonly<Record<string, TextFormat>> = {
+  "text-chat": "chat",
+  "text-responses": "responses",
+  "text-messages": "messages",
+  "text-native": "native",
+};
+
+const ID_PREFIX: Readonly<Record<TextFormat, string>> = {
+  chat: "chatcmpl-",
+  responses: "resp_",
+  messages: "msg_",
+  native: "",
+};
+
+/** Whether a family is one of the text wire formats. */
+export function isTextFamily(family: Family): boolean {
+  return family.id in FORMATS;
+}
+
+/** A synchronous text call: the whole answer in the envelope, or a stream of vendor chunks. */
+export async function answerText(
+  context: SimContext,
+  res: ServerResponse,
+  family: Family,
+  body: RequestBody,
+  sse: boolean,
+): Promise<void> {
+  const format = FORMATS[family.id] as TextFormat;
+  const digest = createHash("sha256").update(canonicalJson(body)).digest("hex");
+  const textContext = {
+    id: `${ID_PREFIX[format]}${digest.slice(0, 24)}`,
+    created: Math.floor(context.options.clock.now() / 1000),
+    model: typeof body.model === "string" ? body.model : "unknown",
+  };
+  context.counters.text.calls += 1;
+  if (!wantsStream(format, body)) {
+    sendJson(res, 200, replyText(format, body, textContext));
+    return;
+  }
+  context.counters.text.streams += 1;
+  const stream = streamText(format, body, textContext, { sse });
+  res.writeHead(200, { "content-type": stream.contentType, "cache-control": "no-cache" });
+  for (const chunk of stream.chunks) {
+    if (res.destroyed) return;
+    res.write(chunk);
+    if (context.options.streamDelayMs > 0) await sleep(context.options.streamDelayMs);
+  }
+  res.end();
+}

@@ -1,0 +1,84 @@
+import { isRecord } from "../../core/values.js";
+import { keywordsOf } from "./words.js";
+
+/**
+ * Function calling: the model calls a tool when the last user turn names it (or when the
+ * request forces one), with arguments made up from the tool's JSON Schema and the prompt's words.
+ */
+
+/** A callable tool: its name and the JSON Schema of its arguments. */
+export interface ToolSpec {
+  name: string;
+  schema: unknown;
+}
+
+/** The call the model makes. */
+export interface ToolCallPlan {
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** `"any"` forces some tool, a name forces that tool; otherwise a tool is called only if named. */
+export type ToolForce = "any" | { name: string } | undefined;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+function mentionAt(text: string, name: string): number {
+  const match = new RegExp(`(?<![\\w-])${escapeRegExp(name)}(?![\\w-])`, "i").exec(text);
+  return match === null ? -1 : match.index;
+}
+
+/** The tool call for this turn, if any: the first tool the text mentions, or the forced one. */
+export function planToolCall(
+  tools: readonly ToolSpec[],
+  lastUser: string,
+  force?: ToolForce,
+): ToolCallPlan | undefined {
+  let chosen: ToolSpec | undefined;
+  if (typeof force === "object") {
+    chosen = tools.find((tool) => tool.name === force.name);
+  } else {
+    let best = Number.POSITIVE_INFINITY;
+    for (const tool of tools) {
+      const at = mentionAt(lastUser, tool.name);
+      if (at >= 0 && at < best) [chosen, best] = [tool, at];
+    }
+    if (chosen === undefined && force === "any") chosen = tools[0];
+  }
+  if (chosen === undefined) return undefined;
+  return { name: chosen.name, input: argumentsFor(chosen, lastUser) };
+}
+
+/** Each required property: a string is a word of the prompt, a number 1, a boolean true. */
+function argumentsFor(tool: ToolSpec, lastUser: string): Record<string, unknown> {
+  const schema = isRecord(tool.schema) ? tool.schema : {};
+  const properties = isRecord(schema.properties) ? schema.properties : {};
+  const required = Array.isArray(schema.required) ? schema.required : [];
+  // The tool's own name is not an argument value.
+  const words = keywordsOf(lastUser.split(tool.name).join(" ")).reverse();
+  const input: Record<string, unknown> = {};
+  let nextWord = 0;
+  for (const key of required) {
+    if (typeof key !== "string") continue;
+    const property = properties[key];
+    const spec = isRecord(property) ? property : {};
+    if (Array.isArray(spec.enum) && spec.enum.length > 0) {
+      input[key] = spec.enum[0];
+      continue;
+    }
+    const types = Array.isArray(spec.type) ? spec.type : [spec.type];
+    const type = types.find((entry) => entry !== "null") ?? "string";
+    if (type === "number" || type === "integer") input[key] = 1;
+    else if (type === "boolean") input[key] = true;
+    else if (type === "array") input[key] = [];
+    else if (type === "object") input[key] = {};
+    else {
+      // Later string properties take earlier words: "weather for Paris" → city: "Paris".
+      input[key] = words.length > 0 ? words[nextWord % words.length] : "example";
+      nextWord += 1;
+    }
+  }
+  return input;
+}

@@ -1,0 +1,21 @@
+/** The four text wire formats the simulator speaks. */
+export type TextFormat = "chat" | "responses" | "messages" | "native";
+
+/** What the server settles per call: the response id, its time (unix seconds) and the model. */
+export interface TextContext {
+  id: string;
+  created: number;
+  model: string;
+}
+
+/** A streamed answer: the content type and the wire chunks, each written separately. */
+export interface TextStream {
+  contentType: string;
+  chunks: string[];
+}
+
+/** The request body, already accepted by the family's schema. */
+export type Body = Record<string, unknown>;
+
+/** The server-sent events content type. */
+export const SSE_TYPE = "text/event-stream; charset=utf-8";

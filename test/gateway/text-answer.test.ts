@@ -1,0 +1,384 @@
+import { describe, expect, it } from "vitest";
+import { readSse, type SseEvent } from "../../src/gateway/sse.js";
+import { readTextReply, type TextFormat } from "../../src/gateway/text-answer.js";
+import { readTextStream } from "../../src/gateway/text-stream.js";
+import { replyText, streamText, type TextContext } from "../../src/sim/text/index.js";
+
+const ctx: TextContext = { id: "rt_1", created: 1_700_000_000, model: "acme-5" };
+
+/** The stream's bytes re-split every `size` bytes, wherever that falls. */
+async function* bytesOf(chunks: readonly string[], size: number): AsyncGenerator<Uint8Array> {
+  const all = new TextEncoder().encode(chunks.join(""));
+  for (let i = 0; i < all.length; i += size) yield all.subarray(i, i + size);
+}
+
+async function* eventsOf(list: readonly SseEvent[]): AsyncGenerator<SseEvent> {
+  yield* list;
+}
+
+const sku = {
+  name: "lookup_sku",
+  description: "Find a product",
+  input_schema: { type: "object", properties: { sku: { type: "string" } }, required: ["sku"] },
+};
+const weather = {
+  type: "function",
+  function: {
+    name: "get_weather",
+    description: "Current weather for a city",
+    parameters: {
+      type: "object",
+      properties: { city: { type: "string" }, days: { type: "integer" } },
+      required: ["city", "days"],
+    },
+  },
+};
+
+const CASES: { name: string; format: TextFormat; body: Record<string, unknown>; model?: string }[] =
+  [
+    {
+      name: "chat",
+      format: "chat",
+      body: {
+        model: "acme-5",
+        messages: [{ role: "user", content: "Décris une tasse émaillée à Zürich" }],
+      },
+    },
+    {
+      name: "chat with n = 2, max_tokens and stop",
+      format: "chat",
+      body: {
+        model: "acme-5",
+        n: 2,
+        max_tokens: 9,
+        stop: ["zzz"],
+        messages: [{ role: "user", content: "Caption: ceramic mug" }],
+      },
+    },
+    {
+      name: "responses",
+      format: "responses",
+      body: {
+        model: "acme-5",
+        input: [
+          { role: "user", content: [{ type: "input_text", text: "Ein Foto: Größe, Übermaß" }] },
+        ],
+      },
+    },
+    {
+      name: "responses tool call",
+      format: "responses",
+      body: { model: "acme-5", input: "Use get_weather for Paris", tools: [weather] },
+    },
+    {
+      name: "messages",
+      format: "messages",
+      body: {
+        model: "acme-fast",
+        max_tokens: 200,
+        system: "Sé breve.",
+        messages: [{ role: "user", content: "Una taza de cerámica en Málaga" }],
+      },
+    },
+    {
+      name: "messages with prefill and a stop sequence",
+      format: "messages",
+      body: {
+        model: "acme-fast",
+        stop_sequences: ["."],
+        messages: [
+          { role: "user", content: "Caption a photo of a red bicycle" },
+          { role: "assistant", content: "Caption:" },
+        ],
+      },
+    },
+    {
+      name: "messages tool call",
+      format: "messages",
+      body: {
+        model: "acme-fast",
+        max_tokens: 100,
+        tools: [sku],
+        messages: [{ role: "user", content: "Please call lookup_sku for the blue mug" }],
+      },
+    },
+    {
+      name: "native",
+      format: "native",
+      body: {
+        model: "acme-2.5-flash",
+        contents: [
+          { role: "user", parts: [{ text: "Un café crème à Montréal, s'il vous plaît" }] },
+        ],
+      },
+    },
+    {
+      name: "native thinking with a token limit",
+      format: "native",
+      model: "acme-2.5-pro-thinking",
+      body: {
+        model: "acme-2.5-pro-thinking",
+        generationConfig: { maxOutputTokens: 7 },
+        contents: [{ parts: [{ text: "Żółta łódź" }] }],
+      },
+    },
+  ];
+
+describe.each(CASES)("round trip: $name", ({ format, body, model }) => {
+  const context = { ...ctx, model: model ?? ctx.model };
+
+  it("reassembles the stream, split every 7 bytes, into the non-streamed answer", async () => {
+    const whole = readTextReply(format, replyText(format, body, context));
+    const stream = streamText(format, { ...body, stream: true }, context, { sse: true });
+    const deltas: string[] = [];
+    const streamed = await readTextStream(format, readSse(bytesOf(stream.chunks, 7)), (delta) =>
+      deltas.push(delta),
+    );
+    expect(streamed.text).toBe(whole.text);
+    expect(deltas.join("")).toBe(whole.text);
+    expect(streamed.finishReason).toBe(whole.finishReason);
+    expect(streamed.usage).toEqual(whole.usage);
+    expect(streamed.toolCalls).toEqual(whole.toolCalls);
+    expect(whole.usage).not.toBeNull();
+    if (whole.toolCalls.length === 0) expect(deltas.length).toBeGreaterThan(1);
+  });
+
+  it("reads the stream written chunk by chunk as strings too", async () => {
+    const whole = readTextReply(format, replyText(format, body, context));
+    const stream = streamText(format, body, context, { sse: true });
+    const streamed = await readTextStream(format, readSse(eventsOfStrings(stream.chunks)));
+    expect(streamed.text).toBe(whole.text);
+  });
+});
+
+async function* eventsOfStrings(chunks: readonly string[]): AsyncGenerator<string> {
+  yield* chunks;
+}
+
+describe("round trip details", () => {
+  it("splits multi-byte characters across 7-byte chunks in the non-ASCII cases", async () => {
+    const stream = streamText("chat", CASES[0]?.body ?? {}, ctx);
+    const fatal = new TextDecoder("utf-8", { fatal: true });
+    let split = 0;
+    for await (const piece of bytesOf(stream.chunks, 7)) {
+      try {
+        fatal.decode(piece);
+      } catch {
+        split += 1;
+      }
+    }
+    expect(split).toBeGreaterThan(0);
+    const answer = await readTextStream("chat", readSse(bytesOf(stream.chunks, 7)));
+    expect(answer.text).toContain("émaillée à Zürich");
+  });
+
+  it("reads tool calls: responses from response.completed, messages from JSON fragments", async () => {
+    const responses = CASES.find((entry) => entry.name === "responses tool call");
+    const stream = streamText("responses", responses?.body ?? {}, ctx);
+    const call = await readTextStream("responses", readSse(bytesOf(stream.chunks, 5)));
+    expect(call.finishReason).toBe("tool_calls");
+    expect(call.toolCalls).toEqual([
+      {
+        id: expect.stringMatching(/^call_/),
+        name: "get_weather",
+        arguments: { city: "Paris", days: 1 },
+      },
+    ]);
+    const messages = CASES.find((entry) => entry.name === "messages tool call");
+    const events = streamText("messages", messages?.body ?? {}, ctx);
+    const use = await readTextStream("messages", readSse(bytesOf(events.chunks, 3)));
+    expect(use.finishReason).toBe("tool_use");
+    expect(use.toolCalls).toEqual([
+      { id: expect.stringMatching(/^toolu_/), name: "lookup_sku", arguments: { sku: "mug" } },
+    ]);
+    expect(use.raw).toEqual(replyText("messages", messages?.body ?? {}, ctx).data);
+  });
+
+  it("reads native usage beside data or inside a bare vendor object", () => {
+    const body = CASES.find((entry) => entry.name === "native")?.body ?? {};
+    const enveloped = replyText("native", body, ctx);
+    const answer = readTextReply("native", enveloped);
+    expect(answer.usage).toEqual(enveloped.usageMetadata);
+    const bare = { ...(enveloped.data as object), usageMetadata: enveloped.usageMetadata };
+    expect(readTextReply("native", bare)).toEqual({ ...answer, raw: bare });
+  });
+
+  it("reads a chat stream whose usage arrives in a chunk without choices", async () => {
+    const chunk = (choices: unknown[], extra = {}) => ({
+      event: undefined,
+      data: JSON.stringify({ id: "c1", object: "chat.completion.chunk", choices, ...extra }),
+    });
+    const answer = await readTextStream(
+      "chat",
+      eventsOf([
+        chunk([{ index: 0, delta: { role: "assistant" } }]),
+        chunk([{ index: 0, delta: { content: "Hello" } }]),
+        chunk([{ index: 0, delta: {}, finish_reason: "stop" }]),
+        chunk([], { usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }),
+        { event: undefined, data: "[DONE]" },
+      ]),
+    );
+    expect(answer).toMatchObject({
+      text: "Hello",
+      finishReason: "stop",
+      usage: { total_tokens: 2 },
+    });
+  });
+});
+
+describe("readSse", () => {
+  it("reads CRLF lines, comments, multi-line data and a last event without its blank line", async () => {
+    const body = ": keep-alive\r\nevent: one\r\ndata: a\r\ndata: b\r\n\r\ndata: [DONE]";
+    const events: SseEvent[] = [];
+    for await (const event of readSse(eventsOfStrings([body]))) events.push(event);
+    expect(events).toEqual([
+      { event: "one", data: "a\nb" },
+      { event: undefined, data: "[DONE]" },
+    ]);
+  });
+});
+
+/** What a reader says about a malformed answer: an Error, never a TypeError. */
+function failure(run: () => unknown): Error {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(TypeError);
+    return error as Error;
+  }
+  throw new Error("expected a failure");
+}
+
+async function streamFailure(format: TextFormat, data: unknown[]): Promise<Error> {
+  const events = data.map((entry) => ({
+    event: undefined,
+    data: typeof entry === "string" ? entry : JSON.stringify(entry),
+  }));
+  try {
+    await readTextStream(format, eventsOf(events));
+  } catch (error) {
+    expect(error).not.toBeInstanceOf(TypeError);
+    return error as Error;
+  }
+  throw new Error("expected a failure");
+}
+
+describe("malformed text answers", () => {
+  it("names the format and the problem of a malformed reply", () => {
+    const cases: [TextFormat, unknown, RegExp][] = [
+      ["chat", "nope", /^chat reply: the body is not a JSON object$/],
+      ["chat", { code: 200, data: { choices: "x" } }, /^chat reply: no choices$/],
+      ["chat", { code: 500, data: {} }, /^chat reply: envelope code 500$/],
+      ["chat", { code: 200, data: null }, /^chat reply: data is not an object$/],
+      [
+        "chat",
+        { code: 200, data: { choices: [{ index: 0, message: { content: 3 } }] } },
+        /content is not a string/,
+      ],
+      [
+        "responses",
+        {
+          choices: [
+            {
+              message: { content: null, tool_calls: [{ function: { name: "f", arguments: "{" } }] },
+            },
+          ],
+        },
+        /^responses reply: the arguments of tool call f are not JSON$/,
+      ],
+      [
+        "responses",
+        { choices: [{ message: { tool_calls: [{ function: {} }] } }] },
+        /tool_calls\[0\] has no function name/,
+      ],
+      [
+        "messages",
+        { code: 200, data: { content: "hi" } },
+        /^messages reply: content is not an array of blocks$/,
+      ],
+      ["messages", { content: [{ type: "tool_use", input: {} }] }, /a tool_use block has no name/],
+      ["native", { code: 200, data: { candidates: [] } }, /^native reply: no candidates$/],
+      [
+        "native",
+        { candidates: [], promptFeedback: { blockReason: "SAFETY" } },
+        /blocked \(SAFETY\)/,
+      ],
+      ["native", { candidates: [{ content: { parts: "x" } }] }, /a candidate has no parts/],
+      [
+        "chat",
+        { error: { code: 429, type: "rate_limit_error", message: "slow down" } },
+        /rate_limit_error: slow down/,
+      ],
+    ];
+    for (const [format, json, message] of cases) {
+      expect(failure(() => readTextReply(format, json)).message).toMatch(message);
+    }
+  });
+
+  it("names the format and the problem of a malformed or cut-off stream", async () => {
+    expect((await streamFailure("chat", ["{not json"])).message).toMatch(
+      /^chat stream: event data is not JSON/,
+    );
+    expect((await streamFailure("chat", ["[1,2]"])).message).toMatch(
+      /event data is not a JSON object/,
+    );
+    expect(
+      (await streamFailure("chat", [{ choices: [{ index: 0, delta: { content: "a" } }] }])).message,
+    ).toMatch(/^chat stream: the stream ended before \[DONE\]$/);
+    expect((await streamFailure("chat", [{ choices: 3 }])).message).toMatch(
+      /choices is not an array/,
+    );
+    expect(
+      (await streamFailure("responses", [{ type: "response.output_text.delta", delta: "a" }]))
+        .message,
+    ).toMatch(/^responses stream: the stream ended before response.completed$/);
+    expect(
+      (
+        await streamFailure("responses", [
+          { type: "response.failed", response: { error: { message: "boom" } } },
+        ])
+      ).message,
+    ).toMatch(/the response failed: boom/);
+    expect(
+      (await streamFailure("messages", [{ type: "message_start", message: { content: [] } }]))
+        .message,
+    ).toMatch(/^messages stream: the stream ended before message_delta$/);
+    expect(
+      (await streamFailure("messages", [{ type: "content_block_delta", index: 2, delta: {} }]))
+        .message,
+    ).toMatch(/a delta for block 2 before its start/);
+    expect(
+      (
+        await streamFailure("messages", [
+          { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
+        ])
+      ).message,
+    ).toMatch(/^messages stream: the stream reported overloaded_error: Overloaded$/);
+    expect(
+      (await streamFailure("native", [{ candidates: [{ content: { parts: [{ text: "a" }] } }] }]))
+        .message,
+    ).toMatch(/^native stream: the stream ended before a finishReason$/);
+    expect((await streamFailure("native", [{ candidates: [null] }])).message).toMatch(
+      /candidates\[0\] is not an object/,
+    );
+  });
+
+  it("reports a messages tool input whose JSON fragments do not parse", async () => {
+    const error = await streamFailure("messages", [
+      { type: "message_start", message: { content: [], usage: { input_tokens: 1 } } },
+      {
+        type: "content_block_start",
+        index: 0,
+        content_block: { type: "tool_use", id: "t", name: "f", input: {} },
+      },
+      {
+        type: "content_block_delta",
+        index: 0,
+        delta: { type: "input_json_delta", partial_json: '{"a":' },
+      },
+      { type: "message_delta", delta: { stop_reason: "tool_use" }, usage: { output_tokens: 3 } },
+    ]);
+    expect(error.message).toBe("messages stream: the arguments of tool call f are not JSON");
+  });
+});
