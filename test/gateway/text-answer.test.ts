@@ -3,6 +3,7 @@ import { readSse, type SseEvent } from "../../src/gateway/sse.js";
 import { readTextReply, type TextFormat } from "../../src/gateway/text-answer.js";
 import { readTextStream } from "../../src/gateway/text-stream.js";
 import { replyText, streamText, type TextContext } from "../../src/sim/text/index.js";
+import { skuTool, weatherTool } from "../helpers/text-tools.js";
 
 const ctx: TextContext = { id: "rt_1", created: 1_700_000_000, model: "acme-5" };
 
@@ -15,24 +16,6 @@ async function* bytesOf(chunks: readonly string[], size: number): AsyncGenerator
 async function* eventsOf(list: readonly SseEvent[]): AsyncGenerator<SseEvent> {
   yield* list;
 }
-
-const sku = {
-  name: "lookup_sku",
-  description: "Find a product",
-  input_schema: { type: "object", properties: { sku: { type: "string" } }, required: ["sku"] },
-};
-const weather = {
-  type: "function",
-  function: {
-    name: "get_weather",
-    description: "Current weather for a city",
-    parameters: {
-      type: "object",
-      properties: { city: { type: "string" }, days: { type: "integer" } },
-      required: ["city", "days"],
-    },
-  },
-};
 
 const CASES: { name: string; format: TextFormat; body: Record<string, unknown>; model?: string }[] =
   [
@@ -68,7 +51,7 @@ const CASES: { name: string; format: TextFormat; body: Record<string, unknown>; 
     {
       name: "responses tool call",
       format: "responses",
-      body: { model: "acme-5", input: "Use get_weather for Paris", tools: [weather] },
+      body: { model: "acme-5", input: "Use get_weather for Paris", tools: [weatherTool] },
     },
     {
       name: "messages",
@@ -98,7 +81,7 @@ const CASES: { name: string; format: TextFormat; body: Record<string, unknown>; 
       body: {
         model: "acme-fast",
         max_tokens: 100,
-        tools: [sku],
+        tools: [skuTool],
         messages: [{ role: "user", content: "Please call lookup_sku for the blue mug" }],
       },
     },

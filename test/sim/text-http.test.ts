@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TextFormat } from "../../src/gateway/index.js";
 import { withSimulator } from "../helpers/sim.js";
+import { skuTool, weatherTool } from "../helpers/text-tools.js";
 
 /** Each wire format through the client, streamed and not: same text, usage present. */
 const CASES: {
@@ -80,26 +81,12 @@ describe("text endpoints", () => {
   });
 
   it("asks for a function call on /v1/responses when the prompt names a tool", async () => {
-    const tools = [
-      {
-        type: "function",
-        function: {
-          name: "get_weather",
-          description: "Current weather for a city",
-          parameters: {
-            type: "object",
-            properties: { city: { type: "string" } },
-            required: ["city"],
-          },
-        },
-      },
-    ];
     await withSimulator({}, async ({ client }) => {
       for (const stream of [false, true]) {
         const answer = await client.callText("responses", "/v1/responses", {
           model: "acme-5",
           input: "Use get_weather for Paris",
-          tools,
+          tools: [weatherTool],
           stream,
         });
         expect(answer.finishReason).toBe("tool_calls");
@@ -111,24 +98,13 @@ describe("text endpoints", () => {
   });
 
   it("asks for a tool on /v1/messages with stop_reason tool_use, streamed too", async () => {
-    const tools = [
-      {
-        name: "lookup_sku",
-        description: "Find a product",
-        input_schema: {
-          type: "object",
-          properties: { sku: { type: "string" } },
-          required: ["sku"],
-        },
-      },
-    ];
     await withSimulator({}, async ({ client }) => {
       for (const stream of [false, true]) {
         const answer = await client.callText("messages", "/v1/messages", {
           model: "acme-fast",
           max_tokens: 100,
           messages: [{ role: "user", content: "Please call lookup_sku for the blue mug" }],
-          tools,
+          tools: [skuTool],
           stream,
         });
         expect(answer.finishReason).toBe("tool_use");

@@ -6,6 +6,7 @@ import {
   type TextFormat,
   wantsStream,
 } from "../../src/sim/text/index.js";
+import { skuTool } from "../helpers/text-tools.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: the tests walk deep into vendor JSON.
 type Json = Record<string, any>;
@@ -260,11 +261,6 @@ const weather = {
     },
   },
 };
-const sku = {
-  name: "lookup_sku",
-  description: "Find a product",
-  input_schema: { type: "object", properties: { sku: { type: "string" } }, required: ["sku"] },
-};
 
 describe("text tool calls", () => {
   it("calls a responses function the prompt names, arguments from its schema", () => {
@@ -298,7 +294,7 @@ describe("text tool calls", () => {
     expect(reply.choices[0].finish_reason).toBe("stop");
     expect(typeof reply.choices[0].message.content).toBe("string");
     expect(reply.choices[0].message.tool_calls).toBeUndefined();
-    const message = data("messages", messages("Find me a blue mug", { tools: [sku] }));
+    const message = data("messages", messages("Find me a blue mug", { tools: [skuTool] }));
     expect(message.stop_reason).toBe("end_turn");
     expect(message.content.map((block: Json) => block.type)).toEqual(["text"]);
   });
@@ -306,7 +302,7 @@ describe("text tool calls", () => {
   it("calls a messages tool with a short preamble and stop_reason tool_use", () => {
     const reply = data(
       "messages",
-      messages("Please call lookup_sku for the blue mug", { tools: [sku] }),
+      messages("Please call lookup_sku for the blue mug", { tools: [skuTool] }),
     );
     expect(reply.stop_reason).toBe("tool_use");
     expect(reply.content.map((block: Json) => block.type)).toEqual(["text", "tool_use"]);
@@ -321,7 +317,7 @@ describe("text tool calls", () => {
 
   it("calls the tool a messages tool_choice forces, without a preamble", () => {
     const body = messages("Find me a blue mug", {
-      tools: [sku],
+      tools: [skuTool],
       tool_choice: { type: "tool", name: "lookup_sku" },
     });
     const reply = data("messages", body);
@@ -361,7 +357,7 @@ describe("text streams", () => {
   });
 
   it("streams messages as the vendor's event sequence", () => {
-    const body = messages("Please call lookup_sku for the blue mug", { tools: [sku] });
+    const body = messages("Please call lookup_sku for the blue mug", { tools: [skuTool] });
     const types = streamText("messages", body, ctx).chunks.map((chunk) => {
       const [, event, payload] = /^event: (\S+)\ndata: (.*)\n\n$/s.exec(chunk) ?? [];
       expect(JSON.parse(payload as string).type).toBe(event);
