@@ -4,8 +4,10 @@ import { GwError } from "../core/errors.js";
 import { ExitCode } from "./exit-codes.js";
 import { err } from "./output.js";
 import { planManifest } from "./plan.js";
+import { type RunFlags, resumeRun, retryRun, runManifest } from "./run.js";
 import { writeSchemas } from "./schema.js";
 import { addSimCommand } from "./sim.js";
+import { listRuns, showStatus } from "./status.js";
 import { validateManifests, validateRequestFile, validateRequestLines } from "./validate.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
@@ -62,6 +64,67 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       setExit(await writeSchemas(options.out));
     });
 
+  const runOptions = (command: Command) =>
+    command
+      .option("--db <file>", "state database (default: GWRUN_DB or data/gwrun.db)")
+      .option("--force", "redo jobs already done")
+      .option("--only <jobs>", "run only these job ids (comma-separated)")
+      .option(
+        "--base-url <url>",
+        'gateway base URL, overriding the manifest ("sim": the simulator)',
+      )
+      .option("--json", "print every event as one JSON line on stdout");
+
+  runOptions(
+    program
+      .command("run")
+      .description("run a manifest: submit, poll, download, resume where an earlier run stopped")
+      .argument("<manifest>", "manifest file"),
+  ).action(async (manifest: string, flags: RunFlags) => {
+    setExit(await runManifest(manifest, flags));
+  });
+
+  runOptions(
+    program
+      .command("resume")
+      .description("continue a run from the manifest snapshot stored with it")
+      .argument("[run]", "run id (default: the latest)"),
+  ).action(async (run: string | undefined, flags: RunFlags) => {
+    setExit(await resumeRun(run, flags));
+  });
+
+  runOptions(
+    program
+      .command("retry")
+      .description("resubmit a run's failed and/or expired jobs, then continue it")
+      .argument("[run]", "run id (default: the latest)")
+      .option("--failed", "failed, rejected and skipped jobs")
+      .option("--expired", "expired jobs"),
+  ).action(
+    async (run: string | undefined, flags: RunFlags & { failed?: boolean; expired?: boolean }) => {
+      setExit(await retryRun(run, flags));
+    },
+  );
+
+  program
+    .command("status")
+    .description("a run's jobs by state and family, spend, failures with reasons")
+    .argument("[run]", "run id (default: the latest)")
+    .option("--db <file>", "state database (default: GWRUN_DB or data/gwrun.db)")
+    .option("--json", "print as JSON")
+    .action((run: string | undefined, flags: { db?: string; json?: boolean }) => {
+      setExit(showStatus(run, flags));
+    });
+
+  program
+    .command("runs")
+    .description("the latest runs")
+    .option("--db <file>", "state database (default: GWRUN_DB or data/gwrun.db)")
+    .option("--json", "print as JSON")
+    .action((flags: { db?: string; json?: boolean }) => {
+      setExit(listRuns(flags));
+    });
+
   addSimCommand(program, setExit);
 
   return program;
@@ -73,8 +136,17 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
   const program = buildProgram((exit) => {
     code = exit;
   });
+  // `gwrun <manifest>` is `gwrun run <manifest>`.
+  const known = new Set(
+    program.commands.flatMap((command) => [command.name(), ...command.aliases()]),
+  );
+  const first = argv[0];
+  const args =
+    first !== undefined && !first.startsWith("-") && !known.has(first) && first !== "help"
+      ? ["run", ...argv]
+      : [...argv];
   try {
-    await program.parseAsync([...argv], { from: "user" });
+    await program.parseAsync(args, { from: "user" });
     return code;
   } catch (error) {
     if (error instanceof CommanderError) {

@@ -5,7 +5,7 @@ import { ErrorCode } from "../core/errors.js";
 import { batchRecords } from "./batch.js";
 import { type DownloadOptions, type DownloadResult, downloadFile } from "./download.js";
 import { badResponse, envelopeData, readReceipt, type SubmitReceipt } from "./envelope.js";
-import { errorFromResponse, GatewayError, networkError } from "./errors.js";
+import { errorFromResponse, GatewayError, networkError, rateLimitOf } from "./errors.js";
 import { readSse } from "./sse.js";
 import { readTaskRecord, type TaskRecord } from "./task-record.js";
 import { readTextReply, type TextAnswer, type TextFormat } from "./text-answer.js";
@@ -74,7 +74,10 @@ export class GatewayClient {
     signal?: AbortSignal,
   ): Promise<SubmitReceipt> {
     const what = `submit to ${path}`;
-    return readReceipt(await this.#json("POST", path, body, what, signal), what);
+    const response = await this.#send("POST", path, body, what, signal);
+    const receipt = readReceipt(await this.#readJson(response, what), what);
+    const rate = rateLimitOf(response.headers);
+    return rate === undefined ? receipt : { ...receipt, rateLimitPerSecond: rate };
   }
 
   /** `GET /v1/tasks/{id}`; a task the gateway does not know is a GW_TASK_UNKNOWN error. */
@@ -164,7 +167,11 @@ export class GatewayClient {
   }
 
   /** Downloads a result link to `dest` (see `downloadFile`). */
-  download(url: string, dest: string, options: DownloadOptions): Promise<DownloadResult> {
+  download(
+    url: string,
+    dest: string | ((contentType: string) => string),
+    options: DownloadOptions,
+  ): Promise<DownloadResult> {
     return downloadFile(this.#dispatcher, url, dest, options);
   }
 

@@ -13,6 +13,8 @@ export interface DownloadOptions {
   maxBytes: number;
   /** The kind of file expected: its Content-Type must be `image/*` or `video/*`. */
   kind?: "image" | "video";
+  /** Where the partial file is written (same file system as `dest`); default: beside it. */
+  tempDir?: string;
   signal?: AbortSignal;
 }
 
@@ -27,14 +29,14 @@ const invalid = (message: string, retryable: boolean) =>
   new GatewayError(ErrorCode.DownloadInvalid, message, { retryable });
 
 /**
- * Downloads `url` to `dest`: streamed to a temporary file beside it, checked (status, type,
+ * Downloads `url` to `destination` (a path, or a function of the served Content-Type): streamed to a temporary file beside it, checked (status, type,
  * size cap, announced length), hashed, then renamed into place — a file at `dest` is always
  * whole. No credentials are sent: result links are public mirrored links.
  */
 export async function downloadFile(
   dispatcher: Dispatcher,
   url: string,
-  dest: string,
+  destination: string | ((contentType: string) => string),
   options: DownloadOptions,
 ): Promise<DownloadResult> {
   const what = "download";
@@ -83,8 +85,14 @@ export async function downloadFile(
       false,
     );
   }
+  const dest = typeof destination === "string" ? destination : destination(contentType);
   await mkdir(path.dirname(dest), { recursive: true });
-  const partial = `${dest}.${randomBytes(4).toString("hex")}.part`;
+  const tempDir = options.tempDir ?? path.dirname(dest);
+  await mkdir(tempDir, { recursive: true });
+  const partial = path.join(
+    tempDir,
+    `${path.basename(dest)}.${randomBytes(4).toString("hex")}.part`,
+  );
   const hash = createHash("sha256");
   let bytes = 0;
   const meter = new Transform({

@@ -7,6 +7,8 @@ export interface SubmitReceipt {
   taskId: string;
   /** `submitted`, or `processing` for image family B. */
   status: string;
+  /** The rate the gateway announced with this answer, per second, if any. */
+  rateLimitPerSecond?: number;
 }
 
 export function badResponse(what: string, problem: string): GatewayError {

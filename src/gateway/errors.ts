@@ -8,6 +8,8 @@ export class GatewayError extends GwError {
   readonly type: string | undefined;
   /** How long the gateway asked us to wait (Retry-After), in milliseconds. */
   readonly retryAfterMs: number | undefined;
+  /** The rate the gateway says it allows (a RateLimit-Policy header), per second. */
+  readonly rateLimitPerSecond: number | undefined;
 
   constructor(
     code: ErrorCode,
@@ -16,6 +18,7 @@ export class GatewayError extends GwError {
       status?: number;
       type?: string;
       retryAfterMs?: number;
+      rateLimitPerSecond?: number;
       retryable?: boolean;
       cause?: unknown;
     } = {},
@@ -29,6 +32,7 @@ export class GatewayError extends GwError {
     this.status = options.status;
     this.type = options.type;
     this.retryAfterMs = options.retryAfterMs;
+    this.rateLimitPerSecond = options.rateLimitPerSecond;
   }
 }
 
@@ -59,6 +63,7 @@ export function errorFromResponse(
       status,
       type: body.type,
       retryAfterMs: status === 429 ? retryAfterMs(headers, now) : undefined,
+      rateLimitPerSecond: rateLimitOf(headers),
       retryable: status === 429 || status >= 500,
     },
   );
@@ -90,6 +95,21 @@ function retryAfterMs(
   if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/**
+ * The request rate a gateway announces, per second: `RateLimit-Policy: 10;w=1` (the IETF
+ * draft's form). Undefined when it announces none.
+ */
+export function rateLimitOf(
+  headers: Record<string, string | string[] | undefined>,
+): number | undefined {
+  const policy = headers["ratelimit-policy"];
+  const match =
+    typeof policy === "string" ? /^\s*(\d+(?:\.\d+)?)\s*;\s*w=(\d+(?:\.\d+)?)/.exec(policy) : null;
+  if (match === null) return undefined;
+  const perSecond = Number(match[1]) / Number(match[2]);
+  return Number.isFinite(perSecond) && perSecond > 0 ? perSecond : undefined;
 }
 
 /** Connection failures: reset, refused, timed out. All retryable. */

@@ -30,7 +30,7 @@ export interface ExpandedManifest {
 }
 
 /** Values that stand in for an upstream output while validating a `from:` job. */
-const INPUT_PLACEHOLDERS = {
+export const INPUT_PLACEHOLDERS = {
   url: (from: string) => `https://upstream.invalid/${from}/output`,
   file: () => "data:image/png;base64,iVBORw0KGgo=",
   text: (from: string) => `(text produced by ${from})`,

@@ -1,6 +1,6 @@
 /** Manifests: YAML text → checked settings and expanded jobs, with positions for every problem. */
 export { type Diagnostic, formatDiagnostic, sortDiagnostics } from "./diagnostics.js";
-export { type ExpandedManifest, expandManifest } from "./expand.js";
+export { type ExpandedManifest, expandManifest, INPUT_PLACEHOLDERS } from "./expand.js";
 export { jobPath } from "./job-path.js";
 export { loadManifest, ManifestSource, parseManifest } from "./load.js";
 export { manifestSchema } from "./schema.js";

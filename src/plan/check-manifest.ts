@@ -5,6 +5,7 @@ import {
   expandManifest,
   loadManifest,
   type ManifestSource,
+  parseManifest,
   sortDiagnostics,
 } from "../manifest/index.js";
 
@@ -24,6 +25,15 @@ export async function checkManifestFile(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<CheckedManifest> {
   return checkManifestSource(await loadManifest(file, env));
+}
+
+/** The same for manifest text held elsewhere (a run's snapshot); `file` places local paths. */
+export async function checkManifestText(
+  text: string,
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<CheckedManifest> {
+  return checkManifestSource(parseManifest(text, file, env));
 }
 
 async function checkManifestSource(source: ManifestSource): Promise<CheckedManifest> {

@@ -16,12 +16,15 @@ import { readToken, writeToken } from "./tokens.js";
 interface LinkToken {
   spec: MediaSpec;
   expiresAt: number;
+  /** The task's nonce: every task's links are its own, even when the pictures are alike. */
+  task: string;
 }
 
 /** The link to output `index` of a task's outputs, valid until `expiresAt` (ms). */
 export function linkFor(
   origin: string,
   plan: OutputPlan,
+  task: string,
   index: number,
   expiresAt: number,
 ): string {
@@ -37,7 +40,7 @@ export function linkFor(
           audio: plan.audio ?? false,
           seed,
         };
-  const token: LinkToken = { spec, expiresAt };
+  const token: LinkToken = { spec, expiresAt, task };
   return `${origin}/files/${writeToken(token)}.${plan.kind === "image" ? "png" : "mp4"}`;
 }
 

@@ -38,11 +38,12 @@ export function planOutputs(
   body: RequestBody,
   draw: number,
   faults: OutputFaults,
+  occurrence: number,
   variants?: number,
 ): OutputPlan | undefined {
   const expected = family.expectedOutputs(body);
   if (expected.kind === "text") return undefined;
-  const seed = contentSeed(body, variants);
+  const seed = contentSeed(body, occurrence, variants);
   const sizes = expected.sizes;
   const promised = sizes === null ? undefined : sizes[Math.floor(draw * sizes.length)];
   if (expected.kind === "image") {
@@ -58,9 +59,9 @@ export function planOutputs(
   return { kind: "video", count: 1, ...size, duration, audio: expected.audio ?? false, seed };
 }
 
-function contentSeed(body: RequestBody, variants: number | undefined): string {
+function contentSeed(body: RequestBody, occurrence: number, variants: number | undefined): string {
   const prompt = stringAt(body, "prompt") ?? JSON.stringify(body);
-  const hash = sha256(prompt).slice(0, 12);
+  const hash = sha256(`${prompt}\n${occurrence}`).slice(0, 12);
   // A benchmark may ask for few distinct pictures so rendering does not dominate.
   return variants === undefined ? hash : String(Number.parseInt(hash, 16) % variants);
 }

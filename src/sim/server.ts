@@ -156,6 +156,10 @@ async function handle(
     queryBatch(context, res, origin, body);
     return;
   }
+  if (options.rateLimit !== undefined) {
+    // Announced on every generation answer, as gateways do (the IETF RateLimit-Policy form).
+    res.setHeader("ratelimit-policy", `${options.rateLimit.perSecond};w=1`);
+  }
   const waitMs = context.bucket?.take(options.clock.now()) ?? 0;
   if (waitMs > 0) {
     countError(counters, 429);

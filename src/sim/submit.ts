@@ -38,6 +38,8 @@ export function acceptSubmit(
   }
   const requestHash = sha256(`${path}\n${canonicalJson(body)}`);
   const draw = dice.draw("task", requestHash);
+  // Repeats of one request get pictures of their own; the same repeat renders the same.
+  const occurrence = counters.submits.byRequest[requestHash] ?? 0;
   const fails = dice.roll("task-failure", requestHash, options.faults.taskFailureRate);
   const outputs = planOutputs(
     family,
@@ -51,6 +53,7 @@ export function acceptSubmit(
         family.lane === "video" &&
         dice.roll("short-clip", requestHash, options.faults.shortClipRate),
     },
+    occurrence,
     options.mediaVariants,
   );
   const price = priceOf(family, body, outputs);
@@ -77,8 +80,9 @@ export function acceptSubmit(
     failure: fails ? FAILURES[Math.floor(draw * FAILURES.length)] : undefined,
     price,
     outputs,
+    nonce: randomBytes(6).toString("base64url"),
   };
-  const taskId = taskIdOf(ticket, randomBytes(6).toString("base64url"));
+  const taskId = taskIdOf(ticket);
   ledger.hold(price, ticket.endsAt, fails);
   counters.tasks.created += 1;
   if (fails) counters.tasks.planned_failures += 1;

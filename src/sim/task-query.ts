@@ -93,7 +93,13 @@ function recordOf(
     ticket,
     options.clock.now(),
     (index, expiresAt) =>
-      linkFor(origin, ticket.outputs as NonNullable<TaskTicket["outputs"]>, index, expiresAt),
+      linkFor(
+        origin,
+        ticket.outputs as NonNullable<TaskTicket["outputs"]>,
+        ticket.nonce,
+        index,
+        expiresAt,
+      ),
     scaled(context, options.linkTtlSeconds),
     options.videoResult,
   );

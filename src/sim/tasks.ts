@@ -21,13 +21,15 @@ export interface TaskTicket {
   failure: string | undefined;
   price: number;
   outputs: OutputPlan | undefined;
+  /** Keeps equal submits apart: their ids and links differ. */
+  nonce: string;
 }
 
 const PREFIX = "task_";
 
-/** A task id that carries its ticket; `nonce` keeps equal submits apart. */
-export function taskIdOf(ticket: TaskTicket, nonce: string): string {
-  return `${PREFIX}${writeToken({ ...ticket, nonce })}`;
+/** A task id that carries its ticket. */
+export function taskIdOf(ticket: TaskTicket): string {
+  return `${PREFIX}${writeToken(ticket)}`;
 }
 
 /** The ticket behind a task id this simulator (or an earlier one) issued. */

@@ -1,0 +1,875 @@
+import { readFileSync } from "node:fs";
+import { hostname } from "node:os";
+import PQueue from "p-queue";
+import type { Clock } from "../core/clock.js";
+import { ErrorCode } from "../core/errors.js";
+import type { Random } from "../core/random.js";
+import type { CheckedJob } from "../families/index.js";
+import {
+  type GatewayClient,
+  GatewayError,
+  isRetryable,
+  mayHaveArrived,
+  outputLinks,
+  type RetryPolicy,
+  type TaskRecord,
+  withRetry,
+} from "../gateway/index.js";
+import type { ManifestSettings } from "../manifest/index.js";
+import { type JobRow, JobState, type Store } from "../store/index.js";
+import type { Emit, RunEnd, StateCounts } from "./events.js";
+import { fileMatches, outputPath, partialDir, writeWhole } from "./files.js";
+import { dependantJobs } from "./jobs.js";
+import { SubmitPace } from "./pace.js";
+import { callTextJob } from "./text-jobs.js";
+
+export interface EngineOptions {
+  store: Store;
+  client: GatewayClient;
+  runId: number;
+  settings: ManifestSettings;
+  /** The run's output folder (resolved). */
+  outputDir: string;
+  baseUrl: string;
+  /** Gateway seconds per real second (the simulator's); poll and retry timings are divided by it. */
+  timeScale: number;
+  clock: Clock;
+  random: Random;
+  /** `from:` jobs by the id of the job they follow. */
+  templates: Map<string, CheckedJob[]>;
+  /** Redo jobs already done. */
+  force: boolean;
+  maxDownloadBytes: number;
+  emit: Emit;
+}
+
+interface Running {
+  row: JobRow;
+  nextPollAt: number;
+}
+
+/** A process's claim on a job: who it is, so another process can tell a live claim from a crash. */
+const OWNER = `${process.pid}@${hostname()}`;
+
+/** Submit requests in flight at once (the pace decides how fast they start). */
+const SUBMIT_CONCURRENCY = 16;
+
+/**
+ * One run: submits pending jobs (paced, within each lane's in-flight cap and the budget),
+ * polls what the gateway holds in batches, downloads every output as soon as its task
+ * completes (earliest expiry first), finishes jobs and starts their `from:` dependants.
+ * Every step is a guarded transition in the store, so a crash loses at most the submits in
+ * flight. `stop()` stops submitting and returns once state is recorded.
+ */
+export class Engine {
+  readonly #o: EngineOptions;
+  readonly #pending: { image: JobRow[]; video: JobRow[] } = { image: [], video: [] };
+  readonly #running = new Map<string, Running>();
+  readonly #submitting = { image: 0, video: 0 };
+  readonly #submits = new PQueue({ concurrency: SUBMIT_CONCURRENCY });
+  readonly #downloads: PQueue;
+  readonly #pace: SubmitPace;
+  readonly #retry: RetryPolicy;
+  readonly #abort = new AbortController();
+  #stopping: RunEnd | undefined;
+  #spent = 0;
+  #unknownSubmits = 0;
+  #wake: (() => void) | undefined;
+  /** Keys this engine has taken on, so a dependant is started once. */
+  readonly #known = new Set<string>();
+  /** Dependants being taken on (their files checked) right now. */
+  #adopting = 0;
+
+  constructor(options: EngineOptions) {
+    this.#o = options;
+    const { settings, timeScale, clock, store, baseUrl } = options;
+    this.#downloads = new PQueue({ concurrency: settings.limits.downloads });
+    const perSecond = (settings.limits.submitRate.count * 1000) / settings.limits.submitRate.perMs;
+    this.#pace = new SubmitPace(clock, perSecond, store.learnedRate(baseUrl) ?? perSecond);
+    this.#retry = {
+      attempts: settings.retry.attempts,
+      minDelayMs: settings.retry.minDelayMs / timeScale,
+      maxDelayMs: settings.retry.maxDelayMs / timeScale,
+    };
+  }
+
+  /** Stops submitting (Ctrl-C): what is recorded stays recorded; `run()` returns soon. */
+  stop(): void {
+    this.#halt("interrupted", "interrupted: no new submits; everything so far is recorded");
+    this.#abort.abort();
+  }
+
+  async run(): Promise<{
+    end: RunEnd;
+    counts: StateCounts;
+    spent: number;
+    unknownSubmits: number;
+  }> {
+    const { store, runId, emit } = this.#o;
+    const rows = store.jobsOf(runId);
+    let alreadyDone = 0;
+    for (const row of rows) {
+      this.#known.add(row.key);
+      if (await this.#adopt(row)) alreadyDone += 1;
+    }
+    emit({ type: "run:started", runId, jobs: rows.length, alreadyDone });
+    const pollEvery = Math.max(1, this.#o.settings.poll.everyMs / this.#o.timeScale);
+    const tick = Math.min(50, Math.max(2, pollEvery / 4));
+    while (!this.#abort.signal.aborted) {
+      this.#fillSubmits();
+      await this.#pollDue();
+      if (this.#idle()) break;
+      await this.#sleep(tick);
+    }
+    if (this.#abort.signal.aborted) {
+      // Interrupted: what has not started stays as recorded; what runs stops at its signal.
+      this.#submits.clear();
+      this.#downloads.clear();
+    }
+    await Promise.all([this.#downloads.onIdle(), this.#submits.onIdle()]);
+    store.saveLearnedRate(this.#o.baseUrl, this.#pace.rate);
+    const { counts, spent } = this.#tally();
+    const failed =
+      (counts.failed ?? 0) + (counts.rejected ?? 0) + (counts.expired ?? 0) + (counts.skipped ?? 0);
+    const end: RunEnd = this.#stopping ?? (failed > 0 ? "failed" : "done");
+    emit({
+      type: "run:finished",
+      end,
+      counts,
+      spent,
+      unknownSubmits: this.#unknownSubmits,
+    });
+    return { end, counts, spent, unknownSubmits: this.#unknownSubmits };
+  }
+
+  // --- start: take each job of the run from where the store left it
+
+  /** Puts a recorded job where it belongs; true when it is done already. */
+  async #adopt(row: JobRow): Promise<boolean> {
+    const { store, clock, force } = this.#o;
+    const now = clock.now();
+    switch (row.state) {
+      case JobState.Cancelled:
+        if (store.move(row.key, JobState.Cancelled, JobState.Pending, { reason: null }, now))
+          this.#queue({ ...row, state: JobState.Pending });
+        return false;
+      case JobState.Pending:
+        this.#queue(row);
+        return false;
+      case JobState.Submitting: {
+        // A live process is still sending it; a dead one left the outcome unknown.
+        if (row.claimed_by !== OWNER && isAlive(row.claimed_by)) return false;
+        this.#unknownSubmits += 1;
+        const patch = { claimed_by: null, unknown_submits: row.unknown_submits + 1 };
+        if (store.move(row.key, JobState.Submitting, JobState.Pending, patch, now))
+          this.#queue({ ...row, ...patch, state: JobState.Pending });
+        return false;
+      }
+      case JobState.Submitted:
+      case JobState.Processing:
+        this.#running.set(row.key, { row, nextPollAt: now });
+        return false;
+      case JobState.Completed:
+        this.#queueDownloads(row, true);
+        return false;
+      case JobState.Downloaded:
+        this.#finish(row);
+        return false;
+      case JobState.Done:
+        return this.#adoptDone(row, force);
+      default:
+        return false;
+    }
+  }
+
+  async #adoptDone(row: JobRow, force: boolean): Promise<boolean> {
+    const { store, clock } = this.#o;
+    const now = clock.now();
+    const outputs = store.outputsOf(row.key);
+    if (!force) {
+      let intact = true;
+      for (const output of outputs)
+        if (!(await fileMatches(output.path, output.bytes, output.sha256))) intact = false;
+      if (intact) {
+        this.#spent += row.cost ?? 0;
+        this.#startDependants(row);
+        return true;
+      }
+      // Files gone or changed: download again while the links work, else redo.
+      if (
+        outputs.length > 0 &&
+        outputs.every((o) => o.url !== null && (o.expires_at ?? Infinity) > now)
+      ) {
+        for (const output of outputs)
+          store.markOutput(row.key, output.idx, {
+            state: "pending",
+            path: null,
+            sha256: null,
+            bytes: null,
+          });
+        if (store.move(row.key, JobState.Done, JobState.Completed, { done_at: null }, now))
+          this.#queueDownloads({ ...row, state: JobState.Completed }, true);
+        return false;
+      }
+    }
+    store.transaction(() => {
+      store.clearOutputs(row.key);
+      store.move(
+        row.key,
+        JobState.Done,
+        JobState.Pending,
+        { task_id: null, done_at: null, cost: null, reason: null },
+        now,
+      );
+    });
+    this.#queue({ ...row, state: JobState.Pending, task_id: null });
+    return false;
+  }
+
+  #queue(row: JobRow): void {
+    (row.lane === "video" ? this.#pending.video : this.#pending.image).push(row);
+  }
+
+  // --- submits
+
+  #fillSubmits(): void {
+    if (this.#stopping !== undefined) return;
+    const limits = this.#o.settings.limits;
+    for (const lane of ["image", "video"] as const) {
+      const cap = lane === "video" ? limits.maxInFlightVideo : limits.maxInFlight;
+      const queue = this.#pending[lane];
+      while (queue.length > 0 && this.#inFlight(lane) < cap && this.#stopping === undefined) {
+        const row = queue[0] as JobRow;
+        if (!this.#withinBudget(row)) {
+          this.#halt(
+            "budget",
+            `budget reached: max_cost ${limits.maxCost} (spent ${round(this.#spent)} plus tasks running)`,
+          );
+          return;
+        }
+        queue.shift();
+        this.#submitting[lane] += 1;
+        this.#submits
+          .add(() => this.#submit(row))
+          .catch((error: unknown) =>
+            this.#fail(row, JobState.Submitting, `submit failed: ${(error as Error).message}`),
+          )
+          .finally(() => {
+            this.#submitting[lane] -= 1;
+            this.#wake?.();
+          });
+      }
+    }
+  }
+
+  #inFlight(lane: "image" | "video"): number {
+    let running = 0;
+    for (const task of this.#running.values())
+      if ((task.row.lane === "video" ? "video" : "image") === lane) running += 1;
+    return running + this.#submitting[lane];
+  }
+
+  #withinBudget(row: JobRow): boolean {
+    const max = this.#o.settings.limits.maxCost;
+    if (max === undefined) return true;
+    let committed = this.#spent;
+    for (const task of this.#running.values()) committed += task.row.estimated_cost ?? 0;
+    return committed < max && committed + (row.estimated_cost ?? 0) <= max;
+  }
+
+  async #submit(row: JobRow): Promise<void> {
+    const { store, clock, client, emit, settings, timeScale } = this.#o;
+    await this.#pace.acquire(this.#abort.signal).catch(() => undefined);
+    if (this.#stopping !== undefined) {
+      this.#queue(row);
+      return;
+    }
+    const claimed = store.move(
+      row.key,
+      JobState.Pending,
+      JobState.Submitting,
+      { claimed_by: OWNER, attempts: row.attempts + 1 },
+      clock.now(),
+    );
+    if (!claimed) return; // another process took it
+    if (row.lane === "text") {
+      await this.#submitText(row);
+      return;
+    }
+    let unknown = 0;
+    const body = JSON.parse(row.request) as Record<string, unknown>;
+    let receipt: Awaited<ReturnType<GatewayClient["submit"]>>;
+    try {
+      receipt = await withRetry(() => client.submit(row.endpoint, body), this.#retry, {
+        clock,
+        random: this.#o.random,
+        onRetry: (error, delayMs) => {
+          if (error.code === ErrorCode.HttpRateLimited) {
+            this.#pace.rateLimited(error.retryAfterMs, error.rateLimitPerSecond);
+            emit({
+              type: "gateway:rate-limited",
+              retryAfterMs: error.retryAfterMs ?? delayMs,
+              ratePerSecond: this.#pace.rate,
+            });
+          } else {
+            emit({
+              type: "gateway:retry",
+              what: `submit ${row.label}`,
+              delayMs,
+              reason: error.message,
+            });
+          }
+          // Policy for a submit that may have arrived: submit again (counted), since the
+          // gateway offers no way to find a task it never named.
+          if (mayHaveArrived(error)) unknown += 1;
+        },
+      });
+    } catch (error) {
+      this.#unknownSubmits += unknown + (mayHaveArrived(error) ? 1 : 0);
+      this.#submitFailed(row, error, unknown);
+      return;
+    }
+    this.#unknownSubmits += unknown;
+    this.#pace.succeeded(receipt.rateLimitPerSecond);
+    const now = clock.now();
+    const to = receipt.status === "processing" ? JobState.Processing : JobState.Submitted;
+    const nextPollAt = now + settings.poll.firstAfterMs / timeScale;
+    const patch = {
+      task_id: receipt.taskId,
+      submitted_at: now,
+      next_poll_at: nextPollAt,
+      claimed_by: null,
+      unknown_submits: row.unknown_submits + unknown,
+    };
+    // The commit point: from here the task is polled, never submitted again.
+    if (store.move(row.key, JobState.Submitting, to, patch, now)) {
+      const updated = { ...row, ...patch, state: to };
+      this.#running.set(row.key, { row: updated, nextPollAt });
+      emit({
+        type: "task:submitted",
+        key: row.key,
+        job: row.job_id,
+        label: row.label,
+        taskId: receipt.taskId,
+      });
+    }
+  }
+
+  #submitFailed(row: JobRow, error: unknown, unknown: number): void {
+    const { store, clock } = this.#o;
+    const now = clock.now();
+    if (error instanceof GatewayError && error.code === ErrorCode.HttpPaymentRequired) {
+      // Not billed and not the job's fault: it waits for a later run.
+      store.move(
+        row.key,
+        JobState.Submitting,
+        JobState.Pending,
+        { claimed_by: null, reason: error.message },
+        now,
+      );
+      this.#halt("balance", `the gateway balance ran out: ${error.message}`);
+      return;
+    }
+    if (this.#abort.signal.aborted) {
+      store.move(
+        row.key,
+        JobState.Submitting,
+        JobState.Pending,
+        { claimed_by: null, unknown_submits: row.unknown_submits + unknown },
+        now,
+      );
+      return;
+    }
+    const refused =
+      error instanceof GatewayError && !isRetryable(error) && error.status !== undefined;
+    this.#fail(
+      row,
+      JobState.Submitting,
+      (error as Error).message,
+      refused ? JobState.Rejected : JobState.Failed,
+    );
+  }
+
+  async #submitText(row: JobRow): Promise<void> {
+    const { store, clock, emit } = this.#o;
+    try {
+      const written = await callTextJob(row, {
+        client: this.#o.client,
+        retry: this.#retry,
+        clock,
+        random: this.#o.random,
+        outputDir: this.#o.outputDir,
+        tempDir: partialDir(this.#o.outputDir),
+      });
+      this.#pace.succeeded();
+      const now = clock.now();
+      store.transaction(() => {
+        store.setOutputs(row.key, [{ url: null, expiresAt: null }]);
+        store.markOutput(row.key, 0, {
+          state: "downloaded",
+          path: written.path,
+          bytes: written.bytes,
+          sha256: written.sha256,
+          content_type: "text/plain",
+        });
+        store.move(
+          row.key,
+          JobState.Submitting,
+          JobState.Downloaded,
+          { claimed_by: null, completed_at: now, submitted_at: now },
+          now,
+        );
+      });
+      emit({
+        type: "output:downloaded",
+        key: row.key,
+        label: row.label,
+        path: written.path,
+        bytes: written.bytes,
+      });
+      this.#finish({ ...row, state: JobState.Downloaded });
+    } catch (error) {
+      this.#submitFailed(row, error, 0);
+    }
+  }
+
+  // --- polling
+
+  async #pollDue(): Promise<void> {
+    const { clock, client, settings } = this.#o;
+    const now = clock.now();
+    const due = [...this.#running.values()].filter((task) => task.nextPollAt <= now);
+    for (let start = 0; start < due.length; start += settings.poll.batchSize) {
+      const slice = due.slice(start, start + settings.poll.batchSize);
+      let batch: Awaited<ReturnType<GatewayClient["getTasks"]>>;
+      try {
+        batch = await withRetry(
+          () => client.getTasks(slice.map((t) => t.row.task_id as string)),
+          this.#retry,
+          {
+            clock,
+            random: this.#o.random,
+            signal: this.#abort.signal,
+            onRetry: (error, delayMs) =>
+              this.#o.emit({ type: "gateway:retry", what: "poll", delayMs, reason: error.message }),
+          },
+        );
+      } catch (error) {
+        if (this.#abort.signal.aborted) return;
+        // Polling failed for now; the tasks are still the gateway's. Try again later.
+        const later = clock.now() + settings.poll.everyMs / this.#o.timeScale;
+        for (const task of slice) task.nextPollAt = later;
+        this.#o.emit({
+          type: "gateway:retry",
+          what: "poll",
+          delayMs: later - clock.now(),
+          reason: (error as Error).message,
+        });
+        continue;
+      }
+      this.#applyPolls(slice, batch.records, new Set(batch.unknown));
+    }
+  }
+
+  #applyPolls(slice: Running[], records: Map<string, TaskRecord>, unknown: Set<string>): void {
+    const { store, clock, settings, timeScale, emit } = this.#o;
+    const now = clock.now();
+    const nextPollAt = now + settings.poll.everyMs / timeScale;
+    const completed: JobRow[] = [];
+    // One poll round, one transaction.
+    store.transaction(() => {
+      for (const task of slice) {
+        const { row } = task;
+        const taskId = row.task_id as string;
+        const record = records.get(taskId);
+        const polls = row.polls + 1;
+        row.polls = polls;
+        if (record === undefined) {
+          if (unknown.has(taskId))
+            this.#fail(
+              row,
+              [JobState.Submitted, JobState.Processing],
+              `task ${taskId} does not exist or has expired at the gateway`,
+              JobState.Expired,
+            );
+          else task.nextPollAt = nextPollAt;
+          continue;
+        }
+        if (record.status === "completed") {
+          const links = outputLinks(record);
+          if (links.length === 0) {
+            this.#fail(
+              row,
+              [JobState.Submitted, JobState.Processing],
+              "the task completed but its result holds no output URL",
+            );
+            continue;
+          }
+          const patch = {
+            cost: record.cost,
+            completed_at: now,
+            progress: 100,
+            polls,
+            next_poll_at: null,
+          };
+          store.setOutputs(row.key, links);
+          if (
+            store.move(
+              row.key,
+              [JobState.Submitted, JobState.Processing],
+              JobState.Completed,
+              patch,
+              now,
+            )
+          ) {
+            this.#running.delete(row.key);
+            this.#spent += record.cost ?? 0;
+            emit({
+              type: "task:completed",
+              key: row.key,
+              label: row.label,
+              cost: record.cost,
+              outputs: links.length,
+            });
+            completed.push({ ...row, ...patch, state: JobState.Completed });
+          }
+        } else if (record.status === "failed") {
+          this.#fail(
+            row,
+            [JobState.Submitted, JobState.Processing],
+            `the task failed: ${record.errorMessage ?? "no reason given"}`,
+          );
+        } else {
+          const progress = record.progress ?? row.progress ?? 0;
+          if (record.status === "processing" && row.state === JobState.Submitted) {
+            store.move(
+              row.key,
+              JobState.Submitted,
+              JobState.Processing,
+              { started_at: now, progress, polls, next_poll_at: nextPollAt },
+              now,
+            );
+            row.state = JobState.Processing;
+          } else {
+            store.notePoll(row.key, { progress, polls, next_poll_at: nextPollAt });
+          }
+          if (progress !== row.progress)
+            emit({ type: "task:progress", key: row.key, label: row.label, progress });
+          row.progress = progress;
+          task.nextPollAt = nextPollAt;
+        }
+      }
+    });
+    for (const row of completed) this.#queueDownloads(row);
+  }
+
+  // --- downloads
+
+  /** `refresh`: links recorded by an earlier process; ask the gateway for current ones first. */
+  #queueDownloads(row: JobRow, refresh = false): void {
+    const outputs = this.#o.store.outputsOf(row.key);
+    const soonest = Math.min(...outputs.map((o) => o.expires_at ?? Number.MAX_SAFE_INTEGER));
+    // Earliest deadline first: p-queue runs higher priorities first.
+    const priority = -Math.floor(soonest / 1000);
+    this.#downloads
+      .add(() => this.#download(row, refresh), { priority })
+      .catch((error: unknown) =>
+        this.#fail(row, JobState.Completed, `download failed: ${(error as Error).message}`),
+      )
+      .finally(() => this.#wake?.());
+  }
+
+  async #download(row: JobRow, refresh: boolean): Promise<void> {
+    const { store, clock, client, outputDir, emit } = this.#o;
+    if (refresh) await this.#refreshLinks(row);
+    const outputs = store.outputsOf(row.key);
+    for (const output of outputs) {
+      if (output.state === "downloaded") continue;
+      if (this.#abort.signal.aborted) return;
+      if (output.url === null || (output.expires_at !== null && output.expires_at <= clock.now())) {
+        store.markOutput(row.key, output.idx, {
+          state: "expired",
+          reason: "the result link expired before it was downloaded",
+        });
+        this.#fail(
+          row,
+          JobState.Completed,
+          "the result link expired before it was downloaded",
+          JobState.Expired,
+        );
+        return;
+      }
+      const url = output.url;
+      let file: Awaited<ReturnType<GatewayClient["download"]>>;
+      try {
+        file = await withRetry(
+          () =>
+            client.download(
+              url,
+              (type) =>
+                outputPath(outputDir, row.job_id, row.label, output.idx, outputs.length, type),
+              {
+                maxBytes: this.#o.maxDownloadBytes,
+                kind: row.lane === "video" ? "video" : "image",
+                tempDir: partialDir(outputDir),
+                signal: this.#abort.signal,
+              },
+            ),
+          this.#retry,
+          {
+            clock,
+            random: this.#o.random,
+            signal: this.#abort.signal,
+            onRetry: (error, delayMs) =>
+              emit({
+                type: "gateway:retry",
+                what: `download ${row.label}`,
+                delayMs,
+                reason: error.message,
+              }),
+          },
+        );
+      } catch (error) {
+        if (this.#abort.signal.aborted) return;
+        if (error instanceof GatewayError && error.code === ErrorCode.LinkExpired) {
+          store.markOutput(row.key, output.idx, { state: "expired", reason: error.message });
+          this.#fail(row, JobState.Completed, error.message, JobState.Expired);
+          return;
+        }
+        throw error;
+      }
+      store.markOutput(row.key, output.idx, {
+        state: "downloaded",
+        path: file.path,
+        bytes: file.bytes,
+        sha256: file.sha256,
+        content_type: file.contentType,
+      });
+      await writeWhole(
+        `${file.path}.json`,
+        provenance(row, output.idx, file),
+        partialDir(outputDir),
+      );
+      emit({
+        type: "output:downloaded",
+        key: row.key,
+        label: row.label,
+        path: file.path,
+        bytes: file.bytes,
+      });
+    }
+    if (store.move(row.key, JobState.Completed, JobState.Downloaded, {}, clock.now()))
+      this.#finish({ ...row, state: JobState.Downloaded });
+  }
+
+  /**
+   * Links recorded by an earlier process may point elsewhere now (a simulator restarted on
+   * another port, a re-mirrored result): the task's current record says. Kept as they are
+   * when the gateway no longer knows the task.
+   */
+  async #refreshLinks(row: JobRow): Promise<void> {
+    if (row.task_id === null) return;
+    try {
+      const record = await this.#o.client.getTask(row.task_id);
+      if (record.status !== "completed") return;
+      outputLinks(record).forEach((link, idx) => {
+        this.#o.store.markOutput(row.key, idx, { url: link.url, expires_at: link.expiresAt });
+      });
+    } catch {
+      // The recorded links are all there is.
+    }
+  }
+
+  // --- endings
+
+  /** Downloaded → done (checks run here once there are any); then its dependants start. */
+  #finish(row: JobRow): void {
+    const { store, clock, emit } = this.#o;
+    if (
+      !store.move(
+        row.key,
+        JobState.Downloaded,
+        JobState.Done,
+        { done_at: clock.now() },
+        clock.now(),
+      )
+    )
+      return;
+    emit({ type: "job:done", key: row.key, job: row.job_id, label: row.label });
+    this.#startDependants(row);
+  }
+
+  #startDependants(row: JobRow): void {
+    const templates = this.#o.templates.get(row.job_id);
+    if (templates === undefined) return;
+    const { store, runId, clock, emit } = this.#o;
+    const outputs = store.outputsOf(row.key);
+    for (const output of outputs) {
+      const link =
+        output.url !== null && (output.expires_at ?? Infinity) > clock.now() ? output.url : null;
+      const rows = dependantJobs(
+        templates,
+        { key: row.key, label: row.label, outputIndex: output.idx, outputs: outputs.length },
+        {
+          url: link,
+          dataUri: () => dataUriOf(output.path, output.content_type),
+          text: () => textOf(output.path),
+        },
+      );
+      const fresh = store.addJobs(runId, rows, clock.now());
+      for (const added of rows) {
+        const stored = store.job(added.key);
+        if (stored === undefined || this.#known.has(stored.key)) continue;
+        this.#known.add(stored.key);
+        if (fresh.has(stored.key)) {
+          emit({
+            type: "job:added",
+            key: stored.key,
+            job: stored.job_id,
+            label: stored.label,
+            upstream: row.label,
+          });
+        }
+        // Taken on like any recorded job: pending is queued, running is polled, done is checked.
+        this.#adopting += 1;
+        this.#adopt(stored)
+          .catch((error: unknown) =>
+            this.#fail(stored, stored.state, `cannot resume: ${(error as Error).message}`),
+          )
+          .finally(() => {
+            this.#adopting -= 1;
+            this.#wake?.();
+          });
+      }
+    }
+  }
+
+  #fail(
+    row: JobRow,
+    from: JobState | JobState[],
+    reason: string,
+    to: JobState = JobState.Failed,
+  ): void {
+    const { store, clock, emit } = this.#o;
+    if (
+      store.move(row.key, from, to, { reason, claimed_by: null, next_poll_at: null }, clock.now())
+    ) {
+      this.#running.delete(row.key);
+      emit({
+        type: "job:failed",
+        key: row.key,
+        job: row.job_id,
+        label: row.label,
+        state: to,
+        reason,
+      });
+    }
+  }
+
+  #halt(reason: RunEnd, message: string): void {
+    if (this.#stopping !== undefined) return;
+    this.#stopping = reason;
+    this.#o.emit({ type: "run:stopping", reason, message });
+    this.#wake?.();
+  }
+
+  #idle(): boolean {
+    const nothingToSubmit =
+      this.#stopping !== undefined ||
+      (this.#pending.image.length === 0 && this.#pending.video.length === 0);
+    return (
+      nothingToSubmit &&
+      this.#adopting === 0 &&
+      this.#running.size === 0 &&
+      this.#submits.size === 0 &&
+      this.#submits.pending === 0 &&
+      this.#downloads.size === 0 &&
+      this.#downloads.pending === 0
+    );
+  }
+
+  async #sleep(ms: number): Promise<void> {
+    await Promise.race([
+      this.#o.clock.sleep(ms, this.#abort.signal).catch(() => undefined),
+      new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      }),
+    ]);
+    this.#wake = undefined;
+  }
+
+  /** Jobs of the run by state, and what they cost, from the store. */
+  #tally(): { counts: StateCounts; spent: number } {
+    const counts: StateCounts = {};
+    let spent = 0;
+    for (const row of this.#o.store.jobsOf(this.#o.runId)) {
+      counts[row.state] = (counts[row.state] ?? 0) + 1;
+      spent += row.cost ?? 0;
+    }
+    return { counts, spent: round(spent) };
+  }
+}
+
+function round(value: number): number {
+  return Math.round(value * 1e6) / 1e6;
+}
+
+/** Whether the process named in a claim (`pid@host`) is alive on this machine. */
+function isAlive(owner: string | null): boolean {
+  if (owner === null) return false;
+  const [pid, host] = owner.split("@");
+  if (host !== hostname()) return true;
+  try {
+    process.kill(Number(pid), 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function provenance(
+  row: JobRow,
+  index: number,
+  file: { sha256: string; bytes: number; contentType: string },
+): string {
+  return `${JSON.stringify(
+    {
+      job: row.job_id,
+      label: row.label,
+      key: row.key,
+      output: index,
+      task_id: row.task_id,
+      family: row.family,
+      endpoint: row.endpoint,
+      request: redactDataUris(JSON.parse(row.request)),
+      cost: row.cost,
+      sha256: file.sha256,
+      bytes: file.bytes,
+      content_type: file.contentType,
+      submitted_at: row.submitted_at,
+      completed_at: row.completed_at,
+    },
+    null,
+    2,
+  )}\n`;
+}
+
+function redactDataUris(value: unknown): unknown {
+  if (typeof value === "string")
+    return value.startsWith("data:")
+      ? `${value.slice(0, value.indexOf(",") + 1)}…(${value.length} chars)`
+      : value;
+  if (Array.isArray(value)) return value.map(redactDataUris);
+  if (value !== null && typeof value === "object")
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDataUris(v)]));
+  return value;
+}
+
+function dataUriOf(file: string | null, contentType: string | null): string {
+  if (file === null) throw new Error("the upstream output is not on disk");
+  return `data:${contentType ?? "image/png"};base64,${readFileSync(file).toString("base64")}`;
+}
+
+function textOf(file: string | null): string {
+  return file === null ? "" : readFileSync(file, "utf8");
+}

@@ -1,0 +1,77 @@
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+
+/**
+ * Where outputs go and how they are checked. Paths are built only from job labels and
+ * indexes (never from URLs or response text) and stay inside the run's output folder.
+ */
+
+const EXTENSIONS: Readonly<Record<string, string>> = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/webp": "webp",
+  "image/gif": "gif",
+  "image/bmp": "bmp",
+  "video/mp4": "mp4",
+  "video/quicktime": "mov",
+  "video/webm": "webm",
+  "text/plain": "txt",
+};
+
+/** `<dir>/<job id>/<label>[-<n>].<ext>`; the extension comes from the served Content-Type. */
+export function outputPath(
+  dir: string,
+  jobId: string,
+  label: string,
+  index: number,
+  count: number,
+  contentType: string,
+): string {
+  const ext = EXTENSIONS[contentType] ?? "bin";
+  const name = count > 1 ? `${label}-${index + 1}` : label;
+  return path.join(dir, jobId, `${name}.${ext}`);
+}
+
+/** The folder for partial downloads: beside the output folder, so nothing partial shows in it. */
+export function partialDir(outputDir: string): string {
+  return path.join(path.dirname(path.resolve(outputDir)), ".gwrun-partial");
+}
+
+/** Hex sha256 of a file, streamed. */
+export async function hashFile(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+/** Whether `file` is there with these bytes and this hash. */
+export async function fileMatches(
+  file: string | null,
+  bytes: number | null,
+  sha256: string | null,
+): Promise<boolean> {
+  if (file === null || sha256 === null) return false;
+  try {
+    const info = await stat(file);
+    if (bytes !== null && info.size !== bytes) return false;
+  } catch {
+    return false;
+  }
+  return (await hashFile(file)) === sha256;
+}
+
+/** Writes a file whole or not at all: to a partial file first, then renamed into place. */
+export async function writeWhole(file: string, content: string, tempDir: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  await mkdir(tempDir, { recursive: true });
+  const partial = path.join(tempDir, `${path.basename(file)}.${process.pid}.${Date.now()}.part`);
+  try {
+    await writeFile(partial, content);
+    await rename(partial, file);
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw error;
+  }
+}

@@ -1,0 +1,10 @@
+/** The state database: runs, jobs, outputs, events. All SQL lives here. */
+export { FINAL_STATES, JobState, RUNNING_STATES, TRANSITIONS } from "./states.js";
+export {
+  type JobPatch,
+  type JobRow,
+  type NewJob,
+  type OutputRow,
+  type RunRow,
+  Store,
+} from "./store.js";

@@ -1,0 +1,52 @@
+import { readdirSync, readFileSync } from "node:fs";
+import type Database from "better-sqlite3";
+
+/**
+ * Numbered migrations: `sql/NNNNNN-name.sql`, applied in order, each in a transaction and
+ * recorded in `migrations`, so a database is brought up to date whatever version it is at.
+ */
+const SQL_DIR = new URL("../../sql/", import.meta.url);
+
+interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+function migrations(): Migration[] {
+  return readdirSync(SQL_DIR)
+    .filter((file) => /^\d{6}-[\w-]+\.sql$/.test(file))
+    .sort()
+    .map((file) => ({
+      version: Number(file.slice(0, 6)),
+      name: file,
+      sql: readFileSync(new URL(file, SQL_DIR), "utf8"),
+    }));
+}
+
+/** Applies the migrations a database lacks; returns its schema version. */
+export function migrate(db: Database.Database): number {
+  db.exec(
+    "CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)",
+  );
+  const current =
+    (
+      db.prepare("SELECT max(version) AS version FROM migrations").get() as {
+        version: number | null;
+      }
+    ).version ?? 0;
+  let version = current;
+  for (const migration of migrations()) {
+    if (migration.version <= current) continue;
+    db.transaction(() => {
+      db.exec(migration.sql);
+      db.prepare("INSERT INTO migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
+        migration.version,
+        migration.name,
+        Date.now(),
+      );
+    })();
+    version = migration.version;
+  }
+  return version;
+}

@@ -1,0 +1,354 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { migrate } from "./migrate.js";
+import { canMove, type JobState } from "./states.js";
+
+/**
+ * The state database (SQLite, WAL) and the only code that writes SQL. Job transitions are
+ * guarded compare-and-set updates checked against the state graph; callers batch them in
+ * `transaction()`.
+ */
+
+export interface RunRow {
+  id: number;
+  name: string;
+  manifest_path: string;
+  manifest_text: string;
+  base_url: string;
+  output_dir: string;
+  status: string;
+  exit_code: number | null;
+  started_at: number;
+  finished_at: number | null;
+}
+
+export interface JobRow {
+  key: string;
+  run_id: number;
+  job_id: string;
+  label: string;
+  family: string | null;
+  lane: string;
+  endpoint: string;
+  request: string;
+  upstream_key: string | null;
+  state: JobState;
+  task_id: string | null;
+  attempts: number;
+  unknown_submits: number;
+  claimed_by: string | null;
+  progress: number | null;
+  polls: number;
+  next_poll_at: number | null;
+  estimated_cost: number | null;
+  cost: number | null;
+  reason: string | null;
+  created_at: number;
+  submitted_at: number | null;
+  started_at: number | null;
+  completed_at: number | null;
+  done_at: number | null;
+  updated_at: number;
+}
+
+export interface OutputRow {
+  job_key: string;
+  idx: number;
+  url: string | null;
+  expires_at: number | null;
+  state: "pending" | "downloaded" | "expired" | "failed";
+  path: string | null;
+  bytes: number | null;
+  sha256: string | null;
+  content_type: string | null;
+  reason: string | null;
+}
+
+/** A job as a run first records it. */
+export interface NewJob {
+  key: string;
+  jobId: string;
+  label: string;
+  family: string | null;
+  lane: string;
+  endpoint: string;
+  request: string;
+  upstreamKey: string | null;
+  estimatedCost: number | null;
+}
+
+/** Columns a transition may set besides the state. */
+export type JobPatch = Partial<
+  Pick<
+    JobRow,
+    | "task_id"
+    | "attempts"
+    | "unknown_submits"
+    | "claimed_by"
+    | "progress"
+    | "polls"
+    | "next_poll_at"
+    | "cost"
+    | "reason"
+    | "submitted_at"
+    | "started_at"
+    | "completed_at"
+    | "done_at"
+    | "run_id"
+  >
+>;
+
+const PATCH_COLUMNS = new Set<string>([
+  "task_id",
+  "attempts",
+  "unknown_submits",
+  "claimed_by",
+  "progress",
+  "polls",
+  "next_poll_at",
+  "cost",
+  "reason",
+  "submitted_at",
+  "started_at",
+  "completed_at",
+  "done_at",
+  "run_id",
+]);
+
+export class Store {
+  readonly db: Database.Database;
+  readonly #statements = new Map<string, Database.Statement>();
+
+  private constructor(db: Database.Database) {
+    this.db = db;
+  }
+
+  /** Opens (creating and migrating) the database at `file`. */
+  static open(file: string): Store {
+    if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    const db = new Database(file);
+    db.pragma("journal_mode = WAL");
+    // Durable at every commit point of WAL, without an fsync per transaction.
+    db.pragma("synchronous = NORMAL");
+    // Another gwrun on the same file waits for its turn instead of failing.
+    db.pragma("busy_timeout = 10000");
+    migrate(db);
+    return new Store(db);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  #sql(sql: string): Database.Statement {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Runs `fn` in one transaction (nested calls join the outer one). */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
+  // --- runs
+
+  createRun(run: Omit<RunRow, "id" | "status" | "exit_code" | "finished_at">): number {
+    const result = this.#sql(
+      `INSERT INTO runs (name, manifest_path, manifest_text, base_url, output_dir, status, started_at)
+       VALUES (?, ?, ?, ?, ?, 'running', ?)`,
+    ).run(
+      run.name,
+      run.manifest_path,
+      run.manifest_text,
+      run.base_url,
+      run.output_dir,
+      run.started_at,
+    );
+    return Number(result.lastInsertRowid);
+  }
+
+  finishRun(id: number, status: string, exitCode: number, now: number): void {
+    this.#sql("UPDATE runs SET status = ?, exit_code = ?, finished_at = ? WHERE id = ?").run(
+      status,
+      exitCode,
+      now,
+      id,
+    );
+  }
+
+  run(id: number): RunRow | undefined {
+    return this.#sql("SELECT * FROM runs WHERE id = ?").get(id) as RunRow | undefined;
+  }
+
+  /** The latest run, of the manifest named `name` when given. */
+  latestRun(name?: string): RunRow | undefined {
+    return (
+      name === undefined
+        ? this.#sql("SELECT * FROM runs ORDER BY id DESC LIMIT 1").get()
+        : this.#sql("SELECT * FROM runs WHERE name = ? ORDER BY id DESC LIMIT 1").get(name)
+    ) as RunRow | undefined;
+  }
+
+  runs(limit: number): RunRow[] {
+    return this.#sql("SELECT * FROM runs ORDER BY id DESC LIMIT ?").all(limit) as RunRow[];
+  }
+
+  // --- jobs
+
+  /**
+   * Records jobs for a run: new keys are inserted pending; known keys join the run as they
+   * are. Returns the keys that were new.
+   */
+  addJobs(runId: number, jobs: readonly NewJob[], now: number): Set<string> {
+    const added = new Set<string>();
+    const insert = this.#sql(
+      `INSERT OR IGNORE INTO jobs (key, run_id, job_id, label, family, lane, endpoint, request, upstream_key,
+         state, estimated_cost, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
+    );
+    const adopt = this.#sql("UPDATE jobs SET run_id = ?, job_id = ?, label = ? WHERE key = ?");
+    const link = this.#sql("INSERT OR IGNORE INTO run_jobs (run_id, key) VALUES (?, ?)");
+    this.transaction(() => {
+      for (const job of jobs) {
+        const inserted = insert.run(
+          job.key,
+          runId,
+          job.jobId,
+          job.label,
+          job.family,
+          job.lane,
+          job.endpoint,
+          job.request,
+          job.upstreamKey,
+          job.estimatedCost,
+          now,
+          now,
+        ).changes;
+        if (inserted === 0) adopt.run(runId, job.jobId, job.label, job.key);
+        else added.add(job.key);
+        link.run(runId, job.key);
+      }
+    });
+    return added;
+  }
+
+  job(key: string): JobRow | undefined {
+    return this.#sql("SELECT * FROM jobs WHERE key = ?").get(key) as JobRow | undefined;
+  }
+
+  /** The jobs of a run, in the order they were recorded. */
+  jobsOf(runId: number): JobRow[] {
+    return this.#sql(
+      "SELECT jobs.* FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key WHERE run_jobs.run_id = ? ORDER BY jobs.rowid",
+    ).all(runId) as JobRow[];
+  }
+
+  /** Jobs fed by an upstream job's outputs. */
+  dependantsOf(upstreamKey: string): JobRow[] {
+    return this.#sql("SELECT * FROM jobs WHERE upstream_key = ?").all(upstreamKey) as JobRow[];
+  }
+
+  /**
+   * Moves a job to `to` if it is in one of `from` (compare-and-set); false when another
+   * process or step moved it first. Throws on a move the state graph does not allow.
+   */
+  move(
+    key: string,
+    from: JobState | readonly JobState[],
+    to: JobState,
+    patch: JobPatch,
+    now: number,
+  ): boolean {
+    const sources = typeof from === "string" ? [from] : from;
+    for (const source of sources) {
+      if (!canMove(source, to)) throw new Error(`job state ${source} → ${to} is not allowed`);
+    }
+    const columns = Object.keys(patch).filter((column) => {
+      if (!PATCH_COLUMNS.has(column)) throw new Error(`unknown job column ${column}`);
+      return true;
+    });
+    const sql = `UPDATE jobs SET state = ?, updated_at = ?${columns.map((c) => `, ${c} = ?`).join("")}
+       WHERE key = ? AND state IN (${sources.map(() => "?").join(", ")})`;
+    const values = columns.map((column) => patch[column as keyof JobPatch] ?? null);
+    const changed = this.#sql(sql).run(to, now, ...values, key, ...sources).changes === 1;
+    if (changed) {
+      this.#sql(
+        "INSERT INTO events (run_id, at, job_key, type, data) SELECT run_id, ?, key, ?, ? FROM jobs WHERE key = ?",
+      ).run(now, `job:${to}`, patch.reason ?? null, key);
+    }
+    return changed;
+  }
+
+  /** Records a poll that found no change of state (progress, next poll time). */
+  notePoll(key: string, patch: Pick<JobPatch, "progress" | "polls" | "next_poll_at">): void {
+    this.#sql("UPDATE jobs SET progress = ?, polls = ?, next_poll_at = ? WHERE key = ?").run(
+      patch.progress ?? null,
+      patch.polls ?? 0,
+      patch.next_poll_at ?? null,
+      key,
+    );
+  }
+
+  /** Appends a run-level event. */
+  logEvent(runId: number, type: string, data: unknown, now: number): void {
+    this.#sql("INSERT INTO events (run_id, at, type, data) VALUES (?, ?, ?, ?)").run(
+      runId,
+      now,
+      type,
+      JSON.stringify(data),
+    );
+  }
+
+  // --- outputs
+
+  /** Records the output links of a completed job (kept when already recorded). */
+  setOutputs(
+    key: string,
+    links: readonly { url: string | null; expiresAt: number | null }[],
+  ): void {
+    const insert = this.#sql(
+      "INSERT OR IGNORE INTO outputs (job_key, idx, url, expires_at, state) VALUES (?, ?, ?, ?, 'pending')",
+    );
+    links.forEach((link, idx) => {
+      insert.run(key, idx, link.url, link.expiresAt);
+    });
+  }
+
+  outputsOf(key: string): OutputRow[] {
+    return this.#sql("SELECT * FROM outputs WHERE job_key = ? ORDER BY idx").all(
+      key,
+    ) as OutputRow[];
+  }
+
+  markOutput(key: string, idx: number, patch: Partial<Omit<OutputRow, "job_key" | "idx">>): void {
+    const columns = Object.keys(patch);
+    this.#sql(
+      `UPDATE outputs SET ${columns.map((c) => `${c} = ?`).join(", ")} WHERE job_key = ? AND idx = ?`,
+    ).run(...columns.map((c) => patch[c as keyof typeof patch] ?? null), key, idx);
+  }
+
+  /** Forgets the outputs of a job that is redone. */
+  clearOutputs(key: string): void {
+    this.#sql("DELETE FROM outputs WHERE job_key = ?").run(key);
+  }
+
+  // --- gateway
+
+  learnedRate(baseUrl: string): number | undefined {
+    const row = this.#sql("SELECT submit_rate FROM gateway_state WHERE base_url = ?").get(
+      baseUrl,
+    ) as { submit_rate: number | null } | undefined;
+    return row?.submit_rate ?? undefined;
+  }
+
+  saveLearnedRate(baseUrl: string, rate: number): void {
+    this.#sql(
+      "INSERT INTO gateway_state (base_url, submit_rate) VALUES (?, ?) ON CONFLICT(base_url) DO UPDATE SET submit_rate = excluded.submit_rate",
+    ).run(baseUrl, rate);
+  }
+}
