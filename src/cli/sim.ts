@@ -36,6 +36,7 @@ interface SimFlags {
   downloadDelay?: string;
   wrongSizeRate?: string;
   shortClipRate?: string;
+  expiredLinkRate?: string;
   mediaVariants?: string;
   cacheDir?: string;
 }
@@ -91,6 +92,10 @@ export function addSimCommand(program: Command, setExit: (code: ExitCode) => voi
     .option("--download-delay <duration>", "wait before each download answers")
     .option("--wrong-size-rate <fraction>", "image tasks with pictures of the wrong size")
     .option("--short-clip-rate <fraction>", "video tasks with clips shorter than requested")
+    .option(
+      "--expired-link-rate <fraction>",
+      "tasks whose result links have expired when they complete",
+    )
     .option(
       "--media-variants <n>",
       "distinct pictures and clips to render (default: one per prompt)",
@@ -164,6 +169,7 @@ export function simOptionsOf(flags: SimFlags): SimOptionsInput {
         : seconds("--download-delay", flags.downloadDelay) * 1000,
     wrongSizeRate: fraction("--wrong-size-rate", flags.wrongSizeRate),
     shortClipRate: fraction("--short-clip-rate", flags.shortClipRate),
+    expiredLinkRate: fraction("--expired-link-rate", flags.expiredLinkRate),
   };
   return {
     port: number("--port", flags.port, 0, 65_535),

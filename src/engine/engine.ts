@@ -52,7 +52,7 @@ interface Running {
 const OWNER = `${process.pid}@${hostname()}`;
 
 /** Submit requests in flight at once (the pace decides how fast they start). */
-const SUBMIT_CONCURRENCY = 16;
+export const SUBMIT_CONCURRENCY = 16;
 
 /**
  * One run: submits pending jobs (paced, within each lane's in-flight cap and the budget),
@@ -73,6 +73,8 @@ export class Engine {
   readonly #abort = new AbortController();
   #stopping: RunEnd | undefined;
   #spent = 0;
+  /** Estimated cost of the submits under way. */
+  #reserved = 0;
   #unknownSubmits = 0;
   #wake: (() => void) | undefined;
   /** Keys this engine has taken on, so a dependant is started once. */
@@ -249,6 +251,7 @@ export class Engine {
         }
         queue.shift();
         this.#submitting[lane] += 1;
+        this.#reserved += row.estimated_cost ?? 0;
         this.#submits
           .add(() => this.#submit(row))
           .catch((error: unknown) =>
@@ -256,6 +259,7 @@ export class Engine {
           )
           .finally(() => {
             this.#submitting[lane] -= 1;
+            this.#reserved -= row.estimated_cost ?? 0;
             this.#wake?.();
           });
       }
@@ -272,7 +276,7 @@ export class Engine {
   #withinBudget(row: JobRow): boolean {
     const max = this.#o.settings.limits.maxCost;
     if (max === undefined) return true;
-    let committed = this.#spent;
+    let committed = this.#spent + this.#reserved;
     for (const task of this.#running.values()) committed += task.row.estimated_cost ?? 0;
     return committed < max && committed + (row.estimated_cost ?? 0) <= max;
   }
@@ -280,7 +284,7 @@ export class Engine {
   async #submit(row: JobRow): Promise<void> {
     const { store, clock, client, emit, settings, timeScale } = this.#o;
     await this.#pace.acquire(this.#abort.signal).catch(() => undefined);
-    if (this.#stopping !== undefined) {
+    if (this.#abort.signal.aborted) {
       this.#queue(row);
       return;
     }
@@ -300,7 +304,14 @@ export class Engine {
     const body = JSON.parse(row.request) as Record<string, unknown>;
     let receipt: Awaited<ReturnType<GatewayClient["submit"]>>;
     try {
-      receipt = await withRetry(() => client.submit(row.endpoint, body), this.#retry, {
+      // Every try takes its turn at the pace, retries included (the first took it above).
+      let first = true;
+      const attempt = async () => {
+        if (!first) await this.#pace.acquire(this.#abort.signal);
+        first = false;
+        return client.submit(row.endpoint, body);
+      };
+      receipt = await withRetry(attempt, this.#retry, {
         clock,
         random: this.#o.random,
         onRetry: (error, delayMs) => {
@@ -532,6 +543,9 @@ export class Engine {
               outputs: links.length,
             });
             completed.push({ ...row, ...patch, state: JobState.Completed });
+          } else {
+            // Another process on this database got there first; it carries on with the job.
+            this.#running.delete(row.key);
           }
         } else if (record.status === "failed") {
           this.#fail(
@@ -541,18 +555,21 @@ export class Engine {
           );
         } else {
           const progress = record.progress ?? row.progress ?? 0;
-          if (record.status === "processing" && row.state === JobState.Submitted) {
-            store.move(
-              row.key,
-              JobState.Submitted,
-              JobState.Processing,
-              { started_at: now, progress, polls, next_poll_at: nextPollAt },
-              now,
-            );
-            row.state = JobState.Processing;
-          } else {
-            store.notePoll(row.key, { progress, polls, next_poll_at: nextPollAt });
+          const noted =
+            record.status === "processing" && row.state === JobState.Submitted
+              ? store.move(
+                  row.key,
+                  JobState.Submitted,
+                  JobState.Processing,
+                  { started_at: now, progress, polls, next_poll_at: nextPollAt },
+                  now,
+                )
+              : store.notePoll(row.key, { progress, polls, next_poll_at: nextPollAt });
+          if (!noted) {
+            this.#running.delete(row.key);
+            continue;
           }
+          if (record.status === "processing") row.state = JobState.Processing;
           if (progress !== row.progress)
             emit({ type: "task:progress", key: row.key, label: row.label, progress });
           row.progress = progress;
@@ -751,10 +768,11 @@ export class Engine {
     to: JobState = JobState.Failed,
   ): void {
     const { store, clock, emit } = this.#o;
+    // Whoever moved it, it is no longer this engine's to poll.
+    this.#running.delete(row.key);
     if (
       store.move(row.key, from, to, { reason, claimed_by: null, next_poll_at: null }, clock.now())
     ) {
-      this.#running.delete(row.key);
       emit({
         type: "job:failed",
         key: row.key,

@@ -1,4 +1,4 @@
 /** The run: queues, state transitions, budget, shutdown, resume. */
-export { Engine, type EngineOptions } from "./engine.js";
+export { Engine, type EngineOptions, SUBMIT_CONCURRENCY } from "./engine.js";
 export type { Emit, EngineEvent, RunEnd, StateCounts } from "./events.js";
 export { dependantTemplates, initialJobs } from "./jobs.js";

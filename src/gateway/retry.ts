@@ -51,24 +51,33 @@ export interface RetryDeps {
   onRetry?: (error: GatewayError, delayMs: number, retry: number) => void;
 }
 
-/** Calls `fn` until it succeeds, fails for good, or the attempts run out; honours Retry-After. */
+/** 429s are waited out rather than counted as attempts, up to this many. */
+const MAX_RATE_LIMITED = 100;
+
+/**
+ * Calls `fn` until it succeeds, fails for good, or the attempts run out; honours Retry-After.
+ * A 429 is the gateway pacing us, not a failure: it does not use up an attempt.
+ */
 export async function withRetry<T>(
   fn: (attempt: number) => Promise<T>,
   policy: RetryPolicy,
   deps: RetryDeps,
 ): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
+  let attempt = 1;
+  let rateLimited = 0;
+  for (let retry = 1; ; retry++) {
     try {
       return await fn(attempt);
     } catch (error) {
-      if (attempt >= policy.attempts || !isRetryable(error) || deps.signal?.aborted === true)
-        throw error;
+      const limited = error instanceof GatewayError && error.code === ErrorCode.HttpRateLimited;
+      if (limited) rateLimited += 1;
+      else attempt += 1;
+      const exhausted = limited ? rateLimited > MAX_RATE_LIMITED : attempt > policy.attempts;
+      if (exhausted || !isRetryable(error) || deps.signal?.aborted === true) throw error;
       const gatewayError = error as GatewayError;
-      const delay = Math.max(
-        gatewayError.retryAfterMs ?? 0,
-        backoffMs(attempt - 1, policy, deps.random),
-      );
-      deps.onRetry?.(gatewayError, delay, attempt);
+      const backoff = limited ? 0 : backoffMs(attempt - 2, policy, deps.random);
+      const delay = Math.max(gatewayError.retryAfterMs ?? 0, backoff);
+      deps.onRetry?.(gatewayError, delay, retry);
       await deps.clock.sleep(delay, deps.signal);
     }
   }

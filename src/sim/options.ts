@@ -25,6 +25,8 @@ export interface SimFaults {
   wrongSizeRate: number;
   /** Fraction of video tasks whose clip is shorter than requested. */
   shortClipRate: number;
+  /** Fraction of tasks whose result links have expired by the time they complete. */
+  expiredLinkRate: number;
 }
 
 /** How `POST /v1/tasks/batch` answers (its body is not shown in the spec). */
@@ -82,6 +84,7 @@ export const NO_FAULTS: SimFaults = {
   downloadDelayMs: 0,
   wrongSizeRate: 0,
   shortClipRate: 0,
+  expiredLinkRate: 0,
 };
 
 export const SIM_DEFAULTS: SimOptions = {

@@ -35,6 +35,10 @@ const MEDIA_PATHS = new Set([
   "/v1/videos/generations",
 ]);
 
+/** Calls that generate (media submits and text calls): the rate limit applies to these. */
+const GENERATION =
+  /^\/v1\/(images\/generations|images\/edits|videos\/generations|chat\/completions|responses|messages)$|^\/v1beta\/models\//;
+
 /** Starts the gateway simulator on loopback (port 0: a free port). */
 export async function startSimulator(input: SimOptionsInput = {}): Promise<Simulator> {
   const options = resolveSimOptions(input);
@@ -117,16 +121,32 @@ async function handle(
     sendError(res, 413, error.message);
     return;
   }
-  const requestHash = sha256(`${req.method} ${path}\n${raw.toString("latin1")}`);
-  if (dice.roll("reset", requestHash, options.faults.resetRate)) {
-    countError(counters, "reset");
-    req.socket.destroy();
-    return;
-  }
   const authProblem = checkKey(req, path, options.key);
   if (authProblem !== undefined) {
     countError(counters, 401);
     sendError(res, 401, authProblem);
+    return;
+  }
+  // Rate limiting comes before the injected faults, so a 429 does not use up a request's rolls.
+  if (GENERATION.test(path) && req.method === "POST") {
+    if (options.rateLimit !== undefined) {
+      // Announced on every generation answer, as gateways do (the IETF RateLimit-Policy form).
+      res.setHeader("ratelimit-policy", `${options.rateLimit.perSecond};w=1`);
+    }
+    const waitMs = context.bucket?.take(options.clock.now()) ?? 0;
+    if (waitMs > 0) {
+      countError(counters, 429);
+      sendError(res, 429, "too many requests: slow down", {
+        "retry-after": String(Math.max(1, Math.ceil(waitMs / 1000))),
+        "retry-after-ms": String(waitMs),
+      });
+      return;
+    }
+  }
+  const requestHash = sha256(`${req.method} ${path}\n${raw.toString("latin1")}`);
+  if (dice.roll("reset", requestHash, options.faults.resetRate)) {
+    countError(counters, "reset");
+    req.socket.destroy();
     return;
   }
   if (dice.roll("server-error", requestHash, options.faults.serverErrorRate)) {
@@ -154,19 +174,6 @@ async function handle(
   }
   if (path === "/v1/tasks/batch") {
     queryBatch(context, res, origin, body);
-    return;
-  }
-  if (options.rateLimit !== undefined) {
-    // Announced on every generation answer, as gateways do (the IETF RateLimit-Policy form).
-    res.setHeader("ratelimit-policy", `${options.rateLimit.perSecond};w=1`);
-  }
-  const waitMs = context.bucket?.take(options.clock.now()) ?? 0;
-  if (waitMs > 0) {
-    countError(counters, 429);
-    sendError(res, 429, "too many requests: slow down", {
-      "retry-after": String(Math.max(1, Math.ceil(waitMs / 1000))),
-      "retry-after-ms": String(waitMs),
-    });
     return;
   }
   if (MEDIA_PATHS.has(path)) counters.submits.received += 1;

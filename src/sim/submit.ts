@@ -81,6 +81,9 @@ export function acceptSubmit(
     price,
     outputs,
     nonce: randomBytes(6).toString("base64url"),
+    ...(dice.roll("expired-link", requestHash, options.faults.expiredLinkRate)
+      ? { deadLinks: true }
+      : {}),
   };
   const taskId = taskIdOf(ticket);
   ledger.hold(price, ticket.endsAt, fails);

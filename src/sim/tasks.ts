@@ -23,6 +23,8 @@ export interface TaskTicket {
   outputs: OutputPlan | undefined;
   /** Keeps equal submits apart: their ids and links differ. */
   nonce: string;
+  /** A fault: the result links are dead on arrival. */
+  deadLinks?: boolean;
 }
 
 const PREFIX = "task_";
@@ -79,7 +81,7 @@ export function taskRecord(
   if (status === "failed") record.error = { message: ticket.failure };
   if (status === "completed" && ticket.outputs !== undefined) {
     // expires_at is completed + TTL, in the same whole seconds as `completed`.
-    const expiresAt = seconds(ticket.endsAt) * 1000 + linkTtlMs;
+    const expiresAt = seconds(ticket.endsAt) * 1000 + (ticket.deadLinks === true ? 0 : linkTtlMs);
     const urls = Array.from({ length: ticket.outputs.count }, (_, index) =>
       links(index, expiresAt),
     );

@@ -284,13 +284,15 @@ export class Store {
     return changed;
   }
 
-  /** Records a poll that found no change of state (progress, next poll time). */
-  notePoll(key: string, patch: Pick<JobPatch, "progress" | "polls" | "next_poll_at">): void {
-    this.#sql("UPDATE jobs SET progress = ?, polls = ?, next_poll_at = ? WHERE key = ?").run(
-      patch.progress ?? null,
-      patch.polls ?? 0,
-      patch.next_poll_at ?? null,
-      key,
+  /**
+   * Records a poll that found no change of state (progress, next poll time); false when the
+   * job is no longer running (another process moved it on).
+   */
+  notePoll(key: string, patch: Pick<JobPatch, "progress" | "polls" | "next_poll_at">): boolean {
+    return (
+      this.#sql(
+        "UPDATE jobs SET progress = ?, polls = ?, next_poll_at = ? WHERE key = ? AND state IN ('submitted', 'processing')",
+      ).run(patch.progress ?? null, patch.polls ?? 0, patch.next_poll_at ?? null, key).changes === 1
     );
   }
 

@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import path from "node:path";
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -22,4 +22,33 @@ export function gwrun(
     env: { PATH: process.env.PATH, NO_COLOR: "1", ...options.env },
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * Starts the built `gwrun` without blocking this process (a simulator may be running in it);
+ * `done` resolves when it exits.
+ */
+export function gwrunAsync(
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? ROOT,
+    env: { PATH: process.env.PATH, NO_COLOR: "1", ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const done = new Promise<CliResult>((resolve) => {
+    child.once("close", (code, signal) =>
+      resolve({ code: code ?? (signal === null ? null : 128), stdout, stderr }),
+    );
+  });
+  return { child, done };
 }

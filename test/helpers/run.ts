@@ -1,0 +1,87 @@
+import { readdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { type SimOptionsInput, type Simulator, startSimulator } from "../../src/sim/index.js";
+import { type JobRow, type OutputRow, Store } from "../../src/store/index.js";
+import { gwrunAsync } from "./cli.js";
+import { tempDir } from "./manifest.js";
+
+/**
+ * A scope for end-to-end runs: a simulator in this process (fast time, few distinct
+ * pictures), a temp folder for the manifest, database and outputs, and `gwrun` spawned
+ * against them.
+ */
+export interface RunScope {
+  sim: Simulator;
+  dir: string;
+  db: string;
+  outputDir: string;
+  write(name: string, yaml: string): string;
+  gwrun(args: readonly string[]): ReturnType<typeof gwrunAsync>;
+  jobs(): (JobRow & { outputs: OutputRow[] })[];
+}
+
+/** Gateway seconds per real second in end-to-end runs: a 45 s image takes 12 ms. */
+export const FAST = 3600;
+
+export async function withRun<T>(
+  options: SimOptionsInput,
+  fn: (scope: RunScope) => Promise<T>,
+): Promise<T> {
+  const sim = await startSimulator({ timeScale: FAST, mediaVariants: 4, ...options });
+  const dir = tempDir();
+  const db = path.join(dir, "gwrun.db");
+  const outputDir = path.join(dir, "out");
+  const scope: RunScope = {
+    sim,
+    dir,
+    db,
+    outputDir,
+    write(name, yaml) {
+      const file = path.join(dir, name);
+      writeFileSync(file, yaml);
+      return file;
+    },
+    gwrun: (args) => {
+      // Commands that talk to the gateway get the simulator's URL; all get the database.
+      const talks = !["status", "runs"].includes(args[0] ?? "");
+      const extra = talks ? ["--db", db, "--base-url", sim.url] : ["--db", db];
+      return gwrunAsync([...args, ...extra], { cwd: dir, env: { GW_API_KEY: "test-key" } });
+    },
+    jobs() {
+      const store = Store.open(db);
+      try {
+        const run = store.latestRun();
+        if (run === undefined) return [];
+        return store.jobsOf(run.id).map((job) => ({ ...job, outputs: store.outputsOf(job.key) }));
+      } finally {
+        store.close();
+      }
+    },
+  };
+  try {
+    return await fn(scope);
+  } finally {
+    await sim.close();
+  }
+}
+
+/** Every file below `dir`, relative to it. */
+export function filesBelow(dir: string): string[] {
+  try {
+    return readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)));
+  } catch {
+    return [];
+  }
+}
+
+/** Settings for quick end-to-end manifests: fast polling and retries, the output folder given. */
+export function fastSettings(outputDir: string, extra = ""): string {
+  return `version: 1
+limits: { submit_rate: 500/s, max_in_flight: 200, max_in_flight_video: 50, downloads: 8 }
+poll: { first_after: 20ms, every: 20ms, batch_size: 50 }
+retry: { attempts: 6, min_delay: 5ms, max_delay: 50ms }
+output: { dir: ${JSON.stringify(outputDir)} }
+${extra}`;
+}
