@@ -1,6 +1,6 @@
 import { ErrorCode, GwError } from "../core/errors.js";
 import type { ManifestSettings } from "../manifest/index.js";
-import { type Simulator, startSimulator } from "../sim/index.js";
+import type { Simulator } from "../sim/index.js";
 
 /** Where a run sends its requests, and what to release afterwards. */
 export interface GatewayTarget {
@@ -47,6 +47,8 @@ export async function openGatewayTarget(
       `GWRUN_SIM_TIME_SCALE must be a positive number, got "${env.GWRUN_SIM_TIME_SCALE}"`,
     );
   }
+  // Loaded only here: the simulator brings sharp and ffmpeg along.
+  const { startSimulator } = await import("../sim/index.js");
   const simulator = await startSimulator({ port: 0, timeScale });
   return {
     baseUrl: simulator.url,

@@ -7,10 +7,9 @@ import {
   type BatchShape,
   type SimFaults,
   type SimOptionsInput,
-  startSimulator,
   VIDEO_RESULTS,
   type VideoResult,
-} from "../sim/index.js";
+} from "../sim/options.js";
 import { ExitCode } from "./exit-codes.js";
 import { err, out } from "./output.js";
 
@@ -103,6 +102,7 @@ export function addSimCommand(program: Command, setExit: (code: ExitCode) => voi
     .option("--cache-dir <dir>", "where rendered media are cached")
     .action(async (flags: SimFlags) => {
       const options = simOptionsOf(flags);
+      const { startSimulator } = await import("../sim/index.js");
       const simulator = await startSimulator(options).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== "EADDRINUSE" && error.code !== "EACCES") throw error;
         throw usage(

@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import PQueue from "p-queue";
@@ -54,6 +55,9 @@ const OWNER = `${process.pid}@${hostname()}`;
 /** Submit requests in flight at once (the pace decides how fast they start). */
 export const SUBMIT_CONCURRENCY = 16;
 
+/** Completed jobs allowed to wait for a download slot before submits pause. */
+const DOWNLOAD_BACKLOG = 256;
+
 /**
  * One run: submits pending jobs (paced, within each lane's in-flight cap and the budget),
  * polls what the gateway holds in batches, downloads every output as soon as its task
@@ -66,6 +70,7 @@ export class Engine {
   readonly #pending: { image: JobRow[]; video: JobRow[] } = { image: [], video: [] };
   readonly #running = new Map<string, Running>();
   readonly #submitting = { image: 0, video: 0 };
+  readonly #runningByLane = { image: 0, video: 0 };
   readonly #submits = new PQueue({ concurrency: SUBMIT_CONCURRENCY });
   readonly #downloads: PQueue;
   readonly #pace: SubmitPace;
@@ -84,6 +89,8 @@ export class Engine {
 
   constructor(options: EngineOptions) {
     this.#o = options;
+    // Every wait of the run listens to this one signal.
+    setMaxListeners(0, this.#abort.signal);
     const { settings, timeScale, clock, store, baseUrl } = options;
     this.#downloads = new PQueue({ concurrency: settings.limits.downloads });
     const perSecond = (settings.limits.submitRate.count * 1000) / settings.limits.submitRate.perMs;
@@ -169,7 +176,7 @@ export class Engine {
       }
       case JobState.Submitted:
       case JobState.Processing:
-        this.#running.set(row.key, { row, nextPollAt: now });
+        this.#track(row, now);
         return false;
       case JobState.Completed:
         this.#queueDownloads(row, true);
@@ -236,6 +243,9 @@ export class Engine {
 
   #fillSubmits(): void {
     if (this.#stopping !== undefined) return;
+    // Backpressure: results waiting for a download slot are memory and a deadline; let the
+    // downloads catch up before asking the gateway for more.
+    if (this.#downloads.size > DOWNLOAD_BACKLOG) return;
     const limits = this.#o.settings.limits;
     for (const lane of ["image", "video"] as const) {
       const cap = lane === "video" ? limits.maxInFlightVideo : limits.maxInFlight;
@@ -267,10 +277,20 @@ export class Engine {
   }
 
   #inFlight(lane: "image" | "video"): number {
-    let running = 0;
-    for (const task of this.#running.values())
-      if ((task.row.lane === "video" ? "video" : "image") === lane) running += 1;
-    return running + this.#submitting[lane];
+    return this.#runningByLane[lane] + this.#submitting[lane];
+  }
+
+  /** Starts polling a task the gateway holds. */
+  #track(row: JobRow, nextPollAt: number): void {
+    if (!this.#running.has(row.key)) this.#runningByLane[laneOf(row)] += 1;
+    this.#running.set(row.key, { row, nextPollAt });
+  }
+
+  #untrack(key: string): void {
+    const task = this.#running.get(key);
+    if (task === undefined) return;
+    this.#running.delete(key);
+    this.#runningByLane[laneOf(task.row)] -= 1;
   }
 
   #withinBudget(row: JobRow): boolean {
@@ -355,7 +375,7 @@ export class Engine {
     // The commit point: from here the task is polled, never submitted again.
     if (store.move(row.key, JobState.Submitting, to, patch, now)) {
       const updated = { ...row, ...patch, state: to };
-      this.#running.set(row.key, { row: updated, nextPollAt });
+      this.#track(updated, nextPollAt);
       emit({
         type: "task:submitted",
         key: row.key,
@@ -533,7 +553,7 @@ export class Engine {
               now,
             )
           ) {
-            this.#running.delete(row.key);
+            this.#untrack(row.key);
             this.#spent += record.cost ?? 0;
             emit({
               type: "task:completed",
@@ -545,7 +565,7 @@ export class Engine {
             completed.push({ ...row, ...patch, state: JobState.Completed });
           } else {
             // Another process on this database got there first; it carries on with the job.
-            this.#running.delete(row.key);
+            this.#untrack(row.key);
           }
         } else if (record.status === "failed") {
           this.#fail(
@@ -566,7 +586,7 @@ export class Engine {
                 )
               : store.notePoll(row.key, { progress, polls, next_poll_at: nextPollAt });
           if (!noted) {
-            this.#running.delete(row.key);
+            this.#untrack(row.key);
             continue;
           }
           if (record.status === "processing") row.state = JobState.Processing;
@@ -629,7 +649,6 @@ export class Engine {
                 maxBytes: this.#o.maxDownloadBytes,
                 kind: row.lane === "video" ? "video" : "image",
                 tempDir: partialDir(outputDir),
-                signal: this.#abort.signal,
               },
             ),
           this.#retry,
@@ -655,28 +674,34 @@ export class Engine {
         }
         throw error;
       }
-      store.markOutput(row.key, output.idx, {
-        state: "downloaded",
-        path: file.path,
-        bytes: file.bytes,
-        sha256: file.sha256,
-        content_type: file.contentType,
-      });
       await writeWhole(
         `${file.path}.json`,
         provenance(row, output.idx, file),
         partialDir(outputDir),
       );
-      emit({
-        type: "output:downloaded",
-        key: row.key,
-        label: row.label,
-        path: file.path,
-        bytes: file.bytes,
+      const last = outputs.every((o) => o.idx === output.idx || o.state === "downloaded");
+      output.state = "downloaded";
+      // The file, and when it is the last one the job's moves, commit together.
+      store.transaction(() => {
+        store.markOutput(row.key, output.idx, {
+          state: "downloaded",
+          path: file.path,
+          bytes: file.bytes,
+          sha256: file.sha256,
+          content_type: file.contentType,
+        });
+        emit({
+          type: "output:downloaded",
+          key: row.key,
+          label: row.label,
+          path: file.path,
+          bytes: file.bytes,
+        });
+        if (last && store.move(row.key, JobState.Completed, JobState.Downloaded, {}, clock.now())) {
+          this.#finish({ ...row, state: JobState.Downloaded });
+        }
       });
     }
-    if (store.move(row.key, JobState.Completed, JobState.Downloaded, {}, clock.now()))
-      this.#finish({ ...row, state: JobState.Downloaded });
   }
 
   /**
@@ -769,7 +794,7 @@ export class Engine {
   ): void {
     const { store, clock, emit } = this.#o;
     // Whoever moved it, it is no longer this engine's to poll.
-    this.#running.delete(row.key);
+    this.#untrack(row.key);
     if (
       store.move(row.key, from, to, { reason, claimed_by: null, next_poll_at: null }, clock.now())
     ) {
@@ -826,6 +851,11 @@ export class Engine {
     }
     return { counts, spent: round(spent) };
   }
+}
+
+/** Text calls share the image lane's cap: both are light next to video. */
+function laneOf(row: JobRow): "image" | "video" {
+  return row.lane === "video" ? "video" : "image";
 }
 
 function round(value: number): number {

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
-import { mkdir, rename, rm, stat, writeFile } from "node:fs/promises";
+import { rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { ensureDir } from "../core/fs.js";
 
 /**
  * Where outputs go and how they are checked. Paths are built only from job labels and
@@ -64,8 +65,8 @@ export async function fileMatches(
 
 /** Writes a file whole or not at all: to a partial file first, then renamed into place. */
 export async function writeWhole(file: string, content: string, tempDir: string): Promise<void> {
-  await mkdir(path.dirname(file), { recursive: true });
-  await mkdir(tempDir, { recursive: true });
+  await ensureDir(path.dirname(file));
+  await ensureDir(tempDir);
   const partial = path.join(tempDir, `${path.basename(file)}.${process.pid}.${Date.now()}.part`);
   try {
     await writeFile(partial, content);

@@ -1,6 +1,5 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import sharp from "sharp";
 import { isDataUri, isUrl } from "./common.js";
 import type { Family, ImageInputRule, RequestBody } from "./types.js";
 
@@ -167,6 +166,8 @@ async function imageSize(
     };
   }
   try {
+    // Loaded on first use: most runs name no local files, and sharp is heavy.
+    const { default: sharp } = await import("sharp");
     const meta = await sharp(data).metadata();
     if (meta.format === undefined || meta.width === undefined || meta.height === undefined)
       return undefined;

@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { mkdir, rename, rm } from "node:fs/promises";
+import { rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { type Dispatcher, request } from "undici";
 import { ErrorCode } from "../core/errors.js";
+import { ensureDir } from "../core/fs.js";
 import { GatewayError, networkError } from "./errors.js";
 
 export interface DownloadOptions {
@@ -86,9 +87,9 @@ export async function downloadFile(
     );
   }
   const dest = typeof destination === "string" ? destination : destination(contentType);
-  await mkdir(path.dirname(dest), { recursive: true });
+  await ensureDir(path.dirname(dest));
   const tempDir = options.tempDir ?? path.dirname(dest);
-  await mkdir(tempDir, { recursive: true });
+  await ensureDir(tempDir);
   const partial = path.join(
     tempDir,
     `${path.basename(dest)}.${randomBytes(4).toString("hex")}.part`,

@@ -6,19 +6,12 @@ import { countError } from "./counters.js";
 import { sendError } from "./http.js";
 import type { MediaSpec } from "./media.js";
 import type { OutputPlan } from "./outputs.js";
-import { readToken, writeToken } from "./tokens.js";
+import { Packer, readToken, Unpacker, writeToken } from "./tokens.js";
 
 /**
  * Result links: `/files/<token>.<ext>`, the token carrying what to render and when the link
  * stops working, so links need no memory and outlive a restart of the simulator.
  */
-
-interface LinkToken {
-  spec: MediaSpec;
-  expiresAt: number;
-  /** The task's nonce: every task's links are its own, even when the pictures are alike. */
-  task: string;
-}
 
 /** The link to output `index` of a task's outputs, valid until `expiresAt` (ms). */
 export function linkFor(
@@ -28,20 +21,39 @@ export function linkFor(
   index: number,
   expiresAt: number,
 ): string {
-  const seed = `${plan.seed}-${index}`;
-  const spec: MediaSpec =
-    plan.kind === "image"
-      ? { kind: "image", width: plan.width, height: plan.height, seed }
-      : {
-          kind: "video",
-          width: plan.width,
-          height: plan.height,
-          durationSeconds: plan.duration ?? 5,
-          audio: plan.audio ?? false,
-          seed,
-        };
-  const token: LinkToken = { spec, expiresAt, task };
-  return `${origin}/files/${writeToken(token)}.${plan.kind === "image" ? "png" : "mp4"}`;
+  const bytes = new Packer()
+    .uint(plan.kind === "image" ? 0 : plan.audio === true ? 2 : 1, 1)
+    .uint(plan.width, 2)
+    .uint(plan.height, 2)
+    .uint((plan.duration ?? 0) * 100, 4)
+    .text(`${plan.seed}-${index}`)
+    .uint(expiresAt, 6)
+    // The task's nonce: every task's links are its own, even when the pictures are alike.
+    .text(task)
+    .bytes();
+  return `${origin}/files/${writeToken(bytes)}.${plan.kind === "image" ? "png" : "mp4"}`;
+}
+
+/** What a link asks for, or undefined for a made-up one. */
+function readLink(name: string): { spec: MediaSpec; expiresAt: number } | undefined {
+  const bytes = readToken(name.replace(/\.(png|mp4)$/, ""));
+  if (bytes === undefined) return undefined;
+  try {
+    const reader = new Unpacker(bytes);
+    const kind = reader.uint(1);
+    const width = reader.uint(2);
+    const height = reader.uint(2);
+    const durationSeconds = reader.uint(4) / 100;
+    const seed = reader.text();
+    const expiresAt = reader.uint(6);
+    const spec: MediaSpec =
+      kind === 0
+        ? { kind: "image", width, height, seed }
+        : { kind: "video", width, height, durationSeconds, audio: kind === 2, seed };
+    return { spec, expiresAt };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Serves a result file: 404 for a made-up link, 403 once it has expired. */
@@ -51,13 +63,12 @@ export async function serveFile(
   name: string,
 ): Promise<void> {
   const { options, counters, dice } = context;
-  const token = readToken(name.replace(/\.(png|mp4)$/, ""));
-  if (token === undefined || typeof token.expiresAt !== "number") {
+  const link = readLink(name);
+  if (link === undefined) {
     countError(counters, 404);
     sendError(res, 404, "no such file");
     return;
   }
-  const link = token as unknown as LinkToken;
   if (options.clock.now() >= link.expiresAt) {
     counters.downloads.expired += 1;
     countError(counters, 403);

@@ -1,5 +1,5 @@
 import type { OutputPlan } from "./outputs.js";
-import { readToken, writeToken } from "./tokens.js";
+import { Packer, readToken, Unpacker, writeToken } from "./tokens.js";
 
 /**
  * A task as the simulator knows it. Everything is fixed at submit — when it starts and ends,
@@ -29,17 +29,104 @@ export interface TaskTicket {
 
 const PREFIX = "task_";
 
-/** A task id that carries its ticket. */
+/** Family ids by their index in a token (append only: tokens outlive versions). */
+const FAMILY_IDS = [
+  "image-a",
+  "image-b",
+  "image-c",
+  "image-d",
+  "image-e",
+  "image-edits",
+  "video-1",
+  "video-2",
+  "video-3",
+  "video-4",
+  "video-5",
+  "video-6",
+  "video-7",
+  "video-8",
+  "video-9",
+  "video-10",
+];
+
+const FLAG_OUTPUTS = 1;
+const FLAG_VIDEO = 2;
+const FLAG_AUDIO = 4;
+const FLAG_DEAD_LINKS = 8;
+
+/** A task id that carries its ticket (about 90 characters). */
 export function taskIdOf(ticket: TaskTicket): string {
-  return `${PREFIX}${writeToken(ticket)}`;
+  const outputs = ticket.outputs;
+  const flags =
+    (outputs === undefined ? 0 : FLAG_OUTPUTS) |
+    (outputs?.kind === "video" ? FLAG_VIDEO : 0) |
+    (outputs?.audio === true ? FLAG_AUDIO : 0) |
+    (ticket.deadLinks === true ? FLAG_DEAD_LINKS : 0);
+  const packer = new Packer()
+    .uint(FAMILY_IDS.indexOf(ticket.family) + 1, 1)
+    .uint(ticket.createdAt, 6)
+    .uint(ticket.startsAt - ticket.createdAt, 4)
+    .uint(ticket.endsAt - ticket.startsAt, 4)
+    .uint(ticket.estimatedSeconds, 4)
+    .uint(ticket.price * 10_000, 4)
+    .text(ticket.failure ?? "")
+    .uint(flags, 1)
+    .text(ticket.nonce);
+  if (outputs !== undefined) {
+    packer
+      .uint(outputs.count, 1)
+      .uint(outputs.width, 2)
+      .uint(outputs.height, 2)
+      .uint((outputs.duration ?? 0) * 100, 4)
+      .text(outputs.seed);
+  }
+  return `${PREFIX}${writeToken(packer.bytes())}`;
 }
 
 /** The ticket behind a task id this simulator (or an earlier one) issued. */
 export function ticketOf(taskId: string): TaskTicket | undefined {
   if (!taskId.startsWith(PREFIX)) return undefined;
-  const value = readToken(taskId.slice(PREFIX.length));
-  if (value === undefined || typeof value.family !== "string") return undefined;
-  return value as unknown as TaskTicket;
+  const bytes = readToken(taskId.slice(PREFIX.length));
+  if (bytes === undefined) return undefined;
+  try {
+    const reader = new Unpacker(bytes);
+    const family = FAMILY_IDS[reader.uint(1) - 1];
+    if (family === undefined) return undefined;
+    const createdAt = reader.uint(6);
+    const startsAt = createdAt + reader.uint(4);
+    const endsAt = startsAt + reader.uint(4);
+    const estimatedSeconds = reader.uint(4);
+    const price = reader.uint(4) / 10_000;
+    const failure = reader.text();
+    const flags = reader.uint(1);
+    const nonce = reader.text();
+    const outputs: OutputPlan | undefined =
+      (flags & FLAG_OUTPUTS) === 0
+        ? undefined
+        : {
+            kind: (flags & FLAG_VIDEO) === 0 ? "image" : "video",
+            count: reader.uint(1),
+            width: reader.uint(2),
+            height: reader.uint(2),
+            duration: reader.uint(4) / 100,
+            audio: (flags & FLAG_AUDIO) !== 0,
+            seed: reader.text(),
+          };
+    return {
+      family,
+      createdAt,
+      startsAt,
+      endsAt,
+      estimatedSeconds,
+      failure: failure === "" ? undefined : failure,
+      price,
+      outputs,
+      nonce,
+      ...((flags & FLAG_DEAD_LINKS) === 0 ? {} : { deadLinks: true }),
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 export type TaskStatus = "submitted" | "processing" | "completed" | "failed";

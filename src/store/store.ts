@@ -119,9 +119,12 @@ const PATCH_COLUMNS = new Set<string>([
 export class Store {
   readonly db: Database.Database;
   readonly #statements = new Map<string, Database.Statement>();
+  readonly #transaction: (fn: () => unknown) => unknown;
 
   private constructor(db: Database.Database) {
     this.db = db;
+    // One wrapper for all transactions; better-sqlite3 makes nested calls savepoints.
+    this.#transaction = db.transaction((fn: () => unknown) => fn());
   }
 
   /** Opens (creating and migrating) the database at `file`. */
@@ -152,7 +155,7 @@ export class Store {
 
   /** Runs `fn` in one transaction (nested calls join the outer one). */
   transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    return this.#transaction(fn) as T;
   }
 
   // --- runs
@@ -275,13 +278,16 @@ export class Store {
     const sql = `UPDATE jobs SET state = ?, updated_at = ?${columns.map((c) => `, ${c} = ?`).join("")}
        WHERE key = ? AND state IN (${sources.map(() => "?").join(", ")})`;
     const values = columns.map((column) => patch[column as keyof JobPatch] ?? null);
-    const changed = this.#sql(sql).run(to, now, ...values, key, ...sources).changes === 1;
-    if (changed) {
-      this.#sql(
-        "INSERT INTO events (run_id, at, job_key, type, data) SELECT run_id, ?, key, ?, ? FROM jobs WHERE key = ?",
-      ).run(now, `job:${to}`, patch.reason ?? null, key);
-    }
-    return changed;
+    const update = this.#sql(sql);
+    const log = this.#sql(
+      "INSERT INTO events (run_id, at, job_key, type, data) SELECT run_id, ?, key, ?, ? FROM jobs WHERE key = ?",
+    );
+    // The move and its event commit together.
+    return this.transaction(() => {
+      const changed = update.run(to, now, ...values, key, ...sources).changes === 1;
+      if (changed) log.run(now, `job:${to}`, patch.reason ?? null, key);
+      return changed;
+    });
   }
 
   /**

@@ -1,0 +1,188 @@
+// End-to-end runs of `gwrun run` against `gwrun sim`, each in a process of its own:
+// - 10,000 image jobs, zero latency, no rate limit: jobs per second, HTTP requests per task
+//   (download included) and gwrun's peak RSS;
+// - a gateway rate limit R below the manifest's submit rate: the submit rate achieved as a
+//   fraction of R, and how many 429s gwrun received.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+
+const root = path.dirname(import.meta.dirname);
+const bin = path.join(root, "bin/gwrun.js");
+
+function startSim(args) {
+  const child = spawn(process.execPath, [bin, "sim", "--port", "0", ...args], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  return new Promise((resolve, reject) => {
+    let text = "";
+    child.stdout.on("data", (chunk) => {
+      text += chunk;
+      const match = /^(http:\/\/\S+)\n/m.exec(text);
+      if (match) resolve({ url: match[1], stop: () => child.kill("SIGINT") });
+    });
+    child.once("exit", (code) => reject(new Error(`gwrun sim exited with ${code}`)));
+  });
+}
+
+function manifest(dir, jobs, submitRate) {
+  const side = Math.ceil(Math.sqrt(jobs));
+  const list = (n) => Array.from({ length: n }, (_, i) => i + 1).join(", ");
+  const file = path.join(dir, `bench-${jobs}.yaml`);
+  writeFileSync(
+    file,
+    `version: 1
+name: bench-${jobs}
+limits: { submit_rate: ${submitRate}, max_in_flight: 2000, downloads: 32 }
+poll: { first_after: 10ms, every: 10ms, batch_size: 50 }
+retry: { attempts: 5, min_delay: 10ms, max_delay: 200ms }
+output: { dir: ${JSON.stringify(path.join(dir, `out-${jobs}`))}, thumbnails: false }
+jobs:
+  - id: shots
+    model: acme-image-2
+    matrix: { row: [${list(side)}], column: [${list(Math.ceil(jobs / side))}] }
+    prompt: "A ceramic mug, row {{row}}, column {{column}}"
+    size: "64x64"
+`,
+  );
+  return file;
+}
+
+/** Runs gwrun to the end; samples its peak RSS (VmHWM) and the arrival of submit events. */
+function runGwrun(file, url) {
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    [bin, "run", file, "--db", `${file}.db`, "--base-url", url, "--json"],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, GW_API_KEY: "bench" },
+    },
+  );
+  let peakKb = 0;
+  const sample = () => {
+    try {
+      const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
+      peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
+    } catch {}
+  };
+  const sampler = setInterval(sample, 20);
+  const submits = [];
+  let buffer = "";
+  child.stdout.on("data", (chunk) => {
+    buffer += chunk;
+    let newline = buffer.indexOf("\n");
+    while (newline >= 0) {
+      if (buffer.startsWith('{"type":"task:submitted"')) submits.push(performance.now());
+      buffer = buffer.slice(newline + 1);
+      newline = buffer.indexOf("\n");
+    }
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve) => {
+    // "close", not "exit": every line of stdout has been read by then.
+    child.once("close", (code) => {
+      clearInterval(sampler);
+      resolve({
+        code,
+        seconds: (performance.now() - started) / 1000,
+        peakMb: Math.round(peakKb / 1024),
+        submits,
+        stderr,
+      });
+    });
+    child.once("spawn", sample);
+  });
+}
+
+async function counters(url) {
+  return (await fetch(`${url}/__sim/counters`)).json();
+}
+
+// Zero latency: time runs a billion times faster, so records and links get lifetimes to match.
+const ZERO_LATENCY = [
+  "--time-scale",
+  "1000000000",
+  "--retention",
+  "100000000000s",
+  "--link-ttl",
+  "100000000000s",
+];
+
+const dir = mkdtempSync(path.join(tmpdir(), "gwrun-bench-run-"));
+try {
+  {
+    const jobs = 10_000;
+    const sim = await startSim([
+      ...ZERO_LATENCY,
+      "--media-variants",
+      "1",
+      "--cache-dir",
+      path.join(dir, "media"),
+    ]);
+    const result = await runGwrun(manifest(dir, jobs, "5000/s"), sim.url);
+    const served = await counters(sim.url);
+    sim.stop();
+    if (result.code !== 0) process.stderr.write(result.stderr);
+    const requests =
+      served.submits.received +
+      served.queries.single +
+      served.queries.batch +
+      served.downloads.served;
+    console.log(
+      JSON.stringify({
+        bench: "run-10k-images",
+        jobs,
+        exit_code: result.code,
+        wall_s: Math.round(result.seconds * 100) / 100,
+        jobs_per_s: Math.round(jobs / result.seconds),
+        target_jobs_per_s: 500,
+        http_requests_per_task: Math.round((requests / jobs) * 1000) / 1000,
+        target_http_requests_per_task: 2.2,
+        peak_rss_mb: result.peakMb,
+        target_peak_rss_mb: 250,
+      }),
+    );
+  }
+  {
+    const jobs = 600;
+    const limit = 50;
+    const sim = await startSim([
+      ...ZERO_LATENCY,
+      "--media-variants",
+      "1",
+      "--rate-limit",
+      `${limit}/s`,
+      "--cache-dir",
+      path.join(dir, "media"),
+    ]);
+    const result = await runGwrun(manifest(dir, jobs, "100/s"), sim.url);
+    const served = await counters(sim.url);
+    sim.stop();
+    if (result.code !== 0) process.stderr.write(result.stderr);
+    const first = result.submits[0] ?? 0;
+    const last = result.submits.at(-1) ?? 0;
+    const achieved = (result.submits.length - 1) / ((last - first) / 1000);
+    console.log(
+      JSON.stringify({
+        bench: "run-rate-limited",
+        jobs,
+        exit_code: result.code,
+        gateway_limit_per_s: limit,
+        manifest_submit_rate_per_s: 100,
+        achieved_submits_per_s: Math.round(achieved * 100) / 100,
+        fraction_of_limit: Math.round((achieved / limit) * 1000) / 1000,
+        target_fraction_of_limit: 0.95,
+        http_429_received: served.errors["429"] ?? 0,
+        target_http_429_after_the_first: 0,
+      }),
+    );
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
