@@ -1,0 +1,99 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { Store } from "../../src/store/index.js";
+import { tempDir } from "../helpers/manifest.js";
+
+function openWithJob(): Store {
+  const store = Store.open(path.join(tempDir(), "state.db"));
+  const runId = store.createRun({
+    name: "t",
+    manifest_path: "/m.yaml",
+    manifest_text: "version: 1",
+    base_url: "sim",
+    output_dir: "/out",
+    started_at: 1,
+  });
+  store.addJobs(
+    runId,
+    [
+      {
+        key: "k1",
+        jobId: "a",
+        label: "a",
+        family: "image-a",
+        lane: "image",
+        endpoint: "/v1/images/generations",
+        request: "{}",
+        upstreamKey: null,
+        estimatedCost: null,
+      },
+    ],
+    1,
+  );
+  return store;
+}
+
+describe("store", () => {
+  it("creates its schema by numbered migrations, once", () => {
+    const file = path.join(tempDir(), "state.db");
+    Store.open(file).close();
+    const store = Store.open(file);
+    const versions = store.db.prepare("SELECT version FROM migrations").all();
+    expect(versions).toEqual([{ version: 1 }]);
+    expect(store.db.pragma("journal_mode", { simple: true })).toBe("wal");
+    store.close();
+  });
+
+  it("moves a job only from the state it is in (compare-and-set), and logs the move", () => {
+    const store = openWithJob();
+    expect(store.move("k1", "pending", "submitting", { claimed_by: "me" }, 2)).toBe(true);
+    // A second claim loses: the job is no longer pending.
+    expect(store.move("k1", "pending", "submitting", { claimed_by: "other" }, 3)).toBe(false);
+    expect(store.job("k1")?.claimed_by).toBe("me");
+    const events = store.db.prepare("SELECT type FROM events WHERE job_key = 'k1'").all();
+    expect(events).toEqual([{ type: "job:submitting" }]);
+    store.close();
+  });
+
+  it("refuses a move the state graph does not allow", () => {
+    const store = openWithJob();
+    expect(() => store.move("k1", "pending", "done", {}, 2)).toThrow(
+      /pending → done is not allowed/,
+    );
+    expect(store.job("k1")?.state).toBe("pending");
+    store.close();
+  });
+
+  it("keeps a known job's state when a later run records it again", () => {
+    const store = openWithJob();
+    store.move("k1", "pending", "submitting", {}, 2);
+    const second = store.createRun({
+      name: "t",
+      manifest_path: "/m.yaml",
+      manifest_text: "",
+      base_url: "sim",
+      output_dir: "/out",
+      started_at: 3,
+    });
+    const added = store.addJobs(
+      second,
+      [
+        {
+          key: "k1",
+          jobId: "a",
+          label: "a",
+          family: "image-a",
+          lane: "image",
+          endpoint: "/v1/images/generations",
+          request: "{}",
+          upstreamKey: null,
+          estimatedCost: null,
+        },
+      ],
+      3,
+    );
+    expect(added.size).toBe(0);
+    expect(store.jobsOf(second).map((job) => job.state)).toEqual(["submitting"]);
+    store.close();
+  });
+});
