@@ -42,8 +42,7 @@ CREATE TABLE jobs (
   done_at INTEGER,
   updated_at INTEGER NOT NULL
 );
-CREATE INDEX jobs_by_run_state ON jobs (run_id, state);
-CREATE INDEX jobs_by_task ON jobs (task_id);
+-- Only what queries use: every index is rewritten on each state change.
 CREATE INDEX jobs_by_upstream ON jobs (upstream_key);
 
 -- Which jobs a run covers (a job done in an earlier run can be part of a later one).

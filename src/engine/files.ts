@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { rename, rm, stat, writeFile } from "node:fs/promises";
+import { createReadStream, renameSync, rmSync, writeFileSync } from "node:fs";
+import { stat } from "node:fs/promises";
 import path from "node:path";
 import { ensureDir } from "../core/fs.js";
 
@@ -63,16 +63,20 @@ export async function fileMatches(
   return (await hashFile(file)) === sha256;
 }
 
-/** Writes a file whole or not at all: to a partial file first, then renamed into place. */
+/**
+ * Writes a small file (a sidecar, an answer) whole or not at all: to a partial file first, then
+ * renamed into place. Synchronously: for a few kilobytes that is faster than three round trips
+ * through the thread pool, which a run of thousands of jobs would pay for each file.
+ */
 export async function writeWhole(file: string, content: string, tempDir: string): Promise<void> {
   await ensureDir(path.dirname(file));
   await ensureDir(tempDir);
   const partial = path.join(tempDir, `${path.basename(file)}.${process.pid}.${Date.now()}.part`);
   try {
-    await writeFile(partial, content);
-    await rename(partial, file);
+    writeFileSync(partial, content);
+    renameSync(partial, file);
   } catch (error) {
-    await rm(partial, { force: true });
+    rmSync(partial, { force: true });
     throw error;
   }
 }

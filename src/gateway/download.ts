@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { createWriteStream } from "node:fs";
+import { createWriteStream, renameSync, writeFileSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { Transform } from "node:stream";
@@ -25,6 +25,9 @@ export interface DownloadResult {
   sha256: string;
   contentType: string;
 }
+
+/** Files up to this size are written in one go rather than streamed. */
+const SMALL_FILE = 1024 * 1024;
 
 const invalid = (message: string, retryable: boolean) =>
   new GatewayError(ErrorCode.DownloadInvalid, message, { retryable });
@@ -108,11 +111,24 @@ export async function downloadFile(
     },
   });
   try {
-    await pipeline(body, meter, createWriteStream(partial));
-    if (announced !== undefined && bytes !== announced) {
-      throw invalid(`${what}: truncated, got ${bytes} of ${announced} bytes`, true);
+    if (announced !== undefined && announced <= SMALL_FILE) {
+      // A small file is gathered in memory and written at once: cheaper than a stream's
+      // round trips through the thread pool, which thousands of pictures would pay each.
+      const chunks: Buffer[] = [];
+      await pipeline(body, meter, async (source: AsyncIterable<Buffer>) => {
+        for await (const chunk of source) chunks.push(chunk);
+      });
+      if (bytes !== announced)
+        throw invalid(`${what}: truncated, got ${bytes} of ${announced} bytes`, true);
+      writeFileSync(partial, Buffer.concat(chunks));
+      renameSync(partial, dest);
+    } else {
+      await pipeline(body, meter, createWriteStream(partial));
+      if (announced !== undefined && bytes !== announced) {
+        throw invalid(`${what}: truncated, got ${bytes} of ${announced} bytes`, true);
+      }
+      await rename(partial, dest);
     }
-    await rename(partial, dest);
   } catch (error) {
     await rm(partial, { force: true });
     if (error instanceof GatewayError) throw error;

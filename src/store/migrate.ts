@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import type Database from "better-sqlite3";
 
 /**
- * Numbered migrations: `sql/NNNNNN-name.sql`, applied in order, each in a transaction and
+ * Numbered migrations: `sql/NNNNNN-name.sql`, applied in order and
  * recorded in `migrations`, so a database is brought up to date whatever version it is at.
  */
 const SQL_DIR = new URL("../../sql/", import.meta.url);
@@ -24,29 +24,34 @@ function migrations(): Migration[] {
     }));
 }
 
-/** Applies the migrations a database lacks; returns its schema version. */
+/**
+ * Applies the migrations a database lacks; returns its schema version. Reading the version
+ * and applying happen under one write lock, so two gwrun processes opening a new database
+ * at once do not both apply the same migration.
+ */
 export function migrate(db: Database.Database): number {
-  db.exec(
-    "CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)",
-  );
-  const current =
-    (
-      db.prepare("SELECT max(version) AS version FROM migrations").get() as {
-        version: number | null;
-      }
-    ).version ?? 0;
-  let version = current;
-  for (const migration of migrations()) {
-    if (migration.version <= current) continue;
-    db.transaction(() => {
+  const apply = db.transaction(() => {
+    db.exec(
+      "CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)",
+    );
+    const current =
+      (
+        db.prepare("SELECT max(version) AS version FROM migrations").get() as {
+          version: number | null;
+        }
+      ).version ?? 0;
+    let version = current;
+    for (const migration of migrations()) {
+      if (migration.version <= current) continue;
       db.exec(migration.sql);
       db.prepare("INSERT INTO migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
         migration.version,
         migration.name,
         Date.now(),
       );
-    })();
-    version = migration.version;
-  }
-  return version;
+      version = migration.version;
+    }
+    return version;
+  });
+  return apply.immediate();
 }

@@ -116,6 +116,22 @@ const PATCH_COLUMNS = new Set<string>([
   "run_id",
 ]);
 
+/**
+ * Switches to WAL. SQLite answers this pragma "busy" at once, without waiting, while another
+ * process is creating the same new database, so it is retried for a while.
+ */
+function enableWal(db: Database.Database): void {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      db.pragma("journal_mode = WAL");
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== "SQLITE_BUSY" || attempt >= 200) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
+    }
+  }
+}
+
 export class Store {
   readonly db: Database.Database;
   readonly #statements = new Map<string, Database.Statement>();
@@ -124,18 +140,23 @@ export class Store {
   private constructor(db: Database.Database) {
     this.db = db;
     // One wrapper for all transactions; better-sqlite3 makes nested calls savepoints.
-    this.#transaction = db.transaction((fn: () => unknown) => fn());
+    const transaction = db.transaction((fn: () => unknown) => fn());
+    // Immediate: take the write lock up front, so a read-then-write transaction waits for
+    // another gwrun on the same file instead of failing with a stale snapshot.
+    this.#transaction = transaction.immediate;
   }
 
   /** Opens (creating and migrating) the database at `file`. */
   static open(file: string): Store {
     if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     const db = new Database(file);
-    db.pragma("journal_mode = WAL");
-    // Durable at every commit point of WAL, without an fsync per transaction.
-    db.pragma("synchronous = NORMAL");
     // Another gwrun on the same file waits for its turn instead of failing.
     db.pragma("busy_timeout = 10000");
+    enableWal(db);
+    // Durable at every commit point of WAL, without an fsync per transaction.
+    db.pragma("synchronous = NORMAL");
+    // Checkpoint the log less often: a run commits at every step of every job.
+    db.pragma("wal_autocheckpoint = 10000");
     migrate(db);
     return new Store(db);
   }

@@ -1,3 +1,4 @@
+import type { ChildProcess } from "node:child_process";
 import { readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { type SimOptionsInput, type Simulator, startSimulator } from "../../src/sim/index.js";
@@ -31,6 +32,7 @@ export async function withRun<T>(
   const dir = tempDir();
   const db = path.join(dir, "gwrun.db");
   const outputDir = path.join(dir, "out");
+  const children: ChildProcess[] = [];
   const scope: RunScope = {
     sim,
     dir,
@@ -45,7 +47,9 @@ export async function withRun<T>(
       // Commands that talk to the gateway get the simulator's URL; all get the database.
       const talks = !["status", "runs"].includes(args[0] ?? "");
       const extra = talks ? ["--db", db, "--base-url", sim.url] : ["--db", db];
-      return gwrunAsync([...args, ...extra], { cwd: dir, env: { GW_API_KEY: "test-key" } });
+      const run = gwrunAsync([...args, ...extra], { cwd: dir, env: { GW_API_KEY: "test-key" } });
+      children.push(run.child);
+      return run;
     },
     jobs() {
       const store = Store.open(db);
@@ -61,6 +65,10 @@ export async function withRun<T>(
   try {
     return await fn(scope);
   } finally {
+    // A failed assertion must not leave a gwrun running against a closed simulator.
+    for (const child of children) {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    }
     await sim.close();
   }
 }

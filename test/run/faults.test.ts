@@ -93,7 +93,10 @@ describe("crash safety", () => {
         scope.gwrun(["run", manifest]).done,
         scope.gwrun(["run", manifest]).done,
       ]);
-      expect([a.code, b.code]).toEqual([0, 0]);
+      expect([a, b].map((r) => [r.code, r.code === 0 ? "" : r.stderr])).toEqual([
+        [0, ""],
+        [0, ""],
+      ]);
       for (const { job, accepted } of acceptedPerJob(scope)) {
         expect(job.state).toBe("done");
         expect(accepted).toBe(1);

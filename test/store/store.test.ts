@@ -1,7 +1,16 @@
+import { spawn } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Store } from "../../src/store/index.js";
+import { ROOT } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
+
+function exitCode(args: string[]): Promise<number | null> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "inherit"] });
+    child.once("close", resolve);
+  });
+}
 
 function openWithJob(): Store {
   const store = Store.open(path.join(tempDir(), "state.db"));
@@ -43,6 +52,19 @@ describe("store", () => {
     expect(store.db.pragma("journal_mode", { simple: true })).toBe("wal");
     store.close();
   });
+
+  it("lets several processes open one new database at once", async () => {
+    // Each child opens the same new file; a race in creating the schema fails one of them.
+    const opener = `import { Store } from ${JSON.stringify(path.join(ROOT, "dist/store/index.js"))};
+      Store.open(process.argv[1]).close();`;
+    for (let round = 0; round < 8; round++) {
+      const file = path.join(tempDir(), "state.db");
+      const codes = await Promise.all(
+        Array.from({ length: 4 }, () => exitCode(["--input-type=module", "-e", opener, file])),
+      );
+      expect(codes).toEqual([0, 0, 0, 0]);
+    }
+  }, 30_000);
 
   it("moves a job only from the state it is in (compare-and-set), and logs the move", () => {
     const store = openWithJob();
