@@ -6,7 +6,7 @@ import {
   type TextFormat,
   wantsStream,
 } from "../../src/sim/text/index.js";
-import { skuTool } from "../helpers/text-tools.js";
+import { skuTool, weatherTool } from "../helpers/text-tools.js";
 
 // biome-ignore lint/suspicious/noExplicitAny: the tests walk deep into vendor JSON.
 type Json = Record<string, any>;
@@ -241,11 +241,11 @@ describe("text shapes", () => {
   });
 });
 
+/** The shared weather tool with a parameter of every JSON type, for argument synthesis. */
 const weather = {
-  type: "function",
+  ...weatherTool,
   function: {
-    name: "get_weather",
-    description: "Current weather for a city",
+    ...weatherTool.function,
     parameters: {
       type: "object",
       properties: {

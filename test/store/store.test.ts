@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { Store } from "../../src/store/index.js";
+import { type NewJob, Store } from "../../src/store/index.js";
 import { ROOT } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
 
@@ -11,6 +11,18 @@ function exitCode(args: string[]): Promise<number | null> {
     child.once("close", resolve);
   });
 }
+
+const imageJob: NewJob = {
+  key: "k1",
+  jobId: "a",
+  label: "a",
+  family: "image-a",
+  lane: "image",
+  endpoint: "/v1/images/generations",
+  request: "{}",
+  upstreamKey: null,
+  estimatedCost: null,
+};
 
 function openWithJob(): Store {
   const store = Store.open(path.join(tempDir(), "state.db"));
@@ -22,23 +34,7 @@ function openWithJob(): Store {
     output_dir: "/out",
     started_at: 1,
   });
-  store.addJobs(
-    runId,
-    [
-      {
-        key: "k1",
-        jobId: "a",
-        label: "a",
-        family: "image-a",
-        lane: "image",
-        endpoint: "/v1/images/generations",
-        request: "{}",
-        upstreamKey: null,
-        estimatedCost: null,
-      },
-    ],
-    1,
-  );
+  store.addJobs(runId, [imageJob], 1);
   return store;
 }
 
@@ -97,23 +93,7 @@ describe("store", () => {
       output_dir: "/out",
       started_at: 3,
     });
-    const added = store.addJobs(
-      second,
-      [
-        {
-          key: "k1",
-          jobId: "a",
-          label: "a",
-          family: "image-a",
-          lane: "image",
-          endpoint: "/v1/images/generations",
-          request: "{}",
-          upstreamKey: null,
-          estimatedCost: null,
-        },
-      ],
-      3,
-    );
+    const added = store.addJobs(second, [imageJob], 3);
     expect(added.size).toBe(0);
     expect(store.jobsOf(second).map((job) => job.state)).toEqual(["submitting"]);
     store.close();
