@@ -1,4 +1,7 @@
+import { randomBytes } from "node:crypto";
+import { readdirSync, rmSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
+import path from "node:path";
 
 // Folders this process has made: a run writes thousands of files into a few folders.
 const made = new Set<string>();
@@ -8,4 +11,44 @@ export async function ensureDir(dir: string): Promise<void> {
   if (made.has(dir)) return;
   await mkdir(dir, { recursive: true });
   made.add(dir);
+}
+
+/**
+ * A fresh name for the partial file of `dest` in `dir`: `<name>.<pid>-<random>.part`. The pid
+ * says whose it is, so a later run can remove what a killed process left behind.
+ */
+export function partialFile(dir: string, dest: string): string {
+  return path.join(
+    dir,
+    `${path.basename(dest)}.${process.pid}-${randomBytes(4).toString("hex")}.part`,
+  );
+}
+
+/** Removes the partial files in `dir` whose process is no longer alive; returns how many. */
+export function sweepPartials(dir: string): number {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const pid = /\.(\d+)-[0-9a-f]+\.part$/.exec(name)?.[1];
+    if (pid === undefined || processAlive(Number(pid))) continue;
+    rmSync(path.join(dir, name), { force: true });
+    removed += 1;
+  }
+  return removed;
+}
+
+/** Whether a process with this id runs on this machine. */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }

@@ -4,6 +4,7 @@ import { hostname } from "node:os";
 import PQueue from "p-queue";
 import type { Clock } from "../core/clock.js";
 import { ErrorCode } from "../core/errors.js";
+import { processAlive, sweepPartials } from "../core/fs.js";
 import type { Random } from "../core/random.js";
 import type { CheckedJob } from "../families/index.js";
 import {
@@ -115,6 +116,8 @@ export class Engine {
     unknownSubmits: number;
   }> {
     const { store, runId, emit } = this.#o;
+    // Partial downloads of a process that was killed will never be finished: clear them.
+    sweepPartials(partialDir(this.#o.outputDir));
     const rows = store.jobsOf(runId);
     let alreadyDone = 0;
     for (const row of rows) {
@@ -866,13 +869,7 @@ function round(value: number): number {
 function isAlive(owner: string | null): boolean {
   if (owner === null) return false;
   const [pid, host] = owner.split("@");
-  if (host !== hostname()) return true;
-  try {
-    process.kill(Number(pid), 0);
-    return true;
-  } catch {
-    return false;
-  }
+  return host !== hostname() || processAlive(Number(pid));
 }
 
 function provenance(

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, renameSync, rmSync, writeFileSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import { ensureDir } from "../core/fs.js";
+import { ensureDir, partialFile } from "../core/fs.js";
 
 /**
  * Where outputs go and how they are checked. Paths are built only from job labels and
@@ -71,7 +71,7 @@ export async function fileMatches(
 export async function writeWhole(file: string, content: string, tempDir: string): Promise<void> {
   await ensureDir(path.dirname(file));
   await ensureDir(tempDir);
-  const partial = path.join(tempDir, `${path.basename(file)}.${process.pid}.${Date.now()}.part`);
+  const partial = partialFile(tempDir, file);
   try {
     writeFileSync(partial, content);
     renameSync(partial, file);

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import { createWriteStream, renameSync, writeFileSync } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import path from "node:path";
@@ -6,7 +6,7 @@ import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { type Dispatcher, request } from "undici";
 import { ErrorCode } from "../core/errors.js";
-import { ensureDir } from "../core/fs.js";
+import { ensureDir, partialFile } from "../core/fs.js";
 import { GatewayError, networkError } from "./errors.js";
 
 export interface DownloadOptions {
@@ -93,10 +93,7 @@ export async function downloadFile(
   await ensureDir(path.dirname(dest));
   const tempDir = options.tempDir ?? path.dirname(dest);
   await ensureDir(tempDir);
-  const partial = path.join(
-    tempDir,
-    `${path.basename(dest)}.${randomBytes(4).toString("hex")}.part`,
-  );
+  const partial = partialFile(tempDir, dest);
   const hash = createHash("sha256");
   let bytes = 0;
   const meter = new Transform({
