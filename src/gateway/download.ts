@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { createWriteStream, renameSync, writeFileSync } from "node:fs";
-import { rename, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -115,17 +115,14 @@ export async function downloadFile(
       await pipeline(body, meter, async (source: AsyncIterable<Buffer>) => {
         for await (const chunk of source) chunks.push(chunk);
       });
-      if (bytes !== announced)
-        throw invalid(`${what}: truncated, got ${bytes} of ${announced} bytes`, true);
       writeFileSync(partial, Buffer.concat(chunks));
-      renameSync(partial, dest);
     } else {
       await pipeline(body, meter, createWriteStream(partial));
-      if (announced !== undefined && bytes !== announced) {
-        throw invalid(`${what}: truncated, got ${bytes} of ${announced} bytes`, true);
-      }
-      await rename(partial, dest);
     }
+    if (announced !== undefined && bytes !== announced) {
+      throw invalid(`${what}: truncated, got ${bytes} of ${announced} bytes`, true);
+    }
+    renameSync(partial, dest);
   } catch (error) {
     await rm(partial, { force: true });
     if (error instanceof GatewayError) throw error;
