@@ -1,5 +1,4 @@
 import { setMaxListeners } from "node:events";
-import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import PQueue from "p-queue";
 import type { Clock } from "../core/clock.js";
@@ -19,11 +18,12 @@ import {
 } from "../gateway/index.js";
 import type { ManifestSettings } from "../manifest/index.js";
 import { type JobRow, JobState, type Store } from "../store/index.js";
+import { recordDependants, recordSkipped } from "./dependants.js";
 import type { Emit, RunEnd, StateCounts } from "./events.js";
 import { fileMatches, outputPath, partialDir, writeWhole } from "./files.js";
-import { dependantJobs } from "./jobs.js";
 import { SubmitPace } from "./pace.js";
-import { callTextJob } from "./text-jobs.js";
+import { type PacedCallDeps, pacedCall } from "./paced-call.js";
+import { callTextJob, recordTextAnswer } from "./text-jobs.js";
 
 export interface EngineOptions {
   store: Store;
@@ -121,6 +121,11 @@ export class Engine {
     const rows = store.jobsOf(runId);
     let alreadyDone = 0;
     for (const row of rows) {
+      // A dependant may have been taken on already, by its upstream's adoption.
+      if (this.#known.has(row.key)) {
+        if (row.state === JobState.Done) alreadyDone += 1;
+        continue;
+      }
       this.#known.add(row.key);
       if (await this.#adopt(row)) alreadyDone += 1;
     }
@@ -166,7 +171,8 @@ export class Engine {
           this.#queue({ ...row, state: JobState.Pending });
         return false;
       case JobState.Pending:
-        this.#queue(row);
+        // A stand-in for a failed upstream's dependants waits for that upstream's outcome.
+        if (row.placeholder !== 1) this.#queue(row);
         return false;
       case JobState.Submitting: {
         // A live process is still sending it; a dead one left the outcome unknown.
@@ -323,46 +329,22 @@ export class Engine {
       await this.#submitText(row);
       return;
     }
-    let unknown = 0;
     const body = JSON.parse(row.request) as Record<string, unknown>;
+    const tally = { unknown: 0 };
     let receipt: Awaited<ReturnType<GatewayClient["submit"]>>;
     try {
-      // Every try takes its turn at the pace, retries included (the first took it above).
-      let first = true;
-      const attempt = async () => {
-        if (!first) await this.#pace.acquire(this.#abort.signal);
-        first = false;
-        return client.submit(row.endpoint, body);
-      };
-      receipt = await withRetry(attempt, this.#retry, {
-        clock,
-        random: this.#o.random,
-        onRetry: (error, delayMs) => {
-          if (error.code === ErrorCode.HttpRateLimited) {
-            this.#pace.rateLimited(error.retryAfterMs, error.rateLimitPerSecond);
-            emit({
-              type: "gateway:rate-limited",
-              retryAfterMs: error.retryAfterMs ?? delayMs,
-              ratePerSecond: this.#pace.rate,
-            });
-          } else {
-            emit({
-              type: "gateway:retry",
-              what: `submit ${row.label}`,
-              delayMs,
-              reason: error.message,
-            });
-          }
-          // Policy for a submit that may have arrived: submit again (counted), since the
-          // gateway offers no way to find a task it never named.
-          if (mayHaveArrived(error)) unknown += 1;
-        },
-      });
+      receipt = await pacedCall(
+        `submit ${row.label}`,
+        () => client.submit(row.endpoint, body),
+        this.#callDeps(),
+        tally,
+      );
     } catch (error) {
-      this.#unknownSubmits += unknown + (mayHaveArrived(error) ? 1 : 0);
-      this.#submitFailed(row, error, unknown);
+      this.#unknownSubmits += tally.unknown + (mayHaveArrived(error) ? 1 : 0);
+      this.#submitFailed(row, error, tally.unknown);
       return;
     }
+    const unknown = tally.unknown;
     this.#unknownSubmits += unknown;
     this.#pace.succeeded(receipt.rateLimitPerSecond);
     const now = clock.now();
@@ -426,45 +408,37 @@ export class Engine {
 
   async #submitText(row: JobRow): Promise<void> {
     const { store, clock, emit } = this.#o;
+    const tally = { unknown: 0 };
     try {
-      const written = await callTextJob(row, {
+      const result = await callTextJob(row, {
         client: this.#o.client,
-        retry: this.#retry,
-        clock,
-        random: this.#o.random,
+        paced: (call) => pacedCall(`text ${row.label}`, call, this.#callDeps(), tally),
+        onProgress: (chars) =>
+          emit({ type: "text:progress", key: row.key, label: row.label, chars }),
         outputDir: this.#o.outputDir,
         tempDir: partialDir(this.#o.outputDir),
       });
+      this.#unknownSubmits += tally.unknown;
       this.#pace.succeeded();
-      const now = clock.now();
-      store.transaction(() => {
-        store.setOutputs(row.key, [{ url: null, expiresAt: null }]);
-        store.markOutput(row.key, 0, {
-          state: "downloaded",
-          path: written.path,
-          bytes: written.bytes,
-          sha256: written.sha256,
-          content_type: "text/plain",
+      if (!recordTextAnswer(store, row, result, clock.now())) return;
+      for (const file of result.files)
+        emit({
+          type: "output:downloaded",
+          key: row.key,
+          label: row.label,
+          path: file.path,
+          bytes: file.bytes,
         });
-        store.move(
-          row.key,
-          JobState.Submitting,
-          JobState.Downloaded,
-          { claimed_by: null, completed_at: now, submitted_at: now },
-          now,
-        );
-      });
-      emit({
-        type: "output:downloaded",
-        key: row.key,
-        label: row.label,
-        path: written.path,
-        bytes: written.bytes,
-      });
       this.#finish({ ...row, state: JobState.Downloaded });
     } catch (error) {
-      this.#submitFailed(row, error, 0);
+      this.#unknownSubmits += tally.unknown + (mayHaveArrived(error) ? 1 : 0);
+      this.#submitFailed(row, error, tally.unknown);
     }
+  }
+
+  #callDeps(): PacedCallDeps {
+    const { clock, random, emit } = this.#o;
+    return { pace: this.#pace, retry: this.#retry, clock, random, emit };
   }
 
   // --- polling
@@ -748,44 +722,56 @@ export class Engine {
     const templates = this.#o.templates.get(row.job_id);
     if (templates === undefined) return;
     const { store, runId, clock, emit } = this.#o;
-    const outputs = store.outputsOf(row.key);
-    for (const output of outputs) {
-      const link =
-        output.url !== null && (output.expires_at ?? Infinity) > clock.now() ? output.url : null;
-      const rows = dependantJobs(
-        templates,
-        { key: row.key, label: row.label, outputIndex: output.idx, outputs: outputs.length },
-        {
-          url: link,
-          dataUri: () => dataUriOf(output.path, output.content_type),
-          text: () => textOf(output.path),
-        },
-      );
-      const fresh = store.addJobs(runId, rows, clock.now());
-      for (const added of rows) {
-        const stored = store.job(added.key);
-        if (stored === undefined || this.#known.has(stored.key)) continue;
-        this.#known.add(stored.key);
-        if (fresh.has(stored.key)) {
-          emit({
-            type: "job:added",
-            key: stored.key,
-            job: stored.job_id,
-            label: stored.label,
-            upstream: row.label,
-          });
-        }
-        // Taken on like any recorded job: pending is queued, running is polled, done is checked.
-        this.#adopting += 1;
-        this.#adopt(stored)
-          .catch((error: unknown) =>
-            this.#fail(stored, stored.state, `cannot resume: ${(error as Error).message}`),
-          )
-          .finally(() => {
-            this.#adopting -= 1;
-            this.#wake?.();
-          });
+    for (const { row: stored, fresh, problem } of recordDependants(
+      store,
+      runId,
+      templates,
+      row,
+      clock.now(),
+    )) {
+      if (this.#known.has(stored.key)) continue;
+      this.#known.add(stored.key);
+      if (fresh) {
+        emit({
+          type: "job:added",
+          key: stored.key,
+          job: stored.job_id,
+          label: stored.label,
+          upstream: row.label,
+        });
       }
+      if (problem !== null && stored.state === JobState.Pending) {
+        this.#fail(stored, JobState.Pending, problem);
+        continue;
+      }
+      // Taken on like any recorded job: pending is queued, running is polled, done is checked.
+      this.#adopting += 1;
+      this.#adopt(stored)
+        .catch((error: unknown) =>
+          this.#fail(stored, stored.state, `cannot resume: ${(error as Error).message}`),
+        )
+        .finally(() => {
+          this.#adopting -= 1;
+          this.#wake?.();
+        });
+    }
+  }
+
+  /** A failed upstream's dependants are recorded skipped, with its reason. */
+  #skipDependants(row: JobRow, reason: string): void {
+    const { store, runId, clock, emit, templates } = this.#o;
+    if (!templates.has(row.job_id)) return;
+    for (const skipped of recordSkipped(store, runId, templates, row, reason, clock.now())) {
+      const { key, job_id: job, label } = skipped.row;
+      if (skipped.fresh) emit({ type: "job:added", key, job, label, upstream: row.label });
+      emit({
+        type: "job:failed",
+        key,
+        job,
+        label,
+        state: JobState.Skipped,
+        reason: skipped.reason,
+      });
     }
   }
 
@@ -809,6 +795,7 @@ export class Engine {
         state: to,
         reason,
       });
+      this.#skipDependants(row, reason);
     }
   }
 
@@ -908,13 +895,4 @@ function redactDataUris(value: unknown): unknown {
   if (value !== null && typeof value === "object")
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDataUris(v)]));
   return value;
-}
-
-function dataUriOf(file: string | null, contentType: string | null): string {
-  if (file === null) throw new Error("the upstream output is not on disk");
-  return `data:${contentType ?? "image/png"};base64,${readFileSync(file).toString("base64")}`;
-}
-
-function textOf(file: string | null): string {
-  return file === null ? "" : readFileSync(file, "utf8");
 }

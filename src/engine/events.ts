@@ -14,6 +14,7 @@ export type EngineEvent =
   | { type: "job:done"; key: string; job: string; label: string }
   | { type: "job:failed"; key: string; job: string; label: string; state: string; reason: string }
   | { type: "job:added"; key: string; job: string; label: string; upstream: string }
+  | { type: "text:progress"; key: string; label: string; chars: number }
   | { type: "gateway:retry"; what: string; delayMs: number; reason: string }
   | { type: "gateway:rate-limited"; retryAfterMs: number; ratePerSecond: number }
   | { type: "run:stopping"; reason: RunEnd; message: string }

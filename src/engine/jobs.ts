@@ -1,7 +1,8 @@
+import { canonicalJson, sha256 } from "../core/hash.js";
 import type { CheckedJob } from "../families/index.js";
-import { INPUT_PLACEHOLDERS } from "../manifest/index.js";
 import { taskKey } from "../plan/index.js";
 import type { NewJob } from "../store/index.js";
+import { bindInputs, type UpstreamOutput } from "./bind-inputs.js";
 
 /**
  * From checked manifest jobs to the rows a run records: one per task (combination × repeat),
@@ -61,12 +62,10 @@ export function dependantTemplates(jobs: readonly CheckedJob[]): Map<string, Che
   return templates;
 }
 
-/** What an upstream output offers a dependant: its link, its file as a Data URI, its text. */
-export interface UpstreamOutput {
-  url: string | null;
-  /** Read lazily: only dependants that use `{{input.file}}` pay for it. */
-  dataUri: () => string;
-  text: () => string;
+/** One dependant row for an upstream output, and why it cannot be sent (null when it can). */
+export interface DependantJob {
+  job: NewJob;
+  problem: string | null;
 }
 
 /** The rows for one upstream output: each template, each repeat, its inputs bound. */
@@ -74,50 +73,70 @@ export function dependantJobs(
   templates: readonly CheckedJob[],
   upstream: { key: string; label: string; outputIndex: number; outputs: number },
   output: UpstreamOutput,
-): NewJob[] {
+): DependantJob[] {
   return templates.flatMap((checked) => {
-    const from = checked.job.spec.from as string;
-    const body = bindInputs(checked.body, from, output) as Record<string, unknown>;
+    const { body, problem } = bindInputs(checked, output);
     // The key names the upstream output, not its link: links change, the output does not.
     const stable = `gwrun-output:${upstream.key}/${upstream.outputIndex}`;
-    const identity = bindInputs(checked.body, from, {
+    const identity = bindInputs(checked, {
+      label: upstream.label,
+      kind: output.kind,
       url: stable,
       dataUri: () => stable,
       text: () => stable,
-    }) as Record<string, unknown>;
+    }).body;
     const suffix = upstream.outputs > 1 ? `-${upstream.outputIndex + 1}` : "";
-    return Array.from({ length: checked.job.spec.repeat }, (_, repeat) =>
-      rowOf(
+    return Array.from({ length: checked.job.spec.repeat }, (_, repeat) => ({
+      job: rowOf(
         checked,
-        body,
+        problem === null ? body : identity,
         repeat,
         `${labelOf(checked, repeat)}-of-${upstream.label}${suffix}`,
         upstream.key,
         identity,
       ),
-    );
+      problem,
+    }));
   });
 }
 
-/** The body with the validation placeholders of `{{input.*}}` replaced by the real values. */
-function bindInputs(value: unknown, from: string, output: UpstreamOutput): unknown {
-  if (typeof value === "string") {
-    let text = value;
-    const url = INPUT_PLACEHOLDERS.url(from);
-    if (text.includes(url)) text = text.replaceAll(url, output.url ?? output.dataUri());
-    const file = INPUT_PLACEHOLDERS.file();
-    if (text.includes(file)) text = text.replaceAll(file, output.dataUri());
-    const produced = INPUT_PLACEHOLDERS.text(from);
-    if (text.includes(produced)) text = text.replaceAll(produced, output.text());
-    return text;
-  }
-  if (Array.isArray(value)) return value.map((item) => bindInputs(item, from, output));
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [k, bindInputs(v, from, output)]),
-    );
-  }
-  return value;
+/**
+ * Stand-ins for the dependants of a failed upstream: one per template and repeat (how many
+ * outputs it would have made is unknown), and theirs in turn, recorded `skipped`. Their keys
+ * name the failed upstream, so they never meet the real dependants of a retried one.
+ */
+export function skippedDependants(
+  templates: ReadonlyMap<string, readonly CheckedJob[]>,
+  upstream: { key: string; label: string; jobId: string },
+  depth = 0,
+): NewJob[] {
+  if (depth > templates.size) return [];
+  return (templates.get(upstream.jobId) ?? [])
+    .flatMap((checked) =>
+      Array.from({ length: checked.job.spec.repeat }, (_, repeat) => {
+        const key = sha256(
+          canonicalJson({
+            skipped: upstream.key,
+            job: checked.job.spec.id,
+            expansion: checked.job.expansion,
+            repeat,
+          }),
+        );
+        const label = `${labelOf(checked, repeat)}-of-${upstream.label}`;
+        const row: NewJob = {
+          ...rowOf(checked, checked.body, repeat, label, upstream.key),
+          key,
+          placeholder: true,
+        };
+        const below = skippedDependants(
+          templates,
+          { key, label, jobId: checked.job.spec.id },
+          depth + 1,
+        );
+        return [row, ...below];
+      }),
+    )
+    .flat();
 }
 
 export function laneOf(endpoint: string): "image" | "video" | "text" {

@@ -1,15 +1,8 @@
 import path from "node:path";
-import type { Clock } from "../core/clock.js";
 import { sha256 } from "../core/hash.js";
-import type { Random } from "../core/random.js";
-import {
-  type GatewayClient,
-  type RetryPolicy,
-  type TextFormat,
-  withRetry,
-} from "../gateway/index.js";
-import type { JobRow } from "../store/index.js";
-import { writeWhole } from "./files.js";
+import type { GatewayClient, TextAnswer, TextFormat } from "../gateway/index.js";
+import { type JobRow, JobState, type Store, saveTextAnswer } from "../store/index.js";
+import { outputPath, writeWhole } from "./files.js";
 
 const FORMATS: Readonly<Record<string, TextFormat>> = {
   "text-chat": "chat",
@@ -20,41 +13,76 @@ const FORMATS: Readonly<Record<string, TextFormat>> = {
 
 export interface TextJobDeps {
   client: GatewayClient;
-  retry: RetryPolicy;
-  clock: Clock;
-  random: Random;
+  /** Makes the call under the run's pace and retry policy (see `pacedCall`). */
+  paced: <T>(call: () => Promise<T>) => Promise<T>;
+  /** Told the characters received so far while a streamed answer arrives. */
+  onProgress: (chars: number) => void;
   outputDir: string;
   tempDir: string;
 }
 
+export interface WrittenFile {
+  path: string;
+  bytes: number;
+  sha256: string;
+}
+
+export interface TextJobResult {
+  format: TextFormat;
+  streamed: boolean;
+  answer: TextAnswer;
+  /** One `.txt` per choice: `<label>.txt`, or `<label>-<n>.txt` when chat's `n` asked for several. */
+  files: WrittenFile[];
+}
+
 /**
- * A text job is one synchronous call: the answer is written as `<label>.txt`, and the whole
- * answer (finish reason, usage, tool calls, the vendor response) as `<label>.json`.
+ * A text job is one synchronous call: each choice's text is written as `<label>.txt`, and the
+ * whole answer (finish reason, usage, tool calls, the vendor response) as `<label>.json`.
  */
-export async function callTextJob(
-  row: JobRow,
-  deps: TextJobDeps,
-): Promise<{ path: string; bytes: number; sha256: string }> {
+export async function callTextJob(row: JobRow, deps: TextJobDeps): Promise<TextJobResult> {
   const format = FORMATS[row.family ?? ""] ?? formatOf(row.endpoint);
   const body = JSON.parse(row.request) as Record<string, unknown>;
+  const streamed = wantsStream(format, body);
   // Native calls carry the model and the method in the path.
-  const { model, stream, ...rest } = body;
+  const { model, stream: _stream, ...rest } = body;
   const requestPath =
     format === "native"
-      ? `/v1beta/models/${encodeURIComponent(String(model))}:${stream === true ? "streamGenerateContent" : "generateContent"}`
+      ? `/v1beta/models/${encodeURIComponent(String(model))}:${streamed ? "streamGenerateContent" : "generateContent"}`
       : row.endpoint;
-  const answer = await withRetry(
-    () => deps.client.callText(format, requestPath, format === "native" ? rest : body),
-    deps.retry,
-    {
-      clock: deps.clock,
-      random: deps.random,
-    },
-  );
-  const file = path.join(deps.outputDir, row.job_id, `${row.label}.txt`);
-  const text = answer.text.endsWith("\n") ? answer.text : `${answer.text}\n`;
-  await writeWhole(file, text, deps.tempDir);
+  const answer = await deps.paced(() => {
+    // A retried stream starts over.
+    let chars = 0;
+    return deps.client.callText(format, requestPath, format === "native" ? rest : body, {
+      onText: (delta) => {
+        chars += delta.length;
+        deps.onProgress(chars);
+      },
+    });
+  });
+  const texts = answer.choices.length > 0 ? answer.choices : [answer.text];
+  const files: WrittenFile[] = [];
+  for (const [index, choice] of texts.entries()) {
+    const file = outputPath(
+      deps.outputDir,
+      row.job_id,
+      row.label,
+      index,
+      texts.length,
+      "text/plain",
+    );
+    const text = choice.endsWith("\n") ? choice : `${choice}\n`;
+    await writeWhole(file, text, deps.tempDir);
+    files.push({ path: file, bytes: Buffer.byteLength(text), sha256: sha256(text) });
+  }
   const record = {
+    job: row.job_id,
+    label: row.label,
+    key: row.key,
+    format,
+    endpoint: requestPath,
+    streamed,
+    text: answer.text,
+    choices: texts,
     finish_reason: answer.finishReason,
     usage: answer.usage,
     tool_calls: answer.toolCalls,
@@ -65,7 +93,67 @@ export async function callTextJob(
     `${JSON.stringify(record, null, 2)}\n`,
     deps.tempDir,
   );
-  return { path: file, bytes: Buffer.byteLength(text), sha256: sha256(text) };
+  return { format, streamed, answer, files };
+}
+
+/**
+ * Records a text job's answer, its files as its outputs, and its move to downloaded, in one
+ * transaction; false when another process moved the job first.
+ */
+export function recordTextAnswer(
+  store: Store,
+  row: JobRow,
+  result: TextJobResult,
+  now: number,
+): boolean {
+  const { answer } = result;
+  return store.transaction(() => {
+    store.clearOutputs(row.key);
+    store.setOutputs(
+      row.key,
+      result.files.map(() => ({ url: null, expiresAt: null })),
+    );
+    result.files.forEach((file, idx) => {
+      store.markOutput(row.key, idx, {
+        state: "downloaded",
+        path: file.path,
+        bytes: file.bytes,
+        sha256: file.sha256,
+        content_type: "text/plain",
+      });
+    });
+    saveTextAnswer(store, {
+      job_key: row.key,
+      format: result.format,
+      model: modelOf(answer.raw),
+      text: answer.text,
+      choices: result.files.length,
+      finish_reason: answer.finishReason,
+      usage: answer.usage === null ? null : JSON.stringify(answer.usage),
+      tool_calls: JSON.stringify(answer.toolCalls),
+      streamed: result.streamed ? 1 : 0,
+      answered_at: now,
+    });
+    return store.move(
+      row.key,
+      JobState.Submitting,
+      JobState.Downloaded,
+      { claimed_by: null, completed_at: now, submitted_at: now },
+      now,
+    );
+  });
+}
+
+/** Chat streams unless told not to (its default is true); the others only when asked. */
+function wantsStream(format: TextFormat, body: Record<string, unknown>): boolean {
+  return format === "chat" ? body.stream !== false : body.stream === true;
+}
+
+function modelOf(raw: unknown): string | null {
+  if (raw === null || typeof raw !== "object") return null;
+  const { model, modelVersion } = raw as { model?: unknown; modelVersion?: unknown };
+  if (typeof model === "string") return model;
+  return typeof modelVersion === "string" ? modelVersion : null;
 }
 
 function formatOf(endpoint: string): TextFormat {

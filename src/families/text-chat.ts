@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { int, num, object, oneOf, request } from "./common.js";
+import { int, num, numberAt, object, oneOf, request } from "./common.js";
 import { anyModel, byKind, eitherTemperatureOrTopP, oneText } from "./text-shapes.js";
 import type { Family } from "./types.js";
 
@@ -39,8 +39,8 @@ export const textChat: Family = {
   models: [],
   schema,
   imageInputs: [],
-  // One response per task; with n > 1 its choices carry the alternatives.
-  expectedOutputs: oneText,
+  // One response per task; with n > 1 each of its choices is an output of its own.
+  expectedOutputs: (body) => ({ ...oneText(), count: numberAt(body, "n") ?? 1 }),
   // The spec states no price for text calls.
   estimateCost: () => null,
 };

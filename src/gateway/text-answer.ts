@@ -18,7 +18,10 @@ export interface ToolCall {
 
 /** A text answer in any format. */
 export interface TextAnswer {
+  /** The first choice's text. */
   text: string;
+  /** Every choice's text in order (chat's `n` alternatives); `[text]` for one answer. */
+  choices: string[];
   finishReason: string | null;
   usage: Record<string, unknown> | null;
   toolCalls: ToolCall[];
@@ -111,8 +114,13 @@ export function readChoices(data: Json, where: string): TextAnswer {
     return { id: stringOr(call.id, ""), name, arguments: parseArguments(args, where, name) };
   });
   const finishReason = stringOr(choice.finish_reason, null);
+  const alternatives = choices
+    .filter((entry): entry is Json => isRecord(entry) && isRecord(entry.message))
+    .sort((a, b) => Number(a.index ?? 0) - Number(b.index ?? 0))
+    .map((entry) => stringOr((entry.message as Json).content, ""));
   return {
     text: content ?? "",
+    choices: alternatives,
     finishReason,
     usage: recordOrNull(data.usage),
     toolCalls,
@@ -134,7 +142,14 @@ export function readMessage(data: Json, where: string): TextAnswer {
     toolCalls.push({ id: stringOr(block.id, ""), name: block.name, arguments: args });
   }
   const finishReason = stringOr(data.stop_reason, null);
-  return { text, finishReason, usage: recordOrNull(data.usage), toolCalls, raw: data };
+  return {
+    text,
+    choices: [text],
+    finishReason,
+    usage: recordOrNull(data.usage),
+    toolCalls,
+    raw: data,
+  };
 }
 
 /** Native: `candidates[0].content.parts`, `finishReason`, `usageMetadata`. */
@@ -148,7 +163,7 @@ function readNative(data: Json, usage: Json | null, where: string): TextAnswer {
   if (!isRecord(candidate)) fail(where, "candidates[0] is not an object");
   const text = candidateText(candidate, where);
   const finishReason = stringOr(candidate.finishReason, null);
-  return { text, finishReason, usage, toolCalls: [], raw: data };
+  return { text, choices: [text], finishReason, usage, toolCalls: [], raw: data };
 }
 
 /** A native candidate's text, thought parts left out. */

@@ -100,7 +100,15 @@ async function readChatStream(events: AsyncIterable<SseEvent>, onText: OnText, w
       })),
     usage,
   };
-  return { text: first.text, finishReason: first.finish, usage, toolCalls: [], raw };
+  const texts = raw.choices.map((choice) => choice.message.content);
+  return {
+    text: first.text,
+    choices: texts,
+    finishReason: first.finish,
+    usage,
+    toolCalls: [],
+    raw,
+  };
 }
 
 /** Responses: text deltas as they come; `response.completed` carries the whole answer. */
@@ -131,7 +139,9 @@ async function readResponsesStream(
   if (final === undefined) fail(where, "the stream ended before response.completed");
   const answer = readChoices(final, where);
   // The final object is authoritative; the deltas stand in if it leaves the text out.
-  return answer.text === "" ? { ...answer, text: streamed } : answer;
+  return answer.text === "" && answer.choices.length <= 1
+    ? { ...answer, text: streamed, choices: [streamed] }
+    : answer;
 }
 
 interface OpenBlock {
@@ -218,5 +228,5 @@ async function readNativeStream(
   if (finishReason === null) fail(where, "the stream ended before a finishReason");
   const candidate = { ...last, content: { role: "model", parts: [{ text }] }, finishReason };
   const raw = { candidates: [candidate], usageMetadata: usage };
-  return { text, finishReason, usage, toolCalls: [], raw };
+  return { text, choices: [text], finishReason, usage, toolCalls: [], raw };
 }

@@ -1,4 +1,6 @@
 /** The state database: runs, jobs, outputs, events. All SQL lives here. */
+
+export { dropPlaceholders, rebindPending } from "./dependants.js";
 export { FINAL_STATES, JobState, RUNNING_STATES, TRANSITIONS } from "./states.js";
 export {
   type JobPatch,
@@ -8,3 +10,9 @@ export {
   type RunRow,
   Store,
 } from "./store.js";
+export {
+  saveTextAnswer,
+  type TextAnswerRow,
+  textAnswer,
+  textAnswersOf,
+} from "./text-answers.js";

@@ -16,7 +16,9 @@
  * - failed (the gateway or retries gave up), rejected (the gateway refused the request: 400,
  *   401, 422), expired (the task or its links are gone), cancelled (left unsent when a run
  *   stopped for budget or balance), skipped (its upstream failed). `gwrun retry` and a new run
- *   move cancelled ones, and `retry` the failed and expired ones, back to pending.
+ *   move cancelled ones, and `retry` the failed and expired ones, back to pending. A pending
+ *   dependant whose input cannot be sent (a dead link where the family takes no Data URI)
+ *   fails unsent.
  */
 export const JobState = {
   Pending: "pending",
@@ -38,7 +40,7 @@ const S = JobState;
 
 /** Allowed moves: from → the states it may go to. */
 export const TRANSITIONS: Readonly<Record<JobState, readonly JobState[]>> = {
-  [S.Pending]: [S.Submitting, S.Cancelled, S.Skipped],
+  [S.Pending]: [S.Submitting, S.Cancelled, S.Skipped, S.Failed],
   [S.Submitting]: [S.Submitted, S.Processing, S.Downloaded, S.Pending, S.Failed, S.Rejected],
   [S.Submitted]: [S.Processing, S.Completed, S.Failed, S.Expired],
   [S.Processing]: [S.Processing, S.Completed, S.Failed, S.Expired],

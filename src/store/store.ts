@@ -50,6 +50,8 @@ export interface JobRow {
   completed_at: number | null;
   done_at: number | null;
   updated_at: number;
+  /** 1 for a stand-in for the dependants of a failed upstream (never submitted). */
+  placeholder: number;
 }
 
 export interface OutputRow {
@@ -76,6 +78,8 @@ export interface NewJob {
   request: string;
   upstreamKey: string | null;
   estimatedCost: number | null;
+  /** A stand-in for the dependants of a failed upstream. */
+  placeholder?: boolean;
 }
 
 /** Columns a transition may set besides the state. */
@@ -232,8 +236,8 @@ export class Store {
     const added = new Set<string>();
     const insert = this.#sql(
       `INSERT OR IGNORE INTO jobs (key, run_id, job_id, label, family, lane, endpoint, request, upstream_key,
-         state, estimated_cost, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)`,
+         state, estimated_cost, created_at, updated_at, placeholder)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
     );
     const adopt = this.#sql("UPDATE jobs SET run_id = ?, job_id = ?, label = ? WHERE key = ?");
     const link = this.#sql("INSERT OR IGNORE INTO run_jobs (run_id, key) VALUES (?, ?)");
@@ -252,6 +256,7 @@ export class Store {
           job.estimatedCost,
           now,
           now,
+          job.placeholder === true ? 1 : 0,
         ).changes;
         if (inserted === 0) adopt.run(runId, job.jobId, job.label, job.key);
         else added.add(job.key);

@@ -98,6 +98,13 @@ describe("chat completions", () => {
     expect(textChat.lane).toBe("text");
   });
 
+  it("expects one text output per choice when n asks for several", () => {
+    expect(textChat.expectedOutputs({ ...minimal, n: 3 })).toMatchObject({
+      kind: "text",
+      count: 3,
+    });
+  });
+
   it.each([
     ["temperature is at least 0", { temperature: -0.1 }, ["temperature"], "range"],
     ["top_p is at least 0", { top_p: -0.1 }, ["top_p"], "range"],

@@ -1,0 +1,121 @@
+import type { CheckedJob } from "../families/index.js";
+import { imageValues } from "../families/index.js";
+import { INPUT_PLACEHOLDERS } from "../manifest/index.js";
+
+/**
+ * Binding an upstream output into a dependant's request: `{{input.url}}` becomes the output's
+ * link while it is valid, else its file as a Data URI — only where the dependant's family
+ * accepts Data URIs; `{{input.file}}` is the file as a Data URI; `{{input.text}}` the text.
+ * What cannot be bound is a problem that names the reason, and the dependant fails with it.
+ */
+
+/** What an upstream output offers a dependant. */
+export interface UpstreamOutput {
+  /** The upstream's label, for messages. */
+  label: string;
+  /** A text answer, or a media file (image, clip). */
+  kind: "text" | "media";
+  /** Its link, while it is valid; null when expired or when it never had one. */
+  url: string | null;
+  /** Read lazily: only dependants that need the file pay for it. */
+  dataUri: () => string;
+  text: () => string;
+}
+
+export interface Bound {
+  body: Record<string, unknown>;
+  /** Why the request cannot be made; null when it can. */
+  problem: string | null;
+}
+
+type Step = string | number;
+
+/** The template's body with its `{{input.*}}` placeholders replaced by the output's values. */
+export function bindInputs(template: CheckedJob, output: UpstreamOutput): Bound {
+  const from = template.job.spec.from as string;
+  const placeholders = {
+    url: INPUT_PLACEHOLDERS.url(from),
+    file: INPUT_PLACEHOLDERS.file(),
+    text: INPUT_PLACEHOLDERS.text(from),
+  };
+  const dataUriAt = dataUriFields(template);
+  const problems: string[] = [];
+  const visit = (value: unknown, at: Step[]): unknown => {
+    if (typeof value === "string") return bindString(value, at);
+    if (Array.isArray(value)) return value.map((item, index) => visit(item, [...at, index]));
+    if (value !== null && typeof value === "object") {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visit(v, [...at, k])]));
+    }
+    return value;
+  };
+  const bindString = (value: string, at: Step[]): string => {
+    let text = value;
+    const field = fieldName(at);
+    if (text.includes(placeholders.url)) {
+      text = text.replaceAll(placeholders.url, () => {
+        if (output.kind === "text") {
+          problems.push(
+            `${field}: {{input.url}} needs an image or clip, but ${output.label} produced text (use {{input.text}})`,
+          );
+          return placeholders.url;
+        }
+        if (output.url !== null) return output.url;
+        const accepts = dataUriAt(at, value === placeholders.url);
+        if (accepts === true) return output.dataUri();
+        problems.push(
+          `${field}: the link of ${output.label} has expired and ${accepts === false ? `${template.family?.title ?? "this model"} accepts only http(s) URLs there` : "the field is not an image field"}, so its file cannot be sent as a Data URI; retry ${output.label} to get a fresh link`,
+        );
+        return placeholders.url;
+      });
+    }
+    if (text.includes(placeholders.file)) {
+      if (output.kind === "text") {
+        problems.push(
+          `${field}: {{input.file}} needs an image or clip, but ${output.label} produced text (use {{input.text}})`,
+        );
+      } else {
+        text = text.replaceAll(placeholders.file, () => output.dataUri());
+      }
+    }
+    if (text.includes(placeholders.text)) {
+      if (output.kind !== "text") {
+        problems.push(
+          `${field}: {{input.text}} needs a text answer, but ${output.label} produced a media file (use {{input.url}})`,
+        );
+      } else {
+        text = text.replaceAll(placeholders.text, () => output.text());
+      }
+    }
+    return text;
+  };
+  const body = visit(template.body, []) as Record<string, unknown>;
+  return { body, problem: problems.length === 0 ? null : problems.join("; ") };
+}
+
+/**
+ * Whether the field at a path takes a Data URI: true / false from the family's image input
+ * rules, undefined when it is no image field. Passthrough jobs (no family) are trusted.
+ */
+function dataUriFields(template: CheckedJob): (at: Step[], whole: boolean) => boolean | undefined {
+  const family = template.family;
+  if (family === undefined) return (_at, whole) => (whole ? true : undefined);
+  const fields = imageValues(family, template.body);
+  return (at, whole) => {
+    if (!whole) return undefined;
+    const found = fields.find((entry) => sameSteps(entry.path, at));
+    return found?.rule.dataUri;
+  };
+}
+
+function sameSteps(a: readonly Step[], b: readonly Step[]): boolean {
+  return a.length === b.length && a.every((step, index) => step === b[index]);
+}
+
+function fieldName(at: readonly Step[]): string {
+  return (
+    at
+      .map((step) => (typeof step === "number" ? `[${step}]` : step))
+      .join(".")
+      .replace(/\.\[/g, "[") || "request"
+  );
+}

@@ -1,0 +1,59 @@
+import type { Clock } from "../core/clock.js";
+import { ErrorCode } from "../core/errors.js";
+import type { Random } from "../core/random.js";
+import { mayHaveArrived, type RetryPolicy, withRetry } from "../gateway/index.js";
+import type { Emit } from "./events.js";
+import type { SubmitPace } from "./pace.js";
+
+export interface PacedCallDeps {
+  pace: SubmitPace;
+  retry: RetryPolicy;
+  clock: Clock;
+  random: Random;
+  emit: Emit;
+}
+
+/** What happened on the way: tries that may have reached the gateway before failing. */
+export interface CallTally {
+  unknown: number;
+}
+
+/**
+ * One generating call (a media submit or a text call) under the run's pace and retry policy.
+ * The caller has taken the first turn at the pace; every retry takes its own. A 429 slows the
+ * pace and honours Retry-After without using up an attempt; 5xx and connection errors are
+ * retried with backoff; a try that may have arrived (reset after sending) is counted.
+ */
+export async function pacedCall<T>(
+  what: string,
+  call: () => Promise<T>,
+  deps: PacedCallDeps,
+  tally: CallTally,
+): Promise<T> {
+  const { pace, emit } = deps;
+  let first = true;
+  const attempt = async () => {
+    if (!first) await pace.acquire();
+    first = false;
+    return call();
+  };
+  return withRetry(attempt, deps.retry, {
+    clock: deps.clock,
+    random: deps.random,
+    onRetry: (error, delayMs) => {
+      if (error.code === ErrorCode.HttpRateLimited) {
+        pace.rateLimited(error.retryAfterMs, error.rateLimitPerSecond);
+        emit({
+          type: "gateway:rate-limited",
+          retryAfterMs: error.retryAfterMs ?? delayMs,
+          ratePerSecond: pace.rate,
+        });
+      } else {
+        emit({ type: "gateway:retry", what, delayMs, reason: error.message });
+      }
+      // Policy for a call that may have arrived: make it again (counted), since the gateway
+      // offers no way to find a task it never named.
+      if (mayHaveArrived(error)) tally.unknown += 1;
+    },
+  });
+}
