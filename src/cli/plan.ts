@@ -1,4 +1,4 @@
-import { checkManifestFile, type Plan, planRun } from "../plan/index.js";
+import { checkManifestFile, describePipeline, type Plan, planRun } from "../plan/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { err, out, printDiagnostics } from "./output.js";
 
@@ -39,6 +39,11 @@ function printPlan(plan: Plan): void {
   out(line(header));
   for (const row of rows) out(line(row));
   out();
+  if (plan.pipelines.length > 0) {
+    out("  pipelines (each step starts as soon as its input is on disk):");
+    for (const chain of plan.pipelines) out(`    ${describePipeline(chain)}`);
+    out();
+  }
   const { totals } = plan;
   const unknownTasks = totals.tasksWithUnknownCost;
   const known = totals.cost.toFixed(2);

@@ -2,6 +2,7 @@ import { Store } from "../store/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { out } from "./output.js";
 import { dbPath, findRun } from "./run.js";
+import { textLines, textSummaries } from "./status-texts.js";
 
 /** Links closer than this to expiry are warned about. */
 const SOON_MS = 6 * 3_600_000;
@@ -49,6 +50,7 @@ export function showStatus(
       }
     }
     spent = Math.round(spent * 1e6) / 1e6;
+    const texts = textSummaries(store, run.id);
     if (flags.json === true) {
       out(
         JSON.stringify(
@@ -68,6 +70,7 @@ export function showStatus(
             spent,
             failures,
             expiring,
+            texts,
           },
           null,
           2,
@@ -105,6 +108,7 @@ export function showStatus(
         out(`    ${failure.label} ${failure.state}: ${failure.reason}`);
       if (failures.length > 50) out(`    … and ${failures.length - 50} more`);
     }
+    for (const line of textLines(texts)) out(line);
     out(`  outputs: ${run.output_dir}`);
     return ExitCode.Ok;
   } finally {

@@ -438,7 +438,14 @@ export class Engine {
 
   #callDeps(): PacedCallDeps {
     const { clock, random, emit } = this.#o;
-    return { pace: this.#pace, retry: this.#retry, clock, random, emit };
+    return {
+      pace: this.#pace,
+      retry: this.#retry,
+      clock,
+      random,
+      emit,
+      signal: this.#abort.signal,
+    };
   }
 
   // --- polling

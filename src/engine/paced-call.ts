@@ -11,6 +11,8 @@ export interface PacedCallDeps {
   clock: Clock;
   random: Random;
   emit: Emit;
+  /** Stops waiting for the pace (the run is stopping); the call then fails. */
+  signal?: AbortSignal;
 }
 
 /** What happened on the way: tries that may have reached the gateway before failing. */
@@ -33,7 +35,7 @@ export async function pacedCall<T>(
   const { pace, emit } = deps;
   let first = true;
   const attempt = async () => {
-    if (!first) await pace.acquire();
+    if (!first) await pace.acquire(deps.signal);
     first = false;
     return call();
   };

@@ -2,3 +2,4 @@
 export { type CheckedManifest, checkManifestFile, checkManifestText } from "./check-manifest.js";
 export { type TaskIdentity, taskKey } from "./identity.js";
 export { type Plan, type PlanGroup, type PlannedTask, planRun } from "./plan.js";
+export { describePipeline, type PipelineStep } from "./pipelines.js";

@@ -1,6 +1,7 @@
 import type { CheckedJob } from "../families/index.js";
 import type { ManifestSettings } from "../manifest/index.js";
 import { taskKey } from "./identity.js";
+import { type PipelineStep, pipelinesOf } from "./pipelines.js";
 
 /** A plan is plain data: what a run would submit, grouped by job id. `gwrun plan --json` prints it. */
 export interface Plan {
@@ -21,6 +22,8 @@ export interface Plan {
     /** Tasks whose price the spec does not state. */
     tasksWithUnknownCost: number;
   };
+  /** Chains of `from:` jobs, first step first, with the tasks each step creates. */
+  pipelines: PipelineStep[][];
   /** Tasks whose request is known now (not those created from upstream outputs). */
   tasks: PlannedTask[];
 }
@@ -36,6 +39,8 @@ export interface PlanGroup {
   expansions: number;
   repeat: number;
   tasks: number;
+  /** For a `from:` job, the tasks made per upstream output (combinations × repeat); else null. */
+  perUpstreamOutput: number | null;
   /** False when `tasks` is an upper bound. */
   tasksExact: boolean;
   outputs: { kind: string; count: number; exact: boolean };
@@ -81,6 +86,7 @@ export function planRun(
         expansions: job.expansions,
         repeat: spec.repeat,
         tasks: 0,
+        perUpstreamOutput: null,
         tasksExact: true,
         outputs: {
           kind: family?.expectedOutputs(body).kind ?? laneOf(endpoint),
@@ -133,6 +139,7 @@ export function planRun(
     gateway: settings.gateway.baseUrl,
     groups: list,
     totals,
+    pipelines: pipelinesOf(list),
     tasks,
   };
 }
@@ -148,6 +155,7 @@ function scaleDependants(groups: Map<string, PlanGroup>): void {
     const upstream = group.from === null ? undefined : groups.get(group.from);
     if (upstream !== undefined) {
       visit(upstream, depth + 1);
+      group.perUpstreamOutput = group.tasks;
       const factor = upstream.outputs.count;
       group.tasks *= factor;
       group.outputs.count *= factor;

@@ -15,6 +15,22 @@ describe("gwrun plan", () => {
     expect(result.stdout).toContain("total:");
   });
 
+  it("shows the chain of the pipeline manifest and what each step creates, as text and JSON", () => {
+    const text = gwrun(["plan", "manifests/pipeline.yaml"]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(
+      "captions (1 task) → images (1 per output of captions: 3 tasks) → clips (1 per output of images: 3 tasks)",
+    );
+    const json = JSON.parse(gwrun(["plan", "manifests/pipeline.yaml", "--json"]).stdout);
+    expect(
+      json.pipelines[0].map((step: { job: string; tasks: number }) => [step.job, step.tasks]),
+    ).toEqual([
+      ["captions", 1],
+      ["images", 3],
+      ["clips", 3],
+    ]);
+  });
+
   it("prints the same plan as JSON with --json", () => {
     const result = gwrun(["plan", "manifests/campaign.yaml", "--json"]);
     expect(result.code).toBe(0);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { describePipeline } from "../../src/plan/pipelines.js";
 import { planRun } from "../../src/plan/plan.js";
 import { checkInline } from "../helpers/manifest.js";
 
@@ -54,5 +55,37 @@ jobs:
     expect(variant).toMatchObject({ from: "hero", tasks: 12, outputs: { count: 12 }, cost: 2.4 });
     // Their requests depend on upstream outputs, so only the upstream's tasks are keyed now.
     expect(plan.tasks.map((task) => task.job)).toEqual(["hero", "hero"]);
+  });
+
+  it("shows each chain of from: jobs with the tasks every step creates", async () => {
+    const plan = await planOf(`
+version: 1
+jobs:
+  - id: captions
+    endpoint: chat
+    model: acme-5
+    messages: [{ role: user, content: "a caption" }]
+    n: 3
+  - { id: images, model: acme-image-2, from: captions, prompt: "{{input.text}}", repeat: 2 }
+  - id: clips
+    model: acme-video-2.3-Fast
+    from: images
+    first_frame_image: "{{input.url}}"
+    prompt: "[推进] push in"
+  - { id: alt, model: acme2.7-image, from: captions, prompt: "{{input.text}}" }
+`);
+    expect(plan.pipelines.map((chain) => chain.map((step) => step.job))).toEqual([
+      ["captions", "images", "clips"],
+      ["captions", "alt"],
+    ]);
+    const [main] = plan.pipelines;
+    expect(main?.map((step) => [step.perUpstreamOutput, step.tasks])).toEqual([
+      [null, 1],
+      [2, 6],
+      [1, 6],
+    ]);
+    expect(describePipeline(main ?? [])).toBe(
+      "captions (1 task) → images (2 per output of captions: 6 tasks) → clips (1 per output of images: 6 tasks)",
+    );
   });
 });
