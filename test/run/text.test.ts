@@ -170,13 +170,18 @@ describe("text jobs in a run", () => {
         const sku = get(label);
         expect(sku.finish_reason, label).toBe("tool_use");
         const [call] = JSON.parse(sku.tool_calls);
-        expect(call, label).toMatchObject({ name: "lookup_sku", arguments: { sku: expect.any(String) } });
+        expect(call, label).toMatchObject({
+          name: "lookup_sku",
+          arguments: { sku: expect.any(String) },
+        });
       }
 
       const status = await scope.gwrun(["status"]).done;
       expect(status.stdout).toContain("text answers:");
       expect(status.stdout).toMatch(/weather-e1: asks for get_weather\(\{"city":/);
-      expect(status.stdout).toMatch(/messages-e2: ".+" \(messages; streamed; finish end_turn; input_tokens \d+/);
+      expect(status.stdout).toMatch(
+        /messages-e2: ".+" \(messages; streamed; finish end_turn; input_tokens \d+/,
+      );
 
       // A second run pays for nothing: the answers are on disk and recorded.
       const again = await scope.gwrun(["run", manifest]).done;
