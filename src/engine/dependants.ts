@@ -23,9 +23,9 @@ export interface RecordedDependant {
 }
 
 /**
- * Records the dependants of `upstream`'s outputs. Stand-ins left by an earlier failure of it go;
- * a dependant recorded earlier and still pending gets its request bound afresh (a link bound
- * then may have expired since).
+ * Records the dependants of `upstream`'s outputs. Stand-ins left by an earlier failure of it go,
+ * and real dependants it left skipped come back; a dependant recorded earlier and still pending
+ * gets its request bound afresh (a link bound then may have expired since).
  */
 export function recordDependants(
   store: Store,
@@ -64,8 +64,14 @@ export function recordDependants(
       now,
     );
     for (const { job, problem } of jobs) {
-      const row = store.job(job.key);
+      let row = store.job(job.key);
       if (row === undefined) continue;
+      // Skipped when the upstream failed once; it has its input now.
+      if (
+        row.state === JobState.Skipped &&
+        store.move(row.key, JobState.Skipped, JobState.Pending, { reason: null }, now)
+      )
+        row = { ...row, state: JobState.Pending, reason: null };
       if (
         problem === null &&
         row.state === JobState.Pending &&
@@ -100,7 +106,11 @@ export function recordSkipped(
   return store.transaction(() => {
     const fresh = store.addJobs(runId, jobs, now);
     const moved: { row: JobRow; fresh: boolean; reason: string }[] = [];
-    for (const job of jobs) {
+    // Real dependants of an earlier success of it, not sent yet, cannot be sent now either.
+    const waiting = store
+      .dependantsOf(upstream.key)
+      .filter((row) => row.placeholder !== 1 && row.state === JobState.Pending);
+    for (const job of [...waiting.map((row) => ({ key: row.key })), ...jobs]) {
       if (!store.move(job.key, JobState.Pending, JobState.Skipped, { reason: why }, now)) continue;
       const row = store.job(job.key);
       if (row !== undefined) moved.push({ row, fresh: fresh.has(job.key), reason: why });

@@ -126,6 +126,9 @@ export class Engine {
         if (row.state === JobState.Done) alreadyDone += 1;
         continue;
       }
+      // A dependant not yet sent waits for its upstream, whose adoption or finish binds it
+      // afresh and takes it on (its upstream may be downloading or being redone).
+      if (row.upstream_key !== null && row.state === JobState.Pending) continue;
       this.#known.add(row.key);
       if (await this.#adopt(row)) alreadyDone += 1;
     }

@@ -7,7 +7,25 @@ import { Store } from "../../src/store/index.js";
 import { ROOT } from "../helpers/cli.js";
 import { fastSettings, type RunScope, withRun } from "../helpers/run.js";
 
-const PIPELINE = path.join(ROOT, "manifests/pipeline.yaml");
+/**
+ * manifests/pipeline.yaml as it is, but for its pace: the test's gateway is a simulator at
+ * another time scale than the one the file's poll timings are written for, and outputs go to
+ * the test's folder.
+ */
+function pipelineManifest(scope: RunScope): string {
+  let text = readFileSync(path.join(ROOT, "manifests/pipeline.yaml"), "utf8");
+  const changes: [RegExp, string][] = [
+    [/submit_rate: .*/, "submit_rate: 100/s"],
+    [/^poll: .*/m, "poll: { first_after: 20ms, every: 20ms, batch_size: 50 }"],
+    [/^retry: .*/m, "retry: { attempts: 6, min_delay: 5ms, max_delay: 50ms }"],
+    [/dir: data\/outputs\/\{name\}/, `dir: ${JSON.stringify(scope.outputDir)}`],
+  ];
+  for (const [pattern, replacement] of changes) {
+    expect(text).toMatch(pattern);
+    text = text.replace(pattern, replacement);
+  }
+  return scope.write("pipeline.yaml", text);
+}
 
 /** Times the simulator accepted exactly this request. */
 function accepted(scope: RunScope, endpoint: string, request: string): number {
@@ -35,7 +53,8 @@ describe("pipelines", () => {
   it("runs manifests/pipeline.yaml: killed halfway, resumed, each step fed by its own upstream output and none redone", async () => {
     // Time scale 60: an image takes about a second, a clip two, so a kill lands mid-pipeline.
     await withRun({ seed: "pipeline", timeScale: 60 }, async (scope) => {
-      const first = scope.gwrun(["run", PIPELINE]);
+      const manifest = pipelineManifest(scope);
+      const first = scope.gwrun(["run", manifest]);
       // Halfway: the captions are written and a clip has been sent, but not every clip is done.
       await waitFor(scope, (jobs) =>
         jobs.some(
@@ -103,7 +122,7 @@ describe("pipelines", () => {
 
       // And a run of the same manifest now pays for nothing.
       const before = scope.sim.counters().submits.accepted;
-      const again = await scope.gwrun(["run", PIPELINE]).done;
+      const again = await scope.gwrun(["run", manifest]).done;
       expect(again.code).toBe(0);
       expect(scope.sim.counters().submits.accepted).toBe(before);
       expect(scope.sim.counters().text.calls).toBe(1);
