@@ -3,6 +3,7 @@ import { isRecord } from "../core/values.js";
 import { templateNames } from "./interpolate.js";
 import { jobPath } from "./job-path.js";
 import type { Reporter } from "./report.js";
+import { TEXT_ENDPOINTS } from "./schema.js";
 import type { JobSpec } from "./types.js";
 
 /** Names a `{{template}}` may use in a job with `from:`. */
@@ -20,10 +21,15 @@ export function checkTemplates(
   walkStrings(defaults, ["defaults"], (text, path) => {
     checkNames(text, path, defaultNames, undefined, reporter);
   });
+  const byId = new Map(specs.map((spec) => [spec.id, spec]));
   for (const spec of specs) {
     const names = [...Object.keys(vars), ...Object.keys(spec.matrix ?? {})];
     if (spec.from !== undefined) names.push(...INPUT_NAMES);
-    walkStrings(spec.fields, [], (text, path) => checkNames(text, path, names, spec, reporter));
+    walkStrings(spec.fields, [], (text, path) => {
+      checkNames(text, path, names, spec, reporter);
+      const upstream = spec.from === undefined ? undefined : byId.get(spec.from);
+      if (upstream !== undefined) checkInputKind(text, path, spec, upstream, reporter);
+    });
     walkStrings(spec.matrix ?? {}, ["matrix"], (text, path) =>
       checkNames(text, path, Object.keys(vars), spec, reporter),
     );
@@ -51,6 +57,40 @@ function checkNames(
       { inner: index },
       spec === undefined ? [] : jobPath(spec),
     );
+  }
+}
+
+const isTextJob = (spec: JobSpec) =>
+  (TEXT_ENDPOINTS as readonly (string | undefined)[]).includes(spec.endpoint);
+
+/** A text job offers `{{input.text}}`; an image or video job `{{input.url}}` and `{{input.file}}`. */
+function checkInputKind(
+  text: string,
+  path: (string | number)[],
+  spec: JobSpec,
+  upstream: JobSpec,
+  reporter: Reporter,
+): void {
+  const fromText = isTextJob(upstream);
+  for (const { name, index } of templateNames(text)) {
+    const media = name === "input.url" || name === "input.file";
+    if (fromText && media) {
+      reporter.at(
+        path,
+        "input-kind",
+        `{{${name}}} needs an image or clip, but "${upstream.id}" is a text job: use {{input.text}}`,
+        { inner: index },
+        jobPath(spec),
+      );
+    } else if (!fromText && name === "input.text") {
+      reporter.at(
+        path,
+        "input-kind",
+        `{{input.text}} needs a text answer, but "${upstream.id}" makes media files: use {{input.url}} or {{input.file}}`,
+        { inner: index },
+        jobPath(spec),
+      );
+    }
   }
 }
 

@@ -86,23 +86,24 @@ describe("binding an upstream output into a dependant", () => {
     );
   });
 
-  it("puts a text answer into {{input.text}} and refuses media placeholders for a text upstream", async () => {
+  it("puts a text answer into {{input.text}}, and refuses an output of the other kind", async () => {
     const templates = await templatesOf(`
   - { id: pic, model: acme-image-2, from: notes, prompt: "{{input.text}}, soft light" }
-  - { id: wrong, model: acme-image-2, from: notes, prompt: a mug, image_urls: ["{{input.url}}"] }
-  - { id: also-wrong, model: acme-image-2, from: shots, prompt: "{{input.text}}" }
+  - { id: edit, model: acme-image-2, from: shots, prompt: a mug, image_urls: ["{{input.url}}"] }
 `);
     expect(bindInputs(get(templates, "pic"), note)).toEqual({
       body: expect.objectContaining({ prompt: "A blue mug at dawn, soft light" }),
       problem: null,
     });
-    expect(bindInputs(get(templates, "wrong"), note).problem).toBe(
+    // Validation catches these in a manifest; a passthrough job or a changed upstream may not.
+    expect(bindInputs(get(templates, "edit"), note).problem).toBe(
       "image_urls[0]: {{input.url}} needs an image or clip, but notes produced text (use {{input.text}})",
     );
     expect(
-      bindInputs(get(templates, "also-wrong"), image("https://cdn.example/a.png")).problem,
+      bindInputs(get(templates, "pic"), { ...image("https://cdn.example/a.png"), label: "notes" })
+        .problem,
     ).toBe(
-      "prompt: {{input.text}} needs a text answer, but shots produced a media file (use {{input.url}})",
+      "prompt: {{input.text}} needs a text answer, but notes produced a media file (use {{input.url}})",
     );
   });
 

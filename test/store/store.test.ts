@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { type NewJob, Store } from "../../src/store/index.js";
@@ -43,8 +44,11 @@ describe("store", () => {
     const file = path.join(tempDir(), "state.db");
     Store.open(file).close();
     const store = Store.open(file);
-    const versions = store.db.prepare("SELECT version FROM migrations").all();
-    expect(versions).toEqual([{ version: 1 }]);
+    const versions = store.db.prepare("SELECT version FROM migrations ORDER BY version").all();
+    const files = readdirSync(path.join(ROOT, "sql")).filter((name) =>
+      /^\d{6}-.+\.sql$/.test(name),
+    );
+    expect(versions).toEqual(files.sort().map((name) => ({ version: Number(name.slice(0, 6)) })));
     expect(store.db.pragma("journal_mode", { simple: true })).toBe("wal");
     store.close();
   });
