@@ -1,3 +1,4 @@
+import { statement } from "./statements.js";
 import type { Store } from "./store.js";
 
 /**
@@ -10,11 +11,12 @@ import type { Store } from "./store.js";
  * those not moved on. Returns how many went.
  */
 export function dropPlaceholders(store: Store, upstreamKey: string): number {
-  const below = store.db.prepare(
+  const below = statement(
+    store,
     "SELECT key FROM jobs WHERE upstream_key = ? AND placeholder = 1 AND state IN ('pending', 'skipped')",
   );
-  const unlink = store.db.prepare("DELETE FROM run_jobs WHERE key = ?");
-  const remove = store.db.prepare("DELETE FROM jobs WHERE key = ?");
+  const unlink = statement(store, "DELETE FROM run_jobs WHERE key = ?");
+  const remove = statement(store, "DELETE FROM jobs WHERE key = ?");
   return store.transaction(() => {
     let dropped = 0;
     // Stand-ins stand in for stand-ins further down a chain: they go too.

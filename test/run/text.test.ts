@@ -183,6 +183,15 @@ describe("text jobs in a run", () => {
         /messages-e2: ".+" \(messages; streamed; finish end_turn; input_tokens \d+/,
       );
 
+      const json = JSON.parse((await scope.gwrun(["status", "--json"]).done).stdout);
+      expect(json.texts).toHaveLength(12);
+      expect(json.texts.find((text: { label: string }) => text.label === "sku-e2")).toMatchObject({
+        format: "messages",
+        streamed: true,
+        finish_reason: "tool_use",
+        tool_calls: [{ name: "lookup_sku" }],
+      });
+
       // A second run pays for nothing: the answers are on disk and recorded.
       const again = await scope.gwrun(["run", manifest]).done;
       expect(again.code).toBe(0);
