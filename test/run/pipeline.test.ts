@@ -239,4 +239,53 @@ jobs:
       }
     });
   }, 180_000);
+
+  it("sends a downloaded image as a Data URI once its link has expired, and fails a URL-only dependant saying why", async () => {
+    // Links last 4 gateway hours: about four real seconds at this time scale.
+    await withRun({ seed: "ttl", linkTtlSeconds: 4 * 3600 }, async (scope) => {
+      const shot = `  - { id: shot, model: acme-image-2, prompt: "a ceramic mug", size: "1:1" }\n`;
+      const settings = `${fastSettings(scope.outputDir)}name: ttl\njobs:\n`;
+      const first = scope.write("first.yaml", `${settings}${shot}`);
+      expect((await scope.gwrun(["run", first]).done).code).toBe(0);
+      const [image] = scope.jobs();
+      const output = image?.outputs[0];
+      expect(output?.expires_at).toBeTypeOf("number");
+      while (Date.now() <= (output?.expires_at ?? 0) + 100) await sleep(100);
+
+      const second = scope.write(
+        "second.yaml",
+        `${settings}${shot}  - id: clip
+    model: acme-video-2.3-Fast
+    from: shot
+    first_frame_image: "{{input.url}}"
+    prompt: "[推进] slow push in"
+  - id: orbit
+    model: acme-v4-fast
+    from: shot
+    first_frame_image: "{{input.url}}"
+    prompt: a slow orbit
+    resolution: 720p
+    duration: 5
+`,
+      );
+      const result = await scope.gwrun(["run", second]).done;
+      expect(result.code).toBe(1);
+      const jobs = new Map(scope.jobs().map((job) => [job.job_id, job]));
+      const file = readFileSync(output?.path ?? "");
+      expect(jobs.get("clip")?.state).toBe("done");
+      expect(JSON.parse(jobs.get("clip")?.request ?? "{}").first_frame_image).toBe(
+        `data:image/png;base64,${file.toString("base64")}`,
+      );
+      expect(jobs.get("orbit")).toMatchObject({ state: "failed", task_id: null });
+      expect(jobs.get("orbit")?.reason).toMatch(
+        /^first_frame_image: the link of shot has expired and video family 3 accepts only http\(s\) URLs there/,
+      );
+      const status = await scope.gwrun(["status"]).done;
+      expect(status.stdout).toMatch(
+        /orbit-of-shot failed: first_frame_image: the link of shot has expired/,
+      );
+      // The image was not made again.
+      expect(scope.sim.counters().submits.accepted).toBe(2);
+    });
+  }, 120_000);
 });
