@@ -34,22 +34,23 @@ export function migrate(db: Database.Database): number {
     db.exec(
       "CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)",
     );
-    const current =
-      (
-        db.prepare("SELECT max(version) AS version FROM migrations").get() as {
-          version: number | null;
-        }
-      ).version ?? 0;
-    let version = current;
+    // Every file not yet applied, not only those above the highest: branches numbered apart
+    // may land in any order.
+    const applied = new Set(
+      (db.prepare("SELECT version FROM migrations").all() as { version: number }[]).map(
+        (row) => row.version,
+      ),
+    );
+    let version = Math.max(0, ...applied);
     for (const migration of migrations()) {
-      if (migration.version <= current) continue;
+      if (applied.has(migration.version)) continue;
       db.exec(migration.sql);
       db.prepare("INSERT INTO migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
         migration.version,
         migration.name,
         Date.now(),
       );
-      version = migration.version;
+      version = Math.max(version, migration.version);
     }
     return version;
   });

@@ -53,6 +53,21 @@ describe("store", () => {
     store.close();
   });
 
+  it("applies a migration it lacks even below the highest applied, as branches may land in any order", () => {
+    const file = path.join(tempDir(), "state.db");
+    const db = Store.open(file);
+    // As if migration 3 had not been there when the database last opened, but a later one had.
+    db.db.exec(`DROP TABLE text_answers; ALTER TABLE jobs DROP COLUMN placeholder;
+      DELETE FROM migrations WHERE version = 3;
+      INSERT INTO migrations (version, name, applied_at) VALUES (999, '000999-later.sql', 0);`);
+    db.close();
+    const store = Store.open(file);
+    const versions = store.db.prepare("SELECT version FROM migrations ORDER BY version").all();
+    expect(versions).toContainEqual({ version: 3 });
+    expect(store.db.prepare("SELECT count(*) AS n FROM text_answers").get()).toEqual({ n: 0 });
+    store.close();
+  });
+
   it("lets several processes open one new database at once", async () => {
     // Each child opens the same new file; a race in creating the schema fails one of them.
     const opener = `import { Store } from ${JSON.stringify(path.join(ROOT, "dist/store/index.js"))};
