@@ -21,6 +21,7 @@ import type { ManifestSettings } from "../manifest/index.js";
 import { type JobRow, JobState, type Store } from "../store/index.js";
 import type { Emit, RunEnd, StateCounts } from "./events.js";
 import { fileMatches, outputPath, partialDir, writeWhole } from "./files.js";
+import { jobGroups } from "./job-groups.js";
 import { dependantJobs } from "./jobs.js";
 import { SubmitPace } from "./pace.js";
 import { callTextJob } from "./text-jobs.js";
@@ -124,7 +125,17 @@ export class Engine {
       this.#known.add(row.key);
       if (await this.#adopt(row)) alreadyDone += 1;
     }
-    emit({ type: "run:started", runId, jobs: rows.length, alreadyDone });
+    emit({
+      type: "run:started",
+      runId,
+      jobs: rows.length,
+      alreadyDone,
+      name: this.#o.settings.name,
+      outputDir: this.#o.outputDir,
+      maxCost: this.#o.settings.limits.maxCost ?? null,
+      spent: round(this.#spent),
+      groups: jobGroups(rows),
+    });
     const pollEvery = Math.max(1, this.#o.settings.poll.everyMs / this.#o.timeScale);
     const tick = Math.min(50, Math.max(2, pollEvery / 4));
     while (!this.#abort.signal.aborted) {
@@ -319,6 +330,7 @@ export class Engine {
       clock.now(),
     );
     if (!claimed) return; // another process took it
+    emit({ type: "task:submitting", key: row.key, job: row.job_id, label: row.label });
     if (row.lane === "text") {
       await this.#submitText(row);
       return;
@@ -457,6 +469,7 @@ export class Engine {
       emit({
         type: "output:downloaded",
         key: row.key,
+        job: row.job_id,
         label: row.label,
         path: written.path,
         bytes: written.bytes,
@@ -561,6 +574,7 @@ export class Engine {
             emit({
               type: "task:completed",
               key: row.key,
+              job: row.job_id,
               label: row.label,
               cost: record.cost,
               outputs: links.length,
@@ -594,7 +608,13 @@ export class Engine {
           }
           if (record.status === "processing") row.state = JobState.Processing;
           if (progress !== row.progress)
-            emit({ type: "task:progress", key: row.key, label: row.label, progress });
+            emit({
+              type: "task:progress",
+              key: row.key,
+              job: row.job_id,
+              label: row.label,
+              progress,
+            });
           row.progress = progress;
           task.nextPollAt = nextPollAt;
         }
@@ -696,6 +716,7 @@ export class Engine {
         emit({
           type: "output:downloaded",
           key: row.key,
+          job: row.job_id,
           label: row.label,
           path: file.path,
           bytes: file.bytes,
@@ -773,6 +794,7 @@ export class Engine {
             job: stored.job_id,
             label: stored.label,
             upstream: row.label,
+            family: stored.family,
           });
         }
         // Taken on like any recorded job: pending is queued, running is polled, done is checked.
