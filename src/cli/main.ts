@@ -73,7 +73,8 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
         "--base-url <url>",
         'gateway base URL, overriding the manifest ("sim": the simulator)',
       )
-      .option("--json", "print every event as one JSON line on stdout");
+      .option("--json", "print every event as one versioned JSON line on stdout (NDJSON)")
+      .option("--quiet", "print only failures and the summary");
 
   runOptions(
     program

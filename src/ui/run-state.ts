@@ -48,6 +48,8 @@ export interface GroupState {
   family: string | null;
   tasks: number;
   stages: StageCounts;
+  /** Tasks counted at the start that no event has named yet, by the stage they started in. */
+  unseen: StageCounts;
   runningProgress: number;
 }
 
@@ -103,12 +105,14 @@ export function createRunState(): RunState {
 const FROM: Readonly<Record<Stage, readonly Stage[]>> = {
   queued: ["queued"],
   submitting: ["queued", "done", "failed"],
-  running: ["running", "submitting", "queued"],
+  running: ["running", "queued"],
   downloading: ["downloading", "running", "submitting", "queued"],
   postprocessing: ["downloading", "running", "queued"],
   done: ["postprocessing", "downloading", "running", "submitting", "queued", "done"],
   failed: ["running", "downloading", "postprocessing", "submitting", "queued", "failed"],
 };
+
+const SKIPPED_FROM: readonly Stage[] = ["queued", "failed"];
 
 /** Folds one event into the state. */
 export function applyEvent(state: RunState, event: EngineEvent, now: number): void {
@@ -128,6 +132,7 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
           family: group.family,
           tasks: group.tasks,
           stages: { ...group.stages },
+          unseen: { ...group.stages },
           runningProgress: 0,
         });
         for (const [stage, n] of Object.entries(group.stages)) state.stages[stage as Stage] += n;
@@ -178,7 +183,15 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
       break;
     }
     case "job:failed":
-      move(state, event.key, event.job, "failed");
+      // A skipped dependant never left the queue.
+      move(
+        state,
+        event.key,
+        event.job,
+        "failed",
+        undefined,
+        event.state === "skipped" ? SKIPPED_FROM : undefined,
+      );
       state.failures.push({
         label: event.label,
         state: event.state,
@@ -215,25 +228,40 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
 function groupOf(state: RunState, job: string, family: string | null = null): GroupState {
   let group = state.groups.get(job);
   if (group === undefined) {
-    group = { job, family, tasks: 0, stages: emptyStages(), runningProgress: 0 };
+    group = {
+      job,
+      family,
+      tasks: 0,
+      stages: emptyStages(),
+      unseen: emptyStages(),
+      runningProgress: 0,
+    };
     state.groups.set(job, group);
   }
   return group;
 }
 
 /** Moves a task to `stage` in the run's and its job's counts. */
-function move(state: RunState, key: string, job: string, stage: Stage, progress?: number): void {
+function move(
+  state: RunState,
+  key: string,
+  job: string,
+  stage: Stage,
+  progress?: number,
+  from: readonly Stage[] = FROM[stage],
+): void {
   const group = groupOf(state, job);
   let task = state.tasks.get(key);
   if (task === undefined) {
-    const from = FROM[stage].find((s) => group.stages[s] > 0);
-    if (from === undefined) {
+    const was = from.find((s) => group.unseen[s] > 0);
+    if (was === undefined) {
       // Never counted (a task of another process): it joins the run here.
       group.tasks += 1;
       state.total += 1;
     } else {
-      group.stages[from] -= 1;
-      state.stages[from] -= 1;
+      group.unseen[was] -= 1;
+      group.stages[was] -= 1;
+      state.stages[was] -= 1;
     }
     task = { job, stage, progress: 0 };
     state.tasks.set(key, task);
