@@ -10,7 +10,7 @@ export function started(
   const list = Object.entries(groups).map(([job, spec]) => {
     const stages = { ...emptyStages(), ...(typeof spec === "number" ? { queued: spec } : spec) };
     const tasks = Object.values(stages).reduce((a, b) => a + b, 0);
-    return { job, family: `family-of-${job}`, lane: "image", tasks, stages };
+    return { job, family: `fam-${job}`, lane: "image", tasks, stages };
   });
   return {
     type: "run:started",
