@@ -158,6 +158,10 @@ describe("dashboard", () => {
     unmount();
   });
 
+  it("says it is starting until the run has started", () => {
+    expect(frame(play([]).view)).toBe("gwrun: starting the run…");
+  });
+
   it("shows why the run is stopping", () => {
     const { view } = play([
       started({ a: 1 }),

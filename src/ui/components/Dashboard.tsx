@@ -24,6 +24,7 @@ export interface DashboardProps {
 export function Dashboard(props: DashboardProps) {
   const { view, rows } = props;
   const columns = Math.max(20, props.columns);
+  if (view.phase === "starting") return <Text dimColor>gwrun: starting the run…</Text>;
   const stageLines = packParts(stageParts(view), columns).length;
   const finished = view.phase === "finished";
   // Header, bar, stages, pace line, the hint or notice, and one spare line.
