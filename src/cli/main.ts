@@ -58,7 +58,9 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
 
   program
     .command("schema")
-    .description("write JSON Schema for the manifest and each model family")
+    .description(
+      "write JSON Schema for the manifest, each model family and the --json event stream",
+    )
     .addOption(new Option("--out <dir>", "output folder").default("schemas"))
     .action(async (options: { out: string }) => {
       setExit(await writeSchemas(options.out));

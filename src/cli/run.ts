@@ -168,7 +168,7 @@ async function execute(
         (message) => reporter.notice(message),
       );
       // `q` or Ctrl-C on the dashboard (which reads the keys) is the same stop as SIGINT.
-      const reporter = openReporter(flags, onSignal.interrupt);
+      const reporter = await openReporter(flags, onSignal.interrupt);
       try {
         const result = await engine.run();
         const exit = EXIT_BY_END[result.end];

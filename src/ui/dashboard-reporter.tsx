@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import { render } from "ink";
 import type { EngineEvent } from "../engine/index.js";
 import { Dashboard } from "./components/Dashboard.js";
@@ -20,6 +21,8 @@ export interface DashboardOptions {
 
 /** Redraw at least this often while nothing happens, for the clocks. */
 const IDLE_REDRAW_MS = 1000;
+/** Drawing may take at most this share of the time: a slow terminal gets fewer frames. */
+const DRAW_SHARE = 0.03;
 
 /**
  * The Ink dashboard. Events only fold into the state; a timer draws from it at most `fps`
@@ -57,11 +60,15 @@ export function dashboardReporter(options: DashboardOptions): Reporter {
     patchConsole: false,
     maxFps: fps,
   });
+  let drawCostMs = 0;
   const draw = () => {
-    const idle = options.now() - drawnAt < IDLE_REDRAW_MS;
-    if (state.version === drawnVersion && idle && !resized) return;
+    const since = options.now() - drawnAt;
+    if (state.version === drawnVersion && since < IDLE_REDRAW_MS && !resized) return;
+    if (since < drawCostMs / DRAW_SHARE && !resized) return;
     resized = false;
+    const started = performance.now();
     ink.rerender(element());
+    drawCostMs = performance.now() - started;
   };
   const timer = setInterval(draw, Math.ceil(1000 / fps));
   const onResize = () => {

@@ -1,6 +1,5 @@
 /** Reporters of a run: an Ink dashboard on a terminal, plain lines or NDJSON elsewhere. */
 import { existsSync } from "node:fs";
-import { dashboardReporter } from "./dashboard-reporter.js";
 import { jsonReporter } from "./json-reporter.js";
 import { plainReporter } from "./plain-reporter.js";
 import type { Reporter } from "./reporter.js";
@@ -28,10 +27,10 @@ export function reporterKind(
 }
 
 /** The reporter for this process's streams; `onStop` is what `q` or Ctrl-C on the dashboard does. */
-export function openReporter(
+export async function openReporter(
   flags: { json?: boolean; quiet?: boolean },
   onStop: () => void,
-): Reporter {
+): Promise<Reporter> {
   const now = () => Date.now();
   const cwd = process.cwd();
   const errLine = (line: string) => process.stderr.write(`${line}\n`);
@@ -47,7 +46,11 @@ export function openReporter(
       now,
       notice: errLine,
     });
-  if (kind === "dashboard")
+  if (kind === "dashboard") {
+    // React's development build checks every render; it is chosen by NODE_ENV when first loaded.
+    process.env.NODE_ENV ??= "production";
+    // Ink and React load only when a dashboard is drawn.
+    const { dashboardReporter } = await import("./dashboard-reporter.js");
     return dashboardReporter({
       stream: process.stderr,
       stdin: process.stdin,
@@ -56,6 +59,7 @@ export function openReporter(
       onStop,
       galleryExists: existsSync,
     });
+  }
   const plain = plainReporter({
     write: errLine,
     now,

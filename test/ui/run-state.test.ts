@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import type { EngineEvent } from "../../src/engine/index.js";
 import { play, started, through } from "./script.js";
 
-const fail = (job: string, n: number, reason: string): EngineEvent => ({
+const fail = (job: string, n: number, reason: string, state = "failed"): EngineEvent => ({
   type: "job:failed",
   key: `${job}-${n}`,
   job,
   label: `${job}-${n}`,
-  state: "failed",
+  state,
   reason,
 });
 
@@ -91,7 +91,7 @@ describe("run state", () => {
       started({ hero: 2 }),
       ...through("hero", 1).slice(0, 5),
       { type: "job:postprocessing", key: "hero-1", job: "hero", label: "hero-1" },
-      { ...fail("hero", 2, "upstream hero-0 failed"), state: "skipped" },
+      fail("hero", 2, "upstream hero-0 failed", "skipped"),
     ]);
     expect(view.stages).toMatchObject({ postprocessing: 1, failed: 1, queued: 0 });
     expect(view.failures[0]).toMatchObject({ state: "skipped" });

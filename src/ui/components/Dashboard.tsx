@@ -8,6 +8,9 @@ import { ProgressBar } from "./ProgressBar.js";
 import { packParts, StageCounts, stageParts } from "./StageCounts.js";
 import { Summary } from "./Summary.js";
 
+/** Wider bars say no more and cost more to draw. */
+const MAX_BAR_WIDTH = 72;
+
 export interface DashboardProps {
   view: RunView;
   columns: number;
@@ -39,7 +42,7 @@ export function Dashboard(props: DashboardProps) {
         fraction={view.fraction}
         done={view.stages.done + view.stages.failed}
         total={view.total}
-        width={columns}
+        width={Math.min(columns, MAX_BAR_WIDTH)}
       />
       <StageCounts view={view} columns={columns} />
       <Pace view={view} columns={columns} />
