@@ -148,34 +148,39 @@ async function execute(
           started_at: now,
         });
       store.addJobs(id, initialJobs(jobs), now);
-      const engine = new Engine({
-        store,
-        client,
-        runId: id,
-        settings,
-        outputDir,
-        baseUrl: gateway.baseUrl,
-        timeScale: target.timeScale,
-        clock: systemClock,
-        random: seededRandom(`${process.pid}:${now}`),
-        templates: dependantTemplates(jobs),
-        force: flags.force === true,
-        maxDownloadBytes: MAX_DOWNLOAD_BYTES,
-        emit: (event) => reporter.emit(event),
-      });
-      const onSignal = onInterrupt(
-        () => engine.stop(),
-        (message) => reporter.notice(message),
-      );
+      let interrupt = () => {};
       // `q` or Ctrl-C on the dashboard (which reads the keys) is the same stop as SIGINT.
-      const reporter = await openReporter(flags, onSignal.interrupt);
+      const reporter = await openReporter(flags, () => interrupt());
       try {
-        const result = await engine.run();
-        const exit = EXIT_BY_END[result.end];
-        store.finishRun(id, STATUS_BY_END[result.end], exit, Date.now());
-        return exit;
+        const engine = new Engine({
+          store,
+          client,
+          runId: id,
+          settings,
+          outputDir,
+          baseUrl: gateway.baseUrl,
+          timeScale: target.timeScale,
+          clock: systemClock,
+          random: seededRandom(`${process.pid}:${now}`),
+          templates: dependantTemplates(jobs),
+          force: flags.force === true,
+          maxDownloadBytes: MAX_DOWNLOAD_BYTES,
+          emit: reporter.emit,
+        });
+        const onSignal = onInterrupt(
+          () => engine.stop(),
+          (message) => reporter.notice(message),
+        );
+        interrupt = onSignal.interrupt;
+        try {
+          const result = await engine.run();
+          const exit = EXIT_BY_END[result.end];
+          store.finishRun(id, STATUS_BY_END[result.end], exit, Date.now());
+          return exit;
+        } finally {
+          onSignal.dispose();
+        }
       } finally {
-        onSignal.dispose();
         await reporter.close();
       }
     } finally {

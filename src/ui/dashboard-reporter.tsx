@@ -22,7 +22,7 @@ export interface DashboardOptions {
 /** Redraw at least this often while nothing happens, for the clocks. */
 const IDLE_REDRAW_MS = 1000;
 /** Drawing may take at most this share of the time: a slow terminal gets fewer frames. */
-const DRAW_SHARE = 0.03;
+const DRAW_SHARE = 0.02;
 
 /**
  * The Ink dashboard. Events only fold into the state; a timer draws from it at most `fps`
