@@ -14,7 +14,10 @@ function reporter(quiet = false) {
     quiet,
     galleryExists: () => true,
   });
-  return { plain, lines, advance: (ms: number) => (now += ms) };
+  const advance = (ms: number) => {
+    now += ms;
+  };
+  return { plain, lines, advance };
 }
 
 const finished: EngineEvent = {
