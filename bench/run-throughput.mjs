@@ -4,51 +4,11 @@
 // - a gateway rate limit R below the manifest's submit rate: the submit rate achieved as a
 //   fraction of R, and how many 429s gwrun received.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-
-const root = path.dirname(import.meta.dirname);
-const bin = path.join(root, "bin/gwrun.js");
-
-function startSim(args) {
-  const child = spawn(process.execPath, [bin, "sim", "--port", "0", ...args], {
-    stdio: ["ignore", "pipe", "ignore"],
-  });
-  return new Promise((resolve, reject) => {
-    let text = "";
-    child.stdout.on("data", (chunk) => {
-      text += chunk;
-      const match = /^(http:\/\/\S+)\n/m.exec(text);
-      if (match) resolve({ url: match[1], stop: () => child.kill("SIGINT") });
-    });
-    child.once("exit", (code) => reject(new Error(`gwrun sim exited with ${code}`)));
-  });
-}
-
-function manifest(dir, jobs, submitRate) {
-  const side = Math.ceil(Math.sqrt(jobs));
-  const list = (n) => Array.from({ length: n }, (_, i) => i + 1).join(", ");
-  const file = path.join(dir, `bench-${jobs}.yaml`);
-  writeFileSync(
-    file,
-    `version: 1
-name: bench-${jobs}
-limits: { submit_rate: ${submitRate}, max_in_flight: 2000, downloads: 32 }
-poll: { first_after: 10ms, every: 10ms, batch_size: 50 }
-retry: { attempts: 5, min_delay: 10ms, max_delay: 200ms }
-output: { dir: ${JSON.stringify(path.join(dir, `out-${jobs}`))}, thumbnails: false }
-jobs:
-  - id: shots
-    model: acme-image-2
-    matrix: { row: [${list(side)}], column: [${list(Math.ceil(jobs / side))}] }
-    prompt: "A ceramic mug, row {{row}}, column {{column}}"
-    size: "64x64"
-`,
-  );
-  return file;
-}
+import { bin, manifest, startSim, ZERO_LATENCY } from "./run-helpers.mjs";
 
 /** Runs gwrun to the end; samples its peak RSS (VmHWM) and the arrival of submit events. */
 function runGwrun(file, url) {
@@ -75,7 +35,7 @@ function runGwrun(file, url) {
     buffer += chunk;
     let newline = buffer.indexOf("\n");
     while (newline >= 0) {
-      if (buffer.startsWith('{"type":"task:submitted"')) submits.push(performance.now());
+      if (buffer.startsWith('{"v":1,"type":"task:submitted"')) submits.push(performance.now());
       buffer = buffer.slice(newline + 1);
       newline = buffer.indexOf("\n");
     }
@@ -103,16 +63,6 @@ function runGwrun(file, url) {
 async function counters(url) {
   return (await fetch(`${url}/__sim/counters`)).json();
 }
-
-// Zero latency: time runs a billion times faster, so records and links get lifetimes to match.
-const ZERO_LATENCY = [
-  "--time-scale",
-  "1000000000",
-  "--retention",
-  "100000000000s",
-  "--link-ttl",
-  "100000000000s",
-];
 
 const dir = mkdtempSync(path.join(tmpdir(), "gwrun-bench-run-"));
 try {

@@ -20,7 +20,7 @@ describe("schemas/", () => {
     }
   });
 
-  it("has one schema per family and one for the manifest", () => {
-    expect(renderSchemas().size).toBe(FAMILIES.length + 1);
+  it("has one schema per family, one for the manifest and one for the --json events", () => {
+    expect(renderSchemas().size).toBe(FAMILIES.length + 2);
   });
 });

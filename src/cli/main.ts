@@ -58,7 +58,9 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
 
   program
     .command("schema")
-    .description("write JSON Schema for the manifest and each model family")
+    .description(
+      "write JSON Schema for the manifest, each model family and the --json event stream",
+    )
     .addOption(new Option("--out <dir>", "output folder").default("schemas"))
     .action(async (options: { out: string }) => {
       setExit(await writeSchemas(options.out));
@@ -73,7 +75,8 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
         "--base-url <url>",
         'gateway base URL, overriding the manifest ("sim": the simulator)',
       )
-      .option("--json", "print every event as one JSON line on stdout");
+      .option("--json", "print every event as one versioned JSON line on stdout (NDJSON)")
+      .option("--quiet", "print only failures and the summary");
 
   runOptions(
     program

@@ -7,10 +7,10 @@ import { dependantTemplates, Engine, initialJobs, type RunEnd } from "../engine/
 import { GatewayClient } from "../gateway/index.js";
 import { checkManifestText } from "../plan/index.js";
 import { type RunRow, Store } from "../store/index.js";
+import { openReporter, STATUS_BY_END } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { openGatewayTarget } from "./gateway-target.js";
-import { err, out, printDiagnostics } from "./output.js";
-import { jsonReporter, plainReporter } from "./reporter-plain.js";
+import { err, printDiagnostics } from "./output.js";
 
 export interface RunFlags {
   db?: string;
@@ -19,6 +19,8 @@ export interface RunFlags {
   only?: string;
   baseUrl?: string;
   json?: boolean;
+  /** Only failures and the summary. */
+  quiet?: boolean;
 }
 
 /** Downloads larger than this are refused (a clip of minutes at 4K fits). */
@@ -30,14 +32,6 @@ const EXIT_BY_END: Readonly<Record<RunEnd, ExitCode>> = {
   budget: ExitCode.Stopped,
   balance: ExitCode.Stopped,
   interrupted: ExitCode.Interrupted,
-};
-
-const STATUS_BY_END: Readonly<Record<RunEnd, string>> = {
-  done: "done",
-  failed: "failed",
-  budget: "stopped",
-  balance: "stopped",
-  interrupted: "interrupted",
 };
 
 /** The state database: `--db`, else GWRUN_DB, else data/gwrun.db. */
@@ -154,40 +148,40 @@ async function execute(
           started_at: now,
         });
       store.addJobs(id, initialJobs(jobs), now);
-      const engine = new Engine({
-        store,
-        client,
-        runId: id,
-        settings,
-        outputDir,
-        baseUrl: gateway.baseUrl,
-        timeScale: target.timeScale,
-        clock: systemClock,
-        random: seededRandom(`${process.pid}:${now}`),
-        templates: dependantTemplates(jobs),
-        force: flags.force === true,
-        maxDownloadBytes: MAX_DOWNLOAD_BYTES,
-        emit:
-          flags.json === true
-            ? jsonReporter(out)
-            : plainReporter({ intervalMs: 2000, now: () => Date.now() }),
-      });
-      const onSignal = onInterrupt(() => engine.stop());
+      let interrupt = () => {};
+      // `q` or Ctrl-C on the dashboard (which reads the keys) is the same stop as SIGINT.
+      const reporter = await openReporter(flags, () => interrupt());
       try {
-        const result = await engine.run();
-        const exit = EXIT_BY_END[result.end];
-        store.finishRun(id, STATUS_BY_END[result.end], exit, Date.now());
-        if (flags.json !== true) {
-          const failed = Object.entries(result.counts)
-            .filter(([state]) => state !== "done")
-            .map(([state, n]) => `${n} ${state}`);
-          err(
-            `gwrun: run ${id} ${STATUS_BY_END[result.end]}: ${result.counts.done ?? 0} done${failed.length > 0 ? `, ${failed.join(", ")}` : ""}; spent ${result.spent}; outputs in ${path.relative(process.cwd(), outputDir) || "."}`,
-          );
+        const engine = new Engine({
+          store,
+          client,
+          runId: id,
+          settings,
+          outputDir,
+          baseUrl: gateway.baseUrl,
+          timeScale: target.timeScale,
+          clock: systemClock,
+          random: seededRandom(`${process.pid}:${now}`),
+          templates: dependantTemplates(jobs),
+          force: flags.force === true,
+          maxDownloadBytes: MAX_DOWNLOAD_BYTES,
+          emit: reporter.emit,
+        });
+        const onSignal = onInterrupt(
+          () => engine.stop(),
+          (message) => reporter.notice(message),
+        );
+        interrupt = onSignal.interrupt;
+        try {
+          const result = await engine.run();
+          const exit = EXIT_BY_END[result.end];
+          store.finishRun(id, STATUS_BY_END[result.end], exit, Date.now());
+          return exit;
+        } finally {
+          onSignal.dispose();
         }
-        return exit;
       } finally {
-        onSignal.dispose();
+        await reporter.close();
       }
     } finally {
       await client.close();
@@ -221,13 +215,19 @@ function selectJobs<T extends { job: { spec: { id: string } } }>(
   return jobs.filter((job) => wanted.includes(job.job.spec.id));
 }
 
-/** First Ctrl-C (or SIGTERM): stop gracefully. A second: exit at once — the store is already consistent. */
-function onInterrupt(stop: () => void): { dispose(): void } {
+/**
+ * First Ctrl-C (or SIGTERM, or `q` on the dashboard): stop gracefully. A second: exit at once —
+ * the store is already consistent. `say` tells the person through the reporter.
+ */
+function onInterrupt(
+  stop: () => void,
+  say: (message: string) => void,
+): { interrupt(): void; dispose(): void } {
   let count = 0;
   const handler = () => {
     count += 1;
     if (count === 1) {
-      err("gwrun: stopping: no new submits; Ctrl-C again to exit at once");
+      say("stopping: no new submits; Ctrl-C again to exit at once");
       stop();
     } else {
       process.exit(ExitCode.Interrupted);
@@ -236,6 +236,7 @@ function onInterrupt(stop: () => void): { dispose(): void } {
   process.on("SIGINT", handler);
   process.on("SIGTERM", handler);
   return {
+    interrupt: handler,
     dispose() {
       process.off("SIGINT", handler);
       process.off("SIGTERM", handler);

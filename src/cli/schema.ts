@@ -3,6 +3,7 @@ import path from "node:path";
 import * as z from "zod";
 import { FAMILIES } from "../families/index.js";
 import { manifestSchema } from "../manifest/index.js";
+import { EVENT_STREAM_VERSION, eventLineSchema } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { out } from "./output.js";
 
@@ -14,6 +15,14 @@ export function renderSchemas(): Map<string, string> {
   files.set(
     "manifest.schema.json",
     render(manifestSchema, "manifest.schema.json", "gwrun manifest, version 1"),
+  );
+  files.set(
+    "events.schema.json",
+    render(
+      eventLineSchema,
+      "events.schema.json",
+      `gwrun run --json: one line of the event stream, version ${EVENT_STREAM_VERSION}`,
+    ),
   );
   for (const family of FAMILIES) {
     files.set(
@@ -28,7 +37,7 @@ export function renderSchemas(): Map<string, string> {
   return files;
 }
 
-/** `gwrun schema [--out dir]`: writes the manifest's and each family's JSON Schema. */
+/** `gwrun schema [--out dir]`: writes the JSON Schema of the manifest, each family and `--json` events. */
 export async function writeSchemas(dir: string): Promise<ExitCode> {
   await mkdir(dir, { recursive: true });
   for (const [name, text] of renderSchemas()) {

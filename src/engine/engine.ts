@@ -21,6 +21,7 @@ import { type JobRow, JobState, type Store } from "../store/index.js";
 import { recordDependants, recordSkipped } from "./dependants.js";
 import type { Emit, RunEnd, StateCounts } from "./events.js";
 import { fileMatches, outputPath, partialDir, writeWhole } from "./files.js";
+import { jobGroups } from "./job-groups.js";
 import { SubmitPace } from "./pace.js";
 import { type PacedCallDeps, pacedCall } from "./paced-call.js";
 import { callTextJob, recordTextAnswer } from "./text-jobs.js";
@@ -132,7 +133,17 @@ export class Engine {
       this.#known.add(row.key);
       if (await this.#adopt(row)) alreadyDone += 1;
     }
-    emit({ type: "run:started", runId, jobs: rows.length, alreadyDone });
+    emit({
+      type: "run:started",
+      runId,
+      jobs: rows.length,
+      alreadyDone,
+      name: this.#o.settings.name,
+      outputDir: this.#o.outputDir,
+      maxCost: this.#o.settings.limits.maxCost ?? null,
+      spent: round(this.#spent),
+      groups: jobGroups(rows),
+    });
     const pollEvery = Math.max(1, this.#o.settings.poll.everyMs / this.#o.timeScale);
     const tick = Math.min(50, Math.max(2, pollEvery / 4));
     while (!this.#abort.signal.aborted) {
@@ -328,6 +339,7 @@ export class Engine {
       clock.now(),
     );
     if (!claimed) return; // another process took it
+    emit({ type: "task:submitting", key: row.key, job: row.job_id, label: row.label });
     if (row.lane === "text") {
       await this.#submitText(row);
       return;
@@ -428,6 +440,7 @@ export class Engine {
         emit({
           type: "output:downloaded",
           key: row.key,
+          job: row.job_id,
           label: row.label,
           path: file.path,
           bytes: file.bytes,
@@ -545,6 +558,7 @@ export class Engine {
             emit({
               type: "task:completed",
               key: row.key,
+              job: row.job_id,
               label: row.label,
               cost: record.cost,
               outputs: links.length,
@@ -578,7 +592,13 @@ export class Engine {
           }
           if (record.status === "processing") row.state = JobState.Processing;
           if (progress !== row.progress)
-            emit({ type: "task:progress", key: row.key, label: row.label, progress });
+            emit({
+              type: "task:progress",
+              key: row.key,
+              job: row.job_id,
+              label: row.label,
+              progress,
+            });
           row.progress = progress;
           task.nextPollAt = nextPollAt;
         }
@@ -680,6 +700,7 @@ export class Engine {
         emit({
           type: "output:downloaded",
           key: row.key,
+          job: row.job_id,
           label: row.label,
           path: file.path,
           bytes: file.bytes,
@@ -748,6 +769,7 @@ export class Engine {
           job: stored.job_id,
           label: stored.label,
           upstream: row.label,
+          family: stored.family,
         });
       }
       if (problem !== null && stored.state === JobState.Pending) {
@@ -772,8 +794,8 @@ export class Engine {
     const { store, runId, clock, emit, templates } = this.#o;
     if (!templates.has(row.job_id)) return;
     for (const skipped of recordSkipped(store, runId, templates, row, reason, clock.now())) {
-      const { key, job_id: job, label } = skipped.row;
-      if (skipped.fresh) emit({ type: "job:added", key, job, label, upstream: row.label });
+      const { key, job_id: job, label, family } = skipped.row;
+      if (skipped.fresh) emit({ type: "job:added", key, job, label, upstream: row.label, family });
       emit({
         type: "job:failed",
         key,

@@ -5,16 +5,83 @@ export interface StateCounts {
   [state: string]: number;
 }
 
+/** Where a task stands, as a person watching the run sees it. */
+export type Stage =
+  | "queued"
+  | "submitting"
+  | "running"
+  | "downloading"
+  | "postprocessing"
+  | "done"
+  | "failed";
+
+export type StageCounts = Record<Stage, number>;
+
+/** One job id of the manifest at the start of a run: its family and its tasks by stage. */
+export interface JobGroup {
+  job: string;
+  family: string | null;
+  lane: string;
+  tasks: number;
+  stages: StageCounts;
+}
+
 export type EngineEvent =
-  | { type: "run:started"; runId: number; jobs: number; alreadyDone: number }
+  | {
+      type: "run:started";
+      runId: number;
+      jobs: number;
+      alreadyDone: number;
+      /** The manifest's run name. */
+      name: string;
+      /** The run's output folder (absolute). */
+      outputDir: string;
+      /** `limits.max_cost`, or null when the manifest sets none. */
+      maxCost: number | null;
+      /** What the jobs already done cost. */
+      spent: number;
+      groups: JobGroup[];
+    }
+  | { type: "task:submitting"; key: string; job: string; label: string }
   | { type: "task:submitted"; key: string; job: string; label: string; taskId: string }
-  | { type: "task:progress"; key: string; label: string; progress: number }
-  | { type: "task:completed"; key: string; label: string; cost: number | null; outputs: number }
-  | { type: "output:downloaded"; key: string; label: string; path: string; bytes: number }
+  | { type: "task:progress"; key: string; job: string; label: string; progress: number }
+  | {
+      type: "task:completed";
+      key: string;
+      job: string;
+      label: string;
+      cost: number | null;
+      outputs: number;
+    }
+  | {
+      type: "output:downloaded";
+      key: string;
+      job: string;
+      label: string;
+      path: string;
+      bytes: number;
+    }
+  | { type: "job:postprocessing"; key: string; job: string; label: string }
+  | {
+      type: "output:checked";
+      key: string;
+      label: string;
+      index: number;
+      ok: boolean;
+      problems: string[];
+      thumbnail: string | null;
+    }
+  | { type: "text:progress"; key: string; label: string; chars: number }
   | { type: "job:done"; key: string; job: string; label: string }
   | { type: "job:failed"; key: string; job: string; label: string; state: string; reason: string }
-  | { type: "job:added"; key: string; job: string; label: string; upstream: string }
-  | { type: "text:progress"; key: string; label: string; chars: number }
+  | {
+      type: "job:added";
+      key: string;
+      job: string;
+      label: string;
+      upstream: string;
+      family: string | null;
+    }
   | { type: "gateway:retry"; what: string; delayMs: number; reason: string }
   | { type: "gateway:rate-limited"; retryAfterMs: number; ratePerSecond: number }
   | { type: "run:stopping"; reason: RunEnd; message: string }

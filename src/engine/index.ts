@@ -1,4 +1,13 @@
 /** The run: queues, state transitions, budget, shutdown, resume. */
 export { Engine, type EngineOptions, SUBMIT_CONCURRENCY } from "./engine.js";
-export type { Emit, EngineEvent, RunEnd, StateCounts } from "./events.js";
+export type {
+  Emit,
+  EngineEvent,
+  JobGroup,
+  RunEnd,
+  Stage,
+  StageCounts,
+  StateCounts,
+} from "./events.js";
+export { emptyStages } from "./job-groups.js";
 export { dependantTemplates, initialJobs } from "./jobs.js";

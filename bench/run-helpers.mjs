@@ -1,0 +1,55 @@
+// Shared by the run benchmarks: a `gwrun sim` process, a manifest of N small images.
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+
+export const root = path.dirname(import.meta.dirname);
+export const bin = path.join(root, "bin/gwrun.js");
+
+export function startSim(args) {
+  const child = spawn(process.execPath, [bin, "sim", "--port", "0", ...args], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  return new Promise((resolve, reject) => {
+    let text = "";
+    child.stdout.on("data", (chunk) => {
+      text += chunk;
+      const match = /^(http:\/\/\S+)\n/m.exec(text);
+      if (match) resolve({ url: match[1], stop: () => child.kill("SIGINT") });
+    });
+    child.once("exit", (code) => reject(new Error(`gwrun sim exited with ${code}`)));
+  });
+}
+
+export function manifest(dir, jobs, submitRate, tag = "") {
+  const side = Math.ceil(Math.sqrt(jobs));
+  const list = (n) => Array.from({ length: n }, (_, i) => i + 1).join(", ");
+  const file = path.join(dir, `bench-${jobs}${tag}.yaml`);
+  writeFileSync(
+    file,
+    `version: 1
+name: bench-${jobs}
+limits: { submit_rate: ${submitRate}, max_in_flight: 2000, downloads: 32 }
+poll: { first_after: 10ms, every: 10ms, batch_size: 50 }
+retry: { attempts: 5, min_delay: 10ms, max_delay: 200ms }
+output: { dir: ${JSON.stringify(path.join(dir, `out-${jobs}${tag}`))}, thumbnails: false }
+jobs:
+  - id: shots
+    model: acme-image-2
+    matrix: { row: [${list(side)}], column: [${list(Math.ceil(jobs / side))}] }
+    prompt: "A ceramic mug, row {{row}}, column {{column}}"
+    size: "64x64"
+`,
+  );
+  return file;
+}
+
+// Zero latency: time runs a billion times faster, so records and links get lifetimes to match.
+export const ZERO_LATENCY = [
+  "--time-scale",
+  "1000000000",
+  "--retention",
+  "100000000000s",
+  "--link-ttl",
+  "100000000000s",
+];

@@ -1,0 +1,97 @@
+import { Box, Text, useInput } from "ink";
+import { formatDuration, truncate } from "../format.js";
+import type { RunView } from "../run-view.js";
+import { Failures } from "./Failures.js";
+import { Header } from "./Header.js";
+import { JobRows } from "./JobRows.js";
+import { ProgressBar } from "./ProgressBar.js";
+import { packParts, StageCounts, stageParts } from "./StageCounts.js";
+import { Summary } from "./Summary.js";
+
+/** Wider bars say no more and cost more to draw. */
+const MAX_BAR_WIDTH = 72;
+
+export interface DashboardProps {
+  view: RunView;
+  columns: number;
+  rows: number;
+  /** Listen for `q` and Ctrl-C (only when stdin is a terminal). */
+  keys: boolean;
+  onStop: () => void;
+  /** A line outside the events (the Ctrl-C notice). */
+  notice: string | null;
+  galleryExists: boolean;
+}
+
+/** The whole screen of a run, sized to the terminal so Ink never has to scroll. */
+export function Dashboard(props: DashboardProps) {
+  const { view, rows } = props;
+  const columns = Math.max(20, props.columns);
+  if (view.phase === "starting") return <Text dimColor>gwrun: starting the run…</Text>;
+  const stageLines = packParts(stageParts(view), columns).length;
+  const finished = view.phase === "finished";
+  // Header, bar, stages, pace line, the hint or notice, and one spare line.
+  const fixed = 4 + stageLines + (props.notice !== null || view.stopMessage !== null ? 1 : 0);
+  const failureRows = finished ? 0 : Math.min(view.failures.length + 1, 6);
+  const spare = Math.max(0, rows - fixed - failureRows);
+  const jobRows = finished ? Math.min(view.groups.length, Math.max(0, spare - 8)) : spare;
+  return (
+    <Box flexDirection="column" width={columns}>
+      <Header view={view} columns={columns} />
+      <ProgressBar
+        fraction={view.fraction}
+        done={view.stages.done + view.stages.failed}
+        total={view.total}
+        width={Math.min(columns, MAX_BAR_WIDTH)}
+      />
+      <StageCounts view={view} columns={columns} />
+      <Pace view={view} columns={columns} />
+      <JobRows groups={view.groups} columns={columns} maxRows={jobRows} />
+      {finished ? (
+        <Summary view={view} columns={columns} galleryExists={props.galleryExists} />
+      ) : (
+        <Failures failures={view.failures} columns={columns} maxRows={failureRows} />
+      )}
+      {view.stopMessage !== null && !finished ? (
+        <Text color="yellow" wrap="truncate">
+          {truncate(view.stopMessage, columns)}
+        </Text>
+      ) : null}
+      {props.notice !== null && !finished ? (
+        <Text color="yellow" wrap="truncate">
+          {truncate(props.notice, columns)}
+        </Text>
+      ) : null}
+      {!finished && props.keys ? <StopKeys onStop={props.onStop} /> : null}
+      {!finished && props.keys && props.notice === null ? (
+        <Text dimColor>q or Ctrl-C: stop</Text>
+      ) : null}
+    </Box>
+  );
+}
+
+/** Throughput, and a warning while the gateway rate-limits or a retry backs off. */
+function Pace({ view, columns }: { view: RunView; columns: number }) {
+  const pace = `${view.tasksPerMinute.toFixed(1)} tasks/min`;
+  const limited =
+    view.rateLimitedMs > 0
+      ? `rate limited: ${formatDuration(view.rateLimitedMs)} left${view.ratePerSecond === null ? "" : `, submitting at ${view.ratePerSecond.toFixed(2)}/s`}`
+      : view.backoffMs > 0
+        ? `backing off: retry in ${formatDuration(view.backoffMs)}`
+        : null;
+  return (
+    <Text wrap="truncate">
+      {pace}
+      {limited === null ? null : (
+        <Text color="yellow"> · ⚠ {truncate(limited, Math.max(0, columns - pace.length - 5))}</Text>
+      )}
+    </Text>
+  );
+}
+
+function StopKeys({ onStop }: { onStop: () => void }) {
+  useInput((input, key) => {
+    if (input === "q" || (key.ctrl && input === "c")) onStop();
+  });
+  return null;
+}

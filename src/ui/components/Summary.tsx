@@ -1,0 +1,32 @@
+import { Box, Text } from "ink";
+import { summaryLines, truncate } from "../format.js";
+import type { RunView } from "../run-view.js";
+
+/** The final summary, left on screen: counts, spend, output folder, reasons, gallery. */
+export function Summary({
+  view,
+  columns,
+  galleryExists,
+}: {
+  view: RunView;
+  columns: number;
+  galleryExists: boolean;
+}) {
+  const [first, ...rest] = summaryLines(view, { galleryExists });
+  return (
+    <Box flexDirection="column">
+      <Text
+        bold
+        color={view.end === "done" ? "green" : view.end === "failed" ? "red" : "yellow"}
+        wrap="wrap"
+      >
+        {first}
+      </Text>
+      {rest.map((line) => (
+        <Text key={line} wrap="truncate">
+          {truncate(line, columns)}
+        </Text>
+      ))}
+    </Box>
+  );
+}

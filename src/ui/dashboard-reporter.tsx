@@ -1,0 +1,99 @@
+import { performance } from "node:perf_hooks";
+import { render } from "ink";
+import type { EngineEvent } from "../engine/index.js";
+import { Dashboard } from "./components/Dashboard.js";
+import type { Reporter } from "./reporter.js";
+import { applyEvent, createRunState } from "./run-state.js";
+import { viewOf } from "./run-view.js";
+
+export interface DashboardOptions {
+  /** The terminal it draws on (stderr: stdout stays for results). */
+  stream: NodeJS.WriteStream;
+  stdin: NodeJS.ReadStream;
+  now: () => number;
+  cwd: string;
+  /** `q` or Ctrl-C: the same stop as SIGINT. */
+  onStop: () => void;
+  galleryExists: (file: string) => boolean;
+  /** Frames per second at most. */
+  fps?: number;
+}
+
+/** Redraw at least this often while nothing happens, for the clocks. */
+const IDLE_REDRAW_MS = 1000;
+/** Drawing may take at most this share of the time: a slow terminal gets fewer frames. */
+const DRAW_SHARE = 0.02;
+
+/**
+ * The Ink dashboard. Events only fold into the state; a timer draws from it at most `fps`
+ * times a second, so the cost to the engine does not grow with the number of events.
+ */
+export function dashboardReporter(options: DashboardOptions): Reporter {
+  const state = createRunState();
+  const fps = options.fps ?? 10;
+  const keys = options.stdin.isTTY === true;
+  let notice: string | null = null;
+  let drawnVersion = -1;
+  let drawnAt = 0;
+  let resized = false;
+  let galleryExists = false;
+  const element = () => {
+    const now = options.now();
+    drawnVersion = state.version;
+    drawnAt = now;
+    return (
+      <Dashboard
+        view={viewOf(state, now, options.cwd)}
+        columns={options.stream.columns ?? 80}
+        rows={options.stream.rows ?? 24}
+        keys={keys}
+        onStop={options.onStop}
+        notice={notice}
+        galleryExists={galleryExists}
+      />
+    );
+  };
+  const ink = render(element(), {
+    stdout: options.stream,
+    stdin: options.stdin,
+    exitOnCtrlC: false,
+    patchConsole: false,
+    maxFps: fps,
+  });
+  let drawCostMs = 0;
+  const draw = () => {
+    const since = options.now() - drawnAt;
+    if (state.version === drawnVersion && since < IDLE_REDRAW_MS && !resized) return;
+    if (since < drawCostMs / DRAW_SHARE && !resized) return;
+    resized = false;
+    const started = performance.now();
+    ink.rerender(element());
+    drawCostMs = performance.now() - started;
+  };
+  const timer = setInterval(draw, Math.ceil(1000 / fps));
+  const onResize = () => {
+    resized = true;
+  };
+  options.stream.on("resize", onResize);
+  return {
+    emit: (event: EngineEvent) => {
+      applyEvent(state, event, options.now());
+      if (event.type === "run:finished" && state.outputDir !== null)
+        galleryExists = options.galleryExists(
+          viewOf(state, options.now(), options.cwd).gallery ?? "",
+        );
+    },
+    notice: (message) => {
+      notice = message;
+      state.version += 1;
+    },
+    close: async () => {
+      clearInterval(timer);
+      options.stream.off("resize", onResize);
+      // The last frame, with the summary, stays on screen.
+      ink.rerender(element());
+      ink.unmount();
+      await ink.waitUntilExit();
+    },
+  };
+}

@@ -1,0 +1,79 @@
+/** Reporters of a run: an Ink dashboard on a terminal, plain lines or NDJSON elsewhere. */
+import { existsSync } from "node:fs";
+import { jsonReporter } from "./json-reporter.js";
+import { plainReporter } from "./plain-reporter.js";
+import type { Reporter } from "./reporter.js";
+
+export { EVENT_STREAM_VERSION, eventLine, eventLineSchema } from "./event-schema.js";
+export { STATUS_BY_END } from "./format.js";
+export type { Reporter } from "./reporter.js";
+
+export type ReporterKind = "dashboard" | "plain" | "json";
+
+/** Least time between plain progress lines, ms. */
+const PLAIN_INTERVAL_MS = 2000;
+
+/**
+ * `--json` → NDJSON on stdout; a terminal on stderr (and not `--quiet`, not CI, not a dumb
+ * terminal) → the dashboard; otherwise plain lines.
+ */
+export function reporterKind(
+  flags: { json?: boolean; quiet?: boolean },
+  env: { stderrIsTTY: boolean; ci: boolean; term: string | undefined },
+): ReporterKind {
+  if (flags.json === true) return "json";
+  if (flags.quiet === true || !env.stderrIsTTY || env.ci || env.term === "dumb") return "plain";
+  return "dashboard";
+}
+
+/** The reporter for this process's streams; `onStop` is what `q` or Ctrl-C on the dashboard does. */
+export async function openReporter(
+  flags: { json?: boolean; quiet?: boolean },
+  onStop: () => void,
+): Promise<Reporter> {
+  const now = () => Date.now();
+  const cwd = process.cwd();
+  const errLine = (line: string) => process.stderr.write(`${line}\n`);
+  const ci = process.env.CI !== undefined && !["", "0", "false"].includes(process.env.CI);
+  const kind = reporterKind(flags, {
+    stderrIsTTY: process.stderr.isTTY === true,
+    ci,
+    term: process.env.TERM,
+  });
+  if (kind === "json")
+    return jsonReporter({
+      write: (line) => process.stdout.write(`${line}\n`),
+      now,
+      notice: errLine,
+    });
+  if (kind === "dashboard") {
+    // React's development build checks every render; it is chosen by NODE_ENV when first loaded.
+    process.env.NODE_ENV ??= "production";
+    // Ink and React load only when a dashboard is drawn.
+    const { dashboardReporter } = await import("./dashboard-reporter.js");
+    return dashboardReporter({
+      stream: process.stderr,
+      stdin: process.stdin,
+      now,
+      cwd,
+      onStop,
+      galleryExists: existsSync,
+    });
+  }
+  const plain = plainReporter({
+    write: errLine,
+    now,
+    cwd,
+    intervalMs: PLAIN_INTERVAL_MS,
+    quiet: flags.quiet === true,
+    galleryExists: existsSync,
+  });
+  const timer = setInterval(plain.tick, PLAIN_INTERVAL_MS / 4);
+  return {
+    ...plain,
+    close: async () => {
+      clearInterval(timer);
+      await plain.close();
+    },
+  };
+}

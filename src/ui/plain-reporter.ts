@@ -1,0 +1,81 @@
+import type { EngineEvent } from "../engine/index.js";
+import { progressLine, summaryLines } from "./format.js";
+import type { Reporter } from "./reporter.js";
+import { applyEvent, createRunState } from "./run-state.js";
+import { viewOf } from "./run-view.js";
+
+export interface PlainOptions {
+  /** Writes one line (a newline is added). */
+  write: (line: string) => void;
+  now: () => number;
+  cwd: string;
+  /** Least time between progress lines, ms. */
+  intervalMs: number;
+  /** Only failures and the summary. */
+  quiet: boolean;
+  galleryExists: (file: string) => boolean;
+}
+
+/**
+ * Plain lines for a run without a terminal (cron, CI, pipes): the start, a progress line when
+ * something changed at most every `intervalMs` (`tick` asks; the caller's timer calls it),
+ * one line per failure, notices of rate limiting and stopping, and the summary.
+ */
+export function plainReporter(options: PlainOptions): Reporter & { tick(): void } {
+  const state = createRunState();
+  const say = (line: string) => options.write(`gwrun: ${line}`);
+  let shown = 0;
+  let lastLine = Number.NEGATIVE_INFINITY;
+  let rateLimited = false;
+  const tick = () => {
+    const now = options.now();
+    if (options.quiet || state.startedAt === null || state.end !== null) return;
+    if (state.version === shown || now - lastLine < options.intervalMs) return;
+    shown = state.version;
+    lastLine = now;
+    say(progressLine(viewOf(state, now, options.cwd)));
+  };
+  const emit = (event: EngineEvent) => {
+    const now = options.now();
+    applyEvent(state, event, now);
+    switch (event.type) {
+      case "run:started":
+        if (!options.quiet)
+          say(`run ${event.runId}: ${event.jobs} jobs, ${event.alreadyDone} already done`);
+        break;
+      case "job:failed":
+        say(`${event.label} ${event.state}: ${event.reason}`);
+        break;
+      case "gateway:rate-limited":
+        // Once per spell of rate limiting, not once per 429.
+        if (!rateLimited && !options.quiet)
+          say(`the gateway is rate limiting; submitting at ${event.ratePerSecond.toFixed(2)}/s`);
+        rateLimited = true;
+        break;
+      case "task:submitted":
+        if (now >= state.rateLimitedUntil) rateLimited = false;
+        break;
+      case "run:stopping":
+        say(event.message);
+        break;
+      case "run:finished": {
+        const view = viewOf(state, now, options.cwd);
+        if (!options.quiet) say(progressLine(view));
+        const [first, ...rest] = summaryLines(view, {
+          galleryExists: view.gallery !== null && options.galleryExists(view.gallery),
+        });
+        say(first ?? "");
+        for (const line of rest) options.write(line);
+        break;
+      }
+      default:
+        break;
+    }
+  };
+  return {
+    emit,
+    tick,
+    notice: say,
+    close: async () => undefined,
+  };
+}

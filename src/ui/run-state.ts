@@ -1,0 +1,288 @@
+import {
+  type EngineEvent,
+  emptyStages,
+  type RunEnd,
+  type Stage,
+  type StageCounts,
+  type StateCounts,
+} from "../engine/index.js";
+
+/**
+ * A run as its reporters see it, aggregated from engine events. `applyEvent` folds one event
+ * in (O(1), no IO; `now` is passed in), `viewOf` derives what a screen shows at a moment.
+ * The state is updated in place: a 10,000-job run sends tens of thousands of events.
+ */
+export interface RunState {
+  runId: number | null;
+  name: string;
+  outputDir: string | null;
+  maxCost: number | null;
+  startedAt: number | null;
+  finishedAt: number | null;
+  total: number;
+  spent: number;
+  stages: StageCounts;
+  /** Sum of the progress (0–100) of the tasks in the running stage. */
+  runningProgress: number;
+  groups: Map<string, GroupState>;
+  tasks: Map<string, TaskState>;
+  /** Jobs done per second of the clock, for the last minute. */
+  doneBySecond: Map<number, number>;
+  rateLimitedUntil: number;
+  ratePerSecond: number | null;
+  backoffUntil: number;
+  failures: Failure[];
+  /** Failures by reason, for the summary. */
+  reasons: Map<string, number>;
+  stopping: { reason: RunEnd; message: string } | null;
+  end: RunEnd | null;
+  /** The run's jobs by store state, once it has finished. */
+  counts: StateCounts;
+  unknownSubmits: number;
+  /** Bumped by every event: a reporter redraws only when it changed. */
+  version: number;
+}
+
+export interface GroupState {
+  job: string;
+  family: string | null;
+  tasks: number;
+  stages: StageCounts;
+  /** Tasks counted at the start that no event has named yet, by the stage they started in. */
+  unseen: StageCounts;
+  runningProgress: number;
+}
+
+interface TaskState {
+  job: string;
+  stage: Stage;
+  progress: number;
+}
+
+export interface Failure {
+  label: string;
+  state: string;
+  reason: string;
+  at: number;
+}
+
+/** Failures kept for the screen. */
+export const RECENT_FAILURES = 5;
+const WINDOW_MS = 60_000;
+
+export function createRunState(): RunState {
+  return {
+    runId: null,
+    name: "",
+    outputDir: null,
+    maxCost: null,
+    startedAt: null,
+    finishedAt: null,
+    total: 0,
+    spent: 0,
+    stages: emptyStages(),
+    runningProgress: 0,
+    groups: new Map(),
+    tasks: new Map(),
+    doneBySecond: new Map(),
+    rateLimitedUntil: 0,
+    ratePerSecond: null,
+    backoffUntil: 0,
+    failures: [],
+    reasons: new Map(),
+    stopping: null,
+    end: null,
+    counts: {},
+    unknownSubmits: 0,
+    version: 0,
+  };
+}
+
+/**
+ * Where a task may have come from when this is the first event heard of it (it was taken on
+ * at the start in a stage counted only per job id): the likeliest stages first.
+ */
+const FROM: Readonly<Record<Stage, readonly Stage[]>> = {
+  queued: ["queued"],
+  submitting: ["queued", "done", "failed"],
+  running: ["running", "queued"],
+  downloading: ["downloading", "running", "submitting", "queued"],
+  postprocessing: ["downloading", "running", "queued"],
+  done: ["postprocessing", "downloading", "running", "submitting", "queued", "done"],
+  failed: ["running", "downloading", "postprocessing", "submitting", "queued", "failed"],
+};
+
+const SKIPPED_FROM: readonly Stage[] = ["queued", "failed"];
+
+/** Folds one event into the state. */
+export function applyEvent(state: RunState, event: EngineEvent, now: number): void {
+  state.version += 1;
+  switch (event.type) {
+    case "run:started":
+      state.runId = event.runId;
+      state.name = event.name;
+      state.outputDir = event.outputDir;
+      state.maxCost = event.maxCost;
+      state.startedAt = now;
+      state.total = event.jobs;
+      state.spent = event.spent;
+      for (const group of event.groups) {
+        state.groups.set(group.job, {
+          job: group.job,
+          family: group.family,
+          tasks: group.tasks,
+          stages: { ...group.stages },
+          unseen: { ...group.stages },
+          runningProgress: 0,
+        });
+        for (const [stage, n] of Object.entries(group.stages)) state.stages[stage as Stage] += n;
+      }
+      break;
+    case "job:added": {
+      state.total += 1;
+      const group = groupOf(state, event.job, event.family);
+      group.tasks += 1;
+      group.stages.queued += 1;
+      state.stages.queued += 1;
+      state.tasks.set(event.key, { job: event.job, stage: "queued", progress: 0 });
+      break;
+    }
+    case "task:submitting":
+      move(state, event.key, event.job, "submitting");
+      break;
+    case "task:submitted":
+      move(state, event.key, event.job, "running", 0);
+      break;
+    case "task:progress":
+      move(state, event.key, event.job, "running", event.progress);
+      break;
+    case "text:progress": {
+      const task = state.tasks.get(event.key);
+      if (task !== undefined && task.stage === "submitting")
+        move(state, event.key, task.job, "running");
+      break;
+    }
+    case "task:completed":
+      state.spent += event.cost ?? 0;
+      move(state, event.key, event.job, "downloading");
+      break;
+    case "output:downloaded":
+      move(state, event.key, event.job, "downloading");
+      break;
+    case "job:postprocessing":
+      move(state, event.key, event.job, "postprocessing");
+      break;
+    case "output:checked":
+      break;
+    case "job:done": {
+      move(state, event.key, event.job, "done");
+      const second = Math.floor(now / 1000);
+      state.doneBySecond.set(second, (state.doneBySecond.get(second) ?? 0) + 1);
+      for (const key of state.doneBySecond.keys())
+        if (key <= second - WINDOW_MS / 1000) state.doneBySecond.delete(key);
+      break;
+    }
+    case "job:failed":
+      // A skipped dependant never left the queue.
+      move(
+        state,
+        event.key,
+        event.job,
+        "failed",
+        undefined,
+        event.state === "skipped" ? SKIPPED_FROM : undefined,
+      );
+      state.failures.push({
+        label: event.label,
+        state: event.state,
+        reason: event.reason,
+        at: now,
+      });
+      if (state.failures.length > RECENT_FAILURES) state.failures.shift();
+      state.reasons.set(event.reason, (state.reasons.get(event.reason) ?? 0) + 1);
+      break;
+    case "gateway:rate-limited":
+      state.rateLimitedUntil = Math.max(state.rateLimitedUntil, now + event.retryAfterMs);
+      state.ratePerSecond = event.ratePerSecond;
+      break;
+    case "gateway:retry":
+      state.backoffUntil = Math.max(state.backoffUntil, now + event.delayMs);
+      break;
+    case "run:stopping":
+      state.stopping = { reason: event.reason, message: event.message };
+      break;
+    case "run:finished":
+      state.end = event.end;
+      state.finishedAt = now;
+      state.spent = event.spent;
+      state.counts = { ...event.counts };
+      state.unknownSubmits = event.unknownSubmits;
+      break;
+    default: {
+      // Every event is handled; a new one fails to compile here.
+      event satisfies never;
+    }
+  }
+}
+
+function groupOf(state: RunState, job: string, family: string | null = null): GroupState {
+  let group = state.groups.get(job);
+  if (group === undefined) {
+    group = {
+      job,
+      family,
+      tasks: 0,
+      stages: emptyStages(),
+      unseen: emptyStages(),
+      runningProgress: 0,
+    };
+    state.groups.set(job, group);
+  }
+  return group;
+}
+
+/** Moves a task to `stage` in the run's and its job's counts. */
+function move(
+  state: RunState,
+  key: string,
+  job: string,
+  stage: Stage,
+  progress?: number,
+  from: readonly Stage[] = FROM[stage],
+): void {
+  const group = groupOf(state, job);
+  let task = state.tasks.get(key);
+  if (task === undefined) {
+    const was = from.find((s) => group.unseen[s] > 0);
+    if (was === undefined) {
+      // Never counted (a task of another process): it joins the run here.
+      group.tasks += 1;
+      state.total += 1;
+    } else {
+      group.unseen[was] -= 1;
+      group.stages[was] -= 1;
+      state.stages[was] -= 1;
+    }
+    task = { job, stage, progress: 0 };
+    state.tasks.set(key, task);
+    group.stages[stage] += 1;
+    state.stages[stage] += 1;
+  } else if (task.stage !== stage) {
+    group.stages[task.stage] -= 1;
+    state.stages[task.stage] -= 1;
+    if (task.stage === "running") {
+      group.runningProgress -= task.progress;
+      state.runningProgress -= task.progress;
+    }
+    task.stage = stage;
+    task.progress = 0;
+    group.stages[stage] += 1;
+    state.stages[stage] += 1;
+  }
+  if (stage === "running" && progress !== undefined) {
+    const delta = progress - task.progress;
+    group.runningProgress += delta;
+    state.runningProgress += delta;
+    task.progress = progress;
+  }
+}

@@ -1,0 +1,104 @@
+import { spawnSync } from "node:child_process";
+import { cpSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { ROOT } from "../helpers/cli.js";
+import { tempDir } from "../helpers/manifest.js";
+
+/**
+ * `gwrun manifests/campaign.yaml` in a real terminal: a tmux session of 120×40 on a server of
+ * this test's own, the screen read with `capture-pane`.
+ */
+const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
+const socket = `gwrun-test-${process.pid}`;
+
+function tmux(...args: string[]): string {
+  const result = spawnSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`tmux ${args[0]}: ${result.stderr}`);
+  return result.stdout;
+}
+
+/** Starts the campaign in a temp copy of manifests/ (its outputs land there), at `timeScale`. */
+function startCampaign(timeScale: number): string {
+  const dir = tempDir();
+  cpSync(path.join(ROOT, "manifests/campaign.yaml"), path.join(dir, "campaign.yaml"));
+  cpSync(path.join(ROOT, "manifests/refs"), path.join(dir, "refs"), { recursive: true });
+  const gwrun = [
+    "env -u CI NO_COLOR=1 GW_API_KEY=test-key",
+    `GWRUN_SIM_TIME_SCALE=${timeScale}`,
+    `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(ROOT, "bin/gwrun.js"))}`,
+    `campaign.yaml --db ${JSON.stringify(path.join(dir, "gwrun.db"))}`,
+  ].join(" ");
+  // The pane stays after gwrun exits, so its last screen can be read.
+  const command = `${gwrun}; echo "gwrun exited $?"; sleep 600`;
+  tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "run", "-c", dir, command);
+  return dir;
+}
+
+const screen = () => tmux("capture-pane", "-p", "-t", "run");
+
+/** Reads the screen until `until` holds for it; every screen seen is passed to `each`. */
+async function watch(
+  until: (text: string) => boolean,
+  each: (text: string) => void = () => {},
+  timeoutMs = 120_000,
+): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const text = screen();
+    each(text);
+    if (until(text)) return text;
+    if (Date.now() > deadline) throw new Error(`timed out; the screen:\n${text}`);
+    await sleep(100);
+  }
+}
+
+describe.skipIf(!hasTmux)("the dashboard in a terminal (tmux)", () => {
+  afterEach(() => {
+    spawnSync("tmux", ["-L", socket, "kill-server"]);
+  });
+
+  it("appears, progresses, and leaves the final summary on screen", async () => {
+    const dir = startCampaign(60);
+    const progress = new Set<string>();
+    const seen = (text: string) => {
+      const match = /\d+% (\d+)\/(\d+)/.exec(text);
+      if (match !== null && !text.includes("gwrun exited")) progress.add(match[0]);
+    };
+    const first = await watch((text) => text.includes("spring-campaign · run 1"), seen);
+    expect(first).toContain("q or Ctrl-C: stop");
+    expect(first).toMatch(/queued \d+ {2}submitting \d+ {2}running \d+ \(avg \d+%\)/);
+    expect(first).toMatch(/hero\s+image-a\s+[█░]+ \d\/2/);
+    const last = await watch((text) => text.includes("gwrun exited"), seen);
+    // At least two different moments of the run were on screen before its end.
+    expect(progress.size).toBeGreaterThanOrEqual(2);
+    expect(last).toContain("gwrun exited 0");
+    expect(last).toMatch(/100% 11\/11/);
+    expect(last).toMatch(/teaser\s+video-1\s+█+ 2\/2/);
+    expect(last).toMatch(
+      /run 1 done: 11 done; spent [\d.]+ of 25; outputs in data\/outputs\/spring-campaign/,
+    );
+    expect(last).not.toContain("q or Ctrl-C: stop");
+    const db = readFileSync(path.join(dir, "gwrun.db"));
+    expect(db.includes(Buffer.from("test-key"))).toBe(false);
+  }, 180_000);
+
+  it("redraws for a narrower terminal, then stops gracefully on q", async () => {
+    startCampaign(4);
+    await watch((text) => /done [1-9]/.test(text) && text.includes("q or Ctrl-C: stop"));
+    tmux("resize-window", "-t", "run", "-x", "50", "-y", "30");
+    // The stage counts are packed again for 50 columns, not cut or wrapped mid-word.
+    await watch((text) => /^downloading \d+ {2}post-processing \d+ {2}done \d+$/m.test(text));
+    tmux("send-keys", "-t", "run", "q");
+    const last = await watch((text) => text.includes("gwrun exited"));
+    expect(last).toContain("gwrun exited 130");
+    expect(last).toMatch(/run 1 interrupted: \d+ done, /);
+  }, 180_000);
+});
+
+if (!hasTmux) {
+  describe("the dashboard in a terminal (tmux)", () => {
+    it.skip("needs tmux (not installed here; CI installs it)", () => {});
+  });
+}

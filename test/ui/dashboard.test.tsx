@@ -1,0 +1,178 @@
+import { render } from "ink-testing-library";
+import { describe, expect, it, vi } from "vitest";
+import type { EngineEvent } from "../../src/engine/index.js";
+import { Dashboard } from "../../src/ui/components/Dashboard.js";
+import type { RunView } from "../../src/ui/run-view.js";
+import { play, started, through } from "./script.js";
+
+function frame(
+  view: RunView,
+  size: { columns?: number; rows?: number } = {},
+  extra: { notice?: string; galleryExists?: boolean } = {},
+): string {
+  const { lastFrame, unmount } = render(
+    <Dashboard
+      view={view}
+      columns={size.columns ?? 100}
+      rows={size.rows ?? 40}
+      keys={false}
+      onStop={() => {}}
+      notice={extra.notice ?? null}
+      galleryExists={extra.galleryExists ?? false}
+    />,
+  );
+  const text = lastFrame() ?? "";
+  unmount();
+  return text;
+}
+
+const failed = (n: number, reason: string): EngineEvent => ({
+  type: "job:failed",
+  key: `styles-${n}`,
+  job: "styles",
+  label: `styles-e${n}`,
+  state: "failed",
+  reason,
+});
+
+describe("dashboard", () => {
+  it("shows the run, its counts per stage and a bar per job id", () => {
+    const { view } = play([
+      started({ hero: 2, styles: 4 }),
+      ...through("hero", 1),
+      ...through("hero", 2),
+      ...through("styles", 1).slice(0, 3),
+    ]);
+    const text = frame(view);
+    expect(text).toContain("spring · run 7");
+    expect(text).toContain("spent 1 of 25");
+    expect(text).toMatch(/33% 2\/6/);
+    expect(text).toContain("queued 3  submitting 0  running 1 (avg 50%)  downloading 0");
+    expect(text).toContain("done 2  failed 0");
+    expect(text).toMatch(/hero\s+fam-hero\s+█+ 2\/2/);
+    expect(text).toMatch(/styles\s+fam-styles\s+░+ 0\/4 1 active/);
+  });
+
+  it("fills the overall bar as jobs finish", () => {
+    const bars = [0, 2, 4].map((n) => {
+      const events = [started({ a: 4 })];
+      for (let i = 1; i <= n; i++) events.push(...through("a", i));
+      const line = frame(play(events).view, { columns: 60 }).split("\n")[1] ?? "";
+      return (line.match(/█/g) ?? []).length;
+    });
+    expect(bars[0]).toBe(0);
+    expect(bars[1]).toBeGreaterThan(20);
+    expect(bars[1]).toBeLessThan(bars[2] as number);
+    expect(bars[2]).toBe(60 - " 100% 4/4".length);
+  });
+
+  it("lists the last failures with their reasons", () => {
+    const { view } = play([
+      started({ styles: 4 }),
+      failed(1, "the task failed: content filtered"),
+      failed(2, "http 422: size not allowed"),
+    ]);
+    const text = frame(view);
+    expect(text).toContain("last failures:");
+    expect(text).toContain("styles-e1 failed: the task failed: content filtered");
+    expect(text).toContain("styles-e2 failed: http 422: size not allowed");
+    expect(text).toMatch(/styles.*0\/4 2 failed/);
+  });
+
+  it("warns while the gateway is rate limiting, and not after", () => {
+    const events: EngineEvent[] = [
+      started({ a: 3 }),
+      { type: "gateway:rate-limited", retryAfterMs: 5000, ratePerSecond: 2.5 },
+    ];
+    const t0 = 1_000_000;
+    expect(frame(play(events, { t0, at: t0 + 1000 }).view)).toContain(
+      "⚠ rate limited: 4s left, submitting at 2.50/s",
+    );
+    expect(frame(play(events, { t0, at: t0 + 6000 }).view)).not.toContain("rate limited");
+    const backoff: EngineEvent = {
+      type: "gateway:retry",
+      what: "poll",
+      delayMs: 2000,
+      reason: "x",
+    };
+    expect(frame(play([started({ a: 1 }), backoff], { t0, at: t0 + 500 }).view)).toContain(
+      "⚠ backing off: retry in 2s",
+    );
+  });
+
+  it("ends with a summary: counts, failures by reason, spend, output folder, gallery", () => {
+    const { view } = play([
+      started({ hero: 2, styles: 2 }),
+      ...through("hero", 1),
+      ...through("hero", 2),
+      failed(1, "the task failed: content filtered"),
+      failed(2, "the task failed: content filtered"),
+      {
+        type: "run:finished",
+        end: "failed",
+        counts: { done: 2, failed: 2 },
+        spent: 1,
+        unknownSubmits: 0,
+      },
+    ]);
+    const text = frame(view, {}, { galleryExists: true });
+    expect(text).toContain("run 7 failed: 2 done, 2 failed; spent 1 of 25; outputs in out/spring");
+    expect(text).toContain("2 × the task failed: content filtered");
+    expect(text).toContain("gallery: out/spring/index.html");
+    expect(text).not.toContain("last failures:");
+    expect(text).not.toContain("q or Ctrl-C");
+    expect(frame(view, {}, { galleryExists: false })).not.toContain("gallery:");
+  });
+
+  it("fits a narrow, short terminal: lines cut, stages wrapped, fewer job rows", () => {
+    const groups: Record<string, number> = {};
+    for (let i = 1; i <= 30; i++) groups[`job-number-${i}`] = 2;
+    const { view } = play([started(groups), failed(1, "a very long reason ".repeat(10))]);
+    const text = frame(view, { columns: 40, rows: 16 });
+    const lines = text.split("\n");
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(40);
+    expect(lines.length).toBeLessThanOrEqual(16);
+    expect(text).toContain("job-number-1 ");
+    expect(text).toMatch(/… and \d+ more jobs/);
+    expect(text).not.toContain("job-number-30");
+  });
+
+  it("stops the run on q and on Ctrl-C", () => {
+    const onStop = vi.fn();
+    const { stdin, unmount } = render(
+      <Dashboard
+        view={play([started({ a: 1 })]).view}
+        columns={80}
+        rows={20}
+        keys={true}
+        onStop={onStop}
+        notice={null}
+        galleryExists={false}
+      />,
+    );
+    stdin.write("x");
+    expect(onStop).not.toHaveBeenCalled();
+    stdin.write("q");
+    stdin.write("\u0003");
+    expect(onStop).toHaveBeenCalledTimes(2);
+    unmount();
+  });
+
+  it("says it is starting until the run has started", () => {
+    expect(frame(play([]).view)).toBe("gwrun: starting the run…");
+  });
+
+  it("shows why the run is stopping", () => {
+    const { view } = play([
+      started({ a: 1 }),
+      { type: "run:stopping", reason: "interrupted", message: "interrupted: no new submits" },
+    ]);
+    const text = frame(
+      view,
+      {},
+      { notice: "stopping: no new submits; Ctrl-C again to exit at once" },
+    );
+    expect(text).toContain("interrupted: no new submits");
+    expect(text).toContain("Ctrl-C again to exit at once");
+  });
+});
