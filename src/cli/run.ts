@@ -5,7 +5,9 @@ import { ErrorCode, GwError } from "../core/errors.js";
 import { seededRandom } from "../core/random.js";
 import { dependantTemplates, Engine, initialJobs, type RunEnd } from "../engine/index.js";
 import { GatewayClient } from "../gateway/index.js";
+import type { JobChecks } from "../manifest/index.js";
 import { checkManifestText } from "../plan/index.js";
+import { PostProcessor, writeReport } from "../postprocess/index.js";
 import { type RunRow, Store } from "../store/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { openGatewayTarget } from "./gateway-target.js";
@@ -167,6 +169,11 @@ async function execute(
         templates: dependantTemplates(jobs),
         force: flags.force === true,
         maxDownloadBytes: MAX_DOWNLOAD_BYTES,
+        postprocess: new PostProcessor({
+          outputDir,
+          thumbnails: settings.output.thumbnails,
+          checksFor: checksByJob(jobs, settings.checks),
+        }),
         emit:
           flags.json === true
             ? jsonReporter(out)
@@ -177,12 +184,16 @@ async function execute(
         const result = await engine.run();
         const exit = EXIT_BY_END[result.end];
         store.finishRun(id, STATUS_BY_END[result.end], exit, Date.now());
+        const review = writeReport(store, store.run(id) as RunRow);
         if (flags.json !== true) {
           const failed = Object.entries(result.counts)
             .filter(([state]) => state !== "done")
             .map(([state, n]) => `${n} ${state}`);
           err(
             `gwrun: run ${id} ${STATUS_BY_END[result.end]}: ${result.counts.done ?? 0} done${failed.length > 0 ? `, ${failed.join(", ")}` : ""}; spent ${result.spent}; outputs in ${path.relative(process.cwd(), outputDir) || "."}`,
+          );
+          err(
+            `gwrun: review: ${path.relative(process.cwd(), review.gallery)} (${review.outputs} outputs, ${review.failures} failures), ${path.relative(process.cwd(), review.results)}`,
           );
         }
         return exit;
@@ -196,6 +207,15 @@ async function execute(
   } finally {
     store.close();
   }
+}
+
+/** Each job's `checks:`: its own over the manifest's. */
+function checksByJob(
+  jobs: readonly { job: { spec: { id: string; checks: JobChecks | undefined } } }[],
+  defaults: JobChecks | undefined,
+): (jobId: string) => JobChecks {
+  const byId = new Map(jobs.map(({ job }) => [job.spec.id, { ...defaults, ...job.spec.checks }]));
+  return (jobId) => byId.get(jobId) ?? { ...defaults };
 }
 
 function selectJobs<T extends { job: { spec: { id: string } } }>(

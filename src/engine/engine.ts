@@ -6,6 +6,7 @@ import type { Clock } from "../core/clock.js";
 import { ErrorCode } from "../core/errors.js";
 import { processAlive, sweepPartials } from "../core/fs.js";
 import type { Random } from "../core/random.js";
+import { redactDataUris } from "../core/values.js";
 import type { CheckedJob } from "../families/index.js";
 import {
   type GatewayClient,
@@ -23,6 +24,7 @@ import type { Emit, RunEnd, StateCounts } from "./events.js";
 import { fileMatches, outputPath, partialDir, writeWhole } from "./files.js";
 import { dependantJobs } from "./jobs.js";
 import { SubmitPace } from "./pace.js";
+import { type OutputVerdict, type PostProcess, recordVerdicts } from "./post-process.js";
 import { callTextJob } from "./text-jobs.js";
 
 export interface EngineOptions {
@@ -43,6 +45,8 @@ export interface EngineOptions {
   force: boolean;
   maxDownloadBytes: number;
   emit: Emit;
+  /** Checks and thumbnails between downloaded and done; without it jobs are done once downloaded. */
+  postprocess?: PostProcess;
 }
 
 interface Running {
@@ -87,6 +91,8 @@ export class Engine {
   readonly #known = new Set<string>();
   /** Dependants being taken on (their files checked) right now. */
   #adopting = 0;
+  /** Jobs in post-processing. */
+  #checking = 0;
 
   constructor(options: EngineOptions) {
     this.#o = options;
@@ -138,7 +144,11 @@ export class Engine {
       this.#submits.clear();
       this.#downloads.clear();
     }
-    await Promise.all([this.#downloads.onIdle(), this.#submits.onIdle()]);
+    await Promise.all([
+      this.#downloads.onIdle(),
+      this.#submits.onIdle(),
+      this.#o.postprocess?.drain(),
+    ]);
     store.saveLearnedRate(this.#o.baseUrl, this.#pace.rate);
     const { counts, spent } = this.#tally();
     const failed =
@@ -727,8 +737,49 @@ export class Engine {
 
   // --- endings
 
-  /** Downloaded → done (checks run here once there are any); then its dependants start. */
+  /** Downloaded → post-processing (checks, thumbnails) → done; then its dependants start. */
   #finish(row: JobRow): void {
+    const { postprocess, store, emit } = this.#o;
+    if (postprocess === undefined || row.lane === "text") {
+      this.#done(row);
+      return;
+    }
+    emit({ type: "job:postprocessing", key: row.key, job: row.job_id, label: row.label });
+    this.#checking += 1;
+    postprocess
+      .process(row, store.outputsOf(row.key))
+      .then(({ verdicts, onFail }) => this.#checked(row, verdicts, onFail))
+      .catch((error: unknown) =>
+        this.#fail(row, JobState.Downloaded, `checks could not run: ${(error as Error).message}`),
+      )
+      .finally(() => {
+        this.#checking -= 1;
+        this.#wake?.();
+      });
+  }
+
+  /** A failed check fails the job, or with `on_fail: retry` and attempts left submits it again. */
+  #checked(row: JobRow, verdicts: OutputVerdict[], onFail: "report" | "retry"): void {
+    const { store, clock, emit, settings } = this.#o;
+    const reason = recordVerdicts(store, row, verdicts, emit);
+    if (reason === undefined) {
+      this.#done(row);
+      return;
+    }
+    const attempts = store.job(row.key)?.attempts ?? row.attempts;
+    if (onFail === "report" || attempts >= settings.retry.attempts) {
+      this.#fail(row, JobState.Downloaded, reason);
+      return;
+    }
+    const patch = { task_id: null, reason, progress: null, completed_at: null, next_poll_at: null };
+    const moved = store.transaction(() => {
+      store.clearOutputs(row.key);
+      return store.move(row.key, JobState.Downloaded, JobState.Pending, patch, clock.now());
+    });
+    if (moved) this.#queue({ ...row, ...patch, attempts, state: JobState.Pending });
+  }
+
+  #done(row: JobRow): void {
     const { store, clock, emit } = this.#o;
     if (
       !store.move(
@@ -826,6 +877,7 @@ export class Engine {
     return (
       nothingToSubmit &&
       this.#adopting === 0 &&
+      this.#checking === 0 &&
       this.#running.size === 0 &&
       this.#submits.size === 0 &&
       this.#submits.pending === 0 &&
@@ -897,17 +949,6 @@ function provenance(
     null,
     2,
   )}\n`;
-}
-
-function redactDataUris(value: unknown): unknown {
-  if (typeof value === "string")
-    return value.startsWith("data:")
-      ? `${value.slice(0, value.indexOf(",") + 1)}…(${value.length} chars)`
-      : value;
-  if (Array.isArray(value)) return value.map(redactDataUris);
-  if (value !== null && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDataUris(v)]));
-  return value;
 }
 
 function dataUriOf(file: string | null, contentType: string | null): string {

@@ -11,6 +11,16 @@ export type EngineEvent =
   | { type: "task:progress"; key: string; label: string; progress: number }
   | { type: "task:completed"; key: string; label: string; cost: number | null; outputs: number }
   | { type: "output:downloaded"; key: string; label: string; path: string; bytes: number }
+  | { type: "job:postprocessing"; key: string; job: string; label: string }
+  | {
+      type: "output:checked";
+      key: string;
+      label: string;
+      index: number;
+      ok: boolean;
+      problems: string[];
+      thumbnail: string | null;
+    }
   | { type: "job:done"; key: string; job: string; label: string }
   | { type: "job:failed"; key: string; job: string; label: string; state: string; reason: string }
   | { type: "job:added"; key: string; job: string; label: string; upstream: string }

@@ -2,3 +2,4 @@
 export { Engine, type EngineOptions, SUBMIT_CONCURRENCY } from "./engine.js";
 export type { Emit, EngineEvent, RunEnd, StateCounts } from "./events.js";
 export { dependantTemplates, initialJobs } from "./jobs.js";
+export type { OutputVerdict, PostProcess } from "./post-process.js";

@@ -5,6 +5,7 @@ export {
   type JobRow,
   type NewJob,
   type OutputRow,
+  type ReportRow,
   type RunRow,
   Store,
 } from "./store.js";

@@ -63,6 +63,19 @@ export interface OutputRow {
   sha256: string | null;
   content_type: string | null;
   reason: string | null;
+  /** Post-processing: "ok" | "failed", null until checked. */
+  check_state: "ok" | "failed" | null;
+  /** JSON of the checks: problems and what was measured. */
+  checks: string | null;
+  thumbnail: string | null;
+  poster: string | null;
+}
+
+/** One output of a run with its job, as reports read them. */
+export interface ReportRow {
+  job: JobRow;
+  /** Null for a job that has no outputs recorded. */
+  output: OutputRow | null;
 }
 
 /** A job as a run first records it. */
@@ -359,6 +372,69 @@ export class Store {
     this.#sql(
       `UPDATE outputs SET ${columns.map((c) => `${c} = ?`).join(", ")} WHERE job_key = ? AND idx = ?`,
     ).run(...columns.map((c) => patch[c as keyof typeof patch] ?? null), key, idx);
+  }
+
+  /**
+   * Every job of a run with its outputs (one row per output, one for a job without any), in
+   * the order the jobs were recorded, read one at a time: a report of 100k jobs stays small.
+   * No other statement may run on this store until the iteration ends.
+   */
+  *reportRows(runId: number): Generator<ReportRow> {
+    const rows = this.#sql(
+      `SELECT jobs.*, outputs.idx AS o_idx, outputs.url AS o_url, outputs.expires_at AS o_expires_at,
+         outputs.state AS o_state, outputs.path AS o_path, outputs.bytes AS o_bytes,
+         outputs.sha256 AS o_sha256, outputs.content_type AS o_content_type, outputs.reason AS o_reason,
+         outputs.check_state AS o_check_state, outputs.checks AS o_checks,
+         outputs.thumbnail AS o_thumbnail, outputs.poster AS o_poster
+       FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+       LEFT JOIN outputs ON outputs.job_key = jobs.key
+       WHERE run_jobs.run_id = ? ORDER BY jobs.rowid, outputs.idx`,
+    ).iterate(runId) as IterableIterator<Record<string, unknown>>;
+    for (const raw of rows) {
+      const job: Record<string, unknown> = {};
+      const output: Record<string, unknown> = { job_key: raw.key };
+      for (const [column, value] of Object.entries(raw)) {
+        if (column.startsWith("o_")) output[column.slice(2)] = value;
+        else job[column] = value;
+      }
+      yield {
+        job: job as unknown as JobRow,
+        output: output.idx === null ? null : (output as unknown as OutputRow),
+      };
+    }
+  }
+
+  /** A run's jobs that ended without their outputs (failed, rejected, ...), read one at a time. */
+  failuresOf(
+    runId: number,
+  ): IterableIterator<Pick<JobRow, "key" | "job_id" | "label" | "state" | "reason">> {
+    return this.#sql(
+      `SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason
+       FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+       WHERE run_jobs.run_id = ? AND jobs.state IN ('failed', 'rejected', 'expired', 'cancelled', 'skipped')
+       ORDER BY jobs.rowid`,
+    ).iterate(runId) as IterableIterator<
+      Pick<JobRow, "key" | "job_id" | "label" | "state" | "reason">
+    >;
+  }
+
+  /** Jobs of a run by state, outputs and spend, for a report's header. */
+  runSummary(runId: number): { states: Record<string, number>; outputs: number; spent: number } {
+    const states: Record<string, number> = {};
+    let spent = 0;
+    const byState = this.#sql(
+      `SELECT jobs.state AS state, count(*) AS n, sum(coalesce(jobs.cost, 0)) AS spent
+       FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key WHERE run_jobs.run_id = ? GROUP BY jobs.state`,
+    ).all(runId) as { state: string; n: number; spent: number }[];
+    for (const row of byState) {
+      states[row.state] = row.n;
+      spent += row.spent;
+    }
+    const outputs = this.#sql(
+      `SELECT count(*) AS n FROM run_jobs JOIN outputs ON outputs.job_key = run_jobs.key
+       WHERE run_jobs.run_id = ? AND outputs.state = 'downloaded'`,
+    ).get(runId) as { n: number };
+    return { states, outputs: outputs.n, spent: Math.round(spent * 1e6) / 1e6 };
   }
 
   /** Forgets the outputs of a job that is redone. */
