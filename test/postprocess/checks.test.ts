@@ -93,7 +93,9 @@ describe("post-processing of a run", () => {
         // The picture stays for review, with its thumbnail.
         expect(existsSync(path.join(scope.outputDir, record?.thumbnail ?? "none"))).toBe(true);
         const gallery = readFileSync(path.join(scope.outputDir, "index.html"), "utf8");
-        expect(gallery).toMatch(/<section class="failures"[^]*hero[^]*check failed: hero\.png is/);
+        expect(gallery).toMatch(
+          /<section class="failures"[\s\S]*hero[\s\S]*check failed: hero\.png is/,
+        );
       });
     },
     E2E,
