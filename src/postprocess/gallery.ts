@@ -30,10 +30,12 @@ const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:0;padding:1rem 2re
 h1{margin:.2rem 0}h2{font-size:1rem;margin:0 0 .3rem}
 .summary{display:flex;flex-wrap:wrap;gap:.4rem 1.2rem;padding:0;list-style:none}
 .summary b{font-size:1.1rem}
-.job{background:#fff;border:1px solid #ddd;border-radius:6px;padding:.8rem 1rem;margin:.8rem 0}
-.meta{color:#555;margin:.2rem 0}.prompt{margin:.3rem 0;white-space:pre-wrap}
+.job{margin:1.2rem 0}.tasks{display:flex;flex-wrap:wrap;gap:.8rem;align-items:flex-start}
+.task{background:#fff;border:1px solid #ddd;border-radius:6px;padding:.6rem .8rem;max-width:300px}
+h3{font-size:.9rem;margin:0 0 .3rem}
+.meta{color:#555;margin:.3rem 0 0}.prompt{margin:.2rem 0;white-space:pre-wrap;display:-webkit-box;-webkit-line-clamp:4;-webkit-box-orient:vertical;overflow:hidden}
 .params{font-family:ui-monospace,monospace;font-size:12px;color:#666;word-break:break-all}
-.outputs{display:flex;flex-wrap:wrap;gap:.8rem;margin-top:.5rem}
+.outputs{display:flex;flex-wrap:wrap;gap:.5rem}
 figure{margin:0;max-width:260px}figure img{max-width:260px;max-height:260px;display:block;border-radius:4px;background:#eee}
 figure a{position:relative;display:inline-block;text-decoration:none}
 .play{position:absolute;left:8px;bottom:8px;background:#000a;color:#fff;border-radius:3px;padding:0 6px}
@@ -76,36 +78,51 @@ export function failureItem(failure: {
   state: string;
   reason: string | null;
 }): string {
-  return `<li><a href="#job-${href(failure.label)}">${escapeHtml(failure.label)}</a> <span class="badge failed">${escapeHtml(failure.state)}</span> ${escapeHtml(failure.reason ?? "no reason recorded")}</li>\n`;
+  return `<li><a href="#task-${href(failure.label)}">${escapeHtml(failure.label)}</a> <span class="badge failed">${escapeHtml(failure.state)}</span> ${escapeHtml(failure.reason ?? "no reason recorded")}</li>\n`;
 }
 
 export function failuresEnd(count: number): string {
   return count === 0 ? "<li>none</li></ul></section>\n" : "</ul></section>\n";
 }
 
-/** One job: its request and every output as a thumbnail with its check badge. */
-export function jobSection(
+/** A manifest job's section: its tasks (matrix combinations, repeats, dependants) follow. */
+export function jobStart(jobId: string): string {
+  return `<section class="job" id="job-${href(jobId)}"><h2>${escapeHtml(jobId)}</h2><div class="tasks">\n`;
+}
+
+export function jobEnd(): string {
+  return "</div></section>\n";
+}
+
+export interface TaskView {
+  label: string;
+  state: string;
+  reason: string | null;
+  model: string | null;
+  prompt: string | null;
+  parameters: Record<string, unknown>;
+  cost: number | null;
+}
+
+/** One task: its outputs as thumbnails with check badges, its model, prompt and parameters below. */
+export function taskCard(
   records: readonly ReviewRecord[],
-  job: {
-    label: string;
-    state: string;
-    reason: string | null;
-    model: string | null;
-    prompt: string | null;
-    parameters: Record<string, unknown>;
-    cost: number | null;
-  },
+  task: TaskView,
   imagesBefore: number,
 ): string {
-  const parameters = Object.entries(job.parameters)
+  const parameters = Object.entries(task.parameters)
     .map(([field, value]) => `${field}: ${truncate(JSON.stringify(value), 160)}`)
     .join(" · ");
   const figures = records.map((record, i) => figure(record, imagesBefore + i)).join("");
-  return `<section class="job" id="job-${href(job.label)}"><h2>${escapeHtml(job.label)} <span class="state">${escapeHtml(job.state)}</span></h2>
-<p class="meta">${escapeHtml(job.model ?? "unknown model")}${job.cost === null ? "" : ` · cost ${job.cost}`}</p>
-${job.prompt === null ? "" : `<p class="prompt">${escapeHtml(truncate(job.prompt, 2000))}</p>`}
-${parameters === "" ? "" : `<p class="params">${escapeHtml(parameters)}</p>`}
-${job.reason !== null && job.state !== "done" ? `<p class="problems">${escapeHtml(job.reason)}</p>` : ""}<div class="outputs">${figures}</div></section>
+  const prompt =
+    task.prompt === null
+      ? ""
+      : `<p class="prompt" title="${escapeHtml(truncate(task.prompt, 4000))}">${escapeHtml(truncate(task.prompt, 600))}</p>`;
+  const state =
+    task.state === "done" ? "" : ` <span class="badge failed">${escapeHtml(task.state)}</span>`;
+  return `<article class="task" id="task-${href(task.label)}"><h3>${escapeHtml(task.label)}${state}</h3><div class="outputs">${figures}</div>
+<p class="meta">${escapeHtml(task.model ?? "unknown model")}${task.cost === null ? "" : ` · cost ${task.cost}`}</p>${prompt}
+${parameters === "" ? "" : `<p class="params">${escapeHtml(parameters)}</p>`}${task.reason !== null && task.state !== "done" ? `<p class="problems">${escapeHtml(task.reason)}</p>` : ""}</article>
 `;
 }
 

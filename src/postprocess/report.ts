@@ -7,7 +7,9 @@ import {
   failuresStart,
   galleryEnd,
   galleryStart,
-  jobSection,
+  jobEnd,
+  jobStart,
+  taskCard,
 } from "./gallery.js";
 import { parametersOf, promptOf, type ReviewRecord, reviewRecord } from "./review-record.js";
 
@@ -81,11 +83,11 @@ export function writeReport(store: Store, run: RunRow): ReportWritten {
     let outputs = 0;
     let job: JobRow | undefined;
     let records: ReviewRecord[] = [];
-    const flushJob = () => {
+    const flushTask = () => {
       if (job === undefined) return;
       const body = JSON.parse(job.request) as Record<string, unknown>;
       gallery.write(
-        jobSection(
+        taskCard(
           records,
           {
             label: job.label,
@@ -102,7 +104,11 @@ export function writeReport(store: Store, run: RunRow): ReportWritten {
     };
     for (const row of store.reportRows(run.id)) {
       if (row.job.key !== job?.key) {
-        flushJob();
+        flushTask();
+        if (row.job.job_id !== job?.job_id) {
+          if (job !== undefined) gallery.write(jobEnd());
+          gallery.write(jobStart(row.job.job_id));
+        }
         job = row.job;
         records = [];
       }
@@ -112,7 +118,8 @@ export function writeReport(store: Store, run: RunRow): ReportWritten {
       results.write(`${JSON.stringify(record)}\n`);
       outputs += 1;
     }
-    flushJob();
+    flushTask();
+    if (job !== undefined) gallery.write(jobEnd());
     gallery.write(galleryEnd());
     results.commit();
     gallery.commit();

@@ -375,8 +375,9 @@ export class Store {
   }
 
   /**
-   * Every job of a run with its outputs (one row per output, one for a job without any), in
-   * the order the jobs were recorded, read one at a time: a report of 100k jobs stays small.
+   * Every job of a run with its outputs (one row per output, one for a job without any), the
+   * tasks of one manifest job together, in the order they were recorded; read one at a time,
+   * so a report of 100k jobs stays small.
    * No other statement may run on this store until the iteration ends.
    */
   *reportRows(runId: number): Generator<ReportRow> {
@@ -388,7 +389,8 @@ export class Store {
          outputs.thumbnail AS o_thumbnail, outputs.poster AS o_poster
        FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
        LEFT JOIN outputs ON outputs.job_key = jobs.key
-       WHERE run_jobs.run_id = ? ORDER BY jobs.rowid, outputs.idx`,
+       WHERE run_jobs.run_id = ?
+       ORDER BY min(jobs.rowid) OVER (PARTITION BY jobs.job_id), jobs.rowid, outputs.idx`,
     ).iterate(runId) as IterableIterator<Record<string, unknown>>;
     for (const raw of rows) {
       const job: Record<string, unknown> = {};
