@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";
-import type { JobRow, RunRow, Store } from "../store/index.js";
+import type { ReportJob, RunRow, Store } from "../store/index.js";
 import {
   failureItem,
   failuresEnd,
@@ -81,7 +81,7 @@ export function writeReport(store: Store, run: RunRow): ReportWritten {
     }
     gallery.write(failuresEnd(failures));
     let outputs = 0;
-    let job: JobRow | undefined;
+    let job: ReportJob | undefined;
     let records: ReviewRecord[] = [];
     const flushTask = () => {
       if (job === undefined) return;

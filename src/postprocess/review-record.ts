@@ -1,6 +1,6 @@
 import path from "node:path";
 import { redactDataUris } from "../core/values.js";
-import type { JobRow, OutputRow } from "../store/index.js";
+import type { ReportJob, ReportOutput } from "../store/index.js";
 
 /** One line of `results.jsonl`: an output with its job, request, file and checks. */
 export interface ReviewRecord {
@@ -51,10 +51,20 @@ export function parametersOf(body: Record<string, unknown>): Record<string, unkn
 
 /** A path below the output folder, with forward slashes; null when there is none. */
 export function relativeTo(outputDir: string, file: string | null): string | null {
-  return file === null ? null : path.relative(outputDir, file).split(path.sep).join("/");
+  if (file === null) return null;
+  // The common case without path.relative's normalising, which shows at 100k outputs.
+  const prefix = outputDir.endsWith(path.sep) ? outputDir : `${outputDir}${path.sep}`;
+  const relative = file.startsWith(prefix)
+    ? file.slice(prefix.length)
+    : path.relative(outputDir, file);
+  return path.sep === "/" ? relative : relative.split(path.sep).join("/");
 }
 
-export function reviewRecord(outputDir: string, job: JobRow, output: OutputRow): ReviewRecord {
+export function reviewRecord(
+  outputDir: string,
+  job: ReportJob,
+  output: ReportOutput,
+): ReviewRecord {
   const body = JSON.parse(job.request) as Record<string, unknown>;
   const measured = output.checks === null ? { problems: [] } : JSON.parse(output.checks);
   return {

@@ -5,6 +5,8 @@ export {
   type JobRow,
   type NewJob,
   type OutputRow,
+  type ReportJob,
+  type ReportOutput,
   type ReportRow,
   type RunRow,
   Store,
