@@ -122,8 +122,8 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     .description("rebuild a run's results.jsonl and index.html gallery from the store")
     .argument("[run]", "run id (default: the latest)")
     .option("--db <file>", "state database (default: GWRUN_DB or data/gwrun.db)")
-    .action((run: string | undefined, flags: { db?: string }) => {
-      setExit(reportRun(run, flags));
+    .action(async (run: string | undefined, flags: { db?: string }) => {
+      setExit(await reportRun(run, flags));
     });
 
   program

@@ -1,12 +1,15 @@
 import path from "node:path";
-import { writeReport } from "../postprocess/index.js";
 import { Store } from "../store/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { out } from "./output.js";
 import { dbPath, findRun } from "./run.js";
 
 /** `gwrun report [run]`: rebuilds a run's results.jsonl and index.html from the store. */
-export function reportRun(ref: string | undefined, flags: { db?: string }): ExitCode {
+export async function reportRun(
+  ref: string | undefined,
+  flags: { db?: string },
+): Promise<ExitCode> {
+  const { writeReport } = await import("../postprocess/index.js");
   const db = dbPath(flags);
   const run = findRun(db, ref);
   const store = Store.open(db);

@@ -7,7 +7,6 @@ import { dependantTemplates, Engine, initialJobs, type RunEnd } from "../engine/
 import { GatewayClient } from "../gateway/index.js";
 import type { JobChecks } from "../manifest/index.js";
 import { checkManifestText } from "../plan/index.js";
-import { PostProcessor, writeReport } from "../postprocess/index.js";
 import { type RunRow, Store } from "../store/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { openGatewayTarget } from "./gateway-target.js";
@@ -133,6 +132,8 @@ async function execute(
     return ExitCode.Invalid;
   }
   const jobs = selectJobs(checked.jobs, flags.only);
+  // Loaded on first use: sharp and ffmpeg's wrapper are not needed to validate or plan.
+  const { PostProcessor, writeReport } = await import("../postprocess/index.js");
   const outputDir = path.resolve(settings.output.dir.replaceAll("{name}", settings.name));
   const store = Store.open(dbPath(flags));
   try {

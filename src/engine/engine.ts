@@ -91,8 +91,8 @@ export class Engine {
   readonly #known = new Set<string>();
   /** Dependants being taken on (their files checked) right now. */
   #adopting = 0;
-  /** Jobs in post-processing. */
-  #checking = 0;
+  /** Jobs in post-processing, until their outcome is recorded. */
+  readonly #checking = new Set<Promise<void>>();
 
   constructor(options: EngineOptions) {
     this.#o = options;
@@ -144,11 +144,10 @@ export class Engine {
       this.#submits.clear();
       this.#downloads.clear();
     }
-    await Promise.all([
-      this.#downloads.onIdle(),
-      this.#submits.onIdle(),
-      this.#o.postprocess?.drain(),
-    ]);
+    await Promise.all([this.#downloads.onIdle(), this.#submits.onIdle()]);
+    // Downloads are over, so nothing new enters post-processing; its outcomes are recorded.
+    await this.#o.postprocess?.drain();
+    await Promise.all(this.#checking);
     store.saveLearnedRate(this.#o.baseUrl, this.#pace.rate);
     const { counts, spent } = this.#tally();
     const failed =
@@ -744,18 +743,21 @@ export class Engine {
       this.#done(row);
       return;
     }
+    // Interrupted: it stays downloaded, and the resumed run checks it.
+    if (this.#abort.signal.aborted) return;
     emit({ type: "job:postprocessing", key: row.key, job: row.job_id, label: row.label });
-    this.#checking += 1;
-    postprocess
+    const checking: Promise<void> = postprocess
       .process(row, store.outputsOf(row.key))
       .then(({ verdicts, onFail }) => this.#checked(row, verdicts, onFail))
-      .catch((error: unknown) =>
-        this.#fail(row, JobState.Downloaded, `checks could not run: ${(error as Error).message}`),
-      )
+      .catch((error: unknown) => {
+        if (!this.#abort.signal.aborted)
+          this.#fail(row, JobState.Downloaded, `checks could not run: ${(error as Error).message}`);
+      })
       .finally(() => {
-        this.#checking -= 1;
+        this.#checking.delete(checking);
         this.#wake?.();
       });
+    this.#checking.add(checking);
   }
 
   /** A failed check fails the job, or with `on_fail: retry` and attempts left submits it again. */
@@ -877,7 +879,7 @@ export class Engine {
     return (
       nothingToSubmit &&
       this.#adopting === 0 &&
-      this.#checking === 0 &&
+      this.#checking.size === 0 &&
       this.#running.size === 0 &&
       this.#submits.size === 0 &&
       this.#submits.pending === 0 &&

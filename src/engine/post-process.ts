@@ -23,7 +23,7 @@ export interface PostProcess {
     row: JobRow,
     outputs: readonly OutputRow[],
   ): Promise<{ verdicts: OutputVerdict[]; onFail: "report" | "retry" }>;
-  /** Drops what has not started (the run was interrupted) and waits for what has. */
+  /** At the end of a run: what has not started fails at once (interrupted); waits for what has. */
   drain(): Promise<void>;
 }
 

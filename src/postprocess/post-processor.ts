@@ -28,6 +28,8 @@ export interface PostProcessorOptions {
 export class PostProcessor implements PostProcess {
   readonly #o: PostProcessorOptions;
   readonly #queue: PQueue;
+  /** Set by `drain()`: what has not started rejects at once instead of running. */
+  #stopped = false;
 
   constructor(options: PostProcessorOptions) {
     this.#o = options;
@@ -43,7 +45,10 @@ export class PostProcessor implements PostProcess {
     const checks = this.#o.checksFor(row.job_id);
     const verdicts = await Promise.all(
       outputs.map((output) =>
-        this.#queue.add(() => this.#check(row, output, expected, body, checks)),
+        this.#queue.add(() => {
+          if (this.#stopped) throw new Error("post-processing stopped before this output");
+          return this.#check(row, output, expected, body, checks);
+        }),
       ),
     );
     const first = verdicts[0];
@@ -57,7 +62,7 @@ export class PostProcessor implements PostProcess {
   }
 
   async drain(): Promise<void> {
-    this.#queue.clear();
+    this.#stopped = true;
     await this.#queue.onIdle();
   }
 
