@@ -111,11 +111,30 @@ describe("post-processing of a run", () => {
   - { id: clip, model: acme2.6, prompt: "a mug", aspect_ratio: "16:9", resolution: 720p, duration: 5 }
 `,
         );
-        const run = await scope.gwrun(["run", manifest]).done;
+        const run = await scope.gwrun(["run", manifest, "--json"]).done;
         expect(run.code).toBe(1);
         expect(scope.jobs()[0]?.reason).toBe(
           "check failed: clip.mp4 lasts 2.0 s, expected 5 s ± 0.5 s for duration 5",
         );
+        const events = run.stdout
+          .split("\n")
+          .filter((line) => line !== "")
+          .map((line) => JSON.parse(line) as { type: string });
+        const types = events.map((event) => event.type);
+        expect(types.indexOf("job:postprocessing")).toBeGreaterThan(
+          types.indexOf("output:downloaded"),
+        );
+        expect(events.filter((event) => event.type === "output:checked")).toEqual([
+          {
+            type: "output:checked",
+            key: scope.jobs()[0]?.key,
+            label: "clip",
+            index: 0,
+            ok: false,
+            problems: ["clip.mp4 lasts 2.0 s, expected 5 s ± 0.5 s for duration 5"],
+            thumbnail: path.join(scope.outputDir, ".thumbs", "clip", "clip.webp"),
+          },
+        ]);
       });
     },
     E2E,
