@@ -8,6 +8,7 @@ import type { JobRow, OutputRow } from "../store/index.js";
 import { checkClip } from "./check-clip.js";
 import { checkImage, decodeProblem } from "./check-image.js";
 import { expectedFor } from "./expected.js";
+import { recordChecksInSidecar } from "./sidecar.js";
 import { makePoster, makeThumbnail, type ThumbnailSettings } from "./thumbnails.js";
 
 export interface PostProcessorOptions {
@@ -58,6 +59,14 @@ export class PostProcessor implements PostProcess {
         `${row.label} gave ${outputs.length} outputs, expected ${expected.count}`,
       );
     }
+    await Promise.all(
+      outputs.map((output, i) => {
+        const verdict = verdicts[i];
+        return output.path === null || verdict === undefined
+          ? undefined
+          : recordChecksInSidecar(output.path, this.#o.outputDir, verdict);
+      }),
+    );
     return { verdicts, onFail: checks.on_fail ?? "report" };
   }
 

@@ -37,6 +37,15 @@ describe("post-processing of a run", () => {
           expect(thumb.format).toBe("webp");
           expect(thumb.width).toBe(384);
         }
+        // The provenance sidecar carries the checks too.
+        const sidecar = JSON.parse(
+          readFileSync(path.join(scope.outputDir, "hero", "hero-r1.png.json"), "utf8"),
+        );
+        expect(sidecar).toMatchObject({
+          label: "hero-r1",
+          checks: { state: "ok", problems: [], format: "png" },
+          thumbnail: "../.thumbs/hero/hero-r1.webp",
+        });
         const clip = results.find((r) => r.job === "clip");
         expect(clip?.parameters).toEqual({
           aspect_ratio: "16:9",
