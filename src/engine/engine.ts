@@ -255,9 +255,9 @@ export class Engine {
 
   #fillSubmits(): void {
     if (this.#stopping !== undefined) return;
-    // Backpressure: results waiting for a download slot are memory and a deadline; let the
-    // downloads catch up before asking the gateway for more.
-    if (this.#downloads.size > DOWNLOAD_BACKLOG) return;
+    // Backpressure: results waiting for a download slot (or for their checks) are memory and a
+    // deadline; let them catch up before asking the gateway for more.
+    if (this.#downloads.size > DOWNLOAD_BACKLOG || this.#checking.size > DOWNLOAD_BACKLOG) return;
     const limits = this.#o.settings.limits;
     for (const lane of ["image", "video"] as const) {
       const cap = lane === "video" ? limits.maxInFlightVideo : limits.maxInFlight;
@@ -763,11 +763,13 @@ export class Engine {
   /** A failed check fails the job, or with `on_fail: retry` and attempts left submits it again. */
   #checked(row: JobRow, verdicts: OutputVerdict[], onFail: "report" | "retry"): void {
     const { store, clock, emit, settings } = this.#o;
-    const reason = recordVerdicts(store, row, verdicts, emit);
-    if (reason === undefined) {
-      this.#done(row);
-      return;
-    }
+    // The checks and the move to done commit together.
+    const reason = store.transaction(() => {
+      const failed = recordVerdicts(store, row, verdicts, emit);
+      if (failed === undefined) this.#done(row);
+      return failed;
+    });
+    if (reason === undefined) return;
     const attempts = store.job(row.key)?.attempts ?? row.attempts;
     if (onFail === "report" || attempts >= settings.retry.attempts) {
       this.#fail(row, JobState.Downloaded, reason);

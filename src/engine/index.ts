@@ -1,6 +1,6 @@
 /** The run: queues, state transitions, budget, shutdown, resume. */
 export { Engine, type EngineOptions, SUBMIT_CONCURRENCY } from "./engine.js";
 export type { Emit, EngineEvent, RunEnd, StateCounts } from "./events.js";
-export { partialDir, writeWhole } from "./files.js";
+export { partialDir } from "./files.js";
 export { dependantTemplates, initialJobs } from "./jobs.js";
 export type { OutputVerdict, PostProcess } from "./post-process.js";

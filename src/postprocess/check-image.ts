@@ -18,8 +18,9 @@ export interface CheckResult {
 }
 
 /**
- * An image decodes, is the format its Content-Type says, and has one of the pixel sizes the
- * family promises for the request (any size when it promises none). `name` is the file's name.
+ * An image is the format its Content-Type says and has one of the pixel sizes the family
+ * promises for the request (any size when it promises none); with `decode`, also that the whole
+ * picture decodes (making a thumbnail checks that otherwise). `name` is the file's name.
  */
 export async function checkImage(
   file: string,
@@ -27,10 +28,12 @@ export async function checkImage(
   contentType: string | null,
   expected: ExpectedOutputs,
   body: RequestBody,
+  decode: boolean,
 ): Promise<CheckResult> {
+  const image = sharp(file);
   let meta: sharp.Metadata;
   try {
-    meta = await sharp(file).metadata();
+    meta = await image.metadata();
   } catch (error) {
     return {
       problems: [`${name} is not a readable image: ${(error as Error).message}`],
@@ -48,15 +51,12 @@ export async function checkImage(
     problems.push(
       `${name} is ${width}x${height}, expected ${sizesText(sizes)} for ${askedFor(body)}`,
     );
-  return { problems, details };
-}
-
-/** Decodes the whole image (a thumbnail does this when there is one); the problem if it cannot. */
-export async function decodeProblem(file: string, name: string): Promise<string | undefined> {
-  try {
-    await sharp(file).resize(32).raw().toBuffer();
-    return undefined;
-  } catch (error) {
-    return `${name} does not decode: ${(error as Error).message}`;
+  if (decode) {
+    try {
+      await image.resize(32).raw().toBuffer();
+    } catch (error) {
+      problems.push(`${name} does not decode: ${(error as Error).message}`);
+    }
   }
+  return { problems, details };
 }

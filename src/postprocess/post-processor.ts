@@ -1,12 +1,13 @@
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import PQueue from "p-queue";
+import sharp from "sharp";
 import type { OutputVerdict, PostProcess } from "../engine/index.js";
 import type { ExpectedOutputs, RequestBody } from "../families/index.js";
 import type { JobChecks } from "../manifest/index.js";
 import type { JobRow, OutputRow } from "../store/index.js";
 import { checkClip } from "./check-clip.js";
-import { checkImage, decodeProblem } from "./check-image.js";
+import { checkImage } from "./check-image.js";
 import { expectedFor } from "./expected.js";
 import { recordChecksInSidecar } from "./sidecar.js";
 import { makePoster, makeThumbnail, type ThumbnailSettings } from "./thumbnails.js";
@@ -34,6 +35,8 @@ export class PostProcessor implements PostProcess {
 
   constructor(options: PostProcessorOptions) {
     this.#o = options;
+    // Every picture is read once: libvips' operation cache would only hold memory.
+    sharp.cache(false);
     this.#queue = new PQueue({ concurrency: options.concurrency ?? availableParallelism() });
   }
 
@@ -111,16 +114,11 @@ export class PostProcessor implements PostProcess {
     body: RequestBody,
   ): Promise<void> {
     const name = path.basename(file);
-    const result = await checkImage(file, name, contentType, expected, body);
+    const { thumbnails, outputDir } = this.#o;
+    const result = await checkImage(file, name, contentType, expected, body, thumbnails === false);
     verdict.problems.push(...result.problems);
     verdict.details = result.details;
-    if (result.problems.some((problem) => problem.includes("not a readable image"))) return;
-    const { thumbnails, outputDir } = this.#o;
-    if (thumbnails === false) {
-      const problem = await decodeProblem(file, name);
-      if (problem !== undefined) verdict.problems.push(problem);
-      return;
-    }
+    if (thumbnails === false || result.details.format === undefined) return;
     // Making the thumbnail decodes the whole picture: a broken one fails here.
     try {
       verdict.thumbnail = await makeThumbnail(file, outputDir, row.job_id, file, thumbnails);

@@ -1,6 +1,7 @@
-import { readFile } from "node:fs/promises";
+import { readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { type OutputVerdict, partialDir, writeWhole } from "../engine/index.js";
+import { ensureDir, partialFile } from "../core/fs.js";
+import { type OutputVerdict, partialDir } from "../engine/index.js";
 
 /**
  * Adds an output's checks to its provenance sidecar (`<file>.json`), so the asset stays
@@ -27,5 +28,15 @@ export async function recordChecksInSidecar(
   };
   record.thumbnail = relative(verdict.thumbnail);
   record.poster = relative(verdict.poster);
-  await writeWhole(sidecar, `${JSON.stringify(record, null, 2)}\n`, partialDir(outputDir));
+  // Whole or not at all, and off the main thread: a run rewrites one per output.
+  const tempDir = partialDir(outputDir);
+  await ensureDir(tempDir);
+  const partial = partialFile(tempDir, sidecar);
+  try {
+    await writeFile(partial, `${JSON.stringify(record, null, 2)}\n`);
+    await rename(partial, sidecar);
+  } catch (error) {
+    await rm(partial, { force: true });
+    throw error;
+  }
 }

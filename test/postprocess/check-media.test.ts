@@ -112,10 +112,20 @@ describe("image checks", () => {
     await sharp({ create: { width: 64, height: 36, channels: 3, background: "#888" } })
       .png()
       .toFile(file);
-    expect((await checkImage(file, "a.png", "image/png", image, {})).problems).toEqual([]);
-    expect((await checkImage(file, "a.png", "image/jpeg", image, {})).problems).toEqual([
+    expect((await checkImage(file, "a.png", "image/png", image, {}, true)).problems).toEqual([]);
+    expect((await checkImage(file, "a.png", "image/jpeg", image, {}, true)).problems).toEqual([
       "a.png is a png image, served as image/jpeg",
     ]);
+  });
+
+  it("names a picture cut short, whose header still reads", async () => {
+    const png = await sharp({ create: { width: 64, height: 36, channels: 3, background: "#888" } })
+      .png({ compressionLevel: 0 })
+      .toBuffer();
+    const file = path.join(tempDir({ "cut.png": png.subarray(0, png.length / 2) }), "cut.png");
+    const { problems } = await checkImage(file, "cut.png", "image/png", image, {}, true);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^cut\.png does not decode: /);
   });
 
   it("accepts any listed alternative size and names the request's shape when none fits", async () => {
@@ -130,11 +140,11 @@ describe("image checks", () => {
         { width: 48, height: 48 },
       ],
     };
-    expect((await checkImage(file, "b.png", "image/png", either, {})).problems).toEqual([]);
+    expect((await checkImage(file, "b.png", "image/png", either, {}, true)).problems).toEqual([]);
     expect(
-      (await checkImage(file, "b.png", "image/png", image, { size: "16:9" })).problems,
+      (await checkImage(file, "b.png", "image/png", image, { size: "16:9" }, true)).problems,
     ).toEqual(["b.png is 48x48, expected 64x36 for size 16:9"]);
     const unstated = { ...image, sizes: null };
-    expect((await checkImage(file, "b.png", "image/png", unstated, {})).problems).toEqual([]);
+    expect((await checkImage(file, "b.png", "image/png", unstated, {}, true)).problems).toEqual([]);
   });
 });
