@@ -14,6 +14,7 @@ const ESCAPES: Readonly<Record<string, string>> = {
   "'": "&#39;",
 };
 
+/** Text safe in HTML content and attribute values. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => ESCAPES[char] as string);
 }
@@ -53,6 +54,7 @@ export interface GallerySummary {
   spent: number;
 }
 
+/** The page up to its body: title, styles and the run's counts (`data-count` per figure). */
 export function galleryStart(summary: GallerySummary): string {
   const jobs = Object.values(summary.states).reduce((sum, n) => sum + n, 0);
   const states = Object.entries(summary.states)
@@ -69,6 +71,7 @@ export function galleryStart(summary: GallerySummary): string {
 `;
 }
 
+/** The failures list: one item per job that ended without its outputs, with the reason. */
 export function failuresStart(): string {
   return `<section class="failures" id="failures"><h2>Failures</h2><ul>\n`;
 }
@@ -166,6 +169,7 @@ function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
+/** The end of the page. */
 export function galleryEnd(): string {
   return "<footer><p>Written by gwrun. results.jsonl beside this page holds the same, one line per output.</p></footer></body></html>\n";
 }

@@ -21,6 +21,7 @@ class ChunkedFile {
   readonly #target: string;
   readonly #partial: string;
   readonly #fd: number;
+  #closed = false;
   #chunks: string[] = [];
   #size = 0;
 
@@ -44,13 +45,20 @@ class ChunkedFile {
 
   commit(): void {
     this.#flush();
-    closeSync(this.#fd);
+    this.#close();
     renameSync(this.#partial, this.#target);
   }
 
+  /** Removes the partial file (after an error); a committed file stays. */
   abandon(): void {
-    closeSync(this.#fd);
+    this.#close();
     rmSync(this.#partial, { force: true });
+  }
+
+  #close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    closeSync(this.#fd);
   }
 }
 

@@ -60,6 +60,7 @@ export function relativeTo(outputDir: string, file: string | null): string | nul
   return path.sep === "/" ? relative : relative.split(path.sep).join("/");
 }
 
+/** The results.jsonl line of one output on disk. */
 export function reviewRecord(
   outputDir: string,
   job: ReportJob,
