@@ -4,6 +4,7 @@ import { GwError } from "../core/errors.js";
 import { ExitCode } from "./exit-codes.js";
 import { err } from "./output.js";
 import { planManifest } from "./plan.js";
+import { reportRun } from "./report.js";
 import { type RunFlags, resumeRun, retryRun, runManifest } from "./run.js";
 import { writeSchemas } from "./schema.js";
 import { addSimCommand } from "./sim.js";
@@ -117,6 +118,15 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     .option("--json", "print as JSON")
     .action((run: string | undefined, flags: { db?: string; json?: boolean }) => {
       setExit(showStatus(run, flags));
+    });
+
+  program
+    .command("report")
+    .description("rebuild a run's results.jsonl and index.html gallery from the store")
+    .argument("[run]", "run id (default: the latest)")
+    .option("--db <file>", "state database (default: GWRUN_DB or data/gwrun.db)")
+    .action(async (run: string | undefined, flags: { db?: string }) => {
+      setExit(await reportRun(run, flags));
     });
 
   program

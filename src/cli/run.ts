@@ -5,6 +5,7 @@ import { ErrorCode, GwError } from "../core/errors.js";
 import { seededRandom } from "../core/random.js";
 import { dependantTemplates, Engine, initialJobs, type RunEnd } from "../engine/index.js";
 import { GatewayClient } from "../gateway/index.js";
+import type { JobChecks } from "../manifest/index.js";
 import { checkManifestText } from "../plan/index.js";
 import { type RunRow, Store } from "../store/index.js";
 import { openReporter, STATUS_BY_END } from "../ui/index.js";
@@ -125,6 +126,8 @@ async function execute(
     return ExitCode.Invalid;
   }
   const jobs = selectJobs(checked.jobs, flags.only);
+  // Loaded on first use: sharp and ffmpeg's wrapper are not needed to validate or plan.
+  const { PostProcessor, writeReport } = await import("../postprocess/index.js");
   const outputDir = path.resolve(settings.output.dir.replaceAll("{name}", settings.name));
   const store = Store.open(dbPath(flags));
   try {
@@ -165,6 +168,11 @@ async function execute(
           templates: dependantTemplates(jobs),
           force: flags.force === true,
           maxDownloadBytes: MAX_DOWNLOAD_BYTES,
+          postprocess: new PostProcessor({
+            outputDir,
+            thumbnails: settings.output.thumbnails,
+            checksFor: checksByJob(jobs, settings.checks),
+          }),
           emit: reporter.emit,
         });
         const onSignal = onInterrupt(
@@ -176,6 +184,8 @@ async function execute(
           const result = await engine.run();
           const exit = EXIT_BY_END[result.end];
           store.finishRun(id, STATUS_BY_END[result.end], exit, Date.now());
+          // Written before the reporter closes, so its summary can point at the gallery.
+          writeReport(store, store.run(id) as RunRow);
           return exit;
         } finally {
           onSignal.dispose();
@@ -190,6 +200,15 @@ async function execute(
   } finally {
     store.close();
   }
+}
+
+/** Each job's `checks:`: its own over the manifest's. */
+function checksByJob(
+  jobs: readonly { job: { spec: { id: string; checks: JobChecks | undefined } } }[],
+  defaults: JobChecks | undefined,
+): (jobId: string) => JobChecks {
+  const byId = new Map(jobs.map(({ job }) => [job.spec.id, { ...defaults, ...job.spec.checks }]));
+  return (jobId) => byId.get(jobId) ?? { ...defaults };
 }
 
 function selectJobs<T extends { job: { spec: { id: string } } }>(

@@ -176,3 +176,56 @@ async function assertExecutable(name: string, variable: string, file: string): P
     });
   }
 }
+
+/** Writes the frame at `atSeconds` of a clip as a still image (format from the file name). */
+export async function extractFrame(
+  input: string,
+  output: string,
+  atSeconds: number,
+): Promise<void> {
+  const command = ffmpegCommand()
+    .input(input)
+    .inputOptions(["-ss", String(Math.max(0, atSeconds))])
+    .outputOptions(["-frames:v", "1", "-an", "-y"])
+    .output(output);
+  await runFfmpeg(command);
+}
+
+/** A stretch of a clip, in seconds; `end` is null when it lasts to the end. */
+export interface FrameInterval {
+  start: number;
+  end: number | null;
+}
+
+/**
+ * Runs ffmpeg's `blackdetect` and/or `freezedetect` over a clip (at least `minSeconds` long,
+ * default 0.5 s) and returns the black and frozen stretches they report.
+ */
+export async function detectFrames(
+  file: string,
+  options: { black: boolean; frozen: boolean; minSeconds?: number },
+): Promise<{ black: FrameInterval[]; frozen: FrameInterval[] }> {
+  const found = { black: [] as FrameInterval[], frozen: [] as FrameInterval[] };
+  const filters = [
+    ...(options.black ? [`blackdetect=d=${options.minSeconds ?? 0.5}:pix_th=0.10`] : []),
+    ...(options.frozen ? [`freezedetect=n=0.001:d=${options.minSeconds ?? 0.5}`] : []),
+  ];
+  if (filters.length === 0) return found;
+  const command = ffmpegCommand()
+    .input(file)
+    .videoFilters(filters)
+    .noAudio()
+    .format("null")
+    .output("-");
+  command.on("stderr", (line: string) => {
+    const black = /black_start:\s*([\d.]+)\s+black_end:\s*([\d.]+)/.exec(line);
+    if (black !== null) found.black.push({ start: Number(black[1]), end: Number(black[2]) });
+    const freezeStart = /freeze_start:\s*([\d.]+)/.exec(line);
+    if (freezeStart !== null) found.frozen.push({ start: Number(freezeStart[1]), end: null });
+    const freezeEnd = /freeze_end:\s*([\d.]+)/.exec(line);
+    const open = found.frozen.at(-1);
+    if (freezeEnd !== null && open !== undefined) open.end = Number(freezeEnd[1]);
+  });
+  await runFfmpeg(command);
+  return found;
+}

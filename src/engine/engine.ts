@@ -5,6 +5,7 @@ import type { Clock } from "../core/clock.js";
 import { ErrorCode } from "../core/errors.js";
 import { processAlive, sweepPartials } from "../core/fs.js";
 import type { Random } from "../core/random.js";
+import { redactDataUris } from "../core/values.js";
 import type { CheckedJob } from "../families/index.js";
 import {
   type GatewayClient,
@@ -24,6 +25,7 @@ import { fileMatches, outputPath, partialDir, writeWhole } from "./files.js";
 import { jobGroups } from "./job-groups.js";
 import { SubmitPace } from "./pace.js";
 import { type PacedCallDeps, pacedCall } from "./paced-call.js";
+import { type OutputVerdict, type PostProcess, recordVerdicts } from "./post-process.js";
 import { callTextJob, recordTextAnswer } from "./text-jobs.js";
 
 export interface EngineOptions {
@@ -44,6 +46,8 @@ export interface EngineOptions {
   force: boolean;
   maxDownloadBytes: number;
   emit: Emit;
+  /** Checks and thumbnails between downloaded and done; without it jobs are done once downloaded. */
+  postprocess?: PostProcess;
 }
 
 interface Running {
@@ -88,6 +92,8 @@ export class Engine {
   readonly #known = new Set<string>();
   /** Dependants being taken on (their files checked) right now. */
   #adopting = 0;
+  /** Jobs in post-processing, until their outcome is recorded. */
+  readonly #checking = new Set<Promise<void>>();
 
   constructor(options: EngineOptions) {
     this.#o = options;
@@ -158,6 +164,9 @@ export class Engine {
       this.#downloads.clear();
     }
     await Promise.all([this.#downloads.onIdle(), this.#submits.onIdle()]);
+    // Downloads are over, so nothing new enters post-processing; its outcomes are recorded.
+    await this.#o.postprocess?.drain();
+    await Promise.all(this.#checking);
     store.saveLearnedRate(this.#o.baseUrl, this.#pace.rate);
     const { counts, spent } = this.#tally();
     const failed =
@@ -266,9 +275,9 @@ export class Engine {
 
   #fillSubmits(): void {
     if (this.#stopping !== undefined) return;
-    // Backpressure: results waiting for a download slot are memory and a deadline; let the
-    // downloads catch up before asking the gateway for more.
-    if (this.#downloads.size > DOWNLOAD_BACKLOG) return;
+    // Backpressure: results waiting for a download slot (or for their checks) are memory and a
+    // deadline; let them catch up before asking the gateway for more.
+    if (this.#downloads.size > DOWNLOAD_BACKLOG || this.#checking.size > DOWNLOAD_BACKLOG) return;
     const limits = this.#o.settings.limits;
     for (const lane of ["image", "video"] as const) {
       const cap = lane === "video" ? limits.maxInFlightVideo : limits.maxInFlight;
@@ -732,8 +741,54 @@ export class Engine {
 
   // --- endings
 
-  /** Downloaded → done (checks run here once there are any); then its dependants start. */
+  /** Downloaded → post-processing (checks, thumbnails) → done; then its dependants start. */
   #finish(row: JobRow): void {
+    const { postprocess, store, emit } = this.#o;
+    if (postprocess === undefined || row.lane === "text") {
+      this.#done(row);
+      return;
+    }
+    // Interrupted: it stays downloaded, and the resumed run checks it.
+    if (this.#abort.signal.aborted) return;
+    emit({ type: "job:postprocessing", key: row.key, job: row.job_id, label: row.label });
+    const checking: Promise<void> = postprocess
+      .process(row, store.outputsOf(row.key))
+      .then(({ verdicts, onFail }) => this.#checked(row, verdicts, onFail))
+      .catch((error: unknown) => {
+        if (!this.#abort.signal.aborted)
+          this.#fail(row, JobState.Downloaded, `checks could not run: ${(error as Error).message}`);
+      })
+      .finally(() => {
+        this.#checking.delete(checking);
+        this.#wake?.();
+      });
+    this.#checking.add(checking);
+  }
+
+  /** A failed check fails the job, or with `on_fail: retry` and attempts left submits it again. */
+  #checked(row: JobRow, verdicts: OutputVerdict[], onFail: "report" | "retry"): void {
+    const { store, clock, emit, settings } = this.#o;
+    // The checks and the move to done commit together.
+    const reason = store.transaction(() => {
+      const failed = recordVerdicts(store, row, verdicts, emit);
+      if (failed === undefined) this.#done(row);
+      return failed;
+    });
+    if (reason === undefined) return;
+    const attempts = store.job(row.key)?.attempts ?? row.attempts;
+    if (onFail === "report" || attempts >= settings.retry.attempts) {
+      this.#fail(row, JobState.Downloaded, reason);
+      return;
+    }
+    const patch = { task_id: null, reason, progress: null, completed_at: null, next_poll_at: null };
+    const moved = store.transaction(() => {
+      store.clearOutputs(row.key);
+      return store.move(row.key, JobState.Downloaded, JobState.Pending, patch, clock.now());
+    });
+    if (moved) this.#queue({ ...row, ...patch, attempts, state: JobState.Pending });
+  }
+
+  #done(row: JobRow): void {
     const { store, clock, emit } = this.#o;
     if (
       !store.move(
@@ -845,6 +900,7 @@ export class Engine {
     return (
       nothingToSubmit &&
       this.#adopting === 0 &&
+      this.#checking.size === 0 &&
       this.#running.size === 0 &&
       this.#submits.size === 0 &&
       this.#submits.pending === 0 &&
@@ -916,15 +972,4 @@ function provenance(
     null,
     2,
   )}\n`;
-}
-
-function redactDataUris(value: unknown): unknown {
-  if (typeof value === "string")
-    return value.startsWith("data:")
-      ? `${value.slice(0, value.indexOf(",") + 1)}…(${value.length} chars)`
-      : value;
-  if (Array.isArray(value)) return value.map(redactDataUris);
-  if (value !== null && typeof value === "object")
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDataUris(v)]));
-  return value;
 }

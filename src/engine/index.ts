@@ -9,5 +9,7 @@ export type {
   StageCounts,
   StateCounts,
 } from "./events.js";
+export { partialDir } from "./files.js";
 export { emptyStages } from "./job-groups.js";
 export { dependantTemplates, initialJobs } from "./jobs.js";
+export type { OutputVerdict, PostProcess } from "./post-process.js";

@@ -4,5 +4,5 @@ export { type ExpandedManifest, expandManifest, INPUT_PLACEHOLDERS } from "./exp
 export { jobPath } from "./job-path.js";
 export { loadManifest, ManifestSource, parseManifest } from "./load.js";
 export { manifestSchema } from "./schema.js";
-export type { ExpandedJob, JobSpec, ManifestSettings } from "./types.js";
+export type { ExpandedJob, JobChecks, JobSpec, ManifestSettings } from "./types.js";
 export { parseDuration, parseRate, type Rate } from "./units.js";

@@ -7,6 +7,9 @@ export {
   type JobRow,
   type NewJob,
   type OutputRow,
+  type ReportJob,
+  type ReportOutput,
+  type ReportRow,
   type RunRow,
   Store,
 } from "./store.js";

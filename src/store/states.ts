@@ -6,13 +6,16 @@
  *                         │                        │                   │                   │
  *                         │ text answer            └──────poll─────────┴──▶ failed        │ downloads
  *                         ▼                                                 expired        ▼
- *                      downloaded ◀──────────────────────────────────────────────────── downloaded ──▶ done
+ *                      downloaded ◀──────────────────────────────────────────────────── downloaded ──checks──▶ done
+ *                                                                            check failed: failed, or pending (retry)
  *
  * - pending: known, not yet sent. submitting: claimed by a process, request leaving; found
  *   after a crash it means "outcome unknown" and goes back to pending (counted).
  * - submitted / processing: the gateway has a task id; it is polled, never resubmitted.
  * - completed: the gateway finished; outputs are being downloaded.
- * - downloaded: every output is on disk and hashed. done: finished (checks included).
+ * - downloaded: every output is on disk and hashed; post-processing checks it and makes its
+ *   thumbnails. done: finished, every check passed. A failed check ends the job `failed`, or,
+ *   with `checks: { on_fail: retry }` and attempts left, sends it back to pending (a new task).
  * - failed (the gateway or retries gave up), rejected (the gateway refused the request: 400,
  *   401, 422), expired (the task or its links are gone), cancelled (left unsent when a run
  *   stopped for budget or balance), skipped (its upstream failed). `gwrun retry` and a new run
@@ -45,7 +48,7 @@ export const TRANSITIONS: Readonly<Record<JobState, readonly JobState[]>> = {
   [S.Submitted]: [S.Processing, S.Completed, S.Failed, S.Expired],
   [S.Processing]: [S.Processing, S.Completed, S.Failed, S.Expired],
   [S.Completed]: [S.Downloaded, S.Failed, S.Expired],
-  [S.Downloaded]: [S.Done, S.Completed],
+  [S.Downloaded]: [S.Done, S.Completed, S.Failed, S.Pending],
   [S.Done]: [S.Pending, S.Completed],
   [S.Failed]: [S.Pending],
   [S.Rejected]: [S.Pending],

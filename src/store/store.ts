@@ -65,6 +65,40 @@ export interface OutputRow {
   sha256: string | null;
   content_type: string | null;
   reason: string | null;
+  /** Post-processing: "ok" | "failed", null until checked. */
+  check_state: "ok" | "failed" | null;
+  /** JSON of the checks: problems and what was measured. */
+  checks: string | null;
+  thumbnail: string | null;
+  poster: string | null;
+}
+
+/** What a report shows of a job. */
+export type ReportJob = Pick<
+  JobRow,
+  "key" | "job_id" | "label" | "state" | "reason" | "request" | "cost" | "task_id"
+>;
+
+/** What a report shows of an output. */
+export type ReportOutput = Pick<
+  OutputRow,
+  | "idx"
+  | "state"
+  | "path"
+  | "bytes"
+  | "sha256"
+  | "content_type"
+  | "check_state"
+  | "checks"
+  | "thumbnail"
+  | "poster"
+>;
+
+/** One output of a run with its job, as reports read them. */
+export interface ReportRow {
+  job: ReportJob;
+  /** Null for a job that has no outputs recorded. */
+  output: ReportOutput | null;
 }
 
 /** A job as a run first records it. */
@@ -364,6 +398,89 @@ export class Store {
     this.#sql(
       `UPDATE outputs SET ${columns.map((c) => `${c} = ?`).join(", ")} WHERE job_key = ? AND idx = ?`,
     ).run(...columns.map((c) => patch[c as keyof typeof patch] ?? null), key, idx);
+  }
+
+  /**
+   * Every job of a run with its outputs (one row per output, one for a job without any), the
+   * tasks of one manifest job together, in the order they were recorded; read one at a time,
+   * so a report of 100k jobs stays small.
+   * No other statement may run on this store until the iteration ends.
+   */
+  *reportRows(runId: number): Generator<ReportRow> {
+    // Only the columns a report shows: sorting wide rows is most of the cost at 100k jobs.
+    const rows = this.#sql(
+      `SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason, jobs.request, jobs.cost,
+         jobs.task_id, outputs.idx, outputs.state AS output_state, outputs.path, outputs.bytes,
+         outputs.sha256, outputs.content_type, outputs.check_state, outputs.checks,
+         outputs.thumbnail, outputs.poster
+       FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+       LEFT JOIN outputs ON outputs.job_key = jobs.key
+       WHERE run_jobs.run_id = ?
+       ORDER BY min(jobs.rowid) OVER (PARTITION BY jobs.job_id), jobs.rowid, outputs.idx`,
+    ).iterate(runId) as IterableIterator<ReportJob & ReportOutput & { output_state: string }>;
+    for (const row of rows) {
+      const job: ReportJob = {
+        key: row.key,
+        job_id: row.job_id,
+        label: row.label,
+        state: row.state,
+        reason: row.reason,
+        request: row.request,
+        cost: row.cost,
+        task_id: row.task_id,
+      };
+      yield {
+        job,
+        output:
+          row.idx === null
+            ? null
+            : {
+                idx: row.idx,
+                state: row.output_state as OutputRow["state"],
+                path: row.path,
+                bytes: row.bytes,
+                sha256: row.sha256,
+                content_type: row.content_type,
+                check_state: row.check_state,
+                checks: row.checks,
+                thumbnail: row.thumbnail,
+                poster: row.poster,
+              },
+      };
+    }
+  }
+
+  /** A run's jobs that ended without their outputs (failed, rejected, ...), read one at a time. */
+  failuresOf(
+    runId: number,
+  ): IterableIterator<Pick<JobRow, "key" | "job_id" | "label" | "state" | "reason">> {
+    return this.#sql(
+      `SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason
+       FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+       WHERE run_jobs.run_id = ? AND jobs.state IN ('failed', 'rejected', 'expired', 'cancelled', 'skipped')
+       ORDER BY jobs.rowid`,
+    ).iterate(runId) as IterableIterator<
+      Pick<JobRow, "key" | "job_id" | "label" | "state" | "reason">
+    >;
+  }
+
+  /** Jobs of a run by state, outputs and spend, for a report's header. */
+  runSummary(runId: number): { states: Record<string, number>; outputs: number; spent: number } {
+    const states: Record<string, number> = {};
+    let spent = 0;
+    const byState = this.#sql(
+      `SELECT jobs.state AS state, count(*) AS n, sum(coalesce(jobs.cost, 0)) AS spent
+       FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key WHERE run_jobs.run_id = ? GROUP BY jobs.state`,
+    ).all(runId) as { state: string; n: number; spent: number }[];
+    for (const row of byState) {
+      states[row.state] = row.n;
+      spent += row.spent;
+    }
+    const outputs = this.#sql(
+      `SELECT count(*) AS n FROM run_jobs JOIN outputs ON outputs.job_key = run_jobs.key
+       WHERE run_jobs.run_id = ? AND outputs.state = 'downloaded'`,
+    ).get(runId) as { n: number };
+    return { states, outputs: outputs.n, spent: Math.round(spent * 1e6) / 1e6 };
   }
 
   /** Forgets the outputs of a job that is redone. */

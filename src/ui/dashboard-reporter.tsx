@@ -76,13 +76,7 @@ export function dashboardReporter(options: DashboardOptions): Reporter {
   };
   options.stream.on("resize", onResize);
   return {
-    emit: (event: EngineEvent) => {
-      applyEvent(state, event, options.now());
-      if (event.type === "run:finished" && state.outputDir !== null)
-        galleryExists = options.galleryExists(
-          viewOf(state, options.now(), options.cwd).gallery ?? "",
-        );
-    },
+    emit: (event: EngineEvent) => applyEvent(state, event, options.now()),
     notice: (message) => {
       notice = message;
       state.version += 1;
@@ -90,6 +84,10 @@ export function dashboardReporter(options: DashboardOptions): Reporter {
     close: async () => {
       clearInterval(timer);
       options.stream.off("resize", onResize);
+      // The gallery is written after the run finishes, just before the reporter closes.
+      const gallery = viewOf(state, options.now(), options.cwd).gallery;
+      galleryExists =
+        state.finishedAt !== null && gallery !== null && options.galleryExists(gallery);
       // The last frame, with the summary, stays on screen.
       ink.rerender(element());
       ink.unmount();

@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { RunEnd } from "../engine/index.js";
 import type { RunView } from "./run-view.js";
 
@@ -53,7 +54,10 @@ export function summaryLines(view: RunView, options: { galleryExists: boolean })
     `run ${view.runId ?? "?"} ${STATUS_BY_END[end]}: ${counts.done ?? 0} done${others.length > 0 ? `, ${others.join(", ")}` : ""}; spent ${formatSpend(view.spent, view.maxCost)}; outputs in ${view.outputDir ?? "."}`,
   ];
   for (const { reason, count } of view.reasons) lines.push(`  ${count} × ${reason}`);
-  if (options.galleryExists && view.gallery !== null) lines.push(`gallery: ${view.gallery}`);
+  if (options.galleryExists && view.gallery !== null)
+    lines.push(
+      `gallery: ${view.gallery}; results: ${path.join(path.dirname(view.gallery), "results.jsonl")}`,
+    );
   return lines;
 }
 

@@ -58,16 +58,9 @@ export function plainReporter(options: PlainOptions): Reporter & { tick(): void 
       case "run:stopping":
         say(event.message);
         break;
-      case "run:finished": {
-        const view = viewOf(state, now, options.cwd);
-        if (!options.quiet) say(progressLine(view));
-        const [first, ...rest] = summaryLines(view, {
-          galleryExists: view.gallery !== null && options.galleryExists(view.gallery),
-        });
-        say(first ?? "");
-        for (const line of rest) options.write(line);
+      case "run:finished":
+        if (!options.quiet) say(progressLine(viewOf(state, now, options.cwd)));
         break;
-      }
       default:
         break;
     }
@@ -76,6 +69,15 @@ export function plainReporter(options: PlainOptions): Reporter & { tick(): void 
     emit,
     tick,
     notice: say,
-    close: async () => undefined,
+    // The summary comes last, once the gallery it points at has been written.
+    close: async () => {
+      if (state.finishedAt === null) return;
+      const view = viewOf(state, options.now(), options.cwd);
+      const [first, ...rest] = summaryLines(view, {
+        galleryExists: view.gallery !== null && options.galleryExists(view.gallery),
+      });
+      say(first ?? "");
+      for (const line of rest) options.write(line);
+    },
   };
 }

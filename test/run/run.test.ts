@@ -55,7 +55,7 @@ jobs:
     });
   });
 
-  it("keeps output paths inside the output folder, named by job label", async () => {
+  it("keeps output paths and thumbnails inside the output folder, named by job label", async () => {
     await withRun({}, async (scope) => {
       const manifest = scope.write(
         "names.yaml",
@@ -65,7 +65,11 @@ jobs:
       const files = filesBelow(scope.outputDir).filter((f) => !f.endsWith(".json"));
       expect(files.sort()).toContain(path.join("stills", "stills-e1.png"));
       expect(files).toContain(path.join("clips", "clips.mp4"));
-      for (const file of files) expect(file).toMatch(/^(stills|clips)\/[\w-]+\.(png|mp4)$/);
+      expect(files).toContain(path.join(".thumbs", "clips", "clips.poster.jpg"));
+      for (const file of files)
+        expect(file).toMatch(
+          /^((stills|clips)\/[\w-]+\.(png|mp4)|\.thumbs\/(stills|clips)\/[\w-]+\.(webp|poster\.jpg)|results\.jsonl|index\.html)$/,
+        );
     });
   });
 });

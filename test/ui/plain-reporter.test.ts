@@ -48,7 +48,7 @@ describe("plain reporter", () => {
     ]);
   });
 
-  it("with --quiet prints only failures and the summary, with the gallery", () => {
+  it("with --quiet prints only failures and the summary, with the gallery", async () => {
     const { plain, lines, advance } = reporter(true);
     plain.emit(started({ a: 2 }));
     plain.emit({ type: "gateway:rate-limited", retryAfterMs: 1000, ratePerSecond: 2 });
@@ -64,11 +64,14 @@ describe("plain reporter", () => {
     advance(10_000);
     plain.tick();
     plain.emit({ ...finished, end: "failed", counts: { done: 1, rejected: 1 } });
+    // The summary waits for the reporter to close: the gallery is written after the run.
+    expect(lines).toEqual(["gwrun: a-2 rejected: http 422: bad size"]);
+    await plain.close();
     expect(lines).toEqual([
       "gwrun: a-2 rejected: http 422: bad size",
       "gwrun: run 7 failed: 1 done, 1 rejected; spent 1 of 25; outputs in out/spring",
       "  1 × http 422: bad size",
-      "gallery: out/spring/index.html",
+      "gallery: out/spring/index.html; results: out/spring/results.jsonl",
     ]);
   });
 });

@@ -1,0 +1,26 @@
+import path from "node:path";
+import { Store } from "../store/index.js";
+import { ExitCode } from "./exit-codes.js";
+import { out } from "./output.js";
+import { dbPath, findRun } from "./run.js";
+
+/** `gwrun report [run]`: rebuilds a run's results.jsonl and index.html from the store. */
+export async function reportRun(
+  ref: string | undefined,
+  flags: { db?: string },
+): Promise<ExitCode> {
+  const { writeReport } = await import("../postprocess/index.js");
+  const db = dbPath(flags);
+  const run = findRun(db, ref);
+  const store = Store.open(db);
+  try {
+    const written = writeReport(store, run);
+    const shown = (file: string) => path.relative(process.cwd(), file) || file;
+    out(`${shown(written.gallery)}`);
+    out(`${shown(written.results)}`);
+    out(`run ${run.id}: ${written.outputs} outputs, ${written.failures} failures`);
+    return ExitCode.Ok;
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,175 @@
+import type { ReviewRecord } from "./review-record.js";
+
+/**
+ * The static gallery page, in pieces written one after another: works from `file://` with no
+ * server (relative links, styles inline, no scripts). Every text from a request or a response
+ * is escaped: prompts and reasons are untrusted.
+ */
+
+const ESCAPES: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+
+/** Text safe in HTML content and attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => ESCAPES[char] as string);
+}
+
+/** A relative path as a link: each segment percent-encoded. */
+export function href(relative: string): string {
+  return escapeHtml(relative.split("/").map(encodeURIComponent).join("/"));
+}
+
+/** Thumbnails past this many load as they scroll into view. */
+const EAGER_IMAGES = 200;
+
+const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:0;padding:1rem 2rem;background:#f6f6f4;color:#222}
+h1{margin:.2rem 0}h2{font-size:1rem;margin:0 0 .3rem}
+.summary{display:flex;flex-wrap:wrap;gap:.4rem 1.2rem;padding:0;list-style:none}
+.summary b{font-size:1.1rem}
+.job{margin:1.2rem 0}.tasks{display:flex;flex-wrap:wrap;gap:.8rem;align-items:flex-start}
+.task{background:#fff;border:1px solid #ddd;border-radius:6px;padding:.6rem .8rem;max-width:300px}
+h3{font-size:.9rem;margin:0 0 .3rem}
+.meta{color:#555;margin:.3rem 0 0}.prompt{margin:.2rem 0;white-space:pre-wrap;display:-webkit-box;-webkit-line-clamp:4;-webkit-box-orient:vertical;overflow:hidden}
+.params{font-family:ui-monospace,monospace;font-size:12px;color:#666;word-break:break-all}
+.outputs{display:flex;flex-wrap:wrap;gap:.5rem}
+figure{margin:0;max-width:260px}figure img{max-width:260px;max-height:260px;display:block;border-radius:4px;background:#eee}
+figure a{position:relative;display:inline-block;text-decoration:none}
+.play{position:absolute;left:8px;bottom:8px;background:#000a;color:#fff;border-radius:3px;padding:0 6px}
+figcaption{font-size:12px;color:#555}
+.badge{display:inline-block;border-radius:3px;padding:0 5px;font-size:12px;color:#fff}
+.ok{background:#2a7d3b}.failed{background:#b3261e}.unchecked{background:#888}
+.problems{color:#b3261e;font-size:12px;margin:.2rem 0 0;padding-left:1rem}
+.failures li{margin:.2rem 0}.state{font-weight:normal;color:#777;font-size:12px}`;
+
+export interface GallerySummary {
+  run: number;
+  name: string;
+  states: Record<string, number>;
+  outputs: number;
+  spent: number;
+}
+
+/** The page up to its body: title, styles and the run's counts (`data-count` per figure). */
+export function galleryStart(summary: GallerySummary): string {
+  const jobs = Object.values(summary.states).reduce((sum, n) => sum + n, 0);
+  const states = Object.entries(summary.states)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(
+      ([state, n]) => `<li><b data-count="${escapeHtml(state)}">${n}</b> ${escapeHtml(state)}</li>`,
+    )
+    .join("");
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>${escapeHtml(summary.name)}: run ${summary.run}</title><style>${STYLE}</style></head>
+<body><header><h1>${escapeHtml(summary.name)}</h1><p>run ${summary.run}</p>
+<ul class="summary"><li><b data-count="jobs">${jobs}</b> jobs</li>${states}<li><b data-count="outputs">${summary.outputs}</b> outputs</li><li>spent <b data-count="spent">${summary.spent}</b></li></ul></header>
+`;
+}
+
+/** The failures list: one item per job that ended without its outputs, with the reason. */
+export function failuresStart(): string {
+  return `<section class="failures" id="failures"><h2>Failures</h2><ul>\n`;
+}
+
+export function failureItem(failure: {
+  label: string;
+  state: string;
+  reason: string | null;
+}): string {
+  return `<li><a href="#task-${href(failure.label)}">${escapeHtml(failure.label)}</a> <span class="badge failed">${escapeHtml(failure.state)}</span> ${escapeHtml(failure.reason ?? "no reason recorded")}</li>\n`;
+}
+
+export function failuresEnd(count: number): string {
+  return count === 0 ? "<li>none</li></ul></section>\n" : "</ul></section>\n";
+}
+
+/** A manifest job's section: its tasks (matrix combinations, repeats, dependants) follow. */
+export function jobStart(jobId: string): string {
+  return `<section class="job" id="job-${href(jobId)}"><h2>${escapeHtml(jobId)}</h2><div class="tasks">\n`;
+}
+
+export function jobEnd(): string {
+  return "</div></section>\n";
+}
+
+export interface TaskView {
+  label: string;
+  state: string;
+  reason: string | null;
+  model: string | null;
+  prompt: string | null;
+  parameters: Record<string, unknown>;
+  cost: number | null;
+}
+
+/** One task: its outputs as thumbnails with check badges, its model, prompt and parameters below. */
+export function taskCard(
+  records: readonly ReviewRecord[],
+  task: TaskView,
+  imagesBefore: number,
+): string {
+  const parameters = Object.entries(task.parameters)
+    .map(([field, value]) => `${field}: ${truncate(JSON.stringify(value), 160)}`)
+    .join(" · ");
+  const figures = records.map((record, i) => figure(record, imagesBefore + i)).join("");
+  const prompt =
+    task.prompt === null
+      ? ""
+      : `<p class="prompt" title="${escapeHtml(truncate(task.prompt, 4000))}">${escapeHtml(truncate(task.prompt, 600))}</p>`;
+  const state =
+    task.state === "done" ? "" : ` <span class="badge failed">${escapeHtml(task.state)}</span>`;
+  return `<article class="task" id="task-${href(task.label)}"><h3>${escapeHtml(task.label)}${state}</h3><div class="outputs">${figures}</div>
+<p class="meta">${escapeHtml(task.model ?? "unknown model")}${task.cost === null ? "" : ` · cost ${task.cost}`}</p>${prompt}
+${parameters === "" ? "" : `<p class="params">${escapeHtml(parameters)}</p>`}${task.reason !== null && task.state !== "done" ? `<p class="problems">${escapeHtml(task.reason)}</p>` : ""}</article>
+`;
+}
+
+function figure(record: ReviewRecord, position: number): string {
+  const state = record.checks.state ?? "unchecked";
+  const badge = `<span class="badge ${state}">${state === "ok" ? "checks ok" : state === "failed" ? "check failed" : "not checked"}</span>`;
+  const problems =
+    record.checks.problems.length === 0
+      ? ""
+      : `<ul class="problems">${record.checks.problems.map((p) => `<li>${escapeHtml(p)}</li>`).join("")}</ul>`;
+  const name = record.file?.split("/").at(-1) ?? "";
+  const picture =
+    record.thumbnail ??
+    record.poster ??
+    (record.content_type?.startsWith("image/") ? record.file : null);
+  const loading = position < EAGER_IMAGES ? "" : ' loading="lazy"';
+  const inner =
+    picture === null
+      ? escapeHtml(name)
+      : `<img class="thumb" src="${href(picture)}" alt="${escapeHtml(name)}"${loading}>${record.content_type?.startsWith("video/") ? '<span class="play">▶</span>' : ""}`;
+  const link = record.file === null ? inner : `<a href="${href(record.file)}">${inner}</a>`;
+  const size = [sizeOf(record), bytesText(record.bytes)].filter((part) => part !== "").join(" · ");
+  return `<figure class="output">${link}<figcaption>${badge} ${escapeHtml(name)}${size === "" ? "" : ` · ${escapeHtml(size)}`}${problems}</figcaption></figure>`;
+}
+
+function sizeOf(record: ReviewRecord): string {
+  const { width, height, duration_s: duration } = record.checks;
+  const pixels =
+    typeof width === "number" && typeof height === "number" ? `${width}x${height}` : "";
+  return typeof duration === "number" ? `${pixels} ${duration.toFixed(1)} s`.trim() : pixels;
+}
+
+function bytesText(bytes: number | null): string {
+  if (bytes === null) return "";
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(0)} KB`;
+  return `${(bytes / 1024 ** 2).toFixed(1)} MB`;
+}
+
+function truncate(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/** The end of the page. */
+export function galleryEnd(): string {
+  return "<footer><p>Written by gwrun. results.jsonl beside this page holds the same, one line per output.</p></footer></body></html>\n";
+}

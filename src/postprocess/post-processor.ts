@@ -1,0 +1,161 @@
+import { availableParallelism } from "node:os";
+import path from "node:path";
+import PQueue from "p-queue";
+import sharp from "sharp";
+import type { OutputVerdict, PostProcess } from "../engine/index.js";
+import type { ExpectedOutputs, RequestBody } from "../families/index.js";
+import type { JobChecks } from "../manifest/index.js";
+import type { JobRow, OutputRow } from "../store/index.js";
+import { checkClip } from "./check-clip.js";
+import { checkImage } from "./check-image.js";
+import { expectedFor } from "./expected.js";
+import { recordChecksInSidecar } from "./sidecar.js";
+import { makePoster, makeThumbnail, type ThumbnailSettings } from "./thumbnails.js";
+
+export interface PostProcessorOptions {
+  /** The run's output folder; thumbnails go to its `.thumbs/`. */
+  outputDir: string;
+  /** `output.thumbnails` of the manifest; false makes none (clips still get a poster). */
+  thumbnails: false | ThumbnailSettings;
+  /** A job's `checks:` (the manifest's merged with the job's own), by job id. */
+  checksFor(jobId: string): JobChecks;
+  /** Outputs checked at once; default: the machine's cores. */
+  concurrency?: number;
+}
+
+/**
+ * Checks every downloaded output against what its family promised for the request and makes
+ * its review images, on a queue bounded to the machine's cores, beside the run's downloads.
+ */
+export class PostProcessor implements PostProcess {
+  readonly #o: PostProcessorOptions;
+  readonly #queue: PQueue;
+  /** Set by `drain()`: what has not started rejects at once instead of running. */
+  #stopped = false;
+
+  constructor(options: PostProcessorOptions) {
+    this.#o = options;
+    // Every picture is read once: libvips' operation cache would only hold memory.
+    sharp.cache(false);
+    this.#queue = new PQueue({ concurrency: options.concurrency ?? availableParallelism() });
+  }
+
+  async process(
+    row: JobRow,
+    outputs: readonly OutputRow[],
+  ): Promise<{ verdicts: OutputVerdict[]; onFail: "report" | "retry" }> {
+    const body = JSON.parse(row.request) as RequestBody;
+    const expected = expectedFor(row, body);
+    const checks = this.#o.checksFor(row.job_id);
+    const verdicts = await Promise.all(
+      outputs.map((output) =>
+        this.#queue.add(() => {
+          if (this.#stopped) throw new Error("post-processing stopped before this output");
+          return this.#check(row, output, expected, body, checks);
+        }),
+      ),
+    );
+    const first = verdicts[0];
+    if (expected.exact && outputs.length !== expected.count && first !== undefined) {
+      first.ok = false;
+      first.problems.push(
+        `${row.label} gave ${outputs.length} outputs, expected ${expected.count}`,
+      );
+    }
+    await Promise.all(
+      outputs.map((output, i) => {
+        const verdict = verdicts[i];
+        return output.path === null || verdict === undefined
+          ? undefined
+          : recordChecksInSidecar(output.path, this.#o.outputDir, verdict);
+      }),
+    );
+    return { verdicts, onFail: checks.on_fail ?? "report" };
+  }
+
+  async drain(): Promise<void> {
+    this.#stopped = true;
+    await this.#queue.onIdle();
+  }
+
+  async #check(
+    row: JobRow,
+    output: OutputRow,
+    expected: ExpectedOutputs,
+    body: RequestBody,
+    checks: JobChecks,
+  ): Promise<OutputVerdict> {
+    const verdict: OutputVerdict = {
+      index: output.idx,
+      ok: true,
+      problems: [],
+      thumbnail: null,
+      poster: null,
+      details: {},
+    };
+    const file = output.path;
+    if (file === null) {
+      verdict.problems.push(`output ${output.idx + 1} of ${row.label} is not on disk`);
+    } else if (expected.kind === "video") {
+      await this.#checkClip(verdict, row, file, output.content_type, expected, body, checks);
+    } else if (expected.kind === "image") {
+      await this.#checkImage(verdict, row, file, output.content_type, expected, body);
+    }
+    verdict.ok = verdict.problems.length === 0;
+    return verdict;
+  }
+
+  async #checkImage(
+    verdict: OutputVerdict,
+    row: JobRow,
+    file: string,
+    contentType: string | null,
+    expected: ExpectedOutputs,
+    body: RequestBody,
+  ): Promise<void> {
+    const name = path.basename(file);
+    const { thumbnails, outputDir } = this.#o;
+    const result = await checkImage(file, name, contentType, expected, body, thumbnails === false);
+    verdict.problems.push(...result.problems);
+    verdict.details = result.details;
+    if (thumbnails === false || result.details.format === undefined) return;
+    // Making the thumbnail decodes the whole picture: a broken one fails here.
+    try {
+      verdict.thumbnail = await makeThumbnail(file, outputDir, row.job_id, file, thumbnails);
+    } catch (error) {
+      verdict.problems.push(`${name} does not decode: ${(error as Error).message}`);
+    }
+  }
+
+  async #checkClip(
+    verdict: OutputVerdict,
+    row: JobRow,
+    file: string,
+    contentType: string | null,
+    expected: ExpectedOutputs,
+    body: RequestBody,
+    checks: JobChecks,
+  ): Promise<void> {
+    const name = path.basename(file);
+    const result = await checkClip(file, name, contentType, expected, body, checks);
+    verdict.problems.push(...result.problems);
+    verdict.details = result.details;
+    if (result.durationSeconds === null) return;
+    const { thumbnails, outputDir } = this.#o;
+    try {
+      // Early in the clip, past a fade-in.
+      const at = Math.min(0.5, result.durationSeconds / 2);
+      verdict.poster = await makePoster(file, outputDir, row.job_id, at);
+      if (thumbnails !== false)
+        verdict.thumbnail = await makeThumbnail(
+          verdict.poster,
+          outputDir,
+          row.job_id,
+          file,
+          thumbnails,
+        );
+    } catch (error) {
+      verdict.problems.push(`${name}: no poster frame: ${(error as Error).message.split("\n")[0]}`);
+    }
+  }
+}

@@ -1,0 +1,145 @@
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import path from "node:path";
+import type { ReportJob, RunRow, Store } from "../store/index.js";
+import {
+  failureItem,
+  failuresEnd,
+  failuresStart,
+  galleryEnd,
+  galleryStart,
+  jobEnd,
+  jobStart,
+  taskCard,
+} from "./gallery.js";
+import { parametersOf, promptOf, type ReviewRecord, reviewRecord } from "./review-record.js";
+
+export const RESULTS_FILE = "results.jsonl";
+export const GALLERY_FILE = "index.html";
+
+/** Text written to a file in large chunks as it is produced, renamed into place when whole. */
+class ChunkedFile {
+  readonly #target: string;
+  readonly #partial: string;
+  readonly #fd: number;
+  #closed = false;
+  #chunks: string[] = [];
+  #size = 0;
+
+  constructor(target: string) {
+    this.#target = target;
+    this.#partial = `${target}.${process.pid}.partial`;
+    this.#fd = openSync(this.#partial, "w");
+  }
+
+  write(text: string): void {
+    this.#chunks.push(text);
+    this.#size += text.length;
+    if (this.#size >= 1 << 16) this.#flush();
+  }
+
+  #flush(): void {
+    if (this.#chunks.length > 0) writeSync(this.#fd, this.#chunks.join(""));
+    this.#chunks = [];
+    this.#size = 0;
+  }
+
+  commit(): void {
+    this.#flush();
+    this.#close();
+    renameSync(this.#partial, this.#target);
+  }
+
+  /** Removes the partial file (after an error); a committed file stays. */
+  abandon(): void {
+    this.#close();
+    rmSync(this.#partial, { force: true });
+  }
+
+  #close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    closeSync(this.#fd);
+  }
+}
+
+export interface ReportWritten {
+  results: string;
+  gallery: string;
+  outputs: number;
+  failures: number;
+}
+
+/**
+ * Writes `results.jsonl` (one line per output on disk) and the `index.html` gallery into the
+ * run's output folder from the store, reading one row at a time.
+ */
+export function writeReport(store: Store, run: RunRow): ReportWritten {
+  const dir = run.output_dir;
+  mkdirSync(dir, { recursive: true });
+  const results = new ChunkedFile(path.join(dir, RESULTS_FILE));
+  const gallery = new ChunkedFile(path.join(dir, GALLERY_FILE));
+  try {
+    const summary = store.runSummary(run.id);
+    gallery.write(galleryStart({ run: run.id, name: run.name, ...summary }));
+    gallery.write(failuresStart());
+    let failures = 0;
+    for (const failure of store.failuresOf(run.id)) {
+      failures += 1;
+      gallery.write(failureItem(failure));
+    }
+    gallery.write(failuresEnd(failures));
+    let outputs = 0;
+    let job: ReportJob | undefined;
+    let records: ReviewRecord[] = [];
+    const flushTask = () => {
+      if (job === undefined) return;
+      const body = JSON.parse(job.request) as Record<string, unknown>;
+      gallery.write(
+        taskCard(
+          records,
+          {
+            label: job.label,
+            state: job.state,
+            reason: job.reason,
+            model: typeof body.model === "string" ? body.model : null,
+            prompt: promptOf(body),
+            parameters: parametersOf(body),
+            cost: job.cost,
+          },
+          outputs - records.length,
+        ),
+      );
+    };
+    for (const row of store.reportRows(run.id)) {
+      if (row.job.key !== job?.key) {
+        flushTask();
+        if (row.job.job_id !== job?.job_id) {
+          if (job !== undefined) gallery.write(jobEnd());
+          gallery.write(jobStart(row.job.job_id));
+        }
+        job = row.job;
+        records = [];
+      }
+      if (row.output === null || row.output.path === null) continue;
+      const record = reviewRecord(dir, row.job, row.output);
+      records.push(record);
+      results.write(`${JSON.stringify(record)}\n`);
+      outputs += 1;
+    }
+    flushTask();
+    if (job !== undefined) gallery.write(jobEnd());
+    gallery.write(galleryEnd());
+    results.commit();
+    gallery.commit();
+    return {
+      results: path.join(dir, RESULTS_FILE),
+      gallery: path.join(dir, GALLERY_FILE),
+      outputs,
+      failures,
+    };
+  } catch (error) {
+    results.abandon();
+    gallery.abandon();
+    throw error;
+  }
+}

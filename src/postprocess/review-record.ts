@@ -1,0 +1,90 @@
+import path from "node:path";
+import { redactDataUris } from "../core/values.js";
+import type { ReportJob, ReportOutput } from "../store/index.js";
+
+/** One line of `results.jsonl`: an output with its job, request, file and checks. */
+export interface ReviewRecord {
+  job: string;
+  label: string;
+  key: string;
+  state: string;
+  task_id: string | null;
+  model: string | null;
+  prompt: string | null;
+  /** The request's other fields (Data URIs shortened). */
+  parameters: Record<string, unknown>;
+  output: number;
+  /** Paths relative to the run's output folder. */
+  file: string | null;
+  thumbnail: string | null;
+  poster: string | null;
+  content_type: string | null;
+  sha256: string | null;
+  bytes: number | null;
+  /** What the task cost (all of its outputs together). */
+  cost: number | null;
+  checks: { state: "ok" | "failed" | null; problems: string[]; [measured: string]: unknown };
+}
+
+/** Fields shown as the prompt, not as parameters. */
+const PROMPT_FIELDS = ["prompt", "messages", "input", "contents", "system"];
+
+/** The request's words: `prompt`, else the last message of a text request. */
+export function promptOf(body: Record<string, unknown>): string | null {
+  if (typeof body.prompt === "string") return body.prompt;
+  if (typeof body.input === "string") return body.input;
+  const messages = Array.isArray(body.messages) ? body.messages : body.contents;
+  if (!Array.isArray(messages)) return null;
+  const last = messages.at(-1) as { content?: unknown; parts?: { text?: unknown }[] } | undefined;
+  if (typeof last?.content === "string") return last.content;
+  const text = last?.parts?.find((part) => typeof part.text === "string")?.text;
+  return typeof text === "string" ? text : null;
+}
+
+/** The request's fields other than the model and the prompt. */
+export function parametersOf(body: Record<string, unknown>): Record<string, unknown> {
+  const rest = Object.entries(body).filter(
+    ([field]) => field !== "model" && !PROMPT_FIELDS.includes(field),
+  );
+  return redactDataUris(Object.fromEntries(rest)) as Record<string, unknown>;
+}
+
+/** A path below the output folder, with forward slashes; null when there is none. */
+export function relativeTo(outputDir: string, file: string | null): string | null {
+  if (file === null) return null;
+  // The common case without path.relative's normalising, which shows at 100k outputs.
+  const prefix = outputDir.endsWith(path.sep) ? outputDir : `${outputDir}${path.sep}`;
+  const relative = file.startsWith(prefix)
+    ? file.slice(prefix.length)
+    : path.relative(outputDir, file);
+  return path.sep === "/" ? relative : relative.split(path.sep).join("/");
+}
+
+/** The results.jsonl line of one output on disk. */
+export function reviewRecord(
+  outputDir: string,
+  job: ReportJob,
+  output: ReportOutput,
+): ReviewRecord {
+  const body = JSON.parse(job.request) as Record<string, unknown>;
+  const measured = output.checks === null ? { problems: [] } : JSON.parse(output.checks);
+  return {
+    job: job.job_id,
+    label: job.label,
+    key: job.key,
+    state: job.state,
+    task_id: job.task_id,
+    model: typeof body.model === "string" ? body.model : null,
+    prompt: promptOf(body),
+    parameters: parametersOf(body),
+    output: output.idx,
+    file: relativeTo(outputDir, output.path),
+    thumbnail: relativeTo(outputDir, output.thumbnail),
+    poster: relativeTo(outputDir, output.poster),
+    content_type: output.content_type,
+    sha256: output.sha256,
+    bytes: output.bytes,
+    cost: job.cost,
+    checks: { state: output.check_state, ...measured },
+  };
+}

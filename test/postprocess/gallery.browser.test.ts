@@ -1,0 +1,105 @@
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { fastSettings, withRun } from "../helpers/run.js";
+import { REVIEW_JOBS, readResults } from "./review.js";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+
+describe("the gallery page", () => {
+  it("shows every thumbnail of a finished run from file://, with its counts and failures, and no errors", async () => {
+    await withRun({}, async (scope) => {
+      const manifest = scope.write(
+        "gallery.yaml",
+        `${fastSettings(scope.outputDir)}${REVIEW_JOBS}  - { id: unsafe, model: acme-image-2, prompt: "a forbidden mug", size: "1:1" }
+`,
+      );
+      expect((await scope.gwrun(["run", manifest]).done).code).toBe(1);
+      const results = readResults(scope.outputDir);
+      expect(results).toHaveLength(3);
+
+      const browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: [
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-quic",
+          "--no-first-run",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+        ],
+      });
+      try {
+        const page = await browser.newPage();
+        const problems: string[] = [];
+        page.on("console", (message) => {
+          if (message.type() === "error") problems.push(message.text());
+        });
+        page.on("pageerror", (error) => problems.push(error.message));
+        page.on("requestfailed", (request) => problems.push(`failed: ${request.url()}`));
+        page.on("dialog", (dialog) => {
+          problems.push(`dialog: ${dialog.message()}`);
+          void dialog.dismiss();
+        });
+        await page.goto(pathToFileURL(path.join(scope.outputDir, "index.html")).href, {
+          waitUntil: "load",
+        });
+
+        const thumbs = await page.$$eval("img.thumb", (images) =>
+          images.map((img) => {
+            // Typed by hand: the project compiles without the DOM library.
+            const shown = img as unknown as { complete: boolean; naturalWidth: number };
+            return {
+              src: img.getAttribute("src"),
+              loaded: shown.complete && shown.naturalWidth > 0,
+            };
+          }),
+        );
+        expect(thumbs).toHaveLength(3);
+        expect(thumbs.filter((thumb) => !thumb.loaded)).toEqual([]);
+        expect(thumbs.map((thumb) => thumb.src).sort()).toEqual(
+          results.map((record) => record.thumbnail).sort(),
+        );
+
+        const count = (name: string) =>
+          page.$eval(`[data-count="${name}"]`, (element) => element.textContent);
+        expect(await count("jobs")).toBe("4");
+        expect(await count("done")).toBe("3");
+        expect(await count("rejected")).toBe("1");
+        expect(await count("outputs")).toBe("3");
+        // Tasks grouped by their manifest job.
+        const groups = await page.$$eval("section.job", (sections) =>
+          sections.map((section) => [
+            section.querySelector("h2")?.textContent,
+            section.querySelectorAll("article.task").length,
+          ]),
+        );
+        expect(groups).toEqual([
+          ["hero", 2],
+          ["clip", 1],
+          ["unsafe", 1],
+        ]);
+        expect(await page.$$eval(".badge.ok", (badges) => badges.length)).toBe(3);
+
+        const failures = await page.$$eval(".failures li", (items) =>
+          items.map((item) => item.textContent ?? ""),
+        );
+        expect(failures).toHaveLength(1);
+        expect(failures[0]).toMatch(/^unsafe rejected .*safety filter/);
+
+        // The prompt is shown as text, never run.
+        const prompts = await page.$$eval(".prompt", (items) => items.map((p) => p.textContent));
+        expect(prompts).toContain("A mug <script>alert('x')</script> & a cup");
+        // Clips link to their file from their poster's thumbnail.
+        expect(
+          await page.$eval('a[href="clip/clip.mp4"] img.thumb', (img) => img.getAttribute("src")),
+        ).toBe(".thumbs/clip/clip.webp");
+        expect(problems).toEqual([]);
+      } finally {
+        await browser.close();
+      }
+    });
+  }, 180_000);
+});
