@@ -128,7 +128,13 @@ describe("post-processing of a run", () => {
         const events = run.stdout
           .split("\n")
           .filter((line) => line !== "")
-          .map((line) => JSON.parse(line) as { type: string });
+          .map((line) => {
+            // Every line of the versioned stream carries its version and time.
+            const { v, at, ...event } = JSON.parse(line) as { v: number; at: number; type: string };
+            expect(v).toBe(1);
+            expect(typeof at).toBe("number");
+            return event;
+          });
         const types = events.map((event) => event.type);
         expect(types.indexOf("job:postprocessing")).toBeGreaterThan(
           types.indexOf("output:downloaded"),

@@ -67,7 +67,16 @@ describe("crash safety", () => {
       );
       const manifest = scope.write("stop.yaml", `${settings}name: stop\n${mixedJobs(100, 0)}`);
       const run = scope.gwrun(["run", manifest]);
-      await sleep(900);
+      // Interrupt once the run is under way (its Ctrl-C handling is set up by then), however
+      // slowly a loaded machine starts it.
+      await new Promise<void>((resolve) => {
+        let seen = "";
+        run.child.stderr?.on("data", (chunk: Buffer) => {
+          seen += chunk.toString();
+          if (/run \d+: \d+ jobs/.test(seen)) resolve();
+        });
+      });
+      await sleep(300);
       run.child.kill("SIGINT");
       const stopped = await run.done;
       expect(stopped.code).toBe(130);

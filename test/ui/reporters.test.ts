@@ -64,6 +64,7 @@ describe("reporters of a real run", () => {
         /^gwrun: run 1 failed: \d+ done, \d+ failed; spent \S+; outputs in out$/m,
       );
       expect(plain.stderr).toMatch(/^ {2}\d+ × the task failed: /m);
+      expect(plain.stderr).toMatch(/^gallery: out\/index\.html; results: out\/results\.jsonl$/m);
 
       const quiet = await scope.gwrun(["retry", "--failed", "--quiet"]).done;
       const lines = quiet.stderr.trimEnd().split("\n");
@@ -71,7 +72,7 @@ describe("reporters of a real run", () => {
       expect(quiet.stderr).not.toMatch(/already done|· queued/);
       expect(quiet.stderr).toMatch(/^gwrun: run 1 (done|failed): \d+ done/m);
       for (const line of lines.slice(1))
-        expect(line).toMatch(/^(gwrun: stills-\S+ failed: |gwrun: run 1 |\s+\d+ × )/);
+        expect(line).toMatch(/^(gwrun: stills-\S+ failed: |gwrun: run 1 |\s+\d+ × |gallery: )/);
     });
   }, 120_000);
 });
