@@ -1,15 +1,13 @@
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   dropPlaceholders,
   type NewJob,
   rebindPending,
-  Store,
   saveTextAnswer,
   textAnswer,
   textAnswersOf,
 } from "../../src/store/index.js";
-import { tempDir } from "../helpers/manifest.js";
+import { openTestStore } from "../helpers/store.js";
 
 function job(key: string, upstreamKey: string | null, placeholder = false): NewJob {
   return {
@@ -26,22 +24,9 @@ function job(key: string, upstreamKey: string | null, placeholder = false): NewJ
   };
 }
 
-function open(): { store: Store; runId: number } {
-  const store = Store.open(path.join(tempDir(), "state.db"));
-  const runId = store.createRun({
-    name: "t",
-    manifest_path: "/m.yaml",
-    manifest_text: "version: 1",
-    base_url: "sim",
-    output_dir: "/out",
-    started_at: 1,
-  });
-  return { store, runId };
-}
-
 describe("dependant bookkeeping in the store", () => {
   it("drops an upstream's stand-ins down the chain, and nothing else", () => {
-    const { store, runId } = open();
+    const { store, runId } = openTestStore();
     store.addJobs(
       runId,
       [
@@ -61,7 +46,7 @@ describe("dependant bookkeeping in the store", () => {
   });
 
   it("binds a request afresh only while the job is pending and real", () => {
-    const { store, runId } = open();
+    const { store, runId } = openTestStore();
     store.addJobs(runId, [job("a", "up"), job("b", "up"), job("c", "up", true)], 1);
     store.move("b", "pending", "submitting", {}, 2);
     expect(rebindPending(store, "a", '{"url":"new"}')).toBe(true);
@@ -74,7 +59,7 @@ describe("dependant bookkeeping in the store", () => {
   });
 
   it("keeps one answer per text job, replaced when the job is redone", () => {
-    const { store, runId } = open();
+    const { store, runId } = openTestStore();
     store.addJobs(runId, [job("t", null)], 1);
     const answer = {
       job_key: "t",

@@ -1,7 +1,6 @@
-import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { type NewJob, Store } from "../../src/store/index.js";
-import { tempDir } from "../helpers/manifest.js";
+import type { NewJob } from "../../src/store/index.js";
+import { openTestStore } from "../helpers/store.js";
 
 const job = (key: string, jobId: string): NewJob => ({
   key,
@@ -17,16 +16,8 @@ const job = (key: string, jobId: string): NewJob => ({
 
 describe("store: what reports read", () => {
   it("reads a run's outputs with the tasks of each manifest job together, and its failures", () => {
-    const store = Store.open(path.join(tempDir(), "state.db"));
+    const { store, runId: run } = openTestStore();
     try {
-      const run = store.createRun({
-        name: "t",
-        manifest_path: "/m.yaml",
-        manifest_text: "version: 1",
-        base_url: "sim",
-        output_dir: "/out",
-        started_at: 1,
-      });
       // A dependant recorded between two tasks of `hero`, as `from:` jobs are.
       store.addJobs(
         run,

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { type NewJob, Store } from "../../src/store/index.js";
 import { ROOT } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
+import { openTestStore } from "../helpers/store.js";
 
 function exitCode(args: string[]): Promise<number | null> {
   return new Promise((resolve) => {
@@ -26,15 +27,7 @@ const imageJob: NewJob = {
 };
 
 function openWithJob(): Store {
-  const store = Store.open(path.join(tempDir(), "state.db"));
-  const runId = store.createRun({
-    name: "t",
-    manifest_path: "/m.yaml",
-    manifest_text: "version: 1",
-    base_url: "sim",
-    output_dir: "/out",
-    started_at: 1,
-  });
+  const { store, runId } = openTestStore();
   store.addJobs(runId, [imageJob], 1);
   return store;
 }

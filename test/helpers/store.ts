@@ -1,0 +1,17 @@
+import path from "node:path";
+import { Store } from "../../src/store/index.js";
+import { tempDir } from "./manifest.js";
+
+/** A fresh state database in a temp folder with one run recorded in it. */
+export function openTestStore(): { store: Store; runId: number } {
+  const store = Store.open(path.join(tempDir(), "state.db"));
+  const runId = store.createRun({
+    name: "t",
+    manifest_path: "/m.yaml",
+    manifest_text: "version: 1",
+    base_url: "sim",
+    output_dir: "/out",
+    started_at: 1,
+  });
+  return { store, runId };
+}
