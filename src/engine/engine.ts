@@ -445,20 +445,23 @@ export class Engine {
       this.#unknownSubmits += tally.unknown;
       this.#pace.succeeded();
       if (!recordTextAnswer(store, row, result, clock.now())) return;
-      for (const file of result.files)
-        emit({
-          type: "output:downloaded",
-          key: row.key,
-          job: row.job_id,
-          label: row.label,
-          path: file.path,
-          bytes: file.bytes,
-        });
+      for (const file of result.files) this.#emitDownloaded(row, file);
       this.#finish({ ...row, state: JobState.Downloaded });
     } catch (error) {
       this.#unknownSubmits += tally.unknown + (mayHaveArrived(error) ? 1 : 0);
       this.#submitFailed(row, error, tally.unknown);
     }
+  }
+
+  #emitDownloaded(row: JobRow, file: { path: string; bytes: number }): void {
+    this.#o.emit({
+      type: "output:downloaded",
+      key: row.key,
+      job: row.job_id,
+      label: row.label,
+      path: file.path,
+      bytes: file.bytes,
+    });
   }
 
   #callDeps(): PacedCallDeps {
@@ -706,14 +709,7 @@ export class Engine {
           sha256: file.sha256,
           content_type: file.contentType,
         });
-        emit({
-          type: "output:downloaded",
-          key: row.key,
-          job: row.job_id,
-          label: row.label,
-          path: file.path,
-          bytes: file.bytes,
-        });
+        this.#emitDownloaded(row, file);
         if (last && store.move(row.key, JobState.Completed, JobState.Downloaded, {}, clock.now())) {
           this.#finish({ ...row, state: JobState.Downloaded });
         }
