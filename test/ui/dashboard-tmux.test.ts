@@ -5,12 +5,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
+import { runsWith } from "../helpers/system-tools.js";
 
 /**
  * `gwrun manifests/campaign.yaml` in a real terminal: a tmux session of 120×40 on a server of
  * this test's own, the screen read with `capture-pane`.
  */
-const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
 const socket = `gwrun-test-${process.pid}`;
 
 function tmux(...args: string[]): string {
@@ -54,7 +54,7 @@ async function watch(
   }
 }
 
-describe.skipIf(!hasTmux)("the dashboard in a terminal (tmux)", () => {
+describe.runIf(runsWith("tmux"))("the dashboard in a terminal (tmux)", () => {
   afterEach(() => {
     spawnSync("tmux", ["-L", socket, "kill-server"]);
   });
@@ -96,9 +96,3 @@ describe.skipIf(!hasTmux)("the dashboard in a terminal (tmux)", () => {
     expect(last).toMatch(/run 1 interrupted: \d+ done, /);
   }, 180_000);
 });
-
-if (!hasTmux) {
-  describe("the dashboard in a terminal (tmux)", () => {
-    it.skip("needs tmux (not installed here; CI installs it)", () => {});
-  });
-}
