@@ -5,7 +5,6 @@ import type { Clock } from "../core/clock.js";
 import { ErrorCode } from "../core/errors.js";
 import { processAlive, sweepPartials } from "../core/fs.js";
 import type { Random } from "../core/random.js";
-import { redactDataUris } from "../core/values.js";
 import type { CheckedJob } from "../families/index.js";
 import {
   type GatewayClient,
@@ -26,6 +25,7 @@ import { jobGroups } from "./job-groups.js";
 import { SubmitPace } from "./pace.js";
 import { type PacedCallDeps, pacedCall } from "./paced-call.js";
 import { type OutputVerdict, type PostProcess, recordVerdicts } from "./post-process.js";
+import { provenanceText } from "./provenance.js";
 import { callTextJob, recordTextAnswer } from "./text-jobs.js";
 
 export interface EngineOptions {
@@ -693,11 +693,13 @@ export class Engine {
         }
         throw error;
       }
-      await writeWhole(
-        `${file.path}.json`,
-        provenance(row, output.idx, file),
-        partialDir(outputDir),
-      );
+      // With post-processing, the sidecar is written once its checks are known.
+      if (this.#o.postprocess === undefined)
+        await writeWhole(
+          `${file.path}.json`,
+          provenanceText(row, output.idx, file),
+          partialDir(outputDir),
+        );
       const last = outputs.every((o) => o.idx === output.idx || o.state === "downloaded");
       output.state = "downloaded";
       // The file, and when it is the last one the job's moves, commit together.
@@ -941,31 +943,4 @@ function isAlive(owner: string | null): boolean {
   if (owner === null) return false;
   const [pid, host] = owner.split("@");
   return host !== hostname() || processAlive(Number(pid));
-}
-
-function provenance(
-  row: JobRow,
-  index: number,
-  file: { sha256: string; bytes: number; contentType: string },
-): string {
-  return `${JSON.stringify(
-    {
-      job: row.job_id,
-      label: row.label,
-      key: row.key,
-      output: index,
-      task_id: row.task_id,
-      family: row.family,
-      endpoint: row.endpoint,
-      request: redactDataUris(JSON.parse(row.request)),
-      cost: row.cost,
-      sha256: file.sha256,
-      bytes: file.bytes,
-      content_type: file.contentType,
-      submitted_at: row.submitted_at,
-      completed_at: row.completed_at,
-    },
-    null,
-    2,
-  )}\n`;
 }

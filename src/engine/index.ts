@@ -9,7 +9,8 @@ export type {
   StageCounts,
   StateCounts,
 } from "./events.js";
-export { partialDir } from "./files.js";
+export { partialDir, writeWhole } from "./files.js";
 export { emptyStages } from "./job-groups.js";
 export { dependantTemplates, initialJobs } from "./jobs.js";
 export type { OutputVerdict, PostProcess } from "./post-process.js";
+export { provenanceText } from "./provenance.js";

@@ -9,7 +9,7 @@ import type { JobRow, OutputRow } from "../store/index.js";
 import { checkClip } from "./check-clip.js";
 import { checkImage } from "./check-image.js";
 import { expectedFor } from "./expected.js";
-import { recordChecksInSidecar } from "./sidecar.js";
+import { writeSidecar } from "./sidecar.js";
 import { makePoster, makeThumbnail, type ThumbnailSettings } from "./thumbnails.js";
 
 export interface PostProcessorOptions {
@@ -67,7 +67,7 @@ export class PostProcessor implements PostProcess {
         const verdict = verdicts[i];
         return output.path === null || verdict === undefined
           ? undefined
-          : recordChecksInSidecar(output.path, this.#o.outputDir, verdict);
+          : writeSidecar(row, { ...output, path: output.path }, this.#o.outputDir, verdict);
       }),
     );
     return { verdicts, onFail: checks.on_fail ?? "report" };

@@ -1,0 +1,36 @@
+import { redactDataUris } from "../core/values.js";
+import type { JobRow } from "../store/index.js";
+
+/**
+ * An output's provenance sidecar (`<file>.json`): job, key, request, task, cost, hash and
+ * timings, plus whatever `extra` adds (the checks), so an asset stays traceable once it leaves
+ * the folder.
+ */
+export function provenanceText(
+  row: JobRow,
+  index: number,
+  file: { sha256: string | null; bytes: number | null; contentType: string | null },
+  extra: Record<string, unknown> = {},
+): string {
+  return `${JSON.stringify(
+    {
+      job: row.job_id,
+      label: row.label,
+      key: row.key,
+      output: index,
+      task_id: row.task_id,
+      family: row.family,
+      endpoint: row.endpoint,
+      request: redactDataUris(JSON.parse(row.request)),
+      cost: row.cost,
+      sha256: file.sha256,
+      bytes: file.bytes,
+      content_type: file.contentType,
+      submitted_at: row.submitted_at,
+      completed_at: row.completed_at,
+      ...extra,
+    },
+    null,
+    2,
+  )}\n`;
+}
