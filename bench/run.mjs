@@ -13,9 +13,18 @@ const dir = mkdtempSync(path.join(tmpdir(), "gwrun-bench-"));
 let failed = false;
 
 function node(args) {
-  const result = spawnSync(process.execPath, args, { cwd: root, encoding: "utf8" });
+  // `gwrun plan --json` of 100k tasks prints megabytes: past spawnSync's default buffer it
+  // would be killed and counted as failed.
+  const result = spawnSync(process.execPath, args, {
+    cwd: root,
+    encoding: "utf8",
+    maxBuffer: 1024 ** 3,
+  });
   if (result.status !== 0) {
     failed = true;
+    process.stderr.write(
+      `${args.join(" ")}: ${result.error?.message ?? `exit ${result.status}`}\n`,
+    );
     process.stderr.write(result.stderr);
   }
   return result;
