@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { bin, manifest, startSim, ZERO_LATENCY } from "./run-helpers.mjs";
+import { bin, manifest, startInstantSim, startSim, ZERO_LATENCY } from "./run-helpers.mjs";
 
 /** Runs gwrun to the end; samples its peak RSS (VmHWM) and the arrival of submit events. */
 function runGwrun(file, url) {
@@ -68,13 +68,7 @@ const dir = mkdtempSync(path.join(tmpdir(), "gwrun-bench-run-"));
 try {
   {
     const jobs = 10_000;
-    const sim = await startSim([
-      ...ZERO_LATENCY,
-      "--media-variants",
-      "1",
-      "--cache-dir",
-      path.join(dir, "media"),
-    ]);
+    const sim = await startInstantSim(dir);
     const result = await runGwrun(manifest(dir, jobs, "5000/s"), sim.url);
     const served = await counters(sim.url);
     sim.stop();

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { bin, manifest, startSim, ZERO_LATENCY } from "./run-helpers.mjs";
+import { bin, manifest, startInstantSim } from "./run-helpers.mjs";
 
 const JOBS = 10_000;
 const ROUNDS = 3;
@@ -48,13 +48,7 @@ function runInTerminal(file, url, quiet) {
 
 const dir = mkdtempSync(path.join(tmpdir(), "gwrun-bench-ui-"));
 try {
-  const sim = await startSim([
-    ...ZERO_LATENCY,
-    "--media-variants",
-    "1",
-    "--cache-dir",
-    path.join(dir, "media"),
-  ]);
+  const sim = await startInstantSim(dir);
   const best = { none: Infinity, dashboard: Infinity };
   const cpu = { none: Infinity, dashboard: Infinity };
   const screenBytes = [];
