@@ -7,6 +7,8 @@ export const ExitCode = {
   Invalid: 2,
   /** Stopped by the budget or the gateway balance. */
   Stopped: 3,
+  /** Another run of the same scheduled manifest holds its lease; nothing was done. */
+  Busy: 4,
   Interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];

@@ -6,6 +6,7 @@ import { err } from "./output.js";
 import { planManifest } from "./plan.js";
 import { reportRun } from "./report.js";
 import { type RunFlags, resumeRun, retryRun, runManifest } from "./run.js";
+import { type ScheduleFlags, schedule } from "./schedule.js";
 import { writeSchemas } from "./schema.js";
 import { addSimCommand } from "./sim.js";
 import { listRuns, showStatus } from "./status.js";
@@ -83,7 +84,11 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     program
       .command("run")
       .description("run a manifest: submit, poll, download, resume where an earlier run stopped")
-      .argument("<manifest>", "manifest file"),
+      .argument("<manifest>", "manifest file")
+      .option(
+        "--at <time>",
+        "run as of this ISO 8601 time: a scheduled manifest runs the tick due then (default: now)",
+      ),
   ).action(async (manifest: string, flags: RunFlags) => {
     setExit(await runManifest(manifest, flags));
   });
@@ -138,6 +143,20 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       setExit(listRuns(flags));
     });
 
+  program
+    .command("schedule")
+    .description(
+      "run scheduled manifests at their ticks until stopped, one run per manifest at a time",
+    )
+    .argument("[manifest...]", "manifests with schedule:")
+    .option("--log <file>", "append plain lines to this file instead of stderr")
+    .option("--list", "show each manifest's next ticks and its last runs, then exit")
+    .option("--db <file>", "state database (default: GWRUN_DB or data/gwrun.db)")
+    .option("--base-url <url>", 'gateway base URL, overriding the manifests ("sim": the simulator)')
+    .action(async (manifests: string[], flags: ScheduleFlags) => {
+      setExit(await schedule(manifests, flags));
+    });
+
   addSimCommand(program, setExit);
 
   return program;
@@ -188,5 +207,11 @@ function isFileError(error: unknown): error is NodeJS.ErrnoException {
     (error as NodeJS.ErrnoException).syscall !== undefined
   );
 }
+
+// A reader that stops early (`gwrun plan x.yaml | head`) is not an error.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  throw error;
+});
 
 process.exitCode = await main(process.argv.slice(2));

@@ -10,7 +10,9 @@ export async function planManifest(file: string, options: { json?: boolean }): P
     err(`${file}: invalid; nothing was planned`);
     return ExitCode.Invalid;
   }
-  const plan = planRun(file, checked.expanded.settings, checked.jobs);
+  const plan = planRun(file, checked.expanded.settings, checked.jobs, {
+    moment: checked.expanded.moment,
+  });
   if (options.json === true) out(JSON.stringify(plan, null, 2));
   else printPlan(plan);
   return ExitCode.Ok;
@@ -20,6 +22,11 @@ function printPlan(plan: Plan): void {
   out(
     `plan: ${plan.name} (${plan.manifest}) against ${plan.gateway === "sim" ? "the built-in simulator" : plan.gateway}`,
   );
+  if (plan.schedule !== null) {
+    out(
+      `  schedule: "${plan.schedule.cron}" in ${plan.schedule.timezone}; this run is tick ${plan.schedule.label}`,
+    );
+  }
   out();
   const rows = plan.groups.map((group) => [
     group.job,

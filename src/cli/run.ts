@@ -5,10 +5,18 @@ import { ErrorCode, GwError } from "../core/errors.js";
 import { seededRandom } from "../core/random.js";
 import { dependantTemplates, Engine, initialJobs, type RunEnd } from "../engine/index.js";
 import { GatewayClient } from "../gateway/index.js";
-import type { JobChecks } from "../manifest/index.js";
-import { checkManifestText } from "../plan/index.js";
-import { type RunRow, Store } from "../store/index.js";
-import { openReporter, STATUS_BY_END } from "../ui/index.js";
+import {
+  formatDiagnostic,
+  type JobChecks,
+  type ManifestSettings,
+  outputDirOf,
+  type Schedule,
+  tickLabel,
+} from "../manifest/index.js";
+import { type CheckedManifest, checkManifestText } from "../plan/index.js";
+import { describeHolder, runTickUnderLease, tryLease } from "../schedule/index.js";
+import { type RunRow, recordTickNotRun, runOfTick, Store, TickTrigger } from "../store/index.js";
+import { openLogReporter, openReporter, STATUS_BY_END } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { openGatewayTarget } from "./gateway-target.js";
 import { err, printDiagnostics } from "./output.js";
@@ -22,6 +30,8 @@ export interface RunFlags {
   json?: boolean;
   /** Only failures and the summary. */
   quiet?: boolean;
+  /** Run as of this time (ISO 8601): a scheduled manifest runs the tick due then. */
+  at?: string;
 }
 
 /** Downloads larger than this are refused (a clip of minutes at 4K fits). */
@@ -43,13 +53,33 @@ export function dbPath(flags: { db?: string }): string {
 /** `gwrun run <manifest>` (and bare `gwrun <manifest>`): a new run of the manifest. */
 export async function runManifest(file: string, flags: RunFlags): Promise<ExitCode> {
   const text = await readFile(file, "utf8");
-  return execute(file, text, undefined, flags);
+  const at = flags.at === undefined ? undefined : parseTime(flags.at);
+  return (await executeManifest(file, text, undefined, flags, { at })).exit;
+}
+
+/** `--at`: an ISO 8601 time; without an offset it is the machine's local time. */
+function parseTime(value: string): number {
+  const ms = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(value)
+    ? Date.parse(value)
+    : Number.NaN;
+  if (Number.isNaN(ms)) {
+    throw new GwError(ErrorCode.Usage, `--at: "${value}" is not a time`, {
+      hint: "write it as ISO 8601, e.g. 2026-11-20T06:00+01:00 or 2026-11-20T05:00Z",
+    });
+  }
+  return ms;
 }
 
 /** `gwrun resume [run]`: continues a run from the manifest snapshot stored with it. */
 export async function resumeRun(ref: string | undefined, flags: RunFlags): Promise<ExitCode> {
   const run = findRun(dbPath(flags), ref);
-  return execute(run.manifest_path, run.manifest_text, run.id, flags);
+  return (await executeManifest(run.manifest_path, run.manifest_text, run.id, flags, atOf(run)))
+    .exit;
+}
+
+/** A run continues as of its own tick (or start): its `{date}` and task keys stay the same. */
+function atOf(run: RunRow): ExecuteOptions {
+  return { at: run.tick ?? run.started_at };
 }
 
 /** `gwrun retry [run] --failed|--expired`: puts those jobs back to pending and resumes. */
@@ -89,7 +119,8 @@ export async function retryRun(
   } finally {
     store.close();
   }
-  return execute(run.manifest_path, run.manifest_text, run.id, flags);
+  return (await executeManifest(run.manifest_path, run.manifest_text, run.id, flags, atOf(run)))
+    .exit;
 }
 
 /** A run by id, or the latest one. */
@@ -112,23 +143,128 @@ export function findRun(db: string, ref: string | undefined): RunRow {
   }
 }
 
-async function execute(
+export interface ExecuteOptions {
+  /** When the run is asked for, ms (default now): picks a scheduled manifest's tick. */
+  at?: number;
+  /** The caller holds the manifest's lease and records its tick (the scheduler does). */
+  underLease?: boolean;
+  /** Where the run's lines go instead of the terminal: only failures and the summary. */
+  log?: (line: string) => void;
+}
+
+export interface Executed {
+  exit: ExitCode;
+  /** The run it made or continued; undefined when none started (an invalid manifest). */
+  runId: number | undefined;
+}
+
+/**
+ * Checks a manifest and runs it. A scheduled manifest runs under its lease as one tick (the
+ * latest due at `at`), recorded, unless the caller already holds the lease.
+ */
+export async function executeManifest(
   file: string,
   text: string,
   runId: number | undefined,
   flags: RunFlags,
-): Promise<ExitCode> {
-  const checked = await checkManifestText(text, file);
-  printDiagnostics(checked.diagnostics, checked.source.text);
+  options: ExecuteOptions = {},
+): Promise<Executed> {
+  const checked = await checkManifestText(text, file, process.env, options.at ?? Date.now());
+  if (options.log === undefined) printDiagnostics(checked.diagnostics, checked.source.text);
+  else
+    for (const diagnostic of checked.diagnostics)
+      options.log(formatDiagnostic(diagnostic, undefined, false));
   const settings = checked.expanded.settings;
   if (!checked.valid || settings === undefined) {
-    err(`${file}: invalid; nothing was submitted`);
-    return ExitCode.Invalid;
+    (options.log ?? err)(`${file}: invalid; nothing was submitted`);
+    return { exit: ExitCode.Invalid, runId: undefined };
   }
+  const { schedule } = settings;
+  const tick = checked.expanded.moment.tick;
+  if (schedule === undefined || tick === undefined || options.underLease === true) {
+    return executeChecked(file, text, checked, runId, flags, options.log);
+  }
+  return runTickOnce(file, text, checked, runId, flags, { name: settings.name, schedule, tick });
+}
+
+/**
+ * A one-shot run of a scheduled manifest (a system crontab's `gwrun run`): takes the lease or
+ * politely refuses with exit 4, then runs the tick as the scheduler would.
+ */
+async function runTickOnce(
+  file: string,
+  text: string,
+  checked: CheckedManifest,
+  runId: number | undefined,
+  flags: RunFlags,
+  tick: { name: string; schedule: Schedule; tick: number },
+): Promise<Executed> {
+  const store = Store.open(dbPath(flags));
+  try {
+    const lease = tryLease(store, tick.name, systemClock);
+    if (!("release" in lease)) {
+      const holder = describeHolder(lease.heldBy, Date.now());
+      const reason = `another run of ${tick.name} holds its lease (${holder})`;
+      recordTickNotRun(
+        store,
+        { ...tick, status: "skipped", trigger: TickTrigger.Run, reason },
+        Date.now(),
+      );
+      err(
+        `gwrun: ${tick.name} is already running (${holder}); tick ${tickLabel(tick.tick, tick.schedule)} not started`,
+      );
+      return { exit: ExitCode.Busy, runId: undefined };
+    }
+    try {
+      const quiet = flags.quiet === true || flags.json === true;
+      const exit = await runTickUnderLease({
+        store,
+        ...tick,
+        trigger: TickTrigger.Run,
+        clock: systemClock,
+        run: async ({ tick: at, resume }) => {
+          const done =
+            resume === undefined
+              ? await executeChecked(file, text, checked, runId, flags, undefined)
+              : await executeManifest(
+                  resume.manifest_path,
+                  resume.manifest_text,
+                  resume.id,
+                  flags,
+                  {
+                    at,
+                    underLease: true,
+                  },
+                );
+          return { exitCode: done.exit, runId: done.runId };
+        },
+        log: (line) => {
+          if (!quiet) err(`gwrun: ${line}`);
+        },
+      });
+      return { exit: exit as ExitCode, runId: runOfTick(store, tick.name, tick.tick)?.id };
+    } finally {
+      lease.release();
+    }
+  } finally {
+    store.close();
+  }
+}
+
+async function executeChecked(
+  file: string,
+  text: string,
+  checked: CheckedManifest,
+  runId: number | undefined,
+  flags: RunFlags,
+  log: ((line: string) => void) | undefined,
+): Promise<Executed> {
+  const settings = checked.expanded.settings as ManifestSettings;
+  const { moment } = checked.expanded;
   const jobs = selectJobs(checked.jobs, flags.only);
   // Loaded on first use: sharp and ffmpeg's wrapper are not needed to validate or plan.
   const { PostProcessor, writeReport } = await import("../postprocess/index.js");
-  const outputDir = path.resolve(settings.output.dir.replaceAll("{name}", settings.name));
+  const outputDir = path.resolve(outputDirOf(settings, moment));
   const store = Store.open(dbPath(flags));
   try {
     const gateway = { ...settings.gateway, baseUrl: flags.baseUrl ?? settings.gateway.baseUrl };
@@ -140,8 +276,12 @@ async function execute(
     });
     try {
       const now = Date.now();
+      // A scheduled tick has one run: running the tick again continues it.
       const id =
         runId ??
+        (moment.tick === undefined
+          ? undefined
+          : runOfTick(store, settings.name, moment.tick)?.id) ??
         store.createRun({
           name: settings.name,
           manifest_path: path.resolve(file),
@@ -149,11 +289,13 @@ async function execute(
           base_url: gateway.baseUrl,
           output_dir: outputDir,
           started_at: now,
+          tick: moment.tick,
         });
       store.addJobs(id, initialJobs(jobs), now);
       let interrupt = () => {};
       // `q` or Ctrl-C on the dashboard (which reads the keys) is the same stop as SIGINT.
-      const reporter = await openReporter(flags, () => interrupt());
+      const reporter =
+        log === undefined ? await openReporter(flags, () => interrupt()) : openLogReporter(log);
       try {
         const engine = new Engine({
           store,
@@ -186,7 +328,7 @@ async function execute(
           store.finishRun(id, STATUS_BY_END[result.end], exit, Date.now());
           // Written before the reporter closes, so its summary can point at the gallery.
           writeReport(store, store.run(id) as RunRow);
-          return exit;
+          return { exit, runId: id };
         } finally {
           onSignal.dispose();
         }

@@ -28,7 +28,12 @@ function rowOf(
   identity: Record<string, unknown> = body,
 ): NewJob {
   return {
-    key: taskKey({ endpoint: checked.endpoint, body: identity, repeatIndex }),
+    key: taskKey({
+      endpoint: checked.endpoint,
+      body: identity,
+      repeatIndex,
+      tick: checked.job.tick,
+    }),
     jobId: checked.job.spec.id,
     label,
     family: checked.family?.id ?? null,

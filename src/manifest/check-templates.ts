@@ -9,13 +9,18 @@ import type { JobSpec } from "./types.js";
 /** Names a `{{template}}` may use in a job with `from:`. */
 export const INPUT_NAMES = ["input.url", "input.file", "input.text"];
 
-/** Every `{{name}}` must name a var, a matrix key, or `input.*` in a job with `from:`. */
+/**
+ * Every `{{name}}` must name a var, a matrix key, the run's `date` (and `tick` when
+ * `scheduled`), or `input.*` in a job with `from:`.
+ */
 export function checkTemplates(
   specs: readonly JobSpec[],
-  vars: Record<string, unknown>,
+  manifestVars: Record<string, unknown>,
   defaults: Record<string, unknown>,
   reporter: Reporter,
+  scheduled: boolean,
 ): void {
+  const vars = { date: true, ...(scheduled ? { tick: true } : {}), ...manifestVars };
   const matrixKeys = new Set(specs.flatMap((spec) => Object.keys(spec.matrix ?? {})));
   const defaultNames = [...Object.keys(vars), ...matrixKeys, ...INPUT_NAMES];
   walkStrings(defaults, ["defaults"], (text, path) => {
@@ -45,11 +50,14 @@ function checkNames(
 ): void {
   for (const { name, index } of templateNames(text)) {
     if (allowed.includes(name)) continue;
-    const message = name.startsWith("input.")
-      ? INPUT_NAMES.includes(name)
-        ? `{{${name}}} is only available in a job with from:`
-        : `{{${name}}} is not defined; an upstream output offers ${INPUT_NAMES.map((n) => `{{${n}}}`).join(", ")}`
-      : `{{${name}}} is not defined in vars or the job's matrix${didYouMean(name, allowed)}`;
+    const message =
+      name === "tick"
+        ? "{{tick}} names a schedule tick: only a manifest with schedule: has one (use {{date}})"
+        : name.startsWith("input.")
+          ? INPUT_NAMES.includes(name)
+            ? `{{${name}}} is only available in a job with from:`
+            : `{{${name}}} is not defined; an upstream output offers ${INPUT_NAMES.map((n) => `{{${n}}}`).join(", ")}`
+          : `{{${name}}} is not defined in vars or the job's matrix${didYouMean(name, allowed)}`;
     reporter.at(
       path,
       "undefined-variable",

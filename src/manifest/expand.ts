@@ -5,6 +5,7 @@ import type { Diagnostic } from "./diagnostics.js";
 import { renderTemplates } from "./interpolate.js";
 import { checkIds, checkLinks, willRun } from "./job-graph.js";
 import type { ManifestSource } from "./load.js";
+import { momentVars, type RunMoment, runMoment } from "./moment.js";
 import { Reporter } from "./report.js";
 import { jobSchema, type ManifestInput, manifestSettingsSchema, RUNNER_KEYS } from "./schema.js";
 import { resolveSettings } from "./settings.js";
@@ -17,11 +18,15 @@ export interface ExpandOptions {
     model: string | undefined,
     endpoint: string | undefined,
   ): ReadonlySet<string> | undefined;
+  /** When the run is asked for, ms: picks a scheduled manifest's tick and `{{date}}`. */
+  at: number;
 }
 
 export interface ExpandedManifest {
   source: ManifestSource;
   settings: ManifestSettings | undefined;
+  /** The run's tick and date (the manifest's schedule, or none when it is unreadable). */
+  moment: RunMoment;
   specs: JobSpec[];
   /** Every enabled job's matrix combinations, in manifest order. */
   jobs: ExpandedJob[];
@@ -45,6 +50,7 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
   const result: ExpandedManifest = {
     source,
     settings: undefined,
+    moment: runMoment(undefined, options.at),
     specs: [],
     jobs: [],
     diagnostics: [],
@@ -70,6 +76,8 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
   };
   if (parsed.success) {
     result.settings = resolveSettings(parsed.data as ManifestInput, source.file);
+    result.moment = runMoment(result.settings.schedule, options.at);
+    checkOutputDir(result.settings, reporter);
   } else {
     report(describeZodIssues(manifestSettingsSchema, source.value, parsed.error.issues), []);
   }
@@ -91,9 +99,13 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
   const defaults = isRecord(value.defaults) ? value.defaults : {};
   checkIds(result.specs, reporter);
   checkLinks(result.specs, reporter);
-  checkTemplates(result.specs, vars, defaults, reporter);
+  // Judged by the key itself, so a schedule with a mistake in it does not also flag {{tick}}.
+  const scheduled = isRecord(value.schedule);
+  checkTemplates(result.specs, vars, defaults, reporter, scheduled);
   const context: ExpandContext = {
-    vars: new Map(Object.entries(vars)),
+    // The manifest's own vars win over the run's date and tick.
+    vars: new Map([...momentVars(result.moment), ...Object.entries(vars)]),
+    tick: result.moment.tickId,
     defaults,
     defaultsTemplated: hasTemplate(defaults),
     options,
@@ -105,6 +117,27 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
   }
   result.diagnostics = [...source.diagnostics, ...reporter.diagnostics];
   return result;
+}
+
+/** `{tick}` needs a schedule; a schedule wants each tick's files kept apart. */
+function checkOutputDir(settings: ManifestSettings, reporter: Reporter): void {
+  const { dir } = settings.output;
+  if (settings.schedule === undefined) {
+    if (dir.includes("{tick}")) {
+      reporter.at(
+        ["output", "dir"],
+        "undefined-variable",
+        "{tick} names a schedule tick: only a manifest with schedule: has one (use {date})",
+      );
+    }
+  } else if (!dir.includes("{tick}") && !dir.includes("{date}")) {
+    reporter.at(
+      ["output", "dir"],
+      "schedule-output",
+      `every tick writes into ${dir}, replacing the files of the tick before: add {date} or {tick} to output.dir`,
+      { severity: "warning" },
+    );
+  }
 }
 
 function pathLabel(path: readonly (string | number)[]): string {
@@ -168,6 +201,7 @@ const NO_FIELDS: ReadonlySet<string> = new Set();
 
 interface ExpandContext {
   vars: ReadonlyMap<string, unknown>;
+  tick: string | undefined;
   defaults: Record<string, unknown>;
   defaultsTemplated: boolean;
   options: ExpandOptions;
@@ -224,6 +258,7 @@ function expandSpec(spec: JobSpec, context: ExpandContext): ExpandedJob[] {
         matrixIndex,
         body: fields,
         fromDefaults: NO_FIELDS,
+        tick: context.tick,
       };
     }
     const body: Record<string, unknown> = {};
@@ -234,6 +269,14 @@ function expandSpec(spec: JobSpec, context: ExpandContext): ExpandedJob[] {
     }
     Object.assign(body, fields);
     for (const key of matrixFields) body[key] = matrixValues[key];
-    return { spec, expansion, expansions: combos.length, matrixIndex, body, fromDefaults };
+    return {
+      spec,
+      expansion,
+      expansions: combos.length,
+      matrixIndex,
+      body,
+      fromDefaults,
+      tick: context.tick,
+    };
   });
 }

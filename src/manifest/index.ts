@@ -3,6 +3,15 @@ export { type Diagnostic, formatDiagnostic, sortDiagnostics } from "./diagnostic
 export { type ExpandedManifest, expandManifest, INPUT_PLACEHOLDERS } from "./expand.js";
 export { jobPath } from "./job-path.js";
 export { loadManifest, ManifestSource, parseManifest } from "./load.js";
+export { MOMENT_NAMES, outputDirOf, type RunMoment, runMoment } from "./moment.js";
 export { manifestSchema } from "./schema.js";
+export {
+  latestTick,
+  nextTick,
+  nextTicks,
+  type Schedule,
+  tickLabel,
+  ticksBetween,
+} from "./ticks.js";
 export type { ExpandedJob, JobChecks, JobSpec, ManifestSettings } from "./types.js";
 export { parseDuration, parseRate, type Rate } from "./units.js";

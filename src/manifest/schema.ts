@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { cronProblem, isTimeZone } from "./ticks.js";
 
 /** The manifest format, version 1 (see README). Request fields of jobs are checked per family. */
 
@@ -58,6 +59,52 @@ export const jobSchema = z
   })
   .describe("runner keys above; every other key is a request field checked by the model's family");
 
+const schedule = z
+  .strictObject({
+    cron: z
+      .string()
+      .superRefine((cron, ctx) => {
+        const problem = cronProblem(cron);
+        if (problem !== undefined)
+          ctx.addIssue({
+            code: "custom",
+            message: `not a cron expression: ${problem}`,
+            params: { rule: "cron" },
+          });
+      })
+      .describe(
+        'when to run: "minute hour day month weekday", e.g. "0 6 * * *" (a leading seconds field is allowed)',
+      ),
+    timezone: z
+      .string()
+      .superRefine((zone, ctx) => {
+        if (!isTimeZone(zone))
+          ctx.addIssue({
+            code: "custom",
+            message: `unknown time zone "${zone}" (an IANA name such as "Europe/Berlin" or "UTC")`,
+            params: { rule: "timezone" },
+          });
+      })
+      .optional()
+      .describe("IANA time zone of the cron expression; default: the machine's"),
+    overlap: z
+      .enum(["skip", "wait"])
+      .optional()
+      .describe(
+        "a tick due while this manifest is running: skip it (default) or wait for the run to end",
+      ),
+    catch_up: z
+      .enum(["none", "latest", "all"])
+      .optional()
+      .describe("ticks missed while no scheduler ran: none, the latest (default), or all in order"),
+    keep: z
+      .strictObject({
+        runs: positiveInt.describe("scheduled runs whose outputs and records are kept"),
+      })
+      .optional(),
+  })
+  .describe("run this manifest on a schedule (`gwrun schedule`); each tick is a run of its own");
+
 export const manifestSchema = z.strictObject({
   $schema: z.string().optional(),
   version: z.literal(1),
@@ -113,6 +160,7 @@ export const manifestSchema = z.strictObject({
     })
     .optional(),
   checks: checks.optional(),
+  schedule: schedule.optional(),
   vars: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.unknown()).optional(),
   defaults: z.record(z.string(), z.unknown()).optional(),
   jobs: z.array(jobSchema).min(1),

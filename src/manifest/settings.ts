@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { ManifestInput } from "./schema.js";
+import { localTimeZone } from "./ticks.js";
 import type { ManifestSettings } from "./types.js";
 import { parseDuration, parseRate } from "./units.js";
 
@@ -68,5 +69,15 @@ export function resolveSettings(input: ManifestInput, file: string): ManifestSet
             },
     },
     checks: input.checks,
+    schedule:
+      input.schedule === undefined
+        ? undefined
+        : {
+            cron: input.schedule.cron,
+            timezone: input.schedule.timezone ?? localTimeZone(),
+            overlap: input.schedule.overlap ?? "skip",
+            catchUp: input.schedule.catch_up ?? "latest",
+            keepRuns: input.schedule.keep?.runs,
+          },
   };
 }

@@ -1,3 +1,4 @@
+import type { Schedule } from "./ticks.js";
 import type { Rate } from "./units.js";
 
 /** Run settings of a manifest, with every default filled in. */
@@ -24,6 +25,8 @@ export interface ManifestSettings {
     thumbnails: false | { width: number; format: "webp" | "jpeg" | "png" | "avif" };
   };
   checks: JobChecks | undefined;
+  /** Present for a scheduled manifest. */
+  schedule: Schedule | undefined;
 }
 
 export interface JobChecks {
@@ -62,4 +65,6 @@ export interface ExpandedJob {
   body: Record<string, unknown>;
   /** Top-level fields that came from `defaults:`. */
   fromDefaults: ReadonlySet<string>;
+  /** The schedule tick of a scheduled run (UTC ISO), part of every task key. */
+  tick: string | undefined;
 }

@@ -19,12 +19,16 @@ export interface CheckedManifest {
   valid: boolean;
 }
 
-/** Reads, expands and validates a manifest file; never throws for problems in the manifest. */
+/**
+ * Reads, expands and validates a manifest file; never throws for problems in the manifest.
+ * `at` (ms, default now) is when the run is asked for: it picks a scheduled manifest's tick.
+ */
 export async function checkManifestFile(
   file: string,
   env: NodeJS.ProcessEnv = process.env,
+  at: number = Date.now(),
 ): Promise<CheckedManifest> {
-  return checkManifestSource(await loadManifest(file, env));
+  return checkManifestSource(await loadManifest(file, env), at);
 }
 
 /** The same for manifest text held elsewhere (a run's snapshot); `file` places local paths. */
@@ -32,12 +36,14 @@ export async function checkManifestText(
   text: string,
   file: string,
   env: NodeJS.ProcessEnv = process.env,
+  at: number = Date.now(),
 ): Promise<CheckedManifest> {
-  return checkManifestSource(parseManifest(text, file, env));
+  return checkManifestSource(parseManifest(text, file, env), at);
 }
 
-async function checkManifestSource(source: ManifestSource): Promise<CheckedManifest> {
+async function checkManifestSource(source: ManifestSource, at: number): Promise<CheckedManifest> {
   const expanded = expandManifest(source, {
+    at,
     fieldsFor: (model, endpoint) => {
       const family = familyFor(model, endpoint);
       return family === undefined ? undefined : familyFields(family);

@@ -1,5 +1,5 @@
 import type { CheckedJob } from "../families/index.js";
-import type { ManifestSettings } from "../manifest/index.js";
+import type { ManifestSettings, RunMoment } from "../manifest/index.js";
 import { taskKey } from "./identity.js";
 import { type PipelineStep, pipelinesOf } from "./pipelines.js";
 
@@ -9,6 +9,8 @@ export interface Plan {
   manifest: string;
   name: string;
   gateway: string;
+  /** A scheduled manifest's tick this run belongs to (task keys include it); else null. */
+  schedule: { cron: string; timezone: string; tick: string; label: string } | null;
   groups: PlanGroup[];
   totals: {
     tasks: number;
@@ -65,7 +67,7 @@ export function planRun(
   manifestFile: string,
   settings: ManifestSettings,
   jobs: readonly CheckedJob[],
-  options: { keys?: boolean } = {},
+  options: { keys?: boolean; moment?: RunMoment } = {},
 ): Plan {
   const withKeys = options.keys !== false;
   const groups = new Map<string, PlanGroup>();
@@ -108,7 +110,7 @@ export function planRun(
     if (withKeys && spec.from === undefined) {
       for (let repeatIndex = 0; repeatIndex < spec.repeat; repeatIndex++) {
         tasks.push({
-          key: taskKey({ endpoint, body, repeatIndex }),
+          key: taskKey({ endpoint, body, repeatIndex, tick: job.tick }),
           job: spec.id,
           expansion: job.expansion,
           repeatIndex,
@@ -137,6 +139,15 @@ export function planRun(
     manifest: manifestFile,
     name: settings.name,
     gateway: settings.gateway.baseUrl,
+    schedule:
+      settings.schedule === undefined || options.moment?.tickId === undefined
+        ? null
+        : {
+            cron: settings.schedule.cron,
+            timezone: settings.schedule.timezone,
+            tick: options.moment.tickId,
+            label: options.moment.tickLabel as string,
+          },
     groups: list,
     totals,
     pipelines: pipelinesOf(list),

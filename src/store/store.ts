@@ -21,6 +21,8 @@ export interface RunRow {
   exit_code: number | null;
   started_at: number;
   finished_at: number | null;
+  /** The schedule tick of a scheduled run (ms); null otherwise. */
+  tick: number | null;
 }
 
 export interface JobRow {
@@ -219,10 +221,12 @@ export class Store {
 
   // --- runs
 
-  createRun(run: Omit<RunRow, "id" | "status" | "exit_code" | "finished_at">): number {
+  createRun(
+    run: Omit<RunRow, "id" | "status" | "exit_code" | "finished_at" | "tick"> & { tick?: number },
+  ): number {
     const result = this.#sql(
-      `INSERT INTO runs (name, manifest_path, manifest_text, base_url, output_dir, status, started_at)
-       VALUES (?, ?, ?, ?, ?, 'running', ?)`,
+      `INSERT INTO runs (name, manifest_path, manifest_text, base_url, output_dir, status, started_at, tick)
+       VALUES (?, ?, ?, ?, ?, 'running', ?, ?)`,
     ).run(
       run.name,
       run.manifest_path,
@@ -230,6 +234,7 @@ export class Store {
       run.base_url,
       run.output_dir,
       run.started_at,
+      run.tick ?? null,
     );
     return Number(result.lastInsertRowid);
   }

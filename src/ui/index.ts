@@ -77,3 +77,15 @@ export async function openReporter(
     },
   };
 }
+
+/** A run's lines for a log (the scheduler's): only failures and the summary, no terminal. */
+export function openLogReporter(write: (line: string) => void): Reporter {
+  return plainReporter({
+    write,
+    now: () => Date.now(),
+    cwd: process.cwd(),
+    intervalMs: PLAIN_INTERVAL_MS,
+    quiet: true,
+    galleryExists: existsSync,
+  });
+}

@@ -13,10 +13,28 @@ export class ManualClock implements Clock {
     return this.#now;
   }
 
-  sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      this.#sleepers.push({ until: this.#now + ms, resolve });
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted === true) {
+        reject(signal.reason);
+        return;
+      }
+      const sleeper = { until: this.#now + ms, resolve };
+      this.#sleepers.push(sleeper);
+      signal?.addEventListener(
+        "abort",
+        () => {
+          this.#sleepers = this.#sleepers.filter((other) => other !== sleeper);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
     });
+  }
+
+  /** How many sleeps are waiting for time to pass. */
+  get sleeping(): number {
+    return this.#sleepers.length;
   }
 
   /** Moves time on by `ms`, waking every sleeper that is due. */

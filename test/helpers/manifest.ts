@@ -22,9 +22,10 @@ export async function checkInline(
   yaml: string,
   files: Record<string, string | Buffer> = {},
   env: NodeJS.ProcessEnv = {},
+  at: number = Date.now(),
 ): Promise<CheckedManifest> {
   const dir = tempDir({ ...files, "manifest.yaml": yaml });
-  return checkManifestFile(path.join(dir, "manifest.yaml"), env);
+  return checkManifestFile(path.join(dir, "manifest.yaml"), env, at);
 }
 
 /** "LINE:COL rule" of every error, for compact assertions. */

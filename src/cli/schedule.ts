@@ -1,0 +1,177 @@
+import { appendFileSync, mkdirSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { systemClock } from "../core/clock.js";
+import { ErrorCode, GwError } from "../core/errors.js";
+import { nextTicks, tickLabel } from "../manifest/index.js";
+import { checkManifestFile } from "../plan/index.js";
+import { describeHolder, type ScheduledManifest, Scheduler } from "../schedule/index.js";
+import { leaseOf, Store, ticksOf } from "../store/index.js";
+import { ExitCode } from "./exit-codes.js";
+import { err, out, printDiagnostics } from "./output.js";
+import { dbPath, executeManifest, type RunFlags } from "./run.js";
+
+export interface ScheduleFlags extends Pick<RunFlags, "db" | "baseUrl"> {
+  /** Append plain lines to this file instead of stderr. */
+  log?: string;
+  list?: boolean;
+}
+
+/** Ticks `--list` shows ahead, and records behind. */
+const LIST_NEXT = 5;
+const LIST_LAST = 10;
+
+/**
+ * `gwrun schedule <manifest...>`: runs every manifest's ticks until stopped (SIGINT/SIGTERM);
+ * with `--list`, shows their next ticks and last runs instead.
+ */
+export async function schedule(files: readonly string[], flags: ScheduleFlags): Promise<ExitCode> {
+  if (files.length === 0)
+    throw new GwError(ErrorCode.Usage, "give at least one manifest with schedule:");
+  const manifests: ScheduledManifest[] = [];
+  for (const file of files) {
+    const loaded = await loadScheduled(file);
+    if (typeof loaded === "string") {
+      err(loaded);
+      return ExitCode.Invalid;
+    }
+    manifests.push(loaded);
+  }
+  const names = manifests.map((manifest) => manifest.name);
+  const twice = names.find((name, index) => names.indexOf(name) !== index);
+  if (twice !== undefined) {
+    throw new GwError(
+      ErrorCode.Usage,
+      `two manifests are named "${twice}": a schedule runs each name once`,
+    );
+  }
+  if (flags.list === true) return listSchedules(manifests, flags);
+  return runDaemon(manifests, flags);
+}
+
+/** A valid manifest with a schedule, or what is wrong with it (diagnostics printed). */
+async function loadScheduled(file: string, quiet = false): Promise<ScheduledManifest | string> {
+  const checked = await checkManifestFile(file);
+  if (!quiet) printDiagnostics(checked.diagnostics, checked.source.text);
+  const settings = checked.expanded.settings;
+  if (!checked.valid || settings === undefined) return `${file}: invalid; nothing was scheduled`;
+  if (settings.schedule === undefined) {
+    return `${file}: has no schedule: (add e.g. schedule: { cron: "0 6 * * *", timezone: "Europe/Berlin" })`;
+  }
+  return { file: path.resolve(file), name: settings.name, schedule: settings.schedule };
+}
+
+async function runDaemon(
+  manifests: readonly ScheduledManifest[],
+  flags: ScheduleFlags,
+): Promise<ExitCode> {
+  const log = logWriter(flags.log);
+  const store = Store.open(dbPath(flags));
+  const runFlags: RunFlags = { db: flags.db, baseUrl: flags.baseUrl, quiet: true };
+  const scheduler = new Scheduler({
+    store,
+    clock: systemClock,
+    async load(file) {
+      const loaded = await loadScheduled(file, true);
+      if (typeof loaded === "string") throw new Error(loaded);
+      return loaded;
+    },
+    run:
+      (manifest) =>
+      async ({ tick, resume }) => {
+        const prefix = (line: string) => log(`${manifest.name}: ${line.replace(/^gwrun: /, "")}`);
+        const done =
+          resume === undefined
+            ? await executeManifest(
+                manifest.file,
+                await readFile(manifest.file, "utf8"),
+                undefined,
+                runFlags,
+                {
+                  at: tick,
+                  underLease: true,
+                  log: prefix,
+                },
+              )
+            : await executeManifest(
+                resume.manifest_path,
+                resume.manifest_text,
+                resume.id,
+                runFlags,
+                {
+                  at: tick,
+                  underLease: true,
+                  log: prefix,
+                },
+              );
+        return { exitCode: done.exit, runId: done.runId };
+      },
+    log,
+  });
+  const stop = () => {
+    log("stopping: no more ticks (a run under way stops and resumes at the next start)");
+    scheduler.stop();
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  log(
+    `gwrun schedule: ${manifests.length} manifest${manifests.length === 1 ? "" : "s"}, state in ${dbPath(flags)}`,
+  );
+  try {
+    await scheduler.run(manifests);
+    log("gwrun schedule: stopped");
+    return ExitCode.Ok;
+  } finally {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+    store.close();
+  }
+}
+
+/** Lines with the time in front, appended to `file` (made if missing), else to stderr. */
+function logWriter(file: string | undefined): (line: string) => void {
+  if (file !== undefined) mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  return (line) => {
+    const stamped = `${new Date().toISOString()} ${line}\n`;
+    if (file === undefined) process.stderr.write(stamped);
+    else appendFileSync(file, stamped);
+  };
+}
+
+function listSchedules(manifests: readonly ScheduledManifest[], flags: ScheduleFlags): ExitCode {
+  const store = Store.open(dbPath(flags));
+  try {
+    const now = Date.now();
+    for (const { name, file, schedule: when } of manifests) {
+      const keep = when.keepRuns === undefined ? "all runs" : `${when.keepRuns} runs`;
+      out(`${name} (${path.relative(process.cwd(), file) || file})`);
+      out(
+        `  "${when.cron}" in ${when.timezone}; overlap ${when.overlap}, catch_up ${when.catchUp}, keeps ${keep}`,
+      );
+      const lease = leaseOf(store, name);
+      if (lease !== undefined && lease.expires_at > now) {
+        out(`  running now: ${describeHolder(lease, now)}`);
+      }
+      out("  next ticks:");
+      for (const tick of nextTicks(when, now, LIST_NEXT)) {
+        out(`    ${tickLabel(tick, when)}  ${new Date(tick).toISOString()}`);
+      }
+      const last = ticksOf(store, name, LIST_LAST);
+      out(last.length === 0 ? "  no ticks recorded yet" : "  last ticks:");
+      for (const row of last) {
+        const what =
+          row.status === "finished" || row.status === "interrupted"
+            ? `${row.status}, exit ${row.exit_code}`
+            : row.status === "running"
+              ? "running"
+              : `${row.status}: ${row.reason ?? ""}`;
+        const run = row.run_id === null ? "" : `  run ${row.run_id}`;
+        out(`    ${tickLabel(row.tick, when)}  ${row.trigger.padEnd(8)}  ${what}${run}`);
+      }
+      out();
+    }
+    return ExitCode.Ok;
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,70 @@
+import {
+  dateOf,
+  latestTick,
+  localTimeZone,
+  nextTick,
+  type Schedule,
+  tickIdentity,
+  tickLabel,
+} from "./ticks.js";
+import type { ManifestSettings } from "./types.js";
+
+/**
+ * What a run is for. A scheduled run belongs to one tick: the latest one due at the time it
+ * is asked for (the scheduler asks at the tick itself), and `{date}` / `{tick}` name it in the
+ * schedule's zone. An unscheduled run has no tick; its `{date}` is the day it started.
+ */
+export interface RunMoment {
+  /** The tick, ms; undefined for an unscheduled run. */
+  tick: number | undefined;
+  /** The tick as it enters task keys (UTC ISO). */
+  tickId: string | undefined;
+  /** `{date}`: "2026-11-23". */
+  date: string;
+  /** `{tick}`: "2026-11-23T0600"; undefined for an unscheduled run. */
+  tickLabel: string | undefined;
+}
+
+/** Template names a manifest gets from its run: `{{date}}` always, `{{tick}}` when scheduled. */
+export const MOMENT_NAMES = ["date", "tick"] as const;
+
+/** The moment of a run asked for at `at` (ms). */
+export function runMoment(schedule: Schedule | undefined, at: number): RunMoment {
+  if (schedule === undefined) {
+    return {
+      tick: undefined,
+      tickId: undefined,
+      date: dateOf(at, localTimeZone()),
+      tickLabel: undefined,
+    };
+  }
+  // A pattern with no tick in the past year (29 February) names its next one.
+  const tick = latestTick(schedule, at) ?? nextTick(schedule, at) ?? at;
+  return {
+    tick,
+    tickId: tickIdentity(tick),
+    date: dateOf(tick, schedule.timezone),
+    tickLabel: tickLabel(tick, schedule),
+  };
+}
+
+/** The template values of a moment. */
+export function momentVars(moment: RunMoment): [string, unknown][] {
+  return moment.tickLabel === undefined
+    ? [["date", moment.date]]
+    : [
+        ["date", moment.date],
+        ["tick", moment.tickLabel],
+      ];
+}
+
+/** `output.dir` with `{name}`, `{date}` and `{tick}` filled in (relative to the working folder). */
+export function outputDirOf(
+  settings: Pick<ManifestSettings, "name" | "output">,
+  moment: RunMoment,
+): string {
+  return settings.output.dir
+    .replaceAll("{name}", settings.name)
+    .replaceAll("{date}", moment.date)
+    .replaceAll("{tick}", moment.tickLabel ?? "{tick}");
+}

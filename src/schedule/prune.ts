@@ -1,0 +1,68 @@
+import { rmSync } from "node:fs";
+import path from "node:path";
+import {
+  deleteRun,
+  deleteTicksBefore,
+  filesOfRun,
+  type RunRow,
+  type Store,
+  scheduledRuns,
+} from "../store/index.js";
+
+/**
+ * `keep: { runs: N }`: the newest N scheduled runs of a manifest stay; older ones lose their
+ * files and their records, and tick records older than the oldest run kept go too. Files are
+ * removed before records, so a prune cut short is finished by the next one.
+ */
+export function pruneRuns(
+  store: Store,
+  name: string,
+  keep: number,
+): { pruned: RunRow[]; files: number } {
+  const runs = scheduledRuns(store, name);
+  const kept = runs.slice(0, keep);
+  const pruned = runs.slice(keep);
+  let files = 0;
+  for (const run of pruned) {
+    files += removeFilesOf(store, run, kept);
+    deleteRun(store, run.id);
+  }
+  const oldestKept = kept.at(-1)?.tick;
+  if (pruned.length > 0 && oldestKept !== undefined && oldestKept !== null) {
+    deleteTicksBefore(store, name, oldestKept);
+  }
+  return { pruned, files };
+}
+
+/**
+ * Removes a run's output files with their sidecars, thumbnails and posters — only inside its
+ * output folder — then the folder itself when no kept run shares it.
+ */
+function removeFilesOf(store: Store, run: RunRow, kept: readonly RunRow[]): number {
+  const dir = path.resolve(run.output_dir);
+  let removed = 0;
+  for (const file of filesOfRun(store, run.id)) {
+    const resolved = path.resolve(file);
+    if (!isInside(resolved, dir)) continue;
+    for (const target of [resolved, `${resolved}.json`]) {
+      rmSync(target, { force: true });
+    }
+    removed += 1;
+  }
+  const shared = kept.some((other) => {
+    const theirs = path.resolve(other.output_dir);
+    return theirs === dir || isInside(theirs, dir) || isInside(dir, theirs);
+  });
+  // The folder holds only this run's outputs, gallery and results: it goes whole (never the
+  // working folder or one above it).
+  const cwd = process.cwd();
+  if (!shared && dir !== cwd && !isInside(cwd, dir) && dir !== path.parse(dir).root) {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return removed;
+}
+
+function isInside(file: string, dir: string): boolean {
+  const relative = path.relative(dir, file);
+  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
+}
