@@ -134,7 +134,7 @@ export function listRuns(flags: { db?: string; json?: boolean }): ExitCode {
     if (runs.length === 0) out("no runs yet");
     for (const run of runs) {
       out(
-        `${String(run.id).padStart(4)}  ${run.name.padEnd(24)} ${run.status.padEnd(11)} ${new Date(run.started_at).toISOString()}  ${run.manifest_path}`,
+        `${String(run.id).padStart(4)}  ${run.name.padEnd(24)} ${run.status.padEnd(11)} ${new Date(run.started_at).toISOString()}  ${run.manifest_path}${run.tick === null ? "" : `  (tick ${new Date(run.tick).toISOString()})`}`,
       );
     }
     return ExitCode.Ok;

@@ -32,9 +32,11 @@ export class ManualClock implements Clock {
     });
   }
 
-  /** How many sleeps are waiting for time to pass. */
-  get sleeping(): number {
-    return this.#sleepers.length;
+  /** When the next sleeper wakes; undefined when nobody sleeps. */
+  get nextWake(): number | undefined {
+    return this.#sleepers.length === 0
+      ? undefined
+      : Math.min(...this.#sleepers.map((sleeper) => sleeper.until));
   }
 
   /** Moves time on by `ms`, waking every sleeper that is due. */
@@ -44,4 +46,25 @@ export class ManualClock implements Clock {
     this.#sleepers = this.#sleepers.filter((sleeper) => sleeper.until > this.#now);
     for (const sleeper of due) sleeper.resolve();
   }
+}
+
+/** Lets the code under test react to what just happened (promise callbacks, I/O callbacks). */
+export async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Moves a manual clock on to `until`, stopping at each sleeper's wake time on the way, so
+ * everything that waits for a time wakes exactly at it.
+ */
+export async function advanceTo(clock: ManualClock, until: number): Promise<void> {
+  await settle();
+  for (;;) {
+    const wake = clock.nextWake;
+    if (wake === undefined || wake > until) break;
+    clock.advance(Math.max(0, wake - clock.now()));
+    await settle();
+  }
+  if (clock.now() < until) clock.advance(until - clock.now());
+  await settle();
 }

@@ -1,0 +1,171 @@
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { Store, scheduledRuns, ticksOf } from "../../src/store/index.js";
+import { holdLeaseElsewhere } from "../helpers/lease-holder.js";
+import { fastSettings, filesBelow, type RunScope, withRun } from "../helpers/run.js";
+
+/** A scheduled manifest: one picture per tick, each tick in its own folder. */
+function scheduledManifest(scope: RunScope, schedule: string, extra = ""): string {
+  const settings = fastSettings(`${scope.outputDir}/{tick}`, extra);
+  return scope.write(
+    "daily.yaml",
+    `${settings}name: daily
+schedule: ${schedule}
+jobs:
+  - id: cover
+    model: acme-image-2
+    prompt: "Cover for {{date}}"
+    size: "1:1"
+`,
+  );
+}
+
+function inStore<T>(scope: RunScope, fn: (store: Store) => T): T {
+  const store = Store.open(scope.db);
+  try {
+    return fn(store);
+  } finally {
+    store.close();
+  }
+}
+
+/** Waits (up to `ms`) until `file` holds `count` matches of `pattern`. */
+async function waitForLines(file: string, pattern: RegExp, count: number, ms: number) {
+  const deadline = Date.now() + ms;
+  const matches = () =>
+    existsSync(file) ? (readFileSync(file, "utf8").match(pattern)?.length ?? 0) : 0;
+  while (matches() < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  return matches();
+}
+
+describe("cron-friendly one-shot runs", () => {
+  it("refuses politely with exit 4 while another process runs the manifest, and records the tick", async () => {
+    await withRun({ seed: "busy" }, async (scope) => {
+      const manifest = scheduledManifest(scope, '{ cron: "0 6 * * *", timezone: UTC }');
+      const other = await holdLeaseElsewhere(scope.db, "daily", Date.now());
+      try {
+        const refused = await scope.gwrun(["run", manifest, "--quiet"]).done;
+        expect(refused.code).toBe(4);
+        expect(refused.stderr.trim()).toMatch(
+          new RegExp(
+            `^gwrun: daily is already running \\(process ${other.pid} on .*\\); tick \\d{4}-\\d\\d-\\d\\dT0600 not started$`,
+          ),
+        );
+        expect(scope.sim.counters().submits.received).toBe(0);
+        const [tick] = inStore(scope, (store) => ticksOf(store, "daily", 5));
+        expect(tick).toMatchObject({ status: "skipped", trigger: "run" });
+      } finally {
+        await other.release();
+      }
+      const ran = await scope.gwrun(["run", manifest, "--quiet"]).done;
+      expect(ran.code).toBe(0);
+      // --quiet: the summary and nothing else.
+      expect(ran.stderr.trim().split("\n")).toEqual([
+        expect.stringMatching(/^gwrun: run 1 done: 1 done; spent [\d.]+; outputs in /),
+        expect.stringMatching(/^gallery: .*index\.html; results: .*results\.jsonl$/),
+      ]);
+    });
+  });
+
+  it("lets only one of two simultaneous runs of a scheduled manifest go ahead", async () => {
+    await withRun({ seed: "twice" }, async (scope) => {
+      const manifest = scheduledManifest(scope, '{ cron: "0 6 * * *", timezone: UTC }');
+      // The first poll comes late, so the run that wins is still going when the other asks.
+      const slow = readFileSync(manifest, "utf8").replace("first_after: 20ms", "first_after: 4s");
+      scope.write("daily.yaml", slow);
+      const [a, b] = await Promise.all([
+        scope.gwrun(["run", manifest, "--quiet"]).done,
+        scope.gwrun(["run", manifest, "--quiet"]).done,
+      ]);
+      expect([a.code, b.code].sort()).toEqual([0, 4]);
+      expect(scope.sim.counters().submits.accepted).toBe(1);
+      const ticks = inStore(scope, (store) => ticksOf(store, "daily", 5));
+      expect(ticks.map((t) => t.status).sort()).toEqual(["finished", "skipped"]);
+    });
+  }, 60_000);
+
+  it("keeps exactly keep.runs scheduled runs, with their folders, and prunes the rest", async () => {
+    await withRun({ seed: "prune" }, async (scope) => {
+      const manifest = scheduledManifest(
+        scope,
+        '{ cron: "0 6 * * *", timezone: UTC, keep: { runs: 2 } }',
+      );
+      for (const day of ["01", "02", "03", "04"]) {
+        const run = await scope.gwrun(["run", manifest, "--quiet", "--at", `2026-11-${day}T12:00Z`])
+          .done;
+        expect(run.code).toBe(0);
+      }
+      const kept = inStore(scope, (store) => scheduledRuns(store, "daily"));
+      expect(kept.map((run) => new Date(run.tick as number).toISOString())).toEqual([
+        "2026-11-04T06:00:00.000Z",
+        "2026-11-03T06:00:00.000Z",
+      ]);
+      const folders = [
+        ...new Set(filesBelow(scope.outputDir).map((file) => file.split(path.sep)[0])),
+      ];
+      expect(folders.sort()).toEqual(["2026-11-03T0600", "2026-11-04T0600"]);
+      expect(filesBelow(path.join(scope.outputDir, "2026-11-04T0600"))).toEqual(
+        expect.arrayContaining([
+          "cover/cover.png",
+          "cover/cover.png.json",
+          "index.html",
+          "results.jsonl",
+        ]),
+      );
+      // Each tick was its own task: four paid, none twice.
+      expect(scope.sim.counters().submits.accepted).toBe(4);
+      // Running a kept tick again continues its run and pays nothing.
+      const again = await scope.gwrun(["run", manifest, "--quiet", "--at", "2026-11-04T23:00Z"])
+        .done;
+      expect(again.code).toBe(0);
+      expect(again.stderr).toMatch(/run 4 done/);
+      expect(scope.sim.counters().submits.accepted).toBe(4);
+    });
+  }, 60_000);
+});
+
+describe("gwrun schedule", () => {
+  it("runs ticks as they come, logs to a file, stops on SIGTERM, and lists next ticks and last runs", async () => {
+    await withRun({ seed: "daemon" }, async (scope) => {
+      const manifest = scheduledManifest(scope, '{ cron: "*/2 * * * * *", timezone: UTC }');
+      const log = path.join(scope.dir, "logs", "schedule.log");
+      const daemon = scope.gwrun(["schedule", manifest, "--log", log]);
+      const finished = await waitForLines(
+        log,
+        /tick \S+ finished with exit 0 \(run \d+\)/g,
+        2,
+        25_000,
+      );
+      expect(finished).toBeGreaterThanOrEqual(2);
+      daemon.child.kill("SIGTERM");
+      const ended = await daemon.done;
+      expect(ended.code).toBe(0);
+      const text = readFileSync(log, "utf8");
+      expect(text).toMatch(/^\S+Z gwrun schedule: 1 manifest, state in /m);
+      expect(text).toMatch(/daily: tick \S+ fired \(on-time\)/);
+      expect(text).toMatch(/daily: run \d+ done: 1 done; spent/);
+      expect(text).toMatch(/gwrun schedule: stopped\n$/);
+      expect(text).not.toContain("test-key");
+      const list = await scope.gwrun(["schedule", "--list", manifest]).done;
+      expect(list.code).toBe(0);
+      expect(list.stdout).toMatch(
+        /"\*\/2 \* \* \* \* \*" in UTC; overlap skip, catch_up latest, keeps all runs/,
+      );
+      expect(list.stdout).toMatch(/next ticks:\n {4}\d{4}-\d\d-\d\dT\d{6} {2}\S+Z\n/);
+      expect(list.stdout).toMatch(/last ticks:\n {4}\S+ {2}on-time {3}finished, exit 0 {2}run \d+/);
+    });
+  }, 60_000);
+
+  it("refuses a manifest without a schedule", async () => {
+    await withRun({ seed: "none" }, async (scope) => {
+      const manifest = scope.write(
+        "plain.yaml",
+        `${fastSettings(scope.outputDir)}jobs: [{ id: a, model: acme-image-2, prompt: x }]\n`,
+      );
+      const result = await scope.gwrun(["schedule", manifest]).done;
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(/plain\.yaml: has no schedule:/);
+    });
+  });
+});
