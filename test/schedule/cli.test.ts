@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { Store, scheduledRuns, ticksOf } from "../../src/store/index.js";
+import { leaseOf, Store, scheduledRuns, ticksOf } from "../../src/store/index.js";
 import { holdLeaseElsewhere } from "../helpers/lease-holder.js";
 import { fastSettings, filesBelow, type RunScope, withRun } from "../helpers/run.js";
 
@@ -68,20 +68,27 @@ describe("cron-friendly one-shot runs", () => {
     });
   });
 
-  it("lets only one of two simultaneous runs of a scheduled manifest go ahead", async () => {
+  it("lets only one of two runs of a scheduled manifest go ahead at a time", async () => {
     await withRun({ seed: "twice" }, async (scope) => {
       const manifest = scheduledManifest(scope, '{ cron: "0 6 * * *", timezone: UTC }');
-      // The first poll comes late, so the run that wins is still going when the other asks.
-      const slow = readFileSync(manifest, "utf8").replace("first_after: 20ms", "first_after: 4s");
+      // The first poll comes late, so the first run is still going when the second asks.
+      const slow = readFileSync(manifest, "utf8").replace("first_after: 20ms", "first_after: 6s");
       scope.write("daily.yaml", slow);
-      const [a, b] = await Promise.all([
-        scope.gwrun(["run", manifest, "--quiet"]).done,
-        scope.gwrun(["run", manifest, "--quiet"]).done,
-      ]);
-      expect([a.code, b.code].sort()).toEqual([0, 4]);
+      const first = scope.gwrun(["run", manifest, "--quiet"]);
+      const deadline = Date.now() + 20_000;
+      while (inStore(scope, (store) => leaseOf(store, "daily")) === undefined) {
+        expect(Date.now()).toBeLessThan(deadline);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const second = await scope.gwrun(["run", manifest, "--quiet"]).done;
+      expect(second.code).toBe(4);
+      expect(second.stderr).toMatch(/daily is already running/);
+      expect((await first.done).code).toBe(0);
       expect(scope.sim.counters().submits.accepted).toBe(1);
       const ticks = inStore(scope, (store) => ticksOf(store, "daily", 5));
       expect(ticks.map((t) => t.status).sort()).toEqual(["finished", "skipped"]);
+      // The lease went with the run.
+      expect(inStore(scope, (store) => leaseOf(store, "daily"))).toBeUndefined();
     });
   }, 60_000);
 

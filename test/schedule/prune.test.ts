@@ -1,0 +1,79 @@
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { pruneRuns } from "../../src/schedule/index.js";
+import { Store, scheduledRuns } from "../../src/store/index.js";
+import { tempDir } from "../helpers/manifest.js";
+
+/** Records a scheduled run with one job whose output is `file` (written to disk). */
+function recordRun(store: Store, tick: number, outputDir: string, file: string): number {
+  const id = store.createRun({
+    name: "daily",
+    manifest_path: "/m.yaml",
+    manifest_text: "version: 1",
+    base_url: "sim",
+    output_dir: outputDir,
+    started_at: tick,
+    tick,
+  });
+  const key = `key-${tick}`;
+  store.addJobs(
+    id,
+    [
+      {
+        key,
+        jobId: "cover",
+        label: "cover",
+        family: "image-a",
+        lane: "image",
+        endpoint: "/v1/images/generations",
+        request: "{}",
+        upstreamKey: null,
+        estimatedCost: null,
+      },
+    ],
+    tick,
+  );
+  store.setOutputs(key, [{ url: "https://x.invalid/a.png", expiresAt: null }]);
+  store.markOutput(key, 0, { state: "downloaded", path: file });
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, "png");
+  writeFileSync(`${file}.json`, "{}");
+  return id;
+}
+
+describe("pruning scheduled runs", () => {
+  it("keeps the newest runs, removes older folders whole, and never a file a kept run names", () => {
+    const root = tempDir();
+    const store = Store.open(path.join(root, "state.db"));
+    try {
+      const day = 86_400_000;
+      const own = (n: number) => path.join(root, "out", `day-${n}`);
+      const shared = path.join(root, "out", "shared");
+      // Days 1 and 2 had folders of their own; days 3 and 4 wrote the same file in one folder.
+      recordRun(store, 1 * day, own(1), path.join(own(1), "cover/cover.png"));
+      recordRun(store, 2 * day, own(2), path.join(own(2), "cover/cover.png"));
+      recordRun(store, 3 * day, shared, path.join(shared, "cover/cover.png"));
+      const latest = recordRun(store, 4 * day, shared, path.join(shared, "cover/cover.png"));
+      const before = path.join(shared, "cover/cover.png");
+
+      const { pruned } = pruneRuns(store, "daily", 1);
+      expect(pruned.map((run) => run.tick)).toEqual([3 * day, 2 * day, 1 * day]);
+      expect(scheduledRuns(store, "daily").map((run) => run.id)).toEqual([latest]);
+      expect(existsSync(own(1))).toBe(false);
+      expect(existsSync(own(2))).toBe(false);
+      // The kept run's file (same path as the pruned day 3's) stays, with its sidecar.
+      expect(existsSync(before)).toBe(true);
+      expect(existsSync(`${before}.json`)).toBe(true);
+      const count = (sql: string) => (store.db.prepare(sql).get() as { n: number }).n;
+      expect(count("SELECT count(*) AS n FROM jobs")).toBe(1);
+      expect(count("SELECT count(*) AS n FROM outputs")).toBe(1);
+      expect(count("SELECT count(*) AS n FROM run_jobs")).toBe(1);
+      expect(count("SELECT count(*) AS n FROM events WHERE run_id != " + latest)).toBe(0);
+      // Pruning again changes nothing.
+      expect(pruneRuns(store, "daily", 1).pruned).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+});
