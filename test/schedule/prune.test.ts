@@ -69,7 +69,7 @@ describe("pruning scheduled runs", () => {
       expect(count("SELECT count(*) AS n FROM jobs")).toBe(1);
       expect(count("SELECT count(*) AS n FROM outputs")).toBe(1);
       expect(count("SELECT count(*) AS n FROM run_jobs")).toBe(1);
-      expect(count("SELECT count(*) AS n FROM events WHERE run_id != " + latest)).toBe(0);
+      expect(count(`SELECT count(*) AS n FROM events WHERE run_id != ${latest}`)).toBe(0);
       // Pruning again changes nothing.
       expect(pruneRuns(store, "daily", 1).pruned).toEqual([]);
     } finally {
