@@ -63,6 +63,7 @@ export function showStatus(
               started_at: run.started_at,
               finished_at: run.finished_at,
               output_dir: run.output_dir,
+              tick: run.tick,
             },
             jobs: jobs.length,
             states: byState,
@@ -79,7 +80,7 @@ export function showStatus(
       return ExitCode.Ok;
     }
     out(
-      `run ${run.id}: ${run.name} — ${run.status}${run.exit_code === null ? "" : ` (exit ${run.exit_code})`}, started ${new Date(run.started_at).toISOString()}`,
+      `run ${run.id}: ${run.name} — ${run.status}${run.exit_code === null ? "" : ` (exit ${run.exit_code})`}, started ${new Date(run.started_at).toISOString()}${run.tick === null ? "" : `, tick ${new Date(run.tick).toISOString()}`}`,
     );
     out(
       `  ${jobs.length} jobs: ${

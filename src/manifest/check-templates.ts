@@ -31,6 +31,7 @@ export function checkTemplates(
     const names = [...Object.keys(vars), ...Object.keys(spec.matrix ?? {})];
     if (spec.from !== undefined) names.push(...INPUT_NAMES);
     walkStrings(spec.fields, [], (text, path) => {
+      checkSingleBraces(text, path, spec, reporter);
       checkNames(text, path, names, spec, reporter);
       const upstream = spec.from === undefined ? undefined : byId.get(spec.from);
       if (upstream !== undefined) checkInputKind(text, path, spec, upstream, reporter);
@@ -64,6 +65,28 @@ function checkNames(
       message,
       { inner: index },
       spec === undefined ? [] : jobPath(spec),
+    );
+  }
+}
+
+const OUTPUT_DIR_NAME = /(?<!\{)\{(date|tick)\}(?!\})/g;
+
+/** `{date}` is output.dir's spelling; in a request field it would be sent as written. */
+function checkSingleBraces(
+  text: string,
+  path: (string | number)[],
+  spec: JobSpec,
+  reporter: Reporter,
+): void {
+  if (!text.includes("{")) return;
+  for (const match of text.matchAll(OUTPUT_DIR_NAME)) {
+    const name = match[1] as string;
+    reporter.at(
+      path,
+      "template-braces",
+      `{${name}} would be sent as written: in job fields, write {{${name}}}`,
+      { inner: match.index, severity: "warning" },
+      jobPath(spec),
     );
   }
 }
@@ -102,14 +125,14 @@ function checkInputKind(
   }
 }
 
-/** Calls `visit` for every string in `value` that holds a template; `path` is a shared stack. */
+/** Calls `visit` for every string in `value` that holds a brace; `path` is a shared stack. */
 function walkStrings(
   value: unknown,
   path: (string | number)[],
   visit: (text: string, path: (string | number)[]) => void,
 ): void {
   if (typeof value === "string") {
-    if (value.includes("{{")) visit(value, [...path]);
+    if (value.includes("{")) visit(value, [...path]);
   } else if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       path.push(i);

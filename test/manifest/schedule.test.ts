@@ -135,6 +135,17 @@ output: { dir: out }
 jobs: [{ id: a, model: acme-image-2, prompt: x }]
 `);
     expect(errorsOf(shared)).toEqual([]);
+    const single = await checkInline(`version: 1
+schedule: { cron: "0 6 * * *" }
+output: { dir: "out/{date}" }
+jobs: [{ id: a, model: acme-image-2, prompt: "news for {date}, {{tick}}" }]
+`);
+    expect(single.diagnostics.map((d) => `${d.line}:${d.col} ${d.severity} ${d.rule}`)).toEqual([
+      "4:56 warning template-braces",
+    ]);
+    expect(single.diagnostics[0]?.message).toBe(
+      "{date} would be sent as written: in job fields, write {{date}}",
+    );
     expect(shared.diagnostics.map((d) => `${d.line}:${d.col} ${d.severity} ${d.rule}`)).toEqual([
       "3:16 warning schedule-output",
     ]);
