@@ -1,5 +1,5 @@
 import path from "node:path";
-import { Store } from "../../src/store/index.js";
+import { type NewJob, Store } from "../../src/store/index.js";
 import { tempDir } from "./manifest.js";
 
 /** A fresh state database in a temp folder with one run recorded in it. */
@@ -14,4 +14,19 @@ export function openTestStore(): { store: Store; runId: number } {
     started_at: 1,
   });
   return { store, runId };
+}
+
+/** An image job as a run first records it, under `key`. */
+export function imageJobRow(key: string): NewJob {
+  return {
+    key,
+    jobId: "a",
+    label: "a",
+    family: "image-a",
+    lane: "image",
+    endpoint: "/v1/images/generations",
+    request: "{}",
+    upstreamKey: null,
+    estimatedCost: null,
+  };
 }

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { pruneRuns } from "../../src/schedule/index.js";
 import { Store, scheduledRuns } from "../../src/store/index.js";
 import { tempDir } from "../helpers/manifest.js";
+import { imageJobRow } from "../helpers/store.js";
 
 /** Records a scheduled run with one job whose output is `file` (written to disk). */
 function recordRun(store: Store, tick: number, outputDir: string, file: string): number {
@@ -17,23 +18,7 @@ function recordRun(store: Store, tick: number, outputDir: string, file: string):
     tick,
   });
   const key = `key-${tick}`;
-  store.addJobs(
-    id,
-    [
-      {
-        key,
-        jobId: "cover",
-        label: "cover",
-        family: "image-a",
-        lane: "image",
-        endpoint: "/v1/images/generations",
-        request: "{}",
-        upstreamKey: null,
-        estimatedCost: null,
-      },
-    ],
-    tick,
-  );
+  store.addJobs(id, [{ ...imageJobRow(key), jobId: "cover", label: "cover" }], tick);
   store.setOutputs(key, [{ url: "https://x.invalid/a.png", expiresAt: null }]);
   store.markOutput(key, 0, { state: "downloaded", path: file });
   mkdirSync(path.dirname(file), { recursive: true });

@@ -2,10 +2,10 @@ import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { type NewJob, Store } from "../../src/store/index.js";
+import { Store } from "../../src/store/index.js";
 import { ROOT } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
-import { openTestStore } from "../helpers/store.js";
+import { imageJobRow, openTestStore } from "../helpers/store.js";
 
 function exitCode(args: string[]): Promise<number | null> {
   return new Promise((resolve) => {
@@ -14,17 +14,7 @@ function exitCode(args: string[]): Promise<number | null> {
   });
 }
 
-const imageJob: NewJob = {
-  key: "k1",
-  jobId: "a",
-  label: "a",
-  family: "image-a",
-  lane: "image",
-  endpoint: "/v1/images/generations",
-  request: "{}",
-  upstreamKey: null,
-  estimatedCost: null,
-};
+const imageJob = imageJobRow("k1");
 
 function openWithJob(): Store {
   const { store, runId } = openTestStore();
