@@ -1,4 +1,6 @@
 /** Scheduled manifests: the daemon's loop, leases against overlap, tick runs and pruning. */
+
+export { type DueTick, decideDueTicks, LATE_MS } from "./due-ticks.js";
 export {
   describeHolder,
   holderIsGone,
@@ -9,7 +11,6 @@ export {
 } from "./lease.js";
 export { pruneRuns } from "./prune.js";
 export {
-  LATE_MS,
   LEASE_POLL_MS,
   type ScheduledManifest,
   Scheduler,

@@ -10,24 +10,20 @@ import {
   TickTrigger as Trigger,
   unfinishedTicks,
 } from "../store/index.js";
+import { decideDueTicks } from "./due-ticks.js";
 import { describeHolder, type Lease, tryLease } from "./lease.js";
 import { runTickUnderLease, type TickRunner } from "./tick-run.js";
 
 /**
  * `gwrun schedule`: runs each scheduled manifest's ticks, one manifest at a time per lease.
  *
- * Each manifest has its own loop. A due tick is classed by when it fell:
- * - the newest, while idle and on time (within LATE_MS): run it;
- * - while this loop's previous run was going: `overlap: skip` records it skipped, `wait`
- *   runs it now;
- * - any other (the scheduler was down, the machine slept): `catch_up` decides — none records
- *   each missed, latest runs only the newest, all runs each in order.
- * On the first start for a manifest nothing is caught up: its schedule starts now. A tick whose
- * lease another process holds is skipped (`overlap: skip`) or waits for it (`wait`).
+ * Each manifest has its own loop: it sleeps until the next tick, then decides what becomes of
+ * every tick due since the last one handled (`decideDueTicks`: on time, overlapping its own
+ * run, or missed). On the first start for a manifest nothing is caught up: its schedule starts
+ * now. A tick whose lease another process holds is skipped (`overlap: skip`) or waits for it
+ * (`wait`).
  */
 
-/** A tick this late is no longer on time but caught up, ms. */
-export const LATE_MS = 60_000;
 /** How often a waiting tick asks for the lease again, ms. */
 export const LEASE_POLL_MS = 5_000;
 
@@ -104,38 +100,18 @@ export class Scheduler {
         continue;
       }
       if (dropped > 0) log(`${manifest.name}: ${dropped} older missed ticks left unrecorded`);
-      const fellWhileBusy = due.filter((tick) => tick <= busyUntil);
-      const idle = due.filter((tick) => tick > busyUntil);
-      // Only the newest tick can be on time; any before it went by unseen.
-      const newest = idle.at(-1);
-      const onTime = newest !== undefined && now - newest <= LATE_MS ? newest : undefined;
-      const missed = onTime === undefined ? idle : idle.slice(0, -1);
-      const toRun: { tick: number; trigger: TickTrigger }[] = [];
-      for (const tick of fellWhileBusy) {
-        if (manifest.schedule.overlap === "wait") toRun.push({ tick, trigger: Trigger.OnTime });
-        else this.#notRun(manifest, tick, "skipped", "the run of an earlier tick was still going");
-      }
-      const catchUp = manifest.schedule.catchUp;
-      missed.forEach((tick, index) => {
-        const latest = index === missed.length - 1 && onTime === undefined;
-        if (catchUp === "all" || (catchUp === "latest" && latest)) {
-          toRun.push({ tick, trigger: Trigger.CatchUp });
-        } else {
-          this.#notRun(
-            manifest,
-            tick,
-            "missed",
-            `missed while no scheduler ran (catch_up: ${catchUp})`,
-          );
-        }
-      });
-      if (onTime !== undefined) toRun.push({ tick: onTime, trigger: Trigger.OnTime });
       cursor = due.at(-1) as number;
-      for (const { tick, trigger } of toRun) {
+      let ran = false;
+      for (const decision of decideDueTicks(due, { now, busyUntil, schedule: manifest.schedule })) {
         if (this.#stopped) return;
-        await this.#handle(manifest, tick, trigger);
+        if (decision.action === "run") {
+          await this.#handle(manifest, decision.tick, decision.trigger);
+          ran = true;
+        } else {
+          this.#notRun(manifest, decision);
+        }
       }
-      if (toRun.length > 0) busyUntil = clock.now();
+      if (ran) busyUntil = clock.now();
     }
   }
 
@@ -169,13 +145,13 @@ export class Scheduler {
     }
   }
 
-  #notRun(manifest: ScheduledManifest, tick: number, status: "skipped" | "missed", reason: string) {
+  #notRun(
+    manifest: ScheduledManifest,
+    not: { tick: number; action: "skipped" | "missed"; trigger: TickTrigger; reason: string },
+  ): void {
     const { store, clock, log } = this.#options;
-    recordTickNotRun(
-      store,
-      { name: manifest.name, tick, status, trigger: Trigger.OnTime, reason },
-      clock.now(),
-    );
+    const { tick, action: status, trigger, reason } = not;
+    recordTickNotRun(store, { name: manifest.name, tick, status, trigger, reason }, clock.now());
     log(`${manifest.name}: tick ${tickLabel(tick, manifest.schedule)} ${status}: ${reason}`);
   }
 
@@ -187,12 +163,12 @@ export class Scheduler {
     while (!("release" in lease)) {
       const holder = describeHolder(lease.heldBy, clock.now());
       if (manifest.schedule.overlap === "skip") {
-        this.#notRun(
-          manifest,
+        this.#notRun(manifest, {
           tick,
-          "skipped",
-          `another run of ${manifest.name} holds its lease (${holder})`,
-        );
+          action: "skipped",
+          trigger,
+          reason: `another run of ${manifest.name} holds its lease (${holder})`,
+        });
         return;
       }
       if (!waitingSaid) {
