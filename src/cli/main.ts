@@ -151,6 +151,7 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     .argument("[manifest...]", "manifests with schedule:")
     .option("--log <file>", "append plain lines to this file instead of stderr")
     .option("--list", "show each manifest's next ticks and its last runs, then exit")
+    .option("--json", "with --list: print it as JSON")
     .option("--db <file>", "state database (default: GWRUN_DB or data/gwrun.db)")
     .option("--base-url <url>", 'gateway base URL, overriding the manifests ("sim": the simulator)')
     .action(async (manifests: string[], flags: ScheduleFlags) => {

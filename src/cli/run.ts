@@ -201,7 +201,12 @@ async function runTickOnce(
 ): Promise<Executed> {
   const store = Store.open(dbPath(flags));
   try {
-    const lease = tryLease(store, tick.name, systemClock);
+    const lease = tryLease(store, tick.name, systemClock, {
+      onLost: () =>
+        err(
+          `gwrun: ${tick.name} lost its lease: this process stalled past its expiry, and another took it over`,
+        ),
+    });
     if (!("release" in lease)) {
       const holder = describeHolder(lease.heldBy, Date.now());
       const reason = `another run of ${tick.name} holds its lease (${holder})`;

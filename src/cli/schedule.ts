@@ -15,6 +15,8 @@ export interface ScheduleFlags extends Pick<RunFlags, "db" | "baseUrl"> {
   /** Append plain lines to this file instead of stderr. */
   log?: string;
   list?: boolean;
+  /** With --list: print it as JSON. */
+  json?: boolean;
 }
 
 /** Ticks `--list` shows ahead, and records behind. */
@@ -142,6 +144,28 @@ function listSchedules(manifests: readonly ScheduledManifest[], flags: ScheduleF
   const store = Store.open(dbPath(flags));
   try {
     const now = Date.now();
+    if (flags.json === true) {
+      const listed = manifests.map(({ name, file, schedule: when }) => {
+        const lease = leaseOf(store, name);
+        return {
+          name,
+          file,
+          schedule: when,
+          running: lease !== undefined && lease.expires_at > now ? lease : null,
+          next: nextTicks(when, now, LIST_NEXT).map((tick) => ({
+            tick: new Date(tick).toISOString(),
+            label: tickLabel(tick, when),
+          })),
+          last: ticksOf(store, name, LIST_LAST).map((row) => ({
+            ...row,
+            tick: new Date(row.tick).toISOString(),
+            label: tickLabel(row.tick, when),
+          })),
+        };
+      });
+      out(JSON.stringify(listed, null, 2));
+      return ExitCode.Ok;
+    }
     for (const { name, file, schedule: when } of manifests) {
       const keep = when.keepRuns === undefined ? "all runs" : `${when.keepRuns} runs`;
       out(`${name} (${path.relative(process.cwd(), file) || file})`);

@@ -48,7 +48,12 @@ export function tryLease(
   store: Store,
   name: string,
   clock: Clock,
-  options: { holder?: LeaseHolder; isGone?: (lease: LeaseRow) => boolean } = {},
+  options: {
+    holder?: LeaseHolder;
+    isGone?: (lease: LeaseRow) => boolean;
+    /** Told when a renewal finds the lease taken over (this process stalled past its expiry). */
+    onLost?: () => void;
+  } = {},
 ): Lease | { heldBy: LeaseRow } {
   const holder = options.holder ?? thisProcess();
   const result = acquireLease(
@@ -68,7 +73,10 @@ export function tryLease(
       } catch {
         return;
       }
-      if (!renewLease(store, name, holder.id, clock.now(), LEASE_TTL_MS)) return;
+      if (!renewLease(store, name, holder.id, clock.now(), LEASE_TTL_MS)) {
+        options.onLost?.();
+        return;
+      }
     }
   };
   void renew();

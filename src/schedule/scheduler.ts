@@ -47,6 +47,8 @@ export interface SchedulerOptions {
   lease?: { holder?: LeaseHolder; isGone?: (lease: LeaseRow) => boolean };
 }
 
+const LEASE_LOST = "lost its lease to another process (this one stalled past the lease's expiry)";
+
 export class Scheduler {
   readonly #options: SchedulerOptions;
   readonly #stop = new AbortController();
@@ -122,14 +124,17 @@ export class Scheduler {
   async #recover(manifest: ScheduledManifest): Promise<void> {
     const latest = unfinishedTicks(this.#options.store, manifest.name).at(-1);
     if (latest === undefined) return;
-    const lease = tryLease(
-      this.#options.store,
-      manifest.name,
-      this.#options.clock,
-      this.#options.lease,
-    );
+    const lease = this.#tryLease(manifest);
     if (!("release" in lease)) return;
     await this.#runHeld(manifest, lease, latest.tick, Trigger.Resumed);
+  }
+
+  #tryLease(manifest: ScheduledManifest): ReturnType<typeof tryLease> {
+    const { store, clock, log } = this.#options;
+    return tryLease(store, manifest.name, clock, {
+      ...this.#options.lease,
+      onLost: () => log(`${manifest.name}: ${LEASE_LOST}`),
+    });
   }
 
   /** The manifest as it is now; the one in hand when it no longer loads. */
@@ -157,8 +162,8 @@ export class Scheduler {
 
   /** Takes the lease (skipping or waiting when another process holds it) and runs the tick. */
   async #handle(manifest: ScheduledManifest, tick: number, trigger: TickTrigger): Promise<void> {
-    const { store, clock, log } = this.#options;
-    let lease = tryLease(store, manifest.name, clock, this.#options.lease);
+    const { clock, log } = this.#options;
+    let lease = this.#tryLease(manifest);
     let waitingSaid = false;
     while (!("release" in lease)) {
       const holder = describeHolder(lease.heldBy, clock.now());
@@ -182,7 +187,7 @@ export class Scheduler {
       } catch {
         return;
       }
-      lease = tryLease(store, manifest.name, clock, this.#options.lease);
+      lease = this.#tryLease(manifest);
     }
     await this.#runHeld(manifest, lease, tick, trigger);
   }
