@@ -1,4 +1,4 @@
-import type { CheckedJob } from "../families/index.js";
+import type { CheckedJob, ImageInputRule } from "../families/index.js";
 import { imageValues } from "../families/index.js";
 import { INPUT_PLACEHOLDERS } from "../manifest/index.js";
 
@@ -38,7 +38,7 @@ export function bindInputs(template: CheckedJob, output: UpstreamOutput): Bound 
     file: INPUT_PLACEHOLDERS.file(),
     text: INPUT_PLACEHOLDERS.text(from),
   };
-  const dataUriAt = dataUriFields(template);
+  const ruleAt = imageRules(template);
   const problems: string[] = [];
   const visit = (value: unknown, at: Step[]): unknown => {
     if (typeof value === "string") return bindString(value, at);
@@ -59,8 +59,11 @@ export function bindInputs(template: CheckedJob, output: UpstreamOutput): Bound 
           );
           return placeholders.url;
         }
-        if (output.url !== null) return output.url;
-        const accepts = dataUriAt(at, value === placeholders.url);
+        const rule = ruleAt(at, value === placeholders.url);
+        // A plain http:// link (a gateway on loopback) where only https:// is taken: send the file.
+        const refused = output.url?.startsWith("http://") === true && rule?.httpsOnly === true;
+        if (output.url !== null && !refused) return output.url;
+        const accepts = rule === undefined ? undefined : rule.dataUri;
         if (accepts === true) return output.dataUri();
         problems.push(
           `${field}: the link of ${output.label} has expired and ${accepts === false ? `${template.family?.title ?? "this model"} accepts only http(s) URLs there` : "the field is not an image field"}, so its file cannot be sent as a Data URI; retry ${output.label} to get a fresh link`,
@@ -93,17 +96,19 @@ export function bindInputs(template: CheckedJob, output: UpstreamOutput): Bound 
 }
 
 /**
- * Whether the field at a path takes a Data URI: true / false from the family's image input
- * rules, undefined when it is no image field. Passthrough jobs (no family) are trusted.
+ * The family's image input rule of the field at a path (what it takes: Data URIs, https only);
+ * undefined when it is no image field. Passthrough jobs (no family) are trusted with anything.
  */
-function dataUriFields(template: CheckedJob): (at: Step[], whole: boolean) => boolean | undefined {
+function imageRules(
+  template: CheckedJob,
+): (at: Step[], whole: boolean) => ImageInputRule | undefined {
   const family = template.family;
-  if (family === undefined) return (_at, whole) => (whole ? true : undefined);
+  if (family === undefined)
+    return (_at, whole) => (whole ? { path: [], dataUri: true } : undefined);
   const fields = imageValues(family, template.body);
   return (at, whole) => {
     if (!whole) return undefined;
-    const found = fields.find((entry) => sameSteps(entry.path, at));
-    return found?.rule.dataUri;
+    return fields.find((entry) => sameSteps(entry.path, at))?.rule;
   };
 }
 

@@ -42,7 +42,7 @@ export const imageEdits: Family = {
   endpoint: "/v1/images/edits",
   models: MODELS,
   schema,
-  imageInputs: [{ path: ["image_urls", "*"], dataUri: true }],
+  imageInputs: [{ path: ["image_urls", "*"], dataUri: true, httpsOnly: true }],
   // The spec states no output pixel sizes.
   expectedOutputs: (body) => ({
     kind: "image",

@@ -3,5 +3,5 @@ export { type CheckedJob, checkJobs } from "./check-jobs.js";
 export { imageValues } from "./local-images.js";
 export { FAMILIES } from "./registry.js";
 export { familyFields, familyFor, familyForRequest } from "./resolve.js";
-export type { ExpectedOutputs, Family, RequestBody } from "./types.js";
+export type { ExpectedOutputs, Family, ImageInputRule, RequestBody } from "./types.js";
 export { type RequestIssue, validateRequest } from "./validate.js";

@@ -28,6 +28,8 @@ export interface ImageInputRule {
   path: readonly string[];
   /** Data URIs accepted here; otherwise only http(s) URLs. */
   dataUri: boolean;
+  /** Only https:// URLs: a plain http:// link is refused. */
+  httpsOnly?: boolean;
   /** Accepted formats as sharp names (jpeg, png, webp, gif, bmp); undefined = not stated. */
   formats?: readonly string[];
   maxBytes?: number;

@@ -288,4 +288,30 @@ jobs:
       expect(scope.sim.counters().submits.accepted).toBe(2);
     });
   }, 120_000);
+
+  it("edits an upstream picture served over plain http by sending its file, where the edits endpoint takes only https", async () => {
+    await withRun({ seed: "edits" }, async (scope) => {
+      const manifest = scope.write(
+        "edits.yaml",
+        `${fastSettings(scope.outputDir)}name: edits
+jobs:
+  - { id: shot, model: acme-image-2, prompt: "a ceramic mug", size: "1:1" }
+  - id: glossy
+    model: acme-imagine-1.0-edit-fast
+    from: shot
+    prompt: make it glossy
+    image_urls: ["{{input.url}}"]
+`,
+      );
+      const result = await scope.gwrun(["run", manifest]).done;
+      expect(result.code).toBe(0);
+      const jobs = new Map(scope.jobs().map((job) => [job.job_id, job]));
+      expect(scope.sim.url).toMatch(/^http:\/\//);
+      const file = readFileSync(jobs.get("shot")?.outputs[0]?.path ?? "");
+      expect(jobs.get("glossy")?.state).toBe("done");
+      expect(JSON.parse(jobs.get("glossy")?.request ?? "{}").image_urls).toEqual([
+        `data:image/png;base64,${file.toString("base64")}`,
+      ]);
+    });
+  });
 });
