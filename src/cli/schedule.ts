@@ -34,7 +34,7 @@ export async function schedule(files: readonly string[], flags: ScheduleFlags): 
   for (const file of files) {
     const loaded = await loadScheduled(file);
     if (typeof loaded === "string") {
-      err(loaded);
+      err(`${file}: ${loaded}; nothing was scheduled`);
       return ExitCode.Invalid;
     }
     manifests.push(loaded);
@@ -51,14 +51,14 @@ export async function schedule(files: readonly string[], flags: ScheduleFlags): 
   return runDaemon(manifests, flags);
 }
 
-/** A valid manifest with a schedule, or what is wrong with it (diagnostics printed). */
+/** A valid manifest with a schedule, or what is wrong with it (diagnostics printed unless quiet). */
 async function loadScheduled(file: string, quiet = false): Promise<ScheduledManifest | string> {
   const checked = await checkManifestFile(file);
   if (!quiet) printDiagnostics(checked.diagnostics, checked.source.text);
   const settings = checked.expanded.settings;
-  if (!checked.valid || settings === undefined) return `${file}: invalid; nothing was scheduled`;
+  if (!checked.valid || settings === undefined) return "invalid";
   if (settings.schedule === undefined) {
-    return `${file}: has no schedule: (add e.g. schedule: { cron: "0 6 * * *", timezone: "Europe/Berlin" })`;
+    return 'has no schedule: (add e.g. schedule: { cron: "0 6 * * *", timezone: "Europe/Berlin" })';
   }
   return { file: path.resolve(file), name: settings.name, schedule: settings.schedule };
 }

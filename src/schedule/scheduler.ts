@@ -144,7 +144,7 @@ export class Scheduler {
       return fresh.name === manifest.name ? fresh : manifest;
     } catch (error) {
       this.#options.log(
-        `${manifest.name}: ${manifest.file} did not load (${(error as Error).message}); keeping its schedule`,
+        `${manifest.name}: ${manifest.file} no longer loads (${(error as Error).message}); its last good schedule stays in force`,
       );
       return manifest;
     }
