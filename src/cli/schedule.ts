@@ -7,9 +7,9 @@ import { nextTicks, tickLabel } from "../manifest/index.js";
 import { checkManifestFile } from "../plan/index.js";
 import { describeHolder, type ScheduledManifest, Scheduler } from "../schedule/index.js";
 import { leaseOf, Store, ticksOf } from "../store/index.js";
+import { dbPath, executeManifest, type RunFlags } from "./execute.js";
 import { ExitCode } from "./exit-codes.js";
 import { err, out, printDiagnostics } from "./output.js";
-import { dbPath, executeManifest, type RunFlags } from "./run.js";
 
 export interface ScheduleFlags extends Pick<RunFlags, "db" | "baseUrl"> {
   /** Append plain lines to this file instead of stderr. */

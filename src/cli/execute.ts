@@ -1,0 +1,322 @@
+import path from "node:path";
+import { systemClock } from "../core/clock.js";
+import { ErrorCode, GwError } from "../core/errors.js";
+import { seededRandom } from "../core/random.js";
+import { dependantTemplates, Engine, initialJobs, type RunEnd } from "../engine/index.js";
+import { GatewayClient } from "../gateway/index.js";
+import {
+  formatDiagnostic,
+  type JobChecks,
+  type ManifestSettings,
+  outputDirOf,
+  type Schedule,
+  tickLabel,
+} from "../manifest/index.js";
+import { type CheckedManifest, checkManifestText } from "../plan/index.js";
+import { describeHolder, runTickUnderLease, tryLease } from "../schedule/index.js";
+import { type RunRow, recordTickNotRun, runOfTick, Store, TickTrigger } from "../store/index.js";
+import { openLogReporter, openReporter, STATUS_BY_END } from "../ui/index.js";
+import { ExitCode } from "./exit-codes.js";
+import { openGatewayTarget } from "./gateway-target.js";
+import { err, printDiagnostics } from "./output.js";
+
+/**
+ * Running a manifest, shared by `run`, `resume`, `retry` and `schedule`: check it, take a
+ * scheduled manifest's lease and record its tick, then drive the engine with a reporter.
+ */
+
+export interface RunFlags {
+  db?: string;
+  force?: boolean;
+  /** Comma-separated job ids. */
+  only?: string;
+  baseUrl?: string;
+  json?: boolean;
+  /** Only failures and the summary. */
+  quiet?: boolean;
+  /** Run as of this time (ISO 8601): a scheduled manifest runs the tick due then. */
+  at?: string;
+}
+
+/** Downloads larger than this are refused (a clip of minutes at 4K fits). */
+const MAX_DOWNLOAD_BYTES = 2 * 1024 ** 3;
+
+const EXIT_BY_END: Readonly<Record<RunEnd, ExitCode>> = {
+  done: ExitCode.Ok,
+  failed: ExitCode.Failed,
+  budget: ExitCode.Stopped,
+  balance: ExitCode.Stopped,
+  interrupted: ExitCode.Interrupted,
+};
+
+/** The state database: `--db`, else GWRUN_DB, else data/gwrun.db. */
+export function dbPath(flags: { db?: string }): string {
+  return flags.db ?? process.env.GWRUN_DB ?? path.join("data", "gwrun.db");
+}
+
+export interface ExecuteOptions {
+  /** When the run is asked for, ms (default now): picks a scheduled manifest's tick. */
+  at?: number;
+  /** The caller holds the manifest's lease and records its tick (the scheduler does). */
+  underLease?: boolean;
+  /** Where the run's lines go instead of the terminal: only failures and the summary. */
+  log?: (line: string) => void;
+}
+
+export interface Executed {
+  exit: ExitCode;
+  /** The run it made or continued; undefined when none started (an invalid manifest). */
+  runId: number | undefined;
+}
+
+/**
+ * Checks a manifest and runs it. A scheduled manifest runs under its lease as one tick (the
+ * latest due at `at`), recorded, unless the caller already holds the lease.
+ */
+export async function executeManifest(
+  file: string,
+  text: string,
+  runId: number | undefined,
+  flags: RunFlags,
+  options: ExecuteOptions = {},
+): Promise<Executed> {
+  const checked = await checkManifestText(text, file, process.env, options.at ?? Date.now());
+  if (options.log === undefined) printDiagnostics(checked.diagnostics, checked.source.text);
+  else
+    for (const diagnostic of checked.diagnostics)
+      options.log(formatDiagnostic(diagnostic, undefined, false));
+  const settings = checked.expanded.settings;
+  if (!checked.valid || settings === undefined) {
+    (options.log ?? err)(`${file}: invalid; nothing was submitted`);
+    return { exit: ExitCode.Invalid, runId: undefined };
+  }
+  const { schedule } = settings;
+  const tick = checked.expanded.moment.tick;
+  if (schedule === undefined || tick === undefined || options.underLease === true) {
+    return executeChecked(file, text, checked, runId, flags, options.log);
+  }
+  return runTickOnce(file, text, checked, runId, flags, { name: settings.name, schedule, tick });
+}
+
+/**
+ * A one-shot run of a scheduled manifest (a system crontab's `gwrun run`): takes the lease or
+ * politely refuses with exit 4, then runs the tick as the scheduler would.
+ */
+async function runTickOnce(
+  file: string,
+  text: string,
+  checked: CheckedManifest,
+  runId: number | undefined,
+  flags: RunFlags,
+  tick: { name: string; schedule: Schedule; tick: number },
+): Promise<Executed> {
+  const store = Store.open(dbPath(flags));
+  try {
+    const lease = tryLease(store, tick.name, systemClock, {
+      onLost: () =>
+        err(
+          `gwrun: ${tick.name} lost its lease: this process stalled past its expiry, and another took it over`,
+        ),
+    });
+    if (!("release" in lease)) {
+      const holder = describeHolder(lease.heldBy, Date.now());
+      const reason = `another run of ${tick.name} holds its lease (${holder})`;
+      recordTickNotRun(
+        store,
+        { ...tick, status: "skipped", trigger: TickTrigger.Run, reason },
+        Date.now(),
+      );
+      err(
+        `gwrun: ${tick.name} is already running (${holder}); tick ${tickLabel(tick.tick, tick.schedule)} not started`,
+      );
+      return { exit: ExitCode.Busy, runId: undefined };
+    }
+    try {
+      const quiet = flags.quiet === true || flags.json === true;
+      const exit = await runTickUnderLease({
+        store,
+        ...tick,
+        trigger: TickTrigger.Run,
+        clock: systemClock,
+        run: async ({ tick: at, resume }) => {
+          const done =
+            resume === undefined
+              ? await executeChecked(file, text, checked, runId, flags, undefined)
+              : await executeManifest(
+                  resume.manifest_path,
+                  resume.manifest_text,
+                  resume.id,
+                  flags,
+                  {
+                    at,
+                    underLease: true,
+                  },
+                );
+          return { exitCode: done.exit, runId: done.runId };
+        },
+        log: (line) => {
+          if (!quiet) err(`gwrun: ${line}`);
+        },
+      });
+      return { exit: exit as ExitCode, runId: runOfTick(store, tick.name, tick.tick)?.id };
+    } finally {
+      lease.release();
+    }
+  } finally {
+    store.close();
+  }
+}
+
+async function executeChecked(
+  file: string,
+  text: string,
+  checked: CheckedManifest,
+  runId: number | undefined,
+  flags: RunFlags,
+  log: ((line: string) => void) | undefined,
+): Promise<Executed> {
+  const settings = checked.expanded.settings as ManifestSettings;
+  const { moment } = checked.expanded;
+  const jobs = selectJobs(checked.jobs, flags.only);
+  // Loaded on first use: sharp and ffmpeg's wrapper are not needed to validate or plan.
+  const { PostProcessor, writeReport } = await import("../postprocess/index.js");
+  const outputDir = path.resolve(outputDirOf(settings, moment));
+  const store = Store.open(dbPath(flags));
+  try {
+    const gateway = { ...settings.gateway, baseUrl: flags.baseUrl ?? settings.gateway.baseUrl };
+    const target = await openGatewayTarget(gateway);
+    const client = new GatewayClient({
+      baseUrl: target.baseUrl,
+      apiKey: target.apiKey,
+      messagesVersion: settings.gateway.messagesVersion,
+    });
+    try {
+      const now = Date.now();
+      // A scheduled tick has one run: running the tick again continues it.
+      const id =
+        runId ??
+        (moment.tick === undefined
+          ? undefined
+          : runOfTick(store, settings.name, moment.tick)?.id) ??
+        store.createRun({
+          name: settings.name,
+          manifest_path: path.resolve(file),
+          manifest_text: text,
+          base_url: gateway.baseUrl,
+          output_dir: outputDir,
+          started_at: now,
+          tick: moment.tick,
+        });
+      store.addJobs(id, initialJobs(jobs), now);
+      let interrupt = () => {};
+      // `q` or Ctrl-C on the dashboard (which reads the keys) is the same stop as SIGINT.
+      const reporter =
+        log === undefined ? await openReporter(flags, () => interrupt()) : openLogReporter(log);
+      try {
+        const engine = new Engine({
+          store,
+          client,
+          runId: id,
+          settings,
+          outputDir,
+          baseUrl: gateway.baseUrl,
+          timeScale: target.timeScale,
+          clock: systemClock,
+          random: seededRandom(`${process.pid}:${now}`),
+          templates: dependantTemplates(jobs),
+          force: flags.force === true,
+          maxDownloadBytes: MAX_DOWNLOAD_BYTES,
+          postprocess: new PostProcessor({
+            outputDir,
+            thumbnails: settings.output.thumbnails,
+            checksFor: checksByJob(jobs, settings.checks),
+          }),
+          emit: reporter.emit,
+        });
+        const onSignal = onInterrupt(
+          () => engine.stop(),
+          (message) => reporter.notice(message),
+        );
+        interrupt = onSignal.interrupt;
+        try {
+          const result = await engine.run();
+          const exit = EXIT_BY_END[result.end];
+          store.finishRun(id, STATUS_BY_END[result.end], exit, Date.now());
+          // Written before the reporter closes, so its summary can point at the gallery.
+          writeReport(store, store.run(id) as RunRow);
+          return { exit, runId: id };
+        } finally {
+          onSignal.dispose();
+        }
+      } finally {
+        await reporter.close();
+      }
+    } finally {
+      await client.close();
+      await target.close();
+    }
+  } finally {
+    store.close();
+  }
+}
+
+/** Each job's `checks:`: its own over the manifest's. */
+function checksByJob(
+  jobs: readonly { job: { spec: { id: string; checks: JobChecks | undefined } } }[],
+  defaults: JobChecks | undefined,
+): (jobId: string) => JobChecks {
+  const byId = new Map(jobs.map(({ job }) => [job.spec.id, { ...defaults, ...job.spec.checks }]));
+  return (jobId) => byId.get(jobId) ?? { ...defaults };
+}
+
+function selectJobs<T extends { job: { spec: { id: string } } }>(
+  jobs: readonly T[],
+  only: string | undefined,
+): T[] {
+  if (only === undefined) return [...jobs];
+  const wanted = only
+    .split(",")
+    .map((id) => id.trim())
+    .filter((id) => id !== "");
+  const known = new Set(jobs.map((job) => job.job.spec.id));
+  const unknown = wanted.filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    throw new GwError(
+      ErrorCode.Usage,
+      `--only: no job ${unknown.map((id) => `"${id}"`).join(", ")} in the manifest`,
+      {
+        hint: `jobs: ${[...known].join(", ")}`,
+      },
+    );
+  }
+  return jobs.filter((job) => wanted.includes(job.job.spec.id));
+}
+
+/**
+ * First Ctrl-C (or SIGTERM, or `q` on the dashboard): stop gracefully. A second: exit at once —
+ * the store is already consistent. `say` tells the person through the reporter.
+ */
+function onInterrupt(
+  stop: () => void,
+  say: (message: string) => void,
+): { interrupt(): void; dispose(): void } {
+  let count = 0;
+  const handler = () => {
+    count += 1;
+    if (count === 1) {
+      say("stopping: no new submits; Ctrl-C again to exit at once");
+      stop();
+    } else {
+      process.exit(ExitCode.Interrupted);
+    }
+  };
+  process.on("SIGINT", handler);
+  process.on("SIGTERM", handler);
+  return {
+    interrupt: handler,
+    dispose() {
+      process.off("SIGINT", handler);
+      process.off("SIGTERM", handler);
+    },
+  };
+}
