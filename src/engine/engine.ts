@@ -1,4 +1,5 @@
 import { setMaxListeners } from "node:events";
+import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import PQueue from "p-queue";
 import type { Clock } from "../core/clock.js";
@@ -17,7 +18,7 @@ import {
   withRetry,
 } from "../gateway/index.js";
 import type { ManifestSettings } from "../manifest/index.js";
-import { type JobRow, JobState, type Store } from "../store/index.js";
+import { type JobRow, JobState, type OutputRow, type Store } from "../store/index.js";
 import { recordDependants, recordSkipped } from "./dependants.js";
 import type { Emit, RunEnd, StateCounts } from "./events.js";
 import { fileMatches, outputPath, partialDir, writeWhole } from "./files.js";
@@ -231,6 +232,13 @@ export class Engine {
       let intact = true;
       for (const output of outputs)
         if (!(await fileMatches(output.path, output.bytes, output.sha256))) intact = false;
+      if (intact && this.#o.postprocess !== undefined && reviewImagesGone(outputs)) {
+        // The files are whole; checking them again makes their thumbnails and posters again.
+        if (store.move(row.key, JobState.Done, JobState.Downloaded, { done_at: null }, now)) {
+          this.#finish({ ...row, state: JobState.Downloaded });
+          return false;
+        }
+      }
       if (intact) {
         this.#spent += row.cost ?? 0;
         this.#startDependants(row);
@@ -927,6 +935,13 @@ export class Engine {
     }
     return { counts, spent: round(spent) };
   }
+}
+
+/** Whether a thumbnail or poster recorded for these outputs is no longer on disk. */
+function reviewImagesGone(outputs: readonly OutputRow[]): boolean {
+  return outputs.some((output) =>
+    [output.thumbnail, output.poster].some((file) => file !== null && !existsSync(file)),
+  );
 }
 
 /** Text calls share the image lane's cap: both are light next to video. */

@@ -14,7 +14,8 @@
  * - submitted / processing: the gateway has a task id; it is polled, never resubmitted.
  * - completed: the gateway finished; outputs are being downloaded.
  * - downloaded: every output is on disk and hashed; post-processing checks it and makes its
- *   thumbnails. done: finished, every check passed. A failed check ends the job `failed`, or,
+ *   thumbnails. done: finished, every check passed (back to downloaded when a later run finds
+ *   its files intact but a thumbnail or poster gone, to make them again). A failed check ends the job `failed`, or,
  *   with `checks: { on_fail: retry }` and attempts left, sends it back to pending (a new task).
  * - failed (the gateway or retries gave up), rejected (the gateway refused the request: 400,
  *   401, 422), expired (the task or its links are gone), cancelled (left unsent when a run
@@ -49,7 +50,7 @@ export const TRANSITIONS: Readonly<Record<JobState, readonly JobState[]>> = {
   [S.Processing]: [S.Processing, S.Completed, S.Failed, S.Expired],
   [S.Completed]: [S.Downloaded, S.Failed, S.Expired],
   [S.Downloaded]: [S.Done, S.Completed, S.Failed, S.Pending],
-  [S.Done]: [S.Pending, S.Completed],
+  [S.Done]: [S.Pending, S.Completed, S.Downloaded],
   [S.Failed]: [S.Pending],
   [S.Rejected]: [S.Pending],
   [S.Expired]: [S.Pending],

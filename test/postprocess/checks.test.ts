@@ -111,6 +111,34 @@ describe("post-processing of a run", () => {
   );
 
   it(
+    "makes a deleted thumbnail or poster again on the next run, without paying again",
+    async () => {
+      await withRun({}, async (scope) => {
+        const manifest = scope.write(
+          "again.yaml",
+          `${fastSettings(scope.outputDir)}jobs:
+  - { id: shot, model: acme-image-2, prompt: "a mug", size: "1:1" }
+  - { id: clip, model: acme2.6, prompt: "a mug", aspect_ratio: "16:9", resolution: 720p, duration: 5 }
+`,
+        );
+        expect((await scope.gwrun(["run", manifest]).done).code).toBe(0);
+        const reviewImages = scope
+          .jobs()
+          .flatMap((job) => job.outputs.flatMap((o) => [o.thumbnail, o.poster]))
+          .filter((file): file is string => file !== null);
+        expect(reviewImages).toHaveLength(3);
+        for (const file of reviewImages) rmSync(file);
+        const again = await scope.gwrun(["run", manifest]).done;
+        expect(again.code).toBe(0);
+        for (const file of reviewImages) expect(existsSync(file)).toBe(true);
+        expect(scope.jobs().map((job) => job.state)).toEqual(["done", "done"]);
+        expect(scope.sim.counters().submits.accepted).toBe(2);
+      });
+    },
+    E2E,
+  );
+
+  it(
     "fails a clip shorter than asked, with its length and the length asked for",
     async () => {
       await withRun({ faults: { shortClipRate: 1 } }, async (scope) => {
