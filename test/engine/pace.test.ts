@@ -1,28 +1,62 @@
 import { describe, expect, it } from "vitest";
 import { SubmitPace } from "../../src/engine/pace.js";
-import { ManualClock } from "../helpers/clock.js";
+import { ManualClock, settle } from "../helpers/clock.js";
+
+/** Asks for `count` turns at once; the returned function says how many have come so far. */
+function askTurns(pace: SubmitPace, count: number): () => number {
+  let came = 0;
+  for (let i = 0; i < count; i++) {
+    void pace.acquire().then(() => {
+      came += 1;
+    });
+  }
+  return () => came;
+}
+
+/** Moves the clock on by `ms` and lets the woken turns resolve. */
+async function pass(clock: ManualClock, ms: number): Promise<void> {
+  clock.advance(ms);
+  await settle();
+}
 
 describe("submit pace", () => {
-  it("spaces submits evenly at the manifest's rate", async () => {
+  it("lets the first submit go at once and each next one only 1/rate later, not before", async () => {
     const clock = new ManualClock(0);
-    const pace = new SubmitPace(clock, 10);
-    const starts: number[] = [];
-    for (let i = 0; i < 4; i++) {
-      const turn = pace.acquire();
-      clock.advance(100);
-      await turn;
-      starts.push(clock.now());
+    const pace = new SubmitPace(clock, 5);
+    const came = askTurns(pace, 4);
+    await settle();
+    expect(came()).toBe(1);
+    // At 5/s a turn comes every 200 ms.
+    for (const expected of [2, 3, 4]) {
+      await pass(clock, 199);
+      expect(came()).toBe(expected - 1);
+      await pass(clock, 1);
+      expect(came()).toBe(expected);
     }
-    expect(pace.rate).toBe(10);
-    expect(starts[3] as number).toBeGreaterThanOrEqual(300);
+  });
+
+  it("saves up no burst over a quiet spell", async () => {
+    const clock = new ManualClock(0);
+    const pace = new SubmitPace(clock, 5);
+    await pace.acquire();
+    await pass(clock, 10_000);
+    const came = askTurns(pace, 2);
+    await settle();
+    expect(came()).toBe(1);
+    await pass(clock, 199);
+    expect(came()).toBe(1);
+    await pass(clock, 1);
+    expect(came()).toBe(2);
   });
 
   it("settles just under a limit the gateway announces", () => {
     const pace = new SubmitPace(new ManualClock(0), 100);
     pace.succeeded(50);
-    expect(pace.rate).toBeCloseTo(48.5);
+    expect(pace.rate).toBeLessThan(50);
+    expect(pace.rate).toBeGreaterThan(45);
+    const settled = pace.rate;
     for (let i = 0; i < 100; i++) pace.succeeded(50);
-    expect(pace.rate).toBeCloseTo(48.5);
+    expect(pace.rate).toBe(settled);
   });
 
   it("halves on a 429 without an announced limit, then climbs back", () => {
