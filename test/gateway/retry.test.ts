@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ErrorCode } from "../../src/core/errors.js";
-import { seededRandom } from "../../src/core/random.js";
+import { type Random, seededRandom } from "../../src/core/random.js";
 import { backoffMs, GatewayError, withRetry } from "../../src/gateway/index.js";
 import { ManualClock } from "../helpers/clock.js";
 
@@ -74,13 +74,55 @@ describe("retry policy", () => {
     expect(calls).toBe(6);
     expect(waited).toEqual([700, 700, 700, 700, 700]);
   });
+});
 
-  it("backs off exponentially with jitter, capped", () => {
-    const random = seededRandom(7);
-    for (let retry = 0; retry < 12; retry++) {
-      const delay = backoffMs(retry, policy, random);
-      expect(delay).toBeGreaterThanOrEqual(50);
-      expect(delay).toBeLessThanOrEqual(Math.min(1000, 100 * 2 ** retry));
+/** A random source that always draws `value`: pins where in the jitter range a wait falls. */
+const always = (value: number): Random => ({ next: () => value });
+/** The top of the jitter range. */
+const TOP = 1 - 1e-9;
+
+describe("backoff between retries", () => {
+  it("doubles the longest wait with each retry, starting from min_delay", () => {
+    const longest = (retry: number) => backoffMs(retry, policy, always(TOP));
+    expect(longest(0)).toBeCloseTo(policy.minDelayMs, 3);
+    for (let retry = 1; retry <= 3; retry++) {
+      expect(longest(retry) / longest(retry - 1)).toBeCloseTo(2, 5);
     }
+  });
+
+  it("never waits longer than max_delay, however many retries, and reaches it", () => {
+    for (const retry of [4, 5, 10, 60, 2000]) {
+      const longest = backoffMs(retry, policy, always(TOP));
+      expect(longest).toBeLessThanOrEqual(policy.maxDelayMs);
+      expect(longest).toBeCloseTo(policy.maxDelayMs, 3);
+    }
+  });
+
+  it("spreads the waits of a retry at random across its whole range (full jitter)", () => {
+    // The fourth retry's range is up to min_delay·2³ = 800 ms.
+    const waits = (seed: number) => {
+      const random = seededRandom(seed);
+      return Array.from({ length: 50 }, () => backoffMs(3, policy, random));
+    };
+    const seven = waits(7);
+    expect(new Set(seven).size).toBeGreaterThan(45);
+    expect(Math.min(...seven)).toBeLessThan(200);
+    expect(Math.max(...seven)).toBeGreaterThan(700);
+    for (const wait of seven) {
+      expect(wait).toBeGreaterThan(0);
+      expect(wait).toBeLessThanOrEqual(800);
+    }
+    expect(waits(7)).toEqual(seven);
+    expect(waits(8)).not.toEqual(seven);
+  });
+
+  it("waits in proportion to where the random draw falls in the range", () => {
+    expect(backoffMs(3, policy, always(0.5))).toBeCloseTo(400, 6);
+    expect(backoffMs(2, policy, always(0.75))).toBeCloseTo(300, 6);
+    expect(backoffMs(9, policy, always(0.25))).toBeCloseTo(250, 6);
+  });
+
+  it("never retries at once, even on the lowest draw", () => {
+    expect(backoffMs(0, policy, always(0))).toBeGreaterThan(0);
   });
 });
