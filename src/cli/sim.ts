@@ -1,7 +1,9 @@
 import type { Command } from "commander";
 import { Option } from "commander";
 import { ErrorCode, GwError } from "../core/errors.js";
+import { didYouMean } from "../core/suggest.js";
 import { parseDuration, parseRate } from "../manifest/index.js";
+import { LATENCY_KEYS } from "../sim/latency.js";
 import {
   BATCH_SHAPES,
   type BatchShape,
@@ -22,6 +24,7 @@ interface SimFlags {
   rateLimit?: string;
   burst?: string;
   balance?: string;
+  latency?: string[];
   retention: string;
   linkTtl: string;
   unsafeWord?: string;
@@ -62,6 +65,11 @@ export function addSimCommand(program: Command, setExit: (code: ExitCode) => voi
     .option(
       "--balance <amount>",
       "currency units available; 402 once spent (charged on completion)",
+    )
+    .option(
+      "--latency <lane=duration>",
+      "fixed time from submit to completion for a lane or family, e.g. image=15s (gateway time; repeatable)",
+      (value: string, previous: string[] = []) => [...previous, value],
     )
     .option("--retention <duration>", "how long task records are kept (gateway time)", "7d")
     .option(
@@ -185,6 +193,7 @@ export function simOptionsOf(flags: SimFlags): SimOptionsInput {
             burst: number("--burst", flags.burst, 1) ?? Math.max(1, Math.ceil(perSecond)),
           },
     balance: number("--balance", flags.balance, 0),
+    latencySeconds: latenciesOf(flags.latency ?? []),
     retentionSeconds: seconds("--retention", flags.retention),
     linkTtlSeconds: seconds("--link-ttl", flags.linkTtl),
     unsafeWord: flags.unsafeWord,
@@ -194,4 +203,22 @@ export function simOptionsOf(flags: SimFlags): SimOptionsInput {
     mediaVariants: number("--media-variants", flags.mediaVariants, 1),
     cacheDir: flags.cacheDir,
   };
+}
+
+/** `--latency image=15s,video-3=2m` (also repeated): nominal seconds by lane or family id. */
+function latenciesOf(values: readonly string[]): Record<string, number> {
+  const latencies: Record<string, number> = {};
+  for (const pair of values.flatMap((value) => value.split(","))) {
+    const [key = "", duration, ...rest] = pair.split("=").map((part) => part.trim());
+    if (duration === undefined || rest.length > 0) {
+      throw usage(`--latency must be LANE=DURATION such as image=15s, got "${pair}"`);
+    }
+    if (!LATENCY_KEYS.includes(key)) {
+      throw usage(
+        `--latency names a lane (image, video) or a media family (image-a, video-3, ...), got "${key}"${didYouMean(key, LATENCY_KEYS)}`,
+      );
+    }
+    latencies[key] = seconds(`--latency ${key}`, duration);
+  }
+  return latencies;
 }

@@ -29,6 +29,9 @@ const FALLBACK: Readonly<Record<string, readonly [number, number]>> = {
   text: [1, 3],
 };
 
+/** What `latencySeconds` (`--latency`) may name: a media lane or family (text calls have none). */
+export const LATENCY_KEYS: readonly string[] = ["image", "video", ...Object.keys(RUN_SECONDS)];
+
 /** Seconds spent `submitted` before processing starts. */
 const QUEUE_SECONDS: readonly [number, number] = [2, 8];
 
@@ -40,12 +43,25 @@ export interface Latency {
   estimatedSeconds: number;
 }
 
-/** A task's latency; `draw` is a number in [0, 1) that places it within the family's range. */
-export function latencyOf(family: Family, draw: number): Latency {
-  const [fastest, slowest] = RUN_SECONDS[family.id] ?? FALLBACK[family.lane] ?? [20, 60];
+/**
+ * A task's latency; `draw` is a number in [0, 1) that places it within the family's range.
+ * `fixed` (nominal seconds by family id or lane) replaces the range with an exact total.
+ */
+export function latencyOf(
+  family: Family,
+  draw: number,
+  fixed: Readonly<Record<string, number>> = {},
+): Latency {
   // Family B answers the submit with `processing`: it starts at once.
   const queued =
     family.id === "image-b" ? 0 : QUEUE_SECONDS[0] + draw * (QUEUE_SECONDS[1] - QUEUE_SECONDS[0]);
+  const total = fixed[family.id] ?? fixed[family.lane];
+  if (total !== undefined) {
+    // Still queued for a while first (at most half), so the states move on as usual.
+    const queueSeconds = Math.min(queued, total / 2);
+    return { queueSeconds, runSeconds: total - queueSeconds, estimatedSeconds: Math.round(total) };
+  }
+  const [fastest, slowest] = RUN_SECONDS[family.id] ?? FALLBACK[family.lane] ?? [20, 60];
   return {
     queueSeconds: queued,
     runSeconds: fastest + draw * (slowest - fastest),

@@ -57,6 +57,12 @@ export interface SimOptions {
   rateLimit: RateLimit | undefined;
   /** Currency units available; charged when a task completes. Unlimited by default. */
   balance: number | undefined;
+  /**
+   * Fixed nominal seconds from submit to completion, by lane (`image`, `video`) or family id
+   * (`image-a`; a family's own entry wins over its lane's). Others take a random time in their
+   * family's range.
+   */
+  latencySeconds: Readonly<Record<string, number>>;
   /** Nominal seconds a task record is kept after it is created. */
   retentionSeconds: number;
   /** Nominal seconds a result link works after the task completes (24 h). */
@@ -95,6 +101,7 @@ export const SIM_DEFAULTS: SimOptions = {
   key: undefined,
   rateLimit: undefined,
   balance: undefined,
+  latencySeconds: {},
   retentionSeconds: 7 * 86_400,
   linkTtlSeconds: 86_400,
   unsafeWord: "forbidden",

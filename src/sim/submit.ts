@@ -67,7 +67,7 @@ export function acceptSubmit(
     );
     return;
   }
-  const latency = latencyOf(family, draw);
+  const latency = latencyOf(family, draw, options.latencySeconds);
   const startsAt = now + scaled(context, latency.queueSeconds);
   // A failing task gives up partway through.
   const runMs = scaled(context, latency.runSeconds) * (fails ? 0.5 : 1);
