@@ -21,7 +21,11 @@ export function startSim(args) {
   });
 }
 
-export function manifest(dir, jobs, submitRate, tag = "") {
+/** Polls as soon as possible: for runs against a simulator without latency. */
+export const INSTANT_POLL = "{ first_after: 10ms, every: 10ms, batch_size: 50 }";
+
+/** A manifest of `jobs` small family A images; `poll` is the manifest's `poll:` in flow style. */
+export function manifest(dir, jobs, submitRate, tag = "", poll = INSTANT_POLL) {
   const side = Math.ceil(Math.sqrt(jobs));
   const list = (n) => Array.from({ length: n }, (_, i) => i + 1).join(", ");
   const file = path.join(dir, `bench-${jobs}${tag}.yaml`);
@@ -30,7 +34,7 @@ export function manifest(dir, jobs, submitRate, tag = "") {
     `version: 1
 name: bench-${jobs}
 limits: { submit_rate: ${submitRate}, max_in_flight: 2000, downloads: 32 }
-poll: { first_after: 10ms, every: 10ms, batch_size: 50 }
+poll: ${poll}
 retry: { attempts: 5, min_delay: 10ms, max_delay: 200ms }
 output: { dir: ${JSON.stringify(path.join(dir, `out-${jobs}${tag}`))}, thumbnails: false }
 jobs:
