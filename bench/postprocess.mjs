@@ -10,7 +10,7 @@ import { performance } from "node:perf_hooks";
 import { PostProcessor, writeReport } from "../dist/postprocess/index.js";
 import { writeMp4 } from "../dist/sim/media-clip.js";
 import { writePng } from "../dist/sim/media-image.js";
-import { Store } from "../dist/store/index.js";
+import { openStore } from "../dist/store/index.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "gwrun-bench-post-"));
 const IMAGES = 48;
@@ -51,9 +51,9 @@ async function timed(tasks, checks) {
 }
 
 async function reportOf100k() {
-  const store = Store.open(path.join(dir, "report.db"));
+  const store = openStore(path.join(dir, "report.db"));
   const outputDir = path.join(dir, "report-out");
-  const runId = store.createRun({
+  const runId = await store.createRun({
     name: "bench",
     manifest_path: "bench.yaml",
     manifest_text: "",
@@ -76,26 +76,26 @@ async function reportOf100k() {
     upstreamKey: null,
     estimatedCost: 0.1,
   }));
-  store.addJobs(runId, jobs, 0);
-  store.transaction(() => {
-    for (const job of jobs) {
-      store.setOutputs(job.key, [{ url: null, expiresAt: null }]);
-      store.markOutput(job.key, 0, {
-        state: "downloaded",
-        path: path.join(outputDir, job.jobId, `${job.label}.png`),
-        bytes: 1000,
-        sha256: "0".repeat(64),
-        content_type: "image/png",
-        check_state: "ok",
-        checks: '{"problems":[],"format":"png","width":1024,"height":1024}',
-        thumbnail: path.join(outputDir, ".thumbs", job.jobId, `${job.label}.webp`),
-      });
-    }
-  });
+  await store.recordTasks(runId, jobs, 0);
+  // Outputs as a finished run leaves them, written straight into the tables (setup only).
+  const insert = store.db.prepare(
+    `INSERT INTO outputs (job_key, idx, url, expires_at, state, path, bytes, sha256, content_type, check_state, checks, thumbnail)
+     VALUES (?, 0, NULL, NULL, 'downloaded', ?, 1000, ?, 'image/png', 'ok', ?, ?)`,
+  );
+  store.db.transaction(() => {
+    for (const job of jobs)
+      insert.run(
+        job.key,
+        path.join(outputDir, job.jobId, `${job.label}.png`),
+        "0".repeat(64),
+        '{"problems":[],"format":"png","width":1024,"height":1024}',
+        path.join(outputDir, ".thumbs", job.jobId, `${job.label}.webp`),
+      );
+  })();
   const start = performance.now();
-  const written = writeReport(store, store.run(runId));
+  const written = await writeReport(store, await store.run(runId));
   const ms = Math.round(performance.now() - start);
-  store.close();
+  await store.close();
   return { ms, outputs: written.outputs };
 }
 

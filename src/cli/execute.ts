@@ -2,7 +2,7 @@ import path from "node:path";
 import { systemClock } from "../core/clock.js";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { seededRandom } from "../core/random.js";
-import { dependantTemplates, Engine, initialJobs, type RunEnd } from "../engine/index.js";
+import { Engine, type RunEnd } from "../engine/index.js";
 import { GatewayClient } from "../gateway/index.js";
 import {
   formatDiagnostic,
@@ -12,13 +12,19 @@ import {
   type Schedule,
   tickLabel,
 } from "../manifest/index.js";
-import { type CheckedManifest, checkManifestText } from "../plan/index.js";
+import {
+  type CheckedManifest,
+  checkManifestText,
+  dependantTemplates,
+  initialTasks,
+} from "../plan/index.js";
 import { describeHolder, runTickUnderLease, tryLease } from "../schedule/index.js";
-import { type RunRow, recordTickNotRun, runOfTick, Store, TickTrigger } from "../store/index.js";
+import { openStore, type RunRow, TickTrigger } from "../store/index.js";
 import { openLogReporter, openReporter, STATUS_BY_END } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
-import { openGatewayTarget } from "./gateway-target.js";
+import { inGatewayTime, openGatewayTarget } from "./gateway-target.js";
 import { err, printDiagnostics } from "./output.js";
+import { dbPath } from "./store.js";
 
 /**
  * Running a manifest, shared by `run`, `resume`, `retry` and `schedule`: check it, take a
@@ -48,11 +54,6 @@ const EXIT_BY_END: Readonly<Record<RunEnd, ExitCode>> = {
   balance: ExitCode.Stopped,
   interrupted: ExitCode.Interrupted,
 };
-
-/** The state database: `--db`, else GWRUN_DB, else data/gwrun.db. */
-export function dbPath(flags: { db?: string }): string {
-  return flags.db ?? process.env.GWRUN_DB ?? path.join("data", "gwrun.db");
-}
 
 export interface ExecuteOptions {
   /** When the run is asked for, ms (default now): picks a scheduled manifest's tick. */
@@ -110,9 +111,9 @@ async function runTickOnce(
   flags: RunFlags,
   tick: { name: string; schedule: Schedule; tick: number },
 ): Promise<Executed> {
-  const store = Store.open(dbPath(flags));
+  const store = openStore(dbPath(flags));
   try {
-    const lease = tryLease(store, tick.name, systemClock, {
+    const lease = await tryLease(store, tick.name, systemClock, {
       onLost: () =>
         err(
           `gwrun: ${tick.name} lost its lease: this process stalled past its expiry, and another took it over`,
@@ -121,8 +122,7 @@ async function runTickOnce(
     if (!("release" in lease)) {
       const holder = describeHolder(lease.heldBy, Date.now());
       const reason = `another run of ${tick.name} holds its lease (${holder})`;
-      recordTickNotRun(
-        store,
+      await store.recordTickNotRun(
         { ...tick, status: "skipped", trigger: TickTrigger.Run, reason },
         Date.now(),
       );
@@ -158,12 +158,12 @@ async function runTickOnce(
           if (!quiet) err(`gwrun: ${line}`);
         },
       });
-      return { exit: exit as ExitCode, runId: runOfTick(store, tick.name, tick.tick)?.id };
+      return { exit: exit as ExitCode, runId: (await store.runOfTick(tick.name, tick.tick))?.id };
     } finally {
-      lease.release();
+      await lease.release();
     }
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -181,7 +181,7 @@ async function executeChecked(
   // Loaded on first use: sharp and ffmpeg's wrapper are not needed to validate or plan.
   const { PostProcessor, writeReport } = await import("../postprocess/index.js");
   const outputDir = path.resolve(outputDirOf(settings, moment));
-  const store = Store.open(dbPath(flags));
+  const store = openStore(dbPath(flags));
   try {
     const gateway = { ...settings.gateway, baseUrl: flags.baseUrl ?? settings.gateway.baseUrl };
     const target = await openGatewayTarget(gateway);
@@ -197,8 +197,8 @@ async function executeChecked(
         runId ??
         (moment.tick === undefined
           ? undefined
-          : runOfTick(store, settings.name, moment.tick)?.id) ??
-        store.createRun({
+          : (await store.runOfTick(settings.name, moment.tick))?.id) ??
+        (await store.createRun({
           name: settings.name,
           manifest_path: path.resolve(file),
           manifest_text: text,
@@ -206,8 +206,8 @@ async function executeChecked(
           output_dir: outputDir,
           started_at: now,
           tick: moment.tick,
-        });
-      store.addJobs(id, initialJobs(jobs), now);
+        }));
+      await store.recordTasks(id, initialTasks(jobs), now);
       let interrupt = () => {};
       // `q` or Ctrl-C on the dashboard (which reads the keys) is the same stop as SIGINT.
       const reporter =
@@ -217,10 +217,9 @@ async function executeChecked(
           store,
           client,
           runId: id,
-          settings,
+          settings: inGatewayTime(settings, target.timeScale),
           outputDir,
           baseUrl: gateway.baseUrl,
-          timeScale: target.timeScale,
           clock: systemClock,
           random: seededRandom(`${process.pid}:${now}`),
           templates: dependantTemplates(jobs),
@@ -241,9 +240,9 @@ async function executeChecked(
         try {
           const result = await engine.run();
           const exit = EXIT_BY_END[result.end];
-          store.finishRun(id, STATUS_BY_END[result.end], exit, Date.now());
+          await store.finishRun(id, STATUS_BY_END[result.end], exit, Date.now());
           // Written before the reporter closes, so its summary can point at the gallery.
-          writeReport(store, store.run(id) as RunRow);
+          await writeReport(store, (await store.run(id)) as RunRow);
           return { exit, runId: id };
         } finally {
           onSignal.dispose();
@@ -256,7 +255,7 @@ async function executeChecked(
       await target.close();
     }
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

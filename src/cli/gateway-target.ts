@@ -59,3 +59,26 @@ export async function openGatewayTarget(
     close: () => simulator.close(),
   };
 }
+
+/**
+ * The manifest's waits in the target's time: a simulator running `timeScale` times faster
+ * finishes tasks sooner, so polls and retry delays shrink by as much. The only place the
+ * simulator's time scale reaches the run.
+ */
+export function inGatewayTime(settings: ManifestSettings, timeScale: number): ManifestSettings {
+  if (timeScale === 1) return settings;
+  const { poll, retry } = settings;
+  return {
+    ...settings,
+    poll: {
+      ...poll,
+      firstAfterMs: poll.firstAfterMs / timeScale,
+      everyMs: Math.max(1, poll.everyMs / timeScale),
+    },
+    retry: {
+      ...retry,
+      minDelayMs: retry.minDelayMs / timeScale,
+      maxDelayMs: retry.maxDelayMs / timeScale,
+    },
+  };
+}

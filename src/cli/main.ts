@@ -121,8 +121,8 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     .argument("[run]", "run id (default: the latest)")
     .option("--db <file>", "state database (default: GWRUN_DB or data/gwrun.db)")
     .option("--json", "print as JSON")
-    .action((run: string | undefined, flags: { db?: string; json?: boolean }) => {
-      setExit(showStatus(run, flags));
+    .action(async (run: string | undefined, flags: { db?: string; json?: boolean }) => {
+      setExit(await showStatus(run, flags));
     });
 
   program
@@ -139,8 +139,8 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     .description("the latest runs")
     .option("--db <file>", "state database (default: GWRUN_DB or data/gwrun.db)")
     .option("--json", "print as JSON")
-    .action((flags: { db?: string; json?: boolean }) => {
-      setExit(listRuns(flags));
+    .action(async (flags: { db?: string; json?: boolean }) => {
+      setExit(await listRuns(flags));
     });
 
   program

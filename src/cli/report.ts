@@ -1,8 +1,8 @@
 import path from "node:path";
-import { Store } from "../store/index.js";
+
 import { ExitCode } from "./exit-codes.js";
 import { out } from "./output.js";
-import { dbPath, findRun } from "./run.js";
+import { dbPath, findRun, withStore } from "./store.js";
 
 /** `gwrun report [run]`: rebuilds a run's results.jsonl and index.html from the store. */
 export async function reportRun(
@@ -11,16 +11,13 @@ export async function reportRun(
 ): Promise<ExitCode> {
   const { writeReport } = await import("../postprocess/index.js");
   const db = dbPath(flags);
-  const run = findRun(db, ref);
-  const store = Store.open(db);
-  try {
-    const written = writeReport(store, run);
+  return withStore(db, async (store) => {
+    const run = await findRun(store, db, ref);
+    const written = await writeReport(store, run);
     const shown = (file: string) => path.relative(process.cwd(), file) || file;
     out(`${shown(written.gallery)}`);
     out(`${shown(written.results)}`);
     out(`run ${run.id}: ${written.outputs} outputs, ${written.failures} failures`);
     return ExitCode.Ok;
-  } finally {
-    store.close();
-  }
+  });
 }

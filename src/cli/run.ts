@@ -1,11 +1,12 @@
 import { readFile } from "node:fs/promises";
 import { ErrorCode, GwError } from "../core/errors.js";
-import { type RunRow, Store } from "../store/index.js";
-import { dbPath, type ExecuteOptions, executeManifest, type RunFlags } from "./execute.js";
+import { FAILED_STATES, type RunRow, TaskState } from "../store/index.js";
+import { type ExecuteOptions, executeManifest, type RunFlags } from "./execute.js";
 import type { ExitCode } from "./exit-codes.js";
 import { err } from "./output.js";
+import { dbPath, findRun, withStore } from "./store.js";
 
-export { dbPath, type RunFlags } from "./execute.js";
+export type { RunFlags } from "./execute.js";
 
 /** `gwrun run <manifest>` (and bare `gwrun <manifest>`): a new run of the manifest. */
 export async function runManifest(file: string, flags: RunFlags): Promise<ExitCode> {
@@ -29,7 +30,8 @@ function parseTime(value: string): number {
 
 /** `gwrun resume [run]`: continues a run from the manifest snapshot stored with it. */
 export async function resumeRun(ref: string | undefined, flags: RunFlags): Promise<ExitCode> {
-  const run = findRun(dbPath(flags), ref);
+  const db = dbPath(flags);
+  const run = await withStore(db, (store) => findRun(store, db, ref));
   return (await executeManifest(run.manifest_path, run.manifest_text, run.id, flags, atOf(run)))
     .exit;
 }
@@ -39,7 +41,7 @@ function atOf(run: RunRow): ExecuteOptions {
   return { at: run.tick ?? run.started_at };
 }
 
-/** `gwrun retry [run] --failed|--expired`: puts those jobs back to pending and resumes. */
+/** `gwrun retry [run] --failed|--expired`: puts those tasks back to pending and resumes. */
 export async function retryRun(
   ref: string | undefined,
   flags: RunFlags & { failed?: boolean; expired?: boolean },
@@ -47,55 +49,21 @@ export async function retryRun(
   if (flags.failed !== true && flags.expired !== true) {
     throw new GwError(ErrorCode.Usage, "say what to retry: --failed, --expired, or both");
   }
-  const run = findRun(dbPath(flags), ref);
-  const states = [
-    ...(flags.failed === true ? ["failed", "rejected", "skipped"] : []),
-    ...(flags.expired === true ? ["expired"] : []),
-  ];
-  const store = Store.open(dbPath(flags));
-  try {
+  const states = FAILED_STATES.filter((state) =>
+    state === TaskState.Expired ? flags.expired === true : flags.failed === true,
+  );
+  const db = dbPath(flags);
+  const run = await withStore(db, async (store) => {
+    const found = await findRun(store, db, ref);
     let moved = 0;
     const now = Date.now();
-    store.transaction(() => {
-      for (const job of store.jobsOf(run.id)) {
-        if (!states.includes(job.state)) continue;
-        store.clearOutputs(job.key);
-        if (
-          store.move(
-            job.key,
-            job.state,
-            "pending",
-            { task_id: null, reason: null, cost: null, progress: null },
-            now,
-          )
-        )
-          moved += 1;
-      }
-    });
-    err(`gwrun: ${moved} job${moved === 1 ? "" : "s"} of run ${run.id} back to pending`);
-  } finally {
-    store.close();
-  }
+    for (const task of await store.tasksOf(found.id)) {
+      if (states.includes(task.state) && (await store.requeue(task, [task.state], null, now)))
+        moved += 1;
+    }
+    err(`gwrun: ${moved} task${moved === 1 ? "" : "s"} of run ${found.id} back to pending`);
+    return found;
+  });
   return (await executeManifest(run.manifest_path, run.manifest_text, run.id, flags, atOf(run)))
     .exit;
-}
-
-/** A run by id, or the latest one. */
-export function findRun(db: string, ref: string | undefined): RunRow {
-  const store = Store.open(db);
-  try {
-    const run = ref === undefined ? store.latestRun() : store.run(Number(ref));
-    if (run === undefined) {
-      throw new GwError(
-        ErrorCode.Usage,
-        ref === undefined ? `no runs in ${db}` : `no run ${ref} in ${db}`,
-        {
-          hint: "`gwrun runs` lists them",
-        },
-      );
-    }
-    return run;
-  } finally {
-    store.close();
-  }
 }

@@ -6,10 +6,11 @@ import { ErrorCode, GwError } from "../core/errors.js";
 import { nextTicks, tickLabel } from "../manifest/index.js";
 import { checkManifestFile } from "../plan/index.js";
 import { describeHolder, type ScheduledManifest, Scheduler } from "../schedule/index.js";
-import { leaseOf, Store, ticksOf } from "../store/index.js";
-import { dbPath, executeManifest, type RunFlags } from "./execute.js";
+import { openStore } from "../store/index.js";
+import { executeManifest, type RunFlags } from "./execute.js";
 import { ExitCode } from "./exit-codes.js";
 import { err, out, printDiagnostics } from "./output.js";
+import { dbPath, withStore } from "./store.js";
 
 export interface ScheduleFlags extends Pick<RunFlags, "db" | "baseUrl"> {
   /** Append plain lines to this file instead of stderr. */
@@ -68,7 +69,7 @@ async function runDaemon(
   flags: ScheduleFlags,
 ): Promise<ExitCode> {
   const log = logWriter(flags.log);
-  const store = Store.open(dbPath(flags));
+  const store = openStore(dbPath(flags));
   const runFlags: RunFlags = { db: flags.db, baseUrl: flags.baseUrl, quiet: true };
   const scheduler = new Scheduler({
     store,
@@ -126,7 +127,7 @@ async function runDaemon(
   } finally {
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
-    store.close();
+    await store.close();
   }
 }
 
@@ -140,14 +141,17 @@ function logWriter(file: string | undefined): (line: string) => void {
   };
 }
 
-function listSchedules(manifests: readonly ScheduledManifest[], flags: ScheduleFlags): ExitCode {
-  const store = Store.open(dbPath(flags));
-  try {
+function listSchedules(
+  manifests: readonly ScheduledManifest[],
+  flags: ScheduleFlags,
+): Promise<ExitCode> {
+  return withStore(dbPath(flags), async (store) => {
     const now = Date.now();
     if (flags.json === true) {
-      const listed = manifests.map(({ name, file, schedule: when }) => {
-        const lease = leaseOf(store, name);
-        return {
+      const listed = [];
+      for (const { name, file, schedule: when } of manifests) {
+        const lease = await store.leaseOf(name);
+        listed.push({
           name,
           file,
           schedule: when,
@@ -156,13 +160,13 @@ function listSchedules(manifests: readonly ScheduledManifest[], flags: ScheduleF
             tick: new Date(tick).toISOString(),
             label: tickLabel(tick, when),
           })),
-          last: ticksOf(store, name, LIST_LAST).map((row) => ({
+          last: (await store.ticksOf(name, LIST_LAST)).map((row) => ({
             ...row,
             tick: new Date(row.tick).toISOString(),
             label: tickLabel(row.tick, when),
           })),
-        };
-      });
+        });
+      }
       out(JSON.stringify(listed, null, 2));
       return ExitCode.Ok;
     }
@@ -172,7 +176,7 @@ function listSchedules(manifests: readonly ScheduledManifest[], flags: ScheduleF
       out(
         `  "${when.cron}" in ${when.timezone}; overlap ${when.overlap}, catch_up ${when.catchUp}, keeps ${keep}`,
       );
-      const lease = leaseOf(store, name);
+      const lease = await store.leaseOf(name);
       if (lease !== undefined && lease.expires_at > now) {
         out(`  running now: ${describeHolder(lease, now)}`);
       }
@@ -180,7 +184,7 @@ function listSchedules(manifests: readonly ScheduledManifest[], flags: ScheduleF
       for (const tick of nextTicks(when, now, LIST_NEXT)) {
         out(`    ${tickLabel(tick, when)}  ${new Date(tick).toISOString()}`);
       }
-      const last = ticksOf(store, name, LIST_LAST);
+      const last = await store.ticksOf(name, LIST_LAST);
       out(last.length === 0 ? "  no ticks recorded yet" : "  last ticks:");
       for (const row of last) {
         const what =
@@ -195,7 +199,5 @@ function listSchedules(manifests: readonly ScheduledManifest[], flags: ScheduleF
       out();
     }
     return ExitCode.Ok;
-  } finally {
-    store.close();
-  }
+  });
 }

@@ -1,4 +1,4 @@
-import { type Store, type TextAnswerRow, textAnswersOf } from "../store/index.js";
+import type { Store, TextAnswerRow } from "../store/index.js";
 
 /** A text job's stored answer, as `gwrun status` shows it. */
 export interface TextSummary {
@@ -18,8 +18,8 @@ export interface TextSummary {
 const TEXT_CHARS = 80;
 
 /** The stored answers of a run's text jobs. */
-export function textSummaries(store: Store, runId: number): TextSummary[] {
-  return textAnswersOf(store, runId).map((row) => summarize(row));
+export async function textSummaries(store: Store, runId: number): Promise<TextSummary[]> {
+  return (await store.textAnswersOf(runId)).map((row) => summarize(row));
 }
 
 function summarize(row: TextAnswerRow & { label: string }): TextSummary {

@@ -1,8 +1,9 @@
-import { Store } from "../store/index.js";
+import { roundMoney } from "../core/money.js";
+import { FAILED_STATES } from "../store/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { out } from "./output.js";
-import { dbPath, findRun } from "./run.js";
 import { textLines, textSummaries } from "./status-texts.js";
+import { dbPath, findRun, withStore } from "./store.js";
 
 /** Links closer than this to expiry are warned about. */
 const SOON_MS = 6 * 3_600_000;
@@ -11,12 +12,11 @@ const SOON_MS = 6 * 3_600_000;
 export function showStatus(
   ref: string | undefined,
   flags: { db?: string; json?: boolean },
-): ExitCode {
+): Promise<ExitCode> {
   const db = dbPath(flags);
-  const run = findRun(db, ref);
-  const store = Store.open(db);
-  try {
-    const jobs = store.jobsOf(run.id);
+  return withStore(db, async (store) => {
+    const run = await findRun(store, db, ref);
+    const jobs = await store.tasksOf(run.id);
     const byState: Record<string, number> = {};
     const byFamily: Record<string, Record<string, number>> = {};
     let spent = 0;
@@ -30,7 +30,7 @@ export function showStatus(
       byFamily[familyId] = family;
       family[job.state] = (family[job.state] ?? 0) + 1;
       spent += job.cost ?? 0;
-      if (["failed", "rejected", "expired", "skipped", "cancelled"].includes(job.state)) {
+      if (FAILED_STATES.includes(job.state)) {
         failures.push({
           label: job.label,
           state: job.state,
@@ -38,7 +38,7 @@ export function showStatus(
         });
       }
       if (job.state === "completed") {
-        for (const output of store.outputsOf(job.key)) {
+        for (const output of await store.outputsOf(job.key)) {
           if (
             output.state === "pending" &&
             output.expires_at !== null &&
@@ -49,8 +49,8 @@ export function showStatus(
         }
       }
     }
-    spent = Math.round(spent * 1e6) / 1e6;
-    const texts = textSummaries(store, run.id);
+    spent = roundMoney(spent);
+    const texts = await textSummaries(store, run.id);
     if (flags.json === true) {
       out(
         JSON.stringify(
@@ -112,16 +112,13 @@ export function showStatus(
     for (const line of textLines(texts)) out(line);
     out(`  outputs: ${run.output_dir}`);
     return ExitCode.Ok;
-  } finally {
-    store.close();
-  }
+  });
 }
 
 /** `gwrun runs`: the latest runs, newest first. */
-export function listRuns(flags: { db?: string; json?: boolean }): ExitCode {
-  const store = Store.open(dbPath(flags));
-  try {
-    const runs = store.runs(50);
+export function listRuns(flags: { db?: string; json?: boolean }): Promise<ExitCode> {
+  return withStore(dbPath(flags), async (store) => {
+    const runs = await store.runs(50);
     if (flags.json === true) {
       out(
         JSON.stringify(
@@ -139,7 +136,5 @@ export function listRuns(flags: { db?: string; json?: boolean }): ExitCode {
       );
     }
     return ExitCode.Ok;
-  } finally {
-    store.close();
-  }
+  });
 }

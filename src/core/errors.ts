@@ -60,3 +60,14 @@ export class GwError extends Error {
     this.retryable = options.retryable ?? false;
   }
 }
+
+/** Any thrown value as an Error (a signal's reason or a library may throw something else). */
+export function coerceError(value: unknown): Error {
+  if (value instanceof Error) return value;
+  if (typeof value === "string") return new Error(value);
+  try {
+    return new Error(JSON.stringify(value) ?? String(value));
+  } catch {
+    return new Error(String(value));
+  }
+}

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, rmSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
+import { processAlive } from "./process.js";
 
 // Folders this process has made: a run writes thousands of files into a few folders.
 const made = new Set<string>();
@@ -40,15 +41,4 @@ export function sweepPartials(dir: string): number {
     removed += 1;
   }
   return removed;
-}
-
-/** Whether a process with this id runs on this machine. */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

@@ -1,3 +1,5 @@
+import type { TaskEvent } from "../store/index.js";
+
 /** What the engine publishes as a run goes; reporters subscribe, they never drive. */
 export type RunEnd = "done" | "failed" | "budget" | "balance" | "interrupted";
 
@@ -27,6 +29,7 @@ export interface JobGroup {
 }
 
 export type EngineEvent =
+  | TaskEvent
   | {
       type: "run:started";
       runId: number;
@@ -42,46 +45,8 @@ export type EngineEvent =
       spent: number;
       groups: JobGroup[];
     }
-  | { type: "task:submitting"; key: string; job: string; label: string }
-  | { type: "task:submitted"; key: string; job: string; label: string; taskId: string }
-  | { type: "task:progress"; key: string; job: string; label: string; progress: number }
-  | {
-      type: "task:completed";
-      key: string;
-      job: string;
-      label: string;
-      cost: number | null;
-      outputs: number;
-    }
-  | {
-      type: "output:downloaded";
-      key: string;
-      job: string;
-      label: string;
-      path: string;
-      bytes: number;
-    }
   | { type: "job:postprocessing"; key: string; job: string; label: string }
-  | {
-      type: "output:checked";
-      key: string;
-      label: string;
-      index: number;
-      ok: boolean;
-      problems: string[];
-      thumbnail: string | null;
-    }
   | { type: "text:progress"; key: string; label: string; chars: number }
-  | { type: "job:done"; key: string; job: string; label: string }
-  | { type: "job:failed"; key: string; job: string; label: string; state: string; reason: string }
-  | {
-      type: "job:added";
-      key: string;
-      job: string;
-      label: string;
-      upstream: string;
-      family: string | null;
-    }
   | { type: "gateway:retry"; what: string; delayMs: number; reason: string }
   | { type: "gateway:rate-limited"; retryAfterMs: number; ratePerSecond: number }
   | { type: "run:stopping"; reason: RunEnd; message: string }

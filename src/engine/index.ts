@@ -1,5 +1,21 @@
-/** The run: queues, state transitions, budget, shutdown, resume. */
-export { Engine, type EngineOptions, SUBMIT_CONCURRENCY } from "./engine.js";
+/**
+ * The run: submits, polls, downloads and checks the tasks of a plan, recording every step.
+ *
+ * Glossary — the words the code uses:
+ * - run: one execution of a manifest (`gwrun run`, `resume`, `retry`, a scheduled tick),
+ *   recorded in the store with a snapshot of the manifest.
+ * - job: an entry of the manifest's `jobs:` list, by its `id`; it expands (matrix, repeat,
+ *   `from:` upstream outputs) into tasks.
+ * - task: one request sent once to the gateway, recorded under its key; the gateway names
+ *   its task by a task id. A task's row is a `TaskRow` (table `jobs`).
+ * - key: the sha256 of a task's canonical request plus its repeat index (and tick).
+ * - label: a task's readable name, `<job>-e<combination>-r<repeat>`; it names its files.
+ * - lane: image, video or text, by endpoint; in-flight caps are per lane.
+ * - output: one file a task made (a picture, a clip, a text), with its link and checks.
+ * - tick: one due time of a scheduled manifest; each tick is a run of its own.
+ */
+export { Admission, capacityLane } from "./admission.js";
+export { Engine, type EngineOptions, type RunResult, SUBMIT_CONCURRENCY } from "./engine.js";
 export type {
   Emit,
   EngineEvent,
@@ -9,8 +25,8 @@ export type {
   StageCounts,
   StateCounts,
 } from "./events.js";
-export { partialDir, writeWhole } from "./files.js";
 export { emptyStages } from "./job-groups.js";
-export { dependantTemplates, initialJobs } from "./jobs.js";
+export { type Placement, type PlacementFacts, placementOf } from "./placement.js";
+export { Poller, pollOutcome } from "./poll.js";
 export type { OutputVerdict, PostProcess } from "./post-process.js";
-export { provenanceText } from "./provenance.js";
+export { classifySubmitFailure } from "./submit.js";

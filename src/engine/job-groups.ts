@@ -1,4 +1,4 @@
-import { type JobRow, JobState } from "../store/index.js";
+import { type TaskRow, TaskState } from "../store/index.js";
 import type { JobGroup, Stage, StageCounts } from "./events.js";
 
 /** Every stage at zero. */
@@ -15,20 +15,20 @@ export function emptyStages(): StageCounts {
 }
 
 /** The stage a recorded job is taken on in (a submit of a dead process is queued again). */
-export function stageOf(state: JobState): Stage {
+export function stageOf(state: TaskState): Stage {
   switch (state) {
-    case JobState.Submitted:
-    case JobState.Processing:
+    case TaskState.Submitted:
+    case TaskState.Processing:
       return "running";
-    case JobState.Completed:
-    case JobState.Downloaded:
+    case TaskState.Completed:
+    case TaskState.Downloaded:
       return "downloading";
-    case JobState.Done:
+    case TaskState.Done:
       return "done";
-    case JobState.Failed:
-    case JobState.Rejected:
-    case JobState.Expired:
-    case JobState.Skipped:
+    case TaskState.Failed:
+    case TaskState.Rejected:
+    case TaskState.Expired:
+    case TaskState.Skipped:
       return "failed";
     default:
       return "queued";
@@ -36,7 +36,7 @@ export function stageOf(state: JobState): Stage {
 }
 
 /** The run's jobs grouped by job id, in manifest order, with their tasks by stage. */
-export function jobGroups(rows: readonly JobRow[]): JobGroup[] {
+export function jobGroups(rows: readonly TaskRow[]): JobGroup[] {
   const groups = new Map<string, JobGroup>();
   for (const row of rows) {
     let group = groups.get(row.job_id);

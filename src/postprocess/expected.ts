@@ -1,5 +1,5 @@
 import { type ExpectedOutputs, FAMILIES, type RequestBody } from "../families/index.js";
-import type { JobRow } from "../store/index.js";
+import type { TaskRow } from "../store/index.js";
 
 const byId = new Map(FAMILIES.map((family) => [family.id, family]));
 
@@ -7,7 +7,7 @@ const byId = new Map(FAMILIES.map((family) => [family.id, family]));
  * What a job's family promises for its request; for a passthrough job of an unknown model,
  * only its kind (nothing a size or duration check could hold it to).
  */
-export function expectedFor(row: JobRow, body: RequestBody): ExpectedOutputs {
+export function expectedFor(row: TaskRow, body: RequestBody): ExpectedOutputs {
   const family = row.family === null ? undefined : byId.get(row.family);
   if (family !== undefined) return family.expectedOutputs(body);
   const kind = row.lane === "video" ? "video" : row.lane === "text" ? "text" : "image";

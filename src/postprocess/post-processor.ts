@@ -5,7 +5,7 @@ import sharp from "sharp";
 import type { OutputVerdict, PostProcess } from "../engine/index.js";
 import type { ExpectedOutputs, RequestBody } from "../families/index.js";
 import type { JobChecks } from "../manifest/index.js";
-import type { JobRow, OutputRow } from "../store/index.js";
+import type { OutputRow, TaskRow } from "../store/index.js";
 import { checkClip } from "./check-clip.js";
 import { checkImage } from "./check-image.js";
 import { expectedFor } from "./expected.js";
@@ -41,7 +41,7 @@ export class PostProcessor implements PostProcess {
   }
 
   async process(
-    row: JobRow,
+    row: TaskRow,
     outputs: readonly OutputRow[],
   ): Promise<{ verdicts: OutputVerdict[]; onFail: "report" | "retry" }> {
     const body = JSON.parse(row.request) as RequestBody;
@@ -79,7 +79,7 @@ export class PostProcessor implements PostProcess {
   }
 
   async #check(
-    row: JobRow,
+    row: TaskRow,
     output: OutputRow,
     expected: ExpectedOutputs,
     body: RequestBody,
@@ -107,7 +107,7 @@ export class PostProcessor implements PostProcess {
 
   async #checkImage(
     verdict: OutputVerdict,
-    row: JobRow,
+    row: TaskRow,
     file: string,
     contentType: string | null,
     expected: ExpectedOutputs,
@@ -129,7 +129,7 @@ export class PostProcessor implements PostProcess {
 
   async #checkClip(
     verdict: OutputVerdict,
-    row: JobRow,
+    row: TaskRow,
     file: string,
     contentType: string | null,
     expected: ExpectedOutputs,

@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";
-import type { ReportJob, RunRow, Store } from "../store/index.js";
+import type { ReportTask, RunRow, Store } from "../store/index.js";
 import {
   failureItem,
   failuresEnd,
@@ -73,61 +73,61 @@ export interface ReportWritten {
  * Writes `results.jsonl` (one line per output on disk) and the `index.html` gallery into the
  * run's output folder from the store, reading one row at a time.
  */
-export function writeReport(store: Store, run: RunRow): ReportWritten {
+export async function writeReport(store: Store, run: RunRow): Promise<ReportWritten> {
   const dir = run.output_dir;
   mkdirSync(dir, { recursive: true });
   const results = new ChunkedFile(path.join(dir, RESULTS_FILE));
   const gallery = new ChunkedFile(path.join(dir, GALLERY_FILE));
   try {
-    const summary = store.runSummary(run.id);
+    const summary = await store.runSummary(run.id);
     gallery.write(galleryStart({ run: run.id, name: run.name, ...summary }));
     gallery.write(failuresStart());
     let failures = 0;
-    for (const failure of store.failuresOf(run.id)) {
+    for await (const failure of store.failuresOf(run.id)) {
       failures += 1;
       gallery.write(failureItem(failure));
     }
     gallery.write(failuresEnd(failures));
     let outputs = 0;
-    let job: ReportJob | undefined;
+    let task: ReportTask | undefined;
     let records: ReviewRecord[] = [];
     const flushTask = () => {
-      if (job === undefined) return;
-      const body = JSON.parse(job.request) as Record<string, unknown>;
+      if (task === undefined) return;
+      const body = JSON.parse(task.request) as Record<string, unknown>;
       gallery.write(
         taskCard(
           records,
           {
-            label: job.label,
-            state: job.state,
-            reason: job.reason,
+            label: task.label,
+            state: task.state,
+            reason: task.reason,
             model: typeof body.model === "string" ? body.model : null,
             prompt: promptOf(body),
             parameters: parametersOf(body),
-            cost: job.cost,
+            cost: task.cost,
           },
           outputs - records.length,
         ),
       );
     };
-    for (const row of store.reportRows(run.id)) {
-      if (row.job.key !== job?.key) {
+    for await (const row of store.reportRows(run.id)) {
+      if (row.task.key !== task?.key) {
         flushTask();
-        if (row.job.job_id !== job?.job_id) {
-          if (job !== undefined) gallery.write(jobEnd());
-          gallery.write(jobStart(row.job.job_id));
+        if (row.task.job_id !== task?.job_id) {
+          if (task !== undefined) gallery.write(jobEnd());
+          gallery.write(jobStart(row.task.job_id));
         }
-        job = row.job;
+        task = row.task;
         records = [];
       }
       if (row.output === null || row.output.path === null) continue;
-      const record = reviewRecord(dir, row.job, row.output);
+      const record = reviewRecord(dir, row.task, row.output);
       records.push(record);
       results.write(`${JSON.stringify(record)}\n`);
       outputs += 1;
     }
     flushTask();
-    if (job !== undefined) gallery.write(jobEnd());
+    if (task !== undefined) gallery.write(jobEnd());
     gallery.write(galleryEnd());
     results.commit();
     gallery.commit();

@@ -1,6 +1,6 @@
 import path from "node:path";
 import { redactDataUris } from "../core/values.js";
-import type { ReportJob, ReportOutput } from "../store/index.js";
+import type { ReportOutput, ReportTask } from "../store/index.js";
 
 /** One line of `results.jsonl`: an output with its job, request, file and checks. */
 export interface ReviewRecord {
@@ -63,7 +63,7 @@ export function relativeTo(outputDir: string, file: string | null): string | nul
 /** The results.jsonl line of one output on disk. */
 export function reviewRecord(
   outputDir: string,
-  job: ReportJob,
+  job: ReportTask,
   output: ReportOutput,
 ): ReviewRecord {
   const body = JSON.parse(job.request) as Record<string, unknown>;

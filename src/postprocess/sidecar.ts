@@ -1,6 +1,8 @@
 import path from "node:path";
-import { type OutputVerdict, partialDir, provenanceText, writeWhole } from "../engine/index.js";
-import type { JobRow, OutputRow } from "../store/index.js";
+import { partialDir, writeWhole } from "../core/output-files.js";
+import type { OutputVerdict } from "../engine/index.js";
+import type { OutputRow, TaskRow } from "../store/index.js";
+import { provenanceText } from "./provenance.js";
 
 /**
  * Writes an output's provenance sidecar (`<file>.json`) with its checks, thumbnail and poster,
@@ -8,7 +10,7 @@ import type { JobRow, OutputRow } from "../store/index.js";
  * it leaves the folder.
  */
 export async function writeSidecar(
-  row: JobRow,
+  row: TaskRow,
   output: OutputRow & { path: string },
   outputDir: string,
   verdict: OutputVerdict,

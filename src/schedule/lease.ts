@@ -1,15 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Clock } from "../core/clock.js";
-import { processAlive } from "../core/fs.js";
-import {
-  acquireLease,
-  type LeaseHolder,
-  type LeaseRow,
-  releaseLease,
-  renewLease,
-  type Store,
-} from "../store/index.js";
+import { processAlive } from "../core/process.js";
+import type { LeaseHolder, LeaseRow, Store } from "../store/index.js";
 
 /**
  * The lease that keeps one manifest from running twice at once, whoever starts it: this
@@ -26,7 +19,7 @@ const RENEW_EVERY_MS = 20_000;
 /** A lease this process holds; `release()` gives it up and stops renewing. */
 export interface Lease {
   readonly name: string;
-  release(): void;
+  release(): Promise<void>;
 }
 
 /** This process as a lease holder. */
@@ -44,7 +37,7 @@ export function holderIsGone(lease: LeaseRow): boolean {
 }
 
 /** Takes the lease of manifest `name`, or says who holds it. */
-export function tryLease(
+export async function tryLease(
   store: Store,
   name: string,
   clock: Clock,
@@ -54,10 +47,9 @@ export function tryLease(
     /** Told when a renewal finds the lease taken over (this process stalled past its expiry). */
     onLost?: () => void;
   } = {},
-): Lease | { heldBy: LeaseRow } {
+): Promise<Lease | { heldBy: LeaseRow }> {
   const holder = options.holder ?? thisProcess();
-  const result = acquireLease(
-    store,
+  const result = await store.acquireLease(
     name,
     holder,
     clock.now(),
@@ -73,7 +65,7 @@ export function tryLease(
       } catch {
         return;
       }
-      if (!renewLease(store, name, holder.id, clock.now(), LEASE_TTL_MS)) {
+      if (!(await store.renewLease(name, holder.id, clock.now(), LEASE_TTL_MS))) {
         options.onLost?.();
         return;
       }
@@ -82,10 +74,10 @@ export function tryLease(
   void renew();
   return {
     name,
-    release() {
+    async release() {
       if (stop.signal.aborted) return;
       stop.abort();
-      releaseLease(store, name, holder.id);
+      await store.releaseLease(name, holder.id);
     },
   };
 }

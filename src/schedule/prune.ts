@@ -1,35 +1,28 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
-import {
-  deleteRun,
-  deleteTicksBefore,
-  filesOfRun,
-  type RunRow,
-  type Store,
-  scheduledRuns,
-} from "../store/index.js";
+import type { RunRow, Store } from "../store/index.js";
 
 /**
  * `keep: { runs: N }`: the newest N scheduled runs of a manifest stay; older ones lose their
  * files and their records, and tick records older than the oldest run kept go too. Files are
  * removed before records, so a prune cut short is finished by the next one.
  */
-export function pruneRuns(
+export async function pruneRuns(
   store: Store,
   name: string,
   keep: number,
-): { pruned: RunRow[]; files: number } {
-  const runs = scheduledRuns(store, name);
+): Promise<{ pruned: RunRow[]; files: number }> {
+  const runs = await store.scheduledRuns(name);
   const kept = runs.slice(0, keep);
   const pruned = runs.slice(keep);
   let files = 0;
   for (const run of pruned) {
-    files += removeFilesOf(store, run, kept);
-    deleteRun(store, run.id);
+    files += removeFilesOf(await store.filesOfRun(run.id), run, kept);
+    await store.deleteRun(run.id);
   }
   const oldestKept = kept.at(-1)?.tick;
   if (pruned.length > 0 && oldestKept !== undefined && oldestKept !== null) {
-    deleteTicksBefore(store, name, oldestKept);
+    await store.deleteTicksBefore(name, oldestKept);
   }
   return { pruned, files };
 }
@@ -38,10 +31,10 @@ export function pruneRuns(
  * Removes a run's output files with their sidecars, thumbnails and posters — only inside its
  * output folder — then the folder itself when no kept run shares it.
  */
-function removeFilesOf(store: Store, run: RunRow, kept: readonly RunRow[]): number {
+function removeFilesOf(files: readonly string[], run: RunRow, kept: readonly RunRow[]): number {
   const dir = path.resolve(run.output_dir);
   let removed = 0;
-  for (const file of filesOfRun(store, run.id)) {
+  for (const file of files) {
     const resolved = path.resolve(file);
     if (!isInside(resolved, dir)) continue;
     for (const target of [resolved, `${resolved}.json`]) {

@@ -1,14 +1,12 @@
 import type { Clock } from "../core/clock.js";
+import { coerceError } from "../core/errors.js";
 import { nextTick, type Schedule, tickLabel, ticksBetween } from "../manifest/index.js";
 import {
   type LeaseHolder,
   type LeaseRow,
-  lastTickAt,
-  recordTickNotRun,
   type Store,
   type TickTrigger,
   TickTrigger as Trigger,
-  unfinishedTicks,
 } from "../store/index.js";
 import { decideDueTicks } from "./due-ticks.js";
 import { describeHolder, type Lease, tryLease } from "./lease.js";
@@ -75,7 +73,7 @@ export class Scheduler {
     const { store, clock, log } = this.#options;
     let manifest = first;
     // Ticks up to the cursor are handled; the first start for a manifest catches nothing up.
-    let cursor = lastTickAt(store, manifest.name) ?? clock.now();
+    let cursor = (await store.lastTickAt(manifest.name)) ?? clock.now();
     // Ticks up to here fell while this loop's own run was going.
     let busyUntil = Number.NEGATIVE_INFINITY;
     log(
@@ -110,7 +108,7 @@ export class Scheduler {
           await this.#handle(manifest, decision.tick, decision.trigger);
           ran = true;
         } else {
-          this.#notRun(manifest, decision);
+          await this.#notRun(manifest, decision);
         }
       }
       if (ran) busyUntil = clock.now();
@@ -122,9 +120,9 @@ export class Scheduler {
    * lease; one that is held is left to its holder.
    */
   async #recover(manifest: ScheduledManifest): Promise<void> {
-    const latest = unfinishedTicks(this.#options.store, manifest.name).at(-1);
+    const latest = (await this.#options.store.unfinishedTicks(manifest.name)).at(-1);
     if (latest === undefined) return;
-    const lease = this.#tryLease(manifest);
+    const lease = await this.#tryLease(manifest);
     if (!("release" in lease)) return;
     await this.#runHeld(manifest, lease, latest.tick, Trigger.Resumed);
   }
@@ -144,31 +142,34 @@ export class Scheduler {
       return fresh.name === manifest.name ? fresh : manifest;
     } catch (error) {
       this.#options.log(
-        `${manifest.name}: ${manifest.file} no longer loads (${(error as Error).message}); its last good schedule stays in force`,
+        `${manifest.name}: ${manifest.file} no longer loads (${coerceError(error).message}); its last good schedule stays in force`,
       );
       return manifest;
     }
   }
 
-  #notRun(
+  async #notRun(
     manifest: ScheduledManifest,
     not: { tick: number; action: "skipped" | "missed"; trigger: TickTrigger; reason: string },
-  ): void {
+  ): Promise<void> {
     const { store, clock, log } = this.#options;
     const { tick, action: status, trigger, reason } = not;
-    recordTickNotRun(store, { name: manifest.name, tick, status, trigger, reason }, clock.now());
+    await store.recordTickNotRun(
+      { name: manifest.name, tick, status, trigger, reason },
+      clock.now(),
+    );
     log(`${manifest.name}: tick ${tickLabel(tick, manifest.schedule)} ${status}: ${reason}`);
   }
 
   /** Takes the lease (skipping or waiting when another process holds it) and runs the tick. */
   async #handle(manifest: ScheduledManifest, tick: number, trigger: TickTrigger): Promise<void> {
     const { clock, log } = this.#options;
-    let lease = this.#tryLease(manifest);
+    let lease = await this.#tryLease(manifest);
     let waitingSaid = false;
     while (!("release" in lease)) {
       const holder = describeHolder(lease.heldBy, clock.now());
       if (manifest.schedule.overlap === "skip") {
-        this.#notRun(manifest, {
+        await this.#notRun(manifest, {
           tick,
           action: "skipped",
           trigger,
@@ -187,7 +188,7 @@ export class Scheduler {
       } catch {
         return;
       }
-      lease = this.#tryLease(manifest);
+      lease = await this.#tryLease(manifest);
     }
     await this.#runHeld(manifest, lease, tick, trigger);
   }
@@ -211,7 +212,7 @@ export class Scheduler {
         log,
       });
     } finally {
-      lease.release();
+      await lease.release();
     }
   }
 }

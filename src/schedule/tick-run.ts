@@ -1,13 +1,12 @@
 import type { Clock } from "../core/clock.js";
+import { coerceError } from "../core/errors.js";
 import { type Schedule, tickLabel } from "../manifest/index.js";
 import {
-  finishTick,
   type RunRow,
   type Store,
-  startTick,
+  TickStatus,
   type TickTrigger,
   TickTrigger as Trigger,
-  unfinishedTicks,
 } from "../store/index.js";
 import { pruneRuns } from "./prune.js";
 
@@ -38,20 +37,20 @@ export interface TickRunOptions {
 /** Runs the tick (after any cut short before it); returns its run's exit code. */
 export async function runTickUnderLease(options: TickRunOptions): Promise<number> {
   const { store, name, tick } = options;
-  for (const earlier of unfinishedTicks(store, name)) {
+  for (const earlier of await store.unfinishedTicks(name)) {
     if (earlier.tick === tick) continue;
-    await runRecorded(options, earlier.tick, Trigger.Resumed, runOf(store, earlier.run_id));
+    await runRecorded(options, earlier.tick, Trigger.Resumed, await runOf(store, earlier.run_id));
   }
-  const cutShort = unfinishedTicks(store, name).find((row) => row.tick === tick);
+  const cutShort = (await store.unfinishedTicks(name)).find((row) => row.tick === tick);
   const exitCode = await runRecorded(
     options,
     tick,
     options.trigger,
-    cutShort === undefined ? undefined : runOf(store, cutShort.run_id),
+    cutShort === undefined ? undefined : await runOf(store, cutShort.run_id),
   );
   const keep = options.schedule.keepRuns;
   if (keep !== undefined) {
-    const { pruned, files } = pruneRuns(store, name, keep);
+    const { pruned, files } = await pruneRuns(store, name, keep);
     if (pruned.length > 0) {
       options.log(
         `${name}: pruned ${pruned.length} run${pruned.length === 1 ? "" : "s"} beyond keep.runs ${keep} (${pruned.map((run) => run.id).join(", ")}; ${files} output file${files === 1 ? "" : "s"})`,
@@ -61,7 +60,7 @@ export async function runTickUnderLease(options: TickRunOptions): Promise<number
   return exitCode;
 }
 
-function runOf(store: Store, runId: number | null): RunRow | undefined {
+async function runOf(store: Store, runId: number | null): Promise<RunRow | undefined> {
   return runId === null ? undefined : store.run(runId);
 }
 
@@ -73,7 +72,7 @@ async function runRecorded(
 ): Promise<number> {
   const { store, name, clock, log } = options;
   const label = tickLabel(tick, options.schedule);
-  const id = startTick(store, { name, tick, trigger }, clock.now());
+  const id = await store.startTick({ name, tick, trigger }, clock.now());
   log(
     `${name}: tick ${label} fired (${trigger}${resume === undefined ? "" : `, run ${resume.id}`})`,
   );
@@ -82,10 +81,16 @@ async function runRecorded(
     end = await options.run({ tick, resume });
   } catch (error) {
     // A run that throws is a failed tick; the schedule goes on.
-    log(`${name}: tick ${label} could not run: ${(error as Error).message}`);
+    log(`${name}: tick ${label} could not run: ${coerceError(error).message}`);
     end = { exitCode: 1, runId: resume?.id };
   }
-  finishTick(store, id, { runId: end.runId ?? null, exitCode: end.exitCode }, clock.now());
+  // A run interrupted (exit 130) is resumed at the next start.
+  const status = end.exitCode === 130 ? TickStatus.Interrupted : TickStatus.Finished;
+  await store.finishTick(
+    id,
+    { runId: end.runId ?? null, exitCode: end.exitCode, status },
+    clock.now(),
+  );
   const run = end.runId === undefined ? "" : ` (run ${end.runId})`;
   log(
     end.exitCode === 130

@@ -1,43 +1,34 @@
-/** The state database: runs, jobs, outputs, events. All SQL lives here. */
-
-export { dropPlaceholders, rebindPending } from "./dependants.js";
+/**
+ * The state database behind one port (`Store`): runs, tasks (table `jobs`), their outputs,
+ * text answers, an event log, ticks and leases. All SQL lives here; SQLite is the adapter.
+ */
+export type {
+  DownloadedFile,
+  OutputCheck,
+  OutputLink,
+  PollOutcome,
+  Receipt,
+  RecordedDependant,
+  Store,
+} from "./port.js";
 export {
-  acquireLease,
-  deleteRun,
-  deleteTicksBefore,
-  filesOfRun,
-  finishTick,
+  type FailureRow,
   type LeaseHolder,
   type LeaseRow,
-  lastTickAt,
-  leaseOf,
-  recordTickNotRun,
-  releaseLease,
-  renewLease,
-  runOfTick,
-  scheduledRuns,
-  startTick,
+  type NewRun,
+  type NewTask,
+  type OutputRow,
+  type ReportOutput,
+  type ReportRow,
+  type ReportTask,
+  type RunRow,
+  type RunSummary,
+  type TaskRow,
+  type TextAnswerRow,
   type TickRow,
   TickStatus,
   TickTrigger,
-  ticksOf,
-  unfinishedTicks,
-} from "./schedules.js";
-export { FINAL_STATES, JobState, RUNNING_STATES, TRANSITIONS } from "./states.js";
-export {
-  type JobPatch,
-  type JobRow,
-  type NewJob,
-  type OutputRow,
-  type ReportJob,
-  type ReportOutput,
-  type ReportRow,
-  type RunRow,
-  Store,
-} from "./store.js";
-export {
-  saveTextAnswer,
-  type TextAnswerRow,
-  textAnswer,
-  textAnswersOf,
-} from "./text-answers.js";
+} from "./rows.js";
+export { openStore, type SqliteStore } from "./sqlite/open.js";
+export { FAILED_STATES, FINAL_STATES, RUNNING_STATES, TaskState, TRANSITIONS } from "./states.js";
+export type { TaskEvent } from "./task-events.js";

@@ -1,6 +1,6 @@
 /**
- * The job state machine, written down once. Every transition the store makes is checked
- * against this table.
+ * The task state machine, written down once. Every transition the store makes is one of the
+ * named transitions of the `Store` port, and each is checked against this table.
  *
  *   pending ──claim──▶ submitting ──receipt──▶ submitted ──poll──▶ processing ──poll──▶ completed
  *                         │                        │                   │                   │
@@ -10,21 +10,24 @@
  *                                                                            check failed: failed, or pending (retry)
  *
  * - pending: known, not yet sent. submitting: claimed by a process, request leaving; found
- *   after a crash it means "outcome unknown" and goes back to pending (counted).
+ *   after that process died it means "outcome unknown" and goes back to pending (counted).
+ *   A 402 or a stop while sending also puts it back (not billed).
  * - submitted / processing: the gateway has a task id; it is polled, never resubmitted.
  * - completed: the gateway finished; outputs are being downloaded.
  * - downloaded: every output is on disk and hashed; post-processing checks it and makes its
- *   thumbnails. done: finished, every check passed (back to downloaded when a later run finds
- *   its files intact but a thumbnail or poster gone, to make them again). A failed check ends the job `failed`, or,
- *   with `checks: { on_fail: retry }` and attempts left, sends it back to pending (a new task).
+ *   thumbnails. A failed check ends the task `failed`, or, with `checks: { on_fail: retry }`
+ *   and attempts left, requeues it (a new task).
+ * - done: finished, every check passed. A later run moves it back: to downloaded when its
+ *   files are intact but a thumbnail or poster is gone (to make them again), to completed when
+ *   a file is gone and its links still work (download again), to pending otherwise or with
+ *   `--force` (redo).
  * - failed (the gateway or retries gave up), rejected (the gateway refused the request: 400,
- *   401, 422), expired (the task or its links are gone), cancelled (left unsent when a run
- *   stopped for budget or balance), skipped (its upstream failed). `gwrun retry` and a new run
- *   move cancelled ones, and `retry` the failed and expired ones, back to pending. A pending
- *   dependant whose input cannot be sent (a dead link where the family takes no Data URI)
- *   fails unsent.
+ *   401, 422), expired (the task or its links are gone), skipped (its upstream failed).
+ *   `gwrun retry` requeues them; a skipped task is requeued when its upstream succeeds. A
+ *   pending dependant whose input cannot be sent (a dead link where the family takes no Data
+ *   URI) fails unsent.
  */
-export const JobState = {
+export const TaskState = {
   Pending: "pending",
   Submitting: "submitting",
   Submitted: "submitted",
@@ -35,43 +38,49 @@ export const JobState = {
   Failed: "failed",
   Rejected: "rejected",
   Expired: "expired",
-  Cancelled: "cancelled",
   Skipped: "skipped",
 } as const;
-export type JobState = (typeof JobState)[keyof typeof JobState];
+export type TaskState = (typeof TaskState)[keyof typeof TaskState];
 
-const S = JobState;
+const {
+  Pending,
+  Submitting,
+  Submitted,
+  Processing,
+  Completed,
+  Downloaded,
+  Done,
+  Failed,
+  Rejected,
+  Expired,
+  Skipped,
+} = TaskState;
 
 /** Allowed moves: from → the states it may go to. */
-export const TRANSITIONS: Readonly<Record<JobState, readonly JobState[]>> = {
-  [S.Pending]: [S.Submitting, S.Cancelled, S.Skipped, S.Failed],
-  [S.Submitting]: [S.Submitted, S.Processing, S.Downloaded, S.Pending, S.Failed, S.Rejected],
-  [S.Submitted]: [S.Processing, S.Completed, S.Failed, S.Expired],
-  [S.Processing]: [S.Processing, S.Completed, S.Failed, S.Expired],
-  [S.Completed]: [S.Downloaded, S.Failed, S.Expired],
-  [S.Downloaded]: [S.Done, S.Completed, S.Failed, S.Pending],
-  [S.Done]: [S.Pending, S.Completed, S.Downloaded],
-  [S.Failed]: [S.Pending],
-  [S.Rejected]: [S.Pending],
-  [S.Expired]: [S.Pending],
-  [S.Cancelled]: [S.Pending],
-  [S.Skipped]: [S.Pending],
+export const TRANSITIONS: Readonly<Record<TaskState, readonly TaskState[]>> = {
+  [Pending]: [Submitting, Skipped, Failed],
+  [Submitting]: [Submitted, Processing, Downloaded, Pending, Failed, Rejected],
+  [Submitted]: [Processing, Completed, Failed, Expired],
+  [Processing]: [Completed, Failed, Expired],
+  [Completed]: [Downloaded, Failed, Expired],
+  [Downloaded]: [Done, Failed, Pending],
+  [Done]: [Pending, Completed, Downloaded],
+  [Failed]: [Pending],
+  [Rejected]: [Pending],
+  [Expired]: [Pending],
+  [Skipped]: [Pending],
 };
 
-/** States in which the gateway holds a task for the job. */
-export const RUNNING_STATES: readonly JobState[] = [S.Submitted, S.Processing];
+/** States in which the gateway holds a task. */
+export const RUNNING_STATES: readonly TaskState[] = [Submitted, Processing];
 
-/** States a job ends a run in. */
-export const FINAL_STATES: readonly JobState[] = [
-  S.Done,
-  S.Failed,
-  S.Rejected,
-  S.Expired,
-  S.Cancelled,
-  S.Skipped,
-];
+/** States a task ends a run in without its outputs: what `gwrun retry --failed` and reports name. */
+export const FAILED_STATES: readonly TaskState[] = [Failed, Rejected, Expired, Skipped];
+
+/** States a task ends a run in. */
+export const FINAL_STATES: readonly TaskState[] = [Done, ...FAILED_STATES];
 
 /** Whether `from` may move to `to`. */
-export function canMove(from: JobState, to: JobState): boolean {
+export function canMove(from: TaskState, to: TaskState): boolean {
   return TRANSITIONS[from].includes(to);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { bindInputs, type UpstreamOutput } from "../../src/engine/bind-inputs.js";
-import { dependantJobs, skippedDependants } from "../../src/engine/jobs.js";
 import type { CheckedJob } from "../../src/families/index.js";
+import { bindInputs, type UpstreamOutput } from "../../src/plan/bind-inputs.js";
+import { dependantTasks, standInsOf } from "../../src/plan/tasks.js";
 import { checkInline } from "../helpers/manifest.js";
 
 /** The checked `from:` jobs of a manifest whose first job is `shots` (images) or `notes` (text). */
@@ -112,16 +112,16 @@ describe("binding an upstream output into a dependant", () => {
   - { id: clip, model: acme-video-2.3-Fast, from: shots, first_frame_image: "{{input.url}}", prompt: "[推进] in", repeat: 2 }
 `);
     const upstream = { key: "up", label: "shots", outputIndex: 0, outputs: 1 };
-    const withLink = dependantJobs([get(templates, "clip")], upstream, image("https://a/1.png"));
-    const withFile = dependantJobs([get(templates, "clip")], upstream, image(null));
-    expect(withLink.map((d) => d.job.key)).toEqual(withFile.map((d) => d.job.key));
-    expect(withLink.map((d) => d.job.label)).toEqual(["clip-r1-of-shots", "clip-r2-of-shots"]);
-    const other = dependantJobs(
+    const withLink = dependantTasks([get(templates, "clip")], upstream, image("https://a/1.png"));
+    const withFile = dependantTasks([get(templates, "clip")], upstream, image(null));
+    expect(withLink.map((d) => d.task.key)).toEqual(withFile.map((d) => d.task.key));
+    expect(withLink.map((d) => d.task.label)).toEqual(["clip-r1-of-shots", "clip-r2-of-shots"]);
+    const other = dependantTasks(
       [get(templates, "clip")],
       { ...upstream, outputIndex: 1, outputs: 2 },
       image("https://a/1.png"),
     );
-    expect(other.map((d) => d.job.key)).not.toContain(withLink[0]?.job.key);
+    expect(other.map((d) => d.task.key)).not.toContain(withLink[0]?.task.key);
   });
 
   it("records one skipped stand-in per template and repeat, down the chain, keyed apart from real dependants", async () => {
@@ -133,7 +133,7 @@ describe("binding an upstream output into a dependant", () => {
       ["shots", [get(templates, "clip")]],
       ["clip", [get(templates, "still")]],
     ]);
-    const skipped = skippedDependants(byUpstream, { key: "up", label: "shots", jobId: "shots" });
+    const skipped = standInsOf(byUpstream, { key: "up", label: "shots", jobId: "shots" });
     expect(skipped.map((job) => job.label)).toEqual([
       "clip-r1-of-shots",
       "still-of-clip-r1-of-shots",
@@ -141,11 +141,11 @@ describe("binding an upstream output into a dependant", () => {
       "still-of-clip-r2-of-shots",
     ]);
     expect(skipped.every((job) => job.placeholder === true)).toBe(true);
-    const real = dependantJobs(
+    const real = dependantTasks(
       [get(templates, "clip")],
       { key: "up", label: "shots", outputIndex: 0, outputs: 1 },
       image("https://a/1.png"),
     );
-    for (const { job } of real) expect(skipped.map((s) => s.key)).not.toContain(job.key);
+    for (const { task } of real) expect(skipped.map((s) => s.key)).not.toContain(task.key);
   });
 });

@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { type SimOptionsInput, type Simulator, startSimulator } from "../../src/sim/index.js";
-import { type JobRow, type OutputRow, Store } from "../../src/store/index.js";
+import { type OutputRow, openStore, type TaskRow } from "../../src/store/index.js";
 import { gwrunAsync } from "./cli.js";
 import { tempDir } from "./manifest.js";
 
@@ -18,7 +18,8 @@ export interface RunScope {
   outputDir: string;
   write(name: string, yaml: string): string;
   gwrun(args: readonly string[]): ReturnType<typeof gwrunAsync>;
-  jobs(): (JobRow & { outputs: OutputRow[] })[];
+  /** The latest run's tasks, each with its outputs, as the store has them now. */
+  tasks(): Promise<(TaskRow & { outputs: OutputRow[] })[]>;
 }
 
 /** Gateway seconds per real second in end-to-end runs: a 45 s image takes 12 ms. */
@@ -51,14 +52,17 @@ export async function withRun<T>(
       children.push(run.child);
       return run;
     },
-    jobs() {
-      const store = Store.open(db);
+    async tasks() {
+      const store = openStore(db);
       try {
-        const run = store.latestRun();
+        const run = await store.latestRun();
         if (run === undefined) return [];
-        return store.jobsOf(run.id).map((job) => ({ ...job, outputs: store.outputsOf(job.key) }));
+        const tasks = [];
+        for (const task of await store.tasksOf(run.id))
+          tasks.push({ ...task, outputs: await store.outputsOf(task.key) });
+        return tasks;
       } finally {
-        store.close();
+        await store.close();
       }
     },
   };

@@ -1,11 +1,11 @@
 import path from "node:path";
-import { type NewJob, Store } from "../../src/store/index.js";
+import { type NewTask, openStore, type SqliteStore } from "../../src/store/index.js";
 import { tempDir } from "./manifest.js";
 
 /** A fresh state database in a temp folder with one run recorded in it. */
-export function openTestStore(): { store: Store; runId: number } {
-  const store = Store.open(path.join(tempDir(), "state.db"));
-  const runId = store.createRun({
+export async function openTestStore(): Promise<{ store: SqliteStore; runId: number }> {
+  const store = openStore(path.join(tempDir(), "state.db"));
+  const runId = await store.createRun({
     name: "t",
     manifest_path: "/m.yaml",
     manifest_text: "version: 1",
@@ -16,8 +16,8 @@ export function openTestStore(): { store: Store; runId: number } {
   return { store, runId };
 }
 
-/** An image job as a run first records it, under `key`. */
-export function imageJobRow(key: string): NewJob {
+/** An image task as a run first records it, under `key`. */
+export function imageTask(key: string): NewTask {
   return {
     key,
     jobId: "a",

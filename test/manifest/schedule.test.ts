@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { initialJobs } from "../../src/engine/jobs.js";
 import {
   latestTick,
   nextTicks,
@@ -7,6 +6,7 @@ import {
   tickLabel,
   ticksBetween,
 } from "../../src/manifest/index.js";
+import { initialTasks } from "../../src/plan/index.js";
 import { checkInline, errorsOf } from "../helpers/manifest.js";
 
 const BERLIN_6AM = { cron: "0 6 * * *", timezone: "Europe/Berlin" };
@@ -94,7 +94,7 @@ describe("scheduled manifests", () => {
       keepRuns: undefined,
     });
     expect(outputDirOf(settings as never, monday.expanded.moment)).toBe("out/morning/2026-11-23");
-    const key = (checked: typeof monday) => initialJobs(checked.jobs)[0]?.key;
+    const key = (checked: typeof monday) => initialTasks(checked.jobs)[0]?.key;
     // The same tick (asked for later the same day) is the same task; the next tick is not.
     expect(key(again)).toBe(key(monday));
     expect(key(tuesday)).not.toBe(key(monday));
@@ -109,7 +109,7 @@ jobs: [{ id: a, model: acme-image-2, prompt: same every day }]
     const first = await checkInline(manifest, {}, {}, Date.parse("2026-11-23T07:00Z"));
     const second = await checkInline(manifest, {}, {}, Date.parse("2026-11-24T07:00Z"));
     expect(first.jobs[0]?.body).toEqual(second.jobs[0]?.body);
-    expect(initialJobs(first.jobs)[0]?.key).not.toBe(initialJobs(second.jobs)[0]?.key);
+    expect(initialTasks(first.jobs)[0]?.key).not.toBe(initialTasks(second.jobs)[0]?.key);
   });
 
   it("points at a broken cron expression, an unknown zone and a wrong policy", async () => {

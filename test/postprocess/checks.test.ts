@@ -2,8 +2,8 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { hashFile } from "../../src/engine/files.js";
-import { Store } from "../../src/store/index.js";
+import { hashFile } from "../../src/core/output-files.js";
+import { openStore } from "../../src/store/index.js";
 import { fastSettings, withRun } from "../helpers/run.js";
 import { REVIEW_JOBS, readResults } from "./review.js";
 
@@ -92,7 +92,7 @@ describe("post-processing of a run", () => {
         expect(run.code).toBe(1);
         const message =
           /^check failed: hero\.png is \d+x\d+, expected 1536x864 or 1672x941 for size 16:9, resolution 1k$/;
-        const [job] = scope.jobs();
+        const [job] = await scope.tasks();
         expect(job?.state).toBe("failed");
         expect(job?.reason).toMatch(message);
         expect(run.stderr).toContain(job?.reason);
@@ -122,8 +122,7 @@ describe("post-processing of a run", () => {
 `,
         );
         expect((await scope.gwrun(["run", manifest]).done).code).toBe(0);
-        const reviewImages = scope
-          .jobs()
+        const reviewImages = (await scope.tasks())
           .flatMap((job) => job.outputs.flatMap((o) => [o.thumbnail, o.poster]))
           .filter((file): file is string => file !== null);
         expect(reviewImages).toHaveLength(3);
@@ -131,7 +130,7 @@ describe("post-processing of a run", () => {
         const again = await scope.gwrun(["run", manifest]).done;
         expect(again.code).toBe(0);
         for (const file of reviewImages) expect(existsSync(file)).toBe(true);
-        expect(scope.jobs().map((job) => job.state)).toEqual(["done", "done"]);
+        expect((await scope.tasks()).map((job) => job.state)).toEqual(["done", "done"]);
         expect(scope.sim.counters().submits.accepted).toBe(2);
       });
     },
@@ -150,7 +149,7 @@ describe("post-processing of a run", () => {
         );
         const run = await scope.gwrun(["run", manifest, "--json"]).done;
         expect(run.code).toBe(1);
-        expect(scope.jobs()[0]?.reason).toBe(
+        expect((await scope.tasks())[0]?.reason).toBe(
           "check failed: clip.mp4 lasts 2.0 s, expected 5 s ± 0.5 s for duration 5",
         );
         const events = run.stdout
@@ -170,7 +169,7 @@ describe("post-processing of a run", () => {
         expect(events.filter((event) => event.type === "output:checked")).toEqual([
           {
             type: "output:checked",
-            key: scope.jobs()[0]?.key,
+            key: (await scope.tasks())[0]?.key,
             label: "clip",
             index: 0,
             ok: false,
@@ -221,7 +220,7 @@ describe("post-processing of a run", () => {
         const run = await scope.gwrun(["run", manifest]).done;
         expect(run.code).toBe(1);
         expect(scope.sim.counters().submits.accepted).toBe(3);
-        const [job] = scope.jobs();
+        const [job] = await scope.tasks();
         expect(job).toMatchObject({ state: "failed", attempts: 3 });
         expect(job?.reason).toMatch(/^check failed: hero\.png is/);
       });
@@ -241,17 +240,17 @@ describe("post-processing of a run", () => {
         );
         expect((await scope.gwrun(["run", manifest]).done).code).toBe(0);
         // As a process killed between download and checks leaves it.
-        const store = Store.open(scope.db);
+        const store = openStore(scope.db);
         store.db.prepare("UPDATE jobs SET state = 'downloaded', done_at = NULL").run();
         store.db
           .prepare("UPDATE outputs SET check_state = NULL, checks = NULL, thumbnail = NULL")
           .run();
-        store.close();
+        await store.close();
         rmSync(path.join(scope.outputDir, ".thumbs"), { recursive: true });
 
         expect((await scope.gwrun(["resume"]).done).code).toBe(0);
         expect(scope.sim.counters().submits.accepted).toBe(1);
-        const [job] = scope.jobs();
+        const [job] = await scope.tasks();
         expect(job?.state).toBe("done");
         expect(job?.outputs[0]).toMatchObject({
           check_state: "ok",

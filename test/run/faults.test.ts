@@ -1,16 +1,16 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, sha256 } from "../../src/core/hash.js";
+import { hashFile } from "../../src/core/output-files.js";
 import { seededRandom } from "../../src/core/random.js";
-import { hashFile } from "../../src/engine/files.js";
 import { SUBMIT_CONCURRENCY } from "../../src/engine/index.js";
 import { fastSettings, filesBelow, type RunScope, withRun } from "../helpers/run.js";
 import { mixedJobs } from "./manifests.js";
 
 /** How many tasks the simulator created for each job's request. */
-function acceptedPerJob(scope: RunScope) {
+async function acceptedPerJob(scope: RunScope) {
   const byRequest = scope.sim.counters().submits.byRequest;
-  return scope.jobs().map((job) => ({
+  return (await scope.tasks()).map((job) => ({
     job,
     accepted: byRequest[sha256(`${job.endpoint}\n${canonicalJson(JSON.parse(job.request))}`)] ?? 0,
   }));
@@ -18,7 +18,7 @@ function acceptedPerJob(scope: RunScope) {
 
 async function expectWholeOutputs(scope: RunScope): Promise<void> {
   expect(filesBelow(scope.outputDir).filter((file) => file.endsWith(".part"))).toEqual([]);
-  for (const job of scope.jobs()) {
+  for (const job of await scope.tasks()) {
     for (const output of job.outputs) {
       if (output.state === "downloaded")
         expect(await hashFile(output.path ?? "")).toBe(output.sha256);
@@ -48,7 +48,7 @@ describe("crash safety", () => {
       expect(final.code).toBe(0);
       await expectWholeOutputs(scope);
       let duplicates = 0;
-      for (const { job, accepted } of acceptedPerJob(scope)) {
+      for (const { job, accepted } of await acceptedPerJob(scope)) {
         expect(job.state).toBe("done");
         expect(accepted).toBeGreaterThanOrEqual(1);
         // Only a submit whose answer a kill cut off is sent again, and it is counted.
@@ -81,11 +81,11 @@ describe("crash safety", () => {
       const stopped = await run.done;
       expect(stopped.code).toBe(130);
       expect(stopped.stderr).toMatch(/stopping: no new submits/);
-      const states = new Set(scope.jobs().map((job) => job.state));
+      const states = new Set((await scope.tasks()).map((job) => job.state));
       expect(states.has("submitting")).toBe(false);
       const resumed = await scope.gwrun(["resume"]).done;
       expect(resumed.code).toBe(0);
-      for (const { job, accepted } of acceptedPerJob(scope)) {
+      for (const { job, accepted } of await acceptedPerJob(scope)) {
         expect(job.state).toBe("done");
         expect(accepted).toBe(1);
       }
@@ -106,7 +106,7 @@ describe("crash safety", () => {
         [0, ""],
         [0, ""],
       ]);
-      for (const { job, accepted } of acceptedPerJob(scope)) {
+      for (const { job, accepted } of await acceptedPerJob(scope)) {
         expect(job.state).toBe("done");
         expect(accepted).toBe(1);
       }
@@ -136,7 +136,7 @@ describe("faults", () => {
         );
         const first = await scope.gwrun(["run", manifest]).done;
         expect(first.code).toBe(1);
-        const jobs = scope.jobs();
+        const jobs = await scope.tasks();
         expect(jobs).toHaveLength(210);
         const byState = (state: string) => jobs.filter((job) => job.state === state);
         // Nothing lost: every job ended done, failed (the gateway's reason) or expired (why).
@@ -164,7 +164,7 @@ describe("faults", () => {
           code = (await scope.gwrun(["retry", "--failed", "--expired"]).done).code ?? -1;
         }
         expect(code).toBe(0);
-        for (const { job, accepted } of acceptedPerJob(scope)) {
+        for (const { job, accepted } of await acceptedPerJob(scope)) {
           expect(job.state).toBe("done");
           // A job is paid for once per attempt the gateway itself failed or whose links died.
           expect(accepted).toBeLessThanOrEqual(job.attempts);
@@ -189,7 +189,7 @@ jobs:
       const result = await scope.gwrun(["run", manifest]).done;
       expect(result.code).toBe(3);
       expect(result.stderr).toMatch(/balance ran out/);
-      const jobs = scope.jobs();
+      const jobs = await scope.tasks();
       expect(jobs.filter((job) => job.state === "done")).toHaveLength(10);
       expect(jobs.filter((job) => job.state === "pending")).toHaveLength(10);
       expect(scope.sim.counters().charged).toBe(2);
@@ -211,7 +211,7 @@ jobs:
       const result = await scope.gwrun(["run", manifest]).done;
       expect(result.code).toBe(3);
       expect(result.stderr).toMatch(/budget reached/);
-      expect(scope.jobs().filter((job) => job.state === "done")).toHaveLength(5);
+      expect((await scope.tasks()).filter((job) => job.state === "done")).toHaveLength(5);
       expect(scope.sim.counters().submits.accepted).toBe(5);
     });
   }, 60_000);

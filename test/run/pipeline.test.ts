@@ -3,7 +3,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, sha256 } from "../../src/core/hash.js";
-import { Store } from "../../src/store/index.js";
+import { openStore } from "../../src/store/index.js";
 import { ROOT } from "../helpers/cli.js";
 import { fastSettings, type RunScope, withRun } from "../helpers/run.js";
 
@@ -36,11 +36,11 @@ function accepted(scope: RunScope, endpoint: string, request: string): number {
 /** Waits until `ready` holds for the run's jobs in the database (read while gwrun writes it). */
 async function waitFor(
   scope: RunScope,
-  ready: (jobs: ReturnType<RunScope["jobs"]>) => boolean,
+  ready: (jobs: Awaited<ReturnType<RunScope["tasks"]>>) => boolean,
 ): Promise<void> {
   for (let i = 0; i < 3000; i++) {
     try {
-      if (ready(scope.jobs())) return;
+      if (ready(await scope.tasks())) return;
     } catch {
       // The database may not exist yet.
     }
@@ -63,7 +63,7 @@ describe("pipelines", () => {
       );
       first.child.kill("SIGKILL");
       await first.done;
-      const halfway = scope.jobs();
+      const halfway = await scope.tasks();
       expect(
         halfway.filter((job) => job.job_id === "clips" && job.state === "done").length,
       ).toBeLessThan(3);
@@ -76,7 +76,7 @@ describe("pipelines", () => {
       expect(resumed.code).toBe(0);
       expect(resumed.stderr).toMatch(/run 1 done: 7 done/);
 
-      const jobs = scope.jobs();
+      const jobs = await scope.tasks();
       const byKey = new Map(jobs.map((job) => [job.key, job]));
       const captions = jobs.filter((job) => job.job_id === "captions");
       const images = jobs.filter((job) => job.job_id === "images");
@@ -155,14 +155,14 @@ jobs:
       const result = await scope.gwrun(["run", manifest, "--json"]).done;
       expect(result.code).toBe(1);
       const states = Object.fromEntries(
-        scope.jobs().map((job) => [job.label, [job.state, job.reason]]),
+        (await scope.tasks()).map((job) => [job.label, [job.state, job.reason]]),
       );
       expect(states["shots-e2"]?.[0]).toBe("rejected");
       expect(states["shots-e2"]?.[1]).toMatch(/safety filter/);
       expect(states["clips-r1-of-shots-e1"]?.[0]).toBe("done");
       expect(states["clips-r2-of-shots-e1"]?.[0]).toBe("done");
       // One stand-in per template and repeat, down the chain, each with the upstream's reason.
-      const skipped = scope.jobs().filter((job) => job.state === "skipped");
+      const skipped = (await scope.tasks()).filter((job) => job.state === "skipped");
       expect(skipped.map((job) => job.label).sort()).toEqual([
         "clips-r1-of-shots-e2",
         "clips-r2-of-shots-e2",
@@ -190,8 +190,8 @@ jobs:
       // Retried, the upstream is refused again: the same stand-ins are skipped again, no more.
       const retried = await scope.gwrun(["retry", "--failed"]).done;
       expect(retried.code).toBe(1);
-      expect(scope.jobs().filter((job) => job.state === "skipped")).toHaveLength(4);
-      expect(scope.jobs()).toHaveLength(10);
+      expect((await scope.tasks()).filter((job) => job.state === "skipped")).toHaveLength(4);
+      expect(await scope.tasks()).toHaveLength(10);
     });
   }, 120_000);
 
@@ -214,14 +214,14 @@ jobs:
       );
       const first = await scope.gwrun(["run", manifest]).done;
       expect(first.code).toBe(1);
-      expect(scope.jobs().some((job) => job.state === "skipped")).toBe(true);
+      expect((await scope.tasks()).some((job) => job.state === "skipped")).toBe(true);
       // Each retry rolls the failures afresh; a few rounds clear them all.
       let code = first.code;
       for (let round = 0; round < 8 && code !== 0; round++) {
         code = (await scope.gwrun(["retry", "--failed"]).done).code;
       }
       expect(code).toBe(0);
-      const jobs = scope.jobs();
+      const jobs = await scope.tasks();
       const shots = jobs.filter((job) => job.job_id === "shots");
       const clips = jobs.filter((job) => job.job_id === "clips");
       expect(shots).toHaveLength(4);
@@ -230,12 +230,12 @@ jobs:
       expect(new Set(clips.map((clip) => clip.upstream_key))).toEqual(
         new Set(shots.map((shot) => shot.key)),
       );
-      const store = Store.open(scope.db);
+      const store = openStore(scope.db);
       try {
         const left = store.db.prepare("SELECT count(*) AS n FROM jobs WHERE placeholder = 1").get();
         expect(left).toEqual({ n: 0 });
       } finally {
-        store.close();
+        await store.close();
       }
     });
   }, 180_000);
@@ -247,7 +247,7 @@ jobs:
       const settings = `${fastSettings(scope.outputDir)}name: ttl\njobs:\n`;
       const first = scope.write("first.yaml", `${settings}${shot}`);
       expect((await scope.gwrun(["run", first]).done).code).toBe(0);
-      const [image] = scope.jobs();
+      const [image] = await scope.tasks();
       const output = image?.outputs[0];
       expect(output?.expires_at).toBeTypeOf("number");
       while (Date.now() <= (output?.expires_at ?? 0) + 100) await sleep(100);
@@ -270,7 +270,7 @@ jobs:
       );
       const result = await scope.gwrun(["run", second]).done;
       expect(result.code).toBe(1);
-      const jobs = new Map(scope.jobs().map((job) => [job.job_id, job]));
+      const jobs = new Map((await scope.tasks()).map((job) => [job.job_id, job]));
       const file = readFileSync(output?.path ?? "");
       expect(jobs.get("clip")?.state).toBe("done");
       expect(JSON.parse(jobs.get("clip")?.request ?? "{}").first_frame_image).toBe(
@@ -305,7 +305,7 @@ jobs:
       );
       const result = await scope.gwrun(["run", manifest]).done;
       expect(result.code).toBe(0);
-      const jobs = new Map(scope.jobs().map((job) => [job.job_id, job]));
+      const jobs = new Map((await scope.tasks()).map((job) => [job.job_id, job]));
       expect(scope.sim.url).toMatch(/^http:\/\//);
       const file = readFileSync(jobs.get("shot")?.outputs[0]?.path ?? "");
       expect(jobs.get("glossy")?.state).toBe("done");

@@ -1,7 +1,7 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { hashFile } from "../../src/engine/files.js";
+import { hashFile } from "../../src/core/output-files.js";
 import { fastSettings, filesBelow, withRun } from "../helpers/run.js";
 import { mixedJobs } from "./manifests.js";
 
@@ -15,7 +15,7 @@ describe("gwrun run", () => {
       const first = await scope.gwrun(["run", manifest]).done;
       expect(first.stderr).toMatch(/run 1 done: 300 done/);
       expect(first.code).toBe(0);
-      const jobs = scope.jobs();
+      const jobs = await scope.tasks();
       expect(jobs).toHaveLength(300);
       for (const job of jobs) {
         expect(job.state).toBe("done");
@@ -46,7 +46,7 @@ jobs:
 `,
       );
       expect((await scope.gwrun(["run", manifest]).done).code).toBe(0);
-      const [job] = scope.jobs();
+      const [job] = await scope.tasks();
       const file = job?.outputs[0]?.path ?? "";
       await rm(file);
       expect((await scope.gwrun(["run", manifest]).done).code).toBe(0);

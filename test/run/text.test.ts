@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { Store, textAnswer } from "../../src/store/index.js";
+import { openStore } from "../../src/store/index.js";
 import { fastSettings, type RunScope, withRun } from "../helpers/run.js";
 import { skuTool, weatherTool } from "../helpers/text-tools.js";
 
@@ -57,14 +57,15 @@ interface Event {
   chars?: number;
 }
 
-function answersByLabel(scope: RunScope) {
-  const store = Store.open(scope.db);
+async function answersByLabel(scope: RunScope) {
+  const store = openStore(scope.db);
   try {
-    return new Map(
-      scope.jobs().map((job) => [job.label, { job, answer: textAnswer(store, job.key) }]),
-    );
+    const answers = [];
+    for (const job of await scope.tasks())
+      answers.push([job.label, { job, answer: await store.textAnswer(job.key) }] as const);
+    return new Map(answers);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -83,7 +84,7 @@ describe("text jobs in a run", () => {
         .trim()
         .split("\n")
         .map((line) => JSON.parse(line) as Event);
-      const answers = answersByLabel(scope);
+      const answers = await answersByLabel(scope);
       expect([...answers.keys()].sort()).toEqual(
         ["chat", "responses", "weather", "messages", "sku", "native"]
           .flatMap((id) => [`${id}-e1`, `${id}-e2`])
@@ -220,7 +221,7 @@ jobs:
       expect(result.code).toBe(0);
       expect(scope.sim.counters().errors["429"] ?? 0).toBeGreaterThan(0);
       expect(result.stdout).toContain('"type":"gateway:rate-limited"');
-      expect(scope.jobs().every((job) => job.state === "done")).toBe(true);
+      expect((await scope.tasks()).every((job) => job.state === "done")).toBe(true);
       expect(scope.sim.counters().text.calls).toBe(12);
     });
   }, 120_000);

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { leaseOf, Store, scheduledRuns, ticksOf } from "../../src/store/index.js";
+import { openStore, type Store } from "../../src/store/index.js";
 import { holdLeaseElsewhere } from "../helpers/lease-holder.js";
 import { fastSettings, filesBelow, type RunScope, withRun } from "../helpers/run.js";
 
@@ -21,12 +21,12 @@ jobs:
   );
 }
 
-function inStore<T>(scope: RunScope, fn: (store: Store) => T): T {
-  const store = Store.open(scope.db);
+async function inStore<T>(scope: RunScope, fn: (store: Store) => Promise<T>): Promise<T> {
+  const store = openStore(scope.db);
   try {
-    return fn(store);
+    return await fn(store);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -53,7 +53,7 @@ describe("cron-friendly one-shot runs", () => {
           ),
         );
         expect(scope.sim.counters().submits.received).toBe(0);
-        const [tick] = inStore(scope, (store) => ticksOf(store, "daily", 5));
+        const [tick] = await inStore(scope, (store) => store.ticksOf("daily", 5));
         expect(tick).toMatchObject({ status: "skipped", trigger: "run" });
       } finally {
         await other.release();
@@ -76,7 +76,7 @@ describe("cron-friendly one-shot runs", () => {
       scope.write("daily.yaml", slow);
       const first = scope.gwrun(["run", manifest, "--quiet"]);
       const deadline = Date.now() + 20_000;
-      while (inStore(scope, (store) => leaseOf(store, "daily")) === undefined) {
+      while ((await inStore(scope, (store) => store.leaseOf("daily"))) === undefined) {
         expect(Date.now()).toBeLessThan(deadline);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
@@ -85,10 +85,10 @@ describe("cron-friendly one-shot runs", () => {
       expect(second.stderr).toMatch(/daily is already running/);
       expect((await first.done).code).toBe(0);
       expect(scope.sim.counters().submits.accepted).toBe(1);
-      const ticks = inStore(scope, (store) => ticksOf(store, "daily", 5));
+      const ticks = await inStore(scope, (store) => store.ticksOf("daily", 5));
       expect(ticks.map((t) => t.status).sort()).toEqual(["finished", "skipped"]);
       // The lease went with the run.
-      expect(inStore(scope, (store) => leaseOf(store, "daily"))).toBeUndefined();
+      expect(await inStore(scope, (store) => store.leaseOf("daily"))).toBeUndefined();
     });
   }, 60_000);
 
@@ -103,7 +103,7 @@ describe("cron-friendly one-shot runs", () => {
           .done;
         expect(run.code).toBe(0);
       }
-      const kept = inStore(scope, (store) => scheduledRuns(store, "daily"));
+      const kept = await inStore(scope, (store) => store.scheduledRuns("daily"));
       expect(kept.map((run) => new Date(run.tick as number).toISOString())).toEqual([
         "2026-11-04T06:00:00.000Z",
         "2026-11-03T06:00:00.000Z",

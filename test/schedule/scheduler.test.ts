@@ -2,7 +2,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Schedule } from "../../src/manifest/index.js";
 import { type ScheduledManifest, Scheduler } from "../../src/schedule/index.js";
-import { Store, type TickRow, ticksOf } from "../../src/store/index.js";
+import { openStore, type Store, type TickRow } from "../../src/store/index.js";
 import { advanceTo, ManualClock, settle } from "../helpers/clock.js";
 import { holdLeaseElsewhere, type LeaseHolderProcess } from "../helpers/lease-holder.js";
 import { tempDir } from "../helpers/manifest.js";
@@ -27,7 +27,7 @@ function scope(
   },
 ) {
   const db = path.join(tempDir(), "state.db");
-  const store = Store.open(db);
+  const store = openStore(db);
   const clock = new ManualClock(at(options.start));
   const manifest: ScheduledManifest = {
     file: "/manifests/daily.yaml",
@@ -62,15 +62,13 @@ function scope(
     const done = scheduler.run([manifest]);
     return { scheduler, done };
   };
-  const ticks = (): Pick<TickRow, "tick" | "status" | "trigger" | "exit_code">[] =>
-    ticksOf(store, "daily", 100)
-      .reverse()
-      .map(({ tick, status, trigger, exit_code }) => ({
-        tick: iso(tick) as unknown as number,
-        status,
-        trigger,
-        exit_code,
-      }));
+  const ticks = async (): Promise<Pick<TickRow, "tick" | "status" | "trigger" | "exit_code">[]> =>
+    (await store.ticksOf("daily", 100)).reverse().map(({ tick, status, trigger, exit_code }) => ({
+      tick: iso(tick) as unknown as number,
+      status,
+      trigger,
+      exit_code,
+    }));
   return { db, store, clock, manifest, fired, log, start, ticks };
 }
 
@@ -78,7 +76,7 @@ const stores: Store[] = [];
 const holders: LeaseHolderProcess[] = [];
 afterEach(async () => {
   for (const holder of holders.splice(0)) await holder.kill().catch(() => {});
-  for (const store of stores.splice(0)) store.close();
+  for (const store of stores.splice(0)) await store.close();
 });
 
 /** Stops a scheduler, letting a run under way finish in manual time. */
@@ -108,7 +106,7 @@ describe("gwrun schedule", () => {
       ["2026-03-29T04:00:00.000Z", "2026-03-29T04:00:00.000Z"],
       ["2026-03-30T04:00:00.000Z", "2026-03-30T04:00:00.000Z"],
     ]);
-    expect(s.ticks().map((t) => [t.status, t.trigger, t.exit_code])).toEqual([
+    expect((await s.ticks()).map((t) => [t.status, t.trigger, t.exit_code])).toEqual([
       ["finished", "on-time", 0],
       ["finished", "on-time", 0],
       ["finished", "on-time", 0],
@@ -137,10 +135,7 @@ describe("gwrun schedule", () => {
     await settle();
     expect(s.fired.slice(1).map((f) => f.tick)).toEqual(runs);
     expect(
-      s
-        .ticks()
-        .slice(1)
-        .map((t) => (t.status === "missed" ? "missed" : t.trigger)),
+      (await s.ticks()).slice(1).map((t) => (t.status === "missed" ? "missed" : t.trigger)),
     ).toEqual(kinds);
     // And the schedule goes on as before.
     await advanceTo(s.clock, at("2026-11-25T06:00:00Z"));
@@ -162,7 +157,7 @@ describe("gwrun schedule", () => {
     stores.push(s.store);
     const daemon = s.start();
     await advanceTo(s.clock, at("2026-11-23T12:00:00Z"));
-    expect(s.ticks().map((t) => [t.tick, t.status, t.exit_code])).toEqual([
+    expect((await s.ticks()).map((t) => [t.tick, t.status, t.exit_code])).toEqual([
       ["2026-11-21T06:00:00.000Z", "finished", 1],
       ["2026-11-22T06:00:00.000Z", "finished", 1],
       ["2026-11-23T06:00:00.000Z", "finished", 0],
@@ -180,7 +175,7 @@ describe("gwrun schedule", () => {
     const daemon = s.start();
     await advanceTo(s.clock, at("2026-11-20T05:30:00Z"));
     expect(s.fired.map((f) => f.at.slice(11, 16))).toEqual(["01:00", "03:00", "05:00"]);
-    expect(s.ticks().map((t) => `${t.tick.toString().slice(11, 16)} ${t.status}`)).toEqual([
+    expect((await s.ticks()).map((t) => `${t.tick.toString().slice(11, 16)} ${t.status}`)).toEqual([
       "01:00 finished",
       "02:00 skipped",
       "03:00 finished",
@@ -214,9 +209,9 @@ describe("gwrun schedule", () => {
     const daemon = s.start();
     await advanceTo(s.clock, at("2026-11-21T12:00:00Z"));
     expect(s.fired).toEqual([]);
-    const [skipped] = s.ticks();
+    const [skipped] = await s.ticks();
     expect(skipped).toMatchObject({ tick: "2026-11-21T06:00:00.000Z", status: "skipped" });
-    const reason = ticksOf(s.store, "daily", 1)[0]?.reason;
+    const reason = (await s.store.ticksOf("daily", 1))[0]?.reason;
     expect(reason).toMatch(
       new RegExp(`another run of daily holds its lease \\(process ${other.pid} on `),
     );
@@ -241,7 +236,7 @@ describe("gwrun schedule", () => {
     expect(s.fired.map((f) => [f.tick, f.at])).toEqual([
       ["2026-11-21T06:00:00.000Z", "2026-11-21T06:10:05.000Z"],
     ]);
-    expect(s.ticks().map((t) => t.status)).toEqual(["finished"]);
+    expect((await s.ticks()).map((t) => t.status)).toEqual(["finished"]);
     await stopped(daemon);
   });
 
@@ -254,14 +249,14 @@ describe("gwrun schedule", () => {
     const first = s.start();
     await advanceTo(s.clock, at("2026-11-21T07:00:00Z"));
     await stopped(first);
-    expect(s.ticks().map((t) => t.status)).toEqual(["interrupted"]);
+    expect((await s.ticks()).map((t) => t.status)).toEqual(["interrupted"]);
     const second = s.start();
     await settle();
     expect(s.fired.map((f) => [f.tick, f.resumed])).toEqual([
       ["2026-11-21T06:00:00.000Z", false],
       ["2026-11-21T06:00:00.000Z", false],
     ]);
-    expect(s.ticks().map((t) => [t.status, t.trigger, t.exit_code])).toEqual([
+    expect((await s.ticks()).map((t) => [t.status, t.trigger, t.exit_code])).toEqual([
       ["finished", "resumed", 0],
     ]);
     await stopped(second);

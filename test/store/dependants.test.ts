@@ -1,15 +1,8 @@
 import { describe, expect, it } from "vitest";
-import {
-  dropPlaceholders,
-  type NewJob,
-  rebindPending,
-  saveTextAnswer,
-  textAnswer,
-  textAnswersOf,
-} from "../../src/store/index.js";
+import type { NewTask, SqliteStore, TaskRow } from "../../src/store/index.js";
 import { openTestStore } from "../helpers/store.js";
 
-function job(key: string, upstreamKey: string | null, placeholder = false): NewJob {
+function task(key: string, upstreamKey: string | null, placeholder = false): NewTask {
   return {
     key,
     jobId: key,
@@ -24,45 +17,95 @@ function job(key: string, upstreamKey: string | null, placeholder = false): NewJ
   };
 }
 
+async function row(store: SqliteStore, key: string): Promise<TaskRow> {
+  const found = await store.task(key);
+  if (found === undefined) throw new Error(`no task ${key}`);
+  return found;
+}
+
 describe("dependant bookkeeping in the store", () => {
-  it("drops an upstream's stand-ins down the chain, and nothing else", () => {
-    const { store, runId } = openTestStore();
-    store.addJobs(
+  it("drops an upstream's stand-ins down the chain, and nothing else", async () => {
+    const { store, runId } = await openTestStore();
+    await store.recordTasks(runId, [task("up", null)], 1);
+    // The upstream failed once: its stand-in was recorded skipped.
+    await store.recordSkipped(
+      runId,
+      await row(store, "up"),
+      [task("stand-in", "up", true)],
+      "x",
+      2,
+    );
+    expect(await store.task("stand-in")).toMatchObject({
+      state: "skipped",
+      reason: "upstream up failed: x",
+    });
+    await store.recordTasks(
+      runId,
+      [task("real", "up"), task("below", "stand-in", true), task("other", "elsewhere", true)],
+      3,
+    );
+    // It succeeded since: its stand-ins (and theirs) go.
+    const recorded = await store.recordDependants(runId, await row(store, "up"), [], 4);
+    expect(recorded).toEqual({ dependants: [], events: [] });
+    expect((await store.tasksOf(runId)).map((row) => row.key)).toEqual(["up", "real", "other"]);
+    expect((await store.task("real"))?.placeholder).toBe(0);
+    expect(await store.task("stand-in")).toBeUndefined();
+    expect(await store.task("below")).toBeUndefined();
+    await store.close();
+  });
+
+  it("binds a request afresh only while the job is pending and real", async () => {
+    const { store, runId } = await openTestStore();
+    // `c` is a stand-in (of another upstream, so it is not dropped here).
+    await store.recordTasks(
       runId,
       [
-        job("up", null),
-        job("real", "up"),
-        job("stand-in", "up", true),
-        job("below", "stand-in", true),
-        job("other", "elsewhere", true),
+        task("up", null),
+        task("a", "up"),
+        task("b", "up"),
+        task("c", "elsewhere", true),
+        task("d", "up"),
       ],
       1,
     );
-    store.move("stand-in", "pending", "skipped", { reason: "upstream up failed: x" }, 2);
-    expect(dropPlaceholders(store, "up")).toBe(2);
-    expect(store.jobsOf(runId).map((row) => row.key)).toEqual(["up", "real", "other"]);
-    expect(store.job("real")?.placeholder).toBe(0);
-    store.close();
+    await store.claimForSubmit(await row(store, "b"), "me", 2);
+    const fresh = '{"url":"new"}';
+    const dependants = (keys: string[]) =>
+      keys.map((key) => ({
+        task: { ...task(key, key === "c" ? "elsewhere" : "up", key === "c"), request: fresh },
+        // `d`'s input cannot be sent: it is not bound to it.
+        problem: key === "d" ? "dead link" : null,
+      }));
+    const requests = (recorded: { dependants: { task: TaskRow }[] }) =>
+      recorded.dependants.map((entry) => [entry.task.key, entry.task.request]);
+    const first = await store.recordDependants(
+      runId,
+      await row(store, "up"),
+      dependants(["a", "b", "c", "d"]),
+      3,
+    );
+    expect(requests(first)).toEqual([
+      ["a", fresh],
+      ["b", "{}"],
+      ["c", "{}"],
+      ["d", "{}"],
+    ]);
+    expect(first.dependants.map((entry) => entry.fresh)).toEqual([false, false, false, false]);
+    expect(first.events).toEqual([]);
+    // Bound again: nothing changes.
+    const again = await store.recordDependants(runId, await row(store, "up"), dependants(["a"]), 4);
+    expect(requests(again)).toEqual([["a", fresh]]);
+    expect((await store.task("a"))?.request).toBe(fresh);
+    expect((await store.task("b"))?.request).toBe("{}");
+    expect((await store.task("c"))?.request).toBe("{}");
+    expect((await store.task("d"))?.request).toBe("{}");
+    await store.close();
   });
 
-  it("binds a request afresh only while the job is pending and real", () => {
-    const { store, runId } = openTestStore();
-    store.addJobs(runId, [job("a", "up"), job("b", "up"), job("c", "up", true)], 1);
-    store.move("b", "pending", "submitting", {}, 2);
-    expect(rebindPending(store, "a", '{"url":"new"}')).toBe(true);
-    expect(rebindPending(store, "a", '{"url":"new"}')).toBe(false);
-    expect(rebindPending(store, "b", '{"url":"new"}')).toBe(false);
-    expect(rebindPending(store, "c", '{"url":"new"}')).toBe(false);
-    expect(store.job("a")?.request).toBe('{"url":"new"}');
-    expect(store.job("b")?.request).toBe("{}");
-    store.close();
-  });
-
-  it("keeps one answer per text job, replaced when the job is redone", () => {
-    const { store, runId } = openTestStore();
-    store.addJobs(runId, [job("t", null)], 1);
+  it("keeps one answer per text job, replaced when the job is redone", async () => {
+    const { store, runId } = await openTestStore();
+    await store.recordTasks(runId, [task("t", null)], 1);
     const answer = {
-      job_key: "t",
       format: "chat",
       model: "acme-5",
       text: "first",
@@ -71,14 +114,33 @@ describe("dependant bookkeeping in the store", () => {
       usage: '{"prompt_tokens":3}',
       tool_calls: "[]",
       streamed: 0,
-      answered_at: 5,
     };
-    saveTextAnswer(store, answer);
-    saveTextAnswer(store, { ...answer, text: "second", streamed: 1 });
-    expect(textAnswer(store, "t")).toMatchObject({ text: "second", streamed: 1 });
-    expect(textAnswersOf(store, runId).map((row) => [row.label, row.text])).toEqual([
+    const files = [{ path: "/out/t.txt", bytes: 5, sha256: "abc", contentType: "text/plain" }];
+    const answerOnce = async (text: string, streamed: number, now: number) => {
+      const claim = await store.claimForSubmit(await row(store, "t"), "me", now);
+      if (claim === undefined) throw new Error("not claimed");
+      return store.recordTextAnswer(claim.task, { ...answer, text, streamed }, files, now);
+    };
+    expect((await answerOnce("first", 0, 2)).moved).toBe(true);
+    // An answer for a task not being submitted is not kept.
+    expect(
+      (await store.recordTextAnswer(await row(store, "t"), { ...answer, text: "stray" }, files, 3))
+        .moved,
+    ).toBe(false);
+    expect(await store.requeue(await row(store, "t"), ["downloaded"], null, 4)).toBe(true);
+    expect((await answerOnce("second", 1, 5)).moved).toBe(true);
+    expect(await store.textAnswer("t")).toMatchObject({
+      text: "second",
+      streamed: 1,
+      answered_at: 5,
+    });
+    expect((await store.textAnswersOf(runId)).map((row) => [row.label, row.text])).toEqual([
       ["t", "second"],
     ]);
-    store.close();
+    expect(await store.task("t")).toMatchObject({ state: "downloaded", claimed_by: null });
+    expect((await store.outputsOf("t")).map((output) => [output.state, output.path])).toEqual([
+      ["downloaded", "/out/t.txt"],
+    ]);
+    await store.close();
   });
 });

@@ -1,8 +1,14 @@
 import { describe, expect, it } from "vitest";
-import type { NewJob } from "../../src/store/index.js";
+import type { NewTask } from "../../src/store/index.js";
 import { openTestStore } from "../helpers/store.js";
 
-const job = (key: string, jobId: string): NewJob => ({
+async function collect<T>(rows: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const row of rows) all.push(row);
+  return all;
+}
+
+const task = (key: string, jobId: string): NewTask => ({
   key,
   jobId,
   label: key,
@@ -15,43 +21,42 @@ const job = (key: string, jobId: string): NewJob => ({
 });
 
 describe("store: what reports read", () => {
-  it("reads a run's outputs with the tasks of each manifest job together, and its failures", () => {
-    const { store, runId: run } = openTestStore();
+  it("reads a run's outputs with the tasks of each manifest job together, and its failures", async () => {
+    const { store, runId: run } = await openTestStore();
     try {
       // A dependant recorded between two tasks of `hero`, as `from:` jobs are.
-      store.addJobs(
+      await store.recordTasks(
         run,
-        [job("hero-1", "hero"), job("teaser-1", "teaser"), job("hero-2", "hero")],
+        [task("hero-1", "hero"), task("teaser-1", "teaser"), task("hero-2", "hero")],
         1,
       );
-      store.setOutputs("hero-1", [
-        { url: null, expiresAt: null },
-        { url: null, expiresAt: null },
-      ]);
-      store.markOutput("hero-1", 1, {
-        state: "downloaded",
-        path: "/out/hero/hero-1-2.png",
-        check_state: "failed",
-      });
-      store.move("teaser-1", "pending", "skipped", { reason: "upstream failed" }, 2);
+      // Outputs on a task still pending, and a skip without its upstream: what is read, not how
+      // the tasks got there, is the point here.
+      store.db.exec(`INSERT INTO outputs (job_key, idx, state, path, check_state) VALUES
+          ('hero-1', 0, 'pending', NULL, NULL),
+          ('hero-1', 1, 'downloaded', '/out/hero/hero-1-2.png', 'failed');
+        UPDATE jobs SET state = 'skipped', reason = 'upstream failed' WHERE key = 'teaser-1';`);
 
-      const rows = [...store.reportRows(run)].map((row) => [row.job.key, row.output?.idx ?? null]);
+      const rows = (await collect(store.reportRows(run))).map((row) => [
+        row.task.key,
+        row.output?.idx ?? null,
+      ]);
       expect(rows).toEqual([
         ["hero-1", 0],
         ["hero-1", 1],
         ["hero-2", null],
         ["teaser-1", null],
       ]);
-      expect([...store.failuresOf(run)].map((f) => [f.label, f.state, f.reason])).toEqual([
-        ["teaser-1", "skipped", "upstream failed"],
-      ]);
-      expect(store.runSummary(run)).toEqual({
+      expect(
+        (await collect(store.failuresOf(run))).map((f) => [f.label, f.state, f.reason]),
+      ).toEqual([["teaser-1", "skipped", "upstream failed"]]);
+      expect(await store.runSummary(run)).toEqual({
         states: { pending: 2, skipped: 1 },
         outputs: 1,
         spent: 0,
       });
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

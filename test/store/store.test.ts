@@ -2,10 +2,17 @@ import { spawn } from "node:child_process";
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { Store } from "../../src/store/index.js";
+import {
+  openStore,
+  type SqliteStore,
+  type TaskRow,
+  TaskState,
+  TRANSITIONS,
+} from "../../src/store/index.js";
+import { canMove } from "../../src/store/states.js";
 import { ROOT } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
-import { imageJobRow, openTestStore } from "../helpers/store.js";
+import { imageTask, openTestStore } from "../helpers/store.js";
 
 function exitCode(args: string[]): Promise<number | null> {
   return new Promise((resolve) => {
@@ -14,47 +21,122 @@ function exitCode(args: string[]): Promise<number | null> {
   });
 }
 
-const imageJob = imageJobRow("k1");
+const task = imageTask("k1");
 
-function openWithJob(): Store {
-  const { store, runId } = openTestStore();
-  store.addJobs(runId, [imageJob], 1);
-  return store;
+async function openWithTask(): Promise<{ store: SqliteStore; runId: number }> {
+  const opened = await openTestStore();
+  await opened.store.recordTasks(opened.runId, [task], 1);
+  return opened;
+}
+
+/** The task as the store holds it now. */
+async function row(store: SqliteStore, key = "k1"): Promise<TaskRow> {
+  const found = await store.task(key);
+  if (found === undefined) throw new Error(`no task ${key}`);
+  return found;
+}
+
+/** Claims and submits `key`: the gateway answered with task id `task-<key>`. */
+async function submitted(store: SqliteStore, key = "k1", now = 2): Promise<TaskRow> {
+  const claim = await store.claimForSubmit(await row(store, key), "me", now);
+  if (claim === undefined) throw new Error(`could not claim ${key}`);
+  await store.recordReceipts(
+    [
+      {
+        task: claim.task,
+        taskId: `task-${key}`,
+        status: "submitted",
+        nextPollAt: now + 1,
+        unknownSubmits: 0,
+      },
+    ],
+    now,
+  );
+  return row(store, key);
+}
+
+/** Submits `key` and records it completed with two output links, costing 0.25. */
+async function completed(store: SqliteStore, key = "k1", now = 3): Promise<TaskRow> {
+  const running = await submitted(store, key, now - 1);
+  const links = [
+    { url: "https://x.invalid/0.png", expiresAt: null },
+    { url: "https://x.invalid/1.png", expiresAt: null },
+  ];
+  await store.recordPollRound(
+    [{ task: running, outcome: { kind: "completed", links, cost: 0.25 } }],
+    now,
+  );
+  return row(store, key);
+}
+
+function file(task: TaskRow, idx: number) {
+  return { task, idx, path: `/out/${idx}.png`, bytes: 3, sha256: "abc", contentType: "image/png" };
 }
 
 describe("store", () => {
-  it("creates its schema by numbered migrations, once", () => {
+  it("creates its schema by numbered migrations, once", async () => {
     const file = path.join(tempDir(), "state.db");
-    Store.open(file).close();
-    const store = Store.open(file);
+    await openStore(file).close();
+    const store = openStore(file);
     const versions = store.db.prepare("SELECT version FROM migrations ORDER BY version").all();
     const files = readdirSync(path.join(ROOT, "sql")).filter((name) =>
       /^\d{6}-.+\.sql$/.test(name),
     );
     expect(versions).toEqual(files.sort().map((name) => ({ version: Number(name.slice(0, 6)) })));
     expect(store.db.pragma("journal_mode", { simple: true })).toBe("wal");
-    store.close();
+    await store.close();
   });
 
-  it("applies a migration it lacks even below the highest applied, as branches may land in any order", () => {
+  it("applies a migration it lacks even below the highest applied, as branches may land in any order", async () => {
     const file = path.join(tempDir(), "state.db");
-    const db = Store.open(file);
+    const db = openStore(file);
     // As if migration 3 had not been there when the database last opened, but a later one had.
     db.db.exec(`DROP TABLE text_answers; ALTER TABLE jobs DROP COLUMN placeholder;
       DELETE FROM migrations WHERE version = 3;
       INSERT INTO migrations (version, name, applied_at) VALUES (999, '000999-later.sql', 0);`);
-    db.close();
-    const store = Store.open(file);
+    await db.close();
+    const store = openStore(file);
     const versions = store.db.prepare("SELECT version FROM migrations ORDER BY version").all();
     expect(versions).toContainEqual({ version: 3 });
     expect(store.db.prepare("SELECT count(*) AS n FROM text_answers").get()).toEqual({ n: 0 });
-    store.close();
+    await store.close();
+  });
+
+  it("turns a task an old database left cancelled back into a pending one (migration 5)", async () => {
+    const file = path.join(tempDir(), "state.db");
+    const db = openStore(file);
+    const run = await db.createRun({
+      name: "t",
+      manifest_path: "/m.yaml",
+      manifest_text: "",
+      base_url: "sim",
+      output_dir: "/out",
+      started_at: 1,
+    });
+    await db.recordTasks(run, [imageTask("stopped"), imageTask("gave-up")], 1);
+    // As an old gwrun left them: one task cancelled by a stop, one failed; migration 5 not run.
+    db.db.exec(`UPDATE jobs SET state = 'cancelled', reason = 'stopped' WHERE key = 'stopped';
+      UPDATE jobs SET state = 'failed', reason = 'gateway said no' WHERE key = 'gave-up';
+      DELETE FROM migrations WHERE version = 5;`);
+    await db.close();
+    const store = openStore(file);
+    expect(store.db.prepare("SELECT version FROM migrations WHERE version = 5").get()).toEqual({
+      version: 5,
+    });
+    expect(await store.task("stopped")).toMatchObject({ state: "pending", reason: null });
+    expect(await store.task("gave-up")).toMatchObject({
+      state: "failed",
+      reason: "gateway said no",
+    });
+    // And it can be sent like any pending task.
+    expect(await store.claimForSubmit(await row(store, "stopped"), "me", 2)).toBeDefined();
+    await store.close();
   });
 
   it("lets several processes open one new database at once", async () => {
     // Each child opens the same new file; a race in creating the schema fails one of them.
-    const opener = `import { Store } from ${JSON.stringify(path.join(ROOT, "dist/store/index.js"))};
-      Store.open(process.argv[1]).close();`;
+    const opener = `import { openStore } from ${JSON.stringify(path.join(ROOT, "dist/store/index.js"))};
+      await openStore(process.argv[1]).close();`;
     for (let round = 0; round < 8; round++) {
       const file = path.join(tempDir(), "state.db");
       const codes = await Promise.all(
@@ -64,30 +146,43 @@ describe("store", () => {
     }
   }, 30_000);
 
-  it("moves a job only from the state it is in (compare-and-set), and logs the move", () => {
-    const store = openWithJob();
-    expect(store.move("k1", "pending", "submitting", { claimed_by: "me" }, 2)).toBe(true);
+  it("moves a job only from the state it is in (compare-and-set), and logs the move", async () => {
+    const { store } = await openWithTask();
+    const pending = await row(store);
+    const claim = await store.claimForSubmit(pending, "me", 2);
+    expect(claim?.task).toMatchObject({ state: "submitting", claimed_by: "me", attempts: 1 });
+    expect(claim?.events).toEqual([{ type: "task:submitting", key: "k1", job: "a", label: "a" }]);
     // A second claim loses: the job is no longer pending.
-    expect(store.move("k1", "pending", "submitting", { claimed_by: "other" }, 3)).toBe(false);
-    expect(store.job("k1")?.claimed_by).toBe("me");
+    expect(await store.claimForSubmit(pending, "other", 3)).toBeUndefined();
+    expect(await store.task("k1")).toMatchObject({ claimed_by: "me", attempts: 1 });
     const events = store.db.prepare("SELECT type FROM events WHERE job_key = 'k1'").all();
     expect(events).toEqual([{ type: "job:submitting" }]);
-    store.close();
+    await store.close();
   });
 
-  it("refuses a move the state graph does not allow", () => {
-    const store = openWithJob();
-    expect(() => store.move("k1", "pending", "done", {}, 2)).toThrow(
-      /pending → done is not allowed/,
+  it("refuses a move the state graph does not allow", async () => {
+    const { store } = await openWithTask();
+    const pending = await row(store);
+    // A done task cannot fail; a pending one cannot expire.
+    await expect(store.failTask(pending, ["done"], "failed", "x", 2)).rejects.toThrow(
+      /done → failed is not allowed/,
     );
-    expect(store.job("k1")?.state).toBe("pending");
-    store.close();
+    await expect(store.failTask(pending, ["pending"], "expired", "x", 2)).rejects.toThrow(
+      /pending → expired is not allowed/,
+    );
+    // Completed tasks download; they are not requeued.
+    await expect(store.requeue(pending, ["completed"], null, 2)).rejects.toThrow(
+      /completed → pending is not allowed/,
+    );
+    expect(await store.task("k1")).toMatchObject({ state: "pending", reason: null });
+    expect(store.db.prepare("SELECT count(*) AS n FROM events").get()).toEqual({ n: 0 });
+    await store.close();
   });
 
-  it("keeps a known job's state when a later run records it again", () => {
-    const store = openWithJob();
-    store.move("k1", "pending", "submitting", {}, 2);
-    const second = store.createRun({
+  it("keeps a known job's state when a later run records it again", async () => {
+    const { store } = await openWithTask();
+    await store.claimForSubmit(await row(store), "me", 2);
+    const second = await store.createRun({
       name: "t",
       manifest_path: "/m.yaml",
       manifest_text: "",
@@ -95,9 +190,156 @@ describe("store", () => {
       output_dir: "/out",
       started_at: 3,
     });
-    const added = store.addJobs(second, [imageJob], 3);
+    const added = await store.recordTasks(second, [task], 3);
     expect(added.size).toBe(0);
-    expect(store.jobsOf(second).map((job) => job.state)).toEqual(["submitting"]);
-    store.close();
+    expect((await store.tasksOf(second)).map((row) => row.state)).toEqual(["submitting"]);
+    await store.close();
+  });
+});
+
+describe("the task state table", () => {
+  it("names every state, and moves only to states it names", () => {
+    const states = Object.values(TaskState);
+    expect(Object.keys(TRANSITIONS).sort()).toEqual([...states].sort());
+    expect(states).not.toContain("cancelled");
+    for (const targets of Object.values(TRANSITIONS))
+      for (const target of targets) expect(states).toContain(target);
+  });
+
+  it("allows the moves of the named transitions and no others", () => {
+    expect(canMove("pending", "submitting")).toBe(true);
+    expect(canMove("submitting", "downloaded")).toBe(true);
+    expect(canMove("submitted", "completed")).toBe(true);
+    expect(canMove("completed", "downloaded")).toBe(true);
+    expect(canMove("downloaded", "done")).toBe(true);
+    expect(canMove("done", "completed")).toBe(true);
+    expect(canMove("done", "downloaded")).toBe(true);
+    // A progress note is not a move; a downloaded task is checked, never downloaded again.
+    expect(canMove("processing", "processing")).toBe(false);
+    expect(canMove("downloaded", "completed")).toBe(false);
+    expect(canMove("pending", "done")).toBe(false);
+    expect(canMove("done", "failed")).toBe(false);
+    expect(canMove("processing", "submitted")).toBe(false);
+  });
+});
+
+describe("store transitions", () => {
+  it("records a receipt only for a task being submitted", async () => {
+    const { store } = await openWithTask();
+    const pending = await row(store);
+    const receipt = (task: TaskRow, taskId: string) => ({
+      task,
+      taskId,
+      status: "submitted" as const,
+      nextPollAt: 10,
+      unknownSubmits: 1,
+    });
+    // Not claimed: nothing recorded.
+    expect(await store.recordReceipts([receipt(pending, "t-1")], 2)).toEqual([]);
+    expect(await store.task("k1")).toMatchObject({ state: "pending", task_id: null });
+    const claim = await store.claimForSubmit(pending, "me", 3);
+    if (claim === undefined) throw new Error("not claimed");
+    expect(await store.recordReceipts([receipt(claim.task, "t-2")], 4)).toEqual([
+      { type: "task:submitted", key: "k1", job: "a", label: "a", taskId: "t-2" },
+    ]);
+    expect(await store.task("k1")).toMatchObject({
+      state: "submitted",
+      task_id: "t-2",
+      claimed_by: null,
+      submitted_at: 4,
+      next_poll_at: 10,
+      unknown_submits: 1,
+    });
+    // A second answer for the same claim (a retried submit) changes nothing: it is polled now.
+    expect(await store.recordReceipts([receipt(claim.task, "t-3")], 5)).toEqual([]);
+    expect(await store.task("k1")).toMatchObject({ state: "submitted", task_id: "t-2" });
+    await store.close();
+  });
+
+  it("names a polled task another process moved on as lost, and records nothing for it", async () => {
+    const { store, runId } = await openWithTask();
+    await store.recordTasks(runId, [imageTask("k2")], 1);
+    const stale = await submitted(store);
+    const other = await submitted(store, "k2");
+    // Another process gave up on k1 meanwhile.
+    expect(await store.failTask(stale, ["submitted"], "expired", "task gone", 5)).toHaveLength(1);
+    const links = [{ url: "https://x.invalid/0.png", expiresAt: null }];
+    for (const outcome of [
+      { kind: "running", status: "processing", progress: 40, nextPollAt: 20 },
+      { kind: "running", status: "submitted", progress: 0, nextPollAt: 20 },
+      { kind: "completed", links, cost: 0.1 },
+      { kind: "failed", to: "failed", reason: "x" },
+    ] as const) {
+      const round = await store.recordPollRound(
+        [
+          { task: stale, outcome },
+          {
+            task: other,
+            outcome: { kind: "running", status: "submitted", progress: 0, nextPollAt: 20 },
+          },
+        ],
+        6,
+      );
+      expect([...round.lost]).toEqual(["k1"]);
+      expect(round.events.filter((event) => event.key === "k1")).toEqual([]);
+    }
+    expect(await store.task("k1")).toMatchObject({
+      state: "expired",
+      reason: "task gone",
+      polls: 0,
+    });
+    expect(await store.outputsOf("k1")).toEqual([]);
+    expect(await store.task("k2")).toMatchObject({ state: "submitted", polls: 1 });
+    await store.close();
+  });
+
+  it("moves a completed task to downloaded only with its last output", async () => {
+    const { store } = await openWithTask();
+    const done = await completed(store);
+    expect(done).toMatchObject({ state: "completed", cost: 0.25, progress: 100 });
+    const first = await store.recordDownloads([file(done, 0)], 4);
+    expect(first.complete.size).toBe(0);
+    expect(first.events).toEqual([
+      { type: "output:downloaded", key: "k1", job: "a", label: "a", path: "/out/0.png", bytes: 3 },
+    ]);
+    expect((await store.task("k1"))?.state).toBe("completed");
+    // The same file again is not news.
+    expect(await store.recordDownloads([file(done, 0)], 5)).toEqual({
+      events: [],
+      complete: new Set(),
+    });
+    const last = await store.recordDownloads([file(done, 1)], 6);
+    expect([...last.complete]).toEqual(["k1"]);
+    expect((await store.task("k1"))?.state).toBe("downloaded");
+    expect((await store.outputsOf("k1")).map((output) => [output.state, output.path])).toEqual([
+      ["downloaded", "/out/0.png"],
+      ["downloaded", "/out/1.png"],
+    ]);
+    await store.close();
+  });
+
+  it("requeues a task as a new one: its task id, cost, progress and outputs forgotten", async () => {
+    const { store } = await openWithTask();
+    const done = await completed(store);
+    await store.recordDownloads([file(done, 0), file(done, 1)], 4);
+    expect(await store.markDone(await row(store), 5)).toEqual([
+      { type: "job:done", key: "k1", job: "a", label: "a" },
+    ]);
+    expect(await store.requeue(await row(store), ["done"], "redo", 6)).toBe(true);
+    expect(await store.task("k1")).toMatchObject({
+      state: "pending",
+      task_id: null,
+      claimed_by: null,
+      cost: null,
+      progress: null,
+      next_poll_at: null,
+      completed_at: null,
+      done_at: null,
+      reason: "redo",
+    });
+    expect(await store.outputsOf("k1")).toEqual([]);
+    // Only from the states asked for.
+    expect(await store.requeue(await row(store), ["done"], null, 7)).toBe(false);
+    await store.close();
   });
 });

@@ -1,13 +1,13 @@
 import { canonicalJson, sha256 } from "../core/hash.js";
 import type { CheckedJob } from "../families/index.js";
-import { taskKey } from "../plan/index.js";
-import type { NewJob } from "../store/index.js";
+import type { NewTask } from "../store/index.js";
 import { bindInputs, type UpstreamOutput } from "./bind-inputs.js";
+import { taskKey } from "./identity.js";
 
 /**
- * From checked manifest jobs to the rows a run records: one per task (combination × repeat),
- * each with a label that names its files. `from:` jobs become templates, instantiated once
- * per upstream output when it is on disk.
+ * From checked manifest jobs to the tasks a run records: one per combination × repeat, each
+ * with a label that names its files. `from:` jobs become templates, made into tasks once per
+ * upstream output when it is on disk.
  */
 
 /** Job id, plus the combination and repeat when there are several: `styles-e3-r2`. */
@@ -19,14 +19,21 @@ export function labelOf(checked: CheckedJob, repeatIndex: number): string {
   return label;
 }
 
-function rowOf(
+/** The lane of an endpoint, for jobs without a family (passthrough, text). */
+export function laneOf(endpoint: string): "image" | "video" | "text" {
+  if (endpoint.includes("/videos/")) return "video";
+  if (endpoint.includes("/images/")) return "image";
+  return "text";
+}
+
+function taskOf(
   checked: CheckedJob,
   body: Record<string, unknown>,
   repeatIndex: number,
   label: string,
   upstreamKey: string | null,
   identity: Record<string, unknown> = body,
-): NewJob {
+): NewTask {
   return {
     key: taskKey({
       endpoint: checked.endpoint,
@@ -45,13 +52,13 @@ function rowOf(
   };
 }
 
-/** The rows of every job that does not wait for an upstream output. */
-export function initialJobs(jobs: readonly CheckedJob[]): NewJob[] {
+/** The tasks of every job that does not wait for an upstream output. */
+export function initialTasks(jobs: readonly CheckedJob[]): NewTask[] {
   return jobs
     .filter((checked) => checked.job.spec.from === undefined)
     .flatMap((checked) =>
       Array.from({ length: checked.job.spec.repeat }, (_, repeat) =>
-        rowOf(checked, checked.body, repeat, labelOf(checked, repeat), null),
+        taskOf(checked, checked.body, repeat, labelOf(checked, repeat), null),
       ),
     );
 }
@@ -67,18 +74,18 @@ export function dependantTemplates(jobs: readonly CheckedJob[]): Map<string, Che
   return templates;
 }
 
-/** One dependant row for an upstream output, and why it cannot be sent (null when it can). */
-export interface DependantJob {
-  job: NewJob;
+/** One dependant task for an upstream output, and why it cannot be sent (null when it can). */
+export interface DependantTask {
+  task: NewTask;
   problem: string | null;
 }
 
-/** The rows for one upstream output: each template, each repeat, its inputs bound. */
-export function dependantJobs(
+/** The tasks for one upstream output: each template, each repeat, its inputs bound. */
+export function dependantTasks(
   templates: readonly CheckedJob[],
   upstream: { key: string; label: string; outputIndex: number; outputs: number },
   output: UpstreamOutput,
-): DependantJob[] {
+): DependantTask[] {
   return templates.flatMap((checked) => {
     const { body, problem } = bindInputs(checked, output);
     // The key names the upstream output, not its link: links change, the output does not.
@@ -92,7 +99,7 @@ export function dependantJobs(
     }).body;
     const suffix = upstream.outputs > 1 ? `-${upstream.outputIndex + 1}` : "";
     return Array.from({ length: checked.job.spec.repeat }, (_, repeat) => ({
-      job: rowOf(
+      task: taskOf(
         checked,
         problem === null ? body : identity,
         repeat,
@@ -110,11 +117,11 @@ export function dependantJobs(
  * outputs it would have made is unknown), and theirs in turn, recorded `skipped`. Their keys
  * name the failed upstream, so they never meet the real dependants of a retried one.
  */
-export function skippedDependants(
+export function standInsOf(
   templates: ReadonlyMap<string, readonly CheckedJob[]>,
   upstream: { key: string; label: string; jobId: string },
   depth = 0,
-): NewJob[] {
+): NewTask[] {
   if (depth > templates.size) return [];
   return (templates.get(upstream.jobId) ?? [])
     .flatMap((checked) =>
@@ -128,24 +135,14 @@ export function skippedDependants(
           }),
         );
         const label = `${labelOf(checked, repeat)}-of-${upstream.label}`;
-        const row: NewJob = {
-          ...rowOf(checked, checked.body, repeat, label, upstream.key),
+        const standIn: NewTask = {
+          ...taskOf(checked, checked.body, repeat, label, upstream.key),
           key,
           placeholder: true,
         };
-        const below = skippedDependants(
-          templates,
-          { key, label, jobId: checked.job.spec.id },
-          depth + 1,
-        );
-        return [row, ...below];
+        const below = standInsOf(templates, { key, label, jobId: checked.job.spec.id }, depth + 1);
+        return [standIn, ...below];
       }),
     )
     .flat();
-}
-
-export function laneOf(endpoint: string): "image" | "video" | "text" {
-  if (endpoint.includes("/videos/")) return "video";
-  if (endpoint.includes("/images/")) return "image";
-  return "text";
 }

@@ -1,8 +1,8 @@
 import path from "node:path";
 import { sha256 } from "../core/hash.js";
+import { outputPath, partialDir, writeWhole } from "../core/output-files.js";
 import type { GatewayClient, TextAnswer, TextFormat } from "../gateway/index.js";
-import { type JobRow, JobState, type Store, saveTextAnswer } from "../store/index.js";
-import { outputPath, writeWhole } from "./files.js";
+import type { TaskRow, TextAnswerRow } from "../store/index.js";
 
 const FORMATS: Readonly<Record<string, TextFormat>> = {
   "text-chat": "chat",
@@ -11,14 +11,13 @@ const FORMATS: Readonly<Record<string, TextFormat>> = {
   "text-native": "native",
 };
 
-export interface TextJobDeps {
+export interface TextTaskDeps {
   client: GatewayClient;
   /** Makes the call under the run's pace and retry policy (see `pacedCall`). */
   paced: <T>(call: () => Promise<T>) => Promise<T>;
   /** Told the characters received so far while a streamed answer arrives. */
   onProgress: (chars: number) => void;
   outputDir: string;
-  tempDir: string;
 }
 
 export interface WrittenFile {
@@ -27,7 +26,7 @@ export interface WrittenFile {
   sha256: string;
 }
 
-export interface TextJobResult {
+export interface TextTaskResult {
   format: TextFormat;
   streamed: boolean;
   answer: TextAnswer;
@@ -36,10 +35,11 @@ export interface TextJobResult {
 }
 
 /**
- * A text job is one synchronous call: each choice's text is written as `<label>.txt`, and the
+ * A text task is one synchronous call: each choice's text is written as `<label>.txt`, and the
  * whole answer (finish reason, usage, tool calls, the vendor response) as `<label>.json`.
  */
-export async function callTextJob(row: JobRow, deps: TextJobDeps): Promise<TextJobResult> {
+export async function callTextTask(row: TaskRow, deps: TextTaskDeps): Promise<TextTaskResult> {
+  const tempDir = partialDir(deps.outputDir);
   const format = FORMATS[row.family ?? ""] ?? formatOf(row.endpoint);
   const body = JSON.parse(row.request) as Record<string, unknown>;
   const streamed = wantsStream(format, body);
@@ -71,7 +71,7 @@ export async function callTextJob(row: JobRow, deps: TextJobDeps): Promise<TextJ
       "text/plain",
     );
     const text = choice.endsWith("\n") ? choice : `${choice}\n`;
-    await writeWhole(file, text, deps.tempDir);
+    await writeWhole(file, text, tempDir);
     files.push({ path: file, bytes: Buffer.byteLength(text), sha256: sha256(text) });
   }
   const record = {
@@ -91,60 +91,26 @@ export async function callTextJob(row: JobRow, deps: TextJobDeps): Promise<TextJ
   await writeWhole(
     path.join(deps.outputDir, row.job_id, `${row.label}.json`),
     `${JSON.stringify(record, null, 2)}\n`,
-    deps.tempDir,
+    tempDir,
   );
   return { format, streamed, answer, files };
 }
 
-/**
- * Records a text job's answer, its files as its outputs, and its move to downloaded, in one
- * transaction; false when another process moved the job first.
- */
-export function recordTextAnswer(
-  store: Store,
-  row: JobRow,
-  result: TextJobResult,
-  now: number,
-): boolean {
+/** The answer as the store keeps it. */
+export function answerRow(result: TextTaskResult): Omit<TextAnswerRow, "job_key" | "answered_at"> {
   const { answer } = result;
-  return store.transaction(() => {
-    store.clearOutputs(row.key);
-    store.setOutputs(
-      row.key,
-      result.files.map(() => ({ url: null, expiresAt: null })),
-    );
-    result.files.forEach((file, idx) => {
-      store.markOutput(row.key, idx, {
-        state: "downloaded",
-        path: file.path,
-        bytes: file.bytes,
-        sha256: file.sha256,
-        content_type: "text/plain",
-      });
-    });
-    saveTextAnswer(store, {
-      job_key: row.key,
-      format: result.format,
-      model: modelOf(answer.raw),
-      text: answer.text,
-      choices: result.files.length,
-      finish_reason: answer.finishReason,
-      usage: answer.usage === null ? null : JSON.stringify(answer.usage),
-      tool_calls: JSON.stringify(answer.toolCalls),
-      streamed: result.streamed ? 1 : 0,
-      answered_at: now,
-    });
-    return store.move(
-      row.key,
-      JobState.Submitting,
-      JobState.Downloaded,
-      { claimed_by: null, completed_at: now, submitted_at: now },
-      now,
-    );
-  });
+  return {
+    format: result.format,
+    model: modelOf(answer.raw),
+    text: answer.text,
+    choices: result.files.length,
+    finish_reason: answer.finishReason,
+    usage: answer.usage === null ? null : JSON.stringify(answer.usage),
+    tool_calls: JSON.stringify(answer.toolCalls),
+    streamed: result.streamed ? 1 : 0,
+  };
 }
 
-/** Chat streams unless told not to (its default is true); the others only when asked. */
 function wantsStream(format: TextFormat, body: Record<string, unknown>): boolean {
   return format === "chat" ? body.stream !== false : body.stream === true;
 }

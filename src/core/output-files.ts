@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { createReadStream, renameSync, rmSync, writeFileSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import { ensureDir, partialFile } from "../core/fs.js";
+import { ensureDir, partialFile } from "./fs.js";
 
 /**
  * Where outputs go and how they are checked. Paths are built only from job labels and

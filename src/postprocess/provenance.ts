@@ -1,5 +1,5 @@
 import { redactDataUris } from "../core/values.js";
-import type { JobRow } from "../store/index.js";
+import type { TaskRow } from "../store/index.js";
 
 /**
  * An output's provenance sidecar (`<file>.json`): job, key, request, task, cost, hash and
@@ -7,7 +7,7 @@ import type { JobRow } from "../store/index.js";
  * the folder.
  */
 export function provenanceText(
-  row: JobRow,
+  row: TaskRow,
   index: number,
   file: { sha256: string | null; bytes: number | null; contentType: string | null },
   extra: Record<string, unknown> = {},

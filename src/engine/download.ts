@@ -1,0 +1,99 @@
+import { ErrorCode } from "../core/errors.js";
+import { outputPath, partialDir } from "../core/output-files.js";
+import { GatewayError, outputLinks, withRetry } from "../gateway/index.js";
+import type { DownloadedFile, TaskRow } from "../store/index.js";
+import type { RunContext } from "./context.js";
+
+/**
+ * Downloading a completed task's outputs: each pending output streams to a temporary file,
+ * checked and hashed, then renamed into place; a link already past its expiry ends the task
+ * `expired`. `record` keeps each file in the store and says whether the task is now complete.
+ */
+export async function downloadOutputs(
+  task: TaskRow,
+  context: RunContext,
+  refresh: boolean,
+  record: (file: DownloadedFile) => Promise<boolean>,
+): Promise<DownloadResult> {
+  const { store, clock, client, outputDir, signal } = context;
+  if (refresh) await refreshLinks(task, context);
+  const outputs = await store.outputsOf(task.key);
+  for (const output of outputs) {
+    if (output.state === "downloaded") continue;
+    if (signal.aborted) break;
+    const expired =
+      output.url === null || (output.expires_at !== null && output.expires_at <= clock.now());
+    if (output.url === null || expired) {
+      return {
+        complete: false,
+        expired: { idx: output.idx, reason: "the result link expired before it was downloaded" },
+      };
+    }
+    const url = output.url;
+    let file: Awaited<ReturnType<typeof client.download>>;
+    try {
+      file = await withRetry(
+        () =>
+          client.download(
+            url,
+            (type) =>
+              outputPath(outputDir, task.job_id, task.label, output.idx, outputs.length, type),
+            {
+              maxBytes: context.maxDownloadBytes,
+              kind: task.lane === "video" ? "video" : "image",
+              tempDir: partialDir(outputDir),
+            },
+          ),
+        context.retry,
+        {
+          clock,
+          random: context.random,
+          signal,
+          onRetry: (error, delayMs) =>
+            context.emit({
+              type: "gateway:retry",
+              what: `download ${task.label}`,
+              delayMs,
+              reason: error.message,
+            }),
+        },
+      );
+    } catch (error) {
+      if (signal.aborted) break;
+      if (error instanceof GatewayError && error.code === ErrorCode.LinkExpired)
+        return { complete: false, expired: { idx: output.idx, reason: error.message } };
+      throw error;
+    }
+    const complete = await record({
+      task,
+      idx: output.idx,
+      path: file.path,
+      bytes: file.bytes,
+      sha256: file.sha256,
+      contentType: file.contentType,
+    });
+    if (complete) return { complete: true };
+  }
+  return { complete: false };
+}
+
+export type DownloadResult =
+  | { complete: true }
+  /** Interrupted, or (`expired`) an output's link is dead: the task ends `expired`. */
+  | { complete: false; expired?: { idx: number; reason: string } };
+
+/**
+ * Links recorded by an earlier process may point elsewhere now (a simulator restarted on
+ * another port, a re-mirrored result): the task's current record says. Kept as they are
+ * when the gateway no longer knows the task.
+ */
+async function refreshLinks(task: TaskRow, context: RunContext): Promise<void> {
+  if (task.task_id === null) return;
+  try {
+    const record = await context.client.getTask(task.task_id);
+    if (record.status !== "completed") return;
+    await context.store.updateLinks(task.key, outputLinks(record));
+  } catch {
+    // The recorded links are all there is.
+  }
+}

@@ -1,0 +1,116 @@
+import { outputLinks, type TaskRecord } from "../gateway/index.js";
+import type { PollOutcome, TaskRow } from "../store/index.js";
+
+/**
+ * Polling: what one poll answer means for a task (`pollOutcome`, pure), and the tasks the
+ * gateway holds with when each is next due (`Poller`), coalesced so batch calls carry many.
+ */
+
+/** A poll answer that changes nothing to record: the batch did not mention the task. */
+export type PollDecision = PollOutcome | { kind: "later" };
+
+export function pollOutcome(
+  task: TaskRow,
+  record: TaskRecord | undefined,
+  unknownToGateway: boolean,
+  nextPollAt: number,
+): PollDecision {
+  if (record === undefined) {
+    return unknownToGateway
+      ? {
+          kind: "failed",
+          to: "expired",
+          reason: `task ${task.task_id} does not exist or has expired at the gateway`,
+        }
+      : { kind: "later" };
+  }
+  switch (record.status) {
+    case "completed": {
+      const links = outputLinks(record);
+      if (links.length === 0)
+        return {
+          kind: "failed",
+          to: "failed",
+          reason: "the task completed but its result holds no output URL",
+        };
+      return { kind: "completed", links, cost: record.cost };
+    }
+    case "failed":
+      return {
+        kind: "failed",
+        to: "failed",
+        reason: `the task failed: ${record.errorMessage ?? "no reason given"}`,
+      };
+    default:
+      return {
+        kind: "running",
+        status: record.status === "processing" ? "processing" : "submitted",
+        progress: record.progress ?? task.progress ?? 0,
+        nextPollAt,
+      };
+  }
+}
+
+interface Polled {
+  task: TaskRow;
+  nextPollAt: number;
+}
+
+/**
+ * The tasks the gateway holds for this run. A task that falls due may wait up to
+ * `coalesceMs` for others, so one batch call asks about many; it does not wait when a batch
+ * is full or when every task held is due already (nothing else would join).
+ */
+export class Poller {
+  readonly #held = new Map<string, Polled>();
+  readonly #batchSize: number;
+  readonly #coalesceMs: number;
+
+  constructor(options: { batchSize: number; coalesceMs: number }) {
+    this.#batchSize = options.batchSize;
+    this.#coalesceMs = options.coalesceMs;
+  }
+
+  get size(): number {
+    return this.#held.size;
+  }
+
+  has(key: string): boolean {
+    return this.#held.has(key);
+  }
+
+  /** Starts or goes on polling a task from `nextPollAt`. */
+  track(task: TaskRow, nextPollAt: number): void {
+    this.#held.set(task.key, { task, nextPollAt });
+  }
+
+  /** Stops polling a task; true when it was polled. */
+  untrack(key: string): boolean {
+    return this.#held.delete(key);
+  }
+
+  /** The batches to ask about now, each at most `batchSize` tasks; empty while waiting. */
+  due(now: number): TaskRow[][] {
+    const due: Polled[] = [];
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const polled of this.#held.values()) {
+      if (polled.nextPollAt > now) continue;
+      due.push(polled);
+      oldest = Math.min(oldest, polled.nextPollAt);
+    }
+    if (due.length === 0) return [];
+    const waitOver = now - oldest >= this.#coalesceMs;
+    if (!waitOver && due.length < this.#batchSize && due.length < this.#held.size) return [];
+    // Longest waiting first; a partial last batch waits for company unless its wait is over.
+    due.sort((a, b) => a.nextPollAt - b.nextPollAt);
+    const batches: TaskRow[][] = [];
+    for (let start = 0; start < due.length; start += this.#batchSize) {
+      const slice = due.slice(start, start + this.#batchSize);
+      const full = slice.length === this.#batchSize;
+      const sliceWaitOver = now - (slice[0] as Polled).nextPollAt >= this.#coalesceMs;
+      if (!full && !sliceWaitOver && due.length < this.#held.size && batches.length > 0) break;
+      batches.push(slice.map((polled) => polled.task));
+    }
+    return batches;
+  }
+}

@@ -1,0 +1,269 @@
+import type {
+  FailureRow,
+  LeaseHolder,
+  LeaseRow,
+  NewRun,
+  NewTask,
+  OutputRow,
+  ReportRow,
+  RunRow,
+  RunSummary,
+  TaskRow,
+  TextAnswerRow,
+  TickRow,
+  TickStatus,
+  TickTrigger,
+} from "./rows.js";
+import type { TaskState } from "./states.js";
+import type { TaskEvent } from "./task-events.js";
+
+/**
+ * The store port: everything the engine, the CLI, the scheduler and the reports ask of the
+ * state database. Writes are named, guarded transitions: each owns the states it moves from
+ * and the columns it sets, commits on its own, and returns the events to publish after commit.
+ * A transition whose guard fails (another process moved the task first) changes nothing.
+ * `openStore` (SQLite) is the default adapter.
+ */
+export interface Store extends RunStore, TaskReads, TaskTransitions, ReportReads, ScheduleStore {
+  /** The gateway submit rate learned by earlier runs, per base URL. */
+  learnedRate(baseUrl: string): Promise<number | undefined>;
+  saveLearnedRate(baseUrl: string, rate: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface RunStore {
+  createRun(run: NewRun): Promise<number>;
+  finishRun(id: number, status: string, exitCode: number, now: number): Promise<void>;
+  run(id: number): Promise<RunRow | undefined>;
+  /** The latest run, of the manifest named `name` when given. */
+  latestRun(name?: string): Promise<RunRow | undefined>;
+  /** The latest `limit` runs, newest first. */
+  runs(limit: number): Promise<RunRow[]>;
+  /** The run of a manifest's tick, if one was started. */
+  runOfTick(name: string, tick: number): Promise<RunRow | undefined>;
+  /** The scheduled runs of a manifest, newest tick first. */
+  scheduledRuns(name: string): Promise<RunRow[]>;
+  /** Files recorded for the tasks only this run holds, less any another run also names. */
+  filesOfRun(runId: number): Promise<string[]>;
+  /** Forgets a run: its row, events, and the tasks (with outputs and answers) no other run holds. */
+  deleteRun(runId: number): Promise<void>;
+}
+
+export interface TaskReads {
+  task(key: string): Promise<TaskRow | undefined>;
+  /** The tasks of a run, in the order they were recorded. */
+  tasksOf(runId: number): Promise<TaskRow[]>;
+  /** The recorded tasks among `keys` (any run). */
+  tasksByKey(keys: readonly string[]): Promise<Map<string, TaskRow>>;
+  /** Tasks fed by an upstream task's outputs. */
+  dependantsOf(upstreamKey: string): Promise<TaskRow[]>;
+  outputsOf(key: string): Promise<OutputRow[]>;
+  textAnswer(key: string): Promise<TextAnswerRow | undefined>;
+}
+
+/** The gateway's answer to a submit, to record. */
+export interface Receipt {
+  task: TaskRow;
+  taskId: string;
+  status: "submitted" | "processing";
+  nextPollAt: number;
+  /** Tries of this submit whose outcome is unknown (they may have created tasks). */
+  unknownSubmits: number;
+}
+
+/** What one poll answer means for one task (see the engine's `pollOutcome`). */
+export type PollOutcome =
+  | { kind: "running"; status: "submitted" | "processing"; progress: number; nextPollAt: number }
+  | { kind: "completed"; links: OutputLink[]; cost: number | null }
+  | { kind: "failed"; to: "failed" | "expired"; reason: string };
+
+export interface OutputLink {
+  url: string | null;
+  expiresAt: number | null;
+}
+
+export interface DownloadedFile {
+  task: TaskRow;
+  idx: number;
+  path: string;
+  bytes: number;
+  sha256: string;
+  contentType: string;
+}
+
+/** What post-processing found for one output, to keep with it. */
+export interface OutputCheck {
+  index: number;
+  ok: boolean;
+  problems: string[];
+  thumbnail: string | null;
+  poster: string | null;
+  /** What was measured (format, pixels, duration, streams). */
+  details: Record<string, unknown>;
+}
+
+export interface RecordedDependant {
+  task: TaskRow;
+  /** First recorded now (not taken on from an earlier run). */
+  fresh: boolean;
+  /** Why it cannot be sent; null when it can. */
+  problem: string | null;
+}
+
+export interface TaskTransitions {
+  /**
+   * Records tasks for a run: new keys are inserted pending; known keys join the run as they
+   * are. Returns the keys that were new.
+   */
+  recordTasks(runId: number, tasks: readonly NewTask[], now: number): Promise<Set<string>>;
+  /** pending → submitting, claimed by `owner`, one attempt more; undefined if taken. */
+  claimForSubmit(
+    task: TaskRow,
+    owner: string,
+    now: number,
+  ): Promise<{ task: TaskRow; events: TaskEvent[] } | undefined>;
+  /** submitting → submitted | processing with the task id: from here it is polled, never resent. */
+  recordReceipts(receipts: readonly Receipt[], now: number): Promise<TaskEvent[]>;
+  /**
+   * submitting → pending, unclaimed: the submit was not made (402, a stop) or its outcome is
+   * unknown (`unknownSubmits` more tries counted).
+   */
+  releaseClaim(
+    task: TaskRow,
+    release: { reason?: string | null; unknownSubmits: number },
+    now: number,
+  ): Promise<boolean>;
+  /**
+   * One poll round in one transaction: running tasks note progress, completed ones record
+   * their output links and cost, failed ones their reason. `lost` names the tasks another
+   * process had already moved on.
+   */
+  recordPollRound(
+    round: readonly { task: TaskRow; outcome: PollOutcome }[],
+    now: number,
+  ): Promise<{ events: TaskEvent[]; lost: Set<string> }>;
+  /** Replaces a completed task's output links (the gateway's current ones). */
+  updateLinks(key: string, links: readonly OutputLink[]): Promise<void>;
+  /**
+   * Records downloaded files; a task whose every output is on disk moves completed →
+   * downloaded (its key is in `complete`).
+   */
+  recordDownloads(
+    files: readonly DownloadedFile[],
+    now: number,
+  ): Promise<{ events: TaskEvent[]; complete: Set<string> }>;
+  /** A text task's answer, its files as outputs and submitting → downloaded, together. */
+  recordTextAnswer(
+    task: TaskRow,
+    answer: Omit<TextAnswerRow, "job_key" | "answered_at">,
+    files: readonly Omit<DownloadedFile, "task" | "idx">[],
+    now: number,
+  ): Promise<{ moved: boolean; events: TaskEvent[] }>;
+  /** Keeps each output's checks; when every check passed, downloaded → done. */
+  recordChecks(
+    task: TaskRow,
+    checks: readonly OutputCheck[],
+    now: number,
+  ): Promise<{ done: boolean; events: TaskEvent[] }>;
+  /** downloaded → done (a task without checks). */
+  markDone(task: TaskRow, now: number): Promise<TaskEvent[]>;
+  /** Back to pending for a new task: its task id, cost, progress and outputs forgotten. */
+  requeue(
+    task: TaskRow,
+    from: readonly TaskState[],
+    reason: string | null,
+    now: number,
+  ): Promise<boolean>;
+  /** done → completed: a file is gone and its links still work; its outputs download again. */
+  redownload(task: TaskRow, now: number): Promise<boolean>;
+  /** done → downloaded: files intact, a thumbnail or poster gone; it is checked again. */
+  recheck(task: TaskRow, now: number): Promise<boolean>;
+  /** → failed | rejected | expired with the reason; `expiredOutput` marks that output expired. */
+  failTask(
+    task: TaskRow,
+    from: readonly TaskState[],
+    to: "failed" | "rejected" | "expired",
+    reason: string,
+    now: number,
+    expiredOutput?: number,
+  ): Promise<TaskEvent[]>;
+  /**
+   * Records the dependants of an upstream's outputs: its stand-ins go, skipped dependants come
+   * back pending, and pending ones get their request bound afresh.
+   */
+  recordDependants(
+    runId: number,
+    upstream: TaskRow,
+    dependants: readonly { task: NewTask; problem: string | null }[],
+    now: number,
+  ): Promise<{ dependants: RecordedDependant[]; events: TaskEvent[] }>;
+  /**
+   * Records a failed upstream's dependants skipped with the reason: its stand-ins, and real
+   * dependants of an earlier success still pending.
+   */
+  recordSkipped(
+    runId: number,
+    upstream: TaskRow,
+    standIns: readonly NewTask[],
+    reason: string,
+    now: number,
+  ): Promise<TaskEvent[]>;
+}
+
+export interface ReportReads {
+  /**
+   * Every task of a run with its outputs (one row per output, one for a task without any),
+   * the tasks of one manifest job together, in the order recorded, read a page at a time.
+   */
+  reportRows(runId: number): AsyncIterable<ReportRow>;
+  /** A run's tasks that ended without their outputs. */
+  failuresOf(runId: number): AsyncIterable<FailureRow>;
+  runSummary(runId: number): Promise<RunSummary>;
+  /** The stored answers of a run's text tasks, with each task's label. */
+  textAnswersOf(runId: number): Promise<(TextAnswerRow & { label: string })[]>;
+}
+
+export interface ScheduleStore {
+  recordTickNotRun(
+    tick: {
+      name: string;
+      tick: number;
+      status: "skipped" | "missed";
+      trigger: TickTrigger;
+      reason: string;
+    },
+    now: number,
+  ): Promise<void>;
+  /** Records a tick whose run starts now (an unfinished record of it is taken up again); its id. */
+  startTick(
+    tick: { name: string; tick: number; trigger: TickTrigger },
+    now: number,
+  ): Promise<number>;
+  finishTick(
+    id: number,
+    end: { runId: number | null; exitCode: number; status: TickStatus },
+    now: number,
+  ): Promise<void>;
+  /** The latest `limit` tick records of a manifest, newest first. */
+  ticksOf(name: string, limit: number): Promise<TickRow[]>;
+  /** The latest tick any scheduler or one-shot run handled for a manifest. */
+  lastTickAt(name: string): Promise<number | undefined>;
+  /** Ticks whose run started and did not finish, oldest first. */
+  unfinishedTicks(name: string): Promise<TickRow[]>;
+  deleteTicksBefore(name: string, before: number): Promise<void>;
+  /**
+   * Takes the lease of `name` for `ttlMs` when it is free, expired, or its holder is gone
+   * (`isGone`); otherwise says who holds it. Two processes asking at once cannot both get it.
+   */
+  acquireLease(
+    name: string,
+    holder: LeaseHolder,
+    now: number,
+    ttlMs: number,
+    isGone: (lease: LeaseRow) => boolean,
+  ): Promise<{ acquired: true } | { acquired: false; lease: LeaseRow }>;
+  /** Extends a held lease; false when it is no longer this holder's. */
+  renewLease(name: string, holderId: string, now: number, ttlMs: number): Promise<boolean>;
+  releaseLease(name: string, holderId: string): Promise<void>;
+  leaseOf(name: string): Promise<LeaseRow | undefined>;
+}

@@ -1,0 +1,195 @@
+import type { TaskState } from "./states.js";
+
+/** The rows the store keeps, as every adapter returns them (column names as in the schema). */
+
+export interface RunRow {
+  id: number;
+  name: string;
+  manifest_path: string;
+  manifest_text: string;
+  base_url: string;
+  output_dir: string;
+  status: string;
+  exit_code: number | null;
+  started_at: number;
+  finished_at: number | null;
+  /** The schedule tick of a scheduled run (ms); null otherwise. */
+  tick: number | null;
+}
+
+/** A run as it is first recorded. */
+export type NewRun = Omit<RunRow, "id" | "status" | "exit_code" | "finished_at" | "tick"> & {
+  tick?: number;
+};
+
+/** One task: a request sent (or to be sent) once, under its key (table `jobs`). */
+export interface TaskRow {
+  key: string;
+  run_id: number;
+  /** The manifest job it came from. */
+  job_id: string;
+  label: string;
+  family: string | null;
+  lane: string;
+  endpoint: string;
+  request: string;
+  upstream_key: string | null;
+  state: TaskState;
+  task_id: string | null;
+  attempts: number;
+  unknown_submits: number;
+  claimed_by: string | null;
+  progress: number | null;
+  polls: number;
+  next_poll_at: number | null;
+  estimated_cost: number | null;
+  cost: number | null;
+  reason: string | null;
+  created_at: number;
+  submitted_at: number | null;
+  started_at: number | null;
+  completed_at: number | null;
+  done_at: number | null;
+  updated_at: number;
+  /** 1 for a stand-in for the dependants of a failed upstream (never submitted). */
+  placeholder: number;
+}
+
+/** A task as a run first records it. */
+export interface NewTask {
+  key: string;
+  jobId: string;
+  label: string;
+  family: string | null;
+  lane: string;
+  endpoint: string;
+  request: string;
+  upstreamKey: string | null;
+  estimatedCost: number | null;
+  /** A stand-in for the dependants of a failed upstream. */
+  placeholder?: boolean;
+}
+
+export interface OutputRow {
+  job_key: string;
+  idx: number;
+  url: string | null;
+  expires_at: number | null;
+  state: "pending" | "downloaded" | "expired" | "failed";
+  path: string | null;
+  bytes: number | null;
+  sha256: string | null;
+  content_type: string | null;
+  reason: string | null;
+  /** Post-processing: "ok" | "failed", null until checked. */
+  check_state: "ok" | "failed" | null;
+  /** JSON of the checks: problems and what was measured. */
+  checks: string | null;
+  thumbnail: string | null;
+  poster: string | null;
+}
+
+/** What a report shows of a task. */
+export type ReportTask = Pick<
+  TaskRow,
+  "key" | "job_id" | "label" | "state" | "reason" | "request" | "cost" | "task_id"
+>;
+
+/** What a report shows of an output. */
+export type ReportOutput = Pick<
+  OutputRow,
+  | "idx"
+  | "state"
+  | "path"
+  | "bytes"
+  | "sha256"
+  | "content_type"
+  | "check_state"
+  | "checks"
+  | "thumbnail"
+  | "poster"
+>;
+
+/** One output of a run with its task, as reports read them. */
+export interface ReportRow {
+  task: ReportTask;
+  /** Null for a task that has no outputs recorded. */
+  output: ReportOutput | null;
+}
+
+/** A task that ended without its outputs, as reports list it. */
+export type FailureRow = Pick<TaskRow, "key" | "job_id" | "label" | "state" | "reason">;
+
+/** A run's tasks by state, its downloaded outputs and its spend. */
+export interface RunSummary {
+  states: Record<string, number>;
+  outputs: number;
+  spent: number;
+}
+
+/** What a text task's answer was, as stored (`text_answers`). */
+export interface TextAnswerRow {
+  job_key: string;
+  format: string;
+  model: string | null;
+  text: string;
+  choices: number;
+  finish_reason: string | null;
+  /** JSON: the usage object in the format's own fields. */
+  usage: string | null;
+  /** JSON: `[{id, name, arguments}]`. */
+  tool_calls: string;
+  streamed: number;
+  answered_at: number;
+}
+
+export const TickStatus = {
+  Running: "running",
+  Finished: "finished",
+  Interrupted: "interrupted",
+  Skipped: "skipped",
+  Missed: "missed",
+} as const;
+export type TickStatus = (typeof TickStatus)[keyof typeof TickStatus];
+
+export const TickTrigger = {
+  OnTime: "on-time",
+  CatchUp: "catch-up",
+  Resumed: "resumed",
+  /** A one-shot `gwrun run` (a system crontab, or by hand). */
+  Run: "run",
+} as const;
+export type TickTrigger = (typeof TickTrigger)[keyof typeof TickTrigger];
+
+/**
+ * One tick of a scheduled manifest. Status: running → finished | interrupted (resumed later);
+ * or skipped (the manifest was running); or missed (downtime, and catch-up left it out).
+ */
+export interface TickRow {
+  id: number;
+  name: string;
+  tick: number;
+  status: TickStatus;
+  trigger: TickTrigger;
+  run_id: number | null;
+  exit_code: number | null;
+  reason: string | null;
+  fired_at: number;
+  finished_at: number | null;
+}
+
+export interface LeaseRow {
+  name: string;
+  holder: string;
+  host: string;
+  pid: number;
+  acquired_at: number;
+  expires_at: number;
+}
+
+export interface LeaseHolder {
+  /** Unique per process and lease: host:pid:random. */
+  id: string;
+  host: string;
+  pid: number;
+}

@@ -1,0 +1,67 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { migrate } from "../migrate.js";
+
+/**
+ * The SQLite handle: opened in WAL mode and migrated, with one cache of prepared statements
+ * and one transaction wrapper for every module of the adapter.
+ */
+export class SqliteDb {
+  readonly db: Database.Database;
+  readonly #statements = new Map<string, Database.Statement>();
+  readonly #transaction: (fn: () => unknown) => unknown;
+
+  constructor(file: string) {
+    if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    const db = new Database(file);
+    // Another gwrun on the same file waits for its turn instead of failing.
+    db.pragma("busy_timeout = 10000");
+    enableWal(db);
+    // Durable at every commit point of WAL, without an fsync per transaction.
+    db.pragma("synchronous = NORMAL");
+    // Checkpoint the log less often: a run commits at every step of every task.
+    db.pragma("wal_autocheckpoint = 10000");
+    migrate(db);
+    this.db = db;
+    // Immediate: take the write lock up front, so a read-then-write transaction waits for
+    // another gwrun on the same file instead of failing with a stale snapshot. Nested calls
+    // become savepoints.
+    this.#transaction = db.transaction((fn: () => unknown) => fn()).immediate;
+  }
+
+  /** A prepared statement, prepared once per text. */
+  sql(text: string): Database.Statement {
+    let statement = this.#statements.get(text);
+    if (statement === undefined) {
+      statement = this.db.prepare(text);
+      this.#statements.set(text, statement);
+    }
+    return statement;
+  }
+
+  /** Runs `fn` in one transaction (nested calls join the outer one). */
+  transaction<T>(fn: () => T): T {
+    return this.#transaction(fn) as T;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+/**
+ * Switches to WAL. SQLite answers this pragma "busy" at once, without waiting, while another
+ * process is creating the same new database, so it is retried for a while.
+ */
+function enableWal(db: Database.Database): void {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      db.pragma("journal_mode = WAL");
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== "SQLITE_BUSY" || attempt >= 200) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
+    }
+  }
+}

@@ -1,0 +1,84 @@
+import type Database from "better-sqlite3";
+import type { Store } from "../port.js";
+import { SqliteDb } from "./db.js";
+import * as dependants from "./dependants.js";
+import * as outputs from "./outputs.js";
+import * as reports from "./reports.js";
+import * as runs from "./runs.js";
+import * as schedules from "./schedules.js";
+import * as tasks from "./tasks.js";
+import * as transitions from "./transitions.js";
+
+/** The SQLite store; `db` is the raw handle, for tests that set up odd states. */
+export type SqliteStore = Store & { readonly db: Database.Database };
+
+/**
+ * Opens (creating and migrating) the state database at `file` as the store port. Each
+ * operation is one synchronous better-sqlite3 call: it commits before its promise resolves.
+ */
+export function openStore(file: string): SqliteStore {
+  const s = new SqliteDb(file);
+  return {
+    db: s.db,
+    close: async () => s.close(),
+    learnedRate: async (baseUrl) => runs.learnedRate(s, baseUrl),
+    saveLearnedRate: async (baseUrl, rate) => runs.saveLearnedRate(s, baseUrl, rate),
+
+    createRun: async (run) => runs.createRun(s, run),
+    finishRun: async (id, status, exitCode, now) => runs.finishRun(s, id, status, exitCode, now),
+    run: async (id) => runs.run(s, id),
+    latestRun: async (name) => runs.latestRun(s, name),
+    runs: async (limit) => runs.runs(s, limit),
+    runOfTick: async (name, tick) => runs.runOfTick(s, name, tick),
+    scheduledRuns: async (name) => runs.scheduledRuns(s, name),
+    filesOfRun: async (runId) => runs.filesOfRun(s, runId),
+    deleteRun: async (runId) => runs.deleteRun(s, runId),
+
+    task: async (key) => tasks.task(s, key),
+    tasksOf: async (runId) => tasks.tasksOf(s, runId),
+    tasksByKey: async (keys) => tasks.tasksByKey(s, keys),
+    dependantsOf: async (upstreamKey) => tasks.dependantsOf(s, upstreamKey),
+    outputsOf: async (key) => tasks.outputsOf(s, key),
+    textAnswer: async (key) => tasks.textAnswer(s, key),
+
+    recordTasks: async (runId, list, now) => tasks.recordTasks(s, runId, list, now),
+    claimForSubmit: async (task, owner, now) => transitions.claimForSubmit(s, task, owner, now),
+    recordReceipts: async (receipts, now) => transitions.recordReceipts(s, receipts, now),
+    releaseClaim: async (task, release, now) => transitions.releaseClaim(s, task, release, now),
+    recordPollRound: async (round, now) => transitions.recordPollRound(s, round, now),
+    updateLinks: async (key, links) => outputs.updateLinks(s, key, links),
+    recordDownloads: async (files, now) => outputs.recordDownloads(s, files, now),
+    recordTextAnswer: async (task, answer, files, now) =>
+      outputs.recordTextAnswer(s, task, answer, files, now),
+    recordChecks: async (task, checks, now) => outputs.recordChecks(s, task, checks, now),
+    markDone: async (task, now) => outputs.markDone(s, task, now),
+    requeue: async (task, from, reason, now) => transitions.requeue(s, task, from, reason, now),
+    redownload: async (task, now) => transitions.redownload(s, task, now),
+    recheck: async (task, now) => transitions.recheck(s, task, now),
+    failTask: async (task, from, to, reason, now, expiredOutput) =>
+      transitions.failTask(s, task, from, to, reason, now, expiredOutput),
+    recordDependants: async (runId, upstream, list, now) =>
+      dependants.recordDependants(s, runId, upstream, list, now),
+    recordSkipped: async (runId, upstream, standIns, reason, now) =>
+      dependants.recordSkipped(s, runId, upstream, standIns, reason, now),
+
+    reportRows: (runId) => reports.reportRows(s, runId),
+    failuresOf: (runId) => reports.failuresOf(s, runId),
+    runSummary: async (runId) => reports.runSummary(s, runId),
+    textAnswersOf: async (runId) => reports.textAnswersOf(s, runId),
+
+    recordTickNotRun: async (tick, now) => schedules.recordTickNotRun(s, tick, now),
+    startTick: async (tick, now) => schedules.startTick(s, tick, now),
+    finishTick: async (id, end, now) => schedules.finishTick(s, id, end, now),
+    ticksOf: async (name, limit) => schedules.ticksOf(s, name, limit),
+    lastTickAt: async (name) => schedules.lastTickAt(s, name),
+    unfinishedTicks: async (name) => schedules.unfinishedTicks(s, name),
+    deleteTicksBefore: async (name, before) => schedules.deleteTicksBefore(s, name, before),
+    acquireLease: async (name, holder, now, ttlMs, isGone) =>
+      schedules.acquireLease(s, name, holder, now, ttlMs, isGone),
+    renewLease: async (name, holderId, now, ttlMs) =>
+      schedules.renewLease(s, name, holderId, now, ttlMs),
+    releaseLease: async (name, holderId) => schedules.releaseLease(s, name, holderId),
+    leaseOf: async (name) => schedules.leaseOf(s, name),
+  };
+}

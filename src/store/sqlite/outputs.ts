@@ -1,0 +1,140 @@
+import type { DownloadedFile, OutputCheck, OutputLink } from "../port.js";
+import type { TaskRow, TextAnswerRow } from "../rows.js";
+import { TaskState } from "../states.js";
+import type { TaskEvent } from "../task-events.js";
+import type { SqliteDb } from "./db.js";
+import { move, named } from "./tasks.js";
+import { insertOutputs } from "./transitions.js";
+
+/** A task's outputs from download to checks: files recorded, answers kept, checks and done. */
+
+const { Submitting, Completed, Downloaded, Done } = TaskState;
+
+export function updateLinks(s: SqliteDb, key: string, links: readonly OutputLink[]): void {
+  const update = s.sql("UPDATE outputs SET url = ?, expires_at = ? WHERE job_key = ? AND idx = ?");
+  s.transaction(() => {
+    links.forEach((link, idx) => {
+      update.run(link.url, link.expiresAt, key, idx);
+    });
+  });
+}
+
+export function recordDownloads(
+  s: SqliteDb,
+  files: readonly DownloadedFile[],
+  now: number,
+): { events: TaskEvent[]; complete: Set<string> } {
+  const events: TaskEvent[] = [];
+  const complete = new Set<string>();
+  const mark = s.sql(
+    `UPDATE outputs SET state = 'downloaded', path = ?, bytes = ?, sha256 = ?, content_type = ?
+     WHERE job_key = ? AND idx = ? AND state = 'pending'`,
+  );
+  const waiting = s
+    .sql("SELECT count(*) FROM outputs WHERE job_key = ? AND state <> 'downloaded'")
+    .pluck();
+  s.transaction(() => {
+    for (const file of files) {
+      const { task } = file;
+      if (
+        mark.run(file.path, file.bytes, file.sha256, file.contentType, task.key, file.idx)
+          .changes === 0
+      )
+        continue;
+      events.push({
+        type: "output:downloaded",
+        ...named(task),
+        path: file.path,
+        bytes: file.bytes,
+      });
+      // The last file and the task's move commit together.
+      if (
+        (waiting.get(task.key) as number) === 0 &&
+        move(s, task.key, [Completed], Downloaded, {}, now)
+      )
+        complete.add(task.key);
+    }
+  });
+  return { events, complete };
+}
+
+export function recordTextAnswer(
+  s: SqliteDb,
+  task: TaskRow,
+  answer: Omit<TextAnswerRow, "job_key" | "answered_at">,
+  files: readonly Omit<DownloadedFile, "task" | "idx">[],
+  now: number,
+): { moved: boolean; events: TaskEvent[] } {
+  const mark = s.sql(
+    `UPDATE outputs SET state = 'downloaded', path = ?, bytes = ?, sha256 = ?, content_type = ?
+     WHERE job_key = ? AND idx = ?`,
+  );
+  return s.transaction(() => {
+    const patch = { claimed_by: null, submitted_at: now, completed_at: now };
+    if (!move(s, task.key, [Submitting], Downloaded, patch, now))
+      return { moved: false, events: [] };
+    s.sql("DELETE FROM outputs WHERE job_key = ?").run(task.key);
+    insertOutputs(
+      s,
+      task.key,
+      files.map(() => ({ url: null, expiresAt: null })),
+    );
+    files.forEach((file, idx) => {
+      mark.run(file.path, file.bytes, file.sha256, file.contentType, task.key, idx);
+    });
+    s.sql(
+      `INSERT OR REPLACE INTO text_answers
+         (job_key, format, model, text, choices, finish_reason, usage, tool_calls, streamed, answered_at)
+       VALUES (@job_key, @format, @model, @text, @choices, @finish_reason, @usage, @tool_calls, @streamed, @answered_at)`,
+    ).run({ ...answer, job_key: task.key, answered_at: now });
+    const events: TaskEvent[] = files.map((file) => ({
+      type: "output:downloaded",
+      ...named(task),
+      path: file.path,
+      bytes: file.bytes,
+    }));
+    return { moved: true, events };
+  });
+}
+
+export function recordChecks(
+  s: SqliteDb,
+  task: TaskRow,
+  checks: readonly OutputCheck[],
+  now: number,
+): { done: boolean; events: TaskEvent[] } {
+  const keep = s.sql(
+    "UPDATE outputs SET check_state = ?, checks = ?, thumbnail = ?, poster = ? WHERE job_key = ? AND idx = ?",
+  );
+  return s.transaction(() => {
+    const events: TaskEvent[] = [];
+    for (const check of checks) {
+      keep.run(
+        check.ok ? "ok" : "failed",
+        JSON.stringify({ problems: check.problems, ...check.details }),
+        check.thumbnail,
+        check.poster,
+        task.key,
+        check.index,
+      );
+      events.push({
+        type: "output:checked",
+        key: task.key,
+        label: task.label,
+        index: check.index,
+        ok: check.ok,
+        problems: check.problems,
+        thumbnail: check.thumbnail,
+      });
+    }
+    if (checks.some((check) => !check.ok)) return { done: false, events };
+    const done = markDone(s, task, now);
+    return { done: done.length > 0, events: [...events, ...done] };
+  });
+}
+
+export function markDone(s: SqliteDb, task: TaskRow, now: number): TaskEvent[] {
+  return move(s, task.key, [Downloaded], Done, { done_at: now }, now)
+    ? [{ type: "job:done", ...named(task) }]
+    : [];
+}

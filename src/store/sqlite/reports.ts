@@ -1,0 +1,119 @@
+import { roundMoney } from "../../core/money.js";
+import type {
+  FailureRow,
+  ReportOutput,
+  ReportRow,
+  ReportTask,
+  RunSummary,
+  TextAnswerRow,
+} from "../rows.js";
+import { FAILED_STATES } from "../states.js";
+import type { SqliteDb } from "./db.js";
+
+/** What reports read: a run's outputs page by page, its failures, its summary, its answers. */
+
+/** Tasks per page of a report: small enough to stay lean at 100k tasks. */
+const PAGE = 1000;
+
+/**
+ * Reads in pages, so other statements may run between them: the order (the tasks of one
+ * manifest job together, in the order recorded) is taken first, as row ids.
+ */
+export async function* reportRows(s: SqliteDb, runId: number): AsyncGenerator<ReportRow> {
+  const order = s
+    .sql(
+      `SELECT jobs.rowid FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key WHERE run_jobs.run_id = ?
+       ORDER BY min(jobs.rowid) OVER (PARTITION BY jobs.job_id), jobs.rowid`,
+    )
+    .pluck()
+    .all(runId) as number[];
+  // Only the columns a report shows: wide rows are most of the cost at 100k tasks.
+  const page = s.sql(
+    `SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason, jobs.request, jobs.cost,
+       jobs.task_id, outputs.idx, outputs.state AS output_state, outputs.path, outputs.bytes,
+       outputs.sha256, outputs.content_type, outputs.check_state, outputs.checks,
+       outputs.thumbnail, outputs.poster
+     FROM json_each(?) AS wanted JOIN jobs ON jobs.rowid = wanted.value
+     LEFT JOIN outputs ON outputs.job_key = jobs.key
+     ORDER BY wanted.key, outputs.idx`,
+  );
+  for (let start = 0; start < order.length; start += PAGE) {
+    const rows = page.all(JSON.stringify(order.slice(start, start + PAGE))) as (ReportTask &
+      ReportOutput & { output_state: string })[];
+    for (const row of rows) yield reportRow(row);
+  }
+}
+
+function reportRow(row: ReportTask & ReportOutput & { output_state: string }): ReportRow {
+  const task: ReportTask = {
+    key: row.key,
+    job_id: row.job_id,
+    label: row.label,
+    state: row.state,
+    reason: row.reason,
+    request: row.request,
+    cost: row.cost,
+    task_id: row.task_id,
+  };
+  if (row.idx === null) return { task, output: null };
+  return {
+    task,
+    output: {
+      idx: row.idx,
+      state: row.output_state as ReportOutput["state"],
+      path: row.path,
+      bytes: row.bytes,
+      sha256: row.sha256,
+      content_type: row.content_type,
+      check_state: row.check_state,
+      checks: row.checks,
+      thumbnail: row.thumbnail,
+      poster: row.poster,
+    },
+  };
+}
+
+export async function* failuresOf(s: SqliteDb, runId: number): AsyncGenerator<FailureRow> {
+  const rows = s
+    .sql(
+      `SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason
+       FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+       WHERE run_jobs.run_id = ? AND jobs.state IN (SELECT value FROM json_each(?))
+       ORDER BY jobs.rowid`,
+    )
+    .all(runId, JSON.stringify(FAILED_STATES)) as FailureRow[];
+  yield* rows;
+}
+
+export function runSummary(s: SqliteDb, runId: number): RunSummary {
+  const states: Record<string, number> = {};
+  let spent = 0;
+  const byState = s
+    .sql(
+      `SELECT jobs.state AS state, count(*) AS n, sum(coalesce(jobs.cost, 0)) AS spent
+       FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key WHERE run_jobs.run_id = ? GROUP BY jobs.state`,
+    )
+    .all(runId) as { state: string; n: number; spent: number }[];
+  for (const row of byState) {
+    states[row.state] = row.n;
+    spent += row.spent;
+  }
+  const outputs = s
+    .sql(
+      `SELECT count(*) AS n FROM run_jobs JOIN outputs ON outputs.job_key = run_jobs.key
+       WHERE run_jobs.run_id = ? AND outputs.state = 'downloaded'`,
+    )
+    .get(runId) as { n: number };
+  return { states, outputs: outputs.n, spent: roundMoney(spent) };
+}
+
+export function textAnswersOf(s: SqliteDb, runId: number): (TextAnswerRow & { label: string })[] {
+  return s
+    .sql(
+      `SELECT text_answers.*, jobs.label FROM run_jobs
+         JOIN jobs ON jobs.key = run_jobs.key
+         JOIN text_answers ON text_answers.job_key = jobs.key
+       WHERE run_jobs.run_id = ? ORDER BY jobs.rowid`,
+    )
+    .all(runId) as (TextAnswerRow & { label: string })[];
+}

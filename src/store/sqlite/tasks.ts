@@ -1,0 +1,157 @@
+import type { NewTask, OutputRow, TaskRow, TextAnswerRow } from "../rows.js";
+import { canMove, type TaskState } from "../states.js";
+import type { SqliteDb } from "./db.js";
+
+/** Task reads, recording tasks, and the one guarded move every named transition is made of. */
+
+/** Columns a transition may set besides the state: each transition names its own. */
+const MOVE_COLUMNS = new Set([
+  "task_id",
+  "attempts",
+  "unknown_submits",
+  "claimed_by",
+  "progress",
+  "polls",
+  "next_poll_at",
+  "cost",
+  "reason",
+  "submitted_at",
+  "started_at",
+  "completed_at",
+  "done_at",
+]);
+
+export type MovePatch = Partial<
+  Pick<
+    TaskRow,
+    | "task_id"
+    | "attempts"
+    | "unknown_submits"
+    | "claimed_by"
+    | "progress"
+    | "polls"
+    | "next_poll_at"
+    | "cost"
+    | "reason"
+    | "submitted_at"
+    | "started_at"
+    | "completed_at"
+    | "done_at"
+  >
+>;
+
+/**
+ * Moves a task to `to` if it is in one of `from` (compare-and-set), logging the move; false
+ * when another process or step moved it first. Throws on a move the state graph forbids.
+ */
+export function move(
+  s: SqliteDb,
+  key: string,
+  from: readonly TaskState[],
+  to: TaskState,
+  patch: MovePatch,
+  now: number,
+): boolean {
+  for (const source of from) {
+    if (!canMove(source, to)) throw new Error(`task state ${source} → ${to} is not allowed`);
+  }
+  const columns = Object.keys(patch);
+  for (const column of columns)
+    if (!MOVE_COLUMNS.has(column)) throw new Error(`unknown task column ${column}`);
+  const update = s.sql(
+    `UPDATE jobs SET state = ?, updated_at = ?${columns.map((c) => `, ${c} = ?`).join("")}
+     WHERE key = ? AND state IN (${from.map(() => "?").join(", ")})`,
+  );
+  const values = columns.map((column) => patch[column as keyof MovePatch] ?? null);
+  return s.transaction(() => {
+    const changed = update.run(to, now, ...values, key, ...from).changes === 1;
+    if (changed)
+      s.sql(
+        "INSERT INTO events (run_id, at, job_key, type, data) SELECT run_id, ?, key, ?, ? FROM jobs WHERE key = ?",
+      ).run(now, `job:${to}`, patch.reason ?? null, key);
+    return changed;
+  });
+}
+
+export function recordTasks(
+  s: SqliteDb,
+  runId: number,
+  tasks: readonly NewTask[],
+  now: number,
+): Set<string> {
+  const added = new Set<string>();
+  const insert = s.sql(
+    `INSERT OR IGNORE INTO jobs (key, run_id, job_id, label, family, lane, endpoint, request, upstream_key,
+       state, estimated_cost, created_at, updated_at, placeholder)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
+  );
+  const adopt = s.sql("UPDATE jobs SET run_id = ?, job_id = ?, label = ? WHERE key = ?");
+  const link = s.sql("INSERT OR IGNORE INTO run_jobs (run_id, key) VALUES (?, ?)");
+  s.transaction(() => {
+    for (const task of tasks) {
+      const inserted = insert.run(
+        task.key,
+        runId,
+        task.jobId,
+        task.label,
+        task.family,
+        task.lane,
+        task.endpoint,
+        task.request,
+        task.upstreamKey,
+        task.estimatedCost,
+        now,
+        now,
+        task.placeholder === true ? 1 : 0,
+      ).changes;
+      if (inserted === 0) adopt.run(runId, task.jobId, task.label, task.key);
+      else added.add(task.key);
+      link.run(runId, task.key);
+    }
+  });
+  return added;
+}
+
+export function task(s: SqliteDb, key: string): TaskRow | undefined {
+  return s.sql("SELECT * FROM jobs WHERE key = ?").get(key) as TaskRow | undefined;
+}
+
+export function tasksOf(s: SqliteDb, runId: number): TaskRow[] {
+  return s
+    .sql(
+      "SELECT jobs.* FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key WHERE run_jobs.run_id = ? ORDER BY jobs.rowid",
+    )
+    .all(runId) as TaskRow[];
+}
+
+export function tasksByKey(s: SqliteDb, keys: readonly string[]): Map<string, TaskRow> {
+  const found = new Map<string, TaskRow>();
+  const select = s.sql(
+    "SELECT jobs.* FROM json_each(?) AS wanted JOIN jobs ON jobs.key = wanted.value",
+  );
+  // Pages keep each statement's parameter small.
+  for (let start = 0; start < keys.length; start += 5000) {
+    const page = JSON.stringify(keys.slice(start, start + 5000));
+    for (const row of select.all(page) as TaskRow[]) found.set(row.key, row);
+  }
+  return found;
+}
+
+export function dependantsOf(s: SqliteDb, upstreamKey: string): TaskRow[] {
+  return s.sql("SELECT * FROM jobs WHERE upstream_key = ?").all(upstreamKey) as TaskRow[];
+}
+
+export function outputsOf(s: SqliteDb, key: string): OutputRow[] {
+  return s.sql("SELECT * FROM outputs WHERE job_key = ? ORDER BY idx").all(key) as OutputRow[];
+}
+
+export function textAnswer(s: SqliteDb, key: string): TextAnswerRow | undefined {
+  return s.sql("SELECT * FROM text_answers WHERE job_key = ?").get(key) as
+    | TextAnswerRow
+    | undefined;
+}
+
+/** The identity fields every task event carries. */
+export function named(task: TaskRow): { key: string; job: string; label: string } {
+  return { key: task.key, job: task.job_id, label: task.label };
+}
