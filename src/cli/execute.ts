@@ -178,7 +178,7 @@ async function executeChecked(
   const settings = checked.expanded.settings as ManifestSettings;
   const { moment } = checked.expanded;
   const jobs = selectJobs(checked.jobs, flags.only);
-  // Loaded on first use: sharp and ffmpeg's wrapper are not needed to validate or plan.
+  // Loaded on first use: sharp and the media tools are not needed to validate or plan.
   const { PostProcessor, writeReport } = await import("../postprocess/index.js");
   const outputDir = path.resolve(outputDirOf(settings, moment));
   const store = openStore(dbPath(flags));

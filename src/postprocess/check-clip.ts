@@ -1,6 +1,6 @@
-import { detectFrames, type FrameInterval, probeMedia } from "../core/ffmpeg.js";
 import type { ExpectedOutputs, RequestBody } from "../families/index.js";
 import type { JobChecks } from "../manifest/index.js";
+import { detectFrames, type FrameInterval, probeMedia } from "../media/index.js";
 import type { CheckResult } from "./check-image.js";
 import { askedFor, sizesText } from "./expected.js";
 

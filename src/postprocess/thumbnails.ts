@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
-import { extractFrame } from "../core/ffmpeg.js";
+import { extractFrame } from "../media/index.js";
 
 /**
  * Review images of a run: thumbnails and clip posters in `<output dir>/.thumbs/<job id>/`, named

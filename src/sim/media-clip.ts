@@ -1,5 +1,5 @@
-import { ffmpegCommand, runFfmpeg } from "../core/ffmpeg.js";
 import { seededRandom } from "../core/random.js";
+import { encodeTestClip } from "../media/index.js";
 
 /** Frames per second of every simulated clip. */
 export const CLIP_FPS = 12;
@@ -25,27 +25,15 @@ export async function writeMp4(file: string, clip: ClipShape): Promise<void> {
     .map(() => (48 + Math.floor(random.next() * 160)).toString(16).padStart(2, "0"))
     .join("");
   const box = Math.max(2, 2 * Math.round(Math.min(width, height) / 8));
-  const travel = width - box;
-  const speed = Math.max(32, Math.round(width / 4));
-  const x = travel > 0 ? `'mod(t*${speed},${travel})'` : "0";
-  const y = Math.floor(random.next() * Math.max(height - box, 0));
-  const tone = 220 + Math.floor(random.next() * 660);
-
-  const command = ffmpegCommand()
-    .input(`color=c=0x${background}:s=${width}x${height}:r=${CLIP_FPS}`)
-    .inputFormat("lavfi")
-    .input(`testsrc2=s=${box}x${box}:r=${CLIP_FPS}`)
-    .inputFormat("lavfi");
-  if (audio) command.input(`sine=frequency=${tone}:sample_rate=48000`).inputFormat("lavfi");
-  command
-    .complexFilter(`[0:v][1:v]overlay=x=${x}:y=${y},format=yuv420p[v]`)
-    .outputOptions(["-map", "[v]", ...(audio ? ["-map", "2:a"] : [])])
-    .videoCodec("libx264")
-    .outputOptions(["-preset", "ultrafast", "-pix_fmt", "yuv420p", "-movflags", "+faststart"])
-    .fps(CLIP_FPS)
-    .duration(durationSeconds)
-    .format("mp4")
-    .output(file);
-  if (audio) command.audioCodec("aac").audioBitrate(96);
-  await runFfmpeg(command);
+  await encodeTestClip(file, {
+    width,
+    height,
+    fps: CLIP_FPS,
+    durationSeconds,
+    background,
+    box,
+    top: Math.floor(random.next() * Math.max(height - box, 0)),
+    speed: Math.max(32, Math.round(width / 4)),
+    toneHz: audio ? 220 + Math.floor(random.next() * 660) : null,
+  });
 }

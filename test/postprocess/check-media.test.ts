@@ -1,8 +1,8 @@
 import path from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { ffmpegCommand, runFfmpeg } from "../../src/core/ffmpeg.js";
 import type { ExpectedOutputs } from "../../src/families/index.js";
+import { runFfmpeg } from "../../src/media/index.js";
 import { checkClip } from "../../src/postprocess/check-clip.js";
 import { checkImage } from "../../src/postprocess/check-image.js";
 import { writeMp4 } from "../../src/sim/media-clip.js";
@@ -19,17 +19,12 @@ const clip = (durationSeconds: number, audio: boolean | null = null): ExpectedOu
 
 /** A clip that is black for its first `blackSeconds`, then one still grey frame to the end. */
 async function blackThenStill(file: string, blackSeconds: number, seconds: number): Promise<void> {
-  const command = ffmpegCommand()
-    .input(`color=c=black:s=320x180:r=12:d=${blackSeconds}`)
-    .inputFormat("lavfi")
-    .input(`color=c=0x808080:s=320x180:r=12:d=${seconds - blackSeconds}`)
-    .inputFormat("lavfi")
-    .complexFilter("[0:v][1:v]concat=n=2:v=1,format=yuv420p[v]")
-    .outputOptions(["-map", "[v]", "-preset", "ultrafast"])
-    .videoCodec("libx264")
-    .format("mp4")
-    .output(file);
-  await runFfmpeg(command);
+  await runFfmpeg([
+    ...["-f", "lavfi", "-i", `color=c=black:s=320x180:r=12:d=${blackSeconds}`],
+    ...["-f", "lavfi", "-i", `color=c=0x808080:s=320x180:r=12:d=${seconds - blackSeconds}`],
+    ...["-filter_complex", "[0:v][1:v]concat=n=2:v=1,format=yuv420p[v]", "-map", "[v]"],
+    ...["-vcodec", "libx264", "-preset", "ultrafast", "-f", "mp4", "-y", file],
+  ]);
 }
 
 describe("clip checks", () => {

@@ -1,9 +1,9 @@
 import path from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { probeMedia } from "../../src/core/ffmpeg.js";
 import type { CheckedJob } from "../../src/families/index.js";
 import { outputLinks } from "../../src/gateway/index.js";
+import { probeMedia } from "../../src/media/index.js";
 import { checkManifestFile } from "../../src/plan/check-manifest.js";
 import { ROOT } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";

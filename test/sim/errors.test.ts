@@ -2,8 +2,8 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { probeMedia } from "../../src/core/ffmpeg.js";
 import { GatewayError, outputLinks } from "../../src/gateway/index.js";
+import { probeMedia } from "../../src/media/index.js";
 import { tempDir } from "../helpers/manifest.js";
 import { LONG_ENOUGH_MS, type SimScope, withSimulator } from "../helpers/sim.js";
 

@@ -1,0 +1,13 @@
+/** Media tools: ffprobe's reading of a clip and the few ffmpeg commands gwrun runs. */
+export {
+  detectFrames,
+  encodeTestClip,
+  extractFrame,
+  type FrameInterval,
+  type MediaProbe,
+  type MediaRunOptions,
+  type ProbedStream,
+  probeMedia,
+  runFfmpeg,
+  type TestClip,
+} from "./ffmpeg.js";
