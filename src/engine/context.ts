@@ -1,27 +1,71 @@
 import type { Clock } from "../core/clock.js";
 import type { Random } from "../core/random.js";
+import type { CheckedJob } from "../families/index.js";
 import type { GatewayClient, RetryPolicy } from "../gateway/index.js";
 import type { ManifestSettings } from "../manifest/index.js";
 import type { Store, TaskEvent } from "../store/index.js";
-import type { Emit } from "./events.js";
-import type { SubmitPace } from "./pace.js";
+import type { Emit, RunEnd, StateCounts } from "./events.js";
+import { SubmitPace } from "./pace.js";
+import type { PostProcess } from "./post-process.js";
 
-/** What every part of a run works with, built once by the engine. */
-export interface RunContext {
+export interface EngineOptions {
+  /** The state database, through its port. */
   store: Store;
+  /** The gateway client (the only code that speaks HTTP to it). */
   client: GatewayClient;
-  clock: Clock;
-  random: Random;
-  emit: Emit;
-  /** Aborted when the run is interrupted; every wait listens to it. */
-  signal: AbortSignal;
-  settings: ManifestSettings;
+  /** The run whose tasks are recorded in the store already. */
   runId: number;
+  /** The manifest's settings, in the gateway's time as this process sees it. */
+  settings: ManifestSettings;
   /** The run's output folder (absolute). */
   outputDir: string;
-  retry: RetryPolicy;
-  pace: SubmitPace;
+  /** The gateway's base URL: the submit rate learned is kept under it. */
+  baseUrl: string;
+  clock: Clock;
+  random: Random;
+  /** `from:` jobs by the id of the job they follow. */
+  templates: Map<string, CheckedJob[]>;
+  /** Redo tasks already done. */
+  force: boolean;
+  /** Downloads larger than this many bytes are refused. */
   maxDownloadBytes: number;
+  /** Told every event of the run, after the store has recorded it. */
+  emit: Emit;
+  /** Checks and thumbnails between downloaded and done; without it tasks are done once downloaded. */
+  postprocess?: PostProcess;
+}
+
+/** How a run ended: its tasks by state, what they cost, and submits whose outcome was unknown. */
+export interface RunResult {
+  end: RunEnd;
+  counts: StateCounts;
+  spent: number;
+  unknownSubmits: number;
+}
+
+/** What every part of a run works with, built once by the engine. */
+export interface RunContext extends EngineOptions {
+  /** Aborted when the run is interrupted; every wait listens to it. */
+  signal: AbortSignal;
+  retry: RetryPolicy;
+  /** The submit pace, starting at the rate learned by earlier runs. */
+  pace: SubmitPace;
+}
+
+export async function openRunContext(
+  options: EngineOptions,
+  signal: AbortSignal,
+): Promise<RunContext> {
+  const { store, settings, clock, baseUrl } = options;
+  const { submitRate } = settings.limits;
+  const perSecond = (submitRate.count * 1000) / submitRate.perMs;
+  const learned = await store.learnedRate(baseUrl);
+  return {
+    ...options,
+    signal,
+    retry: { ...settings.retry },
+    pace: new SubmitPace(clock, perSecond, learned ?? perSecond),
+  };
 }
 
 /** Publishes what a store transition reported, once it has committed. */

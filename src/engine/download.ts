@@ -1,19 +1,18 @@
 import { ErrorCode } from "../core/errors.js";
 import { outputPath, partialDir } from "../core/output-files.js";
 import { GatewayError, outputLinks, withRetry } from "../gateway/index.js";
-import type { DownloadedFile, TaskRow } from "../store/index.js";
-import type { RunContext } from "./context.js";
+import type { TaskRow } from "../store/index.js";
+import { publish, type RunContext } from "./context.js";
 
 /**
  * Downloading a completed task's outputs: each pending output streams to a temporary file,
  * checked and hashed, then renamed into place; a link already past its expiry ends the task
- * `expired`. `record` keeps each file in the store and says whether the task is now complete.
+ * `expired`. Each file is recorded as it lands; the last one moves the task to downloaded.
  */
 export async function downloadOutputs(
   task: TaskRow,
   context: RunContext,
   refresh: boolean,
-  record: (file: DownloadedFile) => Promise<boolean>,
 ): Promise<DownloadResult> {
   const { store, clock, client, outputDir, signal } = context;
   if (refresh) await refreshLinks(task, context);
@@ -64,15 +63,10 @@ export async function downloadOutputs(
         return { complete: false, expired: { idx: output.idx, reason: error.message } };
       throw error;
     }
-    const complete = await record({
-      task,
-      idx: output.idx,
-      path: file.path,
-      bytes: file.bytes,
-      sha256: file.sha256,
-      contentType: file.contentType,
-    });
-    if (complete) return { complete: true };
+    const downloaded = { task, idx: output.idx, ...file };
+    const recorded = await store.recordDownloads([downloaded], clock.now());
+    publish(context, recorded.events);
+    if (recorded.complete.has(task.key)) return { complete: true };
   }
   return { complete: false };
 }
@@ -96,4 +90,10 @@ async function refreshLinks(task: TaskRow, context: RunContext): Promise<void> {
   } catch {
     // The recorded links are all there is.
   }
+}
+
+/** A download's queue priority: p-queue runs higher first, so the earliest link expiry goes first. */
+export function deadlineFirst(expiries: readonly (number | null)[]): number {
+  const soonest = Math.min(...expiries.map((at) => at ?? Number.MAX_SAFE_INTEGER));
+  return -Math.floor(soonest / 1000);
 }

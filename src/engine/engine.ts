@@ -1,69 +1,26 @@
 import { setMaxListeners } from "node:events";
 import PQueue from "p-queue";
-import type { Clock } from "../core/clock.js";
 import { coerceError } from "../core/errors.js";
 import { sweepPartials } from "../core/fs.js";
 import { roundMoney } from "../core/money.js";
 import { partialDir } from "../core/output-files.js";
-import { CLAIM_OWNER } from "../core/process.js";
-import type { Random } from "../core/random.js";
-import type { CheckedJob } from "../families/index.js";
-import { type GatewayClient, withRetry } from "../gateway/index.js";
-import type { ManifestSettings } from "../manifest/index.js";
-import {
-  FAILED_STATES,
-  type Store,
-  type TaskEvent,
-  type TaskRow,
-  TaskState,
-  TRANSITIONS,
-} from "../store/index.js";
+import { FAILED_STATES, type TaskRow, TaskState, TRANSITIONS } from "../store/index.js";
 import { Admission } from "./admission.js";
-import { publish, type RunContext } from "./context.js";
+import { checkTask } from "./checks.js";
+import {
+  type EngineOptions,
+  openRunContext,
+  publish,
+  type RunContext,
+  type RunResult,
+} from "./context.js";
 import { recordDependants, recordSkipped } from "./dependants.js";
-import { downloadOutputs } from "./download.js";
-import type { Emit, RunEnd, StateCounts } from "./events.js";
+import { deadlineFirst, downloadOutputs } from "./download.js";
+import type { RunEnd } from "./events.js";
 import { jobGroups } from "./job-groups.js";
-import { SubmitPace } from "./pace.js";
-import { factsOf, placementOf } from "./placement.js";
-import { Poller, pollOutcome } from "./poll.js";
-import type { OutputVerdict, PostProcess } from "./post-process.js";
-import { classifySubmitFailure, submitTask } from "./submit.js";
-import { answerRow } from "./text-tasks.js";
-
-export interface EngineOptions {
-  /** The state database, through its port. */
-  store: Store;
-  /** The gateway client (the only code that speaks HTTP to it). */
-  client: GatewayClient;
-  /** The run whose tasks are recorded in the store already. */
-  runId: number;
-  /** The manifest's settings, in the gateway's time as this process sees it. */
-  settings: ManifestSettings;
-  /** The run's output folder (absolute). */
-  outputDir: string;
-  /** The gateway's base URL: the submit rate learned is kept under it. */
-  baseUrl: string;
-  clock: Clock;
-  random: Random;
-  /** `from:` jobs by the id of the job they follow. */
-  templates: Map<string, CheckedJob[]>;
-  /** Redo tasks already done. */
-  force: boolean;
-  /** Downloads larger than this many bytes are refused. */
-  maxDownloadBytes: number;
-  /** Told every event of the run, after the store has recorded it. */
-  emit: Emit;
-  /** Checks and thumbnails between downloaded and done; without it tasks are done once downloaded. */
-  postprocess?: PostProcess;
-}
-
-export interface RunResult {
-  end: RunEnd;
-  counts: StateCounts;
-  spent: number;
-  unknownSubmits: number;
-}
+import { Poller, pollBatch } from "./poll.js";
+import { sendTask } from "./submit.js";
+import { takeOnTask } from "./take-on.js";
 
 /** Submit requests in flight at once (the pace decides how fast they start). */
 export const SUBMIT_CONCURRENCY = 16;
@@ -88,7 +45,7 @@ export class Engine {
   readonly #poller: Poller;
   readonly #submits = new PQueue({ concurrency: SUBMIT_CONCURRENCY });
   readonly #downloads: PQueue;
-  /** Work under way outside the queues (endings, dependants); the run waits for it. */
+  /** Work under way outside the queues (checks, endings, dependants); the run waits for it. */
   readonly #background = new Set<Promise<unknown>>();
   /** Keys this engine has taken on, so a dependant is started once. */
   readonly #takenOn = new Set<string>();
@@ -119,7 +76,8 @@ export class Engine {
 
   async run(): Promise<RunResult> {
     const { store, runId, settings, emit, outputDir, baseUrl } = this.#options;
-    const context = await this.#openContext();
+    const context = await openRunContext(this.#options, this.#abort.signal);
+    this.#context = context;
     // Partial downloads of a process that was killed will never be finished: clear them.
     sweepPartials(partialDir(outputDir));
     const tasks = await store.tasksOf(runId);
@@ -165,34 +123,12 @@ export class Engine {
     await this.#options.postprocess?.drain();
     while (this.#background.size > 0) await Promise.all(this.#background);
     await store.saveLearnedRate(baseUrl, context.pace.rate);
-    const summary = await store.runSummary(runId);
-    const failed = FAILED_STATES.reduce((sum, state) => sum + (summary.states[state] ?? 0), 0);
+    const { states: counts, spent } = await store.runSummary(runId);
+    const failed = FAILED_STATES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
     const end: RunEnd = this.#stopping ?? (failed > 0 ? "failed" : "done");
-    const result = {
-      end,
-      counts: summary.states,
-      spent: summary.spent,
-      unknownSubmits: this.#unknownSubmits,
-    };
+    const result = { end, counts, spent, unknownSubmits: this.#unknownSubmits };
     emit({ type: "run:finished", ...result });
     return result;
-  }
-
-  async #openContext(): Promise<RunContext> {
-    const { store, settings, clock, baseUrl } = this.#options;
-    const { submitRate } = settings.limits;
-    const perSecond = (submitRate.count * 1000) / submitRate.perMs;
-    this.#context = {
-      ...this.#options,
-      signal: this.#abort.signal,
-      retry: {
-        attempts: settings.retry.attempts,
-        minDelayMs: settings.retry.minDelayMs,
-        maxDelayMs: settings.retry.maxDelayMs,
-      },
-      pace: new SubmitPace(clock, perSecond, (await store.learnedRate(baseUrl)) ?? perSecond),
-    };
-    return this.#context;
   }
 
   get #run(): RunContext {
@@ -200,68 +136,27 @@ export class Engine {
     return this.#context;
   }
 
-  // --- taking on recorded tasks
-
-  /** Puts a recorded task where it belongs (see `placementOf`); true when it is done already. */
-  async #takeOn(task: TaskRow): Promise<boolean> {
-    const { store, clock, force, postprocess } = this.#options;
-    const now = clock.now();
-    const facts = await factsOf(task, () => store.outputsOf(task.key), {
-      now,
-      force,
-      ownClaim: CLAIM_OWNER,
-      checksRun: postprocess !== undefined,
-    });
-    const placement = placementOf(task, facts);
-    switch (placement) {
-      case "queue":
-        this.#admission.enqueue(task);
-        return false;
-      case "leave":
-        return false;
-      case "release-unknown":
-        this.#unknownSubmits += 1;
-        if (await store.releaseClaim(task, { unknownSubmits: 1 }, now))
-          this.#admission.enqueue({
-            ...task,
-            state: TaskState.Pending,
-            claimed_by: null,
-            unknown_submits: task.unknown_submits + 1,
-          });
-        return false;
-      case "poll":
-        this.#admission.started(task);
-        this.#poller.track(task, now);
-        return false;
-      case "download":
-        await this.#queueDownloads(task, true);
-        return false;
-      case "check":
-        this.#check(task);
-        return false;
-      case "done":
-        this.#admission.commit(task.cost);
-        await this.#startDependants(task);
-        return true;
-      case "recheck":
-        if (await store.recheck(task, now)) this.#check({ ...task, state: TaskState.Downloaded });
-        return false;
-      case "redownload":
-        if (await store.redownload(task, now))
-          await this.#queueDownloads({ ...task, state: TaskState.Completed }, true);
-        return false;
-      case "redo":
-        if (await store.requeue(task, [TaskState.Done], null, now))
-          this.#admission.enqueue({ ...task, state: TaskState.Pending, task_id: null });
-        return false;
-      default: {
-        const never: never = placement;
-        throw new Error(`unknown placement ${String(never)}`);
-      }
+  /** Puts a recorded task where it belongs; true when it is done already. */
+  async #takeOn(recorded: TaskRow): Promise<boolean> {
+    const taken = await takeOnTask(recorded, this.#run);
+    if (taken.to === "leave") return false;
+    const { task } = taken;
+    if (taken.to === "queue") {
+      if (taken.unknownSubmit) this.#unknownSubmits += 1;
+      this.#admission.enqueue(task);
+    } else if (taken.to === "poll") {
+      this.#admission.started(task);
+      this.#poller.track(task, this.#options.clock.now());
+    } else if (taken.to === "download") await this.#queueDownloads(task, true);
+    else if (taken.to === "check") this.#check(task);
+    else {
+      this.#admission.commit(task.cost);
+      await this.#startDependants(task);
     }
+    return taken.to === "done";
   }
 
-  // --- submits
+  // --- submits and polls
 
   #fillSubmits(): void {
     if (this.#stopping !== undefined) return;
@@ -287,184 +182,89 @@ export class Engine {
   }
 
   async #submit(task: TaskRow): Promise<void> {
-    const { store, clock, emit, settings } = this.#options;
-    const context = this.#run;
-    await context.pace.acquire(this.#abort.signal).catch(() => undefined);
-    const claimed = this.#abort.signal.aborted
-      ? undefined
-      : await store.claimForSubmit(task, CLAIM_OWNER, clock.now());
-    if (claimed === undefined) {
-      // Interrupted before it left (it stays pending), or another process took it.
-      this.#admission.ended(task);
-      return;
-    }
-    publish(context, claimed.events);
-    const sent = claimed.task;
-    const outcome = await submitTask(sent, context, (chars) =>
-      emit({ type: "text:progress", key: sent.key, label: sent.label, chars }),
-    );
-    this.#unknownSubmits += outcome.unknownSubmits;
-    const now = clock.now();
-    if (outcome.kind === "receipt") {
-      const nextPollAt = now + settings.poll.firstAfterMs;
-      const { taskId, status, unknownSubmits } = outcome;
-      // The commit point: from here the task is polled, never submitted again.
-      const events = await store.recordReceipts(
-        [{ task: sent, taskId, status, nextPollAt, unknownSubmits }],
-        now,
-      );
-      publish(context, events);
-      if (events.length > 0)
-        this.#poller.track({ ...sent, state: status, task_id: taskId }, nextPollAt);
-      else this.#admission.ended(task);
+    const sent = await sendTask(task, this.#run);
+    this.#unknownSubmits += sent.unknownSubmits;
+    if (sent.kind === "polling") {
+      this.#poller.track(sent.task, sent.nextPollAt);
       return;
     }
     this.#admission.ended(task);
-    if (outcome.kind === "answer") {
-      const { result } = outcome;
-      const files = result.files.map((file) => ({ ...file, contentType: "text/plain" }));
-      const recorded = await store.recordTextAnswer(sent, answerRow(result), files, now);
-      publish(context, recorded.events);
-      if (recorded.moved) this.#check({ ...sent, state: TaskState.Downloaded });
-      return;
-    }
-    const failure = classifySubmitFailure(outcome.error, this.#abort.signal.aborted);
-    if (failure.to !== "pending") {
-      await this.#fail(sent, [TaskState.Submitting], failure.reason, failure.to);
-      return;
-    }
-    await store.releaseClaim(
-      sent,
-      { reason: failure.reason, unknownSubmits: outcome.unknownSubmits },
-      now,
-    );
-    if (failure.halt === "balance")
-      this.#halt("balance", `the gateway balance ran out: ${failure.reason}`);
+    if (sent.kind === "answered") this.#check(sent.task);
+    else if (sent.kind === "failed")
+      await this.#fail(sent.task, [TaskState.Submitting], sent.reason, sent.to);
+    else if (sent.kind === "released" && sent.halt === "balance")
+      this.#halt("balance", `the gateway balance ran out: ${sent.reason}`);
   }
 
-  // --- polling
-
   async #pollDue(): Promise<void> {
-    const { clock, client, settings, emit, random } = this.#options;
+    const { clock, settings, emit } = this.#options;
     for (const batch of this.#poller.due(clock.now())) {
-      let answer: Awaited<ReturnType<GatewayClient["getTasks"]>>;
+      let polled: Awaited<ReturnType<typeof pollBatch>>;
       try {
-        answer = await withRetry(
-          () => client.getTasks(batch.map((task) => task.task_id as string)),
-          this.#run.retry,
-          {
-            clock,
-            random,
-            signal: this.#abort.signal,
-            onRetry: (error, delayMs) =>
-              emit({ type: "gateway:retry", what: "poll", delayMs, reason: error.message }),
-          },
-        );
+        polled = await pollBatch(batch, this.#run);
       } catch (error) {
         if (this.#abort.signal.aborted) return;
         // Polling failed for now; the tasks are still the gateway's. Try again later.
-        const later = clock.now() + settings.poll.everyMs;
-        for (const task of batch) this.#poller.track(task, later);
-        emit({
-          type: "gateway:retry",
-          what: "poll",
-          delayMs: settings.poll.everyMs,
-          reason: coerceError(error).message,
-        });
+        const delayMs = settings.poll.everyMs;
+        for (const task of batch) this.#poller.track(task, clock.now() + delayMs);
+        emit({ type: "gateway:retry", what: "poll", delayMs, reason: coerceError(error).message });
         continue;
       }
-      await this.#applyPolls(batch, answer.records, new Set(answer.unknown));
-    }
-  }
-
-  async #applyPolls(
-    batch: readonly TaskRow[],
-    records: Awaited<ReturnType<GatewayClient["getTasks"]>>["records"],
-    unknown: ReadonlySet<string>,
-  ): Promise<void> {
-    const { store, clock, settings } = this.#options;
-    const now = clock.now();
-    const nextPollAt = now + settings.poll.everyMs;
-    const round = [];
-    for (const task of batch) {
-      const taskId = task.task_id as string;
-      const outcome = pollOutcome(task, records.get(taskId), unknown.has(taskId), nextPollAt);
-      if (outcome.kind === "later") this.#poller.track(task, nextPollAt);
-      else round.push({ task, outcome });
-    }
-    // One poll round, one transaction.
-    const { events, lost } = await store.recordPollRound(round, now);
-    publish(this.#run, events);
-    for (const { task, outcome } of round) {
-      if (outcome.kind === "running" && !lost.has(task.key)) {
-        const { status, progress } = outcome;
-        this.#poller.track({ ...task, state: status, progress, polls: task.polls + 1 }, nextPollAt);
-        continue;
-      }
-      // Completed, failed, or moved on by another process: no longer this engine's to poll.
-      this.#poller.untrack(task.key);
-      this.#admission.ended(task);
-      if (lost.has(task.key)) continue;
-      if (outcome.kind === "completed") {
-        this.#admission.commit(outcome.cost);
-        const soonest = Math.min(
-          ...outcome.links.map((link) => link.expiresAt ?? Number.MAX_SAFE_INTEGER),
-        );
-        this.#enqueueDownload(
-          { ...task, state: TaskState.Completed, cost: outcome.cost },
-          false,
-          soonest,
-        );
-      } else if (outcome.kind === "failed") {
-        await this.#skipDependants(task, outcome.reason);
+      for (const { task, outcome, lost } of polled) {
+        if (outcome.kind === "later") this.#poller.track(task, clock.now() + settings.poll.everyMs);
+        else if (outcome.kind === "running" && !lost) {
+          const { status: state, progress, nextPollAt } = outcome;
+          this.#poller.track({ ...task, state, progress, polls: task.polls + 1 }, nextPollAt);
+        } else {
+          // Completed, failed, or moved on by another process: no longer this engine's to poll.
+          this.#poller.untrack(task.key);
+          this.#admission.ended(task);
+          if (lost) continue;
+          if (outcome.kind === "completed") {
+            this.#admission.commit(outcome.cost);
+            const completed = { ...task, state: TaskState.Completed, cost: outcome.cost };
+            this.#enqueueDownload(
+              completed,
+              false,
+              outcome.links.map((link) => link.expiresAt),
+            );
+          } else if (outcome.kind === "failed") {
+            await this.#skipDependants(task, outcome.reason);
+          }
+        }
       }
     }
   }
 
-  // --- downloads
+  // --- downloads and endings
 
   /** `refresh`: links recorded by an earlier process; ask the gateway for current ones first. */
   async #queueDownloads(task: TaskRow, refresh: boolean): Promise<void> {
     const outputs = await this.#options.store.outputsOf(task.key);
-    const soonest = Math.min(...outputs.map((o) => o.expires_at ?? Number.MAX_SAFE_INTEGER));
-    this.#enqueueDownload(task, refresh, soonest);
-  }
-
-  #enqueueDownload(task: TaskRow, refresh: boolean, soonestExpiry: number): void {
-    // Earliest deadline first: p-queue runs higher priorities first.
-    const priority = -Math.floor(soonestExpiry / 1000);
-    void this.#downloads.add(
-      () => this.#guard(this.#download(task, refresh), task, "download failed"),
-      {
-        priority,
-      },
+    this.#enqueueDownload(
+      task,
+      refresh,
+      outputs.map((output) => output.expires_at),
     );
   }
 
-  async #download(task: TaskRow, refresh: boolean): Promise<void> {
-    const { store, clock } = this.#options;
-    const context = this.#run;
-    const result = await downloadOutputs(task, context, refresh, async (file) => {
-      const recorded = await store.recordDownloads([file], clock.now());
-      publish(context, recorded.events);
-      return recorded.complete.has(task.key);
+  #enqueueDownload(task: TaskRow, refresh: boolean, expiries: readonly (number | null)[]): void {
+    const download = async () => {
+      const result = await downloadOutputs(task, this.#run, refresh);
+      if (result.complete) this.#check({ ...task, state: TaskState.Downloaded });
+      else if (result.expired !== undefined) {
+        const { reason, idx } = result.expired;
+        await this.#fail(task, [TaskState.Completed], reason, TaskState.Expired, idx);
+      }
+    };
+    void this.#downloads.add(() => this.#guard(download(), task, "download failed"), {
+      priority: deadlineFirst(expiries),
     });
-    if (result.complete) this.#check({ ...task, state: TaskState.Downloaded });
-    else if (result.expired !== undefined)
-      await this.#fail(
-        task,
-        [TaskState.Completed],
-        result.expired.reason,
-        TaskState.Expired,
-        result.expired.idx,
-      );
   }
-
-  // --- endings
 
   /** Downloaded → post-processing (checks, thumbnails) → done; then its dependants start. */
   #check(task: TaskRow): void {
-    const { postprocess, store, emit } = this.#options;
+    const { postprocess, emit } = this.#options;
     if (postprocess === undefined || task.lane === "text") {
       this.#spawn(this.#markDone(task), task, "cannot finish");
       return;
@@ -473,52 +273,25 @@ export class Engine {
     if (this.#abort.signal.aborted) return;
     emit({ type: "job:postprocessing", key: task.key, job: task.job_id, label: task.label });
     this.#checking += 1;
-    const checking = (async () => {
-      const { verdicts, onFail } = await postprocess.process(task, await store.outputsOf(task.key));
-      await this.#checked(task, verdicts, onFail);
-    })()
-      .catch(async (error: unknown) => {
-        if (!this.#abort.signal.aborted)
-          await this.#fail(
-            task,
-            [TaskState.Downloaded],
-            `checks could not run: ${coerceError(error).message}`,
-          );
-      })
-      .finally(() => {
+    const checking = async () => {
+      try {
+        const checked = await checkTask(task, postprocess, this.#run);
+        if (checked.kind === "done") await this.#startDependants(task);
+        else if (checked.kind === "failed")
+          await this.#fail(task, [TaskState.Downloaded], checked.reason);
+        else if (checked.kind === "requeued") this.#admission.enqueue(checked.task);
+      } catch (error) {
+        if (this.#abort.signal.aborted) return;
+        await this.#fail(
+          task,
+          [TaskState.Downloaded],
+          `checks could not run: ${coerceError(error).message}`,
+        );
+      } finally {
         this.#checking -= 1;
-      });
-    this.#spawn(checking, task, "checks could not run");
-  }
-
-  /** A failed check fails the task, or with `on_fail: retry` and attempts left submits it again. */
-  async #checked(
-    task: TaskRow,
-    verdicts: OutputVerdict[],
-    onFail: "report" | "retry",
-  ): Promise<void> {
-    const { store, clock, settings } = this.#options;
-    const recorded = await store.recordChecks(task, verdicts, clock.now());
-    publish(this.#run, recorded.events);
-    if (recorded.done) {
-      await this.#startDependants(task);
-      return;
-    }
-    const problems = verdicts.flatMap((verdict) => verdict.problems);
-    if (problems.length === 0) return; // another process finished it
-    const reason = `check failed: ${problems.join("; ")}`;
-    const attempts = (await store.task(task.key))?.attempts ?? task.attempts;
-    if (onFail === "report" || attempts >= settings.retry.attempts) {
-      await this.#fail(task, [TaskState.Downloaded], reason);
-    } else if (await store.requeue(task, [TaskState.Downloaded], reason, clock.now())) {
-      this.#admission.enqueue({
-        ...task,
-        state: TaskState.Pending,
-        task_id: null,
-        attempts,
-        reason,
-      });
-    }
+      }
+    };
+    this.#spawn(checking(), task, "checks could not run");
   }
 
   async #markDone(task: TaskRow): Promise<void> {
@@ -545,8 +318,8 @@ export class Engine {
   /** A failed upstream's dependants are recorded skipped, with its reason. */
   async #skipDependants(task: TaskRow, reason: string): Promise<void> {
     const { templates } = this.#options;
-    if (!templates.has(task.job_id)) return;
-    publish(this.#run, await recordSkipped(this.#run, templates, task, reason));
+    if (templates.has(task.job_id))
+      publish(this.#run, await recordSkipped(this.#run, templates, task, reason));
   }
 
   async #fail(
@@ -560,14 +333,7 @@ export class Engine {
     // Whoever moved it, it is no longer this engine's to poll.
     this.#poller.untrack(task.key);
     this.#admission.ended(task);
-    const events: TaskEvent[] = await store.failTask(
-      task,
-      from,
-      to,
-      reason,
-      clock.now(),
-      expiredOutput,
-    );
+    const events = await store.failTask(task, from, to, reason, clock.now(), expiredOutput);
     publish(this.#run, events);
     if (events.length > 0) await this.#skipDependants(task, reason);
   }

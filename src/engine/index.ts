@@ -15,7 +15,8 @@
  * - tick: one due time of a scheduled manifest; each tick is a run of its own.
  */
 export { Admission, capacityLane } from "./admission.js";
-export { Engine, type EngineOptions, type RunResult, SUBMIT_CONCURRENCY } from "./engine.js";
+export type { EngineOptions, RunResult } from "./context.js";
+export { Engine, SUBMIT_CONCURRENCY } from "./engine.js";
 export type {
   Emit,
   EngineEvent,
@@ -26,7 +27,6 @@ export type {
   StateCounts,
 } from "./events.js";
 export { emptyStages } from "./job-groups.js";
-export { type Placement, type PlacementFacts, placementOf } from "./placement.js";
 export { Poller, pollOutcome } from "./poll.js";
 export type { OutputVerdict, PostProcess } from "./post-process.js";
 export { classifySubmitFailure } from "./submit.js";

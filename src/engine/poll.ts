@@ -1,5 +1,6 @@
-import { outputLinks, type TaskRecord } from "../gateway/index.js";
+import { outputLinks, type TaskRecord, withRetry } from "../gateway/index.js";
 import type { PollOutcome, TaskRow } from "../store/index.js";
+import { publish, type RunContext } from "./context.js";
 
 /**
  * Polling: what one poll answer means for a task (`pollOutcome`, pure), and the tasks the
@@ -51,7 +52,7 @@ export function pollOutcome(
   }
 }
 
-interface Polled {
+interface Held {
   task: TaskRow;
   nextPollAt: number;
 }
@@ -62,7 +63,7 @@ interface Polled {
  * is full or when every task held is due already (nothing else would join).
  */
 export class Poller {
-  readonly #held = new Map<string, Polled>();
+  readonly #held = new Map<string, Held>();
   readonly #batchSize: number;
   readonly #coalesceMs: number;
 
@@ -91,7 +92,7 @@ export class Poller {
 
   /** The batches to ask about now, each at most `batchSize` tasks; empty while waiting. */
   due(now: number): TaskRow[][] {
-    const due: Polled[] = [];
+    const due: Held[] = [];
     let oldest = Number.POSITIVE_INFINITY;
     for (const polled of this.#held.values()) {
       if (polled.nextPollAt > now) continue;
@@ -107,10 +108,55 @@ export class Poller {
     for (let start = 0; start < due.length; start += this.#batchSize) {
       const slice = due.slice(start, start + this.#batchSize);
       const full = slice.length === this.#batchSize;
-      const sliceWaitOver = now - (slice[0] as Polled).nextPollAt >= this.#coalesceMs;
+      const sliceWaitOver = now - (slice[0] as Held).nextPollAt >= this.#coalesceMs;
       if (!full && !sliceWaitOver && due.length < this.#held.size && batches.length > 0) break;
       batches.push(slice.map((polled) => polled.task));
     }
     return batches;
   }
+}
+
+/** One task's share of a poll round: what the answer meant, and whether another process moved it first. */
+export interface Polled {
+  task: TaskRow;
+  outcome: PollDecision;
+  lost: boolean;
+}
+
+/**
+ * Asks the gateway about a batch of tasks (retrying as the run's policy says) and records the
+ * round in one transaction; throws when the gateway could not be asked (the tasks are still
+ * its own: poll them later).
+ */
+export async function pollBatch(batch: readonly TaskRow[], context: RunContext): Promise<Polled[]> {
+  const { client, clock, random, signal, store, emit, settings } = context;
+  const answer = await withRetry(
+    () => client.getTasks(batch.map((task) => task.task_id as string)),
+    context.retry,
+    {
+      clock,
+      random,
+      signal,
+      onRetry: (error, delayMs) =>
+        emit({ type: "gateway:retry", what: "poll", delayMs, reason: error.message }),
+    },
+  );
+  const now = clock.now();
+  const unknown = new Set(answer.unknown);
+  const decided = batch.map((task) => {
+    const taskId = task.task_id as string;
+    const outcome = pollOutcome(
+      task,
+      answer.records.get(taskId),
+      unknown.has(taskId),
+      now + settings.poll.everyMs,
+    );
+    return { task, outcome };
+  });
+  const round = decided.flatMap(({ task, outcome }) =>
+    outcome.kind === "later" ? [] : [{ task, outcome }],
+  );
+  const { events, lost } = await store.recordPollRound(round, now);
+  publish(context, events);
+  return decided.map(({ task, outcome }) => ({ task, outcome, lost: lost.has(task.key) }));
 }

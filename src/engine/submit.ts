@@ -1,14 +1,90 @@
 import { coerceError, ErrorCode } from "../core/errors.js";
+import { CLAIM_OWNER } from "../core/process.js";
 import { GatewayError, isRetryable, mayHaveArrived } from "../gateway/index.js";
-import type { TaskRow } from "../store/index.js";
-import type { RunContext } from "./context.js";
+import { type TaskRow, TaskState } from "../store/index.js";
+import { publish, type RunContext } from "./context.js";
 import { type CallTally, type PacedCallDeps, pacedCall } from "./paced-call.js";
-import { callTextTask, type TextTaskResult } from "./text-tasks.js";
+import { answerRow, callTextTask, type TextTaskResult } from "./text-tasks.js";
 
 /**
- * Submitting one claimed task: a media submit (answered with a task id) or a text call
- * (answered in full), under the run's pace and retry policy; and what a failed submit means.
+ * Submitting one task: its turn at the pace, its claim, the call — a media submit (answered
+ * with a task id) or a text call (answered in full) — and what the store records of it; and
+ * what a failed submit means.
  */
+
+/** How a submit ended, for the engine's bookkeeping (the store has recorded it). */
+export type Sent =
+  /** Not sent: the run stopped first, or another process claimed it. */
+  | { kind: "not-sent"; unknownSubmits: 0 }
+  /** The gateway holds it: poll from `nextPollAt`. */
+  | { kind: "polling"; task: TaskRow; nextPollAt: number; unknownSubmits: number }
+  /** A text answer, on disk and recorded: check it. */
+  | { kind: "answered"; task: TaskRow; unknownSubmits: number }
+  /** Back to pending (not billed); "balance" stops the run's submits. */
+  | { kind: "released"; reason: string | null; halt?: "balance"; unknownSubmits: number }
+  /** Refused or given up: the engine fails it. */
+  | {
+      kind: "failed";
+      task: TaskRow;
+      to: "failed" | "rejected";
+      reason: string;
+      unknownSubmits: number;
+    }
+  /** Another process moved it on meanwhile. */
+  | { kind: "lost"; unknownSubmits: number };
+
+export async function sendTask(task: TaskRow, context: RunContext): Promise<Sent> {
+  const { store, clock, emit, signal } = context;
+  await context.pace.acquire(signal).catch(() => undefined);
+  const claimed = signal.aborted
+    ? undefined
+    : await store.claimForSubmit(task, CLAIM_OWNER, clock.now());
+  if (claimed === undefined) return { kind: "not-sent", unknownSubmits: 0 };
+  publish(context, claimed.events);
+  const sent = claimed.task;
+  const outcome = await submitTask(sent, context, (chars) =>
+    emit({ type: "text:progress", key: sent.key, label: sent.label, chars }),
+  );
+  const { unknownSubmits } = outcome;
+  const now = clock.now();
+  switch (outcome.kind) {
+    case "receipt": {
+      const nextPollAt = now + context.settings.poll.firstAfterMs;
+      const { taskId, status } = outcome;
+      // The commit point: from here the task is polled, never submitted again.
+      const events = await store.recordReceipts(
+        [{ task: sent, taskId, status, nextPollAt, unknownSubmits }],
+        now,
+      );
+      publish(context, events);
+      if (events.length === 0) return { kind: "lost", unknownSubmits };
+      return {
+        kind: "polling",
+        task: { ...sent, state: status, task_id: taskId },
+        nextPollAt,
+        unknownSubmits,
+      };
+    }
+    case "answer": {
+      const files = outcome.result.files.map((file) => ({ ...file, contentType: "text/plain" }));
+      const recorded = await store.recordTextAnswer(sent, answerRow(outcome.result), files, now);
+      publish(context, recorded.events);
+      if (!recorded.moved) return { kind: "lost", unknownSubmits };
+      return { kind: "answered", task: { ...sent, state: TaskState.Downloaded }, unknownSubmits };
+    }
+    case "failed": {
+      const failure = classifySubmitFailure(outcome.error, signal.aborted);
+      if (failure.to !== "pending")
+        return { kind: "failed", task: sent, ...failure, unknownSubmits };
+      await store.releaseClaim(sent, { reason: failure.reason, unknownSubmits }, now);
+      return { kind: "released", reason: failure.reason, halt: failure.halt, unknownSubmits };
+    }
+    default: {
+      const never: never = outcome;
+      throw new Error(`unknown submit outcome ${JSON.stringify(never)}`);
+    }
+  }
+}
 
 export type SubmitOutcome =
   | { kind: "receipt"; taskId: string; status: "submitted" | "processing"; unknownSubmits: number }

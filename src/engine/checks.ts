@@ -1,0 +1,38 @@
+import { type TaskRow, TaskState } from "../store/index.js";
+import { publish, type RunContext } from "./context.js";
+import type { PostProcess } from "./post-process.js";
+
+/**
+ * A downloaded task's checks: its outputs go through post-processing, the verdicts are kept,
+ * and a task whose checks all passed is done. A failed check fails the task, or with
+ * `on_fail: retry` and attempts left sends it back to pending for a new task.
+ */
+export type Checked =
+  | { kind: "done" }
+  | { kind: "requeued"; task: TaskRow }
+  | { kind: "failed"; reason: string }
+  /** Another process moved it on meanwhile. */
+  | { kind: "lost" };
+
+export async function checkTask(
+  task: TaskRow,
+  postprocess: PostProcess,
+  context: RunContext,
+): Promise<Checked> {
+  const { store, clock, settings } = context;
+  const { verdicts, onFail } = await postprocess.process(task, await store.outputsOf(task.key));
+  const recorded = await store.recordChecks(task, verdicts, clock.now());
+  publish(context, recorded.events);
+  if (recorded.done) return { kind: "done" };
+  const problems = verdicts.flatMap((verdict) => verdict.problems);
+  if (problems.length === 0) return { kind: "lost" };
+  const reason = `check failed: ${problems.join("; ")}`;
+  const attempts = (await store.task(task.key))?.attempts ?? task.attempts;
+  if (onFail === "report" || attempts >= settings.retry.attempts) return { kind: "failed", reason };
+  if (!(await store.requeue(task, [TaskState.Downloaded], reason, clock.now())))
+    return { kind: "lost" };
+  return {
+    kind: "requeued",
+    task: { ...task, state: TaskState.Pending, task_id: null, attempts, reason },
+  };
+}

@@ -1,0 +1,66 @@
+import { CLAIM_OWNER } from "../core/process.js";
+import { factsOf, placementOf } from "../plan/index.js";
+import { type TaskRow, TaskState } from "../store/index.js";
+import type { RunContext } from "./context.js";
+
+/**
+ * Taking on a recorded task (at a run's start, or a dependant): its placement (`placementOf`,
+ * decided in plan/) enacted in the store, and where the engine puts it next.
+ */
+export type TakenOn =
+  | { to: "queue"; task: TaskRow; unknownSubmit: boolean }
+  | { to: "poll" | "download" | "check" | "done"; task: TaskRow }
+  | { to: "leave" };
+
+export async function takeOnTask(task: TaskRow, context: RunContext): Promise<TakenOn> {
+  const { store, clock, force, postprocess } = context;
+  const now = clock.now();
+  const facts = await factsOf(task, () => store.outputsOf(task.key), {
+    now,
+    force,
+    ownClaim: CLAIM_OWNER,
+    checksRun: postprocess !== undefined,
+  });
+  const placement = placementOf(task, facts);
+  switch (placement) {
+    case "queue":
+      return { to: "queue", task, unknownSubmit: false };
+    case "poll":
+    case "download":
+    case "check":
+    case "done":
+      return { to: placement, task };
+    case "leave":
+      return { to: "leave" };
+    case "release-unknown": {
+      // The process that claimed it died mid-submit: the gateway may have made a task.
+      if (!(await store.releaseClaim(task, { unknownSubmits: 1 }, now))) return { to: "leave" };
+      const released = { ...task, state: TaskState.Pending, claimed_by: null };
+      return {
+        to: "queue",
+        task: { ...released, unknown_submits: task.unknown_submits + 1 },
+        unknownSubmit: true,
+      };
+    }
+    case "recheck":
+      return (await store.recheck(task, now))
+        ? { to: "check", task: { ...task, state: TaskState.Downloaded } }
+        : { to: "leave" };
+    case "redownload":
+      return (await store.redownload(task, now))
+        ? { to: "download", task: { ...task, state: TaskState.Completed } }
+        : { to: "leave" };
+    case "redo":
+      return (await store.requeue(task, [TaskState.Done], null, now))
+        ? {
+            to: "queue",
+            task: { ...task, state: TaskState.Pending, task_id: null },
+            unknownSubmit: false,
+          }
+        : { to: "leave" };
+    default: {
+      const never: never = placement;
+      throw new Error(`unknown placement ${String(never)}`);
+    }
+  }
+}
