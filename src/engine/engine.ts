@@ -182,7 +182,8 @@ export class Engine {
   }
 
   async #submit(task: TaskRow): Promise<void> {
-    const sent = await sendTask(task, this.#run);
+    // Within the budget when taken, it goes; after a 402 nothing more does.
+    const sent = await sendTask(task, this.#run, () => this.#stopping !== "balance");
     this.#unknownSubmits += sent.unknownSubmits;
     if (sent.kind === "polling") {
       this.#poller.track(sent.task, sent.nextPollAt);

@@ -33,12 +33,16 @@ export type Sent =
   /** Another process moved it on meanwhile. */
   | { kind: "lost"; unknownSubmits: number };
 
-export async function sendTask(task: TaskRow, context: RunContext): Promise<Sent> {
+/** `mayStillSend`: false once the run has halted (a 402) while this one waited its turn. */
+export async function sendTask(
+  task: TaskRow,
+  context: RunContext,
+  mayStillSend: () => boolean,
+): Promise<Sent> {
   const { store, clock, emit, signal } = context;
   await context.pace.acquire(signal).catch(() => undefined);
-  const claimed = signal.aborted
-    ? undefined
-    : await store.claimForSubmit(task, CLAIM_OWNER, clock.now());
+  const send = !signal.aborted && mayStillSend();
+  const claimed = send ? await store.claimForSubmit(task, CLAIM_OWNER, clock.now()) : undefined;
   if (claimed === undefined) return { kind: "not-sent", unknownSubmits: 0 };
   publish(context, claimed.events);
   const sent = claimed.task;

@@ -42,7 +42,7 @@ export async function openReporter(
   });
   if (kind === "json")
     return jsonReporter({
-      write: (line) => process.stdout.write(`${line}\n`),
+      write: (text) => process.stdout.write(text),
       now,
       notice: errLine,
     });

@@ -1,16 +1,33 @@
 import { eventLine } from "./event-schema.js";
 import type { Reporter } from "./reporter.js";
 
-/** `--json`: every event as one versioned NDJSON line (see event-schema.ts) on stdout. */
+/**
+ * `--json`: every event as one versioned NDJSON line (see event-schema.ts) on stdout. Lines
+ * are gathered and written once per turn of the event loop: a pipe write is a system call, and
+ * a busy run emits thousands of events a second.
+ */
 export function jsonReporter(options: {
-  write: (line: string) => void;
+  write: (text: string) => void;
   now: () => number;
   /** Where notices go, so stdout stays pure NDJSON. */
   notice: (line: string) => void;
 }): Reporter {
+  let pending: string[] = [];
+  const flush = () => {
+    if (pending.length === 0) return;
+    const text = pending.join("");
+    pending = [];
+    options.write(text);
+  };
   return {
-    emit: (event) => options.write(eventLine(event, options.now())),
-    notice: (message) => options.notice(`gwrun: ${message}`),
-    close: async () => undefined,
+    emit: (event) => {
+      if (pending.length === 0) setImmediate(flush);
+      pending.push(`${eventLine(event, options.now())}\n`);
+    },
+    notice: (message) => {
+      flush();
+      options.notice(`gwrun: ${message}`);
+    },
+    close: async () => flush(),
   };
 }

@@ -68,3 +68,29 @@ export async function advanceTo(clock: ManualClock, until: number): Promise<void
   if (clock.now() < until) clock.advance(until - clock.now());
   await settle();
 }
+
+/** A view of a clock that a test can kill: after `die()` no sleep of its user ever ends. */
+export interface MortalClock extends Clock {
+  die(): void;
+}
+
+/**
+ * `clock` as a process sees it until it dies: then every sleep, under way or new, never
+ * resolves, so code on it stops where it waits, as a killed process would, while time goes on
+ * for everything else on the same clock.
+ */
+export function mortal(clock: Clock): MortalClock {
+  let dead = false;
+  const never = new Promise<void>(() => {});
+  return {
+    now: () => clock.now(),
+    sleep: async (ms, signal) => {
+      if (dead) return never;
+      await clock.sleep(ms, signal);
+      if (dead) return never;
+    },
+    die() {
+      dead = true;
+    },
+  };
+}

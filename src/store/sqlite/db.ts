@@ -25,8 +25,7 @@ export class SqliteDb {
     migrate(db);
     this.db = db;
     // Immediate: take the write lock up front, so a read-then-write transaction waits for
-    // another gwrun on the same file instead of failing with a stale snapshot. Nested calls
-    // become savepoints.
+    // another gwrun on the same file instead of failing with a stale snapshot.
     this.#transaction = db.transaction((fn: () => unknown) => fn()).immediate;
   }
 
@@ -40,9 +39,12 @@ export class SqliteDb {
     return statement;
   }
 
-  /** Runs `fn` in one transaction (nested calls join the outer one). */
+  /**
+   * Runs `fn` in one transaction. A nested call joins the outer one (no savepoint: an error
+   * inside rolls the whole transaction back).
+   */
   transaction<T>(fn: () => T): T {
-    return this.#transaction(fn) as T;
+    return this.db.inTransaction ? fn() : (this.#transaction(fn) as T);
   }
 
   close(): void {

@@ -63,14 +63,16 @@ export function move(
      WHERE key = ? AND state IN (${from.map(() => "?").join(", ")})`,
   );
   const values = columns.map((column) => patch[column as keyof MovePatch] ?? null);
-  return s.transaction(() => {
+  const moveAndLog = () => {
     const changed = update.run(to, now, ...values, key, ...from).changes === 1;
     if (changed)
       s.sql(
         "INSERT INTO events (run_id, at, job_key, type, data) SELECT run_id, ?, key, ?, ? FROM jobs WHERE key = ?",
       ).run(now, `job:${to}`, patch.reason ?? null, key);
     return changed;
-  });
+  };
+  // The move and its event commit together.
+  return s.transaction(moveAndLog);
 }
 
 export function recordTasks(

@@ -1,0 +1,223 @@
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import type { Clock } from "../../src/core/clock.js";
+import { canonicalJson, sha256 } from "../../src/core/hash.js";
+import { seededRandom } from "../../src/core/random.js";
+import {
+  Engine,
+  type EngineEvent,
+  type PostProcess,
+  type RunResult,
+} from "../../src/engine/index.js";
+import type { GatewayClient } from "../../src/gateway/index.js";
+import { type ManifestSettings, outputDirOf } from "../../src/manifest/index.js";
+import { checkManifestText, dependantTemplates, initialTasks } from "../../src/plan/index.js";
+import { PostProcessor } from "../../src/postprocess/index.js";
+import type { SimOptionsInput, Simulator } from "../../src/sim/index.js";
+import { openStore, type SqliteStore, type TaskRow } from "../../src/store/index.js";
+import { type ManualClock, settle } from "./clock.js";
+import { tempDir } from "./manifest.js";
+import { LONG_ENOUGH_MS, withSimulator } from "./sim.js";
+
+/**
+ * The engine in virtual time: a checked inline manifest, a store with its run and initial
+ * tasks recorded, and engines built on the simulator's manual clock. Between clock steps the
+ * rig waits for every gateway call (and check) under way to finish, so what a test sees at a
+ * virtual time does not depend on how fast this machine answers HTTP.
+ */
+export interface EngineRig {
+  sim: Simulator;
+  clock: ManualClock;
+  /** gwrun's client on the simulator, as the engines get it. */
+  client: GatewayClient;
+  store: SqliteStore;
+  runId: number;
+  settings: ManifestSettings;
+  outputDir: string;
+  /** Every event any engine of the rig emitted, in order. */
+  events: EngineEvent[];
+  /** A new engine on the rig's store; `clock` replaces the simulator's (a mortal view of it). */
+  engine(options?: { clock?: Clock; postprocess?: PostProcess }): Engine;
+  /** The real post-processor with the manifest's checks, without thumbnails. */
+  postProcessor(): PostProcess;
+  /** The run's tasks as the store has them now. */
+  tasks(): Promise<TaskRow[]>;
+  /** Moves virtual time on to `until` (ms since the epoch), wake by wake. */
+  advanceTo(until: number): Promise<void>;
+  /** Moves virtual time on, wake by wake, until `done` holds; throws past `limitMs` of it. */
+  until(done: () => boolean | Promise<boolean>, limitMs?: number): Promise<void>;
+  /** Drives a run to its end and returns its result. */
+  finish(running: Promise<RunResult>): Promise<RunResult>;
+}
+
+/** The settings every rig manifest shares: its name, and an output folder in a temp dir. */
+function manifestText(body: string, outputDir: string): string {
+  return `version: 1
+name: engine
+output: { dir: ${JSON.stringify(outputDir)}, thumbnails: false }
+${body}`;
+}
+
+/**
+ * Runs `fn` with an engine rig for `manifest` (YAML without `version`, `name` and `output`)
+ * against an in-process simulator with `simOptions`; releases the store and simulator after.
+ */
+export async function withEngine<T>(
+  simOptions: SimOptionsInput,
+  manifest: string,
+  fn: (rig: EngineRig) => Promise<T>,
+): Promise<T> {
+  // Few distinct pictures: rendering them is not what these tests are about.
+  return withSimulator({ mediaVariants: 2, ...simOptions }, async ({ sim, client, clock }) => {
+    const dir = tempDir();
+    const file = path.join(dir, "manifest.yaml");
+    const text = manifestText(manifest, path.join(dir, "out"));
+    writeFileSync(file, text);
+    const checked = await checkManifestText(text, file, {}, clock.now());
+    const errors = checked.diagnostics.filter((d) => d.severity === "error");
+    const settings = checked.expanded.settings;
+    if (!checked.valid || settings === undefined)
+      throw new Error(`invalid test manifest: ${errors.map((d) => d.message).join("; ")}`);
+    const outputDir = outputDirOf(settings, checked.expanded.moment);
+    const store = openStore(path.join(dir, "state.db"));
+    try {
+      const runId = await store.createRun({
+        name: settings.name,
+        manifest_path: file,
+        manifest_text: text,
+        base_url: sim.url,
+        output_dir: outputDir,
+        started_at: clock.now(),
+      });
+      await store.recordTasks(runId, initialTasks(checked.jobs), clock.now());
+      const underWay = new Set<Promise<unknown>>();
+      const tracked = trackCalls(client, underWay);
+      const events: EngineEvent[] = [];
+      const quiet = () => waitQuiet(underWay);
+      const rig: EngineRig = {
+        sim,
+        clock,
+        client: tracked,
+        store,
+        runId,
+        settings,
+        outputDir,
+        events,
+        engine: (options = {}) =>
+          new Engine({
+            store,
+            client: tracked,
+            runId,
+            settings,
+            outputDir,
+            baseUrl: sim.url,
+            clock: options.clock ?? clock,
+            random: seededRandom("engine"),
+            templates: dependantTemplates(checked.jobs),
+            force: false,
+            maxDownloadBytes: 64 * 1024 * 1024,
+            emit: (event) => events.push(event),
+            ...(options.postprocess === undefined ? {} : { postprocess: options.postprocess }),
+          }),
+        postProcessor: () => {
+          const checksOf = new Map(checked.jobs.map(({ job }) => [job.spec.id, job.spec.checks]));
+          const processor = new PostProcessor({
+            outputDir,
+            thumbnails: false,
+            checksFor: (jobId) => ({ ...settings.checks, ...checksOf.get(jobId) }),
+          });
+          return {
+            process: (task, outputs) => track(underWay, processor.process(task, outputs)),
+            drain: () => processor.drain(),
+          };
+        },
+        tasks: () => store.tasksOf(runId),
+        advanceTo: async (until) => {
+          await quiet();
+          for (;;) {
+            const wake = clock.nextWake;
+            if (wake === undefined || wake > until) break;
+            clock.advance(Math.max(0, wake - clock.now()));
+            await quiet();
+          }
+          if (clock.now() < until) clock.advance(until - clock.now());
+          await quiet();
+        },
+        until: async (done, limitMs = LONG_ENOUGH_MS) => {
+          const deadline = clock.now() + limitMs;
+          for (;;) {
+            await quiet();
+            if (await done()) return;
+            const wake = clock.nextWake;
+            if (wake === undefined) throw new Error("nothing waits for time, and it never held");
+            if (wake > deadline) throw new Error(`it did not hold within ${limitMs} ms`);
+            clock.advance(Math.max(0, wake - clock.now()));
+          }
+        },
+        finish: async (running) => {
+          let outcome: { result: RunResult } | { error: unknown } | undefined;
+          running.then(
+            (result) => {
+              outcome = { result };
+            },
+            (error: unknown) => {
+              outcome = { error };
+            },
+          );
+          await rig.until(() => outcome !== undefined);
+          if (outcome !== undefined && "result" in outcome) return outcome.result;
+          throw (outcome as { error: unknown }).error;
+        },
+      };
+      return await fn(rig);
+    } finally {
+      await store.close();
+    }
+  });
+}
+
+/** The simulator's name for a task's request (its `submits.byRequest` key). */
+export function requestHash(task: Pick<TaskRow, "endpoint" | "request">): string {
+  return sha256(`${task.endpoint}\n${canonicalJson(JSON.parse(task.request))}`);
+}
+
+/** How many tasks are in each state. */
+export function stateCounts(tasks: readonly TaskRow[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const task of tasks) counts[task.state] = (counts[task.state] ?? 0) + 1;
+  return counts;
+}
+
+function track<T>(underWay: Set<Promise<unknown>>, work: Promise<T>): Promise<T> {
+  underWay.add(work);
+  const forget = () => underWay.delete(work);
+  work.then(forget, forget);
+  return work;
+}
+
+/** The client, each call it has under way kept in `underWay` until it settles. */
+function trackCalls(client: GatewayClient, underWay: Set<Promise<unknown>>): GatewayClient {
+  return new Proxy(client, {
+    get(target, property) {
+      // The client keeps private fields: its methods run on the client itself.
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      return (...args: unknown[]) => {
+        const result: unknown = value.apply(target, args);
+        return result instanceof Promise ? track(underWay, result) : result;
+      };
+    },
+  });
+}
+
+/** Waits until no gateway call or check is under way and the engine has reacted to the last. */
+async function waitQuiet(underWay: Set<Promise<unknown>>): Promise<void> {
+  for (;;) {
+    await settle();
+    if (underWay.size === 0) {
+      await settle();
+      if (underWay.size === 0) return;
+    }
+    await Promise.allSettled([...underWay]);
+  }
+}
