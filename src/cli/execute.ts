@@ -16,7 +16,7 @@ import {
   type CheckedManifest,
   checkManifestText,
   dependantTemplates,
-  initialTasks,
+  planRun,
 } from "../plan/index.js";
 import { describeHolder, runTickUnderLease, tryLease } from "../schedule/index.js";
 import { openStore, type RunRow, TickTrigger } from "../store/index.js";
@@ -207,7 +207,9 @@ async function executeChecked(
           started_at: now,
           tick: moment.tick,
         }));
-      await store.recordTasks(id, initialTasks(jobs), now);
+      // The plan is what runs: its tasks are recorded as `gwrun plan --json` prints them.
+      const plan = planRun(file, settings, jobs, { moment });
+      await store.recordTasks(id, plan.tasks, now);
       let interrupt = () => {};
       // `q` or Ctrl-C on the dashboard (which reads the keys) is the same stop as SIGINT.
       const reporter =

@@ -51,10 +51,14 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
 
   program
     .command("plan")
-    .description("show what a run would submit: tasks, outputs and estimated cost per job")
+    .description(
+      "show what a run would do against the state database: per job, tasks new, done, in flight, failed or expired, and the cost of what is new",
+    )
     .argument("<manifest>", "manifest file")
-    .option("--json", "print the plan as JSON")
-    .action(async (manifest: string, options: { json?: boolean }) => {
+    .option("--json", "print the plan as JSON: the tasks a run would record, each with its status")
+    .option("--db <file>", "state database (default: GWRUN_DB or data/gwrun.db); never created")
+    .option("--force", "as `run --force` would: tasks done count as new")
+    .action(async (manifest: string, options: { json?: boolean; db?: string; force?: boolean }) => {
       setExit(await planManifest(manifest, options));
     });
 

@@ -1,9 +1,24 @@
-import { checkManifestFile, describePipeline, type Plan, planRun } from "../plan/index.js";
+import { existsSync } from "node:fs";
+import {
+  checkManifestFile,
+  dependantTemplates,
+  describePipeline,
+  diffPlan,
+  type PlanDiff,
+  planRun,
+} from "../plan/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { err, out, printDiagnostics } from "./output.js";
+import { dbPath, withStore } from "./store.js";
 
-/** `gwrun plan <manifest>`: what a run would submit, per job, with outputs and estimated cost. */
-export async function planManifest(file: string, options: { json?: boolean }): Promise<ExitCode> {
+/**
+ * `gwrun plan <manifest>`: what a run would do, per job, against the state database — new
+ * (paid for), done, in flight, failed or expired — with the cost of only what is new.
+ */
+export async function planManifest(
+  file: string,
+  options: { json?: boolean; db?: string; force?: boolean },
+): Promise<ExitCode> {
   const checked = await checkManifestFile(file);
   printDiagnostics(checked.diagnostics, checked.source.text);
   if (!checked.valid || checked.expanded.settings === undefined) {
@@ -13,36 +28,69 @@ export async function planManifest(file: string, options: { json?: boolean }): P
   const plan = planRun(file, checked.expanded.settings, checked.jobs, {
     moment: checked.expanded.moment,
   });
-  if (options.json === true) out(JSON.stringify(plan, null, 2));
-  else printPlan(plan);
+  const diffOptions = {
+    now: Date.now(),
+    force: options.force === true,
+    templates: dependantTemplates(checked.jobs),
+  };
+  // Never creates a database: without one, everything is new.
+  const db = dbPath(options);
+  const exists = existsSync(db);
+  const diff = exists
+    ? await withStore(db, (store) => diffPlan(plan, store, diffOptions))
+    : await diffPlan(plan, undefined, diffOptions);
+  if (options.json === true) out(JSON.stringify(diff, null, 2));
+  else printPlan(diff, exists ? db : `${db} does not exist yet: every task is new`);
   return ExitCode.Ok;
 }
 
-function printPlan(plan: Plan): void {
+function printPlan(plan: PlanDiff, state: string): void {
   out(
     `plan: ${plan.name} (${plan.manifest}) against ${plan.gateway === "sim" ? "the built-in simulator" : plan.gateway}`,
   );
+  out(`  state: ${state}`);
   if (plan.schedule !== null) {
     out(
       `  schedule: "${plan.schedule.cron}" in ${plan.schedule.timezone}; this run is tick ${plan.schedule.label}`,
     );
   }
   out();
-  const rows = plan.groups.map((group) => [
-    group.job,
-    group.familyTitle,
-    group.models.length === 1 ? (group.models[0] as string) : `${group.models.length} models`,
-    group.from === null ? "" : `from ${group.from}`,
-    `${group.tasksExact ? "" : "≤"}${group.tasks}`,
-    `${group.outputs.exact ? "" : "≤"}${group.outputs.count} ${plural(group.outputs.kind, group.outputs.count)}`,
-    group.cost === null ? "unknown" : group.cost.toFixed(2),
-  ]);
-  const header = ["job", "family", "model", "input", "tasks", "outputs", "est. cost"];
+  const rows = plan.groups.map((group) => {
+    const bound = group.statusExact ? "" : "≤";
+    const { status } = group;
+    return [
+      group.job,
+      group.familyTitle,
+      group.models.length === 1 ? (group.models[0] as string) : `${group.models.length} models`,
+      group.from === null ? "" : `from ${group.from}`,
+      `${group.tasksExact ? "" : "≤"}${group.tasks}`,
+      `${group.outputs.exact ? "" : "≤"}${group.outputs.count} ${plural(group.outputs.kind, group.outputs.count)}`,
+      `${status.new === 0 ? "" : bound}${status.new}`,
+      `${status.done}`,
+      `${status.in_flight}`,
+      `${status.failed + status.expired === 0 ? "" : bound}${status.failed + status.expired}`,
+      group.newCost === null ? "unknown" : group.newCost.toFixed(2),
+    ];
+  });
+  const header = [
+    "job",
+    "family",
+    "model",
+    "input",
+    "tasks",
+    "outputs",
+    "new",
+    "done",
+    "in flight",
+    "failed/expired",
+    "cost of new",
+  ];
+  const numeric = new Set([4, 6, 7, 8, 9]);
   const widths = header.map((title, column) =>
     Math.max(title.length, ...rows.map((row) => (row[column] as string).length)),
   );
   const line = (cells: string[]) =>
-    `  ${cells.map((cell, column) => (column === 4 ? cell.padStart(widths[column] as number) : cell.padEnd(widths[column] as number))).join("  ")}`.trimEnd();
+    `  ${cells.map((cell, column) => (numeric.has(column) ? cell.padStart(widths[column] as number) : cell.padEnd(widths[column] as number))).join("  ")}`.trimEnd();
   out(line(header));
   for (const row of rows) out(line(row));
   out();
@@ -52,17 +100,26 @@ function printPlan(plan: Plan): void {
     out();
   }
   const { totals } = plan;
-  const unknownTasks = totals.tasksWithUnknownCost;
-  const known = totals.cost.toFixed(2);
-  const cost =
-    unknownTasks === 0
-      ? known
-      : unknownTasks === totals.tasks
-        ? "unknown (the spec states no price for these families)"
-        : `${known} + unknown for ${unknownTasks} ${unknownTasks === 1 ? "task" : "tasks"}`;
   out(
-    `  total: ${totals.tasksUpperBound ? "up to " : ""}${totals.tasks} tasks, ${totals.outputsUpperBound ? "up to " : ""}${totals.outputs} outputs, estimated cost ${cost}`,
+    `  total: ${totals.tasksUpperBound ? "up to " : ""}${totals.tasks} tasks, ${totals.outputsUpperBound ? "up to " : ""}${totals.outputs} outputs, estimated cost ${costText(totals.cost, totals.tasksWithUnknownCost, totals.tasks)}`,
   );
+  const { status } = totals;
+  const upTo = totals.statusUpperBound ? "up to " : "";
+  out(
+    `  of these: ${upTo}${status.new} new (cost ${costText(totals.newCost, totals.newWithUnknownCost, status.new, "unknown")}), ${status.done} done, ${status.in_flight} in flight, ${status.failed + status.expired} failed/expired`,
+  );
+}
+
+/** A sum of known prices, and what is unknown of it. */
+function costText(
+  known: number,
+  unknownTasks: number,
+  tasks: number,
+  allUnknown = "unknown (the spec states no price for these families)",
+): string {
+  if (unknownTasks === 0) return known.toFixed(2);
+  if (unknownTasks === tasks) return allUnknown;
+  return `${known.toFixed(2)} + unknown for ${unknownTasks} ${unknownTasks === 1 ? "task" : "tasks"}`;
 }
 
 function plural(kind: string, count: number): string {

@@ -1,5 +1,5 @@
 import { type TaskRow, TaskState } from "../store/index.js";
-import { publish, type RunContext } from "./context.js";
+import type { RunContext } from "./context.js";
 import type { PostProcess } from "./post-process.js";
 
 /**
@@ -21,9 +21,7 @@ export async function checkTask(
 ): Promise<Checked> {
   const { store, clock, settings } = context;
   const { verdicts, onFail } = await postprocess.process(task, await store.outputsOf(task.key));
-  const recorded = await store.recordChecks(task, verdicts, clock.now());
-  publish(context, recorded.events);
-  if (recorded.done) return { kind: "done" };
+  if (await context.writes.checks(task, verdicts)) return { kind: "done" };
   const problems = verdicts.flatMap((verdict) => verdict.problems);
   if (problems.length === 0) return { kind: "lost" };
   const reason = `check failed: ${problems.join("; ")}`;

@@ -1,9 +1,18 @@
 import type { Clock } from "../core/clock.js";
+import { CLAIM_OWNER } from "../core/process.js";
 import type { Random } from "../core/random.js";
 import type { CheckedJob } from "../families/index.js";
 import type { GatewayClient, RetryPolicy } from "../gateway/index.js";
 import type { ManifestSettings } from "../manifest/index.js";
-import type { Store, TaskEvent } from "../store/index.js";
+import type {
+  DownloadedFile,
+  OutputCheck,
+  Receipt,
+  Store,
+  TaskEvent,
+  TaskRow,
+} from "../store/index.js";
+import { batched } from "./batch.js";
 import type { Emit, RunEnd, StateCounts } from "./events.js";
 import { SubmitPace } from "./pace.js";
 import type { PostProcess } from "./post-process.js";
@@ -50,6 +59,19 @@ export interface RunContext extends EngineOptions {
   retry: RetryPolicy;
   /** The submit pace, starting at the rate learned by earlier runs. */
   pace: SubmitPace;
+  /** The store writes every task makes, gathered per turn of the event loop (published after commit). */
+  writes: TaskWrites;
+}
+
+/** Each answers for its own task: whether the store moved it (another process may have first). */
+export interface TaskWrites {
+  /** The claimed task, or undefined when another process took it. */
+  claim(task: TaskRow): Promise<TaskRow | undefined>;
+  receipt(receipt: Receipt): Promise<boolean>;
+  /** True when this was the task's last output (it is downloaded now). */
+  download(file: DownloadedFile): Promise<boolean>;
+  /** True when every check passed and the task is done. */
+  checks(task: TaskRow, checks: readonly OutputCheck[]): Promise<boolean>;
 }
 
 export async function openRunContext(
@@ -65,7 +87,36 @@ export async function openRunContext(
     signal,
     retry: { ...settings.retry },
     pace: new SubmitPace(clock, perSecond, learned ?? perSecond),
+    writes: taskWrites(options),
   };
+}
+
+function taskWrites({ store, clock, emit }: EngineOptions): TaskWrites {
+  const claim = batched(async (tasks: TaskRow[]) => {
+    const { claimed, events } = await store.claimForSubmit(tasks, CLAIM_OWNER, clock.now());
+    publish({ emit }, events);
+    const byKey = new Map(claimed.map((task) => [task.key, task]));
+    return tasks.map((task) => byKey.get(task.key));
+  });
+  const receipt = batched(async (receipts: Receipt[]) => {
+    const events = await store.recordReceipts(receipts, clock.now());
+    publish({ emit }, events);
+    const moved = new Set(events.map((event) => event.key));
+    return receipts.map((entry) => moved.has(entry.task.key));
+  });
+  const download = batched(async (files: DownloadedFile[]) => {
+    const { events, complete } = await store.recordDownloads(files, clock.now());
+    publish({ emit }, events);
+    // Only the file that completed its task says so.
+    const last = new Map(files.map((file, i) => [file.task.key, i]));
+    return files.map((file, i) => complete.has(file.task.key) && last.get(file.task.key) === i);
+  });
+  const checks = batched(async (checked: { task: TaskRow; checks: readonly OutputCheck[] }[]) => {
+    const { events, done } = await store.recordChecks(checked, clock.now());
+    publish({ emit }, events);
+    return checked.map((entry) => done.has(entry.task.key));
+  });
+  return { claim, receipt, download, checks: (task, list) => checks({ task, checks: list }) };
 }
 
 /** Publishes what a store transition reported, once it has committed. */

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { CheckedJob } from "../families/index.js";
-import { dependantTasks, standInsOf } from "../plan/index.js";
+import { dependantsOfOutputs, standInsOf } from "../plan/index.js";
 import type { RecordedDependant, TaskEvent, TaskRow } from "../store/index.js";
 import type { RunContext } from "./context.js";
 
@@ -16,27 +16,10 @@ export async function recordDependants(
 ): Promise<{ dependants: RecordedDependant[]; events: TaskEvent[] }> {
   const now = context.clock.now();
   const outputs = await context.store.outputsOf(upstream.key);
-  const tasks = outputs.flatMap((output) =>
-    dependantTasks(
-      templates,
-      {
-        key: upstream.key,
-        label: upstream.label,
-        outputIndex: output.idx,
-        outputs: outputs.length,
-      },
-      {
-        label: outputs.length > 1 ? `${upstream.label} (output ${output.idx + 1})` : upstream.label,
-        kind: output.content_type?.startsWith("text/") === true ? "text" : "media",
-        url:
-          output.url !== null && (output.expires_at ?? Number.POSITIVE_INFINITY) > now
-            ? output.url
-            : null,
-        dataUri: () => dataUriOf(output.path, output.content_type),
-        text: () => textOf(output.path),
-      },
-    ),
-  );
+  const tasks = dependantsOfOutputs(templates, upstream, outputs, now, {
+    dataUri: (output) => dataUriOf(output.path, output.content_type),
+    text: (output) => textOf(output.path),
+  });
   return context.store.recordDependants(context.runId, upstream, tasks, now);
 }
 

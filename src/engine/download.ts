@@ -2,7 +2,7 @@ import { ErrorCode } from "../core/errors.js";
 import { outputPath, partialDir } from "../core/output-files.js";
 import { GatewayError, outputLinks, withRetry } from "../gateway/index.js";
 import type { TaskRow } from "../store/index.js";
-import { publish, type RunContext } from "./context.js";
+import type { RunContext } from "./context.js";
 
 /**
  * Downloading a completed task's outputs: each pending output streams to a temporary file,
@@ -63,10 +63,8 @@ export async function downloadOutputs(
         return { complete: false, expired: { idx: output.idx, reason: error.message } };
       throw error;
     }
-    const downloaded = { task, idx: output.idx, ...file };
-    const recorded = await store.recordDownloads([downloaded], clock.now());
-    publish(context, recorded.events);
-    if (recorded.complete.has(task.key)) return { complete: true };
+    if (await context.writes.download({ task, idx: output.idx, ...file }))
+      return { complete: true };
   }
   return { complete: false };
 }

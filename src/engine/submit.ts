@@ -1,5 +1,4 @@
 import { coerceError, ErrorCode } from "../core/errors.js";
-import { CLAIM_OWNER } from "../core/process.js";
 import { GatewayError, isRetryable, mayHaveArrived } from "../gateway/index.js";
 import { type TaskRow, TaskState } from "../store/index.js";
 import { publish, type RunContext } from "./context.js";
@@ -42,10 +41,8 @@ export async function sendTask(
   const { store, clock, emit, signal } = context;
   await context.pace.acquire(signal).catch(() => undefined);
   const send = !signal.aborted && mayStillSend();
-  const claimed = send ? await store.claimForSubmit(task, CLAIM_OWNER, clock.now()) : undefined;
-  if (claimed === undefined) return { kind: "not-sent", unknownSubmits: 0 };
-  publish(context, claimed.events);
-  const sent = claimed.task;
+  const sent = send ? await context.writes.claim(task) : undefined;
+  if (sent === undefined) return { kind: "not-sent", unknownSubmits: 0 };
   const outcome = await submitTask(sent, context, (chars) =>
     emit({ type: "text:progress", key: sent.key, label: sent.label, chars }),
   );
@@ -56,12 +53,10 @@ export async function sendTask(
       const nextPollAt = now + context.settings.poll.firstAfterMs;
       const { taskId, status } = outcome;
       // The commit point: from here the task is polled, never submitted again.
-      const events = await store.recordReceipts(
-        [{ task: sent, taskId, status, nextPollAt, unknownSubmits }],
-        now,
-      );
-      publish(context, events);
-      if (events.length === 0) return { kind: "lost", unknownSubmits };
+      if (
+        !(await context.writes.receipt({ task: sent, taskId, status, nextPollAt, unknownSubmits }))
+      )
+        return { kind: "lost", unknownSubmits };
       return {
         kind: "polling",
         task: { ...sent, state: status, task_id: taskId },

@@ -1,12 +1,25 @@
-/** Planning: a manifest checked end to end, task identity, the tasks a run records, and the plan as plain data. */
+/**
+ * Planning: a manifest checked end to end, task identity, the tasks a run records, the plan as
+ * plain data, and the plan against the store (what a run would do with each task).
+ */
 export { bindInputs, type UpstreamOutput } from "./bind-inputs.js";
 export { type CheckedManifest, checkManifestFile, checkManifestText } from "./check-manifest.js";
+export {
+  type DiffOptions,
+  diffPlan,
+  type GroupDiff,
+  type PlanDiff,
+  type PlannedTask,
+  type PlanStore,
+} from "./diff.js";
 export { type TaskIdentity, taskKey } from "./identity.js";
 export { describePipeline, type PipelineStep } from "./pipelines.js";
 export { factsOf, type Placement, type PlacementFacts, placementOf } from "./placement.js";
-export { type Plan, type PlanGroup, type PlannedTask, planRun } from "./plan.js";
+export { type Plan, type PlanGroup, planRun } from "./plan.js";
+export { type StatusCounts, TaskStatus } from "./status.js";
 export {
   type DependantTask,
+  dependantsOfOutputs,
   dependantTasks,
   dependantTemplates,
   initialTasks,

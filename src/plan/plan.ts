@@ -1,9 +1,13 @@
 import type { CheckedJob } from "../families/index.js";
 import type { ManifestSettings, RunMoment } from "../manifest/index.js";
-import { taskKey } from "./identity.js";
+import type { NewTask } from "../store/index.js";
 import { type PipelineStep, pipelinesOf } from "./pipelines.js";
+import { initialTasks, laneOf } from "./tasks.js";
 
-/** A plan is plain data: what a run would submit, grouped by job id. `gwrun plan --json` prints it. */
+/**
+ * A plan is plain data: what a run would submit, grouped by job id, and the tasks it records.
+ * `gwrun run` records `tasks`; `diffPlan` compares it with the store for `gwrun plan`.
+ */
 export interface Plan {
   version: 1;
   manifest: string;
@@ -26,8 +30,11 @@ export interface Plan {
   };
   /** Chains of `from:` jobs, first step first, with the tasks each step creates. */
   pipelines: PipelineStep[][];
-  /** Tasks whose request is known now (not those created from upstream outputs). */
-  tasks: PlannedTask[];
+  /**
+   * The tasks a run records at its start, exactly as it records them: those whose request is
+   * known now (`from:` jobs make theirs from upstream outputs, as they arrive).
+   */
+  tasks: NewTask[];
 }
 
 export interface PlanGroup {
@@ -50,18 +57,9 @@ export interface PlanGroup {
   cost: number | null;
 }
 
-export interface PlannedTask {
-  key: string;
-  job: string;
-  expansion: number;
-  repeatIndex: number;
-  endpoint: string;
-  state: "new";
-}
-
 /**
- * Builds the plan of a validated manifest: tasks, expected outputs and estimated cost per job.
- * With `keys: false` the task list stays empty (counting needs no hashing).
+ * Builds the plan of a validated manifest: the tasks a run records, and expected outputs and
+ * estimated cost per job. With `keys: false` the task list stays empty (counting needs no hashing).
  */
 export function planRun(
   manifestFile: string,
@@ -69,9 +67,7 @@ export function planRun(
   jobs: readonly CheckedJob[],
   options: { keys?: boolean; moment?: RunMoment } = {},
 ): Plan {
-  const withKeys = options.keys !== false;
   const groups = new Map<string, PlanGroup>();
-  const tasks: PlannedTask[] = [];
   for (const checked of jobs) {
     const { job, family, endpoint, body } = checked;
     const { spec } = job;
@@ -107,18 +103,6 @@ export function planRun(
     group.outputs.count += (expected?.count ?? 1) * spec.repeat;
     if (expected !== undefined && !expected.exact) group.outputs.exact = false;
     group.cost = group.cost === null || price === null ? null : group.cost + price * spec.repeat;
-    if (withKeys && spec.from === undefined) {
-      for (let repeatIndex = 0; repeatIndex < spec.repeat; repeatIndex++) {
-        tasks.push({
-          key: taskKey({ endpoint, body, repeatIndex, tick: job.tick }),
-          job: spec.id,
-          expansion: job.expansion,
-          repeatIndex,
-          endpoint,
-          state: "new",
-        });
-      }
-    }
   }
   scaleDependants(groups);
   const list = [...groups.values()];
@@ -151,7 +135,7 @@ export function planRun(
     groups: list,
     totals,
     pipelines: pipelinesOf(list),
-    tasks,
+    tasks: options.keys === false ? [] : initialTasks(jobs),
   };
 }
 
@@ -179,12 +163,6 @@ function scaleDependants(groups: Map<string, PlanGroup>): void {
     done.add(group.job);
   };
   for (const group of groups.values()) visit(group, 0);
-}
-
-function laneOf(endpoint: string): string {
-  if (endpoint.includes("/videos/")) return "video";
-  if (endpoint.includes("/images/")) return "image";
-  return "text";
 }
 
 function round(value: number): number {

@@ -1,6 +1,6 @@
 import { canonicalJson, sha256 } from "../core/hash.js";
 import type { CheckedJob } from "../families/index.js";
-import type { NewTask } from "../store/index.js";
+import type { NewTask, OutputRow } from "../store/index.js";
 import { bindInputs, type UpstreamOutput } from "./bind-inputs.js";
 import { taskKey } from "./identity.js";
 
@@ -110,6 +110,40 @@ export function dependantTasks(
       problem,
     }));
   });
+}
+
+/**
+ * The dependant tasks of an upstream task's recorded outputs: each output bound as the input
+ * (its link while it has not expired at `now`, else what `read` gives of its file).
+ */
+export function dependantsOfOutputs(
+  templates: readonly CheckedJob[],
+  upstream: { key: string; label: string },
+  outputs: readonly OutputRow[],
+  now: number,
+  read: { dataUri(output: OutputRow): string; text(output: OutputRow): string },
+): DependantTask[] {
+  return outputs.flatMap((output) =>
+    dependantTasks(
+      templates,
+      {
+        key: upstream.key,
+        label: upstream.label,
+        outputIndex: output.idx,
+        outputs: outputs.length,
+      },
+      {
+        label: outputs.length > 1 ? `${upstream.label} (output ${output.idx + 1})` : upstream.label,
+        kind: output.content_type?.startsWith("text/") === true ? "text" : "media",
+        url:
+          output.url !== null && (output.expires_at ?? Number.POSITIVE_INFINITY) > now
+            ? output.url
+            : null,
+        dataUri: () => read.dataUri(output),
+        text: () => read.text(output),
+      },
+    ),
+  );
 }
 
 /**

@@ -116,12 +116,15 @@ export interface TaskTransitions {
    * are. Returns the keys that were new.
    */
   recordTasks(runId: number, tasks: readonly NewTask[], now: number): Promise<Set<string>>;
-  /** pending → submitting, claimed by `owner`, one attempt more; undefined if taken. */
+  /**
+   * pending → submitting, claimed by `owner`, one attempt more; `claimed` leaves out the tasks
+   * another process took first.
+   */
   claimForSubmit(
-    task: TaskRow,
+    tasks: readonly TaskRow[],
     owner: string,
     now: number,
-  ): Promise<{ task: TaskRow; events: TaskEvent[] } | undefined>;
+  ): Promise<{ claimed: TaskRow[]; events: TaskEvent[] }>;
   /** submitting → submitted | processing with the task id: from here it is polled, never resent. */
   recordReceipts(receipts: readonly Receipt[], now: number): Promise<TaskEvent[]>;
   /**
@@ -159,12 +162,11 @@ export interface TaskTransitions {
     files: readonly Omit<DownloadedFile, "task" | "idx">[],
     now: number,
   ): Promise<{ moved: boolean; events: TaskEvent[] }>;
-  /** Keeps each output's checks; when every check passed, downloaded → done. */
+  /** Keeps each output's checks; a task whose every check passed moves downloaded → done. */
   recordChecks(
-    task: TaskRow,
-    checks: readonly OutputCheck[],
+    checked: readonly { task: TaskRow; checks: readonly OutputCheck[] }[],
     now: number,
-  ): Promise<{ done: boolean; events: TaskEvent[] }>;
+  ): Promise<{ done: Set<string>; events: TaskEvent[] }>;
   /** downloaded → done (a task without checks). */
   markDone(task: TaskRow, now: number): Promise<TaskEvent[]>;
   /** Back to pending for a new task: its task id, cost, progress and outputs forgotten. */

@@ -3,9 +3,12 @@ import type { Reporter } from "./reporter.js";
 
 /**
  * `--json`: every event as one versioned NDJSON line (see event-schema.ts) on stdout. Lines
- * are gathered and written once per turn of the event loop: a pipe write is a system call, and
- * a busy run emits thousands of events a second.
+ * are gathered and written every `FLUSH_MS` at most: a pipe write is a system call, and a busy
+ * run emits thousands of events a second.
  */
+/** How long an event line may wait for others to share its write, ms. */
+const FLUSH_MS = 20;
+
 export function jsonReporter(options: {
   write: (text: string) => void;
   now: () => number;
@@ -21,7 +24,7 @@ export function jsonReporter(options: {
   };
   return {
     emit: (event) => {
-      if (pending.length === 0) setImmediate(flush);
+      if (pending.length === 0) setTimeout(flush, FLUSH_MS);
       pending.push(`${eventLine(event, options.now())}\n`);
     },
     notice: (message) => {

@@ -1,13 +1,24 @@
-import { describe, expect, it } from "vitest";
-import { gwrun } from "../helpers/cli.js";
+import { existsSync, rmSync } from "node:fs";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { type NewTask, openStore } from "../../src/store/index.js";
+import { type CliResult, gwrun, gwrunAsync, ROOT } from "../helpers/cli.js";
+import { tempDir } from "../helpers/manifest.js";
+
+/** A state database that does not exist: every task is new. */
+function noState(): string[] {
+  return ["--db", path.join(tempDir(), "none.db")];
+}
 
 describe("gwrun plan", () => {
   it("prints tasks, outputs and estimated cost per job", () => {
-    const result = gwrun(["plan", "manifests/campaign.yaml"]);
+    const result = gwrun(["plan", "manifests/campaign.yaml", ...noState()]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/hero\s+image family A\s+acme-image-2\s+2\s+2 images\s+unknown/);
     expect(result.stdout).toMatch(
-      /styles\s+image family B\s+acme2\.7-image\s+4\s+4 images\s+0\.80/,
+      /hero\s+image family A\s+acme-image-2\s+2\s+2 images\s+2\s+0\s+0\s+0\s+unknown/,
+    );
+    expect(result.stdout).toMatch(
+      /styles\s+image family B\s+acme2\.7-image\s+4\s+4 images\s+4\s+0\s+0\s+0\s+0\.80/,
     );
     expect(result.stdout).toMatch(
       /teaser\s+video family 1\s+acme-video-2\.3-Fast\s+from hero\s+2\s+2 videos/,
@@ -16,12 +27,14 @@ describe("gwrun plan", () => {
   });
 
   it("shows the chain of the pipeline manifest and what each step creates, as text and JSON", () => {
-    const text = gwrun(["plan", "manifests/pipeline.yaml"]);
+    const text = gwrun(["plan", "manifests/pipeline.yaml", ...noState()]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(
       "captions (1 task) → images (1 per output of captions: 3 tasks) → clips (1 per output of images: 3 tasks)",
     );
-    const json = JSON.parse(gwrun(["plan", "manifests/pipeline.yaml", "--json"]).stdout);
+    const json = JSON.parse(
+      gwrun(["plan", "manifests/pipeline.yaml", "--json", ...noState()]).stdout,
+    );
     expect(
       json.pipelines[0].map((step: { job: string; tasks: number }) => [step.job, step.tasks]),
     ).toEqual([
@@ -32,7 +45,7 @@ describe("gwrun plan", () => {
   });
 
   it("prints the same plan as JSON with --json", () => {
-    const result = gwrun(["plan", "manifests/campaign.yaml", "--json"]);
+    const result = gwrun(["plan", "manifests/campaign.yaml", "--json", ...noState()]);
     expect(result.code).toBe(0);
     const plan = JSON.parse(result.stdout);
     expect(plan.version).toBe(1);
@@ -48,9 +61,139 @@ describe("gwrun plan", () => {
     expect(plan.tasks.every((task: { key: string }) => /^[0-9a-f]{64}$/.test(task.key))).toBe(true);
   });
 
+  it("never creates the state database it compares with", () => {
+    const [, db] = noState();
+    expect(gwrun(["plan", "manifests/campaign.yaml", "--db", db as string]).code).toBe(0);
+    expect(existsSync(db as string)).toBe(false);
+  });
+
   it("refuses an invalid manifest with exit code 2", () => {
     const result = gwrun(["plan", "test/fixtures/bad-manifests/quoted-number.yaml"]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
+  });
+});
+
+/** One row of the printed table: new, done, in flight, failed/expired and the cost of new. */
+function rowOf(stdout: string, job: string): string[] {
+  const line = stdout.split("\n").find((candidate) => candidate.trimStart().startsWith(`${job} `));
+  if (line === undefined) throw new Error(`no row for ${job} in\n${stdout}`);
+  return line
+    .trim()
+    .split(/\s{2,}/)
+    .slice(-5);
+}
+
+describe("gwrun plan against the state a run left", () => {
+  // The demo manifest, run offline against the built-in simulator; its outputs land in `dir`.
+  const dir = tempDir();
+  const db = path.join(dir, "gwrun.db");
+  const manifest = path.join(ROOT, "manifests/campaign.yaml");
+  const env = { GWRUN_SIM_TIME_SCALE: "600" };
+  const jobs = ["hero", "styles", "glaze", "lifestyle", "teaser", "captions"];
+  const plan = async (...args: string[]): Promise<CliResult> => {
+    const result = await gwrunAsync(["plan", manifest, "--db", db, ...args], { cwd: dir, env })
+      .done;
+    expect(result.code, result.stderr).toBe(0);
+    return result;
+  };
+  let before: CliResult;
+
+  beforeAll(async () => {
+    before = await plan();
+    const run = await gwrunAsync(["run", manifest, "--db", db, "--quiet"], { cwd: dir, env }).done;
+    expect(run.code, run.stderr).toBe(0);
+  }, 60_000);
+
+  it("lists every task as new with its cost before a run, and creates no database", () => {
+    expect(before.stdout).toContain(`state: ${db} does not exist yet: every task is new`);
+    expect(rowOf(before.stdout, "hero")).toEqual(["2", "0", "0", "0", "unknown"]);
+    expect(rowOf(before.stdout, "styles")).toEqual(["4", "0", "0", "0", "0.80"]);
+    expect(rowOf(before.stdout, "glaze")).toEqual(["1", "0", "0", "0", "0.50"]);
+    expect(rowOf(before.stdout, "teaser")).toEqual(["2", "0", "0", "0", "unknown"]);
+    expect(before.stdout).toContain(
+      "of these: 11 new (cost 1.30 + unknown for 6 tasks), 0 done, 0 in flight, 0 failed/expired",
+    );
+  });
+
+  it("lists every task done and nothing to pay after the run", async () => {
+    const after = await plan();
+    for (const job of jobs) {
+      const [added, done, inFlight, failed, cost] = rowOf(after.stdout, job);
+      expect([added, inFlight, failed, cost], job).toEqual(["0", "0", "0", "0.00"]);
+      expect(Number(done), job).toBeGreaterThan(0);
+    }
+    expect(after.stdout).toContain(
+      "of these: 0 new (cost 0.00), 11 done, 0 in flight, 0 failed/expired",
+    );
+  });
+
+  it("prints with --json exactly the rows the run recorded, each with its status", async () => {
+    const printed = JSON.parse((await plan("--json")).stdout) as {
+      tasks: (NewTask & { status: string })[];
+    };
+    const store = openStore(db);
+    try {
+      const run = await store.latestRun();
+      const recorded = (await store.tasksOf(run?.id ?? 0)).filter(
+        (task) => task.upstream_key === null,
+      );
+      expect(printed.tasks).toEqual(
+        recorded.map((task) => ({
+          key: task.key,
+          jobId: task.job_id,
+          label: task.label,
+          family: task.family,
+          lane: task.lane,
+          endpoint: task.endpoint,
+          request: task.request,
+          upstreamKey: null,
+          estimatedCost: task.estimated_cost,
+          status: "done",
+        })),
+      );
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("shows a task whose file is gone in flight while its links work, and new once they are dead", async () => {
+    const store = openStore(db);
+    let file: string | null | undefined;
+    try {
+      const hero = (await store.tasksOf((await store.latestRun())?.id ?? 0)).find(
+        (task) => task.label === "hero-r1",
+      );
+      file = (await store.outputsOf(hero?.key ?? ""))[0]?.path;
+    } finally {
+      await store.close();
+    }
+    if (file === null || file === undefined) throw new Error("hero-r1 has no file");
+    rmSync(file);
+    // The simulator's links live 24 h: the run would download it again, paying nothing.
+    const live = await plan();
+    expect(rowOf(live.stdout, "hero")).toEqual(["0", "1", "1", "0", "0.00"]);
+    expect(live.stdout).toContain(
+      "of these: 0 new (cost 0.00), 10 done, 1 in flight, 0 failed/expired",
+    );
+    const expire = openStore(db);
+    try {
+      expire.db.prepare("UPDATE outputs SET expires_at = 1 WHERE path = ?").run(file);
+    } finally {
+      await expire.close();
+    }
+    // Links dead: the run would make it again, and only it.
+    const dead = await plan();
+    expect(rowOf(dead.stdout, "hero")).toEqual(["1", "1", "0", "0", "unknown"]);
+    expect(dead.stdout).toContain(
+      "of these: 1 new (cost unknown), 10 done, 0 in flight, 0 failed/expired",
+    );
+    const printed = JSON.parse((await plan("--json")).stdout) as {
+      tasks: { label: string; status: string }[];
+    };
+    expect(
+      printed.tasks.filter((task) => task.status !== "done").map((task) => task.label),
+    ).toEqual(["hero-r1"]);
+    expect(printed.tasks.find((task) => task.label === "hero-r1")?.status).toBe("new");
   });
 });

@@ -3,6 +3,7 @@ import { CLAIM_OWNER } from "../../src/core/process.js";
 import { outputLinks } from "../../src/gateway/index.js";
 import type { TaskRow } from "../../src/store/index.js";
 import { type EngineRig, requestHash, withEngine } from "../helpers/engine.js";
+import { claimOne } from "../helpers/store.js";
 
 /**
  * The engine in virtual time against the in-process simulator: what happens between a task
@@ -31,7 +32,7 @@ jobs:
 async function recordCompleted(rig: EngineRig, tasks: [TaskRow, number][]): Promise<void> {
   const { store, client, clock } = rig;
   for (const [task] of tasks) {
-    const claimed = await store.claimForSubmit(task, CLAIM_OWNER, clock.now());
+    const claimed = await claimOne(store, task, CLAIM_OWNER, clock.now());
     if (claimed === undefined) throw new Error(`${task.label} could not be claimed`);
     const receipt = await client.submit(task.endpoint, JSON.parse(task.request));
     const status = receipt.status === "processing" ? "processing" : "submitted";

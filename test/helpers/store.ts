@@ -1,5 +1,12 @@
 import path from "node:path";
-import { type NewTask, openStore, type SqliteStore } from "../../src/store/index.js";
+import {
+  type NewTask,
+  openStore,
+  type SqliteStore,
+  type Store,
+  type TaskEvent,
+  type TaskRow,
+} from "../../src/store/index.js";
 import { tempDir } from "./manifest.js";
 
 /** A fresh state database in a temp folder with one run recorded in it. */
@@ -29,4 +36,16 @@ export function imageTask(key: string): NewTask {
     upstreamKey: null,
     estimatedCost: null,
   };
+}
+
+/** Claims one task for submitting, as the engine does; undefined when it is not pending. */
+export async function claimOne(
+  store: Store,
+  task: TaskRow,
+  owner: string,
+  now: number,
+): Promise<{ task: TaskRow; events: TaskEvent[] } | undefined> {
+  const { claimed, events } = await store.claimForSubmit([task], owner, now);
+  const [first] = claimed;
+  return first === undefined ? undefined : { task: first, events };
 }

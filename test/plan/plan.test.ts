@@ -54,7 +54,7 @@ jobs:
     const variant = plan.groups.find((group) => group.job === "variant");
     expect(variant).toMatchObject({ from: "hero", tasks: 12, outputs: { count: 12 }, cost: 2.4 });
     // Their requests depend on upstream outputs, so only the upstream's tasks are keyed now.
-    expect(plan.tasks.map((task) => task.job)).toEqual(["hero", "hero"]);
+    expect(plan.tasks.map((task) => task.jobId)).toEqual(["hero", "hero"]);
   });
 
   it("shows each chain of from: jobs with the tasks every step creates", async () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { pruneRuns } from "../../src/schedule/index.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { tempDir } from "../helpers/manifest.js";
-import { imageTask } from "../helpers/store.js";
+import { claimOne, imageTask } from "../helpers/store.js";
 
 /** Records a scheduled run with one job whose output is `file` (written to disk). */
 async function recordRun(
@@ -26,7 +26,7 @@ async function recordRun(
   await store.recordTasks(id, [{ ...imageTask(key), jobId: "cover", label: "cover" }], tick);
   const pending = await store.task(key);
   if (pending === undefined) throw new Error(`no task ${key}`);
-  const claim = await store.claimForSubmit(pending, "me", tick);
+  const claim = await claimOne(store, pending, "me", tick);
   if (claim === undefined) throw new Error(`could not claim ${key}`);
   await store.recordReceipts(
     [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { NewTask, SqliteStore, TaskRow } from "../../src/store/index.js";
-import { openTestStore } from "../helpers/store.js";
+import { claimOne, openTestStore } from "../helpers/store.js";
 
 function task(key: string, upstreamKey: string | null, placeholder = false): NewTask {
   return {
@@ -68,7 +68,7 @@ describe("dependant bookkeeping in the store", () => {
       ],
       1,
     );
-    await store.claimForSubmit(await row(store, "b"), "me", 2);
+    await claimOne(store, await row(store, "b"), "me", 2);
     const fresh = '{"url":"new"}';
     const dependants = (keys: string[]) =>
       keys.map((key) => ({
@@ -117,7 +117,7 @@ describe("dependant bookkeeping in the store", () => {
     };
     const files = [{ path: "/out/t.txt", bytes: 5, sha256: "abc", contentType: "text/plain" }];
     const answerOnce = async (text: string, streamed: number, now: number) => {
-      const claim = await store.claimForSubmit(await row(store, "t"), "me", now);
+      const claim = await claimOne(store, await row(store, "t"), "me", now);
       if (claim === undefined) throw new Error("not claimed");
       return store.recordTextAnswer(claim.task, { ...answer, text, streamed }, files, now);
     };

@@ -12,7 +12,7 @@ import {
 import { canMove } from "../../src/store/states.js";
 import { ROOT } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
-import { imageTask, openTestStore } from "../helpers/store.js";
+import { claimOne, imageTask, openTestStore } from "../helpers/store.js";
 
 function exitCode(args: string[]): Promise<number | null> {
   return new Promise((resolve) => {
@@ -38,7 +38,7 @@ async function row(store: SqliteStore, key = "k1"): Promise<TaskRow> {
 
 /** Claims and submits `key`: the gateway answered with task id `task-<key>`. */
 async function submitted(store: SqliteStore, key = "k1", now = 2): Promise<TaskRow> {
-  const claim = await store.claimForSubmit(await row(store, key), "me", now);
+  const claim = await claimOne(store, await row(store, key), "me", now);
   if (claim === undefined) throw new Error(`could not claim ${key}`);
   await store.recordReceipts(
     [
@@ -129,7 +129,7 @@ describe("store", () => {
       reason: "gateway said no",
     });
     // And it can be sent like any pending task.
-    expect(await store.claimForSubmit(await row(store, "stopped"), "me", 2)).toBeDefined();
+    expect(await claimOne(store, await row(store, "stopped"), "me", 2)).toBeDefined();
     await store.close();
   });
 
@@ -149,11 +149,11 @@ describe("store", () => {
   it("moves a job only from the state it is in (compare-and-set), and logs the move", async () => {
     const { store } = await openWithTask();
     const pending = await row(store);
-    const claim = await store.claimForSubmit(pending, "me", 2);
+    const claim = await claimOne(store, pending, "me", 2);
     expect(claim?.task).toMatchObject({ state: "submitting", claimed_by: "me", attempts: 1 });
     expect(claim?.events).toEqual([{ type: "task:submitting", key: "k1", job: "a", label: "a" }]);
     // A second claim loses: the job is no longer pending.
-    expect(await store.claimForSubmit(pending, "other", 3)).toBeUndefined();
+    expect(await claimOne(store, pending, "other", 3)).toBeUndefined();
     expect(await store.task("k1")).toMatchObject({ claimed_by: "me", attempts: 1 });
     const events = store.db.prepare("SELECT type FROM events WHERE job_key = 'k1'").all();
     expect(events).toEqual([{ type: "job:submitting" }]);
@@ -181,7 +181,7 @@ describe("store", () => {
 
   it("keeps a known job's state when a later run records it again", async () => {
     const { store } = await openWithTask();
-    await store.claimForSubmit(await row(store), "me", 2);
+    await claimOne(store, await row(store), "me", 2);
     const second = await store.createRun({
       name: "t",
       manifest_path: "/m.yaml",
@@ -237,7 +237,7 @@ describe("store transitions", () => {
     // Not claimed: nothing recorded.
     expect(await store.recordReceipts([receipt(pending, "t-1")], 2)).toEqual([]);
     expect(await store.task("k1")).toMatchObject({ state: "pending", task_id: null });
-    const claim = await store.claimForSubmit(pending, "me", 3);
+    const claim = await claimOne(store, pending, "me", 3);
     if (claim === undefined) throw new Error("not claimed");
     expect(await store.recordReceipts([receipt(claim.task, "t-2")], 4)).toEqual([
       { type: "task:submitted", key: "k1", job: "a", label: "a", taskId: "t-2" },

@@ -42,7 +42,7 @@ export function openStore(file: string): SqliteStore {
     textAnswer: async (key) => tasks.textAnswer(s, key),
 
     recordTasks: async (runId, list, now) => tasks.recordTasks(s, runId, list, now),
-    claimForSubmit: async (task, owner, now) => transitions.claimForSubmit(s, task, owner, now),
+    claimForSubmit: async (list, owner, now) => transitions.claimForSubmit(s, list, owner, now),
     recordReceipts: async (receipts, now) => transitions.recordReceipts(s, receipts, now),
     releaseClaim: async (task, release, now) => transitions.releaseClaim(s, task, release, now),
     recordPollRound: async (round, now) => transitions.recordPollRound(s, round, now),
@@ -50,7 +50,7 @@ export function openStore(file: string): SqliteStore {
     recordDownloads: async (files, now) => outputs.recordDownloads(s, files, now),
     recordTextAnswer: async (task, answer, files, now) =>
       outputs.recordTextAnswer(s, task, answer, files, now),
-    recordChecks: async (task, checks, now) => outputs.recordChecks(s, task, checks, now),
+    recordChecks: async (checked, now) => outputs.recordChecks(s, checked, now),
     markDone: async (task, now) => outputs.markDone(s, task, now),
     requeue: async (task, from, reason, now) => transitions.requeue(s, task, from, reason, now),
     redownload: async (task, now) => transitions.redownload(s, task, now),

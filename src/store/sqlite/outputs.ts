@@ -99,38 +99,48 @@ export function recordTextAnswer(
 
 export function recordChecks(
   s: SqliteDb,
-  task: TaskRow,
-  checks: readonly OutputCheck[],
+  checked: readonly { task: TaskRow; checks: readonly OutputCheck[] }[],
   now: number,
-): { done: boolean; events: TaskEvent[] } {
+): { done: Set<string>; events: TaskEvent[] } {
+  const done = new Set<string>();
+  const events: TaskEvent[] = [];
+  s.transaction(() => {
+    for (const { task, checks } of checked) {
+      events.push(...keepChecks(s, task, checks));
+      if (checks.some((check) => !check.ok)) continue;
+      const moved = markDone(s, task, now);
+      events.push(...moved);
+      if (moved.length > 0) done.add(task.key);
+    }
+  });
+  return { done, events };
+}
+
+function keepChecks(s: SqliteDb, task: TaskRow, checks: readonly OutputCheck[]): TaskEvent[] {
   const keep = s.sql(
     "UPDATE outputs SET check_state = ?, checks = ?, thumbnail = ?, poster = ? WHERE job_key = ? AND idx = ?",
   );
-  return s.transaction(() => {
-    const events: TaskEvent[] = [];
-    for (const check of checks) {
-      keep.run(
-        check.ok ? "ok" : "failed",
-        JSON.stringify({ problems: check.problems, ...check.details }),
-        check.thumbnail,
-        check.poster,
-        task.key,
-        check.index,
-      );
-      events.push({
-        type: "output:checked",
-        key: task.key,
-        label: task.label,
-        index: check.index,
-        ok: check.ok,
-        problems: check.problems,
-        thumbnail: check.thumbnail,
-      });
-    }
-    if (checks.some((check) => !check.ok)) return { done: false, events };
-    const done = markDone(s, task, now);
-    return { done: done.length > 0, events: [...events, ...done] };
-  });
+  const events: TaskEvent[] = [];
+  for (const check of checks) {
+    keep.run(
+      check.ok ? "ok" : "failed",
+      JSON.stringify({ problems: check.problems, ...check.details }),
+      check.thumbnail,
+      check.poster,
+      task.key,
+      check.index,
+    );
+    events.push({
+      type: "output:checked",
+      key: task.key,
+      label: task.label,
+      index: check.index,
+      ok: check.ok,
+      problems: check.problems,
+      thumbnail: check.thumbnail,
+    });
+  }
+  return events;
 }
 
 export function markDone(s: SqliteDb, task: TaskRow, now: number): TaskEvent[] {

@@ -11,17 +11,21 @@ const { Pending, Submitting, Processing, Completed, Downloaded, Done } = TaskSta
 
 export function claimForSubmit(
   s: SqliteDb,
-  task: TaskRow,
+  tasks: readonly TaskRow[],
   owner: string,
   now: number,
-): { task: TaskRow; events: TaskEvent[] } | undefined {
-  const attempts = task.attempts + 1;
-  if (!move(s, task.key, [Pending], Submitting, { claimed_by: owner, attempts }, now))
-    return undefined;
-  return {
-    task: { ...task, state: Submitting, claimed_by: owner, attempts },
-    events: [{ type: "task:submitting", ...named(task) }],
-  };
+): { claimed: TaskRow[]; events: TaskEvent[] } {
+  const claimed: TaskRow[] = [];
+  const events: TaskEvent[] = [];
+  s.transaction(() => {
+    for (const task of tasks) {
+      const attempts = task.attempts + 1;
+      if (!move(s, task.key, [Pending], Submitting, { claimed_by: owner, attempts }, now)) continue;
+      claimed.push({ ...task, state: Submitting, claimed_by: owner, attempts });
+      events.push({ type: "task:submitting", ...named(task) });
+    }
+  });
+  return { claimed, events };
 }
 
 export function recordReceipts(
