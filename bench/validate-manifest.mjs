@@ -3,7 +3,7 @@
 // file to the result, and the process's peak memory.
 // Usage: node bench/validate-manifest.mjs <manifest> <label> [--plan]
 import { performance } from "node:perf_hooks";
-import { checkManifestFile } from "../dist/plan/check-manifest.js";
+import { checkManifestFile } from "../dist/families/check-manifest.js";
 import { planRun } from "../dist/plan/plan.js";
 
 const [file, label, mode] = process.argv.slice(2);

@@ -3,6 +3,7 @@ import { systemClock } from "../core/clock.js";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { seededRandom } from "../core/random.js";
 import { Engine, type RunEnd } from "../engine/index.js";
+import { type CheckedManifest, checkManifestText } from "../families/index.js";
 import { GatewayClient } from "../gateway/index.js";
 import {
   formatDiagnostic,
@@ -12,12 +13,7 @@ import {
   type Schedule,
   tickLabel,
 } from "../manifest/index.js";
-import {
-  type CheckedManifest,
-  checkManifestText,
-  dependantTemplates,
-  planRun,
-} from "../plan/index.js";
+import { dependantTemplates, planRun } from "../plan/index.js";
 import { describeHolder, runTickUnderLease, tryLease } from "../schedule/index.js";
 import { openStore, type RunRow, TickTrigger } from "../store/index.js";
 import { openLogReporter, openReporter, STATUS_BY_END } from "../ui/index.js";

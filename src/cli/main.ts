@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
-import { GwError } from "../core/errors.js";
+import { coerceError, GwError } from "../core/errors.js";
 import { ExitCode } from "./exit-codes.js";
 import { err } from "./output.js";
 import { planManifest } from "./plan.js";
@@ -200,7 +200,7 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
       );
       return ExitCode.Invalid;
     }
-    err(`gwrun: internal error: ${(error as Error).stack ?? String(error)}`);
+    err(`gwrun: internal error: ${coerceError(error).stack ?? String(error)}`);
     return ExitCode.Failed;
   }
 }

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
+import { checkManifestFile } from "../families/index.js";
 import {
-  checkManifestFile,
   dependantTemplates,
   describePipeline,
   diffPlan,

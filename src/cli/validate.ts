@@ -1,9 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
+import { coerceError } from "../core/errors.js";
 import type { Issue } from "../core/zod-issues.js";
-import { familyForRequest, validateRequest } from "../families/index.js";
-import { checkManifestFile, planRun } from "../plan/index.js";
+import { checkManifestFile, familyForRequest, validateRequest } from "../families/index.js";
+import { planRun } from "../plan/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { err, out, printDiagnostics } from "./output.js";
 
@@ -98,7 +99,7 @@ export async function validateRequestFile(
   try {
     request = JSON.parse(text) as RawRequest;
   } catch (error) {
-    err(`${file === "-" ? "stdin" : file}: not valid JSON (${(error as Error).message})`);
+    err(`${file === "-" ? "stdin" : file}: not valid JSON (${coerceError(error).message})`);
     return ExitCode.Invalid;
   }
   const issues = validateRawRequest(request ?? {});
@@ -129,7 +130,7 @@ export async function validateRequestLines(
           id: null,
           line: lineNumber,
           valid: false,
-          errors: [{ path: [], rule: "json", message: (error as Error).message }],
+          errors: [{ path: [], rule: "json", message: coerceError(error).message }],
         }),
       );
       continue;

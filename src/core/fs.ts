@@ -14,14 +14,19 @@ export async function ensureDir(dir: string): Promise<void> {
   made.add(dir);
 }
 
+/** Partial files this process has named: with its start, unique to it (no system call each). */
+let partials = 0;
+const started = randomBytes(4).toString("hex");
+
 /**
- * A fresh name for the partial file of `dest` in `dir`: `<name>.<pid>-<random>.part`. The pid
+ * A fresh name for the partial file of `dest` in `dir`: `<name>.<pid>-<hex>.part`. The pid
  * says whose it is, so a later run can remove what a killed process left behind.
  */
 export function partialFile(dir: string, dest: string): string {
+  partials += 1;
   return path.join(
     dir,
-    `${path.basename(dest)}.${process.pid}-${randomBytes(4).toString("hex")}.part`,
+    `${path.basename(dest)}.${process.pid}-${started}${partials.toString(16)}.part`,
   );
 }
 

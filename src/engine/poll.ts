@@ -45,7 +45,11 @@ export function pollOutcome(
     default:
       return {
         kind: "running",
-        status: record.status === "processing" ? "processing" : "submitted",
+        // A task seen processing stays so, whatever an odd answer says later.
+        status:
+          record.status === "processing" || task.state === "processing"
+            ? "processing"
+            : "submitted",
         progress: record.progress ?? task.progress ?? 0,
         nextPollAt,
       };

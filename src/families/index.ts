@@ -1,5 +1,6 @@
 /** Model families: one file each, one registry, and the checks that apply them to jobs. */
 export { type CheckedJob, checkJobs } from "./check-jobs.js";
+export { type CheckedManifest, checkManifestFile, checkManifestText } from "./check-manifest.js";
 export { imageValues } from "./local-images.js";
 export { FAMILIES } from "./registry.js";
 export { familyFields, familyFor, familyForRequest } from "./resolve.js";

@@ -1,7 +1,7 @@
 import { Agent, type Dispatcher, request } from "undici";
 import type { Clock } from "../core/clock.js";
 import { systemClock } from "../core/clock.js";
-import { ErrorCode } from "../core/errors.js";
+import { coerceError, ErrorCode } from "../core/errors.js";
 import { batchRecords } from "./batch.js";
 import { type DownloadOptions, type DownloadResult, downloadFile } from "./download.js";
 import { badResponse, envelopeData, readReceipt, type SubmitReceipt } from "./envelope.js";
@@ -195,14 +195,14 @@ export class GatewayClient {
         return await readTextStream(format, readSse(response.body), options.onText);
       } catch (error) {
         if (error instanceof GatewayError) throw error;
-        throw badResponse(what, (error as Error).message);
+        throw badResponse(what, coerceError(error).message);
       }
     }
     const json = await this.#readJson(response, what);
     try {
       return readTextReply(format, json);
     } catch (error) {
-      throw badResponse(what, (error as Error).message);
+      throw badResponse(what, coerceError(error).message);
     }
   }
 

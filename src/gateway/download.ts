@@ -5,7 +5,7 @@ import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { type Dispatcher, request } from "undici";
-import { ErrorCode } from "../core/errors.js";
+import { coerceError, ErrorCode } from "../core/errors.js";
 import { ensureDir, partialFile } from "../core/fs.js";
 import { GatewayError, networkError } from "./errors.js";
 
@@ -128,7 +128,7 @@ export async function downloadFile(
     if (error instanceof GatewayError) throw error;
     // The connection dropped mid-body: the announced length was not delivered.
     throw invalid(
-      `${what}: truncated, got ${bytes} of ${announced ?? "?"} bytes (${(error as { code?: string }).code ?? (error as Error).message})`,
+      `${what}: truncated, got ${bytes} of ${announced ?? "?"} bytes (${(error as { code?: string }).code ?? coerceError(error).message})`,
       true,
     );
   }

@@ -1,4 +1,5 @@
 import { Cron } from "croner";
+import { coerceError } from "../core/errors.js";
 
 /**
  * Schedule ticks: when a scheduled manifest is due, computed with croner in the schedule's
@@ -30,7 +31,7 @@ export function cronProblem(cron: string): string | undefined {
     if (job.nextRun(new Date(0)) === null) return "never matches a date";
     return undefined;
   } catch (error) {
-    return (error as Error).message.replace(/^CronPattern: /, "");
+    return coerceError(error).message.replace(/^CronPattern: /, "");
   }
 }
 

@@ -3,7 +3,6 @@
  * plain data, and the plan against the store (what a run would do with each task).
  */
 export { bindInputs, type UpstreamOutput } from "./bind-inputs.js";
-export { type CheckedManifest, checkManifestFile, checkManifestText } from "./check-manifest.js";
 export {
   type DiffOptions,
   diffPlan,

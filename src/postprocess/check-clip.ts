@@ -1,3 +1,4 @@
+import { coerceError } from "../core/errors.js";
 import type { ExpectedOutputs, RequestBody } from "../families/index.js";
 import type { JobChecks } from "../manifest/index.js";
 import { detectFrames, type FrameInterval, probeMedia } from "../media/index.js";
@@ -38,7 +39,7 @@ export async function checkClip(
   try {
     probe = await probeMedia(file);
   } catch (error) {
-    const reason = (error as Error).message.split("\n").at(-1) ?? "";
+    const reason = coerceError(error).message.split("\n").at(-1) ?? "";
     return {
       problems: [`${name} is not a readable clip: ${reason}`],
       details: {},

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { PNG } from "pngjs";
 import sharp from "sharp";
+import { coerceError } from "../core/errors.js";
 import type { ExpectedOutputs, RequestBody } from "../families/index.js";
 import { askedFor, sizesText } from "./expected.js";
 
@@ -40,7 +41,7 @@ export async function checkImage(
     meta = await image.metadata();
   } catch (error) {
     return {
-      problems: [`${name} is not a readable image: ${(error as Error).message}`],
+      problems: [`${name} is not a readable image: ${coerceError(error).message}`],
       details: {},
     };
   }
@@ -53,7 +54,7 @@ export async function checkImage(
     try {
       await image.resize(32).raw().toBuffer();
     } catch (error) {
-      result.problems.push(`${name} does not decode: ${(error as Error).message}`);
+      result.problems.push(`${name} does not decode: ${coerceError(error).message}`);
     }
   }
   return result;
@@ -89,7 +90,7 @@ function smallPng(file: string): Measured | undefined {
     const png = PNG.sync.read(data);
     return { format: "png", width: png.width, height: png.height };
   } catch (error) {
-    return { format: "png", width, height, broken: (error as Error).message };
+    return { format: "png", width, height, broken: coerceError(error).message };
   }
 }
 

@@ -2,6 +2,7 @@ import { availableParallelism } from "node:os";
 import path from "node:path";
 import PQueue from "p-queue";
 import sharp from "sharp";
+import { coerceError } from "../core/errors.js";
 import type { OutputVerdict, PostProcess } from "../engine/index.js";
 import type { ExpectedOutputs, RequestBody } from "../families/index.js";
 import type { JobChecks } from "../manifest/index.js";
@@ -123,7 +124,7 @@ export class PostProcessor implements PostProcess {
     try {
       verdict.thumbnail = await makeThumbnail(file, outputDir, row.job_id, file, thumbnails);
     } catch (error) {
-      verdict.problems.push(`${name} does not decode: ${(error as Error).message}`);
+      verdict.problems.push(`${name} does not decode: ${coerceError(error).message}`);
     }
   }
 
@@ -155,7 +156,9 @@ export class PostProcessor implements PostProcess {
           thumbnails,
         );
     } catch (error) {
-      verdict.problems.push(`${name}: no poster frame: ${(error as Error).message.split("\n")[0]}`);
+      verdict.problems.push(
+        `${name}: no poster frame: ${coerceError(error).message.split("\n")[0]}`,
+      );
     }
   }
 }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { coerceError } from "../core/errors.js";
 import { sha256 } from "../core/hash.js";
 import { checkRequest } from "./check-request.js";
 import type { SimContext } from "./context.js";
@@ -64,7 +65,7 @@ export async function startSimulator(input: SimOptionsInput = {}): Promise<Simul
         return;
       }
       countError(context.counters, 500);
-      sendError(res, 500, `internal simulator error: ${(error as Error).message}`);
+      sendError(res, 500, `internal simulator error: ${coerceError(error).message}`);
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CLAIM_OWNER } from "../../src/core/process.js";
 import { outputLinks } from "../../src/gateway/index.js";
 import type { TaskRow } from "../../src/store/index.js";
-import { type EngineRig, requestHash, withEngine } from "../helpers/engine.js";
+import { type EngineRig, requestHash, stillsJobs, withEngine } from "../helpers/engine.js";
 import { claimOne } from "../helpers/store.js";
 
 /**
@@ -16,13 +16,7 @@ const HOUR = 3_600_000;
 function images(count: number, settings: string): string {
   return `${settings}
 poll: { first_after: 15s, every: 2s }
-jobs:
-  - id: stills
-    model: acme-image-2
-    matrix: { take: [${Array.from({ length: count }, (_, i) => i + 1).join(", ")}] }
-    prompt: "A ceramic mug, take {{take}}"
-    size: "256x256"
-`;
+${stillsJobs(count)}`;
 }
 
 /**

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { processAlive } from "../../src/core/process.js";
 import type { TaskRow } from "../../src/store/index.js";
 import { mortal } from "../helpers/clock.js";
-import { requestHash, stateCounts, withEngine } from "../helpers/engine.js";
+import { requestHash, stateCounts, stillsJobs, withEngine } from "../helpers/engine.js";
 
 /**
  * The engine in virtual time against the in-process simulator: submits, the claims of dead
@@ -17,13 +17,7 @@ const POLL = "poll: { first_after: 5s, every: 2s }";
 function images(count: number, limits = "{}"): string {
   return `limits: ${limits}
 ${POLL}
-jobs:
-  - id: stills
-    model: acme-image-2
-    matrix: { take: [${Array.from({ length: count }, (_, i) => i + 1).join(", ")}] }
-    prompt: "A ceramic mug, take {{take}}"
-    size: "256x256"
-`;
+${stillsJobs(count)}`;
 }
 
 /** `count` family B images at 0.20 each, a price the engine knows before it submits. */

@@ -9,9 +9,10 @@ import {
   type PostProcess,
   type RunResult,
 } from "../../src/engine/index.js";
+import { checkManifestText } from "../../src/families/index.js";
 import type { GatewayClient } from "../../src/gateway/index.js";
 import { type ManifestSettings, outputDirOf } from "../../src/manifest/index.js";
-import { checkManifestText, dependantTemplates, initialTasks } from "../../src/plan/index.js";
+import { dependantTemplates, initialTasks } from "../../src/plan/index.js";
 import { PostProcessor } from "../../src/postprocess/index.js";
 import type { SimOptionsInput, Simulator } from "../../src/sim/index.js";
 import { openStore, type SqliteStore, type TaskRow } from "../../src/store/index.js";
@@ -220,4 +221,15 @@ async function waitQuiet(underWay: Set<Promise<unknown>>): Promise<void> {
     }
     await Promise.allSettled([...underWay]);
   }
+}
+
+/** The `jobs:` of a manifest with `count` family A images of 256x256, every request distinct. */
+export function stillsJobs(count: number): string {
+  return `jobs:
+  - id: stills
+    model: acme-image-2
+    matrix: { take: [${Array.from({ length: count }, (_, i) => i + 1).join(", ")}] }
+    prompt: "A ceramic mug, take {{take}}"
+    size: "256x256"
+`;
 }

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll } from "vitest";
-import { type CheckedManifest, checkManifestFile } from "../../src/plan/check-manifest.js";
+import { type CheckedManifest, checkManifestFile } from "../../src/families/check-manifest.js";
 
 const dirs: string[] = [];
 afterAll(() => {

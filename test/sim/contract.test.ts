@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { CheckedJob } from "../../src/families/index.js";
 import { outputLinks } from "../../src/gateway/index.js";
 import { probeMedia } from "../../src/media/index.js";
-import { checkManifestFile } from "../../src/plan/check-manifest.js";
+import { checkManifestFile } from "../../src/families/check-manifest.js";
 import { ROOT } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
 import { LONG_ENOUGH_MS, withSimulator } from "../helpers/sim.js";

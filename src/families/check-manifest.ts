@@ -1,4 +1,3 @@
-import { type CheckedJob, checkJobs, familyFields, familyFor } from "../families/index.js";
 import {
   type Diagnostic,
   type ExpandedManifest,
@@ -8,6 +7,8 @@ import {
   parseManifest,
   sortDiagnostics,
 } from "../manifest/index.js";
+import { type CheckedJob, checkJobs } from "./check-jobs.js";
+import { familyFields, familyFor } from "./resolve.js";
 
 /** A manifest read, expanded and checked against every family's rules. */
 export interface CheckedManifest {
