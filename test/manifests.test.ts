@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { FAMILIES } from "../src/families/registry.js";
 import { checkManifestFile } from "../src/families/check-manifest.js";
+import { FAMILIES } from "../src/families/registry.js";
 import { ROOT } from "./helpers/cli.js";
 
 function manifestsUnder(dir: string): string[] {

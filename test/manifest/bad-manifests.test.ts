@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { formatDiagnostic } from "../../src/manifest/diagnostics.js";
 import { checkManifestFile } from "../../src/families/check-manifest.js";
+import { formatDiagnostic } from "../../src/manifest/diagnostics.js";
 
 /**
  * Each broken manifest states what must be reported, as `# expect: LINE:COL rule` lines;

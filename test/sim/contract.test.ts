@@ -1,10 +1,10 @@
 import path from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
+import { checkManifestFile } from "../../src/families/check-manifest.js";
 import type { CheckedJob } from "../../src/families/index.js";
 import { outputLinks } from "../../src/gateway/index.js";
 import { probeMedia } from "../../src/media/index.js";
-import { checkManifestFile } from "../../src/families/check-manifest.js";
 import { ROOT } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
 import { LONG_ENOUGH_MS, withSimulator } from "../helpers/sim.js";
