@@ -39,7 +39,7 @@ export async function planManifest(
   const diff = exists
     ? await withStore(db, (store) => diffPlan(plan, store, diffOptions))
     : await diffPlan(plan, undefined, diffOptions);
-  if (options.json === true) out(JSON.stringify(diff, null, 2));
+  if (options.json === true) printJson(diff);
   else printPlan(diff, exists ? db : `${db} does not exist yet: every task is new`);
   return ExitCode.Ok;
 }
@@ -125,4 +125,24 @@ function costText(
 function plural(kind: string, count: number): string {
   const word = kind === "text" ? "text" : kind;
   return count === 1 || word === "text" ? word : `${word}s`;
+}
+
+/**
+ * The plan as JSON, its task rows one per line: a plan of 100k tasks is a hundred megabytes of
+ * text, which one string would hold twice over.
+ */
+function printJson(diff: Awaited<ReturnType<typeof diffPlan>>): void {
+  const { tasks, ...rest } = diff;
+  const head = JSON.stringify(rest, null, 2);
+  const lines = [`${head.slice(0, head.lastIndexOf("}")).trimEnd()},`, `  "tasks": [`];
+  const flush = () => {
+    out(lines.join("\n"));
+    lines.length = 0;
+  };
+  tasks.forEach((task, i) => {
+    lines.push(`    ${JSON.stringify(task)}${i < tasks.length - 1 ? "," : ""}`);
+    if (lines.length >= 1000) flush();
+  });
+  lines.push("  ]", "}");
+  flush();
 }

@@ -89,7 +89,8 @@ export async function diffPlan(
     const status = row === undefined ? TaskStatus.New : await statusOfRow(context, row);
     tasks.push({ ...task, status });
     count(context, task.jobId, status, task.estimatedCost, 1, true);
-    level.push({ task, row, status });
+    // Only upstreams of `from:` jobs lead anywhere down a chain.
+    if (context.options.templates.has(task.jobId)) level.push({ task, row, status });
   }
   // Down the chains of `from:` jobs, one step at a time; a chain is no longer than the jobs.
   for (let depth = 0; level.length > 0 && depth <= context.groups.size; depth++)
