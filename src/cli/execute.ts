@@ -20,7 +20,7 @@ import { openLogReporter, openReporter, STATUS_BY_END } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { inGatewayTime, openGatewayTarget } from "./gateway-target.js";
 import { err, printDiagnostics } from "./output.js";
-import { dbPath } from "./store.js";
+import { dbPath, projectOf } from "./store.js";
 
 /**
  * Running a manifest, shared by `run`, `resume`, `retry` and `schedule`: check it, take a
@@ -107,7 +107,7 @@ async function runTickOnce(
   flags: RunFlags,
   tick: { name: string; schedule: Schedule; tick: number },
 ): Promise<Executed> {
-  const store = openStore(dbPath(flags));
+  const store = openStore(dbPath(flags, projectOf(file)));
   try {
     const lease = await tryLease(store, tick.name, systemClock, {
       onLost: () =>
@@ -176,8 +176,9 @@ async function executeChecked(
   const jobs = selectJobs(checked.jobs, flags.only);
   // Loaded on first use: sharp and the media tools are not needed to validate or plan.
   const { PostProcessor, writeReport } = await import("../postprocess/index.js");
-  const outputDir = path.resolve(outputDirOf(settings, moment));
-  const store = openStore(dbPath(flags));
+  const project = projectOf(file);
+  const outputDir = path.resolve(project, outputDirOf(settings, moment));
+  const store = openStore(dbPath(flags, project));
   try {
     const gateway = { ...settings.gateway, baseUrl: flags.baseUrl ?? settings.gateway.baseUrl };
     const target = await openGatewayTarget(gateway);

@@ -9,7 +9,7 @@ import {
 } from "../plan/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { err, out, printDiagnostics } from "./output.js";
-import { dbPath, withStore } from "./store.js";
+import { dbPath, projectOf, withStore } from "./store.js";
 
 /**
  * `gwrun plan <manifest>`: what a run would do, per job, against the state database — new
@@ -34,7 +34,7 @@ export async function planManifest(
     templates: dependantTemplates(checked.jobs),
   };
   // Never creates a database: without one, everything is new.
-  const db = dbPath(options);
+  const db = dbPath(options, projectOf(file));
   const exists = existsSync(db);
   const diff = exists
     ? await withStore(db, (store) => diffPlan(plan, store, diffOptions))

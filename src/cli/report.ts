@@ -2,7 +2,7 @@ import path from "node:path";
 
 import { ExitCode } from "./exit-codes.js";
 import { out } from "./output.js";
-import { dbPath, findRun, withStore } from "./store.js";
+import { dbPath, findRun, withExistingStore } from "./store.js";
 
 /** `gwrun report [run]`: rebuilds a run's results.jsonl and index.html from the store. */
 export async function reportRun(
@@ -11,7 +11,7 @@ export async function reportRun(
 ): Promise<ExitCode> {
   const { writeReport } = await import("../postprocess/index.js");
   const db = dbPath(flags);
-  return withStore(db, async (store) => {
+  return withExistingStore(db, async (store) => {
     const run = await findRun(store, db, ref);
     const written = await writeReport(store, run);
     const shown = (file: string) => path.relative(process.cwd(), file) || file;

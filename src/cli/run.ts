@@ -4,7 +4,7 @@ import { FAILED_STATES, type RunRow, TaskState } from "../store/index.js";
 import { type ExecuteOptions, executeManifest, type RunFlags } from "./execute.js";
 import type { ExitCode } from "./exit-codes.js";
 import { err } from "./output.js";
-import { dbPath, findRun, withStore } from "./store.js";
+import { dbPath, findRun, withExistingStore } from "./store.js";
 
 export type { RunFlags } from "./execute.js";
 
@@ -31,7 +31,7 @@ function parseTime(value: string): number {
 /** `gwrun resume [run]`: continues a run from the manifest snapshot stored with it. */
 export async function resumeRun(ref: string | undefined, flags: RunFlags): Promise<ExitCode> {
   const db = dbPath(flags);
-  const run = await withStore(db, (store) => findRun(store, db, ref));
+  const run = await withExistingStore(db, (store) => findRun(store, db, ref));
   return (await executeManifest(run.manifest_path, run.manifest_text, run.id, flags, atOf(run)))
     .exit;
 }
@@ -53,7 +53,7 @@ export async function retryRun(
     state === TaskState.Expired ? flags.expired === true : flags.failed === true,
   );
   const db = dbPath(flags);
-  const run = await withStore(db, async (store) => {
+  const run = await withExistingStore(db, async (store) => {
     const found = await findRun(store, db, ref);
     let moved = 0;
     const now = Date.now();

@@ -10,7 +10,7 @@ import { openStore } from "../store/index.js";
 import { executeManifest, type RunFlags } from "./execute.js";
 import { ExitCode } from "./exit-codes.js";
 import { err, out, printDiagnostics } from "./output.js";
-import { dbPath, withStore } from "./store.js";
+import { dbPath, projectOf, withStore } from "./store.js";
 
 export interface ScheduleFlags extends Pick<RunFlags, "db" | "baseUrl"> {
   /** Append plain lines to this file instead of stderr. */
@@ -69,8 +69,10 @@ async function runDaemon(
   flags: ScheduleFlags,
 ): Promise<ExitCode> {
   const log = logWriter(flags.log);
-  const store = openStore(dbPath(flags));
-  const runFlags: RunFlags = { db: flags.db, baseUrl: flags.baseUrl, quiet: true };
+  // One database holds the ticks, leases and runs of every manifest scheduled here.
+  const db = scheduleDb(manifests, flags);
+  const store = openStore(db);
+  const runFlags: RunFlags = { db, baseUrl: flags.baseUrl, quiet: true };
   const scheduler = new Scheduler({
     store,
     clock: systemClock,
@@ -118,7 +120,7 @@ async function runDaemon(
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
   log(
-    `gwrun schedule: ${manifests.length} manifest${manifests.length === 1 ? "" : "s"}, state in ${dbPath(flags)}`,
+    `gwrun schedule: ${manifests.length} manifest${manifests.length === 1 ? "" : "s"}, state in ${db}`,
   );
   try {
     await scheduler.run(manifests);
@@ -129,6 +131,12 @@ async function runDaemon(
     process.off("SIGTERM", stop);
     await store.close();
   }
+}
+
+/** The state database of scheduled manifests: `--db`, else the first manifest's project's. */
+function scheduleDb(manifests: readonly ScheduledManifest[], flags: ScheduleFlags): string {
+  const first = manifests[0];
+  return first === undefined ? dbPath(flags) : dbPath(flags, projectOf(first.file));
 }
 
 /** Lines with the time in front, appended to `file` (made if missing), else to stderr. */
@@ -145,7 +153,7 @@ function listSchedules(
   manifests: readonly ScheduledManifest[],
   flags: ScheduleFlags,
 ): Promise<ExitCode> {
-  return withStore(dbPath(flags), async (store) => {
+  return withStore(scheduleDb(manifests, flags), async (store) => {
     const now = Date.now();
     if (flags.json === true) {
       const listed = [];

@@ -3,7 +3,7 @@ import { FAILED_STATES } from "../store/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { out } from "./output.js";
 import { textLines, textSummaries } from "./status-texts.js";
-import { dbPath, findRun, withStore } from "./store.js";
+import { dbPath, findRun, withExistingStore } from "./store.js";
 
 /** Links closer than this to expiry are warned about. */
 const SOON_MS = 6 * 3_600_000;
@@ -14,7 +14,7 @@ export function showStatus(
   flags: { db?: string; json?: boolean },
 ): Promise<ExitCode> {
   const db = dbPath(flags);
-  return withStore(db, async (store) => {
+  return withExistingStore(db, async (store) => {
     const run = await findRun(store, db, ref);
     const jobs = await store.tasksOf(run.id);
     const byState: Record<string, number> = {};
@@ -117,7 +117,7 @@ export function showStatus(
 
 /** `gwrun runs`: the latest runs, newest first. */
 export function listRuns(flags: { db?: string; json?: boolean }): Promise<ExitCode> {
-  return withStore(dbPath(flags), async (store) => {
+  return withExistingStore(dbPath(flags), async (store) => {
     const runs = await store.runs(50);
     if (flags.json === true) {
       out(
