@@ -58,11 +58,15 @@ export function validateRawRequest(request: RawRequest): Issue[] {
       },
     ];
   }
-  const resolved = familyForRequest(request.endpoint, request.body as Record<string, unknown>);
+  const body = request.body as Record<string, unknown>;
+  const resolved = familyForRequest(request.endpoint, body);
   if ("error" in resolved) return [resolved.error];
+  // A native request's model comes from its path, so its problems are the endpoint's.
+  const fromPath = (field: string | number | undefined) =>
+    typeof field === "string" && body[field] === undefined && resolved.body[field] !== undefined;
   const issues = validateRequest(resolved.family, resolved.body).map((issue) => ({
     ...issue,
-    path: ["body", ...issue.path],
+    path: fromPath(issue.path[0]) ? ["endpoint", ...issue.path] : ["body", ...issue.path],
   }));
   const headers = (request.headers ?? {}) as Record<string, unknown>;
   for (const rule of resolved.family.headers ?? []) {

@@ -24,10 +24,10 @@ export function model(spec: string): ModelPattern {
   };
 }
 
-/** The `model` field: a string that matches one of the family's patterns. */
-export function modelField(patterns: readonly ModelPattern[]) {
+/** The `model` field: a string that matches one of the family's patterns; `hint` ends the message. */
+export function modelField(patterns: readonly ModelPattern[], hint?: string) {
   return z.string().refine((value) => patterns.some((p) => p.pattern.test(value)), {
-    message: `must be one of ${patterns.map((p) => p.label ?? p.example.replace("acme", "<brand>")).join(", ")}`,
+    message: `must be one of ${patterns.map((p) => p.label ?? p.example.replace("acme", "<brand>")).join(", ")}${hint === undefined ? "" : `; ${hint}`}`,
     params: { rule: "model" },
   });
 }
@@ -78,6 +78,61 @@ export function isUrl(value: string): boolean {
 
 export function isDataUri(value: string): boolean {
   return DATA_URI_PATTERN.test(value);
+}
+
+/** A format's name for comparison: JPG and JPEG are one format. */
+function formatName(format: string): string {
+  const name = format.toLowerCase();
+  return name === "jpg" ? "jpeg" : name;
+}
+
+/** Whether a field's format list (sharp names: jpeg, png, webp, gif, bmp) takes `format`. */
+export function takesFormat(formats: readonly string[], format: string): boolean {
+  const name = formatName(format);
+  return formats.some((listed) => formatName(listed) === name);
+}
+
+/** The one message for an image whose format its field does not take; `what` names the image. */
+export function formatNotTaken(what: string, formats: readonly string[]): string {
+  const names = [...new Set(formats.map((format) => formatName(format).toUpperCase()))];
+  return `${what} is not one of the formats this field takes (${names.join(", ")})`;
+}
+
+/** The format a Data URI's payload starts with; undefined when none of the five is recognised. */
+function sniffFormat(payload: string): string | undefined {
+  // 16 base64 characters are 12 bytes, enough for every signature here.
+  const base64 = payload.slice(0, 64).replace(/\s/g, "").slice(0, 16);
+  const head = Buffer.from(base64, "base64").toString("latin1");
+  if (head.startsWith("\xff\xd8\xff")) return "jpeg";
+  if (head.startsWith("\x89PNG\r\n\x1a\n")) return "png";
+  if (head.startsWith("GIF8")) return "gif";
+  if (head.startsWith("RIFF") && head.slice(8, 12) === "WEBP") return "webp";
+  if (head.startsWith("BM")) return "bmp";
+  return undefined;
+}
+
+/**
+ * Why a Data URI's image is not in a format of `formats`, or undefined. The spec's lists are
+ * about the image, so a payload whose first bytes show another format (a GIF labelled
+ * image/png) is caught as well as a declared type outside the list.
+ */
+export function dataUriFormatProblem(
+  value: string,
+  formats: readonly string[],
+): string | undefined {
+  if (!isDataUri(value)) return undefined;
+  const declared = value.slice("data:image/".length, value.indexOf(";")).toLowerCase();
+  if (!takesFormat(formats, declared)) {
+    return formatNotTaken(`a data:image/${declared} URI`, formats);
+  }
+  const actual = sniffFormat(value.slice(value.indexOf(",") + 1));
+  if (actual !== undefined && !takesFormat(formats, actual)) {
+    return formatNotTaken(
+      `a ${actual.toUpperCase()} image (labelled data:image/${declared})`,
+      formats,
+    );
+  }
+  return undefined;
 }
 
 /** An image reference: an http(s) URL, or also a Data URI `data:image/<format>;base64,...`. */

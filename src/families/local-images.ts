@@ -1,6 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
 import path from "node:path";
-import { isDataUri, isUrl } from "./common.js";
+import { formatNotTaken, isDataUri, isUrl, takesFormat } from "./common.js";
 import type { Family, ImageInputRule, RequestBody } from "./types.js";
 
 /**
@@ -182,11 +182,10 @@ function checkImage(
   rule: ImageInputRule,
 ): { rule: string; message: string } | undefined {
   const { width, height, format, bytes } = image;
-  const jpegAliases = format === "jpeg" ? ["jpeg", "jpg"] : [format];
-  if (rule.formats !== undefined && !jpegAliases.some((name) => rule.formats?.includes(name))) {
+  if (rule.formats !== undefined && !takesFormat(rule.formats, format)) {
     return {
       rule: "image-format",
-      message: `is ${format.toUpperCase()}; accepted: ${rule.formats.map((f) => f.toUpperCase()).join(", ")}`,
+      message: formatNotTaken(`a ${format.toUpperCase()} image`, rule.formats),
     };
   }
   if (rule.maxBytes !== undefined && bytes > rule.maxBytes) {

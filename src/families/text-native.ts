@@ -1,6 +1,6 @@
 import * as z from "zod";
-import { booleanAt, object, request, stringAt } from "./common.js";
-import { anyModel, anyObject, oneText } from "./text-shapes.js";
+import { booleanAt, model, modelField, object, request, stringAt } from "./common.js";
+import { anyObject, oneText } from "./text-shapes.js";
 import type { Family, RequestBody } from "./types.js";
 
 /**
@@ -9,13 +9,12 @@ import type { Family, RequestBody } from "./types.js";
  * selects `streamGenerateContent`, otherwise `generateContent`.
  */
 
-/** The variants the spec names (`<brand>-2.5-` + flash, pro, flash-lite, pro-thinking); others are accepted. */
-export const TEXT_NATIVE_MODEL_EXAMPLES = [
-  "acme-2.5-flash",
-  "acme-2.5-pro",
-  "acme-2.5-flash-lite",
-  "acme-2.5-pro-thinking",
-] as const;
+/** The four variants the spec lists: `<brand>-2.5-` + flash, pro, flash-lite, pro-thinking. */
+const MODELS = ["flash", "pro", "flash-lite", "pro-thinking"].map((variant) =>
+  model(`<brand>-2.5-${variant}`),
+);
+
+export const TEXT_NATIVE_MODEL_EXAMPLES = MODELS.map(({ example }) => example);
 
 // The spec names the fields of native content, not the values of role.
 const content = object({
@@ -24,7 +23,8 @@ const content = object({
 });
 
 const schema = request({
-  model: anyModel(),
+  // Unlike the other text endpoints, this section lists its models; a newer one needs passthrough.
+  model: modelField(MODELS, "set passthrough: true to send a newer model unchecked"),
   stream: z.boolean().optional(),
   contents: z.array(content).min(1),
   // The fields of generationConfig and safetySettings are not shown.

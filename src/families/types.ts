@@ -30,7 +30,10 @@ export interface ImageInputRule {
   dataUri: boolean;
   /** Only https:// URLs: a plain http:// link is refused. */
   httpsOnly?: boolean;
-  /** Accepted formats as sharp names (jpeg, png, webp, gif, bmp); undefined = not stated. */
+  /**
+   * Accepted formats as sharp names (jpeg, png, webp, gif, bmp); undefined = not stated. Local
+   * files and Data URIs (declared type and first bytes) are both held to it.
+   */
   formats?: readonly string[];
   maxBytes?: number;
   /** Each side at least / at most this many pixels. */
@@ -75,7 +78,7 @@ export interface Family {
   lane: Lane;
   /** Request path; native text calls put the model in it: "/v1beta/models/{model}:generateContent". */
   endpoint: string;
-  /** Model identifiers; empty for text endpoints, which accept any model id. */
+  /** Model identifiers; empty for text endpoints, which jobs pick by `endpoint:` (native checks its model in the schema). */
   models: readonly ModelPattern[];
   /** The request body schema: every rule of the family's section of the spec. */
   schema: z.ZodType;

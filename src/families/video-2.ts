@@ -4,7 +4,6 @@ import {
   has,
   imageRef,
   int,
-  isDataUri,
   model,
   modelField,
   numberAt,
@@ -28,9 +27,8 @@ const MODELS = [model("<brand>-1.0")];
 export type Video2Mode = "EDIT" | "I2V" | "R2V" | "T2V";
 
 const MB = 1024 * 1024;
+// The spec's JPEG, JPG, PNG, BMP, WEBP (JPG is JPEG); checked on Data URIs and local files.
 const FORMATS = ["jpeg", "png", "bmp", "webp"] as const;
-// Data URI subtypes for the spec's JPEG, JPG, PNG, BMP, WEBP.
-const DATA_URI_TYPES = ["jpeg", "jpg", "png", "bmp", "webp"];
 const DEFAULT_DURATION = 5;
 
 /**
@@ -45,13 +43,6 @@ export function video2Mode(body: RequestBody): Video2Mode {
   if (has(body, "first_frame_image")) return "I2V";
   if (has(body, "image_urls")) return "R2V";
   return "T2V";
-}
-
-/** A Data URI whose image type is not one of the spec's formats. */
-function badDataUriType(value: unknown): string | undefined {
-  if (typeof value !== "string" || !isDataUri(value)) return undefined;
-  const type = /^data:image\/([^;]+);/i.exec(value)?.[1]?.toLowerCase() ?? "";
-  return DATA_URI_TYPES.includes(type) ? undefined : type;
 }
 
 function checkMedia(body: RequestBody, report: Report): void {
@@ -81,16 +72,6 @@ function checkMedia(body: RequestBody, report: Report): void {
       `EDIT (with video_url) takes 0 to 5 style images in image_urls, got ${images.length}`,
     );
   }
-  const checkType = (path: (string | number)[], value: unknown) => {
-    const type = badDataUriType(value);
-    if (type !== undefined) {
-      report(path, "format", `Data URI type "${type}" is not accepted; use JPEG, PNG, BMP or WEBP`);
-    }
-  };
-  checkType(["first_frame_image"], body.first_frame_image);
-  images?.forEach((image, index) => {
-    checkType(["image_urls", index], image);
-  });
 }
 
 const schema = request(

@@ -88,4 +88,68 @@ describe("gwrun validate --request", () => {
     expect(answers[2].errors[0]).toMatchObject({ path: ["endpoint"], rule: "endpoint" });
     expect(answers[3].errors[0].rule).toBe("json");
   });
+
+  const stderrOf = (request: object) =>
+    gwrun(["validate", "--request", "-"], { input: JSON.stringify(request) });
+
+  it("item 11: refuses a GIF Data URI in image family B's image_urls", () => {
+    const result = stderrOf({
+      endpoint: "/v1/images/generations",
+      body: {
+        model: "acme2.7-image",
+        prompt: "a mug",
+        image_urls: ["data:image/gif;base64,R0lGODlh"],
+      },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      "body.image_urls[0]: a data:image/gif URI is not one of the formats this field takes (JPEG, PNG, WEBP, BMP)  [image-format]",
+    );
+  });
+
+  it("item 11: refuses a BMP Data URI in a responses input_image block, by that field's list", () => {
+    const image = { type: "input_image", image_url: "data:image/bmp;base64,Qk0=" };
+    const result = stderrOf({
+      endpoint: "/v1/responses",
+      body: { model: "acme-5", input: [{ role: "user", content: [image] }] },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      "body.input[0].content[0].image_url: a data:image/bmp URI is not one of the formats this field takes (JPEG, PNG, GIF, WEBP)  [image-format]",
+    );
+  });
+
+  it("item 11: refuses a native model outside the four variants, at the endpoint", () => {
+    const contents = [{ role: "user", parts: [{ text: "hi" }] }];
+    const result = stderrOf({
+      endpoint: "/v1beta/models/acme-3.0-flash:generateContent",
+      body: { contents },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      "endpoint.model: must be one of <brand>-2.5-flash, <brand>-2.5-pro, <brand>-2.5-flash-lite, <brand>-2.5-pro-thinking; set passthrough: true to send a newer model unchecked  [model]",
+    );
+    const known = stderrOf({
+      endpoint: "/v1beta/models/acme-2.5-pro:generateContent",
+      body: { contents },
+    });
+    expect(known.code).toBe(0);
+  });
+});
+
+describe("gwrun validate, item 11 in manifests", () => {
+  it("reports each image field's format list and the native variants at file:line:col", () => {
+    const images = gwrun(["validate", "test/fixtures/bad-manifests/image-format.yaml"]);
+    expect(images.code).toBe(2);
+    expect(images.stderr).toContain(
+      "image-format.yaml:12:9  error image_urls[0]: a data:image/gif URI is not one of the formats this field takes (JPEG, PNG, WEBP, BMP)  [image-format]",
+    );
+    expect(images.stderr).toContain(
+      "image-format.yaml:14:9  error image_urls[2]: ./tiny.gif: a GIF image is not one of the formats this field takes (JPEG, PNG, WEBP, BMP)  [image-format]",
+    );
+    const native = gwrun(["validate", "test/fixtures/bad-manifests/native-model.yaml"]);
+    expect(native.code).toBe(2);
+    expect(native.stderr).toContain("native-model.yaml:7:12  error model: must be one of");
+    expect(native.stderr).toContain("1 error; nothing was submitted");
+  });
 });

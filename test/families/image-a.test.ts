@@ -23,6 +23,11 @@ describe("image family A", () => {
     expect(validateRequest(imageA, { ...minimal, size: "auto" })).toEqual([]);
   });
 
+  it("item 11: takes a Data URI of any image format, as its section lists none", () => {
+    const image_urls = ["data:image/gif;base64,R0lGODlh", "data:image/tiff;base64,SUkq"];
+    expect(validateRequest(imageA, { ...minimal, image_urls })).toEqual([]);
+  });
+
   it.each([
     ["model must be the family's id", { model: "acme-image-3" }, ["model"], "model"],
     ["prompt is required", { prompt: undefined }, ["prompt"], "required"],

@@ -4,6 +4,8 @@ import { validateRequest } from "../../src/families/validate.js";
 
 const minimal = { model: "acme2.7-image-pro", prompt: "a lighthouse at dusk, oil painting" };
 const url = "https://example.com/a.png";
+// A 1×1 GIF.
+const GIF = "R0lGODlhAQABAIAAAExpcf8AACH5BAUAAAAALAAAAAABAAEAAAICTAEAOw==";
 const palette = [
   { hex: "#1A2B3C", ratio: "50.00%" },
   { hex: "#FFFFFF", ratio: "26.49%" },
@@ -194,6 +196,47 @@ describe("image family B", () => {
   ])("rejects: %s", (_name, change, path, rule) => {
     const issues = validateRequest(imageB, { ...minimal, ...change });
     expect(issues).toContainEqual(expect.objectContaining({ path, rule }));
+  });
+
+  it("item 11: refuses a GIF Data URI in image family B's image_urls", () => {
+    const issues = validateRequest(imageB, {
+      ...minimal,
+      image_urls: [`data:image/gif;base64,${GIF}`],
+    });
+    expect(issues).toEqual([
+      {
+        path: ["image_urls", 0],
+        rule: "image-format",
+        message:
+          "a data:image/gif URI is not one of the formats this field takes (JPEG, PNG, WEBP, BMP)",
+      },
+    ]);
+  });
+
+  it("item 11: refuses a GIF labelled data:image/png in image_urls, by its first bytes", () => {
+    const issues = validateRequest(imageB, {
+      ...minimal,
+      image_urls: [url, `data:image/png;base64,${GIF}`],
+    });
+    expect(issues).toEqual([
+      {
+        path: ["image_urls", 1],
+        rule: "image-format",
+        message:
+          "a GIF image (labelled data:image/png) is not one of the formats this field takes (JPEG, PNG, WEBP, BMP)",
+      },
+    ]);
+  });
+
+  it("item 11: takes JPEG (also written jpg), PNG, WEBP and BMP Data URIs in image_urls", () => {
+    const image_urls = [
+      "data:image/jpeg;base64,/9j/4AAQ",
+      "data:image/jpg;base64,/9j/4AAQ",
+      "data:image/png;base64,iVBORw0KGgo=",
+      "data:image/webp;base64,UklGRiQAAABXRUJQ",
+      "data:image/bmp;base64,Qk0=",
+    ];
+    expect(validateRequest(imageB, { ...minimal, image_urls })).toEqual([]);
   });
 
   it("routes by enable_sequential, then image_urls", () => {

@@ -57,6 +57,12 @@ describe("image family C", () => {
       "image-ref",
     ],
     [
+      "item 11: image_urls Data URIs are jpeg or png",
+      { image_urls: ["data:image/webp;base64,UklGRiQAAABXRUJQ"] },
+      ["image_urls", 0],
+      "image-format",
+    ],
+    [
       "optimize_prompt_options.mode is standard or fast",
       { optimize_prompt_options: { mode: "slow" } },
       ["optimize_prompt_options", "mode"],

@@ -24,15 +24,28 @@ describe("native content generation", () => {
     expect(validateRequest(textNative, rich)).toEqual([]);
   });
 
-  it("accepts the named variants and other model ids", () => {
-    for (const model of [...TEXT_NATIVE_MODEL_EXAMPLES, "acme-3.0-ultra"]) {
+  it("accepts the four variants, with any vendor word", () => {
+    for (const model of [...TEXT_NATIVE_MODEL_EXAMPLES, "Other-2.5-flash-lite"]) {
       expect(validateRequest(textNative, { ...minimal, model })).toEqual([]);
+    }
+  });
+
+  it("item 11: refuses a model outside the four variants, naming them and passthrough", () => {
+    for (const model of ["acme-3.0-ultra", "acme-2.5-ultra", "acme-2.5-flash-thinking"]) {
+      expect(validateRequest(textNative, { ...minimal, model })).toEqual([
+        {
+          path: ["model"],
+          rule: "model",
+          message:
+            "must be one of <brand>-2.5-flash, <brand>-2.5-pro, <brand>-2.5-flash-lite, <brand>-2.5-pro-thinking; set passthrough: true to send a newer model unchecked",
+        },
+      ]);
     }
   });
 
   it.each([
     ["model is required", { model: undefined }, ["model"], "required"],
-    ["model is a non-empty string", { model: "" }, ["model"], "length"],
+    ["model is one of the variants", { model: "" }, ["model"], "model"],
     ["stream is a boolean", { stream: "true" }, ["stream"], "type"],
     ["contents is required", { contents: undefined }, ["contents"], "required"],
     ["contents holds at least one item", { contents: [] }, ["contents"], "count"],

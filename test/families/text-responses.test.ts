@@ -55,6 +55,23 @@ describe("responses", () => {
     expect(validateRequest(textResponses, rich)).toEqual([]);
   });
 
+  it("item 11: refuses a BMP Data URI in an input_image block, whose list is JPEG, PNG, GIF, WebP", () => {
+    const block = { type: "input_image", image_url: "data:image/bmp;base64,Qk0=" };
+    expect(validateRequest(textResponses, { ...minimal, ...item([block]) })).toEqual([
+      {
+        path: ["input", 0, "content", 0, "image_url"],
+        rule: "image-format",
+        message:
+          "a data:image/bmp URI is not one of the formats this field takes (JPEG, PNG, GIF, WEBP)",
+      },
+    ]);
+  });
+
+  it("item 11: takes a GIF Data URI in an input_image block, unlike image family B", () => {
+    const block = { type: "input_image", image_url: "data:image/gif;base64,R0lGODlhAQABAIAA" };
+    expect(validateRequest(textResponses, { ...minimal, ...item([block]) })).toEqual([]);
+  });
+
   it("accepts top_p together with temperature, which this endpoint does not forbid", () => {
     expect(validateRequest(textResponses, { ...minimal, temperature: 1, top_p: 0.5 })).toEqual([]);
   });

@@ -74,7 +74,7 @@ describe("video family 2", () => {
       "first_frame_image Data URIs are JPEG, PNG, BMP or WEBP",
       { first_frame_image: "data:image/gif;base64,R0lG" },
       ["first_frame_image"],
-      "format",
+      "image-format",
     ],
     ["R2V takes at least 1 image", { image_urls: [] }, ["image_urls"], "count"],
     ["R2V takes at most 9 images", { image_urls: Array(10).fill(image) }, ["image_urls"], "count"],
@@ -94,7 +94,7 @@ describe("video family 2", () => {
       "image_urls Data URIs are JPEG, PNG, BMP or WEBP",
       { image_urls: ["data:image/tiff;base64,SUkq"] },
       ["image_urls", 0],
-      "format",
+      "image-format",
     ],
     [
       "video_url is HTTP(S) only",

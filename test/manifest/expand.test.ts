@@ -163,6 +163,45 @@ jobs:
     expect(errorsOf(checked)).toEqual(["7:18 image-format"]);
   });
 
+  it("item 11: refuses a local GIF in image family B with the message a GIF Data URI gets", async () => {
+    const gif = await sharp({ create: { width: 640, height: 480, channels: 3, background: "red" } })
+      .gif()
+      .toBuffer();
+    const checked = await checkInline(
+      `
+version: 1
+jobs:
+  - id: edit
+    model: acme2.7-image
+    prompt: make it blue
+    image_urls: [ref.gif, "data:image/gif;base64,${gif.toString("base64")}"]
+`,
+      { "ref.gif": gif },
+    );
+    expect(errorsOf(checked)).toEqual(["7:18 image-format", "7:27 image-format"]);
+    const taken = "is not one of the formats this field takes (JPEG, PNG, WEBP, BMP)";
+    expect(checked.diagnostics.map((d) => d.message)).toEqual([
+      `image_urls[0]: ref.gif: a GIF image ${taken}`,
+      `image_urls[1]: a data:image/gif URI ${taken}`,
+    ]);
+  });
+
+  it("item 11: sends a native model outside the four variants only with passthrough", async () => {
+    const job = (id: string, extra: string) => `
+  - id: ${id}
+    endpoint: native
+    model: acme-3.0-flash${extra}
+    contents: [{ role: user, parts: [{ text: hi }] }]`;
+    const checked = await checkInline(
+      `version: 1\njobs:${job("checked", "")}${job("newer", "\n    passthrough: true")}`,
+    );
+    expect(errorsOf(checked)).toEqual(["5:12 model"]);
+    expect(checked.diagnostics[0]?.message).toContain("set passthrough: true");
+    const sent = await checkInline(`version: 1\njobs:${job("newer", "\n    passthrough: true")}`);
+    expect(sent.valid).toBe(true);
+    expect(sent.jobs[0]?.endpoint).toBe("/v1beta/models/acme-3.0-flash:generateContent");
+  });
+
   it("reports every problem of a manifest at once", async () => {
     const checked = await checkInline(`
 version: 1
