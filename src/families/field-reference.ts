@@ -96,6 +96,7 @@ function typeOf(schema: JsonSchema): string {
   return type ?? "any";
 }
 
+// zod writes an integer without bounds as ±MAX_SAFE_INTEGER: no rule worth stating.
 const NO_LIMIT = Number.MAX_SAFE_INTEGER;
 
 /**
@@ -105,7 +106,10 @@ const NO_LIMIT = Number.MAX_SAFE_INTEGER;
 function rulesOf(schema: JsonSchema, where: string, field: string): string[] {
   const at = (phrase: string) => (where === "" ? phrase : `${where}: ${phrase}`);
   const rules: string[] = [];
-  const range = span(schema.minimum, schema.maximum === NO_LIMIT ? undefined : schema.maximum);
+  const range = span(
+    schema.minimum === -NO_LIMIT ? undefined : schema.minimum,
+    schema.maximum === NO_LIMIT ? undefined : schema.maximum,
+  );
   if (range !== undefined) rules.push(at(range));
   if (schema.exclusiveMinimum !== undefined) rules.push(at(`> ${schema.exclusiveMinimum}`));
   if (schema.exclusiveMaximum !== undefined) rules.push(at(`< ${schema.exclusiveMaximum}`));
