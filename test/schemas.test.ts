@@ -1,7 +1,9 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { FAMILIES_DOC_COMMAND, renderFieldsMarkdown } from "../src/cli/fields.js";
 import { renderSchemas } from "../src/cli/schema.js";
+import { familyReference } from "../src/families/index.js";
 import { FAMILIES } from "../src/families/registry.js";
 import { ROOT } from "./helpers/cli.js";
 
@@ -22,5 +24,15 @@ describe("schemas/", () => {
 
   it("has one schema per family, one for the manifest and one for the --json events", () => {
     expect(renderSchemas().size).toBe(FAMILIES.length + 2);
+  });
+});
+
+describe("docs/families.md", () => {
+  it("item 9: matches what `gwrun fields --markdown docs/families.md` writes, one section per family", () => {
+    const expected = renderFieldsMarkdown(FAMILIES.map(familyReference));
+    const onDisk = readFileSync(path.join(ROOT, "docs/families.md"), "utf8");
+    expect(onDisk, `docs/families.md is stale: run \`${FAMILIES_DOC_COMMAND}\``).toBe(expected);
+    for (const family of FAMILIES)
+      expect(onDisk).toContain(`## ${family.title} (\`${family.id}\`)`);
   });
 });

@@ -2,6 +2,8 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { coerceError, GwError } from "../core/errors.js";
 import { ExitCode } from "./exit-codes.js";
+import { FAMILIES_DOC_COMMAND, type FieldsFlags, printFields } from "./fields.js";
+import { HELP_AFTER, showUsageAfterErrors } from "./help.js";
 import { err } from "./output.js";
 import { planManifest } from "./plan.js";
 import { reportRun } from "./report.js";
@@ -20,7 +22,8 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
   const program = new Command("gwrun")
     .description("Batch runner for a generation gateway: YAML manifests in, verified files out")
     .version(pkg.version)
-    .showHelpAfterError()
+    .usage(`<manifest> [options]\n       gwrun [options] [command]`)
+    .addHelpText("after", HELP_AFTER)
     .exitOverride();
 
   program
@@ -162,8 +165,23 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       setExit(await schedule(manifests, flags));
     });
 
-  addSimCommand(program, setExit);
+  program
+    .command("fields")
+    .description(
+      "the request fields of a model's family, or of every family: type, values, default, whether required, rules",
+    )
+    .argument(
+      "[model]",
+      "a model id, a family id (image-b) or a text endpoint (chat, responses, messages, native)",
+    )
+    .option("--json", "print as JSON")
+    .option("--markdown <file>", `write it as Markdown (\`${FAMILIES_DOC_COMMAND}\`)`)
+    .action(async (model: string | undefined, flags: FieldsFlags) => {
+      setExit(await printFields(model, flags));
+    });
 
+  addSimCommand(program, setExit);
+  showUsageAfterErrors(program);
   return program;
 }
 

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
-import { FAMILIES } from "../families/index.js";
+import { FAMILIES, requestJsonSchema } from "../families/index.js";
 import { manifestSchema } from "../manifest/index.js";
 import { EVENT_STREAM_VERSION, eventLineSchema } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
@@ -10,16 +10,18 @@ import { out } from "./output.js";
 /** The JSON Schema files gwrun publishes, by file name, as the text written to disk. */
 export function renderSchemas(): Map<string, string> {
   const files = new Map<string, string>();
-  const render = (schema: z.ZodType, id: string, title: string) =>
-    `${JSON.stringify({ ...z.toJSONSchema(schema, { unrepresentable: "any", io: "input" }), $id: id, title }, null, 2)}\n`;
+  const toJson = (schema: z.ZodType) =>
+    z.toJSONSchema(schema, { unrepresentable: "any", io: "input" });
+  const render = (json: object, id: string, title: string) =>
+    `${JSON.stringify({ ...json, $id: id, title }, null, 2)}\n`;
   files.set(
     "manifest.schema.json",
-    render(manifestSchema, "manifest.schema.json", "gwrun manifest, version 1"),
+    render(toJson(manifestSchema), "manifest.schema.json", "gwrun manifest, version 1"),
   );
   files.set(
     "events.schema.json",
     render(
-      eventLineSchema,
+      toJson(eventLineSchema),
       "events.schema.json",
       `gwrun run --json: one line of the event stream, version ${EVENT_STREAM_VERSION}`,
     ),
@@ -28,7 +30,7 @@ export function renderSchemas(): Map<string, string> {
     files.set(
       `${family.id}.schema.json`,
       render(
-        family.schema,
+        requestJsonSchema(family),
         `${family.id}.schema.json`,
         `${family.title}: ${family.endpoint} request body`,
       ),

@@ -26,10 +26,15 @@ export function model(spec: string): ModelPattern {
 
 /** The `model` field: a string that matches one of the family's patterns; `hint` ends the message. */
 export function modelField(patterns: readonly ModelPattern[], hint?: string) {
-  return z.string().refine((value) => patterns.some((p) => p.pattern.test(value)), {
-    message: `must be one of ${patterns.map((p) => p.label ?? p.example.replace("acme", "<brand>")).join(", ")}${hint === undefined ? "" : `; ${hint}`}`,
-    params: { rule: "model" },
-  });
+  const rule = `one of ${patterns.map((p) => p.label ?? p.example.replace("acme", "<brand>")).join(", ")}`;
+  // Refinements are invisible to JSON Schema; the description carries the rule to schemas/ and `gwrun fields`.
+  return z
+    .string()
+    .refine((value) => patterns.some((p) => p.pattern.test(value)), {
+      message: `must be ${rule}${hint === undefined ? "" : `; ${hint}`}`,
+      params: { rule: "model" },
+    })
+    .meta({ description: `${rule} (<brand> is the vendor word)` });
 }
 
 /** A JSON integer within [min, max]; a quoted number is a type error. */
@@ -56,7 +61,8 @@ export function intOneOf(values: readonly number[]) {
     .refine((value) => values.includes(value), {
       message: `must be one of ${values.join(", ")}`,
       params: { rule: "enum" },
-    });
+    })
+    .meta({ enum: [...values] });
 }
 
 /** A string enum; values are case-sensitive, exactly as the spec writes them. */
@@ -137,19 +143,26 @@ export function dataUriFormatProblem(
 
 /** An image reference: an http(s) URL, or also a Data URI `data:image/<format>;base64,...`. */
 export function imageRef(options: { dataUri: boolean }) {
-  return z.string().superRefine((value, ctx) => {
-    if (isUrl(value)) return;
-    if (options.dataUri && isDataUri(value)) return;
-    ctx.addIssue({
-      code: "custom",
-      message: options.dataUri
-        ? "must be an http(s) URL or a Data URI data:image/<format>;base64,<data>"
-        : value.startsWith("data:")
-          ? "must be an http(s) URL; this field does not accept Data URIs"
-          : "must be an http(s) URL",
-      params: { rule: options.dataUri ? "image-ref" : "url-only" },
+  return z
+    .string()
+    .superRefine((value, ctx) => {
+      if (isUrl(value)) return;
+      if (options.dataUri && isDataUri(value)) return;
+      ctx.addIssue({
+        code: "custom",
+        message: options.dataUri
+          ? "must be an http(s) URL or a Data URI data:image/<format>;base64,<data>"
+          : value.startsWith("data:")
+            ? "must be an http(s) URL; this field does not accept Data URIs"
+            : "must be an http(s) URL",
+        params: { rule: options.dataUri ? "image-ref" : "url-only" },
+      });
+    })
+    .meta({
+      description: options.dataUri
+        ? "an http(s) URL or a Data URI data:image/<format>;base64,<data>"
+        : "an http(s) URL",
     });
-  });
 }
 
 const VIDEO_EXTENSIONS = ["mp4", "mov"];
@@ -179,18 +192,21 @@ export function videoFormatProblem(value: string): string | undefined {
 
 /** A source video: an http(s) URL of an MP4 or MOV file. */
 export function videoUrl() {
-  return mediaUrl().superRefine((value, ctx) => {
-    const problem = videoFormatProblem(value);
-    if (problem !== undefined)
-      ctx.addIssue({ code: "custom", message: problem, params: { rule: "format" } });
-  });
+  return mediaUrl()
+    .superRefine((value, ctx) => {
+      const problem = videoFormatProblem(value);
+      if (problem !== undefined)
+        ctx.addIssue({ code: "custom", message: problem, params: { rule: "format" } });
+    })
+    .meta({ description: "an http(s) URL of an MP4 or MOV file" });
 }
 
 /** A media (video/audio) reference: an http(s) URL only. */
 export function mediaUrl() {
   return z
     .string()
-    .refine(isUrl, { message: "must be an http(s) URL", params: { rule: "url-only" } });
+    .refine(isUrl, { message: "must be an http(s) URL", params: { rule: "url-only" } })
+    .meta({ description: "an http(s) URL" });
 }
 
 /**

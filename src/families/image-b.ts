@@ -32,6 +32,7 @@ const MODELS = [PRO, STANDARD];
 const TIERS = ["1K", "2K", "4K"] as const;
 const RATIOS = ["1:1", "16:9", "9:16", "4:3", "3:4", "3:2", "2:3"] as const;
 type Tier = (typeof TIERS)[number];
+const DEFAULT_TIER: Tier = "2K";
 export type ImageBMode = "text-to-image" | "edit" | "sequential";
 
 const MB = 1024 * 1024;
@@ -73,7 +74,7 @@ export function imageBTier(body: RequestBody): ImageBTier {
   const tier =
     size !== undefined && sizePixels(body) !== undefined
       ? null
-      : (asTier(size) ?? asTier(resolution) ?? "2K");
+      : (asTier(size) ?? asTier(resolution) ?? DEFAULT_TIER);
   const fourK = isPro(body) && imageBMode(body) === "text-to-image";
   return {
     tier,
@@ -100,14 +101,20 @@ function hundredths(value: unknown): number | undefined {
 const box = z.array(num(0)).length(4);
 
 const paletteItem = object({
-  hex: z.string().refine((value) => HEX.test(value), {
-    message: "must be a hex colour such as #1A2B3C",
-    params: { rule: "format" },
-  }),
-  ratio: z.string().refine((value) => hundredths(value) !== undefined, {
-    message: 'must be a percentage with up to two decimals, e.g. "23.51%"',
-    params: { rule: "format" },
-  }),
+  hex: z
+    .string()
+    .refine((value) => HEX.test(value), {
+      message: "must be a hex colour such as #1A2B3C",
+      params: { rule: "format" },
+    })
+    .meta({ pattern: HEX.source }),
+  ratio: z
+    .string()
+    .refine((value) => hundredths(value) !== undefined, {
+      message: 'must be a percentage with up to two decimals, e.g. "23.51%"',
+      params: { rule: "format" },
+    })
+    .meta({ pattern: PERCENT.source }),
 });
 
 function checkTier(body: RequestBody, report: Report): void {
@@ -198,8 +205,14 @@ const schema = request(
       .max(9)
       .optional(),
     n: int(1, 12).optional(),
-    size: z.string().optional(),
-    resolution: oneOf(TIERS).optional(),
+    // Checked with the other rules, which know the model and mode.
+    size: z
+      .string()
+      .meta({
+        description: `a tier (${TIERS.join(", ")}), a ratio (${RATIOS.join(", ")}) or pixels <w>x<h> / <w>*<h>`,
+      })
+      .optional(),
+    resolution: oneOf(TIERS).meta({ default: DEFAULT_TIER }).optional(),
     negative_prompt: z.string().optional(),
     watermark: z.boolean().optional(),
     seed: int(0, 2147483647).optional(),

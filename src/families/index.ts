@@ -1,8 +1,14 @@
 /** Model families: one file each, one registry, and the checks that apply them to jobs. */
 export { type CheckedJob, checkJobs } from "./check-jobs.js";
 export { type CheckedManifest, checkManifestFile, checkManifestText } from "./check-manifest.js";
+export {
+  type FamilyReference,
+  type FieldReference,
+  familyReference,
+  requestJsonSchema,
+} from "./field-reference.js";
 export { imageValues } from "./local-images.js";
 export { FAMILIES } from "./registry.js";
-export { familyFields, familyFor, familyForRequest } from "./resolve.js";
+export { familyFields, familyFor, familyForRequest, suggestModel } from "./resolve.js";
 export type { ExpectedOutputs, Family, ImageInputRule, RequestBody } from "./types.js";
 export { type RequestIssue, validateRequest } from "./validate.js";

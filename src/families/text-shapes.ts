@@ -18,7 +18,8 @@ export function anyModel() {
 export function httpUrl() {
   return z
     .string()
-    .refine(isUrl, { message: "must be an http(s) URL", params: { rule: "format" } });
+    .refine(isUrl, { message: "must be an http(s) URL", params: { rule: "format" } })
+    .meta({ description: "an http(s) URL" });
 }
 
 /** An object whose fields the spec does not show: any fields are accepted. */

@@ -55,7 +55,7 @@ const schema = request(
   {
     model: modelField(MODELS),
     prompt: text(2000),
-    duration: intOneOf([6, 10]).optional(),
+    duration: intOneOf([6, 10]).meta({ default: DEFAULT_DURATION }).optional(),
     resolution: oneOf(["768p", "1080p"]).optional(),
     first_frame_image: imageRef({ dataUri: true }).optional(),
     prompt_optimizer: z.boolean().optional(),

@@ -37,7 +37,7 @@ const schema = request(
       .min(1)
       .max(7),
     // q3 starts at 3 s, q3-mix at 1 s: the model-specific bound is in the rules.
-    duration: int(1, 16).optional(),
+    duration: int(1, 16).meta({ default: DEFAULT_DURATION }).optional(),
     // q3-mix has no 540p: checked in the rules.
     resolution: oneOf(["540p", "720p", "1080p"]).optional(),
     aspect_ratio: oneOf(["16:9", "9:16", "4:3", "3:4", "1:1"]).optional(),

@@ -87,7 +87,7 @@ const schema = request(
     audio_setting: oneOf(["auto", "origin"]).optional(),
     resolution: oneOf(["720P", "1080P"]).optional(),
     // Ignored in EDIT (the output follows the source), still validated when sent.
-    duration: int(3, 15).optional(),
+    duration: int(3, 15).meta({ default: DEFAULT_DURATION }).optional(),
     // Ignored in I2V and EDIT, still validated when sent.
     size: oneOf(["16:9", "9:16", "1:1", "4:3", "3:4"]).optional(),
     watermark: z.boolean().optional(),

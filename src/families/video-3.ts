@@ -36,10 +36,13 @@ const FORMATS = ["jpeg", "png", "gif", "bmp"] as const;
 const DEFAULT_DURATION = 5;
 const MAX_TOKENS = 1280;
 
-const tag = z.string().refine((value) => value.startsWith("@"), {
-  message: 'must start with "@", e.g. "@hero", and be written into the prompt',
-  params: { rule: "format" },
-});
+const tag = z
+  .string()
+  .refine((value) => value.startsWith("@"), {
+    message: 'must start with "@", e.g. "@hero", and be written into the prompt',
+    params: { rule: "format" },
+  })
+  .meta({ pattern: "^@" });
 
 const midFrame = object({
   tag,
@@ -164,7 +167,7 @@ const schema = request(
     model: modelField(MODELS),
     prompt: z.string(),
     // With a "reference" video its length overrides duration; sending duration is not an error.
-    duration: int(3, 15).optional(),
+    duration: int(3, 15).meta({ default: DEFAULT_DURATION }).optional(),
     resolution: oneOf(["480p", "720p", "1080p"]).optional(),
     // Ignored in I2V and in Omni with ref_videos, still validated when sent.
     aspect_ratio: oneOf(["16:9", "4:3", "1:1", "9:16", "3:4"]).optional(),

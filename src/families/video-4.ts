@@ -133,7 +133,7 @@ const schema = request(
     prompt: z.string().optional(),
     negative_prompt: z.string().optional(),
     mode: oneOf(["std", "pro", "4k"]).optional(),
-    duration: int(3, 15).optional(),
+    duration: int(3, 15).meta({ default: DEFAULT_DURATION }).optional(),
     aspect_ratio: oneOf(RATIOS).optional(),
     // The spec's request examples send the ratio as `size`.
     size: oneOf(RATIOS).optional(),

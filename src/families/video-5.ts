@@ -44,7 +44,7 @@ const schema = request(
     negative_prompt: text(500).optional(),
     resolution: oneOf(["720P", "1080P"]).optional(),
     // 2 to 10 when a video is among the references: checked in the rules.
-    duration: int(2, 15).optional(),
+    duration: int(2, 15).meta({ default: DEFAULT_DURATION }).optional(),
     size: oneOf(["16:9", "9:16", "1:1", "4:3", "3:4"]).optional(),
     prompt_extend: z.boolean().optional(),
     watermark: z.boolean().optional(),

@@ -101,9 +101,9 @@ const schema = request(
       .max(1)
       .optional(),
     negative_prompt: z.string().optional(),
-    aspect_ratio: oneOf(RATIOS).optional(),
-    resolution: resolution.optional(),
-    duration: intOneOf([5, 10, 15]).optional(),
+    aspect_ratio: oneOf(RATIOS).meta({ default: DEFAULT_RATIO }).optional(),
+    resolution: resolution.meta({ default: DEFAULT_RESOLUTION }).optional(),
+    duration: intOneOf([5, 10, 15]).meta({ default: DEFAULT_DURATION }).optional(),
     seed: int().optional(),
     prompt_extend: z.boolean().optional(),
     audio: z.boolean().optional(),

@@ -29,8 +29,8 @@ const schema = request(
   {
     model: modelField(MODELS),
     prompt: text(2500),
-    mode: oneOf(["std", "pro"]).optional(),
-    duration: intOneOf([5, 10]).optional(),
+    mode: oneOf(["std", "pro"]).meta({ default: DEFAULT_MODE }).optional(),
+    duration: intOneOf([5, 10]).meta({ default: DEFAULT_DURATION }).optional(),
     // May be overridden by the image; not an error with image_urls.
     aspect_ratio: oneOf(["16:9", "9:16", "1:1"]).optional(),
     negative_prompt: z.string().optional(),

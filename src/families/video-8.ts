@@ -44,6 +44,7 @@ const schema = request(
         message: "must be 0 (keep the full length) or 2 to 10, got 1",
         params: { rule: "range" },
       })
+      .meta({ description: "0 (keep the full length) or 2 to 10" })
       .optional(),
     // Omitted: the input's ratio.
     size: oneOf(["16:9", "9:16", "1:1", "4:3", "3:4"]).optional(),

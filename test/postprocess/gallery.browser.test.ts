@@ -3,10 +3,8 @@ import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { fastSettings, withRun } from "../helpers/run.js";
-import { runsWith } from "../helpers/system-tools.js";
+import { CHROMIUM, runsWith } from "../helpers/system-tools.js";
 import { REVIEW_JOBS, readResults } from "./review.js";
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 describe.runIf(runsWith(CHROMIUM))("the gallery page in Chromium", () => {
   it("shows every thumbnail of a finished run from file://, with its counts and failures, and no errors", async () => {
