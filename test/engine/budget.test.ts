@@ -57,4 +57,23 @@ jobs:
       expect(stateCounts(await rig.tasks())).toMatchObject({ done: 3, pending: 2 });
     });
   });
+
+  it("item 2: counts tasks an earlier process paid for, still to be checked, against max_cost", async () => {
+    const manifest = mixed("{ submit_rate: 5/s, max_in_flight: 20, max_cost: 0.5 }");
+    await withEngine(TEN_SECONDS, manifest, async (rig) => {
+      // Two priced tasks came back and were downloaded at 0.20 each before that process died.
+      const paid = (await rig.tasks()).filter((task) => task.job_id === "priced").slice(0, 2);
+      for (const task of paid)
+        rig.store.db
+          .prepare("UPDATE jobs SET state = 'downloaded', task_id = ?, cost = 0.2 WHERE key = ?")
+          .run(`t-${task.key}`, task.key);
+
+      const result = await rig.finish(rig.engine().run());
+
+      // 0.4 is spent: the next priced task at 0.20 would pass 0.5.
+      expect(result.end).toBe("budget");
+      expect(result.counts).toMatchObject({ done: 2, pending: 6 });
+      expect(rig.sim.counters().submits.received).toBe(0);
+    });
+  });
 });
