@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { roundMoney } from "../core/money.js";
 import { checkManifestFile } from "../families/index.js";
 import {
   dependantTemplates,
@@ -69,7 +70,7 @@ function printPlan(plan: PlanDiff, state: string): void {
       `${status.done}`,
       `${status.in_flight}`,
       `${status.failed + status.expired === 0 ? "" : bound}${status.failed + status.expired}`,
-      group.newCost === null ? "unknown" : group.newCost.toFixed(2),
+      cellCost(group.newCost, group.newWithUnknownCost, plan.unknownCost),
     ];
   });
   const header = [
@@ -101,25 +102,39 @@ function printPlan(plan: PlanDiff, state: string): void {
   }
   const { totals } = plan;
   out(
-    `  total: ${totals.tasksUpperBound ? "up to " : ""}${totals.tasks} tasks, ${totals.outputsUpperBound ? "up to " : ""}${totals.outputs} outputs, estimated cost ${costText(totals.cost, totals.tasksWithUnknownCost, totals.tasks)}`,
+    `  total: ${totals.tasksUpperBound ? "up to " : ""}${totals.tasks} tasks, ${totals.outputsUpperBound ? "up to " : ""}${totals.outputs} outputs, estimated cost ${costText(totals.cost, totals.tasksWithUnknownCost, totals.tasks, plan.unknownCost)}`,
   );
   const { status } = totals;
   const upTo = totals.statusUpperBound ? "up to " : "";
   out(
-    `  of these: ${upTo}${status.new} new (cost ${costText(totals.newCost, totals.newWithUnknownCost, status.new, "unknown")}), ${status.done} done, ${status.in_flight} in flight, ${status.failed + status.expired} failed/expired`,
+    `  of these: ${upTo}${status.new} new (cost ${costText(totals.newCost, totals.newWithUnknownCost, status.new, plan.unknownCost, "unknown")}), ${status.done} done, ${status.in_flight} in flight, ${status.failed + status.expired} failed/expired`,
   );
 }
 
-/** A sum of known prices, and what is unknown of it. */
+/** A cost in a table cell: stated prices, plus `unknown_cost` × the tasks without one. */
+function cellCost(known: number, unknownTasks: number, unknownCost: number | null): string {
+  if (unknownTasks === 0) return known.toFixed(2);
+  if (unknownCost === null) return "unknown";
+  const reserved = `${unknownCost.toFixed(2)} × ${unknownTasks}`;
+  return known === 0 ? reserved : `${known.toFixed(2)} + ${reserved}`;
+}
+
+/** A sum of known prices, and what is unknown of it (counted at `unknown_cost` when set). */
 function costText(
   known: number,
   unknownTasks: number,
   tasks: number,
+  unknownCost: number | null,
   allUnknown = "unknown (the spec states no price for these families)",
 ): string {
+  const tasksWord = unknownTasks === 1 ? "task" : "tasks";
   if (unknownTasks === 0) return known.toFixed(2);
+  if (unknownCost !== null) {
+    const total = roundMoney(known + unknownCost * unknownTasks).toFixed(2);
+    return `${cellCost(known, unknownTasks, unknownCost)} unknown-price ${tasksWord} at unknown_cost = ${total}`;
+  }
   if (unknownTasks === tasks) return allUnknown;
-  return `${known.toFixed(2)} + unknown for ${unknownTasks} ${unknownTasks === 1 ? "task" : "tasks"}`;
+  return `${known.toFixed(2)} + unknown for ${unknownTasks} ${tasksWord}`;
 }
 
 function plural(kind: string, count: number): string {

@@ -1,10 +1,21 @@
+import { roundMoney } from "../core/money.js";
 import type { TaskRow } from "../store/index.js";
 
 /**
  * Which pending task may be submitted next: per lane, within the lane's in-flight cap (tasks
- * being submitted plus tasks the gateway holds) and within the budget, which counts what was
- * spent plus the estimate of every task in flight. No IO: the engine tells it what happens.
+ * being submitted plus tasks the gateway holds) and within the budget: a task goes only if
+ * what was spent, plus the reservation of every task in flight, plus its own stays within
+ * `max_cost`. A task reserves its estimate, else `unknown_cost`, else nothing (the manifest
+ * check warns that the cap cannot protect it). No IO: the engine tells it what happens.
  */
+
+/** How a budget stop ends, in its message and in the run's summary. */
+export const BUDGET_ADVICE = "raise max_cost and run again; done work is not paid twice";
+
+/** The message of a budget stop; amounts in the gateway's currency units. */
+export function budgetStopMessage(maxCost: number | undefined, spent: number): string {
+  return `budget reached: max_cost ${maxCost} (spent ${spent} plus tasks running); ${BUDGET_ADVICE}`;
+}
 
 /** Capacity lanes: text calls share the image lane's cap, both light next to video. */
 export type CapacityLane = "image" | "video";
@@ -18,6 +29,8 @@ export interface AdmissionLimits {
   maxInFlightVideo: number;
   /** The budget; undefined for none. */
   maxCost: number | undefined;
+  /** Reserved for a task without an estimate; undefined reserves nothing. */
+  unknownCost: number | undefined;
 }
 
 export class Admission {
@@ -28,6 +41,8 @@ export class Admission {
   readonly #reserved = new Map<string, number>();
   #reservedTotal = 0;
   #spent = 0;
+  /** Reservations kept for tasks that finished without a reported cost. */
+  #assumed = 0;
 
   constructor(limits: AdmissionLimits) {
     this.#limits = limits;
@@ -70,7 +85,7 @@ export class Admission {
   /** A task is in flight (taken, or a task the gateway already held when the run began). */
   started(task: TaskRow): void {
     if (this.#reserved.has(task.key)) return;
-    const estimate = task.estimated_cost ?? 0;
+    const estimate = this.#reservationOf(task);
     this.#reserved.set(task.key, estimate);
     this.#reservedTotal += estimate;
     this.#inFlight[capacityLane(task)] += 1;
@@ -90,15 +105,31 @@ export class Admission {
     this.#spent += cost ?? 0;
   }
 
-  /** What is spent plus what is in flight, at estimates. */
+  /**
+   * A task was paid for (completed now or in an earlier process): its reservation, if any, is
+   * released and its cost spent; without a reported cost (text answers) it counts at its
+   * reservation, since nothing says it was cheaper.
+   */
+  finished(task: TaskRow, cost: number | null): void {
+    this.ended(task);
+    if (cost !== null) this.commit(cost);
+    else this.#assumed += this.#reservationOf(task);
+  }
+
+  /** What is spent (or assumed spent) plus what is in flight, at reservations. */
   get committed(): number {
-    return this.#spent + this.#reservedTotal;
+    return this.#spent + this.#assumed + this.#reservedTotal;
+  }
+
+  #reservationOf(task: TaskRow): number {
+    return task.estimated_cost ?? this.#limits.unknownCost ?? 0;
   }
 
   #withinBudget(task: TaskRow): boolean {
     const max = this.#limits.maxCost;
     if (max === undefined) return true;
-    const committed = this.committed;
-    return committed < max && committed + (task.estimated_cost ?? 0) <= max;
+    // Rounded: sums of prices such as 0.2 drift by a hair past an exact cap.
+    const committed = roundMoney(this.committed);
+    return committed < max && roundMoney(committed + this.#reservationOf(task)) <= max;
   }
 }

@@ -5,7 +5,7 @@ import { sweepPartials } from "../core/fs.js";
 import { roundMoney } from "../core/money.js";
 import { partialDir } from "../core/output-files.js";
 import { FAILED_STATES, type TaskRow, TaskState, TRANSITIONS } from "../store/index.js";
-import { Admission } from "./admission.js";
+import { Admission, budgetStopMessage } from "./admission.js";
 import { checkTask } from "./checks.js";
 import {
   type EngineOptions,
@@ -147,11 +147,12 @@ export class Engine {
     } else if (taken.to === "poll") {
       this.#admission.started(task);
       this.#poller.track(task, this.#options.clock.now());
-    } else if (taken.to === "download") await this.#queueDownloads(task, true);
-    else if (taken.to === "check") this.#check(task);
-    else {
-      this.#admission.commit(task.cost);
-      await this.#startDependants(task);
+    } else {
+      // Paid for in an earlier process, whatever is left to do: it counts against the budget.
+      this.#admission.finished(task, task.cost);
+      if (taken.to === "download") await this.#queueDownloads(task, true);
+      else if (taken.to === "check") this.#check(task);
+      else await this.#startDependants(task);
     }
     return taken.to === "done";
   }
@@ -168,12 +169,8 @@ export class Engine {
         const task = this.#admission.take(lane);
         if (task === undefined) break;
         if (task === "budget") {
-          const spent = roundMoney(this.#admission.spent);
-          const max = this.#options.settings.limits.maxCost;
-          this.#halt(
-            "budget",
-            `budget reached: max_cost ${max} (spent ${spent} plus tasks running)`,
-          );
+          const { maxCost } = this.#options.settings.limits;
+          this.#halt("budget", budgetStopMessage(maxCost, roundMoney(this.#admission.spent)));
           return;
         }
         void this.#submits.add(() => this.#guard(this.#submit(task), task, "submit failed"));
@@ -189,9 +186,13 @@ export class Engine {
       this.#poller.track(sent.task, sent.nextPollAt);
       return;
     }
+    if (sent.kind === "answered") {
+      this.#admission.finished(task, sent.task.cost);
+      this.#check(sent.task);
+      return;
+    }
     this.#admission.ended(task);
-    if (sent.kind === "answered") this.#check(sent.task);
-    else if (sent.kind === "failed")
+    if (sent.kind === "failed")
       await this.#fail(sent.task, [TaskState.Submitting], sent.reason, sent.to);
     else if (sent.kind === "released" && sent.halt === "balance")
       this.#halt("balance", `the gateway balance ran out: ${sent.reason}`);
@@ -219,10 +220,10 @@ export class Engine {
         } else {
           // Completed, failed, or moved on by another process: no longer this engine's to poll.
           this.#poller.untrack(task.key);
-          this.#admission.ended(task);
+          if (!lost && outcome.kind === "completed") this.#admission.finished(task, outcome.cost);
+          else this.#admission.ended(task);
           if (lost) continue;
           if (outcome.kind === "completed") {
-            this.#admission.commit(outcome.cost);
             const completed = { ...task, state: TaskState.Completed, cost: outcome.cost };
             this.#enqueueDownload(
               completed,

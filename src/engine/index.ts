@@ -14,7 +14,7 @@
  * - output: one file a task made (a picture, a clip, a text), with its link and checks.
  * - tick: one due time of a scheduled manifest; each tick is a run of its own.
  */
-export { Admission, capacityLane } from "./admission.js";
+export { Admission, BUDGET_ADVICE, capacityLane } from "./admission.js";
 export type { EngineOptions, RunResult } from "./context.js";
 export { Engine, SUBMIT_CONCURRENCY } from "./engine.js";
 export type {

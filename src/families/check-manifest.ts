@@ -7,6 +7,7 @@ import {
   parseManifest,
   sortDiagnostics,
 } from "../manifest/index.js";
+import { checkBudget } from "./check-budget.js";
 import { type CheckedJob, checkJobs } from "./check-jobs.js";
 import { familyFields, familyFor } from "./resolve.js";
 
@@ -51,7 +52,11 @@ async function checkManifestSource(source: ManifestSource, at: number): Promise<
     },
   });
   const checked = await checkJobs(expanded);
-  const diagnostics = sortDiagnostics([...expanded.diagnostics, ...checked.diagnostics]);
+  const diagnostics = sortDiagnostics([
+    ...expanded.diagnostics,
+    ...checked.diagnostics,
+    ...checkBudget(expanded, checked.jobs),
+  ]);
   const valid = expanded.settings !== undefined && !diagnostics.some((d) => d.severity === "error");
   return { source, expanded, jobs: checked.jobs, diagnostics, valid };
 }

@@ -128,7 +128,14 @@ export const manifestSchema = z.strictObject({
       max_in_flight: positiveInt.optional(),
       max_in_flight_video: positiveInt.optional(),
       downloads: positiveInt.optional(),
-      max_cost: z.number().min(0).optional(),
+      max_cost: z.number().min(0).optional().describe("budget in the gateway's currency units"),
+      unknown_cost: z
+        .number()
+        .min(0)
+        .optional()
+        .describe(
+          "amount reserved against max_cost for each task whose price the spec does not state",
+        ),
     })
     .optional(),
   poll: z

@@ -47,6 +47,7 @@ export function resolveSettings(input: ManifestInput, file: string): ManifestSet
       maxInFlightVideo: input.limits?.max_in_flight_video ?? DEFAULTS.maxInFlightVideo,
       downloads: input.limits?.downloads ?? DEFAULTS.downloads,
       maxCost: input.limits?.max_cost,
+      unknownCost: input.limits?.unknown_cost,
     },
     poll: {
       firstAfterMs: ms(input.poll?.first_after, DEFAULTS.firstAfter),

@@ -17,6 +17,8 @@ export interface ManifestSettings {
     maxInFlightVideo: number;
     downloads: number;
     maxCost: number | undefined;
+    /** Reserved per task whose price is unknown; undefined: such tasks reserve nothing. */
+    unknownCost: number | undefined;
   };
   poll: { firstAfterMs: number; everyMs: number; batchSize: number };
   retry: { attempts: number; minDelayMs: number; maxDelayMs: number };

@@ -31,8 +31,10 @@ export interface GroupDiff extends PlanGroup {
   status: StatusCounts;
   /** False when `status` holds upper bounds (dependants of a variable output count). */
   statusExact: boolean;
-  /** Estimated cost of its new tasks only; null when one of them has no stated price. */
-  newCost: number | null;
+  /** Sum of the stated prices of its new tasks. */
+  newCost: number;
+  /** New tasks whose price the spec does not state. */
+  newWithUnknownCost: number;
 }
 
 export interface PlanDiff extends Omit<Plan, "groups" | "totals" | "tasks"> {
@@ -76,7 +78,7 @@ export async function diffPlan(
     groups: new Map(
       plan.groups.map((group) => [
         group.job,
-        { ...group, status: emptyCounts(), statusExact: true, newCost: 0 },
+        { ...group, status: emptyCounts(), statusExact: true, newCost: 0, newWithUnknownCost: 0 },
       ]),
     ),
     outputs: new Map(),
@@ -96,7 +98,7 @@ export async function diffPlan(
   for (let depth = 0; level.length > 0 && depth <= context.groups.size; depth++)
     level = await nextLevel(context, level);
   const groups = [...context.groups.values()];
-  for (const group of groups) if (group.newCost !== null) group.newCost = round(group.newCost);
+  for (const group of groups) group.newCost = round(group.newCost);
   const status = emptyCounts();
   for (const group of groups)
     for (const key of Object.values(TaskStatus)) status[key] += group.status[key];
@@ -107,11 +109,8 @@ export async function diffPlan(
       ...plan.totals,
       status,
       statusUpperBound: groups.some((group) => !group.statusExact),
-      newCost: round(groups.reduce((sum, group) => sum + (group.newCost ?? 0), 0)),
-      newWithUnknownCost: groups.reduce(
-        (sum, group) => sum + (group.newCost === null ? group.status.new : 0),
-        0,
-      ),
+      newCost: round(groups.reduce((sum, group) => sum + group.newCost, 0)),
+      newWithUnknownCost: groups.reduce((sum, group) => sum + group.newWithUnknownCost, 0),
     },
     tasks,
   };
@@ -243,8 +242,9 @@ function count(
   if (group === undefined) return;
   group.status[status] += tasks;
   if (!exact) group.statusExact = false;
-  if (status === TaskStatus.New)
-    group.newCost = group.newCost === null || cost === null ? null : group.newCost + cost * tasks;
+  if (status !== TaskStatus.New) return;
+  if (cost === null) group.newWithUnknownCost += tasks;
+  else group.newCost += cost * tasks;
 }
 
 /** The status of a recorded task: where the engine would place it, from the same facts. */

@@ -13,6 +13,8 @@ export interface Plan {
   manifest: string;
   name: string;
   gateway: string;
+  /** `limits.unknown_cost`: what each task of unknown price is counted at; null when unset. */
+  unknownCost: number | null;
   /** A scheduled manifest's tick this run belongs to (task keys include it); else null. */
   schedule: { cron: string; timezone: string; tick: string; label: string } | null;
   groups: PlanGroup[];
@@ -123,6 +125,7 @@ export function planRun(
     manifest: manifestFile,
     name: settings.name,
     gateway: settings.gateway.baseUrl,
+    unknownCost: settings.limits.unknownCost ?? null,
     schedule:
       settings.schedule === undefined || options.moment?.tickId === undefined
         ? null

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { RunEnd } from "../engine/index.js";
+import { BUDGET_ADVICE, type RunEnd } from "../engine/index.js";
 import type { RunView } from "./run-view.js";
 
 /** A duration for people: "42s", "3m 05s", "2h 10m"; "–" when unknown. */
@@ -50,8 +50,10 @@ export function summaryLines(view: RunView, options: { galleryExists: boolean })
   const others = Object.entries(counts)
     .filter(([state]) => state !== "done")
     .map(([state, n]) => `${n} ${state}`);
+  // A budget stop says how to go on: the store keeps what is done.
+  const advice = end === "budget" ? `; ${BUDGET_ADVICE}` : "";
   const lines = [
-    `run ${view.runId ?? "?"} ${STATUS_BY_END[end]}: ${counts.done ?? 0} done${others.length > 0 ? `, ${others.join(", ")}` : ""}; spent ${formatSpend(view.spent, view.maxCost)}; outputs in ${view.outputDir ?? "."}`,
+    `run ${view.runId ?? "?"} ${STATUS_BY_END[end]}: ${counts.done ?? 0} done${others.length > 0 ? `, ${others.join(", ")}` : ""}; spent ${formatSpend(view.spent, view.maxCost)}; outputs in ${view.outputDir ?? "."}${advice}`,
   ];
   for (const { reason, count } of view.reasons) lines.push(`  ${count} × ${reason}`);
   if (options.galleryExists && view.gallery !== null)

@@ -15,7 +15,7 @@ describe("gwrun plan", () => {
     const result = gwrun(["plan", "manifests/campaign.yaml", ...noState()]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
-      /hero\s+image family A\s+acme-image-2\s+2\s+2 images\s+2\s+0\s+0\s+0\s+unknown/,
+      /hero\s+image family A\s+acme-image-2\s+2\s+2 images\s+2\s+0\s+0\s+0\s+0\.50 × 2/,
     );
     expect(result.stdout).toMatch(
       /styles\s+image family B\s+acme2\.7-image\s+4\s+4 images\s+4\s+0\s+0\s+0\s+0\.80/,
@@ -67,6 +67,29 @@ describe("gwrun plan", () => {
     expect(existsSync(db as string)).toBe(false);
   });
 
+  it("item 2: counts new tasks of unknown price at limits.unknown_cost, per job and in total", () => {
+    const dir = tempDir({
+      "plan.yaml": `version: 1
+limits: { max_cost: 5, unknown_cost: 0.25 }
+jobs:
+  - { id: priced, model: acme2.7-image, prompt: a mug, repeat: 2 }
+  - { id: stills, model: acme-image-2, prompt: a mug, repeat: 3 }
+`,
+    });
+    const result = gwrun(["plan", path.join(dir, "plan.yaml"), ...noState()]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(rowOf(result.stdout, "priced").at(-1)).toBe("0.40");
+    expect(rowOf(result.stdout, "stills").at(-1)).toBe("0.25 × 3");
+    expect(result.stdout).toContain(
+      "of these: 5 new (cost 0.40 + 0.25 × 3 unknown-price tasks at unknown_cost = 1.15), 0 done",
+    );
+    const json = JSON.parse(
+      gwrun(["plan", path.join(dir, "plan.yaml"), "--json", ...noState()]).stdout,
+    );
+    expect(json.unknownCost).toBe(0.25);
+    expect(json.totals).toMatchObject({ newCost: 0.4, newWithUnknownCost: 3 });
+  });
+
   it("refuses an invalid manifest with exit code 2", () => {
     const result = gwrun(["plan", "test/fixtures/bad-manifests/quoted-number.yaml"]);
     expect(result.code).toBe(2);
@@ -107,12 +130,13 @@ describe("gwrun plan against the state a run left", () => {
 
   it("lists every task as new with its cost before a run, and creates no database", () => {
     expect(before.stdout).toContain(`state: ${db} does not exist yet: every task is new`);
-    expect(rowOf(before.stdout, "hero")).toEqual(["2", "0", "0", "0", "unknown"]);
+    // The demo reserves unknown_cost: 0.5 for each task whose price the spec does not state.
+    expect(rowOf(before.stdout, "hero")).toEqual(["2", "0", "0", "0", "0.50 × 2"]);
     expect(rowOf(before.stdout, "styles")).toEqual(["4", "0", "0", "0", "0.80"]);
     expect(rowOf(before.stdout, "glaze")).toEqual(["1", "0", "0", "0", "0.50"]);
-    expect(rowOf(before.stdout, "teaser")).toEqual(["2", "0", "0", "0", "unknown"]);
+    expect(rowOf(before.stdout, "teaser")).toEqual(["2", "0", "0", "0", "0.50 × 2"]);
     expect(before.stdout).toContain(
-      "of these: 11 new (cost 1.30 + unknown for 6 tasks), 0 done, 0 in flight, 0 failed/expired",
+      "of these: 11 new (cost 1.30 + 0.50 × 6 unknown-price tasks at unknown_cost = 4.30), 0 done, 0 in flight, 0 failed/expired",
     );
   });
 
@@ -184,9 +208,9 @@ describe("gwrun plan against the state a run left", () => {
     }
     // Links dead: the run would make it again, and only it.
     const dead = await plan();
-    expect(rowOf(dead.stdout, "hero")).toEqual(["1", "1", "0", "0", "unknown"]);
+    expect(rowOf(dead.stdout, "hero")).toEqual(["1", "1", "0", "0", "0.50 × 1"]);
     expect(dead.stdout).toContain(
-      "of these: 1 new (cost unknown), 10 done, 0 in flight, 0 failed/expired",
+      "of these: 1 new (cost 0.50 × 1 unknown-price task at unknown_cost = 0.50), 10 done, 0 in flight, 0 failed/expired",
     );
     const printed = JSON.parse((await plan("--json")).stdout) as {
       tasks: { label: string; status: string }[];

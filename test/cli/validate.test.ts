@@ -1,5 +1,7 @@
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { gwrun } from "../helpers/cli.js";
+import { tempDir } from "../helpers/manifest.js";
 
 describe("gwrun validate", () => {
   it("accepts the demo manifest", () => {
@@ -28,6 +30,30 @@ describe("gwrun validate", () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toContain("campaign.yaml: valid");
     expect(result.stderr).toContain("dependency cycle: first → second → first");
+  });
+
+  it("item 2: warns at max_cost, still valid, when tasks of unknown price have no unknown_cost", () => {
+    const manifest = `version: 1
+limits:
+  max_cost: 2
+jobs:
+  - { id: priced, model: acme2.7-image, prompt: a mug }
+  - { id: stills, model: acme-image-2, prompt: a mug, repeat: 3 }
+  - { id: notes, endpoint: chat, model: acme-5, messages: [{ role: user, content: hi }] }
+  - { id: clips, model: acme-video-2.3-Fast, from: stills, first_frame_image: "{{input.url}}", prompt: "[推进] in" }
+`;
+    const dir = tempDir({
+      "budget.yaml": manifest,
+      "reserved.yaml": manifest.replace("max_cost: 2", "max_cost: 2\n  unknown_cost: 0.5"),
+    });
+    const result = gwrun(["validate", path.join(dir, "budget.yaml")]);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain(
+      "budget.yaml:3:13  warning max_cost cannot protect 4 tasks whose price is unknown (job ids stills, notes), nor the tasks of from: job id clips; set limits.unknown_cost  [unknown-price]",
+    );
+    const reserved = gwrun(["validate", path.join(dir, "reserved.yaml")]);
+    expect(reserved.code).toBe(0);
+    expect(reserved.stderr).toBe("");
   });
 
   it("says so when a manifest file does not exist", () => {

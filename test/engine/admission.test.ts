@@ -10,7 +10,13 @@ const text = (key: string, estimated_cost: number | null = null) =>
   taskRow({ key, lane: "text", estimated_cost });
 
 function admission(limits: Partial<AdmissionLimits> = {}): Admission {
-  return new Admission({ maxInFlight: 10, maxInFlightVideo: 10, maxCost: undefined, ...limits });
+  return new Admission({
+    maxInFlight: 10,
+    maxInFlightVideo: 10,
+    maxCost: undefined,
+    unknownCost: undefined,
+    ...limits,
+  });
 }
 
 /** Takes from `lane` until it gives no task; the keys taken, and what stopped it. */
@@ -226,6 +232,41 @@ describe("admission budget", () => {
     queue.commit(5);
     queue.enqueue(image("unknown", null));
     expect(queue.take("image")).toBe("budget");
+  });
+
+  it("item 2: reserves unknown_cost for a task without an estimate, and its estimate for one with", () => {
+    const queue = admission({ maxCost: 1, unknownCost: 0.3 });
+    for (const task of [image("a", 0.5), image("b"), image("c")]) queue.enqueue(task);
+    expect(drain(queue, "image")).toEqual({ keys: ["a", "b"], stop: "budget" });
+    expect(queue.committed).toBe(0.8);
+  });
+
+  it("item 2: keeps the reservation of a task that finished without a reported cost", () => {
+    const queue = admission({ maxCost: 1, unknownCost: 0.4 });
+    for (const key of ["a", "b", "c"]) queue.enqueue(text(key));
+    const a = queue.take("image");
+    if (a === undefined || a === "budget") throw new Error("a was not taken");
+    queue.finished(a, null);
+    expect(queue.spent).toBe(0);
+    expect(queue.committed).toBe(0.4);
+    expect(drain(queue, "image")).toEqual({ keys: ["b"], stop: "budget" });
+  });
+
+  it("item 2: spends a reported cost in place of the reservation, for a task in flight or paid before", () => {
+    const queue = admission({ maxCost: 1, unknownCost: 0.4 });
+    const held = image("held");
+    queue.started(held);
+    queue.finished(held, 0.1);
+    queue.finished(image("paid-before", 0.5), 0.2);
+    expect(queue.inFlight("image")).toBe(0);
+    expect(queue.spent).toBeCloseTo(0.3);
+    expect(queue.committed).toBeCloseTo(0.3);
+  });
+
+  it("item 2: lets a sum of prices reach max_cost exactly, though floating point drifts past it", () => {
+    const queue = admission({ maxCost: 0.3 });
+    for (const key of ["a", "b", "c"]) queue.enqueue(image(key, 0.1));
+    expect(drain(queue, "image")).toEqual({ keys: ["a", "b", "c"], stop: undefined });
   });
 
   it("answers undefined, not budget, when the lane is full", () => {

@@ -355,12 +355,18 @@ jobs:
       [6, null],
     ]);
     expect(
-      diffed.groups.map((entry) => [entry.job, entry.status.new, entry.newCost, entry.statusExact]),
+      diffed.groups.map((entry) => [
+        entry.job,
+        entry.status.new,
+        entry.newCost,
+        entry.newWithUnknownCost,
+        entry.statusExact,
+      ]),
     ).toEqual([
-      ["captions", 1, null, true],
+      ["captions", 1, 0, 1, true],
       // acme2.7-image is priced per image: 0.2 × 2 per task.
-      ["images", 3, 1.2, true],
-      ["clips", 6, null, true],
+      ["images", 3, 1.2, 0, true],
+      ["clips", 6, 0, 6, true],
     ]);
     expect(diffed.totals).toMatchObject({
       status: { new: 10 },

@@ -74,4 +74,20 @@ describe("plain reporter", () => {
       "gallery: out/spring/index.html; results: out/spring/results.jsonl",
     ]);
   });
+
+  it("item 2: ends a budget stop and its summary with how to continue", async () => {
+    const { plain, lines } = reporter(true);
+    plain.emit(started({ a: 3 }));
+    for (const event of through("a", 1)) plain.emit(event);
+    const message =
+      "budget reached: max_cost 25 (spent 0.5 plus tasks running); raise max_cost and run again; done work is not paid twice";
+    plain.emit({ type: "run:stopping", reason: "budget", message });
+    plain.emit({ ...finished, end: "budget", counts: { done: 1, pending: 2 }, spent: 0.5 });
+    await plain.close();
+    expect(lines).toEqual([
+      `gwrun: ${message}`,
+      "gwrun: run 7 stopped: 1 done, 2 pending; spent 0.5 of 25; outputs in out/spring; raise max_cost and run again; done work is not paid twice",
+      "gallery: out/spring/index.html; results: out/spring/results.jsonl",
+    ]);
+  });
 });
