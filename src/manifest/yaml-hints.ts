@@ -122,13 +122,16 @@ function tabHint(lines: readonly string[], report: ParserReport): YamlHint | und
   return undefined;
 }
 
-const ITEM = /^(\s*)-(\s+|$)/;
+/** A list item's line; the match runs to where the item's content starts. */
+export const ITEM = /^(\s*)-(\s+|$)/;
 
-function indentOf(text: string): number {
+/** Spaces before a line's content. */
+export function indentOf(text: string): number {
   return /^ */.exec(text)?.[0].length ?? 0;
 }
 
-function isContent(text: string): boolean {
+/** Whether a line holds more than blanks and a comment. */
+export function isContent(text: string): boolean {
   const trimmed = text.trim();
   return trimmed !== "" && !trimmed.startsWith("#");
 }

@@ -1,6 +1,6 @@
 import jsYaml from "js-yaml";
 import { LineCounter, parseDocument } from "yaml";
-import { hintFor } from "./yaml-hints.js";
+import { hintFor, ITEM, indentOf, isContent } from "./yaml-hints.js";
 
 // Values are read with js-yaml, which is fast and lean; the position-keeping document of the
 // `yaml` package is built only when a diagnostic needs to point at the text. Both follow the
@@ -44,14 +44,25 @@ export function syntaxProblems(text: string): SyntaxProblem[] {
     const { problem, parserLine } = found;
     const first = Math.min(parserLine, problem.line - 1);
     const last = Math.max(parserLine, problem.line - 1);
-    // An error in or before what was blanked came from the blanking, not from the text.
-    if (first <= blankedUpTo) break;
-    problems.push(problem);
     const range = blankRange(sections, first, last);
+    // Independent only if the text before it reads well: nothing left open there runs into it.
+    if (problems.length > 0 && (first <= blankedUpTo || !isYaml(lines.slice(0, range.first)))) {
+      break;
+    }
+    problems.push(problem);
     blankedUpTo = range.last;
     lines = lines.map((line, index) => (index >= range.first && index <= range.last ? "" : line));
   }
   return problems;
+}
+
+function isYaml(lines: readonly string[]): boolean {
+  try {
+    readYamlValue(lines.join("\n"), "");
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The first error js-yaml makes gwrun stop at, placed by the position-keeping parser. */
@@ -97,13 +108,6 @@ interface Section {
   header?: number;
 }
 
-const ITEM = /^\s*-(\s|$)/;
-
-function isContent(line: string): boolean {
-  const trimmed = line.trim();
-  return trimmed !== "" && !trimmed.startsWith("#");
-}
-
 function sectionsOf(lines: readonly string[]): Section[] {
   const sections: Section[] = [];
   let header: number | undefined;
@@ -115,10 +119,10 @@ function sectionsOf(lines: readonly string[]): Section[] {
       if (current !== undefined) current.last = index;
       return;
     }
-    const indent = /^ */.exec(line)?.[0].length ?? 0;
+    const indent = indentOf(line);
     const item = ITEM.test(line);
     const start = sections.length === 0 ? 0 : index;
-    if (item && header !== undefined && (decided ? indent === itemIndent : true)) {
+    if (item && header !== undefined && (!decided || indent === itemIndent)) {
       itemIndent = indent;
       decided = true;
       sections.push({ first: start, last: index, header });
@@ -142,9 +146,9 @@ function blankRange(sections: readonly Section[], first: number, last: number) {
   const holding = sections.filter((s) => s.last >= first && s.first <= last);
   const from = holding[0]?.first ?? first;
   let to = holding[holding.length - 1]?.last ?? last;
-  for (const section of sections) {
-    if (section.header !== undefined && holding.some((s) => s.first === section.header)) {
-      to = Math.max(to, section.last);
+  for (const { header, last: end } of sections) {
+    if (header !== undefined && holding.some((s) => s.first <= header && header <= s.last)) {
+      to = Math.max(to, end);
     }
   }
   return { first: from, last: to };

@@ -70,6 +70,13 @@ describe("YAML syntax errors lead to the fix", () => {
     );
   });
 
+  it("item 4: what an unclosed [ does to the jobs after it is not shown as more errors", async () => {
+    const checked = await checkInline(
+      'version: 1\njobs: [\n  - id: a\n    model: x\n  - id: b\n    model: "y\n',
+    );
+    expect(errorsOf(checked)).toEqual(["3:3 yaml-syntax"]);
+  });
+
   it("keeps an unclosed quote that takes in the rest of the file to one error", async () => {
     const checked = await checkInline(
       'version: 1\njobs:\n  - id: a\n    prompt: "a mug\n  - id: b\n    model: x\n  - id: c\n    prompt: "y"\n',
