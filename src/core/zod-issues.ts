@@ -63,18 +63,8 @@ function describeIssue(schema: z.ZodType, body: unknown, issue: z.core.$ZodIssue
         { path, rule: "type", message: `must be ${article(expected)}, got ${describe(value)}` },
       ];
     }
-    case "invalid_value": {
-      if (value === undefined) return [{ path, rule: "required", message: "is required" }];
-      const allowed = issue.values.map((v) => JSON.stringify(v)).join(", ");
-      const hint = typeof value === "string" ? didYouMean(value, issue.values.map(String)) : "";
-      return [
-        {
-          path,
-          rule: "enum",
-          message: `must be one of ${allowed}, got ${describe(value)}${hint}`,
-        },
-      ];
-    }
+    case "invalid_value":
+      return [oneOf(path, value, issue.values)];
     case "unrecognized_keys": {
       const known = knownKeysAt(schema, issue.path);
       return issue.keys.map((key) => ({
@@ -121,18 +111,55 @@ function describeIssue(schema: z.ZodType, body: unknown, issue: z.core.$ZodIssue
               : `must be a valid ${issue.format}`,
         },
       ];
-    case "invalid_union":
+    case "invalid_union": {
+      const values = unionValues(issue);
+      if (values !== undefined) return [oneOf(path, value, values)];
       return [{ path, rule: "type", message: `has an unsupported shape: ${describe(value)}` }];
+    }
     case "custom": {
       const params = issue.params as { rule?: string; severity?: "warning" } | undefined;
       const rule = params?.rule ?? "rule";
+      // A refinement's own message states the rule; an enum or range also says what it got.
+      const got =
+        (rule === "enum" || rule === "range") && !issue.message.includes("got")
+          ? `, got ${describe(value)}`
+          : "";
+      const message = `${issue.message}${got}`;
       return params?.severity === "warning"
-        ? [{ path, rule, message: issue.message, severity: "warning" }]
-        : [{ path, rule, message: issue.message }];
+        ? [{ path, rule, message, severity: "warning" }]
+        : [{ path, rule, message }];
     }
     default:
       return [{ path, rule: issue.code, message: issue.message }];
   }
+}
+
+/** An enum issue: the allowed values, what was written, and the nearest allowed string. */
+function oneOf(path: Path, value: unknown, values: readonly unknown[]): Issue {
+  if (value === undefined) return { path, rule: "required", message: "is required" };
+  const allowed = values.map((v) => JSON.stringify(v)).join(", ");
+  const hint = typeof value === "string" ? didYouMean(value, values.map(String)) : "";
+  return {
+    path,
+    rule: "enum",
+    message: `must be one of ${allowed}, got ${describe(value)}${hint}`,
+  };
+}
+
+/**
+ * The values a union of literals (or a discriminated union's tags) allows; undefined when some
+ * option is more than a fixed value.
+ */
+function unionValues(issue: z.core.$ZodIssueInvalidUnion): unknown[] | undefined {
+  const tagged = issue as { note?: string; options?: unknown[] };
+  if (issue.errors.length === 0) return tagged.options;
+  const values: unknown[] = [];
+  for (const option of issue.errors) {
+    const [only] = option;
+    if (option.length !== 1 || only?.code !== "invalid_value" || only.path.length > 0) return;
+    values.push(...only.values);
+  }
+  return values;
 }
 
 function article(noun: string): string {

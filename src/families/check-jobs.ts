@@ -75,6 +75,11 @@ export async function checkJobs(
     if (errors.length === 0 && skip.size === 0)
       jobs.push({ job, family, endpoint: family.path?.(body) ?? family.endpoint, body });
   }
+  // A problem of the job's own text found in every combination belongs to no one combination.
+  for (const issue of seen.values()) {
+    if (!issue.inMatrix && issue.more + 1 === issue.expansions)
+      issue.diagnostic.message = issue.base;
+  }
   return { jobs, diagnostics: reporter.diagnostics.slice(start) };
 }
 
@@ -182,11 +187,11 @@ function reportIssue(
           .replace(/\.\[/g, "[");
   let note = "";
   let span = reporter.span([], {}, jobPath(spec));
-  if (
+  const inMatrix =
     typeof field === "string" &&
     spec.matrix?.[field] !== undefined &&
-    job.matrixIndex[field] !== undefined
-  ) {
+    job.matrixIndex[field] !== undefined;
+  if (inMatrix) {
     span = reporter.span(
       ["matrix", field, job.matrixIndex[field] as number, ...issue.path.slice(1)],
       { key },
@@ -220,7 +225,15 @@ function reportIssue(
       issue.severity,
     );
     const diagnostic = reporter.diagnostics[reporter.diagnostics.length - 1] as Diagnostic;
-    seen.set(id, { diagnostic, base, combination, first: job.expansion + 1, more: 0 });
+    seen.set(id, {
+      diagnostic,
+      base,
+      combination,
+      first: job.expansion + 1,
+      more: 0,
+      expansions: job.expansions,
+      inMatrix,
+    });
     return;
   }
   earlier.more++;
@@ -233,6 +246,9 @@ interface SeenIssue {
   combination: string;
   first: number;
   more: number;
+  expansions: number;
+  /** Placed at a matrix entry: the combination is the point, even when all share it. */
+  inMatrix: boolean;
 }
 
 type Seen = Map<string, SeenIssue>;

@@ -10,6 +10,8 @@ export interface Diagnostic {
   message: string;
   /** Stable name of the broken rule, e.g. "unknown-field", "enum", "cycle". */
   rule: string;
+  /** What to do about it, when the fix is not plain from the message (shown after the frame). */
+  hint?: string;
 }
 
 /** A place in the manifest text: a character offset and how many characters it spans. */
@@ -25,9 +27,12 @@ export function diagnosticAt(
   rule: string,
   message: string,
   severity: Diagnostic["severity"] = "error",
+  hint?: string,
 ): Diagnostic {
   const { line, col } = lineCounter.linePos(span.offset);
-  return { severity, file, line, col, message, rule };
+  const diagnostic: Diagnostic = { severity, file, line, col, message, rule };
+  if (hint !== undefined) diagnostic.hint = hint;
+  return diagnostic;
 }
 
 /** Sorts by position and drops exact repeats (the same rule broken by many expansions). */
@@ -52,7 +57,8 @@ export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[
 const SECRET_LINE = /^(\s*(?:-\s+)?["']?api_key["']?\s*:\s*)(.*)$/;
 
 /**
- * `file:LINE:COL  message  [rule]` followed by a short code frame of the manifest text.
+ * `file:LINE:COL  message  [rule]` followed by a short code frame of the manifest text and
+ * the hint, if any.
  * A line that sets `api_key` is shown with its value masked.
  */
 export function formatDiagnostic(
@@ -65,8 +71,9 @@ export function formatDiagnostic(
     color ? `\u001b[${code}m${value}\u001b[0m` : value;
   const label = severity === "warning" ? paint(33, "warning") : paint(31, "error");
   const head = `${file}:${line}:${col}  ${label} ${message}  ${paint(2, `[${rule}]`)}`;
-  if (text === undefined) return head;
-  return `${head}\n${codeFrame(text, line, col)}`;
+  const frame = text === undefined ? "" : `\n${codeFrame(text, line, col)}`;
+  const hint = diagnostic.hint === undefined ? "" : `\n  ${paint(36, "hint:")} ${diagnostic.hint}`;
+  return `${head}${frame}${hint}`;
 }
 
 function codeFrame(text: string, line: number, col: number): string {

@@ -1,16 +1,10 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import jsYaml from "js-yaml";
 import { type Document, LineCounter, parseDocument } from "yaml";
 import { type Diagnostic, diagnosticAt } from "./diagnostics.js";
 import { type EnvProblem, interpolateEnv } from "./interpolate.js";
 import { Reporter } from "./report.js";
-
-// Values are read with js-yaml, which is fast and lean; the position-keeping document of the
-// `yaml` package is built only when a diagnostic needs to point at the text. Both follow the
-// YAML 1.2 core schema, with merge keys.
-const MERGE_KEYS = (jsYaml as unknown as { types: { merge: jsYaml.Type } }).types.merge;
-const VALUE_SCHEMA = jsYaml.CORE_SCHEMA.extend([MERGE_KEYS]);
+import { DOCUMENT_OPTIONS, readYamlValue, syntaxProblems } from "./yaml-syntax.js";
 
 /** A manifest file read and parsed, with everything needed to point at its text. */
 export class ManifestSource {
@@ -33,10 +27,8 @@ export class ManifestSource {
     if (this.#doc === undefined) {
       this.#lineCounter = new LineCounter();
       this.#doc = parseDocument(this.text, {
+        ...DOCUMENT_OPTIONS,
         lineCounter: this.#lineCounter,
-        prettyErrors: false,
-        merge: true,
-        uniqueKeys: true,
       });
     }
     return this.#doc;
@@ -66,9 +58,9 @@ export function parseManifest(
   const source = new ManifestSource(file, text);
   let value: unknown;
   try {
-    value = jsYaml.load(text, { schema: VALUE_SCHEMA, filename: file });
-  } catch (error) {
-    reportSyntax(source, error as jsYaml.YAMLException);
+    value = readYamlValue(text, file);
+  } catch {
+    reportSyntax(source);
     return source;
   }
   if (value === undefined || value === null) {
@@ -100,36 +92,16 @@ export function parseManifest(
   return source;
 }
 
-/** Syntax errors, placed by the position-keeping parser (or by js-yaml's mark if only it objects). */
-function reportSyntax(source: ManifestSource, error: jsYaml.YAMLException): void {
-  const { doc, lineCounter, file } = source;
-  for (const problem of doc.errors) {
+/** The first syntax error, and any later one that is not a consequence of it, with hints. */
+function reportSyntax(source: ManifestSource): void {
+  const { lineCounter, file } = source;
+  for (const { line, col, message, hint } of syntaxProblems(source.text)) {
+    const offset = (lineCounter.lineStarts[line - 1] ?? 0) + col - 1;
+    const at = { offset, length: 1 };
     source.diagnostics.push(
-      diagnosticAt(
-        file,
-        lineCounter,
-        { offset: problem.pos[0], length: 1 },
-        "yaml-syntax",
-        firstLine(problem.message),
-      ),
+      diagnosticAt(file, lineCounter, at, "yaml-syntax", message, "error", hint),
     );
   }
-  if (doc.errors.length === 0) {
-    const offset = error.mark?.position ?? 0;
-    source.diagnostics.push(
-      diagnosticAt(
-        file,
-        lineCounter,
-        { offset, length: 1 },
-        "yaml-syntax",
-        error.reason ?? error.message,
-      ),
-    );
-  }
-}
-
-function firstLine(message: string): string {
-  return message.split("\n")[0] ?? message;
 }
 
 /** Replaces `${ENV}` in every string, in place; `at` is the path so far (a shared stack). */

@@ -21,6 +21,22 @@ describe("gwrun validate", () => {
     expect(result.stderr).toContain("3 errors; nothing was submitted");
   });
 
+  it(`item 4: an unquoted \${…} in a flow map is one error, with a hint under its frame`, () => {
+    const result = gwrun(["validate", "test/fixtures/bad-manifests/yaml-flow-env.yaml"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      [
+        "test/fixtures/bad-manifests/yaml-flow-env.yaml:5:22  error Unexpected flow-map-start at node end  [yaml-syntax]",
+        "    4 | version: 1",
+        `  > 5 | gateway: { base_url: \${GW_BASE_URL} }`,
+        "      |                      ^",
+        "    6 | limits: { submit_rate: 5/s, max_in_flight: 20 }",
+        `  hint: quote the value, e.g. base_url: "\${GW_BASE_URL}" (unquoted, YAML reads its "{" as the start of a map)`,
+      ].join("\n"),
+    );
+    expect(result.stderr).toContain("1 error; nothing was submitted");
+  });
+
   it("validates several manifests and fails if any is invalid", () => {
     const result = gwrun([
       "validate",
