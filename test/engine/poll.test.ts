@@ -268,21 +268,9 @@ describe("poller", () => {
   });
 
   it("keeps a processing task processing when the gateway answers a status it does not know", () => {
-    const task = taskRow({ state: TaskState.Processing, task_id: "t1", progress: 30 });
-    const record: TaskRecord = {
-      id: "t1",
-      status: "queued",
-      progress: null,
-      created: null,
-      completed: null,
-      actualTime: null,
-      estimatedTime: null,
-      cost: null,
-      errorMessage: null,
-      result: null,
-      raw: {},
-    };
-    expect(pollOutcome(task, record, false, 0)).toMatchObject({
+    const answer = record({ status: "queued", progress: null });
+    const task = held({ state: TaskState.Processing, progress: 30 });
+    expect(pollOutcome(task, answer, false, NEXT_POLL)).toMatchObject({
       kind: "running",
       status: "processing",
       progress: 30,
