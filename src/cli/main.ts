@@ -59,7 +59,10 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     )
     .argument("<manifest>", "manifest file")
     .option("--json", "print the plan as JSON: the tasks a run would record, each with its status")
-    .option("--db <file>", "state database (default: GWRUN_DB, else data/gwrun.db of the project folder); never created")
+    .option(
+      "--db <file>",
+      "state database (default: GWRUN_DB, else data/gwrun.db of the project folder); never created",
+    )
     .option("--force", "as `run --force` would: tasks done count as new")
     .action(async (manifest: string, options: { json?: boolean; db?: string; force?: boolean }) => {
       setExit(await planManifest(manifest, options));
@@ -77,7 +80,10 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
 
   const runOptions = (command: Command) =>
     command
-      .option("--db <file>", "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)")
+      .option(
+        "--db <file>",
+        "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)",
+      )
       .option("--force", "redo jobs already done")
       .option("--only <jobs>", "run only these job ids (comma-separated)")
       .option(
@@ -126,7 +132,10 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     .command("status")
     .description("a run's jobs by state and family, spend, failures with reasons")
     .argument("[run]", "run id (default: the latest)")
-    .option("--db <file>", "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)")
+    .option(
+      "--db <file>",
+      "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)",
+    )
     .option("--json", "print as JSON")
     .action(async (run: string | undefined, flags: { db?: string; json?: boolean }) => {
       setExit(await showStatus(run, flags));
@@ -136,7 +145,10 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     .command("report")
     .description("rebuild a run's results.jsonl and index.html gallery from the store")
     .argument("[run]", "run id (default: the latest)")
-    .option("--db <file>", "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)")
+    .option(
+      "--db <file>",
+      "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)",
+    )
     .action(async (run: string | undefined, flags: { db?: string }) => {
       setExit(await reportRun(run, flags));
     });
@@ -144,7 +156,10 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
   program
     .command("runs")
     .description("the latest runs")
-    .option("--db <file>", "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)")
+    .option(
+      "--db <file>",
+      "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)",
+    )
     .option("--json", "print as JSON")
     .action(async (flags: { db?: string; json?: boolean }) => {
       setExit(await listRuns(flags));
@@ -159,7 +174,10 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     .option("--log <file>", "append plain lines to this file instead of stderr")
     .option("--list", "show each manifest's next ticks and its last runs, then exit")
     .option("--json", "with --list: print it as JSON")
-    .option("--db <file>", "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)")
+    .option(
+      "--db <file>",
+      "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)",
+    )
     .option("--base-url <url>", 'gateway base URL, overriding the manifests ("sim": the simulator)')
     .action(async (manifests: string[], flags: ScheduleFlags) => {
       setExit(await schedule(manifests, flags));
