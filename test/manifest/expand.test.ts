@@ -5,6 +5,13 @@ import { checkInline, errorsOf } from "../helpers/manifest.js";
 const bodies = (checked: Awaited<ReturnType<typeof checkInline>>, id: string) =>
   checked.jobs.filter(({ job }) => job.spec.id === id).map(({ body }) => body);
 
+/** A 640×480 red picture in `format`, as a local reference image. */
+function redPicture(format: "png" | "gif"): Promise<Buffer> {
+  return sharp({ create: { width: 640, height: 480, channels: 3, background: "red" } })
+    .toFormat(format)
+    .toBuffer();
+}
+
 describe("manifest expansion", () => {
   it("expands a matrix into its cartesian product, setting request fields and variables", async () => {
     const checked = await checkInline(`
@@ -125,9 +132,7 @@ jobs:
   });
 
   it("inlines a local reference image as a Data URI after checking it", async () => {
-    const png = await sharp({ create: { width: 640, height: 480, channels: 3, background: "red" } })
-      .png()
-      .toBuffer();
+    const png = await redPicture("png");
     const checked = await checkInline(
       `
 version: 1
@@ -146,9 +151,7 @@ jobs:
   });
 
   it("rejects a local image whose format the family does not accept", async () => {
-    const gif = await sharp({ create: { width: 640, height: 480, channels: 3, background: "red" } })
-      .gif()
-      .toBuffer();
+    const gif = await redPicture("gif");
     const checked = await checkInline(
       `
 version: 1
@@ -164,9 +167,7 @@ jobs:
   });
 
   it("item 11: refuses a local GIF in image family B with the message a GIF Data URI gets", async () => {
-    const gif = await sharp({ create: { width: 640, height: 480, channels: 3, background: "red" } })
-      .gif()
-      .toBuffer();
+    const gif = await redPicture("gif");
     const checked = await checkInline(
       `
 version: 1
@@ -220,9 +221,7 @@ jobs:
   });
 
   it("refuses a local file where the family takes only URLs", async () => {
-    const png = await sharp({ create: { width: 640, height: 480, channels: 3, background: "red" } })
-      .png()
-      .toBuffer();
+    const png = await redPicture("png");
     const checked = await checkInline(
       `
 version: 1
