@@ -65,7 +65,7 @@ function printPlan(plan: PlanDiff, state: string): void {
       group.models.length === 1 ? (group.models[0] as string) : `${group.models.length} models`,
       group.from === null ? "" : `from ${group.from}`,
       `${group.tasksExact ? "" : "≤"}${group.tasks}`,
-      `${group.outputs.exact ? "" : "≤"}${group.outputs.count} ${plural(group.outputs.kind, group.outputs.count)}`,
+      `${group.outputs.exact ? "" : "≤"}${group.outputs.count} ${outputWord(group.outputs.kind, group.outputs.count)}`,
       `${status.new === 0 ? "" : bound}${status.new}`,
       `${status.done}`,
       `${status.in_flight}`,
@@ -137,7 +137,7 @@ function costText(
   return `${known.toFixed(2)} + unknown for ${unknownTasks} ${tasksWord}`;
 }
 
-function plural(kind: string, count: number): string {
+function outputWord(kind: string, count: number): string {
   const word = kind === "text" ? "text" : kind;
   return count === 1 || word === "text" ? word : `${word}s`;
 }

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { ErrorCode, GwError } from "../core/errors.js";
+import { plural } from "../core/words.js";
 import { FAILED_STATES, type RunRow, TaskState } from "../store/index.js";
 import { type ExecuteOptions, executeManifest, type RunFlags } from "./execute.js";
 import type { ExitCode } from "./exit-codes.js";
@@ -61,7 +62,7 @@ export async function retryRun(
       if (states.includes(task.state) && (await store.requeue(task, [task.state], null, now)))
         moved += 1;
     }
-    err(`gwrun: ${moved} task${moved === 1 ? "" : "s"} of run ${found.id} back to pending`);
+    err(`gwrun: ${plural(moved, "task")} of run ${found.id} back to pending`);
     return found;
   });
   return (await executeManifest(run.manifest_path, run.manifest_text, run.id, flags, atOf(run)))

@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { systemClock } from "../core/clock.js";
 import { ErrorCode, GwError } from "../core/errors.js";
+import { plural } from "../core/words.js";
 import { checkManifestFile } from "../families/index.js";
 import { nextTicks, tickLabel } from "../manifest/index.js";
 import { describeHolder, type ScheduledManifest, Scheduler } from "../schedule/index.js";
@@ -119,9 +120,7 @@ async function runDaemon(
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
-  log(
-    `gwrun schedule: ${manifests.length} manifest${manifests.length === 1 ? "" : "s"}, state in ${db}`,
-  );
+  log(`gwrun schedule: ${plural(manifests.length, "manifest")}, state in ${db}`);
   try {
     await scheduler.run(manifests);
     log("gwrun schedule: stopped");

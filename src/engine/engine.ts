@@ -94,16 +94,18 @@ export class Engine {
       this.#takenOn.add(task.key);
       if (await this.#takeOn(task)) alreadyDone += 1;
     }
+    const groups = jobGroups(tasks);
     emit({
       type: "run:started",
       runId,
-      jobs: tasks.length,
+      jobs: groups.length,
+      tasks: tasks.length,
       alreadyDone,
       name: settings.name,
       outputDir,
       maxCost: settings.limits.maxCost ?? null,
       spent: roundMoney(this.#admission.spent),
-      groups: jobGroups(tasks),
+      groups,
     });
     // Often enough to keep polls on time, rarely enough to cost nothing while waiting.
     const tick = Math.min(50, Math.max(2, settings.poll.everyMs / 4));
@@ -273,7 +275,7 @@ export class Engine {
     }
     // Interrupted: it stays downloaded, and the resumed run checks it.
     if (this.#abort.signal.aborted) return;
-    emit({ type: "job:postprocessing", key: task.key, job: task.job_id, label: task.label });
+    emit({ type: "task:postprocessing", key: task.key, job: task.job_id, label: task.label });
     this.#checking += 1;
     const checking = async () => {
       try {

@@ -33,7 +33,11 @@ export type EngineEvent =
   | {
       type: "run:started";
       runId: number;
+      /** Manifest job ids in the run (dependants' included). */
       jobs: number;
+      /** The tasks they expand into. */
+      tasks: number;
+      /** Tasks done before this run started (files intact). */
       alreadyDone: number;
       /** The manifest's run name. */
       name: string;
@@ -45,7 +49,7 @@ export type EngineEvent =
       spent: number;
       groups: JobGroup[];
     }
-  | { type: "job:postprocessing"; key: string; job: string; label: string }
+  | { type: "task:postprocessing"; key: string; job: string; label: string }
   | { type: "text:progress"; key: string; label: string; chars: number }
   | { type: "gateway:retry"; what: string; delayMs: number; reason: string }
   | { type: "gateway:rate-limited"; retryAfterMs: number; ratePerSecond: number }

@@ -1,5 +1,6 @@
 import type { Clock } from "../core/clock.js";
 import { coerceError } from "../core/errors.js";
+import { plural } from "../core/words.js";
 import { type Schedule, tickLabel } from "../manifest/index.js";
 import {
   type RunRow,
@@ -53,7 +54,7 @@ export async function runTickUnderLease(options: TickRunOptions): Promise<number
     const { pruned, files } = await pruneRuns(store, name, keep);
     if (pruned.length > 0) {
       options.log(
-        `${name}: pruned ${pruned.length} run${pruned.length === 1 ? "" : "s"} beyond keep.runs ${keep} (${pruned.map((run) => run.id).join(", ")}; ${files} output file${files === 1 ? "" : "s"})`,
+        `${name}: pruned ${plural(pruned.length, "run")} beyond keep.runs ${keep} (${pruned.map((run) => run.id).join(", ")}; ${plural(files, "output file")})`,
       );
     }
   }

@@ -31,10 +31,10 @@ export type TaskEvent =
       problems: string[];
       thumbnail: string | null;
     }
-  | { type: "job:done"; key: string; job: string; label: string }
-  | { type: "job:failed"; key: string; job: string; label: string; state: string; reason: string }
+  | { type: "task:done"; key: string; job: string; label: string }
+  | { type: "task:failed"; key: string; job: string; label: string; state: string; reason: string }
   | {
-      type: "job:added";
+      type: "task:added";
       key: string;
       job: string;
       label: string;

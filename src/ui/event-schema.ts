@@ -2,11 +2,11 @@ import * as z from "zod";
 import type { EngineEvent } from "../engine/index.js";
 
 /**
- * The `--json` stream, version 1: one engine event per line, each with `v` (this version),
+ * The `--json` stream, version 2 (job:* events became task:*, `run:started` counts both): one engine event per line, each with `v` (this version),
  * `type` and `at` (ms since the epoch). Fields are only ever added within a version; a
  * renamed or removed field makes version 2. `schemas/events.schema.json` is generated from it.
  */
-export const EVENT_STREAM_VERSION = 1;
+export const EVENT_STREAM_VERSION = 2;
 
 const runEnd = z.enum(["done", "failed", "budget", "balance", "interrupted"]);
 const stages = z.object({
@@ -26,6 +26,7 @@ const events = [
     type: z.literal("run:started"),
     runId: z.number().int(),
     jobs: z.number().int(),
+    tasks: z.number().int(),
     alreadyDone: z.number().int(),
     name: z.string(),
     outputDir: z.string(),
@@ -56,7 +57,7 @@ const events = [
     path: z.string(),
     bytes: z.number().int(),
   }),
-  z.object({ type: z.literal("job:postprocessing"), ...task }),
+  z.object({ type: z.literal("task:postprocessing"), ...task }),
   z.object({
     type: z.literal("output:checked"),
     key: z.string(),
@@ -72,10 +73,10 @@ const events = [
     label: z.string(),
     chars: z.number().int(),
   }),
-  z.object({ type: z.literal("job:done"), ...task }),
-  z.object({ type: z.literal("job:failed"), ...task, state: z.string(), reason: z.string() }),
+  z.object({ type: z.literal("task:done"), ...task }),
+  z.object({ type: z.literal("task:failed"), ...task, state: z.string(), reason: z.string() }),
   z.object({
-    type: z.literal("job:added"),
+    type: z.literal("task:added"),
     ...task,
     upstream: z.string(),
     family: z.string().nullable(),

@@ -1,3 +1,4 @@
+import { plural } from "../core/words.js";
 import type { EngineEvent } from "../engine/index.js";
 import { progressLine, summaryLines } from "./format.js";
 import type { Reporter } from "./reporter.js";
@@ -41,9 +42,11 @@ export function plainReporter(options: PlainOptions): Reporter & { tick(): void 
     switch (event.type) {
       case "run:started":
         if (!options.quiet)
-          say(`run ${event.runId}: ${event.jobs} jobs, ${event.alreadyDone} already done`);
+          say(
+            `run ${event.runId}: ${plural(event.jobs, "job")}, ${plural(event.tasks, "task")}, ${event.alreadyDone} already done`,
+          );
         break;
-      case "job:failed":
+      case "task:failed":
         say(`${event.label} ${event.state}: ${event.reason}`);
         break;
       case "gateway:rate-limited":

@@ -124,7 +124,7 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
       state.outputDir = event.outputDir;
       state.maxCost = event.maxCost;
       state.startedAt = now;
-      state.total = event.jobs;
+      state.total = event.tasks;
       state.spent = event.spent;
       for (const group of event.groups) {
         state.groups.set(group.job, {
@@ -138,7 +138,7 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
         for (const [stage, n] of Object.entries(group.stages)) state.stages[stage as Stage] += n;
       }
       break;
-    case "job:added": {
+    case "task:added": {
       state.total += 1;
       const group = groupOf(state, event.job, event.family);
       group.tasks += 1;
@@ -169,12 +169,12 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
     case "output:downloaded":
       move(state, event.key, event.job, "downloading");
       break;
-    case "job:postprocessing":
+    case "task:postprocessing":
       move(state, event.key, event.job, "postprocessing");
       break;
     case "output:checked":
       break;
-    case "job:done": {
+    case "task:done": {
       move(state, event.key, event.job, "done");
       const second = Math.floor(now / 1000);
       state.doneBySecond.set(second, (state.doneBySecond.get(second) ?? 0) + 1);
@@ -182,7 +182,7 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
         if (key <= second - WINDOW_MS / 1000) state.doneBySecond.delete(key);
       break;
     }
-    case "job:failed":
+    case "task:failed":
       // A skipped dependant never left the queue.
       move(
         state,

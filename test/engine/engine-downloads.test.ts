@@ -87,7 +87,7 @@ describe("the engine's downloads, in virtual time", () => {
         const outputs = await rig.store.outputsOf(task?.key ?? "");
         expect(outputs.map((output) => output.state)).toEqual(["expired"]);
         expect(rig.events).toContainEqual(
-          expect.objectContaining({ type: "job:failed", state: "expired" }),
+          expect.objectContaining({ type: "task:failed", state: "expired" }),
         );
         expect(rig.sim.counters().downloads.served).toBe(0);
       },

@@ -163,7 +163,7 @@ describe("post-processing of a run", () => {
             return event;
           });
         const types = events.map((event) => event.type);
-        expect(types.indexOf("job:postprocessing")).toBeGreaterThan(
+        expect(types.indexOf("task:postprocessing")).toBeGreaterThan(
           types.indexOf("output:downloaded"),
         );
         expect(events.filter((event) => event.type === "output:checked")).toEqual([

@@ -178,7 +178,7 @@ jobs:
         .split("\n")
         .map((line) => JSON.parse(line));
       expect(
-        events.filter((event) => event.type === "job:failed" && event.state === "skipped"),
+        events.filter((event) => event.type === "task:failed" && event.state === "skipped"),
       ).toHaveLength(4);
 
       const status = await scope.gwrun(["status"]).done;

@@ -323,7 +323,7 @@ describe("store transitions", () => {
     const done = await completed(store);
     await store.recordDownloads([file(done, 0), file(done, 1)], 4);
     expect(await store.markDone(await row(store), 5)).toEqual([
-      { type: "job:done", key: "k1", job: "a", label: "a" },
+      { type: "task:done", key: "k1", job: "a", label: "a" },
     ]);
     expect(await store.requeue(await row(store), ["done"], "redo", 6)).toBe(true);
     expect(await store.task("k1")).toMatchObject({

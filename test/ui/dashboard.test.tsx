@@ -27,7 +27,7 @@ function frame(
 }
 
 const failed = (n: number, reason: string): EngineEvent => ({
-  type: "job:failed",
+  type: "task:failed",
   key: `styles-${n}`,
   job: "styles",
   label: `styles-e${n}`,

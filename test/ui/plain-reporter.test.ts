@@ -53,7 +53,7 @@ describe("plain reporter", () => {
     plain.emit(started({ a: 2 }));
     plain.emit({ type: "gateway:rate-limited", retryAfterMs: 1000, ratePerSecond: 2 });
     plain.emit({
-      type: "job:failed",
+      type: "task:failed",
       key: "a-2",
       job: "a",
       label: "a-2",

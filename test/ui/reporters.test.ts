@@ -20,7 +20,7 @@ describe("reporters of a real run", () => {
           expect(parsed.error, `line ${i + 1}: ${line}`).toBeUndefined();
           return parsed.data!;
         });
-        expect(events.every((event) => event.v === 1 && event.at > 0)).toBe(true);
+        expect(events.every((event) => event.v === 2 && event.at > 0)).toBe(true);
         const types = new Set(events.map((event) => event.type));
         for (const type of [
           "run:started",
@@ -28,15 +28,16 @@ describe("reporters of a real run", () => {
           "task:submitted",
           "task:completed",
           "output:downloaded",
-          "job:done",
-          "job:failed",
+          "task:done",
+          "task:failed",
         ])
           expect(types, type).toContain(type);
         expect(events[0]).toMatchObject({
           type: "run:started",
           name: "json",
           maxCost: null,
-          jobs: 33,
+          jobs: 2,
+          tasks: 33,
           groups: [
             { job: "stills", family: "image-a", tasks: 30 },
             { job: "clips", family: "video-10", tasks: 3 },
@@ -57,7 +58,7 @@ describe("reporters of a real run", () => {
       const plain = await scope.gwrun(["run", manifest]).done;
       expect(plain.code).toBe(1);
       expect(plain.stdout).toBe("");
-      expect(plain.stderr).toMatch(/^gwrun: run 1: 20 jobs, 0 already done$/m);
+      expect(plain.stderr).toMatch(/^gwrun: run 1: 1 job, 20 tasks, 0 already done$/m);
       expect(plain.stderr).toMatch(/^gwrun: stills-\S+ failed: the task failed: /m);
       expect(plain.stderr).toMatch(/^gwrun: \d+\/20 done, \d+ failed · queued 0 · /m);
       expect(plain.stderr).toMatch(

@@ -3,7 +3,7 @@ import type { EngineEvent } from "../../src/engine/index.js";
 import { play, started, through } from "./script.js";
 
 const fail = (job: string, n: number, reason: string, state = "failed"): EngineEvent => ({
-  type: "job:failed",
+  type: "task:failed",
   key: `${job}-${n}`,
   job,
   label: `${job}-${n}`,
@@ -60,7 +60,7 @@ describe("run state", () => {
       started({ hero: 1 }),
       ...through("hero", 1),
       {
-        type: "job:added",
+        type: "task:added",
         key: "k",
         job: "teaser",
         label: "teaser-of-hero-1",
@@ -90,7 +90,7 @@ describe("run state", () => {
     const { view } = play([
       started({ hero: 2 }),
       ...through("hero", 1).slice(0, 5),
-      { type: "job:postprocessing", key: "hero-1", job: "hero", label: "hero-1" },
+      { type: "task:postprocessing", key: "hero-1", job: "hero", label: "hero-1" },
       fail("hero", 2, "upstream hero-0 failed", "skipped"),
     ]);
     expect(view.stages).toMatchObject({ postprocessing: 1, failed: 1, queued: 0 });

@@ -15,7 +15,8 @@ export function started(
   return {
     type: "run:started",
     runId: 7,
-    jobs: list.reduce((n, g) => n + g.tasks, 0),
+    jobs: list.length,
+    tasks: list.reduce((n, g) => n + g.tasks, 0),
     alreadyDone: list.reduce((n, g) => n + g.stages.done, 0),
     name: "spring",
     outputDir: "/work/out/spring",
@@ -36,7 +37,7 @@ export function through(job: string, n: number, cost = 0.5): EngineEvent[] {
     { type: "task:progress", key, job, label, progress: 50 },
     { type: "task:completed", key, job, label, cost, outputs: 1 },
     { type: "output:downloaded", key, job, label, path: `/out/${key}.png`, bytes: 10 },
-    { type: "job:done", key, job, label },
+    { type: "task:done", key, job, label },
   ];
 }
 

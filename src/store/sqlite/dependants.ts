@@ -46,7 +46,7 @@ export function recordDependants(
       recorded.push({ task: row, fresh: isFresh, problem });
       if (isFresh)
         events.push({
-          type: "job:added",
+          type: "task:added",
           key: row.key,
           job: row.job_id,
           label: row.label,
@@ -82,12 +82,12 @@ export function recordSkipped(
       const identity = { key, job: row.job_id, label: row.label };
       if (fresh.has(key))
         events.push({
-          type: "job:added",
+          type: "task:added",
           ...identity,
           upstream: upstream.label,
           family: row.family,
         });
-      events.push({ type: "job:failed", ...identity, state: Skipped, reason: why });
+      events.push({ type: "task:failed", ...identity, state: Skipped, reason: why });
     }
     return events;
   });

@@ -145,6 +145,6 @@ function keepChecks(s: SqliteDb, task: TaskRow, checks: readonly OutputCheck[]):
 
 export function markDone(s: SqliteDb, task: TaskRow, now: number): TaskEvent[] {
   return move(s, task.key, [Downloaded], Done, { done_at: now }, now)
-    ? [{ type: "job:done", ...named(task) }]
+    ? [{ type: "task:done", ...named(task) }]
     : [];
 }

@@ -199,6 +199,6 @@ export function failTask(
         task.key,
         expiredOutput,
       );
-    return [{ type: "job:failed", ...named(task), state: to, reason }];
+    return [{ type: "task:failed", ...named(task), state: to, reason }];
   });
 }
