@@ -1,6 +1,5 @@
 import path from "node:path";
 import { systemClock } from "../core/clock.js";
-import { ErrorCode, GwError } from "../core/errors.js";
 import { seededRandom } from "../core/random.js";
 import { Engine, type RunEnd } from "../engine/index.js";
 import { type CheckedManifest, checkManifestText } from "../families/index.js";
@@ -19,6 +18,7 @@ import { openStore, type RunRow, TickTrigger } from "../store/index.js";
 import { openLogReporter, openReporter, STATUS_BY_END } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { inGatewayTime, openGatewayTarget } from "./gateway-target.js";
+import { feedsOf, selectJobs } from "./only.js";
 import { err, printDiagnostics } from "./output.js";
 import { dbPath, projectOf } from "./store.js";
 
@@ -178,8 +178,12 @@ async function executeChecked(
   const { PostProcessor, writeReport } = await import("../postprocess/index.js");
   const project = projectOf(file);
   const outputDir = path.resolve(project, outputDirOf(settings, moment));
-  const store = openStore(dbPath(flags, project));
+  const db = dbPath(flags, project);
+  // Hints name the database only when a command started here would not find it.
+  const dbToName = db === dbPath({}) ? undefined : db;
+  const store = openStore(db);
   try {
+    const feeds = await feedsOf(store, outputDir, jobs);
     const gateway = { ...settings.gateway, baseUrl: flags.baseUrl ?? settings.gateway.baseUrl };
     const target = await openGatewayTarget(gateway);
     const client = new GatewayClient({
@@ -210,7 +214,9 @@ async function executeChecked(
       let interrupt = () => {};
       // `q` or Ctrl-C on the dashboard (which reads the keys) is the same stop as SIGINT.
       const reporter =
-        log === undefined ? await openReporter(flags, () => interrupt()) : openLogReporter(log);
+        log === undefined
+          ? await openReporter(flags, () => interrupt(), dbToName)
+          : openLogReporter(log, dbToName);
       try {
         const engine = new Engine({
           store,
@@ -223,6 +229,7 @@ async function executeChecked(
           random: seededRandom(`${process.pid}:${now}`),
           templates: dependantTemplates(jobs),
           force: flags.force === true,
+          feeds,
           maxDownloadBytes: MAX_DOWNLOAD_BYTES,
           postprocess: new PostProcessor({
             outputDir,
@@ -265,29 +272,6 @@ function checksByJob(
 ): (jobId: string) => JobChecks {
   const byId = new Map(jobs.map(({ job }) => [job.spec.id, { ...defaults, ...job.spec.checks }]));
   return (jobId) => byId.get(jobId) ?? { ...defaults };
-}
-
-function selectJobs<T extends { job: { spec: { id: string } } }>(
-  jobs: readonly T[],
-  only: string | undefined,
-): T[] {
-  if (only === undefined) return [...jobs];
-  const wanted = only
-    .split(",")
-    .map((id) => id.trim())
-    .filter((id) => id !== "");
-  const known = new Set(jobs.map((job) => job.job.spec.id));
-  const unknown = wanted.filter((id) => !known.has(id));
-  if (unknown.length > 0) {
-    throw new GwError(
-      ErrorCode.Usage,
-      `--only: no job ${unknown.map((id) => `"${id}"`).join(", ")} in the manifest`,
-      {
-        hint: `jobs: ${[...known].join(", ")}`,
-      },
-    );
-  }
-  return jobs.filter((job) => wanted.includes(job.job.spec.id));
 }
 
 /**

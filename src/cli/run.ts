@@ -1,9 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { plural } from "../core/words.js";
-import { FAILED_STATES, type RunRow, TaskState } from "../store/index.js";
+import { FAILED_STATES, FINAL_STATES, type RunRow, TaskState } from "../store/index.js";
 import { type ExecuteOptions, executeManifest, type RunFlags } from "./execute.js";
-import type { ExitCode } from "./exit-codes.js";
+import { ExitCode } from "./exit-codes.js";
 import { err } from "./output.js";
 import { dbPath, findRun, withExistingStore } from "./store.js";
 
@@ -54,17 +54,28 @@ export async function retryRun(
     state === TaskState.Expired ? flags.expired === true : flags.failed === true,
   );
   const db = dbPath(flags);
-  const run = await withExistingStore(db, async (store) => {
+  const retried = await withExistingStore(db, async (store) => {
     const found = await findRun(store, db, ref);
     let moved = 0;
+    let unfinished = 0;
     const now = Date.now();
     for (const task of await store.tasksOf(found.id)) {
       if (states.includes(task.state) && (await store.requeue(task, [task.state], null, now)))
         moved += 1;
+      else if (!FINAL_STATES.includes(task.state)) unfinished += 1;
     }
-    err(`gwrun: ${plural(moved, "task")} of run ${found.id} back to pending`);
-    return found;
+    return { run: found, moved, unfinished };
   });
+  const { run, moved, unfinished } = retried;
+  if (moved === 0) {
+    // Going on would submit the run's unfinished tasks: that is `resume`, asked for by name.
+    const which = `${states.slice(0, -1).join(", ")}${states.length > 1 ? " or " : ""}${states.at(-1)}`;
+    err(`gwrun: run ${run.id} has no ${which} tasks: nothing to retry, nothing submitted`);
+    if (unfinished > 0)
+      err(`  its ${plural(unfinished, "unfinished task")} go on with: gwrun resume ${run.id}`);
+    return ExitCode.Ok;
+  }
+  err(`gwrun: ${plural(moved, "task")} of run ${run.id} back to pending`);
   return (await executeManifest(run.manifest_path, run.manifest_text, run.id, flags, atOf(run)))
     .exit;
 }

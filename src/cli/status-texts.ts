@@ -5,7 +5,7 @@ export interface TextSummary {
   label: string;
   format: string;
   model: string | null;
-  /** The first choice's text, shortened. */
+  /** The first choice's text, in full. */
   text: string;
   choices: number;
   finish_reason: string | null;
@@ -13,9 +13,6 @@ export interface TextSummary {
   tool_calls: { id: string; name: string; arguments: Record<string, unknown> }[];
   streamed: boolean;
 }
-
-/** Characters of an answer's text shown by `gwrun status`. */
-const TEXT_CHARS = 80;
 
 /** The stored answers of a run's text jobs. */
 export async function textSummaries(store: Store, runId: number): Promise<TextSummary[]> {
@@ -27,7 +24,7 @@ function summarize(row: TextAnswerRow & { label: string }): TextSummary {
     label: row.label,
     format: row.format,
     model: row.model,
-    text: shorten(row.text.replace(/\s+/g, " ").trim(), TEXT_CHARS),
+    text: row.text,
     choices: row.choices,
     finish_reason: row.finish_reason,
     usage: row.usage === null ? null : (JSON.parse(row.usage) as Record<string, unknown>),
@@ -36,15 +33,14 @@ function summarize(row: TextAnswerRow & { label: string }): TextSummary {
   };
 }
 
-/** One line per answer: its text (or the tool it asks for), finish reason and usage. */
+/**
+ * Per answer: its label with the format, finish reason and usage, then the text in full (or the
+ * tools it asks for), indented below.
+ */
 export function textLines(texts: readonly TextSummary[], limit = 20): string[] {
   if (texts.length === 0) return [];
   const lines = ["  text answers:"];
   for (const text of texts.slice(0, limit)) {
-    const said =
-      text.tool_calls.length > 0
-        ? `asks for ${text.tool_calls.map((call) => `${call.name}(${shorten(JSON.stringify(call.arguments), 60)})`).join(", ")}`
-        : JSON.stringify(text.text);
     const details = [
       text.format,
       text.choices > 1 ? `${text.choices} choices` : undefined,
@@ -52,9 +48,14 @@ export function textLines(texts: readonly TextSummary[], limit = 20): string[] {
       `finish ${text.finish_reason ?? "unknown"}`,
       text.usage === null ? undefined : usageText(text.usage),
     ].filter((part) => part !== undefined);
-    lines.push(`    ${text.label}: ${said} (${details.join("; ")})`);
+    lines.push(`    ${text.label} (${details.join("; ")}):`);
+    for (const call of text.tool_calls)
+      lines.push(`      asks for ${call.name}(${JSON.stringify(call.arguments)})`);
+    if (text.text !== "" || text.tool_calls.length === 0)
+      for (const line of text.text.split("\n")) lines.push(`      ${line}`.trimEnd());
   }
-  if (texts.length > limit) lines.push(`    … and ${texts.length - limit} more`);
+  if (texts.length > limit)
+    lines.push(`    … and ${texts.length - limit} more (gwrun status --json has them all)`);
   return lines;
 }
 
@@ -64,8 +65,4 @@ function usageText(usage: Record<string, unknown>): string {
     .filter(([, value]) => typeof value === "number")
     .map(([name, value]) => `${name} ${value}`)
     .join(", ");
-}
-
-function shorten(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }

@@ -1,5 +1,7 @@
 import { roundMoney } from "../core/money.js";
-import { FAILED_STATES } from "../store/index.js";
+import { plural } from "../core/words.js";
+import { FAILED_STATES, type RunRow } from "../store/index.js";
+import { formatDuration } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { out } from "./output.js";
 import { textLines, textSummaries } from "./status-texts.js";
@@ -8,7 +10,15 @@ import { dbPath, findRun, withExistingStore } from "./store.js";
 /** Links closer than this to expiry are warned about. */
 const SOON_MS = 6 * 3_600_000;
 
-/** `gwrun status [run]`: counts by state and family, spend, failures with their reasons. */
+/** One manifest job id of a run: its family and its tasks by state. */
+interface JobStatus {
+  id: string;
+  family: string;
+  tasks: number;
+  states: Record<string, number>;
+}
+
+/** `gwrun status [run]`: tasks by state and by job, spend, failures with their reasons. */
 export function showStatus(
   ref: string | undefined,
   flags: { db?: string; json?: boolean },
@@ -16,42 +26,49 @@ export function showStatus(
   const db = dbPath(flags);
   return withExistingStore(db, async (store) => {
     const run = await findRun(store, db, ref);
-    const jobs = await store.tasksOf(run.id);
+    const tasks = await store.tasksOf(run.id);
     const byState: Record<string, number> = {};
-    const byFamily: Record<string, Record<string, number>> = {};
+    const byJob = new Map<string, JobStatus>();
     let spent = 0;
     const failures: { label: string; state: string; reason: string }[] = [];
     const expiring: { label: string; expiresAt: number }[] = [];
     const now = Date.now();
-    for (const job of jobs) {
-      byState[job.state] = (byState[job.state] ?? 0) + 1;
-      const familyId = job.family ?? "passthrough";
-      const family = byFamily[familyId] ?? {};
-      byFamily[familyId] = family;
-      family[job.state] = (family[job.state] ?? 0) + 1;
-      spent += job.cost ?? 0;
-      if (FAILED_STATES.includes(job.state)) {
+    for (const task of tasks) {
+      byState[task.state] = (byState[task.state] ?? 0) + 1;
+      const job = byJob.get(task.job_id) ?? {
+        id: task.job_id,
+        family: task.family ?? "passthrough",
+        tasks: 0,
+        states: {},
+      };
+      byJob.set(task.job_id, job);
+      job.tasks += 1;
+      job.states[task.state] = (job.states[task.state] ?? 0) + 1;
+      spent += task.cost ?? 0;
+      if (FAILED_STATES.includes(task.state)) {
         failures.push({
-          label: job.label,
-          state: job.state,
-          reason: job.reason ?? "no reason recorded",
+          label: task.label,
+          state: task.state,
+          reason: task.reason ?? "no reason recorded",
         });
       }
-      if (job.state === "completed") {
-        for (const output of await store.outputsOf(job.key)) {
+      if (task.state === "completed") {
+        for (const output of await store.outputsOf(task.key)) {
           if (
             output.state === "pending" &&
             output.expires_at !== null &&
             output.expires_at - now < SOON_MS
           ) {
-            expiring.push({ label: job.label, expiresAt: output.expires_at });
+            expiring.push({ label: task.label, expiresAt: output.expires_at });
           }
         }
       }
     }
     spent = roundMoney(spent);
     const texts = await textSummaries(store, run.id);
+    const jobs = [...byJob.values()];
     if (flags.json === true) {
+      // Everything, never shortened: this is what scripts read.
       out(
         JSON.stringify(
           {
@@ -65,9 +82,9 @@ export function showStatus(
               output_dir: run.output_dir,
               tick: run.tick,
             },
-            jobs: jobs.length,
+            tasks: tasks.length,
             states: byState,
-            families: byFamily,
+            jobs,
             spent,
             failures,
             expiring,
@@ -79,23 +96,13 @@ export function showStatus(
       );
       return ExitCode.Ok;
     }
+    out(`run ${run.id}: ${run.name} — ${runTimes(run, now)}`);
     out(
-      `run ${run.id}: ${run.name} — ${run.status}${run.exit_code === null ? "" : ` (exit ${run.exit_code})`}, started ${new Date(run.started_at).toISOString()}${run.tick === null ? "" : `, tick ${new Date(run.tick).toISOString()}`}`,
+      `  ${plural(jobs.length, "job")}, ${plural(tasks.length, "task")}: ${countsText(byState)}; spent ${spent}`,
     );
-    out(
-      `  ${jobs.length} jobs: ${
-        Object.entries(byState)
-          .map(([state, n]) => `${n} ${state}`)
-          .join(", ") || "none"
-      }; spent ${spent}`,
-    );
-    for (const [family, states] of Object.entries(byFamily)) {
-      out(
-        `  ${family.padEnd(14)} ${Object.entries(states)
-          .map(([state, n]) => `${n} ${state}`)
-          .join(", ")}`,
-      );
-    }
+    const width = Math.max(...jobs.map((job) => job.id.length), 0) + 2;
+    for (const job of jobs)
+      out(`  ${job.id.padEnd(width)}${job.family.padEnd(14)} ${countsText(job.states)}`);
     if (expiring.length > 0) {
       out(
         `  warning: ${expiring.length} finished result(s) not downloaded yet, links expiring soon: run \`gwrun resume ${run.id}\``,
@@ -107,7 +114,8 @@ export function showStatus(
       out("  failures:");
       for (const failure of failures.slice(0, 50))
         out(`    ${failure.label} ${failure.state}: ${failure.reason}`);
-      if (failures.length > 50) out(`    … and ${failures.length - 50} more`);
+      if (failures.length > 50)
+        out(`    … and ${failures.length - 50} more (gwrun status --json has them all)`);
     }
     for (const line of textLines(texts)) out(line);
     out(`  outputs: ${run.output_dir}`);
@@ -115,7 +123,27 @@ export function showStatus(
   });
 }
 
-/** `gwrun runs`: the latest runs, newest first. */
+/** "3 done, 1 failed", or "none". */
+function countsText(states: Record<string, number>): string {
+  return (
+    Object.entries(states)
+      .map(([state, n]) => `${n} ${state}`)
+      .join(", ") || "none"
+  );
+}
+
+/** How a run stands in time: its status, start, how long it took (or has run), its tick. */
+function runTimes(run: RunRow, now: number): string {
+  const took =
+    run.finished_at === null
+      ? `running for ${formatDuration(now - run.started_at)}`
+      : `took ${formatDuration(run.finished_at - run.started_at)}`;
+  const exit = run.exit_code === null ? "" : ` (exit ${run.exit_code})`;
+  const tick = run.tick === null ? "" : `, tick ${new Date(run.tick).toISOString()}`;
+  return `${run.status}${exit}, started ${new Date(run.started_at).toISOString()}, ${took}${tick}`;
+}
+
+/** `gwrun runs`: the latest runs, newest first, with when each started, how long it took, its tick. */
 export function listRuns(flags: { db?: string; json?: boolean }): Promise<ExitCode> {
   return withExistingStore(dbPath(flags), async (store) => {
     const runs = await store.runs(50);
@@ -129,10 +157,23 @@ export function listRuns(flags: { db?: string; json?: boolean }): Promise<ExitCo
       );
       return ExitCode.Ok;
     }
-    if (runs.length === 0) out("no runs yet");
+    if (runs.length === 0) {
+      out("no runs yet");
+      return ExitCode.Ok;
+    }
+    const now = Date.now();
+    const name = Math.max(...runs.map((run) => run.name.length), 4) + 2;
+    out(
+      `${"run".padStart(4)}  ${"name".padEnd(name)}${"status".padEnd(12)}${"started".padEnd(26)}${"took".padEnd(9)}${"tick".padEnd(26)}manifest`,
+    );
     for (const run of runs) {
+      const took =
+        run.finished_at === null
+          ? `${formatDuration(now - run.started_at)}…`
+          : formatDuration(run.finished_at - run.started_at);
+      const tick = run.tick === null ? "–" : new Date(run.tick).toISOString();
       out(
-        `${String(run.id).padStart(4)}  ${run.name.padEnd(24)} ${run.status.padEnd(11)} ${new Date(run.started_at).toISOString()}  ${run.manifest_path}${run.tick === null ? "" : `  (tick ${new Date(run.tick).toISOString()})`}`,
+        `${String(run.id).padStart(4)}  ${run.name.padEnd(name)}${run.status.padEnd(12)}${new Date(run.started_at).toISOString().padEnd(26)}${took.padEnd(9)}${tick.padEnd(26)}${run.manifest_path}`,
       );
     }
     return ExitCode.Ok;

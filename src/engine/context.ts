@@ -36,6 +36,8 @@ export interface EngineOptions {
   templates: Map<string, CheckedJob[]>;
   /** Redo tasks already done. */
   force: boolean;
+  /** Done tasks of earlier runs whose dependants this run makes (`--only` of a `from:` job). */
+  feeds?: readonly TaskRow[];
   /** Downloads larger than this many bytes are refused. */
   maxDownloadBytes: number;
   /** Told every event of the run, after the store has recorded it. */

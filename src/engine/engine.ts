@@ -88,8 +88,7 @@ export class Engine {
         if (task.state === TaskState.Done) alreadyDone += 1;
         continue;
       }
-      // A dependant not yet sent waits for its upstream, whose placement or ending binds it
-      // afresh and takes it on (its upstream may be downloading or being redone).
+      // A pending dependant waits for its upstream, whose placement or ending binds it afresh.
       if (task.upstream_key !== null && task.state === TaskState.Pending) continue;
       this.#takenOn.add(task.key);
       if (await this.#takeOn(task)) alreadyDone += 1;
@@ -107,6 +106,7 @@ export class Engine {
       spent: roundMoney(this.#admission.spent),
       groups,
     });
+    for (const upstream of this.#options.feeds ?? []) await this.#startDependants(upstream);
     // Often enough to keep polls on time, rarely enough to cost nothing while waiting.
     const tick = Math.min(50, Math.max(2, settings.poll.everyMs / 4));
     while (!this.#abort.signal.aborted) {

@@ -15,6 +15,8 @@ export interface DashboardOptions {
   /** `q` or Ctrl-C: the same stop as SIGINT. */
   onStop: () => void;
   galleryExists: (file: string) => boolean;
+  /** The state database when the next command must name it. */
+  db?: string;
   /** Frames per second at most. */
   fps?: number;
 }
@@ -50,6 +52,7 @@ export function dashboardReporter(options: DashboardOptions): Reporter {
         onStop={options.onStop}
         notice={notice}
         galleryExists={galleryExists}
+        db={options.db}
       />
     );
   };

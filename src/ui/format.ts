@@ -1,4 +1,5 @@
 import path from "node:path";
+import { plural } from "../core/words.js";
 import { BUDGET_ADVICE, type RunEnd } from "../engine/index.js";
 import type { RunView } from "./run-view.js";
 
@@ -40,22 +41,30 @@ export const STATUS_BY_END: Readonly<Record<RunEnd, string>> = {
   interrupted: "interrupted",
 };
 
+export interface SummaryOptions {
+  /** Whether the gallery was written (a run that never started has none). */
+  galleryExists: boolean;
+  /** The state database when the next command must name it (`--db`); else undefined. */
+  db?: string;
+}
+
 /**
- * The final summary: the counts, spend and output folder on the first line, then the failure
- * reasons, then the gallery when one was written.
+ * The final summary: how the run ended, after how long, the counts, spend and output folder
+ * on the first line; the failure reasons; what to do next; the gallery when one was written.
  */
-export function summaryLines(view: RunView, options: { galleryExists: boolean }): string[] {
+export function summaryLines(view: RunView, options: SummaryOptions): string[] {
   const counts = view.counts;
   const end = view.end ?? "interrupted";
+  const tasks = Object.values(counts).reduce((sum, n) => sum + n, 0);
   const others = Object.entries(counts)
     .filter(([state]) => state !== "done")
     .map(([state, n]) => `${n} ${state}`);
-  // A budget stop says how to go on: the store keeps what is done.
-  const advice = end === "budget" ? `; ${BUDGET_ADVICE}` : "";
   const lines = [
-    `run ${view.runId ?? "?"} ${STATUS_BY_END[end]}: ${counts.done ?? 0} done${others.length > 0 ? `, ${others.join(", ")}` : ""}; spent ${formatSpend(view.spent, view.maxCost)}; outputs in ${view.outputDir ?? "."}${advice}`,
+    `run ${view.runId ?? "?"} ${STATUS_BY_END[end]} after ${formatDuration(view.elapsedMs)}: ${plural(tasks, "task")}, ${counts.done ?? 0} done${others.length > 0 ? `, ${others.join(", ")}` : ""}; spent ${formatSpend(view.spent, view.maxCost)}; outputs in ${view.outputDir ?? "."}`,
   ];
   for (const { reason, count } of view.reasons) lines.push(`  ${count} × ${reason}`);
+  const next = nextStep(view, end, options.db);
+  if (next !== undefined) lines.push(`next: ${next}`);
   if (options.galleryExists && view.gallery !== null)
     lines.push(
       `gallery: ${view.gallery}; results: ${path.join(path.dirname(view.gallery), "results.jsonl")}`,
@@ -63,11 +72,45 @@ export function summaryLines(view: RunView, options: { galleryExists: boolean })
   return lines;
 }
 
-/** One line of progress: "120/400 done, 3 failed · running 70 (avg 43%) · …". */
+/** Labels of failed tasks named in the hint; the rest are counted. */
+const NAMED_FAILURES = 3;
+
+/** What to do after this ending: the command to go on with, or why there is none. */
+function nextStep(view: RunView, end: RunEnd, db: string | undefined): string | undefined {
+  const run = `${view.runId ?? ""}${db === undefined ? "" : ` --db ${shellWord(db)}`}`;
+  switch (end) {
+    case "interrupted":
+      return `gwrun resume ${run}`;
+    case "budget":
+      return BUDGET_ADVICE;
+    case "balance":
+      return `top up the gateway account, then gwrun resume ${run}`;
+    case "failed": {
+      const { counts } = view;
+      const failed = (counts.failed ?? 0) + (counts.rejected ?? 0) + (counts.skipped ?? 0);
+      const flags = [failed > 0 ? "--failed" : "", (counts.expired ?? 0) > 0 ? "--expired" : ""];
+      const labels = [...new Set(view.failures.map((failure) => failure.label))];
+      const named = labels.slice(0, NAMED_FAILURES);
+      const more = failed + (counts.expired ?? 0) - named.length;
+      const which =
+        named.length === 0 ? "" : ` (${named.join(", ")}${more > 0 ? ` and ${more} more` : ""})`;
+      return `gwrun retry ${flags.filter((flag) => flag !== "").join(" ")} ${run}${which}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** A path as one shell word: quoted when it holds anything a shell would split or expand. */
+function shellWord(text: string): string {
+  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+/** One line of progress: "120/400 tasks done, 3 failed · running 70 (avg 43%) · …". */
 export function progressLine(view: RunView): string {
   const s = view.stages;
   const parts = [
-    `${s.done}/${view.total} done, ${s.failed} failed`,
+    `${s.done}/${view.total} tasks done, ${s.failed} failed`,
     `queued ${s.queued}`,
     `submitting ${s.submitting}`,
     `running ${s.running} (avg ${Math.round(view.runningAverage)}%)`,

@@ -5,7 +5,7 @@ import { plainReporter } from "./plain-reporter.js";
 import type { Reporter } from "./reporter.js";
 
 export { EVENT_STREAM_VERSION, eventLine, eventLineSchema } from "./event-schema.js";
-export { STATUS_BY_END } from "./format.js";
+export { formatDuration, STATUS_BY_END } from "./format.js";
 export type { Reporter } from "./reporter.js";
 
 export type ReporterKind = "dashboard" | "plain" | "json";
@@ -30,6 +30,7 @@ export function reporterKind(
 export async function openReporter(
   flags: { json?: boolean; quiet?: boolean },
   onStop: () => void,
+  db?: string,
 ): Promise<Reporter> {
   const now = () => Date.now();
   const cwd = process.cwd();
@@ -58,6 +59,7 @@ export async function openReporter(
       cwd,
       onStop,
       galleryExists: existsSync,
+      db,
     });
   }
   const plain = plainReporter({
@@ -67,6 +69,8 @@ export async function openReporter(
     intervalMs: PLAIN_INTERVAL_MS,
     quiet: flags.quiet === true,
     galleryExists: existsSync,
+    timestamps: true,
+    db,
   });
   const timer = setInterval(plain.tick, PLAIN_INTERVAL_MS / 4);
   return {
@@ -78,8 +82,11 @@ export async function openReporter(
   };
 }
 
-/** A run's lines for a log (the scheduler's): only failures and the summary, no terminal. */
-export function openLogReporter(write: (line: string) => void): Reporter {
+/**
+ * A run's lines for a log (the scheduler's, which stamps each line): only failures and the
+ * summary, no terminal.
+ */
+export function openLogReporter(write: (line: string) => void, db?: string): Reporter {
   return plainReporter({
     write,
     now: () => Date.now(),
@@ -87,5 +94,7 @@ export function openLogReporter(write: (line: string) => void): Reporter {
     intervalMs: PLAIN_INTERVAL_MS,
     quiet: true,
     galleryExists: existsSync,
+    timestamps: false,
+    db,
   });
 }

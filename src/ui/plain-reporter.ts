@@ -15,6 +15,10 @@ export interface PlainOptions {
   /** Only failures and the summary. */
   quiet: boolean;
   galleryExists: (file: string) => boolean;
+  /** Put the time (ISO 8601) in front of each line; a log that stamps its own lines says no. */
+  timestamps: boolean;
+  /** The state database when the next command must name it. */
+  db?: string;
 }
 
 /**
@@ -24,7 +28,8 @@ export interface PlainOptions {
  */
 export function plainReporter(options: PlainOptions): Reporter & { tick(): void } {
   const state = createRunState();
-  const say = (line: string) => options.write(`gwrun: ${line}`);
+  const stamp = () => (options.timestamps ? `${new Date(options.now()).toISOString()} ` : "");
+  const say = (line: string) => options.write(`${stamp()}gwrun: ${line}`);
   let shown = 0;
   let lastLine = Number.NEGATIVE_INFINITY;
   let rateLimited = false;
@@ -78,9 +83,11 @@ export function plainReporter(options: PlainOptions): Reporter & { tick(): void 
       const view = viewOf(state, options.now(), options.cwd);
       const [first, ...rest] = summaryLines(view, {
         galleryExists: view.gallery !== null && options.galleryExists(view.gallery),
+        db: options.db,
       });
       say(first ?? "");
-      for (const line of rest) options.write(line);
+      // Indented lines belong to the line above; the others are stamped for a log.
+      for (const line of rest) options.write(line.startsWith(" ") ? line : `${stamp()}${line}`);
     },
   };
 }

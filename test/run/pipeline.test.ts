@@ -74,7 +74,7 @@ describe("pipelines", () => {
 
       const resumed = await scope.gwrun(["resume"]).done;
       expect(resumed.code).toBe(0);
-      expect(resumed.stderr).toMatch(/run 1 done: 7 done/);
+      expect(resumed.stderr).toMatch(/run 1 done after [^:]+: 7 tasks, 7 done/);
 
       const jobs = await scope.tasks();
       const byKey = new Map(jobs.map((job) => [job.key, job]));

@@ -179,13 +179,19 @@ describe("text jobs in a run", () => {
 
       const status = await scope.gwrun(["status"]).done;
       expect(status.stdout).toContain("text answers:");
-      expect(status.stdout).toMatch(/weather-e1: asks for get_weather\(\{"city":/);
       expect(status.stdout).toMatch(
-        /messages-e2: ".+" \(messages; streamed; finish end_turn; input_tokens \d+/,
+        /weather-e1 \(responses; .*\):\n {6}asks for get_weather\(\{"city":/,
       );
+      // item 6: the answers in full, under their label.
+      expect(status.stdout).toMatch(
+        /messages-e2 \(messages; streamed; finish end_turn; input_tokens \d+.*\):\n {6}\S/,
+      );
+      expect(status.stdout).toContain(`      ${get("messages-e2").text.split("\n")[0]}`);
 
       const json = JSON.parse((await scope.gwrun(["status", "--json"]).done).stdout);
       expect(json.texts).toHaveLength(12);
+      // item 6: --json never shortens an answer.
+      for (const text of json.texts) expect(text.text).toBe(get(text.label).text);
       expect(json.texts.find((text: { label: string }) => text.label === "sku-e2")).toMatchObject({
         format: "messages",
         streamed: true,

@@ -77,7 +77,7 @@ describe.runIf(runsWith("tmux"))("the dashboard in a terminal (tmux)", () => {
     expect(last).toMatch(/100% 11\/11/);
     expect(last).toMatch(/teaser\s+video-1\s+█+ 2\/2/);
     expect(last).toMatch(
-      /run 1 done: 11 done; spent [\d.]+ of 25; outputs in data\/outputs\/spring-campaign/,
+      /run 1 done after \d+s: 11 tasks, 11 done; spent [\d.]+ of 25; outputs in data\/outputs\/spring-campaign/,
     );
     expect(last).not.toContain("q or Ctrl-C: stop");
     const db = readFileSync(path.join(dir, "gwrun.db"));
@@ -93,6 +93,7 @@ describe.runIf(runsWith("tmux"))("the dashboard in a terminal (tmux)", () => {
     tmux("send-keys", "-t", "run", "q");
     const last = await watch((text) => text.includes("gwrun exited"));
     expect(last).toContain("gwrun exited 130");
-    expect(last).toMatch(/run 1 interrupted: \d+ done, /);
+    expect(last).toMatch(/run 1 interrupted after \d+s: 11 tasks, \d+ done, /);
+    expect(last).toMatch(/next: gwrun resume 1/);
   }, 180_000);
 });

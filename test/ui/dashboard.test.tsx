@@ -116,7 +116,9 @@ describe("dashboard", () => {
       },
     ]);
     const text = frame(view, {}, { galleryExists: true });
-    expect(text).toContain("run 7 failed: 2 done, 2 failed; spent 1 of 25; outputs in out/spring");
+    expect(text).toContain(
+      "run 7 failed after 0s: 4 tasks, 2 done, 2 failed; spent 1 of 25; outputs in out/spring",
+    );
     expect(text).toContain("2 × the task failed: content filtered");
     expect(text).toContain("gallery: out/spring/index.html; results: out/spring/results.jsonl");
     expect(text).not.toContain("last failures:");

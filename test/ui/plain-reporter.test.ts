@@ -3,9 +3,9 @@ import type { EngineEvent } from "../../src/engine/index.js";
 import { plainReporter } from "../../src/ui/plain-reporter.js";
 import { started, through } from "./script.js";
 
-function reporter(quiet = false) {
+function reporter(quiet = false, extra: { timestamps?: boolean; db?: string } = {}) {
   const lines: string[] = [];
-  let now = 1_000_000;
+  let now = Date.parse("2026-11-24T09:00:00.000Z");
   const plain = plainReporter({
     write: (line) => lines.push(line),
     now: () => now,
@@ -13,6 +13,8 @@ function reporter(quiet = false) {
     intervalMs: 2000,
     quiet,
     galleryExists: () => true,
+    timestamps: extra.timestamps ?? false,
+    db: extra.db,
   });
   const advance = (ms: number) => {
     now += ms;
@@ -43,8 +45,8 @@ describe("plain reporter", () => {
     advance(5000);
     plain.tick();
     expect(lines.filter((line) => line.includes("· queued"))).toEqual([
-      "gwrun: 0/2 done, 0 failed · queued 2 · submitting 0 · running 0 (avg 0%) · downloading 0 · 0/min · spent 0 of 25 · ETA –",
-      "gwrun: 1/2 done, 0 failed · queued 1 · submitting 0 · running 0 (avg 0%) · downloading 0 · 24/min · spent 0.5 of 25 · ETA 3s",
+      "gwrun: 0/2 tasks done, 0 failed · queued 2 · submitting 0 · running 0 (avg 0%) · downloading 0 · 0/min · spent 0 of 25 · ETA –",
+      "gwrun: 1/2 tasks done, 0 failed · queued 1 · submitting 0 · running 0 (avg 0%) · downloading 0 · 24/min · spent 0.5 of 25 · ETA 3s",
     ]);
   });
 
@@ -69,8 +71,9 @@ describe("plain reporter", () => {
     await plain.close();
     expect(lines).toEqual([
       "gwrun: a-2 rejected: http 422: bad size",
-      "gwrun: run 7 failed: 1 done, 1 rejected; spent 1 of 25; outputs in out/spring",
+      "gwrun: run 7 failed after 10s: 2 tasks, 1 done, 1 rejected; spent 1 of 25; outputs in out/spring",
       "  1 × http 422: bad size",
+      "next: gwrun retry --failed 7 (a-2)",
       "gallery: out/spring/index.html; results: out/spring/results.jsonl",
     ]);
   });
@@ -86,8 +89,80 @@ describe("plain reporter", () => {
     await plain.close();
     expect(lines).toEqual([
       `gwrun: ${message}`,
-      "gwrun: run 7 stopped: 1 done, 2 pending; spent 0.5 of 25; outputs in out/spring; raise max_cost and run again; done work is not paid twice",
+      "gwrun: run 7 stopped after 0s: 3 tasks, 1 done, 2 pending; spent 0.5 of 25; outputs in out/spring",
+      "next: raise max_cost and run again; done work is not paid twice",
       "gallery: out/spring/index.html; results: out/spring/results.jsonl",
     ]);
+  });
+
+  it("item 8: stamps every line but the indented ones with the ISO time, and says how long the run took", async () => {
+    const { plain, lines, advance } = reporter(false, { timestamps: true });
+    plain.emit(started({ a: 2 }));
+    advance(61_000);
+    for (const event of through("a", 1)) plain.emit(event);
+    plain.emit({
+      type: "task:failed",
+      key: "a-2",
+      job: "a",
+      label: "a-2",
+      state: "failed",
+      reason: "content filtered",
+    });
+    plain.emit({ ...finished, end: "failed", counts: { done: 1, failed: 1 } });
+    await plain.close();
+    expect(lines).toEqual([
+      "2026-11-24T09:00:00.000Z gwrun: run 7: 1 job, 2 tasks, 0 already done",
+      "2026-11-24T09:01:01.000Z gwrun: a-2 failed: content filtered",
+      "2026-11-24T09:01:01.000Z gwrun: 1/2 tasks done, 1 failed · queued 0 · submitting 0 · running 0 (avg 0%) · downloading 0 · 1/min · spent 1 of 25 · ETA 0s",
+      "2026-11-24T09:01:01.000Z gwrun: run 7 failed after 1m 01s: 2 tasks, 1 done, 1 failed; spent 1 of 25; outputs in out/spring",
+      "  1 × content filtered",
+      "2026-11-24T09:01:01.000Z next: gwrun retry --failed 7 (a-2)",
+      "2026-11-24T09:01:01.000Z gallery: out/spring/index.html; results: out/spring/results.jsonl",
+    ]);
+  });
+
+  it("item 7: every ending says what to do next, naming the database when it is not the one found here", async () => {
+    const ending = async (
+      end: "interrupted" | "failed" | "balance",
+      counts: Record<string, number>,
+      failed: string[],
+    ) => {
+      const { plain, lines } = reporter(true, { db: "/srv/state/my gw.db" });
+      plain.emit(started({ a: 9 }));
+      for (const label of failed)
+        plain.emit({
+          type: "task:failed",
+          key: label,
+          job: "a",
+          label,
+          state: label.startsWith("x") ? "expired" : "failed",
+          reason: "r",
+        });
+      plain.emit({ ...finished, end, counts });
+      await plain.close();
+      return lines.find((line) => line.startsWith("next: "));
+    };
+    expect(await ending("interrupted", { done: 2, pending: 7 }, [])).toBe(
+      "next: gwrun resume 7 --db '/srv/state/my gw.db'",
+    );
+    expect(await ending("balance", { done: 2, pending: 7 }, [])).toBe(
+      "next: top up the gateway account, then gwrun resume 7 --db '/srv/state/my gw.db'",
+    );
+    expect(
+      await ending("failed", { done: 4, failed: 3, skipped: 1, expired: 1 }, [
+        "a-1",
+        "a-2",
+        "a-3",
+        "x-4",
+      ]),
+    ).toBe(
+      "next: gwrun retry --failed --expired 7 --db '/srv/state/my gw.db' (a-1, a-2, a-3 and 2 more)",
+    );
+    const { plain, lines } = reporter(true);
+    plain.emit(started({ a: 1 }));
+    for (const event of through("a", 1)) plain.emit(event);
+    plain.emit(finished);
+    await plain.close();
+    expect(lines.some((line) => line.startsWith("next:"))).toBe(false);
   });
 });

@@ -58,22 +58,36 @@ describe("reporters of a real run", () => {
       const plain = await scope.gwrun(["run", manifest]).done;
       expect(plain.code).toBe(1);
       expect(plain.stdout).toBe("");
-      expect(plain.stderr).toMatch(/^gwrun: run 1: 1 job, 20 tasks, 0 already done$/m);
-      expect(plain.stderr).toMatch(/^gwrun: stills-\S+ failed: the task failed: /m);
-      expect(plain.stderr).toMatch(/^gwrun: \d+\/20 done, \d+ failed · queued 0 · /m);
-      expect(plain.stderr).toMatch(
-        /^gwrun: run 1 failed: \d+ done, \d+ failed; spent \S+; outputs in out$/m,
+      // Every line a log greps carries the time; the indented ones continue the line above.
+      for (const line of plain.stderr.trimEnd().split("\n"))
+        expect(line).toMatch(/^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z | {2})/);
+      const stderr = unstamped(plain.stderr);
+      expect(stderr).toMatch(/^gwrun: run 1: 1 job, 20 tasks, 0 already done$/m);
+      expect(stderr).toMatch(/^gwrun: stills-\S+ failed: the task failed: /m);
+      expect(stderr).toMatch(/^gwrun: \d+\/20 tasks done, \d+ failed · queued 0 · /m);
+      expect(stderr).toMatch(
+        /^gwrun: run 1 failed after \d+s: 20 tasks, \d+ done, \d+ failed; spent \S+; outputs in out$/m,
       );
-      expect(plain.stderr).toMatch(/^ {2}\d+ × the task failed: /m);
-      expect(plain.stderr).toMatch(/^gallery: out\/index\.html; results: out\/results\.jsonl$/m);
+      expect(stderr).toMatch(/^ {2}\d+ × the task failed: /m);
+      expect(stderr).toMatch(/^next: gwrun retry --failed 1 --db \S+ \(stills-\S+, /m);
+      expect(stderr).toMatch(/^gallery: out\/index\.html; results: out\/results\.jsonl$/m);
 
       const quiet = await scope.gwrun(["retry", "--failed", "--quiet"]).done;
-      const lines = quiet.stderr.trimEnd().split("\n");
+      const lines = unstamped(quiet.stderr).trimEnd().split("\n");
       expect(lines[0]).toMatch(/back to pending/);
       expect(quiet.stderr).not.toMatch(/already done|· queued/);
-      expect(quiet.stderr).toMatch(/^gwrun: run 1 (done|failed): \d+ done/m);
+      expect(lines.join("\n")).toMatch(
+        /^gwrun: run 1 (done|failed) after \d+s: 20 tasks, \d+ done/m,
+      );
       for (const line of lines.slice(1))
-        expect(line).toMatch(/^(gwrun: stills-\S+ failed: |gwrun: run 1 |\s+\d+ × |gallery: )/);
+        expect(line).toMatch(
+          /^(gwrun: stills-\S+ failed: |gwrun: run 1 |\s+\d+ × |next: |gallery: )/,
+        );
     });
   }, 120_000);
 });
+
+/** The lines without the time in front. */
+function unstamped(text: string): string {
+  return text.replace(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z /gm, "");
+}

@@ -37,6 +37,7 @@ export function openStore(file: string): SqliteStore {
     task: async (key) => tasks.task(s, key),
     tasksOf: async (runId) => tasks.tasksOf(s, runId),
     tasksByKey: async (keys) => tasks.tasksByKey(s, keys),
+    currentTasksOf: async (outputDir, jobId) => tasks.currentTasksOf(s, outputDir, jobId),
     dependantsOf: async (upstreamKey) => tasks.dependantsOf(s, upstreamKey),
     outputsOf: async (key) => tasks.outputsOf(s, key),
     textAnswer: async (key) => tasks.textAnswer(s, key),

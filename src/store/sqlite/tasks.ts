@@ -126,6 +126,23 @@ export function tasksOf(s: SqliteDb, runId: number): TaskRow[] {
     .all(runId) as TaskRow[];
 }
 
+/**
+ * A manifest job's current tasks in an output folder: of those the runs writing there
+ * recorded, per label the one of the latest run (an edited prompt's new key replaces the old).
+ */
+export function currentTasksOf(s: SqliteDb, outputDir: string, jobId: string): TaskRow[] {
+  return s
+    .sql(
+      `SELECT jobs.* FROM (
+         SELECT jobs.key, row_number() OVER (PARTITION BY jobs.label ORDER BY runs.id DESC) AS take
+         FROM runs JOIN run_jobs ON run_jobs.run_id = runs.id JOIN jobs ON jobs.key = run_jobs.key
+         WHERE runs.output_dir = ? AND jobs.job_id = ?
+       ) AS current JOIN jobs ON jobs.key = current.key
+       WHERE current.take = 1 ORDER BY jobs.rowid`,
+    )
+    .all(outputDir, jobId) as TaskRow[];
+}
+
 export function tasksByKey(s: SqliteDb, keys: readonly string[]): Map<string, TaskRow> {
   const found = new Map<string, TaskRow>();
   const select = s.sql(

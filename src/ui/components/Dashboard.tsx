@@ -21,6 +21,8 @@ export interface DashboardProps {
   /** A line outside the events (the Ctrl-C notice). */
   notice: string | null;
   galleryExists: boolean;
+  /** The state database when the next command must name it. */
+  db?: string;
 }
 
 /** The whole screen of a run, sized to the terminal so Ink never has to scroll. */
@@ -48,7 +50,7 @@ export function Dashboard(props: DashboardProps) {
       <Pace view={view} columns={columns} />
       <JobRows groups={view.groups} columns={columns} maxRows={jobRows} />
       {finished ? (
-        <Summary view={view} columns={columns} galleryExists={props.galleryExists} />
+        <Summary view={view} columns={columns} galleryExists={props.galleryExists} db={props.db} />
       ) : (
         <Failures failures={view.failures} columns={columns} maxRows={failureRows} />
       )}

@@ -2,17 +2,19 @@ import { Box, Text } from "ink";
 import { summaryLines, truncate } from "../format.js";
 import type { RunView } from "../run-view.js";
 
-/** The final summary, left on screen: counts, spend, output folder, reasons, gallery. */
+/** The final summary, left on screen: counts, spend, output folder, reasons, next step, gallery. */
 export function Summary({
   view,
   columns,
   galleryExists,
+  db,
 }: {
   view: RunView;
   columns: number;
   galleryExists: boolean;
+  db: string | undefined;
 }) {
-  const [first, ...rest] = summaryLines(view, { galleryExists });
+  const [first, ...rest] = summaryLines(view, { galleryExists, db });
   return (
     <Box flexDirection="column">
       <Text
