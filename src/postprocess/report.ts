@@ -79,11 +79,11 @@ export async function writeReport(store: Store, run: RunRow): Promise<ReportWrit
   const results = new ChunkedFile(path.join(dir, RESULTS_FILE));
   const gallery = new ChunkedFile(path.join(dir, GALLERY_FILE));
   try {
-    const summary = await store.runSummary(run.id);
+    const summary = await store.summaryOf({ run: run.id });
     gallery.write(galleryStart({ run: run.id, name: run.name, ...summary }));
     gallery.write(failuresStart());
     let failures = 0;
-    for await (const failure of store.failuresOf(run.id)) {
+    for await (const failure of store.failuresOf({ run: run.id })) {
       failures += 1;
       gallery.write(failureItem(failure));
     }
@@ -110,7 +110,7 @@ export async function writeReport(store: Store, run: RunRow): Promise<ReportWrit
         ),
       );
     };
-    for await (const row of store.reportRows(run.id)) {
+    for await (const row of store.reportRows({ run: run.id })) {
       if (row.task.key !== task?.key) {
         flushTask();
         if (row.task.job_id !== task?.job_id) {
