@@ -143,8 +143,13 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
 
   program
     .command("report")
-    .description("rebuild a run's results.jsonl and index.html gallery from the store")
-    .argument("[run]", "run id (default: the latest)")
+    .description(
+      "rebuild an output folder's results.jsonl and index.html gallery (every current output in it) from the store",
+    )
+    .argument(
+      "[run]",
+      "run id: its folder's record is rebuilt and its own outputs written beside it as run-<id>.jsonl and run-<id>.html (default: the latest run's folder, no run files)",
+    )
     .option(
       "--db <file>",
       "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)",

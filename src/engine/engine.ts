@@ -125,7 +125,7 @@ export class Engine {
     await this.#options.postprocess?.drain();
     while (this.#background.size > 0) await Promise.all(this.#background);
     await store.saveLearnedRate(baseUrl, context.pace.rate);
-    const { states: counts, spent } = await store.runSummary(runId);
+    const { states: counts, spent } = await store.summaryOf({ run: runId });
     const failed = FAILED_STATES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
     const end: RunEnd = this.#stopping ?? (failed > 0 ? "failed" : "done");
     const result = { end, counts, spent, unknownSubmits: this.#unknownSubmits };

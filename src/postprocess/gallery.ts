@@ -47,14 +47,15 @@ figcaption{font-size:12px;color:#555}
 .failures li{margin:.2rem 0}.state{font-weight:normal;color:#777;font-size:12px}`;
 
 export interface GallerySummary {
-  run: number;
   name: string;
+  /** The run of a run's own page; null for the folder's page. */
+  run: number | null;
   states: Record<string, number>;
   outputs: number;
   spent: number;
 }
 
-/** The page up to its body: title, styles and the run's counts (`data-count` per figure). */
+/** The page up to its body: title, styles and the counts (`data-count` per figure). */
 export function galleryStart(summary: GallerySummary): string {
   const jobs = Object.values(summary.states).reduce((sum, n) => sum + n, 0);
   const states = Object.entries(summary.states)
@@ -63,10 +64,18 @@ export function galleryStart(summary: GallerySummary): string {
       ([state, n]) => `<li><b data-count="${escapeHtml(state)}">${n}</b> ${escapeHtml(state)}</li>`,
     )
     .join("");
+  const name = escapeHtml(summary.name);
+  const [title, scope] =
+    summary.run === null
+      ? [name, "every current output in this folder, each task's latest take"]
+      : [
+          `${name}: run ${summary.run}`,
+          `run ${summary.run} only; <a href="index.html">every current output in this folder</a>`,
+        ];
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>${escapeHtml(summary.name)}: run ${summary.run}</title><style>${STYLE}</style></head>
-<body><header><h1>${escapeHtml(summary.name)}</h1><p>run ${summary.run}</p>
+<title>${title}</title><style>${STYLE}</style></head>
+<body><header><h1>${name}</h1><p>${scope}</p>
 <ul class="summary"><li><b data-count="jobs">${jobs}</b> jobs</li>${states}<li><b data-count="outputs">${summary.outputs}</b> outputs</li><li>spent <b data-count="spent">${summary.spent}</b></li></ul></header>
 `;
 }
@@ -169,7 +178,7 @@ function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
-/** The end of the page. */
-export function galleryEnd(): string {
-  return "<footer><p>Written by gwrun. results.jsonl beside this page holds the same, one line per output.</p></footer></body></html>\n";
+/** The end of the page; `results` names the JSON Lines file beside it. */
+export function galleryEnd(results: string): string {
+  return `<footer><p>Written by gwrun. ${escapeHtml(results)} beside this page holds the same, one line per output.</p></footer></body></html>\n`;
 }

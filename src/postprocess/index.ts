@@ -1,6 +1,12 @@
 /** Post-processing: output checks and thumbnails during a run; results.jsonl and the gallery after. */
 export { defaultTolerance } from "./check-clip.js";
 export { PostProcessor, type PostProcessorOptions } from "./post-processor.js";
-export { GALLERY_FILE, RESULTS_FILE, type ReportWritten, writeReport } from "./report.js";
+export {
+  GALLERY_FILE,
+  RESULTS_FILE,
+  type ReportOf,
+  type ReportWritten,
+  writeReport,
+} from "./report.js";
 export type { ReviewRecord } from "./review-record.js";
 export { THUMBS_DIR } from "./thumbnails.js";

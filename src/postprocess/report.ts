@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";
-import type { ReportTask, RunRow, Store } from "../store/index.js";
+import type { ReportScope, ReportTask, RunRow, Store } from "../store/index.js";
 import {
   failureItem,
   failuresEnd,
@@ -15,6 +15,18 @@ import { parametersOf, promptOf, type ReviewRecord, reviewRecord } from "./revie
 
 export const RESULTS_FILE = "results.jsonl";
 export const GALLERY_FILE = "index.html";
+
+/**
+ * Which record to write: the folder's (`results.jsonl`, `index.html`: every current output
+ * in the folder, whichever run last touched it) or a run's own subset beside it
+ * (`run-<id>.jsonl`, `run-<id>.html`).
+ */
+export type ReportOf = "folder" | "run";
+
+function reportFiles(run: RunRow, of: ReportOf): { results: string; gallery: string } {
+  if (of === "folder") return { results: RESULTS_FILE, gallery: GALLERY_FILE };
+  return { results: `run-${run.id}.jsonl`, gallery: `run-${run.id}.html` };
+}
 
 /** Text written to a file in large chunks as it is produced, renamed into place when whole. */
 class ChunkedFile {
@@ -70,20 +82,27 @@ export interface ReportWritten {
 }
 
 /**
- * Writes `results.jsonl` (one line per output on disk) and the `index.html` gallery into the
- * run's output folder from the store, reading one row at a time.
+ * Writes a record (one JSON line per output on disk, and a gallery) into the run's output
+ * folder from the store, reading one row at a time: by default the folder's, so that a
+ * partial run (`--only`, `--force`, a stop) never drops the outputs of earlier runs from it.
  */
-export async function writeReport(store: Store, run: RunRow): Promise<ReportWritten> {
+export async function writeReport(
+  store: Store,
+  run: RunRow,
+  of: ReportOf = "folder",
+): Promise<ReportWritten> {
   const dir = run.output_dir;
+  const files = reportFiles(run, of);
+  const scope: ReportScope = of === "folder" ? { folder: dir } : { run: run.id };
   mkdirSync(dir, { recursive: true });
-  const results = new ChunkedFile(path.join(dir, RESULTS_FILE));
-  const gallery = new ChunkedFile(path.join(dir, GALLERY_FILE));
+  const results = new ChunkedFile(path.join(dir, files.results));
+  const gallery = new ChunkedFile(path.join(dir, files.gallery));
   try {
-    const summary = await store.runSummary(run.id);
-    gallery.write(galleryStart({ run: run.id, name: run.name, ...summary }));
+    const summary = await store.summaryOf(scope);
+    gallery.write(galleryStart({ name: run.name, run: of === "run" ? run.id : null, ...summary }));
     gallery.write(failuresStart());
     let failures = 0;
-    for await (const failure of store.failuresOf(run.id)) {
+    for await (const failure of store.failuresOf(scope)) {
       failures += 1;
       gallery.write(failureItem(failure));
     }
@@ -110,7 +129,7 @@ export async function writeReport(store: Store, run: RunRow): Promise<ReportWrit
         ),
       );
     };
-    for await (const row of store.reportRows(run.id)) {
+    for await (const row of store.reportRows(scope)) {
       if (row.task.key !== task?.key) {
         flushTask();
         if (row.task.job_id !== task?.job_id) {
@@ -128,12 +147,12 @@ export async function writeReport(store: Store, run: RunRow): Promise<ReportWrit
     }
     flushTask();
     if (task !== undefined) gallery.write(jobEnd());
-    gallery.write(galleryEnd());
+    gallery.write(galleryEnd(files.results));
     results.commit();
     gallery.commit();
     return {
-      results: path.join(dir, RESULTS_FILE),
-      gallery: path.join(dir, GALLERY_FILE),
+      results: path.join(dir, files.results),
+      gallery: path.join(dir, files.gallery),
       outputs,
       failures,
     };

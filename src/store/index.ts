@@ -9,6 +9,7 @@ export type {
   PollOutcome,
   Receipt,
   RecordedDependant,
+  ReportScope,
   Store,
 } from "./port.js";
 export {
@@ -20,9 +21,9 @@ export {
   type OutputRow,
   type ReportOutput,
   type ReportRow,
+  type ReportSummary,
   type ReportTask,
   type RunRow,
-  type RunSummary,
   type TaskRow,
   type TextAnswerRow,
   type TickRow,

@@ -6,8 +6,8 @@ import type {
   NewTask,
   OutputRow,
   ReportRow,
+  ReportSummary,
   RunRow,
-  RunSummary,
   TaskRow,
   TextAnswerRow,
   TickRow,
@@ -214,15 +214,21 @@ export interface TaskTransitions {
   ): Promise<TaskEvent[]>;
 }
 
+/**
+ * What a report covers: the tasks one run recorded, or those of an output folder — every
+ * task the runs into that folder recorded, one per label: the latest run's take of it.
+ */
+export type ReportScope = { run: number } | { folder: string };
+
 export interface ReportReads {
   /**
-   * Every task of a run with its outputs (one row per output, one for a task without any),
+   * Every task in scope with its outputs (one row per output, one for a task without any),
    * the tasks of one manifest job together, in the order recorded, read a page at a time.
    */
-  reportRows(runId: number): AsyncIterable<ReportRow>;
-  /** A run's tasks that ended without their outputs. */
-  failuresOf(runId: number): AsyncIterable<FailureRow>;
-  runSummary(runId: number): Promise<RunSummary>;
+  reportRows(scope: ReportScope): AsyncIterable<ReportRow>;
+  /** The tasks in scope that ended without their outputs. */
+  failuresOf(scope: ReportScope): AsyncIterable<FailureRow>;
+  summaryOf(scope: ReportScope): Promise<ReportSummary>;
   /** The stored answers of a run's text tasks, with each task's label. */
   textAnswersOf(runId: number): Promise<(TextAnswerRow & { label: string })[]>;
 }

@@ -110,7 +110,7 @@ export type ReportOutput = Pick<
   | "poster"
 >;
 
-/** One output of a run with its task, as reports read them. */
+/** One output with its task, as reports read them. */
 export interface ReportRow {
   task: ReportTask;
   /** Null for a task that has no outputs recorded. */
@@ -120,8 +120,8 @@ export interface ReportRow {
 /** A task that ended without its outputs, as reports list it. */
 export type FailureRow = Pick<TaskRow, "key" | "job_id" | "label" | "state" | "reason">;
 
-/** A run's tasks by state, its downloaded outputs and its spend. */
-export interface RunSummary {
+/** The tasks of a report's scope by state, their downloaded outputs and their spend. */
+export interface ReportSummary {
   states: Record<string, number>;
   outputs: number;
   spent: number;

@@ -19,9 +19,9 @@ export const REVIEW_JOBS = `jobs:
     audio: true
 `;
 
-/** The lines of a run's results.jsonl. */
-export function readResults(outputDir: string): ReviewRecord[] {
-  return readFileSync(path.join(outputDir, "results.jsonl"), "utf8")
+/** The lines of a folder's results.jsonl (or of another record in it, as `run-<id>.jsonl`). */
+export function readResults(outputDir: string, file = "results.jsonl"): ReviewRecord[] {
+  return readFileSync(path.join(outputDir, file), "utf8")
     .split("\n")
     .filter((line) => line !== "")
     .map((line) => JSON.parse(line) as ReviewRecord);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { NewTask } from "../../src/store/index.js";
+import type { NewTask, ReportScope, Store } from "../../src/store/index.js";
 import { openTestStore } from "../helpers/store.js";
 
 async function collect<T>(rows: AsyncIterable<T>): Promise<T[]> {
@@ -8,10 +8,10 @@ async function collect<T>(rows: AsyncIterable<T>): Promise<T[]> {
   return all;
 }
 
-const task = (key: string, jobId: string): NewTask => ({
+const task = (key: string, jobId: string, label = key): NewTask => ({
   key,
   jobId,
-  label: key,
+  label,
   family: "image-a",
   lane: "image",
   endpoint: "/v1/images/generations",
@@ -19,6 +19,17 @@ const task = (key: string, jobId: string): NewTask => ({
   upstreamKey: null,
   estimatedCost: 0.1,
 });
+
+/** A run into `folder`, as `gwrun run` records one; its id. */
+const runInto = (store: Store, folder: string) =>
+  store.createRun({
+    name: "t",
+    manifest_path: "/m.yaml",
+    manifest_text: "version: 1",
+    base_url: "sim",
+    output_dir: folder,
+    started_at: 1,
+  });
 
 describe("store: what reports read", () => {
   it("reads a run's outputs with the tasks of each manifest job together, and its failures", async () => {
@@ -37,7 +48,7 @@ describe("store: what reports read", () => {
           ('hero-1', 1, 'downloaded', '/out/hero/hero-1-2.png', 'failed');
         UPDATE jobs SET state = 'skipped', reason = 'upstream failed' WHERE key = 'teaser-1';`);
 
-      const rows = (await collect(store.reportRows(run))).map((row) => [
+      const rows = (await collect(store.reportRows({ run }))).map((row) => [
         row.task.key,
         row.output?.idx ?? null,
       ]);
@@ -48,13 +59,63 @@ describe("store: what reports read", () => {
         ["teaser-1", null],
       ]);
       expect(
-        (await collect(store.failuresOf(run))).map((f) => [f.label, f.state, f.reason]),
+        (await collect(store.failuresOf({ run }))).map((f) => [f.label, f.state, f.reason]),
       ).toEqual([["teaser-1", "skipped", "upstream failed"]]);
-      expect(await store.runSummary(run)).toEqual({
+      expect(await store.summaryOf({ run })).toEqual({
         states: { pending: 2, skipped: 1 },
         outputs: 1,
         spent: 0,
       });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("item 1: a folder's report holds each label once, at the take of the latest run into the folder", async () => {
+    const { store, runId: first } = await openTestStore();
+    try {
+      await store.recordTasks(
+        first,
+        [task("hero-1@a", "hero", "hero-1"), task("hero-2", "hero"), task("teaser-1", "teaser")],
+        1,
+      );
+      // `--only hero --force` after the first hero prompt was edited: a new key for hero-1,
+      // the same key for hero-2; another folder's run of hero-1 is no part of this one.
+      const partial = await runInto(store, "/out");
+      await store.recordTasks(
+        partial,
+        [task("hero-1@b", "hero", "hero-1"), task("hero-2", "hero")],
+        2,
+      );
+      const elsewhere = await runInto(store, "/elsewhere");
+      await store.recordTasks(elsewhere, [task("hero-1@c", "hero", "hero-1")], 3);
+      store.db.exec(`UPDATE jobs SET state = 'done', cost = 0.25;
+        UPDATE jobs SET state = 'failed', reason = 'refused' WHERE key = 'hero-1@a';
+        INSERT INTO outputs (job_key, idx, state, path) VALUES
+          ('hero-1@b', 0, 'downloaded', '/out/hero/hero-1.png'),
+          ('hero-2', 0, 'downloaded', '/out/hero/hero-2.png'),
+          ('teaser-1', 0, 'downloaded', '/out/teaser/teaser-1.png'),
+          ('hero-1@c', 0, 'downloaded', '/elsewhere/hero/hero-1.png');`);
+
+      const keys = async (scope: ReportScope) =>
+        (await collect(store.reportRows(scope))).map((row) => row.task.key);
+      // The edited take stands where hero-1 always stood.
+      expect(await keys({ folder: "/out" })).toEqual(["hero-1@b", "hero-2", "teaser-1"]);
+      expect((await keys({ run: partial })).sort()).toEqual(["hero-1@b", "hero-2"]);
+      expect(await collect(store.failuresOf({ folder: "/out" }))).toEqual([]);
+      expect(await store.summaryOf({ folder: "/out" })).toEqual({
+        states: { done: 3 },
+        outputs: 3,
+        spent: 0.75,
+      });
+
+      // Going back to the first prompt takes the first key on again: it is the latest take.
+      const back = await runInto(store, "/out");
+      await store.recordTasks(back, [task("hero-1@a", "hero", "hero-1")], 4);
+      expect(await keys({ folder: "/out" })).toEqual(["hero-1@a", "hero-2", "teaser-1"]);
+      expect(
+        (await collect(store.failuresOf({ folder: "/out" }))).map((f) => [f.label, f.reason]),
+      ).toEqual([["hero-1", "refused"]]);
     } finally {
       await store.close();
     }

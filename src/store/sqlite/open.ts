@@ -63,9 +63,9 @@ export function openStore(file: string): SqliteStore {
     recordSkipped: async (runId, upstream, standIns, reason, now) =>
       dependants.recordSkipped(s, runId, upstream, standIns, reason, now),
 
-    reportRows: (runId) => reports.reportRows(s, runId),
-    failuresOf: (runId) => reports.failuresOf(s, runId),
-    runSummary: async (runId) => reports.runSummary(s, runId),
+    reportRows: (scope) => reports.reportRows(s, scope),
+    failuresOf: (scope) => reports.failuresOf(s, scope),
+    summaryOf: async (scope) => reports.summaryOf(s, scope),
     textAnswersOf: async (runId) => reports.textAnswersOf(s, runId),
 
     recordTickNotRun: async (tick, now) => schedules.recordTickNotRun(s, tick, now),

@@ -1,32 +1,64 @@
 import { roundMoney } from "../../core/money.js";
+import type { ReportScope } from "../port.js";
 import type {
   FailureRow,
   ReportOutput,
   ReportRow,
+  ReportSummary,
   ReportTask,
-  RunSummary,
   TextAnswerRow,
 } from "../rows.js";
 import { FAILED_STATES } from "../states.js";
 import type { SqliteDb } from "./db.js";
 
-/** What reports read: a run's outputs page by page, its failures, its summary, its answers. */
+/**
+ * What reports read, of a run or of an output folder: the outputs page by page, the
+ * failures, the summary; and a run's text answers.
+ */
 
 /** Tasks per page of a report: small enough to stay lean at 100k tasks. */
 const PAGE = 1000;
 
 /**
+ * The scope's tasks as the table `scope(key, place)`, opening a query; its one parameter
+ * comes first. `place` orders them: where the task was first recorded. In a folder each
+ * label keeps one take, the latest run's, placed where the label was first recorded: an
+ * edited prompt is a new key under the same label (writing the same file).
+ */
+function withScope(scope: ReportScope): { sql: string; param: number | string } {
+  if ("run" in scope) {
+    return {
+      sql: `WITH scope(key, place) AS (
+        SELECT jobs.key, jobs.rowid FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+        WHERE run_jobs.run_id = ?)`,
+      param: scope.run,
+    };
+  }
+  return {
+    sql: `WITH takes AS (
+        SELECT jobs.key, min(jobs.rowid) OVER (PARTITION BY jobs.label) AS place,
+          row_number() OVER (
+            PARTITION BY jobs.label ORDER BY run_jobs.run_id DESC, jobs.rowid DESC) AS take
+        FROM runs JOIN run_jobs ON run_jobs.run_id = runs.id JOIN jobs ON jobs.key = run_jobs.key
+        WHERE runs.output_dir = ?),
+      scope(key, place) AS (SELECT key, place FROM takes WHERE take = 1)`,
+    param: scope.folder,
+  };
+}
+
+/**
  * Reads in pages, so other statements may run between them: the order (the tasks of one
  * manifest job together, in the order recorded) is taken first, as row ids.
  */
-export async function* reportRows(s: SqliteDb, runId: number): AsyncGenerator<ReportRow> {
+export async function* reportRows(s: SqliteDb, scope: ReportScope): AsyncGenerator<ReportRow> {
+  const { sql, param } = withScope(scope);
   const order = s
     .sql(
-      `SELECT jobs.rowid FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key WHERE run_jobs.run_id = ?
-       ORDER BY min(jobs.rowid) OVER (PARTITION BY jobs.job_id), jobs.rowid`,
+      `${sql} SELECT jobs.rowid FROM scope JOIN jobs ON jobs.key = scope.key
+       ORDER BY min(scope.place) OVER (PARTITION BY jobs.job_id), scope.place`,
     )
     .pluck()
-    .all(runId) as number[];
+    .all(param) as number[];
   // Only the columns a report shows: wide rows are most of the cost at 100k tasks.
   const page = s.sql(
     `SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason, jobs.request, jobs.cost,
@@ -73,37 +105,39 @@ function reportRow(row: ReportTask & ReportOutput & { output_state: string }): R
   };
 }
 
-export async function* failuresOf(s: SqliteDb, runId: number): AsyncGenerator<FailureRow> {
+export async function* failuresOf(s: SqliteDb, scope: ReportScope): AsyncGenerator<FailureRow> {
+  const { sql, param } = withScope(scope);
   const rows = s
     .sql(
-      `SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason
-       FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
-       WHERE run_jobs.run_id = ? AND jobs.state IN (SELECT value FROM json_each(?))
-       ORDER BY jobs.rowid`,
+      `${sql} SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason
+       FROM scope JOIN jobs ON jobs.key = scope.key
+       WHERE jobs.state IN (SELECT value FROM json_each(?))
+       ORDER BY scope.place`,
     )
-    .all(runId, JSON.stringify(FAILED_STATES)) as FailureRow[];
+    .all(param, JSON.stringify(FAILED_STATES)) as FailureRow[];
   yield* rows;
 }
 
-export function runSummary(s: SqliteDb, runId: number): RunSummary {
+export function summaryOf(s: SqliteDb, scope: ReportScope): ReportSummary {
+  const { sql, param } = withScope(scope);
   const states: Record<string, number> = {};
   let spent = 0;
   const byState = s
     .sql(
-      `SELECT jobs.state AS state, count(*) AS n, sum(coalesce(jobs.cost, 0)) AS spent
-       FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key WHERE run_jobs.run_id = ? GROUP BY jobs.state`,
+      `${sql} SELECT jobs.state AS state, count(*) AS n, sum(coalesce(jobs.cost, 0)) AS spent
+       FROM scope JOIN jobs ON jobs.key = scope.key GROUP BY jobs.state`,
     )
-    .all(runId) as { state: string; n: number; spent: number }[];
+    .all(param) as { state: string; n: number; spent: number }[];
   for (const row of byState) {
     states[row.state] = row.n;
     spent += row.spent;
   }
   const outputs = s
     .sql(
-      `SELECT count(*) AS n FROM run_jobs JOIN outputs ON outputs.job_key = run_jobs.key
-       WHERE run_jobs.run_id = ? AND outputs.state = 'downloaded'`,
+      `${sql} SELECT count(*) AS n FROM scope JOIN outputs ON outputs.job_key = scope.key
+       WHERE outputs.state = 'downloaded'`,
     )
-    .get(runId) as { n: number };
+    .get(param) as { n: number };
   return { states, outputs: outputs.n, spent: roundMoney(spent) };
 }
 
