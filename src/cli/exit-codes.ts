@@ -16,7 +16,7 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 /** What each exit code means, as `gwrun --help` lists them. */
 export const EXIT_CODE_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [ExitCode.Ok]: "all done, or valid",
-  [ExitCode.Failed]: "some jobs failed",
+  [ExitCode.Failed]: "some tasks failed",
   [ExitCode.Invalid]: "invalid manifest, request or usage; nothing submitted",
   [ExitCode.Stopped]: "stopped by the budget or the gateway balance",
   [ExitCode.Busy]: "another run of the same scheduled manifest holds its lease; nothing done",

@@ -8,7 +8,7 @@ export const HELP_AFTER = `
 Examples:
   gwrun manifests/campaign.yaml       run the demo offline, against the simulator
   gwrun plan manifests/campaign.yaml  what a run would do, as a diff against the store
-  gwrun retry --failed                resubmit the latest run's failed jobs, then continue it
+  gwrun retry --failed                resubmit the latest run's failed tasks, then continue it
 
 Exit codes:
 ${Object.entries(EXIT_CODE_MEANINGS)

@@ -84,8 +84,11 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
         "--db <file>",
         "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)",
       )
-      .option("--force", "redo jobs already done")
-      .option("--only <jobs>", "run only these job ids (comma-separated)")
+      .option("--force", "redo tasks already done")
+      .option(
+        "--only <jobs>",
+        "run only these job ids (comma-separated); a from: job alone starts from its upstream's outputs",
+      )
       .option(
         "--base-url <url>",
         'gateway base URL, overriding the manifest ("sim": the simulator)',
@@ -118,10 +121,10 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
   runOptions(
     program
       .command("retry")
-      .description("resubmit a run's failed and/or expired jobs, then continue it")
+      .description("resubmit a run's failed and/or expired tasks, then continue it")
       .argument("[run]", "run id (default: the latest)")
-      .option("--failed", "failed, rejected and skipped jobs")
-      .option("--expired", "expired jobs"),
+      .option("--failed", "failed, rejected and skipped tasks")
+      .option("--expired", "expired tasks"),
   ).action(
     async (run: string | undefined, flags: RunFlags & { failed?: boolean; expired?: boolean }) => {
       setExit(await retryRun(run, flags));
@@ -130,7 +133,7 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
 
   program
     .command("status")
-    .description("a run's jobs by state and family, spend, failures with reasons")
+    .description("a run's tasks by state and per job, spend, failures with reasons, text answers")
     .argument("[run]", "run id (default: the latest)")
     .option(
       "--db <file>",
@@ -160,7 +163,7 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
 
   program
     .command("runs")
-    .description("the latest runs")
+    .description("the latest runs: status, start, duration, tick")
     .option(
       "--db <file>",
       "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)",

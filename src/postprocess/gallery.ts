@@ -57,7 +57,7 @@ export interface GallerySummary {
 
 /** The page up to its body: title, styles and the counts (`data-count` per figure). */
 export function galleryStart(summary: GallerySummary): string {
-  const jobs = Object.values(summary.states).reduce((sum, n) => sum + n, 0);
+  const tasks = Object.values(summary.states).reduce((sum, n) => sum + n, 0);
   const states = Object.entries(summary.states)
     .sort(([a], [b]) => a.localeCompare(b))
     .map(
@@ -76,7 +76,7 @@ export function galleryStart(summary: GallerySummary): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
 <title>${title}</title><style>${STYLE}</style></head>
 <body><header><h1>${name}</h1><p>${scope}</p>
-<ul class="summary"><li><b data-count="jobs">${jobs}</b> jobs</li>${states}<li><b data-count="outputs">${summary.outputs}</b> outputs</li><li>spent <b data-count="spent">${summary.spent}</b></li></ul></header>
+<ul class="summary"><li><b data-count="tasks">${tasks}</b> tasks</li>${states}<li><b data-count="outputs">${summary.outputs}</b> outputs</li><li>spent <b data-count="spent">${summary.spent}</b></li></ul></header>
 `;
 }
 

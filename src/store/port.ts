@@ -55,7 +55,7 @@ export interface TaskReads {
   tasksOf(runId: number): Promise<TaskRow[]>;
   /** The recorded tasks among `keys` (any run). */
   tasksByKey(keys: readonly string[]): Promise<Map<string, TaskRow>>;
-  /** A manifest job's tasks in an output folder: per label, the latest run's take. */
+  /** A manifest job's tasks in an output folder: per label, its current take (as reports show). */
   currentTasksOf(outputDir: string, jobId: string): Promise<TaskRow[]>;
   /** Tasks fed by an upstream task's outputs. */
   dependantsOf(upstreamKey: string): Promise<TaskRow[]>;

@@ -36,7 +36,7 @@ export interface RunState {
   reasons: Map<string, number>;
   stopping: { reason: RunEnd; message: string } | null;
   end: RunEnd | null;
-  /** The run's jobs by store state, once it has finished. */
+  /** The run's tasks by store state, once it has finished. */
   counts: StateCounts;
   unknownSubmits: number;
   /** Bumped by every event: a reporter redraws only when it changed. */

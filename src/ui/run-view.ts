@@ -30,7 +30,7 @@ export interface RunView {
   reasons: { reason: string; count: number }[];
   stopMessage: string | null;
   end: RunEnd | null;
-  /** The run's jobs by store state once it has finished (empty before). */
+  /** The run's tasks by store state once it has finished (empty before). */
   counts: StateCounts;
   /** The output folder, relative to the working folder when inside it. */
   outputDir: string | null;

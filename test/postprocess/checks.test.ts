@@ -158,7 +158,7 @@ describe("post-processing of a run", () => {
           .map((line) => {
             // Every line of the versioned stream carries its version and time.
             const { v, at, ...event } = JSON.parse(line) as { v: number; at: number; type: string };
-            expect(v).toBe(1);
+            expect(v).toBe(2);
             expect(typeof at).toBe("number");
             return event;
           });

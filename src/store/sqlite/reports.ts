@@ -10,6 +10,7 @@ import type {
 } from "../rows.js";
 import { FAILED_STATES } from "../states.js";
 import type { SqliteDb } from "./db.js";
+import { withScope } from "./scope.js";
 
 /**
  * What reports read, of a run or of an output folder: the outputs page by page, the
@@ -18,33 +19,6 @@ import type { SqliteDb } from "./db.js";
 
 /** Tasks per page of a report: small enough to stay lean at 100k tasks. */
 const PAGE = 1000;
-
-/**
- * The scope's tasks as the table `scope(key, place)`, opening a query; its one parameter
- * comes first. `place` orders them: where the task was first recorded. In a folder each
- * label keeps one take, the latest run's, placed where the label was first recorded: an
- * edited prompt is a new key under the same label (writing the same file).
- */
-function withScope(scope: ReportScope): { sql: string; param: number | string } {
-  if ("run" in scope) {
-    return {
-      sql: `WITH scope(key, place) AS (
-        SELECT jobs.key, jobs.rowid FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
-        WHERE run_jobs.run_id = ?)`,
-      param: scope.run,
-    };
-  }
-  return {
-    sql: `WITH takes AS (
-        SELECT jobs.key, min(jobs.rowid) OVER (PARTITION BY jobs.label) AS place,
-          row_number() OVER (
-            PARTITION BY jobs.label ORDER BY run_jobs.run_id DESC, jobs.rowid DESC) AS take
-        FROM runs JOIN run_jobs ON run_jobs.run_id = runs.id JOIN jobs ON jobs.key = run_jobs.key
-        WHERE runs.output_dir = ?),
-      scope(key, place) AS (SELECT key, place FROM takes WHERE take = 1)`,
-    param: scope.folder,
-  };
-}
 
 /**
  * Reads in pages, so other statements may run between them: the order (the tasks of one

@@ -1,6 +1,7 @@
 import type { NewTask, OutputRow, TaskRow, TextAnswerRow } from "../rows.js";
 import { canMove, type TaskState } from "../states.js";
 import type { SqliteDb } from "./db.js";
+import { withScope } from "./scope.js";
 
 /** Task reads, recording tasks, and the one guarded move every named transition is made of. */
 
@@ -126,21 +127,15 @@ export function tasksOf(s: SqliteDb, runId: number): TaskRow[] {
     .all(runId) as TaskRow[];
 }
 
-/**
- * A manifest job's current tasks in an output folder: of those the runs writing there
- * recorded, per label the one of the latest run (an edited prompt's new key replaces the old).
- */
+/** A manifest job's current tasks in an output folder: per label its take (`withScope`). */
 export function currentTasksOf(s: SqliteDb, outputDir: string, jobId: string): TaskRow[] {
+  const { sql, param } = withScope({ folder: outputDir });
   return s
     .sql(
-      `SELECT jobs.* FROM (
-         SELECT jobs.key, row_number() OVER (PARTITION BY jobs.label ORDER BY runs.id DESC) AS take
-         FROM runs JOIN run_jobs ON run_jobs.run_id = runs.id JOIN jobs ON jobs.key = run_jobs.key
-         WHERE runs.output_dir = ? AND jobs.job_id = ?
-       ) AS current JOIN jobs ON jobs.key = current.key
-       WHERE current.take = 1 ORDER BY jobs.rowid`,
+      `${sql} SELECT jobs.* FROM scope JOIN jobs ON jobs.key = scope.key
+       WHERE jobs.job_id = ? ORDER BY scope.place`,
     )
-    .all(outputDir, jobId) as TaskRow[];
+    .all(param, jobId) as TaskRow[];
 }
 
 export function tasksByKey(s: SqliteDb, keys: readonly string[]): Map<string, TaskRow> {
