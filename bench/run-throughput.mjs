@@ -40,7 +40,7 @@ function runGwrun(file, url) {
     buffer += chunk;
     let start = 0;
     for (let newline = buffer.indexOf("\n"); newline >= 0; newline = buffer.indexOf("\n", start)) {
-      if (buffer.startsWith('{"v":1,"type":"task:submitted"', start))
+      if (buffer.startsWith('{"v":2,"type":"task:submitted"', start))
         submits.push(performance.now());
       start = newline + 1;
     }

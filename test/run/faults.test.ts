@@ -73,7 +73,7 @@ describe("crash safety", () => {
         let seen = "";
         run.child.stderr?.on("data", (chunk: Buffer) => {
           seen += chunk.toString();
-          if (/run \d+: \d+ jobs/.test(seen)) resolve();
+          if (/run \d+: \d+ jobs?, \d+ tasks/.test(seen)) resolve();
         });
       });
       await sleep(300);
