@@ -96,27 +96,39 @@ export async function downloadFile(
   const partial = partialFile(tempDir, dest);
   const hash = createHash("sha256");
   let bytes = 0;
-  const meter = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      bytes += chunk.length;
-      if (bytes > options.maxBytes) {
-        callback(invalid(`${what}: the file exceeds the ${options.maxBytes}-byte cap`, false));
-        return;
-      }
-      hash.update(chunk);
-      callback(null, chunk);
-    },
-  });
+  const count = (chunk: Buffer): void => {
+    bytes += chunk.length;
+    if (bytes > options.maxBytes)
+      throw invalid(`${what}: the file exceeds the ${options.maxBytes}-byte cap`, false);
+    hash.update(chunk);
+  };
   try {
     if (announced !== undefined && announced <= SMALL_FILE) {
       // A small file is gathered in memory and written at once: cheaper than a stream's
-      // round trips through the thread pool, which thousands of pictures would pay each.
+      // round trips through the thread pool (and a pipeline's own abort controller), which
+      // thousands of pictures would pay each.
       const chunks: Buffer[] = [];
-      await pipeline(body, meter, async (source: AsyncIterable<Buffer>) => {
-        for await (const chunk of source) chunks.push(chunk);
-      });
+      try {
+        for await (const chunk of body as AsyncIterable<Buffer>) {
+          count(chunk);
+          chunks.push(chunk);
+        }
+      } finally {
+        // Left early (the cap): the rest of the body is not wanted.
+        body.destroy();
+      }
       writeFileSync(partial, Buffer.concat(chunks));
     } else {
+      const meter = new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          try {
+            count(chunk);
+            callback(null, chunk);
+          } catch (error) {
+            callback(coerceError(error));
+          }
+        },
+      });
       await pipeline(body, meter, createWriteStream(partial));
     }
     if (announced !== undefined && bytes !== announced) {
