@@ -39,6 +39,7 @@ const events = [
         lane: z.string(),
         tasks: z.number().int(),
         stages,
+        skipped: z.number().int().optional(),
       }),
     ),
   }),
