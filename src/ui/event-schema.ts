@@ -44,7 +44,12 @@ const events = [
     ),
   }),
   z.object({ type: z.literal("task:submitting"), ...task }),
-  z.object({ type: z.literal("task:submitted"), ...task, taskId: z.string() }),
+  z.object({
+    type: z.literal("task:submitted"),
+    ...task,
+    taskId: z.string(),
+    firstPollInMs: z.number().optional(),
+  }),
   z.object({ type: z.literal("task:progress"), ...task, progress: z.number() }),
   z.object({
     type: z.literal("task:completed"),
