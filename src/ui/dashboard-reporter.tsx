@@ -5,6 +5,7 @@ import { Dashboard } from "./components/Dashboard.js";
 import type { Reporter } from "./reporter.js";
 import { applyEvent, createRunState } from "./run-state.js";
 import { viewOf } from "./run-view.js";
+import { pressKey, type QPress, qWaits, type StopKey } from "./stop-keys.js";
 
 export interface DashboardOptions {
   /** The terminal it draws on (stderr: stdout stays for results). */
@@ -12,7 +13,7 @@ export interface DashboardOptions {
   stdin: NodeJS.ReadStream;
   now: () => number;
   cwd: string;
-  /** `q` or Ctrl-C: the same stop as SIGINT. */
+  /** Ctrl-C, or `q` pressed twice: the same stop as SIGINT. */
   onStop: () => void;
   galleryExists: (file: string) => boolean;
   /** Frames per second at most. */
@@ -37,17 +38,27 @@ export function dashboardReporter(options: DashboardOptions): Reporter {
   let drawnAt = 0;
   let resized = false;
   let galleryExists = false;
+  let qPressed: QPress = null;
+  let drawnAsking = false;
+  const onKey = (key: StopKey) => {
+    const pressed = pressKey(qPressed, key, options.now());
+    qPressed = pressed.pressed;
+    state.version += 1;
+    if (pressed.stop) options.onStop();
+  };
   const element = () => {
     const now = options.now();
     drawnVersion = state.version;
     drawnAt = now;
+    drawnAsking = qWaits(qPressed, now);
     return (
       <Dashboard
         view={viewOf(state, now, options.cwd)}
         columns={options.stream.columns ?? 80}
         rows={options.stream.rows ?? 24}
         keys={keys}
-        onStop={options.onStop}
+        onKey={onKey}
+        qPressed={drawnAsking}
         notice={notice}
         galleryExists={galleryExists}
       />
@@ -62,8 +73,11 @@ export function dashboardReporter(options: DashboardOptions): Reporter {
   });
   let drawCostMs = 0;
   const draw = () => {
-    const since = options.now() - drawnAt;
-    if (state.version === drawnVersion && since < IDLE_REDRAW_MS && !resized) return;
+    const now = options.now();
+    const since = now - drawnAt;
+    // The "press q again" line goes as soon as the first q has expired.
+    const changed = state.version !== drawnVersion || qWaits(qPressed, now) !== drawnAsking;
+    if (!changed && since < IDLE_REDRAW_MS && !resized) return;
     if (since < drawCostMs / DRAW_SHARE && !resized) return;
     resized = false;
     const started = performance.now();

@@ -8,15 +8,16 @@ import { play, started, through } from "./script.js";
 function frame(
   view: RunView,
   size: { columns?: number; rows?: number } = {},
-  extra: { notice?: string; galleryExists?: boolean } = {},
+  extra: { notice?: string; galleryExists?: boolean; qPressed?: boolean } = {},
 ): string {
   const { lastFrame, unmount } = render(
     <Dashboard
       view={view}
       columns={size.columns ?? 100}
       rows={size.rows ?? 40}
-      keys={false}
-      onStop={() => {}}
+      keys={extra.qPressed !== undefined}
+      onKey={() => {}}
+      qPressed={extra.qPressed ?? false}
       notice={extra.notice ?? null}
       galleryExists={extra.galleryExists ?? false}
     />,
@@ -137,25 +138,60 @@ describe("dashboard", () => {
     expect(text).not.toContain("job-number-30");
   });
 
-  it("stops the run on q and on Ctrl-C", () => {
-    const onStop = vi.fn();
+  it("tells which stop key was pressed", () => {
+    const onKey = vi.fn();
     const { stdin, unmount } = render(
       <Dashboard
         view={play([started({ a: 1 })]).view}
         columns={80}
         rows={20}
         keys={true}
-        onStop={onStop}
+        onKey={onKey}
+        qPressed={false}
         notice={null}
         galleryExists={false}
       />,
     );
     stdin.write("x");
-    expect(onStop).not.toHaveBeenCalled();
     stdin.write("q");
     stdin.write("\u0003");
-    expect(onStop).toHaveBeenCalledTimes(2);
+    expect(onKey.mock.calls).toEqual([["other"], ["q"], ["ctrl-c"]]);
     unmount();
+  });
+
+  it("item 5: after one q the screen asks for a second, to stop or, once stopping, to exit", () => {
+    const running = play([started({ a: 1 })]).view;
+    expect(frame(running, {}, { qPressed: false })).toContain("q or Ctrl-C: stop");
+    const asked = frame(running, {}, { qPressed: true });
+    expect(asked).toContain("press q again to stop");
+    expect(asked).not.toContain("q or Ctrl-C: stop");
+    const stopping = play([
+      started({ a: 1 }),
+      { type: "run:stopping", reason: "interrupted", message: "interrupted: no new submits" },
+    ]).view;
+    expect(frame(stopping, {}, { qPressed: true, notice: "stopping" })).toContain(
+      "press q again to exit at once",
+    );
+  });
+
+  it("item 5: an interrupted run's header says interrupted, not finished", () => {
+    const { view } = play([
+      started({ a: 2 }),
+      ...through("a", 1),
+      { type: "run:stopping", reason: "interrupted", message: "interrupted: no new submits" },
+      {
+        type: "run:finished",
+        end: "interrupted",
+        counts: { done: 1, pending: 1 },
+        spent: 0.5,
+        unknownSubmits: 0,
+      },
+    ]);
+    const header = frame(view).split("\n")[0] ?? "";
+    expect(header).toMatch(/spring · run 7 · \d+s elapsed · interrupted · spent/);
+    expect(header).not.toContain("finished");
+    // A narrow screen cuts the name, not how the run ended.
+    expect(frame(view, { columns: 40 }).split("\n")[0]).toMatch(/… · interrupted · spent/);
   });
 
   it("says it is starting until the run has started", () => {
