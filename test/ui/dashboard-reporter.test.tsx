@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
-import { dashboardReporter } from "../../src/ui/dashboard-reporter.js";
+import { dashboardReporter, drawDue } from "../../src/ui/dashboard-reporter.js";
 import { Q_AGAIN_MS } from "../../src/ui/stop-keys.js";
 import { started } from "./script.js";
 
@@ -32,6 +32,22 @@ function terminal() {
   };
   return { stream, stdin, press };
 }
+
+describe("the dashboard's frames", () => {
+  it("item 5: a slow first frame holds the screen back a second at most, not for seconds", () => {
+    // The first frame warms React and the layout up: 127 ms was seen on a real terminal.
+    const slow = { changed: true, urgent: false, costMs: 127 };
+    expect(drawDue({ ...slow, sinceMs: 500 })).toBe(false);
+    expect(drawDue({ ...slow, sinceMs: 1000 })).toBe(true);
+    // Cheap frames come as often as something changes; the clocks tick each second.
+    const cheap = { urgent: false, costMs: 1 };
+    expect(drawDue({ ...cheap, changed: true, sinceMs: 100 })).toBe(true);
+    expect(drawDue({ ...cheap, changed: false, sinceMs: 999 })).toBe(false);
+    expect(drawDue({ ...cheap, changed: false, sinceMs: 1000 })).toBe(true);
+    // A resize or a key press is drawn at once.
+    expect(drawDue({ ...slow, urgent: true, sinceMs: 0 })).toBe(true);
+  });
+});
 
 describe("the dashboard's stop keys", () => {
   it("item 5: q stops only when pressed again within a few seconds, no other key between; Ctrl-C at once", async () => {
