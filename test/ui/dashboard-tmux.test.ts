@@ -68,7 +68,9 @@ describe.runIf(runsWith("tmux"))("the dashboard in a terminal (tmux)", () => {
     };
     const first = await watch((text) => text.includes("spring-campaign · run 1"), seen);
     expect(first).toContain("q or Ctrl-C: stop");
-    expect(first).toMatch(/queued \d+ {2}submitting \d+ {2}running \d+ \(avg \d+%\)/);
+    expect(first).toMatch(
+      /queued \d+ {2}submitting \d+ {2}(waiting \d+ \(first poll in \d+s\) {2})?running \d+ \(avg \d+%\)/,
+    );
     expect(first).toMatch(/hero\s+image-a\s+[█░]+ \d\/2/);
     const last = await watch((text) => text.includes("gwrun exited"), seen);
     // At least two different moments of the run were on screen before its end.

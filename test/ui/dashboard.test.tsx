@@ -194,6 +194,71 @@ describe("dashboard", () => {
     expect(frame(view, { columns: 40 }).split("\n")[0]).toMatch(/… · interrupted · spent/);
   });
 
+  it("item 5: a run with failures ends on a bar counting every task ended, failed and skipped apart", () => {
+    const { view } = play([
+      started({ hero: 2, teaser: 2 }),
+      ...through("hero", 1),
+      {
+        type: "task:failed",
+        key: "hero-2",
+        job: "hero",
+        label: "hero-2",
+        state: "failed",
+        reason: "the task failed: content filtered",
+      },
+      ...through("teaser", 1),
+      {
+        type: "task:failed",
+        key: "teaser-2",
+        job: "teaser",
+        label: "teaser-2",
+        state: "skipped",
+        reason: "upstream hero-2 failed",
+      },
+      {
+        type: "run:finished",
+        end: "failed",
+        counts: { done: 2, failed: 1, skipped: 1 },
+        spent: 1,
+        unknownSubmits: 0,
+      },
+    ]);
+    const text = frame(view);
+    // The overall bar counts the ended tasks, however they ended.
+    expect(text).toMatch(/█+ 100% 4\/4/);
+    expect(text).toMatch(/done 2 {2}failed 1\s+skipped 1/);
+    expect(text).toMatch(/hero\s+fam-hero\s+█+ 1\/2 1 failed$/m);
+    expect(text).toMatch(/teaser\s+fam-teaser\s+█+ 1\/2 1 skipped$/m);
+  });
+
+  it("item 5: between submit and first poll, tasks show as waiting with the time to the poll", () => {
+    const t0 = 1_000_000;
+    const submitted = (n: number): EngineEvent[] => [
+      { type: "task:submitting", key: `a-${n}`, job: "a", label: `a-${n}` },
+      {
+        type: "task:submitted",
+        key: `a-${n}`,
+        job: "a",
+        label: `a-${n}`,
+        taskId: `t-${n}`,
+        firstPollInMs: 15_000,
+      },
+    ];
+    const events = [started({ a: 3 }), ...submitted(1), ...submitted(2)];
+    const waiting = frame(play(events, { t0, at: t0 + 3_000 }).view);
+    expect(waiting).toContain("waiting 2 (first poll in 12s)  running 0 (avg 0%)");
+    const progress: EngineEvent = {
+      type: "task:progress",
+      key: "a-1",
+      job: "a",
+      label: "a-1",
+      progress: 40,
+    };
+    const polled = frame(play([...events, progress], { t0, at: t0 + 15_000 }).view);
+    expect(polled).toContain("submitting 0  running 2 (avg 20%)");
+    expect(polled).not.toContain("waiting");
+  });
+
   it("says it is starting until the run has started", () => {
     expect(frame(play([]).view)).toBe("gwrun: starting the run…");
   });

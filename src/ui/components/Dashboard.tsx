@@ -1,12 +1,12 @@
 import { Box, Text, useInput } from "ink";
-import { formatDuration, truncate } from "../format.js";
+import { endedOf, formatDuration, stageParts, truncate } from "../format.js";
 import type { RunView } from "../run-view.js";
 import type { StopKey } from "../stop-keys.js";
 import { Failures } from "./Failures.js";
 import { Header } from "./Header.js";
 import { JobRows } from "./JobRows.js";
 import { ProgressBar } from "./ProgressBar.js";
-import { packParts, StageCounts, stageParts } from "./StageCounts.js";
+import { packParts, StageCounts } from "./StageCounts.js";
 import { Summary } from "./Summary.js";
 
 /** Wider bars say no more and cost more to draw. */
@@ -53,8 +53,7 @@ export function Dashboard(props: DashboardProps) {
     <Box flexDirection="column" width={columns}>
       <Header view={view} columns={columns} />
       <ProgressBar
-        fraction={view.fraction}
-        done={view.stages.done + view.stages.failed}
+        ended={endedOf({ ...view.stages, skipped: view.skipped })}
         total={view.total}
         width={Math.min(columns, MAX_BAR_WIDTH)}
       />
