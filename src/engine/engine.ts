@@ -21,7 +21,7 @@ import { dependantJobs } from "./job-groups.js";
 import { Poller, pollBatch } from "./poll.js";
 import { RunStart } from "./run-start.js";
 import { sendTask } from "./submit.js";
-import { stageTakenOn, takeOnTask } from "./take-on.js";
+import { takeOnTask } from "./take-on.js";
 
 /** Submit requests in flight at once (the pace decides how fast they start). */
 export const SUBMIT_CONCURRENCY = 16;
@@ -144,10 +144,7 @@ export class Engine {
   /** Puts a recorded task where it belongs. */
   async #takeOn(recorded: TaskRow): Promise<void> {
     const taken = await takeOnTask(recorded, this.#run);
-    this.#start?.placed(
-      taken.to === "leave" ? recorded : taken.task,
-      stageTakenOn(taken, recorded),
-    );
+    this.#start?.placed(taken, recorded);
     if (taken.to === "leave") return;
     const { task } = taken;
     if (taken.to === "queue") {

@@ -1,6 +1,7 @@
 import { type TaskRow, TaskState } from "../store/index.js";
 import type { EngineEvent, JobGroup, Stage } from "./events.js";
 import { type JobOfRun, jobGroups, stageOf } from "./job-groups.js";
+import { stageTakenOn, type TakenOn } from "./take-on.js";
 
 type RunStarted = Extract<EngineEvent, { type: "run:started" }>;
 type Counted = "type" | "jobs" | "tasks" | "alreadyDone" | "groups";
@@ -28,9 +29,10 @@ export class RunStart {
     }
   }
 
-  /** The run took `row` on in `stage`. */
-  placed(row: TaskRow, stage: Stage): void {
-    this.#tasks.set(row.key, { row, stage });
+  /** The run took `recorded` on as `taken` says. */
+  placed(taken: TakenOn, recorded: TaskRow): void {
+    const row = taken.to === "leave" ? recorded : taken.task;
+    this.#tasks.set(row.key, { row, stage: stageTakenOn(taken, recorded) });
   }
 
   hold(event: EngineEvent): void {
