@@ -1,15 +1,19 @@
 import { EventEmitter } from "node:events";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { dashboardReporter, drawDue } from "../../src/ui/dashboard-reporter.js";
 import { Q_AGAIN_MS } from "../../src/ui/stop-keys.js";
 import { started } from "./script.js";
 
 /** A terminal for Ink to draw on and read keys from, as the test drives it. */
 function terminal() {
+  let screen = "";
   const stream = Object.assign(new EventEmitter(), {
     columns: 80,
     rows: 24,
-    write: () => true,
+    write: (text: string) => {
+      screen += text;
+      return true;
+    },
   });
   let pending: string | null = null;
   const stdin = Object.assign(new EventEmitter(), {
@@ -30,7 +34,7 @@ function terminal() {
     pending = key;
     stdin.emit("readable");
   };
-  return { stream, stdin, press };
+  return { stream, stdin, press, screen: () => screen };
 }
 
 describe("the dashboard's frames", () => {
@@ -51,7 +55,7 @@ describe("the dashboard's frames", () => {
 
 describe("the dashboard's stop keys", () => {
   it("item 5: q stops only when pressed again within a few seconds, no other key between; Ctrl-C at once", async () => {
-    const { stream, stdin, press } = terminal();
+    const { stream, stdin, press, screen } = terminal();
     let now = 1_000_000;
     let stops = 0;
     const reporter = dashboardReporter({
@@ -66,6 +70,8 @@ describe("the dashboard's stop keys", () => {
     });
     try {
       reporter.emit(started({ a: 2 }));
+      // The dashboard draws on its own timer: wait for the running screen.
+      await vi.waitFor(() => expect(screen()).toContain("q or Ctrl-C: stop"));
       press("q");
       expect(stops).toBe(0);
       now += Q_AGAIN_MS + 1;
