@@ -17,8 +17,8 @@ import {
 import { recordDependants, recordSkipped } from "./dependants.js";
 import { deadlineFirst, downloadOutputs } from "./download.js";
 import type { RunEnd } from "./events.js";
-import { jobGroups } from "./job-groups.js";
 import { Poller, pollBatch } from "./poll.js";
+import { RunStart } from "./run-start.js";
 import { sendTask } from "./submit.js";
 import { takeOnTask } from "./take-on.js";
 
@@ -50,13 +50,18 @@ export class Engine {
   /** Keys this engine has taken on, so a dependant is started once. */
   readonly #takenOn = new Set<string>();
   #context: RunContext | undefined;
+  /** While tasks are taken on, before `run:started`: where each is, and what waits to be told. */
+  #start: RunStart | undefined;
   #stopping: RunEnd | undefined;
   #unknownSubmits = 0;
   #checking = 0;
   #wake: (() => void) | undefined;
 
   constructor(options: EngineOptions) {
-    this.#options = options;
+    this.#options = {
+      ...options,
+      emit: (event) => (this.#start === undefined ? options.emit(event) : this.#start.hold(event)),
+    };
     // Every wait of the run listens to this one signal.
     setMaxListeners(0, this.#abort.signal);
     const { limits, poll } = options.settings;
@@ -81,31 +86,20 @@ export class Engine {
     // Partial downloads of a process that was killed will never be finished: clear them.
     sweepPartials(partialDir(outputDir));
     const tasks = await store.tasksOf(runId);
-    let alreadyDone = 0;
+    const start = new RunStart(tasks);
+    this.#start = start;
     for (const task of tasks) {
       // A dependant may have been taken on already, by its upstream's placement.
-      if (this.#takenOn.has(task.key)) {
-        if (task.state === TaskState.Done) alreadyDone += 1;
-        continue;
-      }
+      if (this.#takenOn.has(task.key)) continue;
       // A pending dependant waits for its upstream, whose placement or ending binds it afresh.
       if (task.upstream_key !== null && task.state === TaskState.Pending) continue;
       this.#takenOn.add(task.key);
-      if (await this.#takeOn(task)) alreadyDone += 1;
+      await this.#takeOn(task);
     }
-    const groups = jobGroups(tasks);
-    emit({
-      type: "run:started",
-      runId,
-      jobs: groups.length,
-      tasks: tasks.length,
-      alreadyDone,
-      name: settings.name,
-      outputDir,
-      maxCost: settings.limits.maxCost ?? null,
-      spent: roundMoney(this.#admission.spent),
-      groups,
-    });
+    await start.settled();
+    this.#start = undefined;
+    emit(start.started(this.#options, roundMoney(this.#admission.spent)));
+    for (const event of start.held) emit(event);
     for (const upstream of this.#options.feeds ?? []) await this.#startDependants(upstream);
     // Often enough to keep polls on time, rarely enough to cost nothing while waiting.
     const tick = Math.min(50, Math.max(2, settings.poll.everyMs / 4));
@@ -138,10 +132,11 @@ export class Engine {
     return this.#context;
   }
 
-  /** Puts a recorded task where it belongs; true when it is done already. */
-  async #takeOn(recorded: TaskRow): Promise<boolean> {
+  /** Puts a recorded task where it belongs. */
+  async #takeOn(recorded: TaskRow): Promise<void> {
     const taken = await takeOnTask(recorded, this.#run);
-    if (taken.to === "leave") return false;
+    this.#start?.placed(taken, recorded);
+    if (taken.to === "leave") return;
     const { task } = taken;
     if (taken.to === "queue") {
       if (taken.unknownSubmit) this.#unknownSubmits += 1;
@@ -156,7 +151,6 @@ export class Engine {
       else if (taken.to === "check") this.#check(task);
       else await this.#startDependants(task);
     }
-    return taken.to === "done";
   }
 
   // --- submits and polls
@@ -314,8 +308,12 @@ export class Engine {
       this.#takenOn.add(dependant.key);
       if (problem !== null && dependant.state === TaskState.Pending)
         await this.#fail(dependant, [TaskState.Pending], problem);
-      // Taken on like any recorded task: pending is queued, running is polled, done is checked.
-      else this.#spawn(this.#takeOn(dependant), dependant, "cannot resume");
+      else {
+        // Taken on like any recorded task: pending is queued, running is polled, done is checked.
+        const takingOn = this.#takeOn(dependant);
+        this.#spawn(takingOn, dependant, "cannot resume");
+        this.#start?.track(takingOn);
+      }
     }
   }
 

@@ -19,13 +19,19 @@ export type Stage =
 
 export type StageCounts = Record<Stage, number>;
 
-/** One job id of the manifest at the start of a run: its family and its tasks by stage. */
+/**
+ * One job id of the manifest at the start of a run: its family and its tasks by the stage the
+ * run takes them on in. A `from:` job's group is there from the start, empty until its
+ * upstream has outputs.
+ */
 export interface JobGroup {
   job: string;
   family: string | null;
   lane: string;
   tasks: number;
   stages: StageCounts;
+  /** Of `stages.failed`, those skipped because their upstream failed. */
+  skipped?: number;
 }
 
 export type EngineEvent =

@@ -2,6 +2,8 @@ import { CLAIM_OWNER } from "../core/process.js";
 import { factsOf, placementOf } from "../plan/index.js";
 import { type TaskRow, TaskState } from "../store/index.js";
 import type { RunContext } from "./context.js";
+import type { Stage } from "./events.js";
+import { stageOf } from "./job-groups.js";
 
 /**
  * Taking on a recorded task (at a run's start, or a dependant): its placement (`placementOf`,
@@ -11,6 +13,27 @@ export type TakenOn =
   | { to: "queue"; task: TaskRow; unknownSubmit: boolean }
   | { to: "poll" | "download" | "check" | "done"; task: TaskRow }
   | { to: "leave" };
+
+/** The stage a task starts the run in once taken on (one left alone stays as recorded). */
+export function stageTakenOn(taken: TakenOn, recorded: TaskRow): Stage {
+  switch (taken.to) {
+    case "queue":
+      return "queued";
+    case "poll":
+      return "running";
+    case "download":
+    case "check":
+      return "downloading";
+    case "done":
+      return "done";
+    case "leave":
+      return stageOf(recorded.state);
+    default: {
+      const never: never = taken;
+      throw new Error(`unknown take-on ${JSON.stringify(never)}`);
+    }
+  }
+}
 
 export async function takeOnTask(task: TaskRow, context: RunContext): Promise<TakenOn> {
   const { store, clock, force, postprocess } = context;

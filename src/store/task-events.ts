@@ -4,7 +4,15 @@
  */
 export type TaskEvent =
   | { type: "task:submitting"; key: string; job: string; label: string }
-  | { type: "task:submitted"; key: string; job: string; label: string; taskId: string }
+  | {
+      type: "task:submitted";
+      key: string;
+      job: string;
+      label: string;
+      taskId: string;
+      /** Milliseconds until its first poll is due: until then nothing is known of its progress. */
+      firstPollInMs?: number;
+    }
   | { type: "task:progress"; key: string; job: string; label: string; progress: number }
   | {
       type: "task:completed";

@@ -5,6 +5,7 @@ import { Dashboard } from "./components/Dashboard.js";
 import type { Reporter } from "./reporter.js";
 import { applyEvent, createRunState } from "./run-state.js";
 import { viewOf } from "./run-view.js";
+import { pressKey, type QPress, qWaits, type StopKey } from "./stop-keys.js";
 
 export interface DashboardOptions {
   /** The terminal it draws on (stderr: stdout stays for results). */
@@ -12,7 +13,7 @@ export interface DashboardOptions {
   stdin: NodeJS.ReadStream;
   now: () => number;
   cwd: string;
-  /** `q` or Ctrl-C: the same stop as SIGINT. */
+  /** Ctrl-C, or `q` pressed twice: the same stop as SIGINT. */
   onStop: () => void;
   galleryExists: (file: string) => boolean;
   /** The state database when the next command must name it. */
@@ -21,10 +22,26 @@ export interface DashboardOptions {
   fps?: number;
 }
 
-/** Redraw at least this often while nothing happens, for the clocks. */
+/** Redraw at least this often, for the clocks (and however slow drawing is). */
 const IDLE_REDRAW_MS = 1000;
 /** Drawing may take at most this share of the time: a slow terminal gets fewer frames. */
 const DRAW_SHARE = 0.02;
+
+/**
+ * Whether to draw now, `sinceMs` after the last frame, which took `costMs` to draw: when
+ * something `changed` and drawing has had its rest, or for the clocks once a second. A slow
+ * frame (the first one warms React and the layout up) holds the screen back a second at most.
+ */
+export function drawDue(frame: {
+  changed: boolean;
+  urgent: boolean;
+  sinceMs: number;
+  costMs: number;
+}): boolean {
+  if (frame.urgent) return true;
+  const rest = Math.min(IDLE_REDRAW_MS, frame.costMs / DRAW_SHARE);
+  return frame.sinceMs >= (frame.changed ? rest : IDLE_REDRAW_MS);
+}
 
 /**
  * The Ink dashboard. Events only fold into the state; a timer draws from it at most `fps`
@@ -37,19 +54,31 @@ export function dashboardReporter(options: DashboardOptions): Reporter {
   let notice: string | null = null;
   let drawnVersion = -1;
   let drawnAt = 0;
-  let resized = false;
+  /** A resize or a key press: draw at the next tick. */
+  let urgent = false;
   let galleryExists = false;
+  let qPressed: QPress = null;
+  let drawnAsking = false;
+  const onKey = (key: StopKey) => {
+    const pressed = pressKey(qPressed, key, options.now());
+    qPressed = pressed.pressed;
+    state.version += 1;
+    urgent = true;
+    if (pressed.stop) options.onStop();
+  };
   const element = () => {
     const now = options.now();
     drawnVersion = state.version;
     drawnAt = now;
+    drawnAsking = qWaits(qPressed, now);
     return (
       <Dashboard
         view={viewOf(state, now, options.cwd)}
         columns={options.stream.columns ?? 80}
         rows={options.stream.rows ?? 24}
         keys={keys}
-        onStop={options.onStop}
+        onKey={onKey}
+        qPressed={drawnAsking}
         notice={notice}
         galleryExists={galleryExists}
         db={options.db}
@@ -65,17 +94,18 @@ export function dashboardReporter(options: DashboardOptions): Reporter {
   });
   let drawCostMs = 0;
   const draw = () => {
-    const since = options.now() - drawnAt;
-    if (state.version === drawnVersion && since < IDLE_REDRAW_MS && !resized) return;
-    if (since < drawCostMs / DRAW_SHARE && !resized) return;
-    resized = false;
+    const now = options.now();
+    // The "press q again" line goes as soon as the first q has expired.
+    const changed = state.version !== drawnVersion || qWaits(qPressed, now) !== drawnAsking;
+    if (!drawDue({ changed, urgent, sinceMs: now - drawnAt, costMs: drawCostMs })) return;
+    urgent = false;
     const started = performance.now();
     ink.rerender(element());
     drawCostMs = performance.now() - started;
   };
   const timer = setInterval(draw, Math.ceil(1000 / fps));
   const onResize = () => {
-    resized = true;
+    urgent = true;
   };
   options.stream.on("resize", onResize);
   return {

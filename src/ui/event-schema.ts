@@ -39,11 +39,17 @@ const events = [
         lane: z.string(),
         tasks: z.number().int(),
         stages,
+        skipped: z.number().int().optional(),
       }),
     ),
   }),
   z.object({ type: z.literal("task:submitting"), ...task }),
-  z.object({ type: z.literal("task:submitted"), ...task, taskId: z.string() }),
+  z.object({
+    type: z.literal("task:submitted"),
+    ...task,
+    taskId: z.string(),
+    firstPollInMs: z.number().optional(),
+  }),
   z.object({ type: z.literal("task:progress"), ...task, progress: z.number() }),
   z.object({
     type: z.literal("task:completed"),

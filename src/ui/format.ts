@@ -19,11 +19,67 @@ export function formatSpend(spent: number, maxCost: number | null): string {
   return maxCost === null ? money(spent) : `${money(spent)} of ${money(maxCost)}`;
 }
 
-/** A bar of `width` cells, `fraction` (0–1) of them full. */
-export function bar(fraction: number, width: number): string {
+/** Finished tasks by how they ended; `failed` leaves out the skipped. */
+export interface Ended {
+  done: number;
+  failed: number;
+  skipped: number;
+}
+
+/** How the tasks of a run or job ended, from counts whose `failed` includes the skipped. */
+export function endedOf(counts: Ended): Ended {
+  return { done: counts.done, failed: counts.failed - counts.skipped, skipped: counts.skipped };
+}
+
+/**
+ * How the `width` cells of a bar of `total` tasks split among those done, failed and skipped,
+ * and those left. It is full only once every task has ended, and failures and skips get a
+ * cell at least: a run with failures never draws as all done.
+ */
+export function barCells(ended: Ended, total: number, width: number): Ended & { left: number } {
   const cells = Math.max(0, width);
-  const full = Math.round(Math.min(1, Math.max(0, fraction)) * cells);
-  return "█".repeat(full) + "░".repeat(cells - full);
+  const count = ended.done + ended.failed + ended.skipped;
+  const share = (n: number) => Math.round((n / Math.max(total, count, 1)) * cells);
+  // Room for a cell of each way of failing that happened; none for the last task until it ends.
+  const seen = (ended.failed > 0 ? 1 : 0) + (ended.skipped > 0 ? 1 : 0);
+  const filled = Math.min(Math.max(share(count), seen), count < total ? cells - 1 : cells);
+  const atLeastOne = (n: number, room: number) =>
+    n > 0 ? Math.min(Math.max(share(n), 1), Math.max(room, 0)) : 0;
+  const failed = atLeastOne(ended.failed, filled);
+  const skipped = atLeastOne(ended.skipped, filled - failed);
+  return { done: filled - failed - skipped, failed, skipped, left: cells - filled };
+}
+
+/** The tasks shown as running: those waiting for their first poll apart, with the time to it. */
+function runningParts(view: RunView): string[] {
+  const running = `running ${view.stages.running} (avg ${Math.round(view.runningAverage)}%)`;
+  if (view.waiting === 0) return [running];
+  // Rounded up: "in 0s" would be a poll that is late.
+  const poll = formatDuration(Math.ceil((view.firstPollMs ?? 0) / 1000) * 1000);
+  return [`waiting ${view.waiting} (first poll in ${poll})`, running];
+}
+
+/** One stage's count on screen; `tone` names the colour of a count that is not all well. */
+export interface StagePart {
+  text: string;
+  tone?: "failed" | "skipped";
+}
+
+/** The stages in a run's order, as the dashboard shows them. */
+export function stageParts(view: RunView): StagePart[] {
+  const s = view.stages;
+  const failed = s.failed - view.skipped;
+  const parts: StagePart[] = [
+    { text: `queued ${s.queued}` },
+    { text: `submitting ${s.submitting}` },
+    ...runningParts(view).map((text) => ({ text })),
+    { text: `downloading ${s.downloading}` },
+    { text: `post-processing ${s.postprocessing}` },
+    { text: `done ${s.done}` },
+    { text: `failed ${failed}`, tone: failed > 0 ? "failed" : undefined },
+  ];
+  if (view.skipped > 0) parts.push({ text: `skipped ${view.skipped}`, tone: "skipped" });
+  return parts;
 }
 
 /** Cuts `text` to `width` characters, marking the cut with "…". */
@@ -109,11 +165,12 @@ function shellWord(text: string): string {
 /** One line of progress: "120/400 tasks done, 3 failed · running 70 (avg 43%) · …". */
 export function progressLine(view: RunView): string {
   const s = view.stages;
+  const skipped = view.skipped > 0 ? `, ${view.skipped} skipped` : "";
   const parts = [
-    `${s.done}/${view.total} tasks done, ${s.failed} failed`,
+    `${s.done}/${view.total} tasks done, ${s.failed - view.skipped} failed${skipped}`,
     `queued ${s.queued}`,
     `submitting ${s.submitting}`,
-    `running ${s.running} (avg ${Math.round(view.runningAverage)}%)`,
+    ...runningParts(view),
     `downloading ${s.downloading}`,
   ];
   if (s.postprocessing > 0) parts.push(`post-processing ${s.postprocessing}`);

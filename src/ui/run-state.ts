@@ -22,8 +22,15 @@ export interface RunState {
   total: number;
   spent: number;
   stages: StageCounts;
+  /** Of `stages.failed`, the tasks skipped because their upstream failed. */
+  skipped: number;
   /** Sum of the progress (0–100) of the tasks in the running stage. */
   runningProgress: number;
+  /**
+   * Submitted tasks not polled yet, in submit order: when their first poll is due (by `now`).
+   * Until then the gateway has said nothing of their progress.
+   */
+  firstPolls: Map<string, number>;
   groups: Map<string, GroupState>;
   tasks: Map<string, TaskState>;
   /** Jobs done per second of the clock, for the last minute. */
@@ -48,6 +55,7 @@ export interface GroupState {
   family: string | null;
   tasks: number;
   stages: StageCounts;
+  skipped: number;
   /** Tasks counted at the start that no event has named yet, by the stage they started in. */
   unseen: StageCounts;
   runningProgress: number;
@@ -81,7 +89,9 @@ export function createRunState(): RunState {
     total: 0,
     spent: 0,
     stages: emptyStages(),
+    skipped: 0,
     runningProgress: 0,
+    firstPolls: new Map(),
     groups: new Map(),
     tasks: new Map(),
     doneBySecond: new Map(),
@@ -132,10 +142,12 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
           family: group.family,
           tasks: group.tasks,
           stages: { ...group.stages },
+          skipped: group.skipped ?? 0,
           unseen: { ...group.stages },
           runningProgress: 0,
         });
         for (const [stage, n] of Object.entries(group.stages)) state.stages[stage as Stage] += n;
+        state.skipped += group.skipped ?? 0;
       }
       break;
     case "task:added": {
@@ -152,6 +164,8 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
       break;
     case "task:submitted":
       move(state, event.key, event.job, "running", 0);
+      if (event.firstPollInMs !== undefined)
+        state.firstPolls.set(event.key, now + event.firstPollInMs);
       break;
     case "task:progress":
       move(state, event.key, event.job, "running", event.progress);
@@ -182,16 +196,21 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
         if (key <= second - WINDOW_MS / 1000) state.doneBySecond.delete(key);
       break;
     }
-    case "task:failed":
+    case "task:failed": {
+      const skipped = event.state === "skipped";
       // A skipped dependant never left the queue.
-      move(
+      const was = move(
         state,
         event.key,
         event.job,
         "failed",
         undefined,
-        event.state === "skipped" ? SKIPPED_FROM : undefined,
+        skipped ? SKIPPED_FROM : undefined,
       );
+      if (skipped && was !== "failed") {
+        state.skipped += 1;
+        groupOf(state, event.job).skipped += 1;
+      }
       state.failures.push({
         label: event.label,
         state: event.state,
@@ -201,6 +220,7 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
       if (state.failures.length > RECENT_FAILURES) state.failures.shift();
       state.reasons.set(event.reason, (state.reasons.get(event.reason) ?? 0) + 1);
       break;
+    }
     case "gateway:rate-limited":
       state.rateLimitedUntil = Math.max(state.rateLimitedUntil, now + event.retryAfterMs);
       state.ratePerSecond = event.ratePerSecond;
@@ -233,6 +253,7 @@ function groupOf(state: RunState, job: string, family: string | null = null): Gr
       family,
       tasks: 0,
       stages: emptyStages(),
+      skipped: 0,
       unseen: emptyStages(),
       runningProgress: 0,
     };
@@ -241,7 +262,10 @@ function groupOf(state: RunState, job: string, family: string | null = null): Gr
   return group;
 }
 
-/** Moves a task to `stage` in the run's and its job's counts. */
+/**
+ * Moves a task to `stage` in the run's and its job's counts; returns the stage it was in,
+ * null when it was never counted.
+ */
 function move(
   state: RunState,
   key: string,
@@ -249,12 +273,15 @@ function move(
   stage: Stage,
   progress?: number,
   from: readonly Stage[] = FROM[stage],
-): void {
+): Stage | null {
   const group = groupOf(state, job);
+  // Whatever moved it on, the gateway has been asked about it (or it never got there).
+  state.firstPolls.delete(key);
   let task = state.tasks.get(key);
+  let was: Stage | null;
   if (task === undefined) {
-    const was = from.find((s) => group.unseen[s] > 0);
-    if (was === undefined) {
+    was = from.find((s) => group.unseen[s] > 0) ?? null;
+    if (was === null) {
       // Never counted (a task of another process): it joins the run here.
       group.tasks += 1;
       state.total += 1;
@@ -267,7 +294,9 @@ function move(
     state.tasks.set(key, task);
     group.stages[stage] += 1;
     state.stages[stage] += 1;
-  } else if (task.stage !== stage) {
+  } else if (task.stage === stage) was = stage;
+  else {
+    was = task.stage;
     group.stages[task.stage] -= 1;
     state.stages[task.stage] -= 1;
     if (task.stage === "running") {
@@ -285,4 +314,5 @@ function move(
     state.runningProgress += delta;
     task.progress = progress;
   }
+  return was;
 }

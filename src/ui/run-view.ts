@@ -13,7 +13,14 @@ export interface RunView {
   spent: number;
   maxCost: number | null;
   total: number;
+  /** Tasks by stage; `running` leaves out those waiting for their first poll. */
   stages: StageCounts;
+  /** Of `stages.failed`, the tasks skipped because their upstream failed. */
+  skipped: number;
+  /** Submitted tasks whose first poll is still to come. */
+  waiting: number;
+  /** Milliseconds until the next of those first polls; null while none waits. */
+  firstPollMs: number | null;
   /** Average progress (0–100) of the running tasks. */
   runningAverage: number;
   /** Finished (done or failed) share of all tasks, 0–1. */
@@ -43,7 +50,9 @@ export interface GroupView {
   family: string | null;
   tasks: number;
   done: number;
+  /** Skipped ones included. */
   failed: number;
+  skipped: number;
   active: number;
   fraction: number;
 }
@@ -58,7 +67,8 @@ export function viewOf(state: RunState, now: number, cwd: string): RunView {
   const finished = state.stages.done + state.stages.failed;
   const tasksPerMinute = perMinute(state, now, elapsedMs);
   const remaining = Math.max(0, state.total - finished);
-  const running = state.stages.running;
+  const { waiting, firstPollMs } = waitingForFirstPoll(state, now);
+  const running = state.stages.running - waiting;
   return {
     phase:
       state.end !== null
@@ -76,7 +86,11 @@ export function viewOf(state: RunState, now: number, cwd: string): RunView {
     spent: Math.round(state.spent * 1e6) / 1e6,
     maxCost: state.maxCost,
     total: state.total,
-    stages: { ...state.stages },
+    stages: { ...state.stages, running },
+    skipped: state.skipped,
+    waiting,
+    firstPollMs,
+    // Tasks waiting for their first poll add nothing to the sum.
     runningAverage: running > 0 ? state.runningProgress / running : 0,
     fraction: state.total > 0 ? finished / state.total : 0,
     groups: [...state.groups.values()].map((group) => ({
@@ -85,6 +99,7 @@ export function viewOf(state: RunState, now: number, cwd: string): RunView {
       tasks: group.tasks,
       done: group.stages.done,
       failed: group.stages.failed,
+      skipped: group.skipped,
       active:
         group.stages.submitting +
         group.stages.running +
@@ -107,6 +122,23 @@ export function viewOf(state: RunState, now: number, cwd: string): RunView {
     outputDir: state.outputDir === null ? null : shown(state.outputDir, cwd),
     gallery: state.outputDir === null ? null : shown(path.join(state.outputDir, "index.html"), cwd),
   };
+}
+
+/** Submitted tasks whose first poll is due after `now`, and how long until the next is. */
+function waitingForFirstPoll(
+  state: RunState,
+  now: number,
+): { waiting: number; firstPollMs: number | null } {
+  // A finished run polls no more.
+  if (state.end !== null) return { waiting: 0, firstPollMs: null };
+  let waiting = 0;
+  let next = Number.POSITIVE_INFINITY;
+  for (const due of state.firstPolls.values()) {
+    if (due <= now) continue;
+    waiting += 1;
+    next = Math.min(next, due);
+  }
+  return { waiting, firstPollMs: waiting > 0 ? next - now : null };
 }
 
 /** Jobs done per minute over the last minute (or since the start, when that is sooner). */

@@ -37,8 +37,18 @@ export interface EngineRig {
   outputDir: string;
   /** Every event any engine of the rig emitted, in order. */
   events: EngineEvent[];
-  /** A new engine on the rig's store; `clock` replaces the simulator's (a mortal view of it). */
-  engine(options?: { clock?: Clock; postprocess?: PostProcess }): Engine;
+  /**
+   * A new engine on the rig's store; `clock` replaces the simulator's (a mortal view of it),
+   * `runId` the rig's run, `force` redoes what is done.
+   */
+  engine(options?: {
+    clock?: Clock;
+    postprocess?: PostProcess;
+    runId?: number;
+    force?: boolean;
+  }): Engine;
+  /** Another run of the manifest, its initial tasks recorded (as `gwrun run` makes one). */
+  newRun(): Promise<number>;
   /** The real post-processor with the manifest's checks, without thumbnails. */
   postProcessor(): PostProcess;
   /** The run's tasks as the store has them now. */
@@ -82,15 +92,19 @@ export async function withEngine<T>(
     const outputDir = outputDirOf(settings, checked.expanded.moment);
     const store = openStore(path.join(dir, "state.db"));
     try {
-      const runId = await store.createRun({
-        name: settings.name,
-        manifest_path: file,
-        manifest_text: text,
-        base_url: sim.url,
-        output_dir: outputDir,
-        started_at: clock.now(),
-      });
-      await store.recordTasks(runId, initialTasks(checked.jobs), clock.now());
+      const newRun = async () => {
+        const id = await store.createRun({
+          name: settings.name,
+          manifest_path: file,
+          manifest_text: text,
+          base_url: sim.url,
+          output_dir: outputDir,
+          started_at: clock.now(),
+        });
+        await store.recordTasks(id, initialTasks(checked.jobs), clock.now());
+        return id;
+      };
+      const runId = await newRun();
       const underWay = new Set<Promise<unknown>>();
       const tracked = trackCalls(client, underWay);
       const events: EngineEvent[] = [];
@@ -104,18 +118,19 @@ export async function withEngine<T>(
         settings,
         outputDir,
         events,
+        newRun,
         engine: (options = {}) =>
           new Engine({
             store,
             client: tracked,
-            runId,
+            runId: options.runId ?? runId,
             settings,
             outputDir,
             baseUrl: sim.url,
             clock: options.clock ?? clock,
             random: seededRandom("engine"),
             templates: dependantTemplates(checked.jobs),
-            force: false,
+            force: options.force ?? false,
             maxDownloadBytes: 64 * 1024 * 1024,
             emit: (event) => events.push(event),
             ...(options.postprocess === undefined ? {} : { postprocess: options.postprocess }),

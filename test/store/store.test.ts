@@ -240,7 +240,15 @@ describe("store transitions", () => {
     const claim = await claimOne(store, pending, "me", 3);
     if (claim === undefined) throw new Error("not claimed");
     expect(await store.recordReceipts([receipt(claim.task, "t-2")], 4)).toEqual([
-      { type: "task:submitted", key: "k1", job: "a", label: "a", taskId: "t-2" },
+      {
+        type: "task:submitted",
+        key: "k1",
+        job: "a",
+        label: "a",
+        taskId: "t-2",
+        // Recorded at 4, first polled at 10.
+        firstPollInMs: 6,
+      },
     ]);
     expect(await store.task("k1")).toMatchObject({
       state: "submitted",

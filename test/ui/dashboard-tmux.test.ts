@@ -68,7 +68,9 @@ describe.runIf(runsWith("tmux"))("the dashboard in a terminal (tmux)", () => {
     };
     const first = await watch((text) => text.includes("spring-campaign · run 1"), seen);
     expect(first).toContain("q or Ctrl-C: stop");
-    expect(first).toMatch(/queued \d+ {2}submitting \d+ {2}running \d+ \(avg \d+%\)/);
+    expect(first).toMatch(
+      /queued \d+ {2}submitting \d+ {2}(waiting \d+ \(first poll in \d+s\) {2})?running \d+ \(avg \d+%\)/,
+    );
     expect(first).toMatch(/hero\s+image-a\s+[█░]+ \d\/2/);
     const last = await watch((text) => text.includes("gwrun exited"), seen);
     // At least two different moments of the run were on screen before its end.
@@ -84,16 +86,19 @@ describe.runIf(runsWith("tmux"))("the dashboard in a terminal (tmux)", () => {
     expect(db.includes(Buffer.from("test-key"))).toBe(false);
   }, 180_000);
 
-  it("redraws for a narrower terminal, then stops gracefully on q", async () => {
+  it("redraws for a narrower terminal, then stops gracefully on a second q", async () => {
     startCampaign(4);
     await watch((text) => /done [1-9]/.test(text) && text.includes("q or Ctrl-C: stop"));
     tmux("resize-window", "-t", "run", "-x", "50", "-y", "30");
     // The stage counts are packed again for 50 columns, not cut or wrapped mid-word.
     await watch((text) => /^downloading \d+ {2}post-processing \d+ {2}done \d+$/m.test(text));
     tmux("send-keys", "-t", "run", "q");
+    await watch((text) => text.includes("press q again to stop"));
+    tmux("send-keys", "-t", "run", "q");
     const last = await watch((text) => text.includes("gwrun exited"));
     expect(last).toContain("gwrun exited 130");
     expect(last).toMatch(/run 1 interrupted after \d+s: 11 tasks, \d+ done, /);
     expect(last).toMatch(/next: gwrun resume 1/);
+    expect(last).toMatch(/^spring-campaign.* · interrupted · spent/m);
   }, 180_000);
 });

@@ -8,15 +8,16 @@ import { play, started, through } from "./script.js";
 function frame(
   view: RunView,
   size: { columns?: number; rows?: number } = {},
-  extra: { notice?: string; galleryExists?: boolean } = {},
+  extra: { notice?: string; galleryExists?: boolean; qPressed?: boolean } = {},
 ): string {
   const { lastFrame, unmount } = render(
     <Dashboard
       view={view}
       columns={size.columns ?? 100}
       rows={size.rows ?? 40}
-      keys={false}
-      onStop={() => {}}
+      keys={extra.qPressed !== undefined}
+      onKey={() => {}}
+      qPressed={extra.qPressed ?? false}
       notice={extra.notice ?? null}
       galleryExists={extra.galleryExists ?? false}
     />,
@@ -139,25 +140,125 @@ describe("dashboard", () => {
     expect(text).not.toContain("job-number-30");
   });
 
-  it("stops the run on q and on Ctrl-C", () => {
-    const onStop = vi.fn();
+  it("tells which stop key was pressed", () => {
+    const onKey = vi.fn();
     const { stdin, unmount } = render(
       <Dashboard
         view={play([started({ a: 1 })]).view}
         columns={80}
         rows={20}
         keys={true}
-        onStop={onStop}
+        onKey={onKey}
+        qPressed={false}
         notice={null}
         galleryExists={false}
       />,
     );
     stdin.write("x");
-    expect(onStop).not.toHaveBeenCalled();
     stdin.write("q");
     stdin.write("\u0003");
-    expect(onStop).toHaveBeenCalledTimes(2);
+    expect(onKey.mock.calls).toEqual([["other"], ["q"], ["ctrl-c"]]);
     unmount();
+  });
+
+  it("item 5: after one q the screen asks for a second, to stop or, once stopping, to exit", () => {
+    const running = play([started({ a: 1 })]).view;
+    expect(frame(running, {}, { qPressed: false })).toContain("q or Ctrl-C: stop");
+    const asked = frame(running, {}, { qPressed: true });
+    expect(asked).toContain("press q again to stop");
+    expect(asked).not.toContain("q or Ctrl-C: stop");
+    const stopping = play([
+      started({ a: 1 }),
+      { type: "run:stopping", reason: "interrupted", message: "interrupted: no new submits" },
+    ]).view;
+    expect(frame(stopping, {}, { qPressed: true, notice: "stopping" })).toContain(
+      "press q again to exit at once",
+    );
+  });
+
+  it("item 5: an interrupted run's header says interrupted, not finished", () => {
+    const { view } = play([
+      started({ a: 2 }),
+      ...through("a", 1),
+      { type: "run:stopping", reason: "interrupted", message: "interrupted: no new submits" },
+      {
+        type: "run:finished",
+        end: "interrupted",
+        counts: { done: 1, pending: 1 },
+        spent: 0.5,
+        unknownSubmits: 0,
+      },
+    ]);
+    const header = frame(view).split("\n")[0] ?? "";
+    expect(header).toMatch(/spring · run 7 · \d+s elapsed · interrupted · spent/);
+    expect(header).not.toContain("finished");
+    // A narrow screen cuts the name, not how the run ended.
+    expect(frame(view, { columns: 40 }).split("\n")[0]).toMatch(/… · interrupted · spent/);
+  });
+
+  it("item 5: a run with failures ends on a bar counting every task ended, failed and skipped apart", () => {
+    const { view } = play([
+      started({ hero: 2, teaser: 2 }),
+      ...through("hero", 1),
+      {
+        type: "task:failed",
+        key: "hero-2",
+        job: "hero",
+        label: "hero-2",
+        state: "failed",
+        reason: "the task failed: content filtered",
+      },
+      ...through("teaser", 1),
+      {
+        type: "task:failed",
+        key: "teaser-2",
+        job: "teaser",
+        label: "teaser-2",
+        state: "skipped",
+        reason: "upstream hero-2 failed",
+      },
+      {
+        type: "run:finished",
+        end: "failed",
+        counts: { done: 2, failed: 1, skipped: 1 },
+        spent: 1,
+        unknownSubmits: 0,
+      },
+    ]);
+    const text = frame(view);
+    // The overall bar counts the ended tasks, however they ended.
+    expect(text).toMatch(/█+ 100% 4\/4/);
+    expect(text).toMatch(/done 2 {2}failed 1\s+skipped 1/);
+    expect(text).toMatch(/hero\s+fam-hero\s+█+ 1\/2 1 failed$/m);
+    expect(text).toMatch(/teaser\s+fam-teaser\s+█+ 1\/2 1 skipped$/m);
+  });
+
+  it("item 5: between submit and first poll, tasks show as waiting with the time to the poll", () => {
+    const t0 = 1_000_000;
+    const submitted = (n: number): EngineEvent[] => [
+      { type: "task:submitting", key: `a-${n}`, job: "a", label: `a-${n}` },
+      {
+        type: "task:submitted",
+        key: `a-${n}`,
+        job: "a",
+        label: `a-${n}`,
+        taskId: `t-${n}`,
+        firstPollInMs: 15_000,
+      },
+    ];
+    const events = [started({ a: 3 }), ...submitted(1), ...submitted(2)];
+    const waiting = frame(play(events, { t0, at: t0 + 3_000 }).view);
+    expect(waiting).toContain("waiting 2 (first poll in 12s)  running 0 (avg 0%)");
+    const progress: EngineEvent = {
+      type: "task:progress",
+      key: "a-1",
+      job: "a",
+      label: "a-1",
+      progress: 40,
+    };
+    const polled = frame(play([...events, progress], { t0, at: t0 + 15_000 }).view);
+    expect(polled).toContain("submitting 0  running 2 (avg 20%)");
+    expect(polled).not.toContain("waiting");
   });
 
   it("says it is starting until the run has started", () => {

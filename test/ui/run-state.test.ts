@@ -97,6 +97,19 @@ describe("run state", () => {
     expect(view.failures[0]).toMatchObject({ state: "skipped" });
   });
 
+  it("counts the skipped apart from the other failures, from the start and as they come", () => {
+    const { view } = play([
+      started({ hero: { failed: 2 }, teaser: { queued: 2, skipped: 1 } }),
+      fail("teaser", 1, "upstream hero-1 failed", "skipped"),
+    ]);
+    expect(view.stages.failed).toBe(4);
+    expect(view.skipped).toBe(2);
+    expect(view.groups.map((g) => [g.job, g.failed, g.skipped])).toEqual([
+      ["hero", 2, 0],
+      ["teaser", 2, 2],
+    ]);
+  });
+
   it("shows the rate limit and a backoff only until they expire", () => {
     const t0 = 1_000_000;
     const events: EngineEvent[] = [

@@ -2,15 +2,20 @@ import { type EngineEvent, emptyStages, type StageCounts } from "../../src/engin
 import { applyEvent, createRunState, type RunState } from "../../src/ui/run-state.js";
 import { type RunView, viewOf } from "../../src/ui/run-view.js";
 
-/** A run start with job ids of `tasks` queued tasks each (or the stages given). */
+/**
+ * A run start with job ids of `tasks` queued tasks each (or the stages given; `skipped` ones
+ * count as failed).
+ */
 export function started(
-  groups: Record<string, number | Partial<StageCounts>>,
+  groups: Record<string, number | (Partial<StageCounts> & { skipped?: number })>,
   extra: Partial<Extract<EngineEvent, { type: "run:started" }>> = {},
 ): EngineEvent {
   const list = Object.entries(groups).map(([job, spec]) => {
-    const stages = { ...emptyStages(), ...(typeof spec === "number" ? { queued: spec } : spec) };
+    const { skipped = 0, ...given } = typeof spec === "number" ? { queued: spec } : spec;
+    const stages = { ...emptyStages(), ...given };
+    stages.failed += skipped;
     const tasks = Object.values(stages).reduce((a, b) => a + b, 0);
-    return { job, family: `fam-${job}`, lane: "image", tasks, stages };
+    return { job, family: `fam-${job}`, lane: "image", tasks, stages, skipped };
   });
   return {
     type: "run:started",

@@ -44,7 +44,12 @@ export function recordReceipts(
         unknown_submits: receipt.task.unknown_submits + receipt.unknownSubmits,
       };
       if (move(s, receipt.task.key, [Submitting], receipt.status, patch, now))
-        events.push({ type: "task:submitted", ...named(receipt.task), taskId: receipt.taskId });
+        events.push({
+          type: "task:submitted",
+          ...named(receipt.task),
+          taskId: receipt.taskId,
+          firstPollInMs: Math.max(0, receipt.nextPollAt - now),
+        });
     }
   });
   return events;

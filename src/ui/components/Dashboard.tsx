@@ -1,11 +1,12 @@
 import { Box, Text, useInput } from "ink";
-import { formatDuration, truncate } from "../format.js";
+import { endedOf, formatDuration, stageParts, truncate } from "../format.js";
 import type { RunView } from "../run-view.js";
+import type { StopKey } from "../stop-keys.js";
 import { Failures } from "./Failures.js";
 import { Header } from "./Header.js";
 import { JobRows } from "./JobRows.js";
 import { ProgressBar } from "./ProgressBar.js";
-import { packParts, StageCounts, stageParts } from "./StageCounts.js";
+import { packParts, StageCounts } from "./StageCounts.js";
 import { Summary } from "./Summary.js";
 
 /** Wider bars say no more and cost more to draw. */
@@ -17,7 +18,9 @@ export interface DashboardProps {
   rows: number;
   /** Listen for `q` and Ctrl-C (only when stdin is a terminal). */
   keys: boolean;
-  onStop: () => void;
+  onKey: (key: StopKey) => void;
+  /** A first `q` waits for its second. */
+  qPressed: boolean;
   /** A line outside the events (the Ctrl-C notice). */
   notice: string | null;
   galleryExists: boolean;
@@ -29,11 +32,22 @@ export interface DashboardProps {
 export function Dashboard(props: DashboardProps) {
   const { view, rows } = props;
   const columns = Math.max(20, props.columns);
-  if (view.phase === "starting") return <Text dimColor>gwrun: starting the run…</Text>;
+  // Taking on a large run's done tasks takes a while: the keys work from the first frame.
+  if (view.phase === "starting")
+    return (
+      <>
+        <Text dimColor>gwrun: starting the run…</Text>
+        {props.keys ? <StopKeys onKey={props.onKey} /> : null}
+      </>
+    );
   const stageLines = packParts(stageParts(view), columns).length;
   const finished = view.phase === "finished";
-  // Header, bar, stages, pace line, the hint or notice, and one spare line.
-  const fixed = 4 + stageLines + (props.notice !== null || view.stopMessage !== null ? 1 : 0);
+  const hint = finished || !props.keys ? null : keyHint(props.qPressed, view, props.notice);
+  const messages = finished
+    ? 0
+    : [view.stopMessage, props.notice, hint].filter((line) => line !== null).length;
+  // Header, bar, stages, pace line, and the messages (a line at least).
+  const fixed = 3 + stageLines + Math.max(1, messages);
   const failureRows = finished ? 0 : Math.min(view.failures.length + 1, 6);
   const spare = Math.max(0, rows - fixed - failureRows);
   const jobRows = finished ? Math.min(view.groups.length, Math.max(0, spare - 8)) : spare;
@@ -41,8 +55,7 @@ export function Dashboard(props: DashboardProps) {
     <Box flexDirection="column" width={columns}>
       <Header view={view} columns={columns} />
       <ProgressBar
-        fraction={view.fraction}
-        done={view.stages.done + view.stages.failed}
+        ended={endedOf({ ...view.stages, skipped: view.skipped })}
         total={view.total}
         width={Math.min(columns, MAX_BAR_WIDTH)}
       />
@@ -64,12 +77,21 @@ export function Dashboard(props: DashboardProps) {
           {truncate(props.notice, columns)}
         </Text>
       ) : null}
-      {!finished && props.keys ? <StopKeys onStop={props.onStop} /> : null}
-      {!finished && props.keys && props.notice === null ? (
-        <Text dimColor>q or Ctrl-C: stop</Text>
-      ) : null}
+      {!finished && props.keys ? <StopKeys onKey={props.onKey} /> : null}
+      {hint === null ? null : (
+        <Text color={props.qPressed ? "yellow" : undefined} dimColor={!props.qPressed}>
+          {truncate(hint, columns)}
+        </Text>
+      )}
     </Box>
   );
+}
+
+/** What the stop keys do now; null when the notice already says it. */
+function keyHint(qPressed: boolean, view: RunView, notice: string | null): string | null {
+  // A second stop exits at once.
+  if (qPressed) return `press q again to ${view.phase === "stopping" ? "exit at once" : "stop"}`;
+  return notice === null ? "q or Ctrl-C: stop" : null;
 }
 
 /** Throughput, and a warning while the gateway rate-limits or a retry backs off. */
@@ -91,9 +113,9 @@ function Pace({ view, columns }: { view: RunView; columns: number }) {
   );
 }
 
-function StopKeys({ onStop }: { onStop: () => void }) {
+function StopKeys({ onKey }: { onKey: (key: StopKey) => void }) {
   useInput((input, key) => {
-    if (input === "q" || (key.ctrl && input === "c")) onStop();
+    onKey(input === "q" ? "q" : key.ctrl && input === "c" ? "ctrl-c" : "other");
   });
   return null;
 }

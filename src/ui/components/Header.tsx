@@ -1,17 +1,26 @@
 import { Text } from "ink";
-import { formatDuration, formatSpend, truncate } from "../format.js";
+import { formatDuration, formatSpend, STATUS_BY_END, truncate } from "../format.js";
 import type { RunView } from "../run-view.js";
 
-/** Run name and id, elapsed time, ETA, spend against the budget. */
+/** Run name and id, elapsed time, ETA (or how the run ends), spend against the budget. */
 export function Header({ view, columns }: { view: RunView; columns: number }) {
   const over = view.maxCost !== null && view.spent >= view.maxCost;
-  const parts = [
-    `${view.name || "gwrun"}${view.runId === null ? "" : ` · run ${view.runId}`}`,
-    `${formatDuration(view.elapsedMs)} elapsed`,
-    view.phase === "finished" ? "finished" : `ETA ${formatDuration(view.etaMs)}`,
-  ];
+  const name = `${view.name || "gwrun"}${view.runId === null ? "" : ` · run ${view.runId}`}`;
+  const elapsed = `${formatDuration(view.elapsedMs)} elapsed`;
+  const status =
+    view.phase === "finished"
+      ? STATUS_BY_END[view.end ?? "interrupted"]
+      : view.phase === "stopping"
+        ? "stopping"
+        : `ETA ${formatDuration(view.etaMs)}`;
   const spend = `spent ${formatSpend(view.spent, view.maxCost)}`;
-  const head = truncate(parts.join(" · "), Math.max(0, columns - spend.length - 3));
+  const room = Math.max(0, columns - spend.length - 3);
+  const full = [name, elapsed, status].join(" · ");
+  // On a narrow screen the elapsed time gives way first, then the name: how the run stands stays.
+  const head =
+    full.length <= room
+      ? full
+      : truncate(`${truncate(name, Math.max(1, room - status.length - 3))} · ${status}`, room);
   return (
     <Text wrap="truncate">
       <Text bold>{head}</Text>

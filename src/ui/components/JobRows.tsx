@@ -1,8 +1,9 @@
 import { Box, Text } from "ink";
-import { bar, truncate } from "../format.js";
+import { endedOf, truncate } from "../format.js";
 import type { GroupView } from "../run-view.js";
+import { Bar, ENDED_COLOUR } from "./Bar.js";
 
-/** One row per job id: name, family, its own bar, done/tasks, failed and active counts. */
+/** One row per job id: name, family, its own bar, done/tasks, failed, skipped and active counts. */
 export function JobRows({
   groups,
   columns,
@@ -21,16 +22,28 @@ export function JobRows({
   return (
     <Box flexDirection="column">
       {shown.map((group) => {
-        const counts = `${group.done}/${group.tasks}${group.failed > 0 ? ` ${group.failed} failed` : ""}${group.active > 0 ? ` ${group.active} active` : ""}`;
-        const barWidth = Math.min(30, columns - nameWidth - familyWidth - counts.length - 3);
+        const ended = endedOf(group);
+        const failed = ended.failed > 0 ? ` ${ended.failed} failed` : "";
+        const skipped = ended.skipped > 0 ? ` ${ended.skipped} skipped` : "";
+        const active = group.active > 0 ? ` ${group.active} active` : "";
+        const counts = `${group.done}/${group.tasks}`;
+        const countsWidth = counts.length + failed.length + skipped.length + active.length;
+        const barWidth = Math.min(30, columns - nameWidth - familyWidth - countsWidth - 3);
         return (
           <Text key={group.job} wrap="truncate">
             {truncate(group.job, nameWidth).padEnd(nameWidth)}{" "}
             {familyWidth > 0 ? (
               <Text dimColor>{truncate(group.family ?? "", familyWidth).padEnd(familyWidth)} </Text>
             ) : null}
-            {barWidth >= 4 ? <Text color="green">{bar(group.fraction, barWidth)} </Text> : null}
-            <Text color={group.failed > 0 ? "red" : undefined}>{counts}</Text>
+            {barWidth >= 4 ? (
+              <>
+                <Bar ended={ended} total={group.tasks} width={barWidth} />{" "}
+              </>
+            ) : null}
+            {counts}
+            <Text color={ENDED_COLOUR.failed}>{failed}</Text>
+            <Text color={ENDED_COLOUR.skipped}>{skipped}</Text>
+            {active}
           </Text>
         );
       })}

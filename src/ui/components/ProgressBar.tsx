@@ -1,23 +1,25 @@
 import { Text } from "ink";
-import { bar } from "../format.js";
+import type { Ended } from "../format.js";
+import { Bar } from "./Bar.js";
 
-/** A bar with its percentage and count: `██████░░░░ 60% 6/10`. */
+/**
+ * The run's bar with the share and count of tasks ended, however they ended:
+ * `██████░░░░ 60% 6/10`.
+ */
 export function ProgressBar({
-  fraction,
-  done,
+  ended,
   total,
   width,
 }: {
-  fraction: number;
-  done: number;
+  ended: Ended;
   total: number;
   width: number;
 }) {
-  const label = ` ${Math.floor(fraction * 100)}% ${done}/${total}`;
-  const cells = Math.max(0, width - label.length);
+  const count = ended.done + ended.failed + ended.skipped;
+  const label = ` ${Math.floor((total > 0 ? count / total : 0) * 100)}% ${count}/${total}`;
   return (
     <Text wrap="truncate">
-      <Text color="green">{bar(fraction, cells)}</Text>
+      <Bar ended={ended} total={total} width={Math.max(0, width - label.length)} />
       {label}
     </Text>
   );

@@ -1,50 +1,42 @@
 import { Box, Text } from "ink";
+import { type StagePart, stageParts } from "../format.js";
 import type { RunView } from "../run-view.js";
-
-/** The stages in a run's order, as shown. */
-export function stageParts(view: RunView): string[] {
-  const s = view.stages;
-  return [
-    `queued ${s.queued}`,
-    `submitting ${s.submitting}`,
-    `running ${s.running} (avg ${Math.round(view.runningAverage)}%)`,
-    `downloading ${s.downloading}`,
-    `post-processing ${s.postprocessing}`,
-    `done ${s.done}`,
-    `failed ${s.failed}`,
-  ];
-}
+import { ENDED_COLOUR } from "./Bar.js";
 
 /** Packs parts into as few lines of `width` as they fit in, two spaces apart. */
-export function packParts(parts: readonly string[], width: number): string[] {
-  const lines: string[] = [];
-  let line = "";
+export function packParts(parts: readonly StagePart[], width: number): StagePart[][] {
+  const lines: StagePart[][] = [];
+  let line: StagePart[] = [];
+  let length = 0;
   for (const part of parts) {
-    if (line !== "" && line.length + 2 + part.length > width) {
+    if (line.length > 0 && length + 2 + part.text.length > width) {
       lines.push(line);
-      line = part;
-    } else line = line === "" ? part : `${line}  ${part}`;
+      line = [];
+      length = 0;
+    }
+    length += (line.length > 0 ? 2 : 0) + part.text.length;
+    line.push(part);
   }
-  if (line !== "") lines.push(line);
+  if (line.length > 0) lines.push(line);
   return lines;
 }
 
-/** Counts per stage, wrapped to the terminal's width. */
+/** Counts per stage, wrapped to the terminal's width; failed and skipped in their colours. */
 export function StageCounts({ view, columns }: { view: RunView; columns: number }) {
   const lines = packParts(stageParts(view), columns);
   return (
     <Box flexDirection="column">
       {lines.map((line) => (
-        <Text
-          key={line}
-          wrap="truncate"
-          color={
-            line.includes(`failed ${view.stages.failed}`) && view.stages.failed > 0
-              ? "red"
-              : undefined
-          }
-        >
-          {line}
+        <Text key={line.map((part) => part.text).join("  ")} wrap="truncate">
+          {line.map((part, i) => (
+            <Text
+              key={part.text}
+              color={part.tone === undefined ? undefined : ENDED_COLOUR[part.tone]}
+            >
+              {i > 0 ? "  " : ""}
+              {part.text}
+            </Text>
+          ))}
         </Text>
       ))}
     </Box>

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import type { EngineEvent } from "../../src/engine/index.js";
+import { play, started, through } from "./script.js";
+
+// Colours are chosen when chalk is first loaded: this file loads Ink after asking for them.
+process.env.FORCE_COLOR = "1";
+const { render } = await import("ink-testing-library");
+const { Dashboard } = await import("../../src/ui/components/Dashboard.js");
+
+const GREEN = "\u001b[32m";
+const RED = "\u001b[31m";
+const YELLOW = "\u001b[33m";
+
+/** The overall bar of `events`' run on a screen 40 columns wide, with its colour codes. */
+function barOf(events: readonly EngineEvent[]): string {
+  const { lastFrame, unmount } = render(
+    <Dashboard
+      view={play(events).view}
+      columns={40}
+      rows={30}
+      keys={false}
+      onKey={() => {}}
+      qPressed={false}
+      notice={null}
+      galleryExists={false}
+    />,
+  );
+  const text = lastFrame() ?? "";
+  unmount();
+  return text.split("\n")[1] ?? "";
+}
+
+/** The cells of the bar drawn in `colour`. */
+const cellsIn = (text: string, colour: string) =>
+  [...text.matchAll(new RegExp(`${colour.replace("[", "\\[")}(█+)`, "g"))]
+    .map((match) => match[1] ?? "")
+    .join("").length;
+
+const ended = (job: string, n: number, state: string): EngineEvent => ({
+  type: "task:failed",
+  key: `${job}-${n}`,
+  job,
+  label: `${job}-${n}`,
+  state,
+  reason: "the task failed: content filtered",
+});
+
+const finished: EngineEvent = {
+  type: "run:finished",
+  end: "failed",
+  counts: {},
+  spent: 0,
+  unknownSubmits: 0,
+};
+
+describe("the overall bar in colour", () => {
+  it("item 5: a run with failures ends on a bar showing failed in red and skipped in yellow, not all green", () => {
+    const events = [started({ a: 8 })];
+    for (let n = 1; n <= 6; n++) events.push(...through("a", n));
+    events.push(ended("a", 7, "failed"), ended("a", 8, "skipped"), finished);
+    const bar = barOf(events);
+    expect(bar).toContain("100% 8/8");
+    expect(cellsIn(bar, RED)).toBeGreaterThan(0);
+    expect(cellsIn(bar, YELLOW)).toBeGreaterThan(0);
+    expect(cellsIn(bar, GREEN)).toBe(
+      40 - " 100% 8/8".length - cellsIn(bar, RED) - cellsIn(bar, YELLOW),
+    );
+  });
+
+  it("item 5: a single failure among many still shows in red", () => {
+    const events = [started({ a: 200 })];
+    for (let n = 1; n <= 199; n++) events.push(...through("a", n));
+    events.push(ended("a", 200, "failed"), finished);
+    expect(cellsIn(barOf(events), RED)).toBe(1);
+  });
+});
