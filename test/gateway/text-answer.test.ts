@@ -1,17 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { readSse, type SseEvent } from "../../src/gateway/sse.js";
-import { readTextReply, type TextFormat } from "../../src/gateway/text-answer.js";
+import type { TextFormat } from "../../src/gateway/text-answer.js";
+import { readTextReply } from "../../src/gateway/text-reply.js";
 import { readTextStream } from "../../src/gateway/text-stream.js";
 import { replyText, streamText, type TextContext } from "../../src/sim/text/index.js";
+import { bytesOf } from "../helpers/sse-fixture.js";
 import { skuTool, weatherTool } from "../helpers/text-tools.js";
 
 const ctx: TextContext = { id: "rt_1", created: 1_700_000_000, model: "acme-5" };
-
-/** The stream's bytes re-split every `size` bytes, wherever that falls. */
-async function* bytesOf(chunks: readonly string[], size: number): AsyncGenerator<Uint8Array> {
-  const all = new TextEncoder().encode(chunks.join(""));
-  for (let i = 0; i < all.length; i += size) yield all.subarray(i, i + size);
-}
 
 async function* eventsOf(list: readonly SseEvent[]): AsyncGenerator<SseEvent> {
   yield* list;
@@ -287,7 +283,11 @@ describe("malformed text answers", () => {
         { candidates: [], promptFeedback: { blockReason: "SAFETY" } },
         /blocked \(SAFETY\)/,
       ],
-      ["native", { candidates: [{ content: { parts: "x" } }] }, /a candidate has no parts/],
+      [
+        "native",
+        { candidates: [{ content: { parts: "x" } }] },
+        /a candidate's parts are not a list/,
+      ],
       [
         "chat",
         { error: { code: 429, type: "rate_limit_error", message: "slow down" } },
