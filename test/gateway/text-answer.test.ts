@@ -5,7 +5,7 @@ import { readTextReply } from "../../src/gateway/text-reply.js";
 import { readTextStream } from "../../src/gateway/text-stream.js";
 import { replyText, streamText, type TextContext } from "../../src/sim/text/index.js";
 import { bytesOf } from "../helpers/sse-fixture.js";
-import { skuTool, weatherTool } from "../helpers/text-tools.js";
+import { nativeTools, skuFunction, skuTool, weatherTool } from "../helpers/text-tools.js";
 
 const ctx: TextContext = { id: "rt_1", created: 1_700_000_000, model: "acme-5" };
 
@@ -50,6 +50,17 @@ const CASES: { name: string; format: TextFormat; body: Record<string, unknown>; 
       body: { model: "acme-5", input: "Use get_weather for Paris", tools: [weatherTool] },
     },
     {
+      name: "chat tool calls",
+      format: "chat",
+      body: {
+        model: "acme-5",
+        tools: [weatherTool, skuFunction],
+        messages: [
+          { role: "user", content: "Call get_weather for Lyon, then lookup_sku for MUG-014" },
+        ],
+      },
+    },
+    {
       name: "messages",
       format: "messages",
       body: {
@@ -89,6 +100,15 @@ const CASES: { name: string; format: TextFormat; body: Record<string, unknown>; 
         contents: [
           { role: "user", parts: [{ text: "Un café crème à Montréal, s'il vous plaît" }] },
         ],
+      },
+    },
+    {
+      name: "native function calls",
+      format: "native",
+      body: {
+        model: "acme-2.5-flash",
+        tools: nativeTools,
+        contents: [{ parts: [{ text: "Use get_weather for Zürich and lookup_sku for MUG-014" }] }],
       },
     },
     {
@@ -135,20 +155,22 @@ async function* eventsOfStrings(chunks: readonly string[]): AsyncGenerator<strin
 }
 
 describe("round trip details", () => {
-  it("splits multi-byte characters across 7-byte chunks in the non-ASCII cases", async () => {
+  it("splits multi-byte characters across chunks of 2 to 7 bytes in the non-ASCII cases", async () => {
     const stream = streamText("chat", CASES[0]?.body ?? {}, ctx);
     const fatal = new TextDecoder("utf-8", { fatal: true });
     let split = 0;
-    for await (const piece of bytesOf(stream.chunks, 7)) {
-      try {
-        fatal.decode(piece);
-      } catch {
-        split += 1;
+    for (let size = 2; size <= 7; size += 1) {
+      for await (const piece of bytesOf(stream.chunks, size)) {
+        try {
+          fatal.decode(piece);
+        } catch {
+          split += 1;
+        }
       }
+      const answer = await readTextStream("chat", readSse(bytesOf(stream.chunks, size)));
+      expect(answer.text).toContain("émaillée à Zürich");
     }
     expect(split).toBeGreaterThan(0);
-    const answer = await readTextStream("chat", readSse(bytesOf(stream.chunks, 7)));
-    expect(answer.text).toContain("émaillée à Zürich");
   });
 
   it("reads tool calls: responses from response.completed, messages from JSON fragments", async () => {

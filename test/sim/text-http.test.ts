@@ -27,7 +27,7 @@ const CASES: {
       model: "acme-5",
       input: [{ role: "user", content: [{ type: "input_text", text: "Describe a mug" }] }],
     },
-    usage: ["prompt_tokens", "completion_tokens", "total_tokens"],
+    usage: ["input_tokens", "output_tokens", "total_tokens"],
   },
   {
     format: "messages",
