@@ -20,18 +20,16 @@ export interface Quirks {
   extraPings: boolean;
 }
 
-const QUIRKS = [
-  "crlf",
-  "emptyDeltas",
-  "splitCharacters",
-  "partlessLastChunk",
-  "extraPings",
-] as const;
-
 /** Each quirk is on for about half of all response ids. */
 export function quirksOf(id: string): Quirks {
-  const entries = QUIRKS.map((name) => [name, hashUnit(id, "quirk", name) < 0.5]);
-  return Object.fromEntries(entries) as unknown as Quirks;
+  const on = (name: keyof Quirks) => hashUnit(id, "quirk", name) < 0.5;
+  return {
+    crlf: on("crlf"),
+    emptyDeltas: on("emptyDeltas"),
+    splitCharacters: on("splitCharacters"),
+    partlessLastChunk: on("partlessLastChunk"),
+    extraPings: on("extraPings"),
+  };
 }
 
 /** Writes one server-sent event: an optional `event:` line and one `data:` line of JSON (or text). */
@@ -45,9 +43,6 @@ export function sseWriter(quirks: Pick<Quirks, "crlf">): SseWriter {
     return `${event === undefined ? "" : `event: ${event}${eol}`}data: ${payload}${eol}${eol}`;
   };
 }
-
-/** One event with `\n` line endings (for streams that never vary). */
-export const sseEvent: SseWriter = sseWriter({ crlf: false });
 
 /**
  * The answer in stream pieces of 1–3 words each (spacing kept, so they join back exactly);
