@@ -40,7 +40,7 @@ export async function answerText(
     id: `${ID_PREFIX[format]}${digest.slice(0, 24)}`,
     created: Math.floor(context.options.clock.now() / 1000),
     model: typeof body.model === "string" ? body.model : "unknown",
-    // The word family A's safety filter rejects makes text models refuse.
+    // Text models decline what family A's safety filter rejects.
     unsafeWord: context.options.unsafeWord,
   };
   context.counters.text.calls += 1;
