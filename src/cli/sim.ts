@@ -79,7 +79,7 @@ export function addSimCommand(program: Command, setExit: (code: ExitCode) => voi
     )
     .option(
       "--unsafe-word <word>",
-      'family A safety filter rejects prompts with this word (default "forbidden")',
+      'family A safety filter rejects prompts with this word, text models decline them (default "forbidden")',
     )
     .addOption(
       new Option("--batch-shape <shape>", "body of POST /v1/tasks/batch")

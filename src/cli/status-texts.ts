@@ -1,3 +1,4 @@
+import type { ToolCall } from "../gateway/index.js";
 import type { Store, TextAnswerRow } from "../store/index.js";
 
 /** A text job's stored answer, as `gwrun status` shows it. */
@@ -10,7 +11,9 @@ export interface TextSummary {
   choices: number;
   finish_reason: string | null;
   usage: Record<string, unknown> | null;
-  tool_calls: { id: string; name: string; arguments: Record<string, unknown> }[];
+  tool_calls: ToolCall[];
+  /** What the model said in declining (`""` for no words); null when it answered. */
+  refusal: string | null;
   streamed: boolean;
 }
 
@@ -28,14 +31,15 @@ function summarize(row: TextAnswerRow & { label: string }): TextSummary {
     choices: row.choices,
     finish_reason: row.finish_reason,
     usage: row.usage === null ? null : (JSON.parse(row.usage) as Record<string, unknown>),
-    tool_calls: JSON.parse(row.tool_calls) as TextSummary["tool_calls"],
+    tool_calls: JSON.parse(row.tool_calls) as ToolCall[],
+    refusal: row.refusal,
     streamed: row.streamed === 1,
   };
 }
 
 /**
- * Per answer: its label with the format, finish reason and usage, then the text in full (or the
- * tools it asks for), indented below.
+ * Per answer: its label with the format, finish reason and usage, then the text in full, the
+ * tools it asks for and a refusal, indented below.
  */
 export function textLines(texts: readonly TextSummary[], limit = 20): string[] {
   if (texts.length === 0) return [];
@@ -49,14 +53,23 @@ export function textLines(texts: readonly TextSummary[], limit = 20): string[] {
       text.usage === null ? undefined : usageText(text.usage),
     ].filter((part) => part !== undefined);
     lines.push(`    ${text.label} (${details.join("; ")}):`);
-    for (const call of text.tool_calls)
-      lines.push(`      asks for ${call.name}(${JSON.stringify(call.arguments)})`);
-    if (text.text !== "" || text.tool_calls.length === 0)
+    for (const call of text.tool_calls) lines.push(`      ${callText(call)}`);
+    if (text.refusal !== null)
+      lines.push(`      refused${text.refusal === "" ? "" : `: ${text.refusal}`}`);
+    if (text.text !== "" || (text.tool_calls.length === 0 && text.refusal === null))
       for (const line of text.text.split("\n")) lines.push(`      ${line}`.trimEnd());
   }
   if (texts.length > limit)
     lines.push(`    … and ${texts.length - limit} more (gwrun status --json has them all)`);
   return lines;
+}
+
+/** `asks for name({...})`; a call cut off shows the argument text that arrived. */
+function callText(call: ToolCall): string {
+  if (call.partial === true) {
+    return `asks for ${call.name}(${call.raw_arguments ?? ""}… cut off by the token limit)`;
+  }
+  return `asks for ${call.name}(${JSON.stringify(call.arguments)})`;
 }
 
 /** The usage's numeric fields in the format's own names: `prompt_tokens 12, completion_tokens 30`. */

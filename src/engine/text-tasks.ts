@@ -36,7 +36,8 @@ export interface TextTaskResult {
 
 /**
  * A text task is one synchronous call: each choice's text is written as `<label>.txt`, and the
- * whole answer (finish reason, usage, tool calls, the vendor response) as `<label>.json`.
+ * whole answer (finish reason, usage, tool calls, refusal, the vendor response) as `<label>.json`.
+ * A refusal without text is written as the `.txt`, so the file says why there is no answer.
  */
 export async function callTextTask(row: TaskRow, deps: TextTaskDeps): Promise<TextTaskResult> {
   const tempDir = partialDir(deps.outputDir);
@@ -61,7 +62,7 @@ export async function callTextTask(row: TaskRow, deps: TextTaskDeps): Promise<Te
   });
   const texts = answer.choices.length > 0 ? answer.choices : [answer.text];
   const files: WrittenFile[] = [];
-  for (const [index, choice] of texts.entries()) {
+  for (const [index, choice] of writtenTexts(texts, answer.refusal).entries()) {
     const file = outputPath(
       deps.outputDir,
       row.job_id,
@@ -84,6 +85,7 @@ export async function callTextTask(row: TaskRow, deps: TextTaskDeps): Promise<Te
     text: answer.text,
     choices: texts,
     finish_reason: answer.finishReason,
+    refusal: answer.refusal,
     usage: answer.usage,
     tool_calls: answer.toolCalls,
     response: answer.raw,
@@ -107,8 +109,16 @@ export function answerRow(result: TextTaskResult): Omit<TextAnswerRow, "job_key"
     finish_reason: answer.finishReason,
     usage: answer.usage === null ? null : JSON.stringify(answer.usage),
     tool_calls: JSON.stringify(answer.toolCalls),
+    refusal: answer.refusal,
     streamed: result.streamed ? 1 : 0,
   };
+}
+
+/** Each choice's file text: the first is the refusal when the model refused without a word of text. */
+function writtenTexts(texts: readonly string[], refusal: string | null): string[] {
+  return texts.map((text, index) =>
+    index === 0 && text === "" && refusal !== null ? refusal : text,
+  );
 }
 
 function wantsStream(format: TextFormat, body: Record<string, unknown>): boolean {

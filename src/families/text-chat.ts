@@ -1,16 +1,32 @@
 import * as z from "zod";
 import { int, num, numberAt, object, oneOf, request } from "./common.js";
-import { anyModel, byKind, eitherTemperatureOrTopP, oneText } from "./text-shapes.js";
+import {
+  anyModel,
+  byKind,
+  eitherTemperatureOrTopP,
+  functionDeclaration,
+  oneText,
+  vendorFields,
+  vendorOnly,
+} from "./text-shapes.js";
 import type { Family } from "./types.js";
 
 /**
  * Chat completions: `POST /v1/chat/completions`, any model id. The spec shows `content` only as
- * a string (the array form is not shown) and lists no `tools` for this endpoint.
+ * a string (the array form is not shown) and lists no `tools` for this endpoint; the vendor
+ * format's function `tools` and `tool_choice` are taken with a warning.
  */
 
 const message = object({
   role: oneOf(["system", "user", "assistant"]),
   content: z.string(),
+});
+
+const tool = object({ type: z.literal("function"), function: functionDeclaration });
+
+const toolChoice = byKind({
+  string: oneOf(["none", "auto", "required"]),
+  object: object({ type: z.literal("function"), function: object({ name: z.string() }) }),
 });
 
 const schema = request(
@@ -27,8 +43,13 @@ const schema = request(
     presence_penalty: num(-2, 2).optional(),
     stop: byKind({ string: z.string(), array: z.array(z.string()).max(4) }).optional(),
     n: int(1).optional(),
+    tools: vendorOnly(z.array(tool)).optional(),
+    tool_choice: vendorOnly(toolChoice).optional(),
   },
-  eitherTemperatureOrTopP,
+  (body, report) => {
+    eitherTemperatureOrTopP(body, report);
+    vendorFields(["tools", "tool_choice"])(body, report);
+  },
 );
 
 export const textChat: Family = {

@@ -1,12 +1,19 @@
 import * as z from "zod";
 import { booleanAt, model, modelField, object, request, stringAt } from "./common.js";
-import { anyObject, oneText } from "./text-shapes.js";
+import {
+  anyObject,
+  functionDeclaration,
+  oneText,
+  vendorFields,
+  vendorOnly,
+} from "./text-shapes.js";
 import type { Family, RequestBody } from "./types.js";
 
 /**
  * Native content generation: `POST /v1beta/models/<model>:<method>`. A job names `model` and
  * `stream` like the other text families; both go into the path, not the body: `stream: true`
- * selects `streamGenerateContent`, otherwise `generateContent`.
+ * selects `streamGenerateContent`, otherwise `generateContent`. The spec lists no tools; the
+ * vendor format's `tools` (of `functionDeclarations`) and `toolConfig` are taken with a warning.
  */
 
 /** The four variants the spec lists: `<brand>-2.5-` + flash, pro, flash-lite, pro-thinking. */
@@ -22,15 +29,24 @@ const content = object({
   parts: z.array(object({ text: z.string() })),
 });
 
-const schema = request({
-  // Unlike the other text endpoints, this section lists its models; a newer one needs passthrough.
-  model: modelField(MODELS, "set passthrough: true to send a newer model unchecked"),
-  stream: z.boolean().optional(),
-  contents: z.array(content).min(1),
-  // The fields of generationConfig and safetySettings are not shown.
-  generationConfig: anyObject().optional(),
-  safetySettings: z.array(anyObject()).optional(),
-});
+// Other vendor tools (search, code execution) are objects of their own: any fields are accepted.
+const tool = z.looseObject({ functionDeclarations: z.array(functionDeclaration).optional() });
+
+const schema = request(
+  {
+    // Unlike the other text endpoints, this section lists its models; a newer one needs passthrough.
+    model: modelField(MODELS, "set passthrough: true to send a newer model unchecked"),
+    stream: z.boolean().optional(),
+    contents: z.array(content).min(1),
+    // The fields of generationConfig and safetySettings are not shown.
+    generationConfig: anyObject().optional(),
+    safetySettings: z.array(anyObject()).optional(),
+    tools: vendorOnly(z.array(tool)).optional(),
+    // The fields of toolConfig (functionCallingConfig's mode and allowed names) are the vendor's.
+    toolConfig: vendorOnly(anyObject()).optional(),
+  },
+  vendorFields(["tools", "toolConfig"]),
+);
 
 /** The request path: model and method, from the job's `model` and `stream`. */
 export function textNativePath(body: RequestBody): string {

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { imageRef, int, num, object, oneOf, request } from "./common.js";
-import { anyModel, byKind, byType, httpUrl, oneText } from "./text-shapes.js";
+import { anyModel, byKind, byType, httpUrl, jsonSchema, oneText } from "./text-shapes.js";
 import type { Family } from "./types.js";
 
 /** Responses: `POST /v1/responses`, any model id; input items with text and image blocks, tools. */
@@ -16,13 +16,6 @@ const block = byType({
 const inputItem = object({
   role: oneOf(["user", "assistant", "system"]),
   content: z.array(block),
-});
-
-// Parameters are a JSON Schema, which has many more keywords than the three the spec names.
-const jsonSchema = z.looseObject({
-  type: z.string().optional(),
-  properties: z.looseObject({}).optional(),
-  required: z.array(z.string()).optional(),
 });
 
 const tool = byType({

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { isUrl, numberAt, type Report, recordAt } from "./common.js";
+import { isUrl, numberAt, object, type Report, recordAt } from "./common.js";
 import type { ExpectedOutputs, RequestBody } from "./types.js";
 
 /**
@@ -120,6 +120,46 @@ export function eitherTemperatureOrTopP(body: RequestBody, report: Report): void
       "warning",
     );
   }
+}
+
+/** A JSON Schema, which has many more keywords than the three the spec names. */
+export const jsonSchema = z.looseObject({
+  type: z.string().optional(),
+  properties: z.looseObject({}).optional(),
+  required: z.array(z.string()).optional(),
+});
+
+/** A function the model may call: its name, what it does and its parameters' JSON Schema. */
+export const functionDeclaration = object({
+  name: z.string(),
+  description: z.string().optional(),
+  parameters: jsonSchema.optional(),
+});
+
+const VENDOR_ONLY = "the vendor format's field, not in the contract's table (sent with a warning)";
+
+/** A field of the vendor format that the contract's table does not list (see `vendorFields`). */
+export function vendorOnly<T extends z.ZodType>(schema: T): T {
+  return schema.meta({ description: VENDOR_ONLY });
+}
+
+/**
+ * Fields the vendor format of an endpoint takes but the contract's table for it does not list
+ * (function tools on chat and native): accepted, with a warning that the gateway may not pass
+ * them on.
+ */
+export function vendorFields(fields: readonly string[]) {
+  return (body: RequestBody, report: Report): void => {
+    for (const field of fields) {
+      if (body[field] === undefined) continue;
+      report(
+        [field],
+        "vendor-field",
+        "is not in the contract's table for this endpoint; it is sent as the vendor format has it",
+        "warning",
+      );
+    }
+  };
 }
 
 /** One synchronous answer per task. */

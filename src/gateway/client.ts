@@ -8,7 +8,8 @@ import { badResponse, envelopeData, readReceipt, type SubmitReceipt } from "./en
 import { errorFromResponse, GatewayError, networkError, rateLimitOf } from "./errors.js";
 import { readSse } from "./sse.js";
 import { readTaskRecord, type TaskRecord } from "./task-record.js";
-import { readTextReply, type TextAnswer, type TextFormat } from "./text-answer.js";
+import type { TextAnswer, TextFormat } from "./text-answer.js";
+import { readTextReply } from "./text-reply.js";
 import { readTextStream } from "./text-stream.js";
 
 export interface GatewayOptions {

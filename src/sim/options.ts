@@ -67,7 +67,7 @@ export interface SimOptions {
   retentionSeconds: number;
   /** Nominal seconds a result link works after the task completes (24 h). */
   linkTtlSeconds: number;
-  /** Family A's safety filter rejects prompts containing this word (case-insensitive). */
+  /** Family A's safety filter rejects prompts containing this word (case-insensitive); text models decline them. */
   unsafeWord: string;
   batchShape: BatchShape;
   videoResult: VideoResult;

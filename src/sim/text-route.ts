@@ -5,7 +5,7 @@ import { canonicalJson } from "../core/hash.js";
 import type { Family, RequestBody } from "../families/index.js";
 import type { SimContext } from "./context.js";
 import { sendJson } from "./http.js";
-import { replyText, streamText, type TextFormat, wantsStream } from "./text/index.js";
+import { replyText, streamText, streamWrites, type TextFormat, wantsStream } from "./text/index.js";
 
 const FORMATS: Readonly<Record<string, TextFormat>> = {
   "text-chat": "chat",
@@ -40,6 +40,8 @@ export async function answerText(
     id: `${ID_PREFIX[format]}${digest.slice(0, 24)}`,
     created: Math.floor(context.options.clock.now() / 1000),
     model: typeof body.model === "string" ? body.model : "unknown",
+    // Text models decline what family A's safety filter rejects.
+    unsafeWord: context.options.unsafeWord,
   };
   context.counters.text.calls += 1;
   if (!wantsStream(format, body)) {
@@ -49,7 +51,7 @@ export async function answerText(
   context.counters.text.streams += 1;
   const stream = streamText(format, body, textContext, { sse });
   res.writeHead(200, { "content-type": stream.contentType, "cache-control": "no-cache" });
-  for (const chunk of stream.chunks) {
+  for (const chunk of streamWrites(stream)) {
     if (res.destroyed) return;
     res.write(chunk);
     if (context.options.streamDelayMs > 0) await sleep(context.options.streamDelayMs);

@@ -137,8 +137,10 @@ export interface TextAnswerRow {
   finish_reason: string | null;
   /** JSON: the usage object in the format's own fields. */
   usage: string | null;
-  /** JSON: `[{id, name, arguments}]`. */
+  /** JSON: `[{id, name, arguments}]`, with `partial` and `raw_arguments` on a call cut off. */
   tool_calls: string;
+  /** What the model said in declining (`""` for no words); null when it answered. */
+  refusal: string | null;
   streamed: number;
   answered_at: number;
 }

@@ -80,10 +80,35 @@ describe("chat completions", () => {
     ["stop is a string or an array", { stop: 5 }, ["stop"], "type"],
     ["n is a JSON number", { n: "2" }, ["n"], "json-number"],
     ["n is at least 1", { n: 0 }, ["n"], "range"],
-    ["chat takes no tools", { tools: [{ type: "web_search" }] }, ["tools"], "unknown-field"],
+    ["chat tools are functions", { tools: [{ type: "web_search" }] }, ["tools", 0, "type"], "enum"],
+    [
+      "a chat function has a name",
+      { tools: [{ type: "function", function: { description: "d" } }] },
+      ["tools", 0, "function", "name"],
+      "required",
+    ],
+    ["tool_choice is none, auto or required", { tool_choice: "any" }, ["tool_choice"], "enum"],
   ])("rejects: %s", (_name, change, path, rule) => {
     const issues = validateRequest(textChat, { ...minimal, ...change });
     expect(issues).toContainEqual(expect.objectContaining({ path, rule }));
+  });
+
+  it("takes the vendor's function tools and tool_choice with a warning, as the contract lists none", () => {
+    const tools = [
+      {
+        type: "function",
+        function: { name: "get_weather", parameters: { type: "object", properties: {} } },
+      },
+    ];
+    const issues = validateRequest(textChat, {
+      ...minimal,
+      tools,
+      tool_choice: { type: "function", function: { name: "get_weather" } },
+    });
+    expect(issues.map(({ path, rule, severity }) => ({ path, rule, severity }))).toEqual([
+      { path: ["tools"], rule: "vendor-field", severity: "warning" },
+      { path: ["tool_choice"], rule: "vendor-field", severity: "warning" },
+    ]);
   });
 
   it("expects one text answer and states no price", () => {

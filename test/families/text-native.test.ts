@@ -24,6 +24,25 @@ describe("native content generation", () => {
     expect(validateRequest(textNative, rich)).toEqual([]);
   });
 
+  it("takes the vendor's functionDeclarations tools and toolConfig with a warning", () => {
+    const issues = validateRequest(textNative, {
+      ...minimal,
+      tools: [{ functionDeclarations: [{ name: "get_weather", description: "Weather" }] }],
+      toolConfig: { functionCallingConfig: { mode: "ANY" } },
+    });
+    expect(issues.map(({ path, rule, severity }) => ({ path, rule, severity }))).toEqual([
+      { path: ["tools"], rule: "vendor-field", severity: "warning" },
+      { path: ["toolConfig"], rule: "vendor-field", severity: "warning" },
+    ]);
+    const nameless = validateRequest(textNative, {
+      ...minimal,
+      tools: [{ functionDeclarations: [{ description: "Weather" }] }],
+    });
+    expect(nameless).toContainEqual(
+      expect.objectContaining({ path: ["tools", 0, "functionDeclarations", 0, "name"] }),
+    );
+  });
+
   it("accepts the four variants, with any vendor word", () => {
     for (const model of [...TEXT_NATIVE_MODEL_EXAMPLES, "Other-2.5-flash-lite"]) {
       expect(validateRequest(textNative, { ...minimal, model })).toEqual([]);

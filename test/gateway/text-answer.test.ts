@@ -1,17 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { readSse, type SseEvent } from "../../src/gateway/sse.js";
-import { readTextReply, type TextFormat } from "../../src/gateway/text-answer.js";
+import type { TextFormat } from "../../src/gateway/text-answer.js";
+import { readTextReply } from "../../src/gateway/text-reply.js";
 import { readTextStream } from "../../src/gateway/text-stream.js";
 import { replyText, streamText, type TextContext } from "../../src/sim/text/index.js";
-import { skuTool, weatherTool } from "../helpers/text-tools.js";
+import { bytesOf } from "../helpers/sse-fixture.js";
+import { nativeTools, skuFunction, skuTool, weatherTool } from "../helpers/text-tools.js";
 
 const ctx: TextContext = { id: "rt_1", created: 1_700_000_000, model: "acme-5" };
-
-/** The stream's bytes re-split every `size` bytes, wherever that falls. */
-async function* bytesOf(chunks: readonly string[], size: number): AsyncGenerator<Uint8Array> {
-  const all = new TextEncoder().encode(chunks.join(""));
-  for (let i = 0; i < all.length; i += size) yield all.subarray(i, i + size);
-}
 
 async function* eventsOf(list: readonly SseEvent[]): AsyncGenerator<SseEvent> {
   yield* list;
@@ -54,6 +50,17 @@ const CASES: { name: string; format: TextFormat; body: Record<string, unknown>; 
       body: { model: "acme-5", input: "Use get_weather for Paris", tools: [weatherTool] },
     },
     {
+      name: "chat tool calls",
+      format: "chat",
+      body: {
+        model: "acme-5",
+        tools: [weatherTool, skuFunction],
+        messages: [
+          { role: "user", content: "Call get_weather for Lyon, then lookup_sku for MUG-014" },
+        ],
+      },
+    },
+    {
       name: "messages",
       format: "messages",
       body: {
@@ -93,6 +100,15 @@ const CASES: { name: string; format: TextFormat; body: Record<string, unknown>; 
         contents: [
           { role: "user", parts: [{ text: "Un café crème à Montréal, s'il vous plaît" }] },
         ],
+      },
+    },
+    {
+      name: "native function calls",
+      format: "native",
+      body: {
+        model: "acme-2.5-flash",
+        tools: nativeTools,
+        contents: [{ parts: [{ text: "Use get_weather for Zürich and lookup_sku for MUG-014" }] }],
       },
     },
     {
@@ -139,20 +155,22 @@ async function* eventsOfStrings(chunks: readonly string[]): AsyncGenerator<strin
 }
 
 describe("round trip details", () => {
-  it("splits multi-byte characters across 7-byte chunks in the non-ASCII cases", async () => {
+  it("splits multi-byte characters across chunks of 2 to 7 bytes in the non-ASCII cases", async () => {
     const stream = streamText("chat", CASES[0]?.body ?? {}, ctx);
     const fatal = new TextDecoder("utf-8", { fatal: true });
     let split = 0;
-    for await (const piece of bytesOf(stream.chunks, 7)) {
-      try {
-        fatal.decode(piece);
-      } catch {
-        split += 1;
+    for (let size = 2; size <= 7; size += 1) {
+      for await (const piece of bytesOf(stream.chunks, size)) {
+        try {
+          fatal.decode(piece);
+        } catch {
+          split += 1;
+        }
       }
+      const answer = await readTextStream("chat", readSse(bytesOf(stream.chunks, size)));
+      expect(answer.text).toContain("émaillée à Zürich");
     }
     expect(split).toBeGreaterThan(0);
-    const answer = await readTextStream("chat", readSse(bytesOf(stream.chunks, 7)));
-    expect(answer.text).toContain("émaillée à Zürich");
   });
 
   it("reads tool calls: responses from response.completed, messages from JSON fragments", async () => {
@@ -218,150 +236,5 @@ describe("readSse", () => {
       { event: "one", data: "a\nb" },
       { event: undefined, data: "[DONE]" },
     ]);
-  });
-});
-
-/** What a reader says about a malformed answer: an Error, never a TypeError. */
-function failure(run: () => unknown): Error {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(Error);
-    expect(error).not.toBeInstanceOf(TypeError);
-    return error as Error;
-  }
-  throw new Error("expected a failure");
-}
-
-async function streamFailure(format: TextFormat, data: unknown[]): Promise<Error> {
-  const events = data.map((entry) => ({
-    event: undefined,
-    data: typeof entry === "string" ? entry : JSON.stringify(entry),
-  }));
-  try {
-    await readTextStream(format, eventsOf(events));
-  } catch (error) {
-    expect(error).not.toBeInstanceOf(TypeError);
-    return error as Error;
-  }
-  throw new Error("expected a failure");
-}
-
-describe("malformed text answers", () => {
-  it("names the format and the problem of a malformed reply", () => {
-    const cases: [TextFormat, unknown, RegExp][] = [
-      ["chat", "nope", /^chat reply: the body is not a JSON object$/],
-      ["chat", { code: 200, data: { choices: "x" } }, /^chat reply: no choices$/],
-      ["chat", { code: 500, data: {} }, /^chat reply: envelope code 500$/],
-      ["chat", { code: 200, data: null }, /^chat reply: data is not an object$/],
-      [
-        "chat",
-        { code: 200, data: { choices: [{ index: 0, message: { content: 3 } }] } },
-        /content is not a string/,
-      ],
-      [
-        "responses",
-        {
-          choices: [
-            {
-              message: { content: null, tool_calls: [{ function: { name: "f", arguments: "{" } }] },
-            },
-          ],
-        },
-        /^responses reply: the arguments of tool call f are not JSON$/,
-      ],
-      [
-        "responses",
-        { choices: [{ message: { tool_calls: [{ function: {} }] } }] },
-        /tool_calls\[0\] has no function name/,
-      ],
-      [
-        "messages",
-        { code: 200, data: { content: "hi" } },
-        /^messages reply: content is not an array of blocks$/,
-      ],
-      ["messages", { content: [{ type: "tool_use", input: {} }] }, /a tool_use block has no name/],
-      ["native", { code: 200, data: { candidates: [] } }, /^native reply: no candidates$/],
-      [
-        "native",
-        { candidates: [], promptFeedback: { blockReason: "SAFETY" } },
-        /blocked \(SAFETY\)/,
-      ],
-      ["native", { candidates: [{ content: { parts: "x" } }] }, /a candidate has no parts/],
-      [
-        "chat",
-        { error: { code: 429, type: "rate_limit_error", message: "slow down" } },
-        /rate_limit_error: slow down/,
-      ],
-    ];
-    for (const [format, json, message] of cases) {
-      expect(failure(() => readTextReply(format, json)).message).toMatch(message);
-    }
-  });
-
-  it("names the format and the problem of a malformed or cut-off stream", async () => {
-    expect((await streamFailure("chat", ["{not json"])).message).toMatch(
-      /^chat stream: event data is not JSON/,
-    );
-    expect((await streamFailure("chat", ["[1,2]"])).message).toMatch(
-      /event data is not a JSON object/,
-    );
-    expect(
-      (await streamFailure("chat", [{ choices: [{ index: 0, delta: { content: "a" } }] }])).message,
-    ).toMatch(/^chat stream: the stream ended before \[DONE\]$/);
-    expect((await streamFailure("chat", [{ choices: 3 }])).message).toMatch(
-      /choices is not an array/,
-    );
-    expect(
-      (await streamFailure("responses", [{ type: "response.output_text.delta", delta: "a" }]))
-        .message,
-    ).toMatch(/^responses stream: the stream ended before response.completed$/);
-    expect(
-      (
-        await streamFailure("responses", [
-          { type: "response.failed", response: { error: { message: "boom" } } },
-        ])
-      ).message,
-    ).toMatch(/the response failed: boom/);
-    expect(
-      (await streamFailure("messages", [{ type: "message_start", message: { content: [] } }]))
-        .message,
-    ).toMatch(/^messages stream: the stream ended before message_delta$/);
-    expect(
-      (await streamFailure("messages", [{ type: "content_block_delta", index: 2, delta: {} }]))
-        .message,
-    ).toMatch(/a delta for block 2 before its start/);
-    expect(
-      (
-        await streamFailure("messages", [
-          { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
-        ])
-      ).message,
-    ).toMatch(/^messages stream: the stream reported overloaded_error: Overloaded$/);
-    expect(
-      (await streamFailure("native", [{ candidates: [{ content: { parts: [{ text: "a" }] } }] }]))
-        .message,
-    ).toMatch(/^native stream: the stream ended before a finishReason$/);
-    expect((await streamFailure("native", [{ candidates: [null] }])).message).toMatch(
-      /candidates\[0\] is not an object/,
-    );
-  });
-
-  it("reports a messages tool input whose JSON fragments do not parse", async () => {
-    const error = await streamFailure("messages", [
-      { type: "message_start", message: { content: [], usage: { input_tokens: 1 } } },
-      {
-        type: "content_block_start",
-        index: 0,
-        content_block: { type: "tool_use", id: "t", name: "f", input: {} },
-      },
-      {
-        type: "content_block_delta",
-        index: 0,
-        delta: { type: "input_json_delta", partial_json: '{"a":' },
-      },
-      { type: "message_delta", delta: { stop_reason: "tool_use" }, usage: { output_tokens: 3 } },
-    ]);
-    expect(error.message).toBe("messages stream: the arguments of tool call f are not JSON");
   });
 });

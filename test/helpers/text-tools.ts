@@ -1,4 +1,4 @@
-/** Tools for text-call tests: a responses function tool and a messages custom tool. */
+/** Tools for text-call tests: function tools (chat, responses), a messages custom tool, native declarations. */
 
 export const weatherTool = {
   type: "function",
@@ -18,3 +18,16 @@ export const skuTool = {
   description: "Find a product",
   input_schema: { type: "object", properties: { sku: { type: "string" } }, required: ["sku"] },
 };
+
+/** The messages tool as a chat or responses function tool. */
+export const skuFunction = {
+  type: "function",
+  function: {
+    name: skuTool.name,
+    description: skuTool.description,
+    parameters: skuTool.input_schema,
+  },
+};
+
+/** Both functions as native `functionDeclarations`. */
+export const nativeTools = [{ functionDeclarations: [weatherTool.function, skuFunction.function] }];

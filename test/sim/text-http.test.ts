@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TextFormat } from "../../src/gateway/index.js";
 import { withSimulator } from "../helpers/sim.js";
-import { skuTool, weatherTool } from "../helpers/text-tools.js";
+import { nativeTools, skuFunction, skuTool, weatherTool } from "../helpers/text-tools.js";
 
 /** Each wire format through the client, streamed and not: same text, usage present. */
 const CASES: {
@@ -27,7 +27,7 @@ const CASES: {
       model: "acme-5",
       input: [{ role: "user", content: [{ type: "input_text", text: "Describe a mug" }] }],
     },
-    usage: ["prompt_tokens", "completion_tokens", "total_tokens"],
+    usage: ["input_tokens", "output_tokens", "total_tokens"],
   },
   {
     format: "messages",
@@ -110,6 +110,83 @@ describe("text endpoints", () => {
         expect(answer.finishReason).toBe("tool_use");
         expect(answer.toolCalls[0]?.name).toBe("lookup_sku");
       }
+    });
+  });
+
+  it("item 2: asks for several tools on /v1/chat/completions, whole and in streamed fragments", async () => {
+    await withSimulator({}, async ({ client }) => {
+      const answers = [];
+      for (const stream of [false, true]) {
+        answers.push(
+          await client.callText("chat", "/v1/chat/completions", {
+            model: "acme-5",
+            messages: [
+              { role: "user", content: "Call get_weather for Oslo and lookup_sku for MUG-014" },
+            ],
+            tools: [weatherTool, skuFunction],
+            stream,
+          }),
+        );
+      }
+      const [whole, streamed] = answers;
+      expect(streamed).toMatchObject({ text: "", finishReason: "tool_calls", usage: whole?.usage });
+      // The ids differ: they are drawn from the request, and `stream` is part of it.
+      for (const answer of answers)
+        expect(answer.toolCalls.map((call) => [call.name, call.arguments])).toEqual([
+          ["get_weather", { city: "MUG-014", days: 1 }],
+          ["lookup_sku", { sku: "MUG-014" }],
+        ]);
+      for (const call of streamed?.toolCalls ?? []) expect(call.id).toMatch(/^call_\w+$/);
+    });
+  });
+
+  it("item 3: asks for functions on native content generation, whole and streamed", async () => {
+    await withSimulator({}, async ({ client }) => {
+      const body = {
+        contents: [{ role: "user", parts: [{ text: "Use lookup_sku to find MUG-014" }] }],
+        tools: nativeTools,
+      };
+      const path = "/v1beta/models/acme-2.5-flash";
+      const whole = await client.callText("native", `${path}:generateContent`, body);
+      const streamed = await client.callText("native", `${path}:streamGenerateContent`, body);
+      for (const answer of [whole, streamed]) {
+        expect(answer).toMatchObject({ text: "", finishReason: "STOP" });
+        expect(answer.toolCalls).toEqual([
+          { id: "", name: "lookup_sku", arguments: { sku: "MUG-014" } },
+        ]);
+        expect(answer.usage).toMatchObject({ promptTokenCount: expect.any(Number) });
+      }
+    });
+  });
+
+  it("item 4: keeps refusals and a tool call cut off by max_tokens", async () => {
+    await withSimulator({ unsafeWord: "forbidden" }, async ({ client }) => {
+      const refused = await client.callText("chat", "/v1/chat/completions", {
+        model: "acme-5",
+        messages: [{ role: "user", content: "Caption a forbidden photo" }],
+      });
+      expect(refused).toMatchObject({ text: "", finishReason: "refusal", toolCalls: [] });
+      expect(refused.refusal).toMatch(/^I'm sorry/);
+      expect(refused.usage).toMatchObject({ completion_tokens: expect.any(Number) });
+      const cut = await client.callText("messages", "/v1/messages", {
+        model: "acme-fast",
+        max_tokens: 18,
+        messages: [{ role: "user", content: "Please call lookup_sku for the blue mug" }],
+        tools: [skuTool],
+        stream: true,
+      });
+      expect(cut).toMatchObject({ finishReason: "max_tokens", usage: { output_tokens: 18 } });
+      expect(cut.text).toMatch(/lookup_sku/);
+      expect(cut.toolCalls).toEqual([
+        {
+          id: expect.stringMatching(/^toolu_/),
+          name: "lookup_sku",
+          arguments: {},
+          partial: true,
+          raw_arguments: expect.stringMatching(/^\{"sku/),
+        },
+      ]);
+      expect('{"sku":"mug"}'.startsWith(cut.toolCalls[0]?.raw_arguments ?? "")).toBe(true);
     });
   });
 

@@ -1,58 +1,28 @@
 import { describe, expect, it } from "vitest";
+import { replyText, type TextFormat } from "../../src/sim/text/index.js";
 import {
-  replyText,
-  streamText,
-  type TextContext,
-  type TextFormat,
-  wantsStream,
-} from "../../src/sim/text/index.js";
+  BODY,
+  chat,
+  ctx,
+  data,
+  type Json,
+  messages,
+  native,
+  responses,
+} from "../helpers/text-bodies.js";
 import { skuTool, weatherTool } from "../helpers/text-tools.js";
-
-// biome-ignore lint/suspicious/noExplicitAny: the tests walk deep into vendor JSON.
-type Json = Record<string, any>;
-
-const ctx: TextContext = { id: "resp_test", created: 1_700_000_000, model: "acme-5" };
-
-function data(format: TextFormat, body: Json, context = ctx): Json {
-  return replyText(format, body, context).data as Json;
-}
-
-const chat = (content: string, extra: Json = {}) => ({
-  model: "acme-5",
-  messages: [
-    { role: "system", content: "You write captions." },
-    { role: "user", content },
-  ],
-  ...extra,
-});
-const responses = (text: string, extra: Json = {}) => ({
-  model: "acme-5",
-  input: [{ role: "user", content: [{ type: "input_text", text }] }],
-  ...extra,
-});
-const messages = (content: string, extra: Json = {}) => ({
-  model: "acme-fast",
-  max_tokens: 200,
-  messages: [{ role: "user", content }],
-  ...extra,
-});
-const native = (text: string, extra: Json = {}) => ({
-  model: "acme-2.5-flash",
-  contents: [{ role: "user", parts: [{ text }] }],
-  ...extra,
-});
 
 /** Each format's answer text, finish reason and usage, from its reply data. */
 const READ: Record<TextFormat, (reply: Json) => { text: string; finish: string }> = {
   chat: (d) => ({ text: d.choices[0].message.content, finish: d.choices[0].finish_reason }),
-  responses: (d) => ({ text: d.choices[0].message.content, finish: d.choices[0].finish_reason }),
+  // The Response object's status stands for a finish reason.
+  responses: (d) => ({ text: d.output.at(-1).content[0].text, finish: d.status }),
   messages: (d) => ({ text: d.content[0].text, finish: d.stop_reason }),
   native: (d) => ({
     text: d.candidates[0].content.parts[0].text,
     finish: d.candidates[0].finishReason,
   }),
 };
-const BODY: Record<TextFormat, (text: string) => Json> = { chat, responses, messages, native };
 
 /** The simulator's token count: words and punctuation marks. */
 function tokens(text: string): number {
@@ -106,28 +76,35 @@ describe.each(["chat", "responses", "messages", "native"] as const)("%s answers"
     expect(tokens(cut.text)).toBe(4);
     const names = {
       chat: "length",
-      responses: "length",
+      responses: "incomplete",
       messages: "max_tokens",
       native: "MAX_TOKENS",
     };
     expect(cut.finish).toBe(names[format]);
     expect(full.finish).toBe(
-      { chat: "stop", responses: "stop", messages: "end_turn", native: "STOP" }[format],
+      { chat: "stop", responses: "completed", messages: "end_turn", native: "STOP" }[format],
     );
   });
 });
 
 describe("text usage", () => {
-  it("counts chat and responses tokens with total = prompt + completion", () => {
-    for (const reply of [
-      data("chat", chat(PROMPTS[0] as string)),
-      data("responses", responses("x y")),
-    ]) {
-      const { prompt_tokens, completion_tokens, total_tokens } = reply.usage;
-      expect(prompt_tokens).toBeGreaterThan(0);
-      expect(completion_tokens).toBeGreaterThanOrEqual(10);
-      expect(total_tokens).toBe(prompt_tokens + completion_tokens);
-    }
+  it("counts chat and responses tokens with total = prompt + completion, in each format's names", () => {
+    const { prompt_tokens, completion_tokens, total_tokens } = data(
+      "chat",
+      chat(PROMPTS[0] as string),
+    ).usage;
+    expect(prompt_tokens).toBeGreaterThan(0);
+    expect(completion_tokens).toBeGreaterThanOrEqual(10);
+    expect(total_tokens).toBe(prompt_tokens + completion_tokens);
+    const usage = data("responses", responses("x y")).usage;
+    expect(usage).toEqual({
+      input_tokens: 2,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: expect.any(Number),
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 2 + usage.output_tokens,
+    });
+    expect(usage.output_tokens).toBeGreaterThanOrEqual(10);
     // Tokens are words and punctuation marks: "One-line" is three.
     expect(
       data("chat", { model: "m", messages: [{ role: "user", content: "One-line caption." }] }).usage
@@ -145,7 +122,12 @@ describe("text usage", () => {
     const body = native("A slogan for a mug shop");
     const whole = replyText("native", body, ctx);
     expect(Object.keys(whole).sort()).toEqual(["code", "data", "usageMetadata"]);
-    expect(Object.keys(whole.data as Json).sort()).toEqual(["candidates", "promptFeedback"]);
+    expect(Object.keys(whole.data as Json).sort()).toEqual([
+      "candidates",
+      "modelVersion",
+      "promptFeedback",
+      "responseId",
+    ]);
     const usage = whole.usageMetadata as Json;
     expect(usage).toMatchObject({ promptTokenCount: 6, thoughtsTokenCount: 0 });
     expect(usage.promptTokensDetails).toEqual([{ modality: "TEXT", tokenCount: 6 }]);
@@ -269,14 +251,17 @@ describe("text tool calls", () => {
       input: "Use get_weather for Paris",
       tools: [weather],
     });
-    const [choice] = reply.choices;
-    expect(choice.finish_reason).toBe("tool_calls");
-    expect(choice.message.content).toBeNull();
-    expect(choice.message.tool_calls).toHaveLength(1);
-    const call = choice.message.tool_calls[0];
-    expect(call).toMatchObject({ id: expect.stringMatching(/^call_\w+$/), type: "function" });
-    expect(call.function.name).toBe("get_weather");
-    expect(JSON.parse(call.function.arguments)).toEqual({
+    expect(reply.status).toBe("completed");
+    expect(reply.output).toHaveLength(1);
+    const [call] = reply.output;
+    expect(call).toMatchObject({
+      type: "function_call",
+      id: expect.stringMatching(/^fc_\w+$/),
+      call_id: expect.stringMatching(/^call_\w+$/),
+      name: "get_weather",
+      status: "completed",
+    });
+    expect(JSON.parse(call.arguments)).toEqual({
       city: "Paris",
       days: 1,
       metric: true,
@@ -284,16 +269,18 @@ describe("text tool calls", () => {
       extra: {},
       unit: "C",
     });
-    expect(reply.usage.total_tokens).toBe(
-      reply.usage.prompt_tokens + reply.usage.completion_tokens,
-    );
+    expect(reply.usage.total_tokens).toBe(reply.usage.input_tokens + reply.usage.output_tokens);
   });
 
   it("answers in text when the prompt does not name the tool", () => {
     const reply = data("responses", responses("What is the weather like?", { tools: [weather] }));
-    expect(reply.choices[0].finish_reason).toBe("stop");
-    expect(typeof reply.choices[0].message.content).toBe("string");
-    expect(reply.choices[0].message.tool_calls).toBeUndefined();
+    expect(reply.status).toBe("completed");
+    expect(reply.output.map((item: Json) => item.type)).toEqual(["message"]);
+    expect(reply.output[0].content[0]).toEqual({
+      type: "output_text",
+      text: expect.any(String),
+      annotations: [],
+    });
     const message = data("messages", messages("Find me a blue mug", { tools: [skuTool] }));
     expect(message.stop_reason).toBe("end_turn");
     expect(message.content.map((block: Json) => block.type)).toEqual(["text"]);
@@ -323,67 +310,5 @@ describe("text tool calls", () => {
     const reply = data("messages", body);
     expect(reply.content.map((block: Json) => block.type)).toEqual(["tool_use"]);
     expect(reply.stop_reason).toBe("tool_use");
-  });
-});
-
-describe("text streams", () => {
-  it("streams chat unless stream is false; the others only when it is true", () => {
-    expect(wantsStream("chat", chat("x"))).toBe(true);
-    expect(wantsStream("chat", chat("x", { stream: false }))).toBe(false);
-    for (const format of ["responses", "messages", "native"] as const) {
-      expect(wantsStream(format, BODY[format]("x"))).toBe(false);
-      expect(wantsStream(format, { ...BODY[format]("x"), stream: true })).toBe(true);
-    }
-  });
-
-  it("streams chat as data chunks: role, pieces of 1 to 3 words, finish with usage, [DONE]", () => {
-    const stream = streamText("chat", chat(PROMPTS[1] as string), ctx);
-    expect(stream.contentType).toBe("text/event-stream; charset=utf-8");
-    expect(stream.chunks.at(-1)).toBe("data: [DONE]\n\n");
-    const chunks = stream.chunks.slice(0, -1).map((chunk) => {
-      expect(chunk).toMatch(/^data: .*\n\n$/s);
-      return JSON.parse(chunk.slice(6)) as Json;
-    });
-    expect(chunks[0]?.choices[0].delta).toEqual({ role: "assistant", content: "" });
-    const pieces = chunks.slice(1, -1).map((chunk) => chunk.choices[0].delta.content as string);
-    for (const piece of pieces) expect(piece.trim().split(" ").length).toBeLessThanOrEqual(3);
-    expect(pieces.join("")).toBe(
-      data("chat", chat(PROMPTS[1] as string)).choices[0].message.content,
-    );
-    const last = chunks.at(-1) as Json;
-    expect(last.object).toBe("chat.completion.chunk");
-    expect(last.choices[0]).toEqual({ index: 0, delta: {}, finish_reason: "stop" });
-    expect(last.usage).toEqual(data("chat", chat(PROMPTS[1] as string)).usage);
-  });
-
-  it("streams messages as the vendor's event sequence", () => {
-    const body = messages("Please call lookup_sku for the blue mug", { tools: [skuTool] });
-    const types = streamText("messages", body, ctx).chunks.map((chunk) => {
-      const [, event, payload] = /^event: (\S+)\ndata: (.*)\n\n$/s.exec(chunk) ?? [];
-      expect(JSON.parse(payload as string).type).toBe(event);
-      return event;
-    });
-    expect(types[0]).toBe("message_start");
-    expect(types.slice(1, 3)).toEqual(["content_block_start", "ping"]);
-    expect(types.filter((type) => type === "content_block_start")).toHaveLength(2);
-    expect(types.slice(-2)).toEqual(["message_delta", "message_stop"]);
-  });
-
-  it("streams native as one JSON array in parts without alt=sse", () => {
-    const body = native(PROMPTS[3] as string);
-    const stream = streamText("native", body, ctx, { sse: false });
-    expect(stream.contentType).toMatch(/^application\/json/);
-    expect(stream.chunks.length).toBeGreaterThan(2);
-    const array = JSON.parse(stream.chunks.join("")) as Json[];
-    const text = array.map((chunk) => chunk.candidates[0].content.parts[0].text).join("");
-    expect(text).toBe(data("native", body).candidates[0].content.parts[0].text);
-    expect(array.at(-1)?.usageMetadata).toEqual(replyText("native", body, ctx).usageMetadata);
-    expect(array.at(-1)?.candidates[0].finishReason).toBe("STOP");
-  });
-
-  it("streams native as SSE data chunks with alt=sse", () => {
-    const stream = streamText("native", native("A slogan"), ctx, { sse: true });
-    expect(stream.contentType).toBe("text/event-stream; charset=utf-8");
-    for (const chunk of stream.chunks) expect(chunk).toMatch(/^data: \{.*\}\n\n$/s);
   });
 });

@@ -113,6 +113,7 @@ describe("dependant bookkeeping in the store", () => {
       finish_reason: "stop",
       usage: '{"prompt_tokens":3}',
       tool_calls: "[]",
+      refusal: null,
       streamed: 0,
     };
     const files = [{ path: "/out/t.txt", bytes: 5, sha256: "abc", contentType: "text/plain" }];

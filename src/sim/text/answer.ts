@@ -93,8 +93,17 @@ function firstStop(text: string, stops: readonly string[]) {
   return best;
 }
 
+/** What a model says in declining. */
+export const REFUSAL_TEXT = "I'm sorry, but I can't help with that request.";
+
+/** Whether the model declines: the last user turn holds the server's unsafe word (any case). */
+export function refuses(prompt: Prompt, unsafeWord: string | undefined): boolean {
+  if (unsafeWord === undefined || unsafeWord === "") return false;
+  return prompt.lastUser.toLowerCase().includes(unsafeWord.toLowerCase());
+}
+
 /** The first `tokens` tokens of `text`, with the spacing between them. */
-function truncate(text: string, tokens: number): string {
+export function truncate(text: string, tokens: number): string {
   let end = 0;
   let count = 0;
   for (const match of text.matchAll(TOKEN)) {

@@ -1,8 +1,24 @@
-import { type Answer, answerPrompt, countTokens, type Prompt } from "./answer.js";
+import { isRecord } from "../../core/values.js";
+import {
+  type Answer,
+  answerPrompt,
+  countTokens,
+  idSuffix,
+  type Prompt,
+  REFUSAL_TEXT,
+  refuses,
+} from "./answer.js";
+import { functionTools, planToolCalls, type ToolCallPlan, type ToolForce } from "./tools.js";
 import { type Body, SSE_TYPE, type TextContext, type TextStream } from "./types.js";
-import { sseEvent, streamPieces } from "./wire.js";
+import { jsonPieces, quirksOf, sseWriter, streamPieces } from "./wire.js";
 
-/** Chat completions (`/v1/chat/completions`): string messages, `n` choices, `stop`, no tools. */
+/**
+ * Chat completions (`/v1/chat/completions`): string messages, `n` choices, `stop`, and the
+ * vendor's function `tools` (which the contract does not list). Streamed as the vendor sends
+ * it: a role chunk, content deltas, tool calls as fragments keyed by `index` (the first with
+ * `id`, `type` and `function.name`, later ones adding to `function.arguments`), refusals in
+ * `delta.refusal`, a finish chunk per choice, a usage chunk without choices, then `[DONE]`.
+ */
 
 interface ChatMessage {
   role: string;
@@ -19,7 +35,7 @@ export function turnsPrompt(turns: readonly ChatMessage[], extraTokens = 0): Pro
   };
 }
 
-/** Usage in the chat and responses formats. */
+/** Usage in the chat format. */
 export function openAiUsage(prompt: number, completion: number) {
   return {
     prompt_tokens: prompt,
@@ -28,19 +44,64 @@ export function openAiUsage(prompt: number, completion: number) {
   };
 }
 
-/** Chat and responses name a stop sequence's end `stop`, like a natural one. */
+/** Chat names a stop sequence's end `stop`, like a natural one. */
 export function openAiFinish(answer: Answer): string {
   return answer.finish === "length" ? "length" : "stop";
 }
 
-function chatAnswers(body: Body, ctx: TextContext): { prompt: Prompt; answers: Answer[] } {
-  const prompt = turnsPrompt(body.messages as ChatMessage[]);
+/** Prompt tokens the tool definitions cost. */
+export function toolTokens(body: Body): number {
+  return body.tools === undefined ? 0 : countTokens(JSON.stringify(body.tools));
+}
+
+/** One choice: text, a refusal or tool calls, and how it ended. */
+interface ChatChoice {
+  text: string | null;
+  refusal?: string;
+  calls: { id: string; name: string; arguments: string }[];
+  finish: string;
+  tokens: number;
+}
+
+function forceOf(choice: unknown): ToolForce {
+  if (choice === "none") return "none";
+  if (choice === "required") return "any";
+  const fn = isRecord(choice) ? choice.function : undefined;
+  return isRecord(fn) && typeof fn.name === "string" ? { name: fn.name } : undefined;
+}
+
+function callChoice(calls: readonly ToolCallPlan[], seed: string): ChatChoice {
+  const wire = calls.map((call, i) => ({
+    id: `call_${idSuffix(`${seed}:${i}:${call.name}`)}`,
+    name: call.name,
+    arguments: JSON.stringify(call.input),
+  }));
+  const tokens = wire.reduce((sum, c) => sum + countTokens(c.name) + countTokens(c.arguments), 0);
+  return { text: null, calls: wire, finish: "tool_calls", tokens };
+}
+
+function chatChoices(body: Body, ctx: TextContext): { prompt: Prompt; choices: ChatChoice[] } {
+  const prompt = turnsPrompt(body.messages as ChatMessage[], toolTokens(body));
+  const count = typeof body.n === "number" ? body.n : 1;
+  const indexes = Array.from({ length: count }, (_, index) => index);
+  if (refuses(prompt, ctx.unsafeWord)) {
+    const tokens = countTokens(REFUSAL_TEXT);
+    const refusal = { text: null, refusal: REFUSAL_TEXT, calls: [], finish: "stop", tokens };
+    return { prompt, choices: indexes.map(() => refusal) };
+  }
+  const calls = planToolCalls(
+    functionTools(body.tools),
+    prompt.lastUser,
+    forceOf(body.tool_choice),
+  );
+  if (calls.length > 0) {
+    return { prompt, choices: indexes.map((index) => callChoice(calls, `${ctx.id}:${index}`)) };
+  }
   const stop = body.stop;
   const limits = {
     maxTokens: typeof body.max_tokens === "number" ? body.max_tokens : undefined,
     stops: typeof stop === "string" ? [stop] : Array.isArray(stop) ? (stop as string[]) : [],
   };
-  const count = typeof body.n === "number" ? body.n : 1;
   const answers: Answer[] = [];
   // Alternatives differ: a variant that repeats an earlier text is drawn again.
   for (let variant = 0; answers.length < count; variant += 1) {
@@ -48,52 +109,90 @@ function chatAnswers(body: Body, ctx: TextContext): { prompt: Prompt; answers: A
     const repeated = answers.some((other) => other.text === answer.text);
     if (!repeated || variant > count + 16) answers.push(answer);
   }
-  return { prompt, answers };
+  const choices = answers.map((answer) => ({
+    text: answer.text,
+    calls: [],
+    finish: openAiFinish(answer),
+    tokens: answer.tokens,
+  }));
+  return { prompt, choices };
 }
 
-function completionTokens(answers: readonly Answer[]): number {
-  return answers.reduce((sum, answer) => sum + answer.tokens, 0);
+function usageOf(prompt: Prompt, choices: readonly ChatChoice[]) {
+  return openAiUsage(
+    prompt.tokens,
+    choices.reduce((sum, choice) => sum + choice.tokens, 0),
+  );
 }
 
 /** The `data` of a non-streamed chat completion. */
 export function chatReply(body: Body, ctx: TextContext): Record<string, unknown> {
-  const { prompt, answers } = chatAnswers(body, ctx);
+  const { prompt, choices } = chatChoices(body, ctx);
   return {
     id: ctx.id,
     object: "chat.completion",
     created: ctx.created,
     model: ctx.model,
-    choices: answers.map((answer, index) => ({
+    choices: choices.map((choice, index) => ({
       index,
-      message: { role: "assistant", content: answer.text },
-      finish_reason: openAiFinish(answer),
+      message: {
+        role: "assistant",
+        content: choice.text,
+        ...(choice.refusal === undefined ? {} : { refusal: choice.refusal }),
+        ...(choice.calls.length === 0
+          ? {}
+          : {
+              tool_calls: choice.calls.map(({ id, name, arguments: args }) => ({
+                id,
+                type: "function",
+                function: { name, arguments: args },
+              })),
+            }),
+      },
+      finish_reason: choice.finish,
     })),
-    usage: openAiUsage(prompt.tokens, completionTokens(answers)),
+    usage: usageOf(prompt, choices),
   };
 }
 
-/** A chat completion stream: role, content pieces and a finish chunk per choice, then `[DONE]`. */
+/** A chat completion stream, choice after choice, then the usage and `[DONE]`. */
 export function chatStream(body: Body, ctx: TextContext): TextStream {
-  const { prompt, answers } = chatAnswers(body, ctx);
+  const { prompt, choices } = chatChoices(body, ctx);
+  const quirks = quirksOf(ctx.id);
+  const sse = sseWriter(quirks);
   const base = {
     id: ctx.id,
     object: "chat.completion.chunk",
     created: ctx.created,
     model: ctx.model,
   };
-  const chunk = (index: number, delta: object, finish: string | null = null, extra = {}) =>
-    sseEvent({ ...base, choices: [{ index, delta, finish_reason: finish }], ...extra });
+  const chunk = (index: number, delta: object, finish: string | null = null) =>
+    sse({ ...base, choices: [{ index, delta, logprobs: null, finish_reason: finish }] });
   const chunks: string[] = [];
-  answers.forEach((answer, index) => {
-    chunks.push(chunk(index, { role: "assistant", content: "" }));
-    for (const piece of streamPieces(answer.text, `${ctx.id}:${index}`)) {
-      if (piece !== "") chunks.push(chunk(index, { content: piece }));
+  choices.forEach((choice, index) => {
+    const seed = `${ctx.id}:${index}`;
+    chunks.push(chunk(index, { role: "assistant", content: choice.text === null ? null : "" }));
+    if (choice.text !== null) {
+      for (const content of streamPieces(choice.text, seed, quirks.emptyDeltas)) {
+        if (content !== "" || quirks.emptyDeltas) chunks.push(chunk(index, { content }));
+      }
     }
-    // Usage rides on the very last chunk, once every choice is done.
-    const last = index === answers.length - 1;
-    const usage = openAiUsage(prompt.tokens, completionTokens(answers));
-    chunks.push(chunk(index, {}, openAiFinish(answer), last ? { usage } : {}));
+    if (choice.refusal !== undefined) {
+      for (const refusal of streamPieces(choice.refusal, seed))
+        chunks.push(chunk(index, { refusal }));
+    }
+    choice.calls.forEach(({ id, name, arguments: args }, at) => {
+      const [first, ...rest] = jsonPieces(args);
+      const head = { index: at, id, type: "function", function: { name, arguments: first } };
+      chunks.push(chunk(index, { tool_calls: [head] }));
+      for (const piece of rest) {
+        chunks.push(chunk(index, { tool_calls: [{ index: at, function: { arguments: piece } }] }));
+      }
+    });
+    chunks.push(chunk(index, {}, choice.finish));
   });
-  chunks.push(sseEvent("[DONE]"));
-  return { contentType: SSE_TYPE, chunks };
+  // As with `stream_options.include_usage`: a last chunk with no choices carries the usage.
+  chunks.push(sse({ ...base, choices: [], usage: usageOf(prompt, choices) }));
+  chunks.push(sse("[DONE]"));
+  return { contentType: SSE_TYPE, chunks, splitCharacters: quirks.splitCharacters };
 }

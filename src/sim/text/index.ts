@@ -1,11 +1,13 @@
 import { chatReply, chatStream } from "./chat.js";
-import { messagesReply, messagesStream } from "./messages.js";
+import { messagesReply } from "./messages.js";
+import { messagesStream } from "./messages-stream.js";
 import { nativeReply, nativeStream } from "./native.js";
 import { responsesReply, responsesStream } from "./responses.js";
 import type { Body, TextContext, TextFormat, TextStream } from "./types.js";
 
 /** The text endpoints' wire formats: whole replies in the envelope, or raw vendor streams. */
 export type { TextContext, TextFormat, TextStream } from "./types.js";
+export { type Quirks, quirksOf, streamWrites } from "./wire.js";
 
 /** The whole JSON response body for a non-streamed call (envelope included). */
 export function replyText(format: TextFormat, body: Body, ctx: TextContext): Body {

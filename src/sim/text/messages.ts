@@ -7,17 +7,20 @@ import {
   IMAGE_TOKENS,
   idSuffix,
   type Prompt,
+  REFUSAL_TEXT,
+  refuses,
+  truncate,
 } from "./answer.js";
-import { planToolCall, type ToolForce, type ToolSpec } from "./tools.js";
-import { type Body, SSE_TYPE, type TextContext, type TextStream } from "./types.js";
-import { sseEvent, streamPieces } from "./wire.js";
+import { planToolCalls, type ToolCallPlan, type ToolForce, type ToolSpec } from "./tools.js";
+import type { Body, TextContext } from "./types.js";
 
 /**
  * Messages (`/v1/messages`): a system prompt, turns of text, image and tool_use blocks, a final
- * assistant turn that prefills the reply, stop sequences and custom tools.
+ * assistant turn that prefills the reply, stop sequences and custom tools. A token limit may
+ * cut a tool call's input short; a refusal stops with `stop_reason: refusal`.
  */
 
-type Block = Record<string, unknown>;
+export type Block = Record<string, unknown>;
 
 function blocksOf(content: unknown): Block[] {
   if (typeof content === "string") return [{ type: "text", text: content }];
@@ -82,81 +85,102 @@ const TOOL_INTROS = [
   "I'll call {name} to find out.",
 ];
 
+/** A messages answer before it is written out: its blocks, and tool input the limit cut short. */
+export interface MessagesPlan {
+  reply: Record<string, unknown>;
+  /** By block index: the JSON text of a tool input that the token limit cut off. */
+  cutInputs: Map<number, string>;
+}
+
 /** The `data` of a non-streamed messages call. */
 export function messagesReply(body: Body, ctx: TextContext): Record<string, unknown> {
+  return planMessages(body, ctx).reply;
+}
+
+/** The answer: a refusal, tool calls (with a short preamble), or text. */
+export function planMessages(body: Body, ctx: TextContext): MessagesPlan {
   const { prompt, prefill } = messagesPrompt(body);
-  const base = { id: ctx.id, type: "message", role: "assistant" };
-  const force = forceOf(body.tool_choice);
-  const call = planToolCall(customTools(body), prompt.lastUser, force);
-  if (call !== undefined) {
-    const id = `toolu_${idSuffix(`${ctx.id}:${call.name}`)}`;
-    const toolUse = { type: "tool_use", id, name: call.name, input: call.input };
-    // A forced call (or one after a prefill) comes without a preamble, as with the vendor.
-    const intro =
-      TOOL_INTROS[Math.floor(hashUnit(ctx.model, prompt.all, "intro") * TOOL_INTROS.length)] ?? "";
-    const text =
-      force === undefined && prefill === undefined ? intro.replace("{name}", call.name) : "";
-    const content = text === "" ? [toolUse] : [{ type: "text", text }, toolUse];
-    const output =
-      countTokens(text) + countTokens(call.name) + countTokens(JSON.stringify(call.input));
-    return {
-      ...base,
-      content,
-      model: ctx.model,
-      stop_reason: "tool_use",
-      stop_sequence: null,
-      usage: { input_tokens: prompt.tokens, output_tokens: output },
-    };
-  }
+  const base = { id: ctx.id, type: "message", role: "assistant", model: ctx.model };
+  const maxTokens = typeof body.max_tokens === "number" ? body.max_tokens : undefined;
+  const usage = (output: number) => ({ input_tokens: prompt.tokens, output_tokens: output });
   const answer = answerPrompt(ctx.model, prompt, {
-    maxTokens: typeof body.max_tokens === "number" ? body.max_tokens : undefined,
+    maxTokens,
     stops: Array.isArray(body.stop_sequences) ? (body.stop_sequences as string[]) : [],
     prefill,
   });
-  return {
+  if (refuses(prompt, ctx.unsafeWord)) {
+    // The refusal cuts in after the answer's first words; stop_details says why.
+    const text = truncate(answer.text, 2);
+    const reply = {
+      ...base,
+      content: [{ type: "text", text }],
+      stop_reason: "refusal",
+      stop_sequence: null,
+      stop_details: { type: "refusal", category: null, explanation: REFUSAL_TEXT },
+      usage: usage(countTokens(text)),
+    };
+    return { reply, cutInputs: new Map() };
+  }
+  const force = forceOf(body.tool_choice);
+  const calls = planToolCalls(customTools(body), prompt.lastUser, force);
+  if (calls.length > 0) {
+    // A forced call (or one after a prefill) comes without a preamble, as with the vendor.
+    const first = calls[0]?.name ?? "";
+    const pick = Math.floor(hashUnit(ctx.model, prompt.all, "intro") * TOOL_INTROS.length);
+    const intro = (TOOL_INTROS[pick] ?? "").replace("{name}", first);
+    const text = force === undefined && prefill === undefined ? intro : "";
+    return toolPlan(base, text, calls, ctx, maxTokens, usage);
+  }
+  const reply = {
     ...base,
     content: [{ type: "text", text: answer.text }],
-    model: ctx.model,
     stop_reason: STOP_REASONS[answer.finish],
     stop_sequence: answer.stopSequence,
-    usage: { input_tokens: prompt.tokens, output_tokens: answer.tokens },
+    usage: usage(answer.tokens),
   };
+  return { reply, cutInputs: new Map() };
 }
 
-/** The vendor's event sequence: message_start, content blocks with deltas, message_delta, stop. */
-export function messagesStream(body: Body, ctx: TextContext): TextStream {
-  const reply = messagesReply(body, ctx);
-  const usage = reply.usage as { input_tokens: number; output_tokens: number };
-  const event = (type: string, fields: object = {}) => sseEvent({ type, ...fields }, type);
-  const start = { ...reply, content: [], stop_reason: null, stop_sequence: null };
-  const chunks = [
-    event("message_start", { message: { ...start, usage: { ...usage, output_tokens: 1 } } }),
-  ];
-  (reply.content as Block[]).forEach((block, index) => {
-    const empty = block.type === "text" ? { ...block, text: "" } : { ...block, input: {} };
-    chunks.push(event("content_block_start", { index, content_block: empty }));
-    if (index === 0) chunks.push(event("ping"));
-    const deltas =
-      block.type === "text"
-        ? streamPieces(String(block.text), `${ctx.id}:${index}`)
-            .filter((text) => text !== "")
-            .map((text) => ({ type: "text_delta", text }))
-        : jsonPieces(JSON.stringify(block.input)).map((partial_json) => ({
-            type: "input_json_delta",
-            partial_json,
-          }));
-    for (const delta of deltas) chunks.push(event("content_block_delta", { index, delta }));
-    chunks.push(event("content_block_stop", { index }));
-  });
-  const delta = { stop_reason: reply.stop_reason, stop_sequence: reply.stop_sequence };
-  chunks.push(event("message_delta", { delta, usage: { output_tokens: usage.output_tokens } }));
-  chunks.push(event("message_stop"));
-  return { contentType: SSE_TYPE, chunks };
-}
-
-// Tool input arrives as JSON fragments that only parse once joined; the first is empty.
-function jsonPieces(json: string): string[] {
-  const pieces = [""];
-  for (let i = 0; i < json.length; i += 12) pieces.push(json.slice(i, i + 12));
-  return pieces;
+/**
+ * Text then one tool_use block per call, written until `maxTokens` runs out: the call it runs
+ * out in keeps `{}` as its input (the stream sends the JSON that was written), later ones go.
+ */
+function toolPlan(
+  base: Block,
+  intro: string,
+  calls: readonly ToolCallPlan[],
+  ctx: TextContext,
+  maxTokens: number | undefined,
+  usage: (output: number) => Block,
+): MessagesPlan {
+  const limit = maxTokens ?? Number.POSITIVE_INFINITY;
+  const content: Block[] = [];
+  const cutInputs = new Map<number, string>();
+  const introTokens = countTokens(intro);
+  let cut = intro !== "" && introTokens > limit;
+  if (intro !== "") content.push({ type: "text", text: cut ? truncate(intro, limit) : intro });
+  let written = Math.min(introTokens, limit);
+  for (const call of calls) {
+    if (cut) break;
+    const id = `toolu_${idSuffix(`${ctx.id}:${call.name}`)}`;
+    const json = JSON.stringify(call.input);
+    const need = countTokens(call.name) + countTokens(json);
+    cut = written + need > limit;
+    if (cut) {
+      const left = Math.max(1, limit - written - countTokens(call.name));
+      cutInputs.set(content.length, truncate(json, left));
+      written = limit;
+    } else {
+      written += need;
+    }
+    content.push({ type: "tool_use", id, name: call.name, input: cut ? {} : call.input });
+  }
+  const reply = {
+    ...base,
+    content,
+    stop_reason: cut ? "max_tokens" : "tool_use",
+    stop_sequence: null,
+    usage: usage(written),
+  };
+  return { reply, cutInputs };
 }

@@ -1,88 +1,172 @@
+import { hashUnit } from "../../core/random.js";
 import { isRecord } from "../../core/values.js";
-import { answerPrompt, countTokens, IMAGE_TOKENS, idSuffix } from "./answer.js";
-import { openAiFinish, openAiUsage, turnsPrompt } from "./chat.js";
-import { planToolCall, type ToolSpec } from "./tools.js";
+import {
+  answerPrompt,
+  countTokens,
+  IMAGE_TOKENS,
+  idSuffix,
+  type Prompt,
+  REFUSAL_TEXT,
+  refuses,
+} from "./answer.js";
+import { toolTokens, turnsPrompt } from "./chat.js";
+import { functionTools, planToolCalls } from "./tools.js";
 import { type Body, SSE_TYPE, type TextContext, type TextStream } from "./types.js";
-import { sseEvent, streamPieces } from "./wire.js";
+import { jsonPieces, quirksOf, sseWriter, streamPieces } from "./wire.js";
 
 /**
- * Responses (`/v1/responses`): a string or input items of text and image blocks, function tools.
- * The gateway's shape is chat-like (`choices`), as the spec states.
+ * Responses (`/v1/responses`): a string or input items of text and image blocks, tools. The
+ * answer is the vendor's Response object: `output` items (reasoning for thinking models, a web
+ * or file search call for those tools, `function_call` items, or a `message` with `output_text`
+ * or `refusal` content), `status` with `incomplete_details` when the token limit cut it, and
+ * `usage` in `input_tokens` and `output_tokens`. (The contract shows a chat-like `choices`
+ * reply instead; the vendor's object is what servers send.)
  */
 
-function responsesPrompt(body: Body) {
+type Item = Record<string, unknown>;
+
+function responsesPrompt(body: Body): Prompt {
   const input = body.input;
-  const toolTokens = body.tools === undefined ? 0 : countTokens(JSON.stringify(body.tools));
-  if (typeof input === "string") return turnsPrompt([{ role: "user", content: input }], toolTokens);
+  if (typeof input === "string") {
+    return turnsPrompt([{ role: "user", content: input }], toolTokens(body));
+  }
   let images = 0;
-  const turns = (input as Record<string, unknown>[]).map((item) => {
+  const turns = (input as Item[]).map((item) => {
     const blocks = Array.isArray(item.content) ? item.content.filter(isRecord) : [];
     images += blocks.filter((block) => block.type === "input_image").length;
     const texts = blocks.filter((block) => block.type === "input_text").map((block) => block.text);
     return { role: String(item.role), content: texts.join("\n") };
   });
-  return turnsPrompt(turns, images * IMAGE_TOKENS + toolTokens);
+  return turnsPrompt(turns, images * IMAGE_TOKENS + toolTokens(body));
 }
 
-function functionTools(body: Body): ToolSpec[] {
+function toolTypes(body: Body): Set<unknown> {
   const tools = Array.isArray(body.tools) ? body.tools.filter(isRecord) : [];
-  return tools.flatMap((tool) => {
-    const fn = tool.function;
-    if (tool.type !== "function" || !isRecord(fn) || typeof fn.name !== "string") return [];
-    return [{ name: fn.name, schema: fn.parameters }];
-  });
+  return new Set(tools.map((tool) => tool.type));
 }
 
-/** The `data` of a non-streamed responses call: one choice, text or a function call. */
+/** The `data` of a non-streamed responses call: the vendor's Response object. */
 export function responsesReply(body: Body, ctx: TextContext): Record<string, unknown> {
   const prompt = responsesPrompt(body);
-  const base = { id: ctx.id, object: "response", created: ctx.created, model: ctx.model };
-  const call = planToolCall(functionTools(body), prompt.lastUser);
-  if (call !== undefined) {
-    const args = JSON.stringify(call.input);
-    const toolCall = {
-      id: `call_${idSuffix(`${ctx.id}:${call.name}`)}`,
-      type: "function",
-      function: { name: call.name, arguments: args },
-    };
-    return {
-      ...base,
-      choices: [
-        {
-          index: 0,
-          message: { role: "assistant", content: null, tool_calls: [toolCall] },
-          finish_reason: "tool_calls",
-        },
-      ],
-      usage: openAiUsage(prompt.tokens, countTokens(call.name) + countTokens(args)),
-    };
+  const id = (kind: string, n = 0) => `${kind}_${idSuffix(`${ctx.id}:${kind}:${n}`)}`;
+  const output: Item[] = [];
+  const thinking = ctx.model.includes("thinking");
+  const reasoningTokens = thinking ? 16 + Math.floor(hashUnit(ctx.id, "reasoning") * 48) : 0;
+  if (thinking) output.push({ id: id("rs"), type: "reasoning", summary: [] });
+  const types = toolTypes(body);
+  const query = prompt.lastUser;
+  if (types.has("web_search")) {
+    const action = { type: "search", query };
+    output.push({ id: id("ws"), type: "web_search_call", status: "completed", action });
   }
-  const maxTokens = typeof body.max_tokens === "number" ? body.max_tokens : undefined;
-  const answer = answerPrompt(ctx.model, prompt, { maxTokens });
+  if (types.has("file_search")) {
+    const call = { status: "completed", queries: [query], results: null };
+    output.push({ id: id("fs"), type: "file_search_call", ...call });
+  }
+  let tokens = 0;
+  let incomplete = false;
+  const calls = planToolCalls(functionTools(body.tools), prompt.lastUser);
+  for (const [i, call] of calls.entries()) {
+    const args = JSON.stringify(call.input);
+    tokens += countTokens(call.name) + countTokens(args);
+    output.push({
+      id: id("fc", i),
+      type: "function_call",
+      status: "completed",
+      call_id: `call_${idSuffix(`${ctx.id}:${call.name}`)}`,
+      name: call.name,
+      arguments: args,
+    });
+  }
+  if (calls.length === 0) {
+    const refused = refuses(prompt, ctx.unsafeWord);
+    const maxTokens = typeof body.max_tokens === "number" ? body.max_tokens : undefined;
+    const answer = answerPrompt(ctx.model, prompt, { maxTokens });
+    incomplete = !refused && answer.finish === "length";
+    tokens = refused ? countTokens(REFUSAL_TEXT) : answer.tokens;
+    const part = refused
+      ? { type: "refusal", refusal: REFUSAL_TEXT }
+      : { type: "output_text", text: answer.text, annotations: [] };
+    const status = incomplete ? "incomplete" : "completed";
+    output.push({ id: id("msg"), type: "message", status, role: "assistant", content: [part] });
+  }
   return {
-    ...base,
-    choices: [
-      {
-        index: 0,
-        message: { role: "assistant", content: answer.text },
-        finish_reason: openAiFinish(answer),
-      },
-    ],
-    usage: openAiUsage(prompt.tokens, answer.tokens),
+    id: ctx.id,
+    object: "response",
+    created_at: ctx.created,
+    status: incomplete ? "incomplete" : "completed",
+    error: null,
+    incomplete_details: incomplete ? { reason: "max_output_tokens" } : null,
+    model: ctx.model,
+    output,
+    parallel_tool_calls: true,
+    usage: {
+      input_tokens: prompt.tokens,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: tokens + reasoningTokens,
+      output_tokens_details: { reasoning_tokens: reasoningTokens },
+      total_tokens: prompt.tokens + tokens + reasoningTokens,
+    },
   };
 }
 
-/** A responses stream: `response.created`, text deltas, `response.completed` with the whole reply. */
+/**
+ * A responses stream as the vendor sends it: `response.created`, `response.in_progress`, then
+ * per output item `response.output_item.added`, its content part and text deltas (or function
+ * argument deltas), the `.done` events, and `response.completed` (or `response.incomplete`)
+ * with the whole Response object. Every event carries a `sequence_number`.
+ */
 export function responsesStream(body: Body, ctx: TextContext): TextStream {
   const reply = responsesReply(body, ctx);
-  const choice = (reply.choices as { message: { content: string | null } }[])[0];
-  const text = choice?.message.content ?? "";
-  const event = (type: string, fields: object) => sseEvent({ type, ...fields }, type);
-  const created = { id: ctx.id, object: "response", created: ctx.created, model: ctx.model };
-  const chunks = [event("response.created", { response: { ...created, status: "in_progress" } })];
-  for (const delta of streamPieces(text, ctx.id)) {
-    if (delta !== "") chunks.push(event("response.output_text.delta", { delta }));
-  }
-  chunks.push(event("response.completed", { response: reply }));
-  return { contentType: SSE_TYPE, chunks };
+  const quirks = quirksOf(ctx.id);
+  const sse = sseWriter(quirks);
+  let sequence = 0;
+  const chunks: string[] = [];
+  const emit = (type: string, fields: object) =>
+    chunks.push(sse({ type, sequence_number: sequence++, ...fields }, type));
+  const opening = { ...reply, status: "in_progress", output: [], usage: null };
+  emit("response.created", { response: opening });
+  emit("response.in_progress", { response: opening });
+  (reply.output as Item[]).forEach((item, output_index) => {
+    const item_id = item.id;
+    if (item.type === "message") {
+      emit("response.output_item.added", {
+        output_index,
+        item: { ...item, status: "in_progress", content: [] },
+      });
+      const [part] = item.content as Item[];
+      const where = { item_id, output_index, content_index: 0 };
+      if (part?.type === "refusal") {
+        emit("response.content_part.added", { ...where, part: { type: "refusal", refusal: "" } });
+        for (const delta of streamPieces(String(part.refusal), `${ctx.id}:refusal`)) {
+          emit("response.refusal.delta", { ...where, delta });
+        }
+        emit("response.refusal.done", { ...where, refusal: part.refusal });
+      } else if (part !== undefined) {
+        const empty = { type: "output_text", text: "", annotations: [] };
+        emit("response.content_part.added", { ...where, part: empty });
+        for (const delta of streamPieces(String(part.text), ctx.id, quirks.emptyDeltas)) {
+          if (delta !== "" || quirks.emptyDeltas) {
+            emit("response.output_text.delta", { ...where, delta, logprobs: [] });
+          }
+        }
+        emit("response.output_text.done", { ...where, text: part.text, logprobs: [] });
+      }
+      emit("response.content_part.done", { ...where, part });
+    } else if (item.type === "function_call") {
+      const opened = { ...item, status: "in_progress", arguments: "" };
+      emit("response.output_item.added", { output_index, item: opened });
+      for (const delta of jsonPieces(String(item.arguments)).slice(1)) {
+        emit("response.function_call_arguments.delta", { item_id, output_index, delta });
+      }
+      const args = item.arguments;
+      emit("response.function_call_arguments.done", { item_id, output_index, arguments: args });
+    } else {
+      emit("response.output_item.added", { output_index, item });
+    }
+    emit("response.output_item.done", { output_index, item });
+  });
+  const last = reply.status === "incomplete" ? "response.incomplete" : "response.completed";
+  emit(last, { response: reply });
+  return { contentType: SSE_TYPE, chunks, splitCharacters: quirks.splitCharacters };
 }

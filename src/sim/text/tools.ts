@@ -2,8 +2,9 @@ import { isRecord } from "../../core/values.js";
 import { keywordsOf } from "./words.js";
 
 /**
- * Function calling: the model calls a tool when the last user turn names it (or when the
- * request forces one), with arguments made up from the tool's JSON Schema and the prompt's words.
+ * Function calling: the model calls each tool the last user turn names, in the order named (or
+ * the one the request forces), with arguments made up from the tool's JSON Schema and the
+ * prompt's words.
  */
 
 /** A callable tool: its name and the JSON Schema of its arguments. */
@@ -18,8 +19,11 @@ export interface ToolCallPlan {
   input: Record<string, unknown>;
 }
 
-/** `"any"` forces some tool, a name forces that tool; otherwise a tool is called only if named. */
-export type ToolForce = "any" | { name: string } | undefined;
+/**
+ * `"any"` forces some tool, a name forces that tool, `"none"` forbids them; otherwise a tool is
+ * called only if named.
+ */
+export type ToolForce = "any" | "none" | { name: string } | undefined;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -30,25 +34,35 @@ function mentionAt(text: string, name: string): number {
   return match === null ? -1 : match.index;
 }
 
-/** The tool call for this turn, if any: the first tool the text mentions, or the forced one. */
-export function planToolCall(
+/** The tool calls for this turn: every tool the text mentions, in order, or the forced one. */
+export function planToolCalls(
   tools: readonly ToolSpec[],
   lastUser: string,
   force?: ToolForce,
-): ToolCallPlan | undefined {
-  let chosen: ToolSpec | undefined;
+): ToolCallPlan[] {
+  if (force === "none") return [];
+  const call = (tool: ToolSpec) => ({ name: tool.name, input: argumentsFor(tool, lastUser) });
   if (typeof force === "object") {
-    chosen = tools.find((tool) => tool.name === force.name);
-  } else {
-    let best = Number.POSITIVE_INFINITY;
-    for (const tool of tools) {
-      const at = mentionAt(lastUser, tool.name);
-      if (at >= 0 && at < best) [chosen, best] = [tool, at];
-    }
-    if (chosen === undefined && force === "any") chosen = tools[0];
+    const forced = tools.find((tool) => tool.name === force.name);
+    return forced === undefined ? [] : [call(forced)];
   }
-  if (chosen === undefined) return undefined;
-  return { name: chosen.name, input: argumentsFor(chosen, lastUser) };
+  const named = tools
+    .map((tool) => ({ tool, at: mentionAt(lastUser, tool.name) }))
+    .filter(({ at }) => at >= 0)
+    .sort((a, b) => a.at - b.at)
+    .map(({ tool }) => call(tool));
+  const first = tools[0];
+  return named.length === 0 && force === "any" && first !== undefined ? [call(first)] : named;
+}
+
+/** The function tools of a chat or responses request: `{type: function, function: {name, parameters}}`. */
+export function functionTools(tools: unknown): ToolSpec[] {
+  const list = Array.isArray(tools) ? tools.filter(isRecord) : [];
+  return list.flatMap((tool) => {
+    const fn = tool.function;
+    if (tool.type !== "function" || !isRecord(fn) || typeof fn.name !== "string") return [];
+    return [{ name: fn.name, schema: fn.parameters }];
+  });
 }
 
 /** Each required property: a string is a word of the prompt, a number 1, a boolean true. */

@@ -6,12 +6,16 @@ export interface TextContext {
   id: string;
   created: number;
   model: string;
+  /** A prompt whose last user turn holds this word (any case) is refused; none when unset. */
+  unsafeWord?: string | undefined;
 }
 
 /** A streamed answer: the content type and the wire chunks, each written separately. */
 export interface TextStream {
   contentType: string;
   chunks: string[];
+  /** Whether a chunk's bytes are written in two, between the bytes of a multi-byte character. */
+  splitCharacters: boolean;
 }
 
 /** The request body, already accepted by the family's schema. */

@@ -84,8 +84,8 @@ export function recordTextAnswer(
     });
     s.sql(
       `INSERT OR REPLACE INTO text_answers
-         (job_key, format, model, text, choices, finish_reason, usage, tool_calls, streamed, answered_at)
-       VALUES (@job_key, @format, @model, @text, @choices, @finish_reason, @usage, @tool_calls, @streamed, @answered_at)`,
+         (job_key, format, model, text, choices, finish_reason, usage, tool_calls, refusal, streamed, answered_at)
+       VALUES (@job_key, @format, @model, @text, @choices, @finish_reason, @usage, @tool_calls, @refusal, @streamed, @answered_at)`,
     ).run({ ...answer, job_key: task.key, answered_at: now });
     const events: TaskEvent[] = files.map((file) => ({
       type: "output:downloaded",
