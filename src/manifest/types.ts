@@ -19,6 +19,8 @@ export interface ManifestSettings {
     maxCost: number | undefined;
     /** Reserved per task whose price is unknown; undefined: such tasks reserve nothing. */
     unknownCost: number | undefined;
+    /** Tasks the manifest may expand to. */
+    maxTasks: number;
   };
   poll: { firstAfterMs: number; everyMs: number; batchSize: number };
   retry: { attempts: number; minDelayMs: number; maxDelayMs: number };
