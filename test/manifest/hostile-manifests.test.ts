@@ -130,3 +130,20 @@ jobs:
     expect(messagesOf(checked)[0]).toMatch(/at most 100 characters/);
   });
 });
+
+describe("YAML merge keys", () => {
+  it("issue 16 item 8: a job built with <<: *base takes the base's fields", async () => {
+    const checked = await checkInline(`version: 1
+vars:
+  base: &base
+    model: acme2.7-image
+    prompt: a mug
+jobs:
+  - id: hero
+    <<: *base
+    size: "1:1"
+`);
+    expect(errorsOf(checked)).toEqual([]);
+    expect(checked.jobs[0]?.body).toEqual({ model: "acme2.7-image", prompt: "a mug", size: "1:1" });
+  });
+});
