@@ -1,7 +1,7 @@
 import path from "node:path";
 import { systemClock } from "../core/clock.js";
 import { seededRandom } from "../core/random.js";
-import { Engine, type RunEnd } from "../engine/index.js";
+import { type DownloadCaps, Engine, type RunEnd } from "../engine/index.js";
 import { type CheckedManifest, checkManifestText } from "../families/index.js";
 import { GatewayClient } from "../gateway/index.js";
 import {
@@ -40,8 +40,8 @@ export interface RunFlags {
   at?: string;
 }
 
-/** Downloads larger than this are refused (a clip of minutes at 4K fits). */
-const MAX_DOWNLOAD_BYTES = 2 * 1024 ** 3;
+/** Downloads larger than this are refused: a clip of minutes at 4K fits, a picture far less. */
+const MAX_DOWNLOAD_BYTES: DownloadCaps = { image: 200 * 1024 ** 2, video: 2 * 1024 ** 3 };
 
 const EXIT_BY_END: Readonly<Record<RunEnd, ExitCode>> = {
   done: ExitCode.Ok,
