@@ -33,7 +33,14 @@ export interface Store extends RunStore, TaskReads, TaskTransitions, ReportReads
 
 export interface RunStore {
   createRun(run: NewRun): Promise<number>;
-  finishRun(id: number, status: string, exitCode: number, now: number): Promise<void>;
+  /** `stopReason`: why it stopped before its end, for `gwrun status`. */
+  finishRun(
+    id: number,
+    status: string,
+    exitCode: number,
+    now: number,
+    stopReason?: string | null,
+  ): Promise<void>;
   run(id: number): Promise<RunRow | undefined>;
   /** The latest run, of the manifest named `name` when given. */
   latestRun(name?: string): Promise<RunRow | undefined>;

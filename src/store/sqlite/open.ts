@@ -25,7 +25,8 @@ export function openStore(file: string): SqliteStore {
     saveLearnedRate: async (baseUrl, rate) => runs.saveLearnedRate(s, baseUrl, rate),
 
     createRun: async (run) => runs.createRun(s, run),
-    finishRun: async (id, status, exitCode, now) => runs.finishRun(s, id, status, exitCode, now),
+    finishRun: async (id, status, exitCode, now, stopReason) =>
+      runs.finishRun(s, id, status, exitCode, now, stopReason),
     run: async (id) => runs.run(s, id),
     latestRun: async (name) => runs.latestRun(s, name),
     runs: async (limit) => runs.runs(s, limit),
