@@ -1,9 +1,10 @@
 import type { Clock } from "../core/clock.js";
 import { ErrorCode } from "../core/errors.js";
 import type { Random } from "../core/random.js";
-import { mayHaveArrived, type RetryPolicy, withRetry } from "../gateway/index.js";
+import { type RetryPolicy, withRetry } from "../gateway/index.js";
 import type { Emit } from "./events.js";
 import type { SubmitPace } from "./pace.js";
+import { submitMayHaveArrived } from "./unknown-submit.js";
 
 export interface PacedCallDeps {
   pace: SubmitPace;
@@ -55,7 +56,7 @@ export async function pacedCall<T>(
       }
       // Policy for a call that may have arrived: make it again (counted), since the gateway
       // offers no way to find a task it never named.
-      if (mayHaveArrived(error)) tally.unknown += 1;
+      if (submitMayHaveArrived(error)) tally.unknown += 1;
     },
   });
 }

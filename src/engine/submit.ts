@@ -1,9 +1,10 @@
 import { coerceError, ErrorCode } from "../core/errors.js";
-import { GatewayError, isRetryable, mayHaveArrived } from "../gateway/index.js";
+import { GatewayError, isRetryable } from "../gateway/index.js";
 import { type TaskRow, TaskState } from "../store/index.js";
 import { publish, type RunContext } from "./context.js";
 import { type CallTally, type PacedCallDeps, pacedCall } from "./paced-call.js";
 import { answerRow, callTextTask, type TextTaskResult } from "./text-tasks.js";
+import { submitMayHaveArrived } from "./unknown-submit.js";
 
 /**
  * Submitting one task: its turn at the pace, its claim, the call — a media submit (answered
@@ -135,7 +136,7 @@ export async function submitTask(
     return {
       kind: "failed",
       error: coerceError(error),
-      unknownSubmits: tally.unknown + (mayHaveArrived(error) ? 1 : 0),
+      unknownSubmits: tally.unknown + (submitMayHaveArrived(error) ? 1 : 0),
     };
   }
 }
