@@ -7,7 +7,7 @@ import { HELP_AFTER, showUsageAfterErrors } from "./help.js";
 import { err } from "./output.js";
 import { planManifest } from "./plan.js";
 import { reportRun } from "./report.js";
-import { type RunFlags, resumeRun, retryRun, runManifest } from "./run.js";
+import { type RetryFlags, type RunFlags, resumeRun, retryRun, runManifest } from "./run.js";
 import { type ScheduleFlags, schedule } from "./schedule.js";
 import { writeSchemas } from "./schema.js";
 import { addSimCommand } from "./sim.js";
@@ -121,15 +121,14 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
   runOptions(
     program
       .command("retry")
-      .description("resubmit a run's failed and/or expired tasks, then continue it")
+      .description("resubmit a run's failed, expired and/or held tasks, then continue it")
       .argument("[run]", "run id (default: the latest)")
       .option("--failed", "failed, rejected and skipped tasks")
-      .option("--expired", "expired tasks"),
-  ).action(
-    async (run: string | undefined, flags: RunFlags & { failed?: boolean; expired?: boolean }) => {
-      setExit(await retryRun(run, flags));
-    },
-  );
+      .option("--expired", "expired tasks")
+      .option("--held", "held tasks (their submit may have made the task: this may pay twice)"),
+  ).action(async (run: string | undefined, flags: RetryFlags) => {
+    setExit(await retryRun(run, flags));
+  });
 
   program
     .command("status")

@@ -4,7 +4,7 @@ import type { Random } from "../core/random.js";
 import { type RetryPolicy, withRetry } from "../gateway/index.js";
 import type { Emit } from "./events.js";
 import type { SubmitPace } from "./pace.js";
-import { submitMayHaveArrived } from "./unknown-submit.js";
+import { HeldSubmit, submitMayHaveArrived } from "./unknown-submit.js";
 
 export interface PacedCallDeps {
   pace: SubmitPace;
@@ -14,6 +14,8 @@ export interface PacedCallDeps {
   emit: Emit;
   /** Stops waiting for the pace (the run is stopping); the call then fails. */
   signal?: AbortSignal;
+  /** `retry.on_unknown_submit: hold`: a try that may have made its task is not made again. */
+  holdUnknown?: boolean;
 }
 
 /** What happened on the way: tries that may have reached the gateway before failing. */
@@ -38,7 +40,10 @@ export async function pacedCall<T>(
   const attempt = async () => {
     if (!first) await pace.acquire(deps.signal);
     first = false;
-    return call();
+    if (deps.holdUnknown !== true) return call();
+    return call().catch((error: unknown) => {
+      throw submitMayHaveArrived(error) ? new HeldSubmit(error as Error) : error;
+    });
   };
   return withRetry(attempt, deps.retry, {
     clock: deps.clock,

@@ -166,6 +166,12 @@ export const manifestSchema = z.strictObject({
       attempts: positiveInt.optional(),
       min_delay: duration.optional(),
       max_delay: duration.optional(),
+      on_unknown_submit: z
+        .enum(["resubmit", "hold"])
+        .optional()
+        .describe(
+          "a submit that may have made its task (reset, 5xx): send it again (default, may pay twice) or hold it for `gwrun retry --held`",
+        ),
     })
     .optional(),
   output: z

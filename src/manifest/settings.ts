@@ -60,6 +60,7 @@ export function resolveSettings(input: ManifestInput, file: string): ManifestSet
       attempts: input.retry?.attempts ?? DEFAULTS.attempts,
       minDelayMs: ms(input.retry?.min_delay, DEFAULTS.minDelay),
       maxDelayMs: ms(input.retry?.max_delay, DEFAULTS.maxDelay),
+      onUnknownSubmit: input.retry?.on_unknown_submit ?? "resubmit",
     },
     output: {
       dir: input.output?.dir ?? DEFAULTS.outputDir,

@@ -23,7 +23,13 @@ export interface ManifestSettings {
     maxTasks: number;
   };
   poll: { firstAfterMs: number; everyMs: number; batchSize: number };
-  retry: { attempts: number; minDelayMs: number; maxDelayMs: number };
+  retry: {
+    attempts: number;
+    minDelayMs: number;
+    maxDelayMs: number;
+    /** A submit that may have made its task: send it again, or hold it. */
+    onUnknownSubmit: "resubmit" | "hold";
+  };
   output: {
     dir: string;
     thumbnails: false | { width: number; format: "webp" | "jpeg" | "png" | "avif" };

@@ -31,5 +31,12 @@ export {
   TickTrigger,
 } from "./rows.js";
 export { openStore, type SqliteStore } from "./sqlite/open.js";
-export { FAILED_STATES, FINAL_STATES, RUNNING_STATES, TaskState, TRANSITIONS } from "./states.js";
+export {
+  FAILED_STATES,
+  FINAL_STATES,
+  RUNNING_STATES,
+  TaskState,
+  TRANSITIONS,
+  UNDONE_STATES,
+} from "./states.js";
 export type { TaskEvent } from "./task-events.js";

@@ -189,11 +189,11 @@ export interface TaskTransitions {
   redownload(task: TaskRow, now: number): Promise<boolean>;
   /** done → downloaded: files intact, a thumbnail or poster gone; it is checked again. */
   recheck(task: TaskRow, now: number): Promise<boolean>;
-  /** → failed | rejected | expired with the reason; `expiredOutput` marks that output expired. */
+  /** → failed | rejected | expired | held with the reason; `expiredOutput` marks that output expired. */
   failTask(
     task: TaskRow,
     from: readonly TaskState[],
-    to: "failed" | "rejected" | "expired",
+    to: "failed" | "rejected" | "expired" | "held",
     reason: string,
     now: number,
     expiredOutput?: number,
