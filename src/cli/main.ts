@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
-import { coerceError, GwError } from "../core/errors.js";
+import { coerceError, ErrorCode, GwError } from "../core/errors.js";
+import { storeUnusable } from "../store/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { FAMILIES_DOC_COMMAND, type FieldsFlags, printFields } from "./fields.js";
 import { HELP_AFTER, showUsageAfterErrors } from "./help.js";
@@ -231,6 +232,12 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
   } catch (error) {
     if (error instanceof CommanderError) {
       return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Invalid;
+    }
+    const store = error instanceof GwError ? error : storeUnusable(error, "(see --db)");
+    if (store?.code === ErrorCode.StoreUnusable) {
+      err(`gwrun: ${store.message}`);
+      if (store.hint !== undefined) err(`  ${store.hint}`);
+      return ExitCode.Store;
     }
     if (error instanceof GwError && error.category === "user") {
       err(`gwrun: ${error.message}`);

@@ -31,6 +31,7 @@ export {
   TickTrigger,
 } from "./rows.js";
 export { openStore, type SqliteStore } from "./sqlite/open.js";
+export { storeUnusable } from "./sqlite/unusable.js";
 export {
   FAILED_STATES,
   FINAL_STATES,

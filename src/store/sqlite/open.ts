@@ -8,6 +8,7 @@ import * as runs from "./runs.js";
 import * as schedules from "./schedules.js";
 import * as tasks from "./tasks.js";
 import * as transitions from "./transitions.js";
+import { storeUnusable } from "./unusable.js";
 
 /** The SQLite store; `db` is the raw handle, for tests that set up odd states. */
 export type SqliteStore = Store & { readonly db: Database.Database };
@@ -17,7 +18,12 @@ export type SqliteStore = Store & { readonly db: Database.Database };
  * operation is one synchronous better-sqlite3 call: it commits before its promise resolves.
  */
 export function openStore(file: string): SqliteStore {
-  const s = new SqliteDb(file);
+  let s: SqliteDb;
+  try {
+    s = new SqliteDb(file);
+  } catch (error) {
+    throw storeUnusable(error, file) ?? error;
+  }
   return {
     db: s.db,
     close: async () => s.close(),
