@@ -1,7 +1,7 @@
 import path from "node:path";
 import { systemClock } from "../core/clock.js";
 import { seededRandom } from "../core/random.js";
-import { Engine, type RunEnd } from "../engine/index.js";
+import { type DownloadCaps, Engine, type RunEnd } from "../engine/index.js";
 import { type CheckedManifest, checkManifestText } from "../families/index.js";
 import { GatewayClient } from "../gateway/index.js";
 import {
@@ -40,8 +40,8 @@ export interface RunFlags {
   at?: string;
 }
 
-/** Downloads larger than this are refused (a clip of minutes at 4K fits). */
-const MAX_DOWNLOAD_BYTES = 2 * 1024 ** 3;
+/** Downloads larger than this are refused: a clip of minutes at 4K fits, a picture far less. */
+const MAX_DOWNLOAD_BYTES: DownloadCaps = { image: 200 * 1024 ** 2, video: 2 * 1024 ** 3 };
 
 const EXIT_BY_END: Readonly<Record<RunEnd, ExitCode>> = {
   done: ExitCode.Ok,
@@ -218,6 +218,7 @@ async function executeChecked(
           ? await openReporter(flags, () => interrupt(), dbToName)
           : openLogReporter(log, dbToName);
       try {
+        let stopReason: string | null = null;
         const engine = new Engine({
           store,
           client,
@@ -236,7 +237,11 @@ async function executeChecked(
             thumbnails: settings.output.thumbnails,
             checksFor: checksByJob(jobs, settings.checks),
           }),
-          emit: reporter.emit,
+          emit: (event) => {
+            // Kept with the run, so `gwrun status` can say why it stopped.
+            if (event.type === "run:stopping") stopReason = event.message;
+            reporter.emit(event);
+          },
         });
         const onSignal = onInterrupt(
           () => engine.stop(),
@@ -246,7 +251,7 @@ async function executeChecked(
         try {
           const result = await engine.run();
           const exit = EXIT_BY_END[result.end];
-          await store.finishRun(id, STATUS_BY_END[result.end], exit, Date.now());
+          await store.finishRun(id, STATUS_BY_END[result.end], exit, Date.now(), stopReason);
           // Written before the reporter closes, so its summary can point at the gallery.
           await writeReport(store, (await store.run(id)) as RunRow);
           return { exit, runId: id };

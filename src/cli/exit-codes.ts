@@ -9,6 +9,8 @@ export const ExitCode = {
   Stopped: 3,
   /** Another run of the same scheduled manifest holds its lease; nothing was done. */
   Busy: 4,
+  /** The state database cannot be used (full disk, read-only, damaged, locked too long). */
+  Store: 5,
   Interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
@@ -20,5 +22,7 @@ export const EXIT_CODE_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [ExitCode.Invalid]: "invalid manifest, request or usage; nothing submitted",
   [ExitCode.Stopped]: "stopped by the budget or the gateway balance",
   [ExitCode.Busy]: "another run of the same scheduled manifest holds its lease; nothing done",
+  [ExitCode.Store]:
+    "the state database cannot be used (full disk, read-only, damaged, locked); nothing more submitted",
   [ExitCode.Interrupted]: "interrupted (Ctrl-C)",
 };

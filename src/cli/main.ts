@@ -1,13 +1,14 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
-import { coerceError, GwError } from "../core/errors.js";
+import { coerceError, ErrorCode, GwError } from "../core/errors.js";
+import { storeUnusable } from "../store/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { FAMILIES_DOC_COMMAND, type FieldsFlags, printFields } from "./fields.js";
 import { HELP_AFTER, showUsageAfterErrors } from "./help.js";
 import { err } from "./output.js";
 import { planManifest } from "./plan.js";
 import { reportRun } from "./report.js";
-import { type RunFlags, resumeRun, retryRun, runManifest } from "./run.js";
+import { type RetryFlags, type RunFlags, resumeRun, retryRun, runManifest } from "./run.js";
 import { type ScheduleFlags, schedule } from "./schedule.js";
 import { writeSchemas } from "./schema.js";
 import { addSimCommand } from "./sim.js";
@@ -121,15 +122,14 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
   runOptions(
     program
       .command("retry")
-      .description("resubmit a run's failed and/or expired tasks, then continue it")
+      .description("resubmit a run's failed, expired and/or held tasks, then continue it")
       .argument("[run]", "run id (default: the latest)")
       .option("--failed", "failed, rejected and skipped tasks")
-      .option("--expired", "expired tasks"),
-  ).action(
-    async (run: string | undefined, flags: RunFlags & { failed?: boolean; expired?: boolean }) => {
-      setExit(await retryRun(run, flags));
-    },
-  );
+      .option("--expired", "expired tasks")
+      .option("--held", "held tasks (their submit may have made the task: this may pay twice)"),
+  ).action(async (run: string | undefined, flags: RetryFlags) => {
+    setExit(await retryRun(run, flags));
+  });
 
   program
     .command("status")
@@ -232,6 +232,12 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
   } catch (error) {
     if (error instanceof CommanderError) {
       return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Invalid;
+    }
+    const store = error instanceof GwError ? error : storeUnusable(error, "(see --db)");
+    if (store?.code === ErrorCode.StoreUnusable) {
+      err(`gwrun: ${store.message}`);
+      if (store.hint !== undefined) err(`  ${store.hint}`);
+      return ExitCode.Store;
     }
     if (error instanceof GwError && error.category === "user") {
       err(`gwrun: ${error.message}`);

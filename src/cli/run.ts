@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { plural } from "../core/words.js";
-import { FAILED_STATES, FINAL_STATES, type RunRow, TaskState } from "../store/index.js";
+import { FINAL_STATES, type RunRow, TaskState, UNDONE_STATES } from "../store/index.js";
 import { type ExecuteOptions, executeManifest, type RunFlags } from "./execute.js";
 import { ExitCode } from "./exit-codes.js";
 import { err } from "./output.js";
@@ -42,16 +42,19 @@ function atOf(run: RunRow): ExecuteOptions {
   return { at: run.tick ?? run.started_at };
 }
 
-/** `gwrun retry [run] --failed|--expired`: puts those tasks back to pending and resumes. */
-export async function retryRun(
-  ref: string | undefined,
-  flags: RunFlags & { failed?: boolean; expired?: boolean },
-): Promise<ExitCode> {
-  if (flags.failed !== true && flags.expired !== true) {
-    throw new GwError(ErrorCode.Usage, "say what to retry: --failed, --expired, or both");
+export type RetryFlags = RunFlags & { failed?: boolean; expired?: boolean; held?: boolean };
+
+/** `gwrun retry [run] --failed|--expired|--held`: puts those tasks back to pending and resumes. */
+export async function retryRun(ref: string | undefined, flags: RetryFlags): Promise<ExitCode> {
+  if (flags.failed !== true && flags.expired !== true && flags.held !== true) {
+    throw new GwError(ErrorCode.Usage, "say what to retry: --failed, --expired, --held, or some");
   }
-  const states = FAILED_STATES.filter((state) =>
-    state === TaskState.Expired ? flags.expired === true : flags.failed === true,
+  const states = UNDONE_STATES.filter((state) =>
+    state === TaskState.Expired
+      ? flags.expired === true
+      : state === TaskState.Held
+        ? flags.held === true
+        : flags.failed === true,
   );
   const db = dbPath(flags);
   const retried = await withExistingStore(db, async (store) => {

@@ -34,6 +34,7 @@ interface SimFlags {
   errorRate?: string;
   resetRate?: string;
   lostResponseRate?: string;
+  createdErrorRate?: string;
   truncateRate?: string;
   downloadDelay?: string;
   wrongSizeRate?: string;
@@ -95,6 +96,10 @@ export function addSimCommand(program: Command, setExit: (code: ExitCode) => voi
     .option("--error-rate <fraction>", "requests answered 500")
     .option("--reset-rate <fraction>", "requests whose connection is reset")
     .option("--lost-response-rate <fraction>", "submits accepted whose response is lost")
+    .option(
+      "--created-error-rate <fraction>",
+      "submits whose task is created (and billed) but answered 500",
+    )
     .option("--truncate-rate <fraction>", "downloads cut short")
     .option("--download-delay <duration>", "wait before each download answers")
     .option("--wrong-size-rate <fraction>", "image tasks with pictures of the wrong size")
@@ -170,6 +175,7 @@ export function simOptionsOf(flags: SimFlags): SimOptionsInput {
     serverErrorRate: fraction("--error-rate", flags.errorRate),
     resetRate: fraction("--reset-rate", flags.resetRate),
     lostResponseRate: fraction("--lost-response-rate", flags.lostResponseRate),
+    createdErrorRate: fraction("--created-error-rate", flags.createdErrorRate),
     truncateRate: fraction("--truncate-rate", flags.truncateRate),
     downloadDelayMs:
       flags.downloadDelay === undefined

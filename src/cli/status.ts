@@ -81,6 +81,7 @@ export function showStatus(
               finished_at: run.finished_at,
               output_dir: run.output_dir,
               tick: run.tick,
+              stop_reason: run.stop_reason,
             },
             tasks: tasks.length,
             states: byState,
@@ -97,6 +98,7 @@ export function showStatus(
       return ExitCode.Ok;
     }
     out(`run ${run.id}: ${run.name} — ${runTimes(run, now)}`);
+    if (run.stop_reason !== null) out(`  stopped: ${run.stop_reason}`);
     out(
       `  ${plural(jobs.length, "job")}, ${plural(tasks.length, "task")}: ${countsText(byState)}; spent ${spent}`,
     );

@@ -5,6 +5,8 @@ export const ErrorCode = {
   RequestInvalid: "GW_REQUEST_INVALID",
   Usage: "GW_USAGE",
   Internal: "GW_INTERNAL",
+  /** The state database cannot be used: full disk, read-only, damaged, locked too long. */
+  StoreUnusable: "GW_STORE_UNUSABLE",
   /** The gateway refused the request: invalid parameters (400) or constraints (422). */
   HttpInvalid: "GW_HTTP_400",
   HttpUnauthorized: "GW_HTTP_401",

@@ -40,7 +40,8 @@ export function sweepPartials(dir: string): number {
   }
   let removed = 0;
   for (const name of names) {
-    const pid = /\.(\d+)-[0-9a-f]+\.part$/.exec(name)?.[1];
+    // A review image's partial keeps its extension after `.part`.
+    const pid = /\.(\d+)-[0-9a-f]+\.part(?:\.\w+)?$/.exec(name)?.[1];
     if (pid === undefined || processAlive(Number(pid))) continue;
     rmSync(path.join(dir, name), { force: true });
     removed += 1;

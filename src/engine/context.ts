@@ -17,6 +17,9 @@ import type { Emit, RunEnd, StateCounts } from "./events.js";
 import { SubmitPace } from "./pace.js";
 import type { PostProcess } from "./post-process.js";
 
+/** Bytes a download may have: a picture is far below a clip. */
+export type DownloadCaps = Readonly<Record<"image" | "video", number>>;
+
 export interface EngineOptions {
   /** The state database, through its port. */
   store: Store;
@@ -38,8 +41,8 @@ export interface EngineOptions {
   force: boolean;
   /** Done tasks of earlier runs whose dependants this run makes (`--only` of a `from:` job). */
   feeds?: readonly TaskRow[];
-  /** Downloads larger than this many bytes are refused. */
-  maxDownloadBytes: number;
+  /** Downloads larger than this many bytes are refused, by kind of output. */
+  maxDownloadBytes: DownloadCaps;
   /** Told every event of the run, after the store has recorded it. */
   emit: Emit;
   /** Checks and thumbnails between downloaded and done; without it tasks are done once downloaded. */

@@ -29,6 +29,7 @@ export async function downloadOutputs(
       };
     }
     const url = output.url;
+    const kind = task.lane === "video" ? "video" : "image";
     let file: Awaited<ReturnType<typeof client.download>>;
     try {
       file = await withRetry(
@@ -38,8 +39,8 @@ export async function downloadOutputs(
             (type) =>
               outputPath(outputDir, task.job_id, task.label, output.idx, outputs.length, type),
             {
-              maxBytes: context.maxDownloadBytes,
-              kind: task.lane === "video" ? "video" : "image",
+              maxBytes: context.maxDownloadBytes[kind],
+              kind,
               tempDir: partialDir(outputDir),
             },
           ),

@@ -4,7 +4,7 @@ import { coerceError } from "../core/errors.js";
 import { sweepPartials } from "../core/fs.js";
 import { roundMoney } from "../core/money.js";
 import { partialDir } from "../core/output-files.js";
-import { FAILED_STATES, type TaskRow, TaskState, TRANSITIONS } from "../store/index.js";
+import { type TaskRow, TaskState, TRANSITIONS, UNDONE_STATES } from "../store/index.js";
 import { Admission, budgetStopMessage } from "./admission.js";
 import { checkTask } from "./checks.js";
 import {
@@ -120,7 +120,7 @@ export class Engine {
     while (this.#background.size > 0) await Promise.all(this.#background);
     await store.saveLearnedRate(baseUrl, context.pace.rate);
     const { states: counts, spent } = await store.summaryOf({ run: runId });
-    const failed = FAILED_STATES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
+    const failed = UNDONE_STATES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
     const end: RunEnd = this.#stopping ?? (failed > 0 ? "failed" : "done");
     const result = { end, counts, spent, unknownSubmits: this.#unknownSubmits };
     emit({ type: "run:finished", ...result });
@@ -328,7 +328,7 @@ export class Engine {
     task: TaskRow,
     from: readonly TaskState[],
     reason: string,
-    to: "failed" | "rejected" | "expired" = TaskState.Failed,
+    to: "failed" | "rejected" | "expired" | "held" = TaskState.Failed,
     expiredOutput?: number,
   ): Promise<void> {
     const { store, clock } = this.#options;

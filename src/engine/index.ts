@@ -15,7 +15,7 @@
  * - tick: one due time of a scheduled manifest; each tick is a run of its own.
  */
 export { Admission, BUDGET_ADVICE, capacityLane } from "./admission.js";
-export type { EngineOptions, RunResult } from "./context.js";
+export type { DownloadCaps, EngineOptions, RunResult } from "./context.js";
 export { Engine, SUBMIT_CONCURRENCY } from "./engine.js";
 export type {
   Emit,

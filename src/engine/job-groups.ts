@@ -31,6 +31,7 @@ export function stageOf(state: TaskState): Stage {
     case TaskState.Rejected:
     case TaskState.Expired:
     case TaskState.Skipped:
+    case TaskState.Held:
       return "failed";
     default:
       return "queued";

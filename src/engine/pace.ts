@@ -2,14 +2,20 @@ import type { Clock } from "../core/clock.js";
 
 /**
  * Paces submits: one every 1/rate seconds, no bursts. On a 429 it honours Retry-After and
- * halves the rate; when the gateway announces its limit (RateLimit-Policy) it settles just
- * under it; after a run of successes it climbs back additively toward the manifest's rate.
+ * halves the rate, once per burst: the 429s of submits sent before the cut say nothing about
+ * the new rate. It never halves below half the rate it last sustained (20 successes in a row),
+ * so one bad spell cannot collapse it. When the gateway announces its limit (RateLimit-Policy)
+ * it settles just under it; after a run of successes it climbs back toward the manifest's rate.
  */
 export class SubmitPace {
   #rate: number;
   #ceiling: number;
   #next = 0;
   #successes = 0;
+  /** The rate at which 20 submits in a row last went through; 0 before that. */
+  #sustained = 0;
+  /** Whether a turn was given since the last cut: only then can a 429 speak for the new rate. */
+  #sentSinceCut = true;
 
   /** `ceiling`: the manifest's submit_rate per second; `start`: where to begin (a learned rate). */
   constructor(
@@ -32,13 +38,15 @@ export class SubmitPace {
     const at = Math.max(now, this.#next);
     this.#next = at + 1000 / this.#rate;
     if (at > now) await this.clock.sleep(at - now, signal);
+    this.#sentSinceCut = true;
   }
 
   /** A submit went through; `announced` is the gateway's stated limit, if any. */
   succeeded(announced?: number): void {
     if (announced !== undefined) this.#cap(announced);
     this.#successes += 1;
-    if (this.#successes >= 20 && this.#rate < this.#ceiling) {
+    if (this.#successes >= 20) {
+      this.#sustained = this.#rate;
       this.#rate = Math.min(this.#ceiling, this.#rate + this.#ceiling * 0.05);
       this.#successes = 0;
     }
@@ -47,7 +55,11 @@ export class SubmitPace {
   /** The gateway answered 429. */
   rateLimited(retryAfterMs: number | undefined, announced?: number): void {
     if (announced !== undefined) this.#cap(announced);
-    else this.#rate = Math.max(this.#ceiling / 64, this.#rate / 2);
+    else if (this.#sentSinceCut) {
+      const floor = Math.max(this.#ceiling / 64, this.#sustained / 2);
+      this.#rate = Math.max(Math.min(floor, this.#rate), this.#rate / 2);
+      this.#sentSinceCut = false;
+    }
     this.#successes = 0;
     this.#next = Math.max(this.#next, this.clock.now() + (retryAfterMs ?? 1000 / this.#rate));
   }

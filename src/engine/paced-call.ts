@@ -1,9 +1,10 @@
 import type { Clock } from "../core/clock.js";
 import { ErrorCode } from "../core/errors.js";
 import type { Random } from "../core/random.js";
-import { mayHaveArrived, type RetryPolicy, withRetry } from "../gateway/index.js";
+import { type RetryPolicy, withRetry } from "../gateway/index.js";
 import type { Emit } from "./events.js";
 import type { SubmitPace } from "./pace.js";
+import { HeldSubmit, submitMayHaveArrived } from "./unknown-submit.js";
 
 export interface PacedCallDeps {
   pace: SubmitPace;
@@ -13,6 +14,8 @@ export interface PacedCallDeps {
   emit: Emit;
   /** Stops waiting for the pace (the run is stopping); the call then fails. */
   signal?: AbortSignal;
+  /** `retry.on_unknown_submit: hold`: a try that may have made its task is not made again. */
+  holdUnknown?: boolean;
 }
 
 /** What happened on the way: tries that may have reached the gateway before failing. */
@@ -37,7 +40,10 @@ export async function pacedCall<T>(
   const attempt = async () => {
     if (!first) await pace.acquire(deps.signal);
     first = false;
-    return call();
+    if (deps.holdUnknown !== true) return call();
+    return call().catch((error: unknown) => {
+      throw submitMayHaveArrived(error) ? new HeldSubmit(error as Error) : error;
+    });
   };
   return withRetry(attempt, deps.retry, {
     clock: deps.clock,
@@ -55,7 +61,7 @@ export async function pacedCall<T>(
       }
       // Policy for a call that may have arrived: make it again (counted), since the gateway
       // offers no way to find a task it never named.
-      if (mayHaveArrived(error)) tally.unknown += 1;
+      if (submitMayHaveArrived(error)) tally.unknown += 1;
     },
   });
 }

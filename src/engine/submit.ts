@@ -1,9 +1,10 @@
 import { coerceError, ErrorCode } from "../core/errors.js";
-import { GatewayError, isRetryable, mayHaveArrived } from "../gateway/index.js";
+import { GatewayError, isRetryable } from "../gateway/index.js";
 import { type TaskRow, TaskState } from "../store/index.js";
 import { publish, type RunContext } from "./context.js";
 import { type CallTally, type PacedCallDeps, pacedCall } from "./paced-call.js";
 import { answerRow, callTextTask, type TextTaskResult } from "./text-tasks.js";
+import { HeldSubmit, submitMayHaveArrived } from "./unknown-submit.js";
 
 /**
  * Submitting one task: its turn at the pace, its claim, the call — a media submit (answered
@@ -25,7 +26,7 @@ export type Sent =
   | {
       kind: "failed";
       task: TaskRow;
-      to: "failed" | "rejected";
+      to: "failed" | "rejected" | "held";
       reason: string;
       unknownSubmits: number;
     }
@@ -104,6 +105,7 @@ export async function submitTask(
     random: context.random,
     emit: context.emit,
     signal: context.signal,
+    holdUnknown: context.settings.retry.onUnknownSubmit === "hold",
   };
   try {
     if (task.lane === "text") {
@@ -135,7 +137,8 @@ export async function submitTask(
     return {
       kind: "failed",
       error: coerceError(error),
-      unknownSubmits: tally.unknown + (mayHaveArrived(error) ? 1 : 0),
+      unknownSubmits:
+        tally.unknown + (error instanceof HeldSubmit || submitMayHaveArrived(error) ? 1 : 0),
     };
   }
 }
@@ -147,12 +150,15 @@ export type SubmitFailure =
   /** The gateway refused the request (400, 401, 422): sending it again will not help. */
   | { to: "rejected"; reason: string }
   /** Retries gave up. */
-  | { to: "failed"; reason: string };
+  | { to: "failed"; reason: string }
+  /** It may have made its task, and the manifest holds such tasks rather than pay twice. */
+  | { to: "held"; reason: string };
 
 export function classifySubmitFailure(error: Error, aborted: boolean): SubmitFailure {
   if (error instanceof GatewayError && error.code === ErrorCode.HttpPaymentRequired)
     // Not billed and not the task's fault: it waits for a later run.
     return { to: "pending", reason: error.message, halt: "balance" };
+  if (error instanceof HeldSubmit) return { to: "held", reason: error.message };
   if (aborted) return { to: "pending", reason: null };
   const refused =
     error instanceof GatewayError && !isRetryable(error) && error.status !== undefined;

@@ -1,4 +1,4 @@
-import { readFile, stat } from "node:fs/promises";
+import { open, stat } from "node:fs/promises";
 import path from "node:path";
 import { formatNotTaken, isDataUri, isUrl, takesFormat } from "./common.js";
 import type { Family, ImageInputRule, RequestBody } from "./types.js";
@@ -123,14 +123,14 @@ const MAX_LOCAL_IMAGE_BYTES = 100 * MB;
 async function readImage(file: string): Promise<ImageFile | { error: string; rule: string }> {
   let data: Buffer;
   try {
-    const { size } = await stat(file);
-    if (size > MAX_LOCAL_IMAGE_BYTES) {
-      return {
-        error: `is ${Math.round(size / MB)} MB, too large to be an image input`,
-        rule: "image-bytes",
-      };
+    const found = await stat(file);
+    // A FIFO or a device such as /dev/zero would block or never end.
+    if (!found.isFile()) {
+      return { error: `${file} is not a regular file`, rule: "not-a-file" };
     }
-    data = await readFile(file);
+    if (found.size > MAX_LOCAL_IMAGE_BYTES) return tooLarge(found.size);
+    data = await readCapped(file, MAX_LOCAL_IMAGE_BYTES);
+    if (data.length > MAX_LOCAL_IMAGE_BYTES) return tooLarge(data.length);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const missing = code === "ENOENT";
@@ -152,6 +152,32 @@ async function readImage(file: string): Promise<ImageFile | { error: string; rul
     bytes: data.length,
     dataUri: `data:image/${mime};base64,${data.toString("base64")}`,
   };
+}
+
+function tooLarge(bytes: number): { error: string; rule: string } {
+  return {
+    error: `is ${Math.round(bytes / MB)} MB, too large to be an image input`,
+    rule: "image-bytes",
+  };
+}
+
+/** At most `limit` + 1 bytes, so a file that grows after its stat cannot fill memory. */
+async function readCapped(file: string, limit: number): Promise<Buffer> {
+  const handle = await open(file, "r");
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    while (total <= limit) {
+      const chunk = Buffer.alloc(Math.min(MB, limit + 1 - total));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      chunks.push(chunk.subarray(0, bytesRead));
+      total += bytesRead;
+    }
+    return Buffer.concat(chunks, total);
+  } finally {
+    await handle.close();
+  }
 }
 
 async function imageSize(

@@ -9,6 +9,7 @@ import { momentVars, type RunMoment, runMoment } from "./moment.js";
 import { Reporter } from "./report.js";
 import { jobSchema, type ManifestInput, manifestSettingsSchema, RUNNER_KEYS } from "./schema.js";
 import { resolveSettings } from "./settings.js";
+import { DEFAULT_MAX_TASKS, withinTaskLimit } from "./task-count.js";
 import type { ExpandedJob, JobChecks, JobSpec, ManifestSettings } from "./types.js";
 
 /** What expansion needs to know about models, injected by the caller (families come later). */
@@ -111,17 +112,33 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
     options,
   };
   const runs = willRun(result.specs);
-  for (const spec of result.specs) {
-    if (!runs.has(spec)) continue;
+  const limit = result.settings?.limits.maxTasks ?? DEFAULT_MAX_TASKS;
+  for (const spec of withinTaskLimit(
+    result.specs.filter((spec) => runs.has(spec)),
+    limit,
+    reporter,
+  )) {
     for (const job of expandSpec(spec, context)) result.jobs.push(job);
   }
   result.diagnostics = [...source.diagnostics, ...reporter.diagnostics];
   return result;
 }
 
+const OUTPUT_DIR_NAMES = ["name", "date", "tick"];
+
 /** `{tick}` needs a schedule; a schedule wants each tick's files kept apart. */
 function checkOutputDir(settings: ManifestSettings, reporter: Reporter): void {
   const { dir } = settings.output;
+  // Anything else in braces would become a folder literally named so.
+  for (const { 0: whole, 1: name, index } of dir.matchAll(/\{([^{}]*)\}/g)) {
+    if (OUTPUT_DIR_NAMES.includes(name as string) || dir[index - 1] === "{") continue;
+    reporter.at(
+      ["output", "dir"],
+      "undefined-variable",
+      `${whole} is not a name output.dir knows: use {name}, {date} or {tick}`,
+      { inner: index },
+    );
+  }
   if (settings.schedule === undefined) {
     if (dir.includes("{tick}")) {
       reporter.at(

@@ -5,11 +5,13 @@
  */
 
 const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+const ONE_REFERENCE = new RegExp(ENV_REFERENCE.source, "y");
 
 export interface EnvProblem {
   /** Offset of the `${` inside the string. */
   index: number;
-  name: string;
+  /** The variable's name; undefined when the `${` starts no well-formed reference. */
+  name: string | undefined;
 }
 
 /** Replaces `${NAME}` and `${NAME:-default}`; reports references with no value and no default. */
@@ -19,6 +21,11 @@ export function interpolateEnv(
   problems: EnvProblem[],
 ): string {
   if (!value.includes("${")) return value;
+  // A `${` left unclosed or misspelt would be sent as text.
+  for (let index = value.indexOf("${"); index >= 0; index = value.indexOf("${", index + 2)) {
+    ONE_REFERENCE.lastIndex = index;
+    if (!ONE_REFERENCE.test(value)) problems.push({ index, name: undefined });
+  }
   return value.replace(
     ENV_REFERENCE,
     (whole, name: string, fallback: string | undefined, index: number) => {

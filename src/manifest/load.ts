@@ -80,12 +80,11 @@ export function parseManifest(
   if (problems.length > 0) {
     const reporter = new Reporter(source);
     for (const { path: at, index, name } of problems) {
-      reporter.at(
-        at,
-        "env",
-        `environment variable ${name} is not set and has no default (write \${${name}:-default})`,
-        { inner: index },
-      );
+      const message =
+        name === undefined
+          ? `\${ starts an environment reference that is not closed: write \${NAME} or \${NAME:-default}`
+          : `environment variable ${name} is not set and has no default (write \${${name}:-default})`;
+      reporter.at(at, "env", message, { inner: index });
     }
     source.diagnostics.push(...reporter.diagnostics);
   }

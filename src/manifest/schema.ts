@@ -30,6 +30,12 @@ export const TEXT_ENDPOINTS = ["chat", "responses", "messages", "native"] as con
 export const MEDIA_ENDPOINTS = ["images", "edits", "videos"] as const;
 
 export const JOB_ID = /^[A-Za-z0-9_-]+$/;
+/** Ids become parts of file names, which most file systems cap at 255 bytes. */
+const MAX_JOB_ID = 100;
+const jobId = z
+  .string()
+  .regex(JOB_ID, { error: "must use only letters, digits, _ and -" })
+  .max(MAX_JOB_ID, { error: `must be at most ${MAX_JOB_ID} characters (it names files)` });
 
 const checks = z.strictObject({
   on_fail: z.enum(["report", "retry"]).optional(),
@@ -44,7 +50,7 @@ const checks = z.strictObject({
 
 export const jobSchema = z
   .looseObject({
-    id: z.string().regex(JOB_ID, { error: "must use only letters, digits, _ and -" }),
+    id: jobId,
     model: z.string().min(1).optional(),
     endpoint: z.enum([...TEXT_ENDPOINTS, ...MEDIA_ENDPOINTS]).optional(),
     matrix: z
@@ -52,7 +58,7 @@ export const jobSchema = z
       .optional()
       .describe("cartesian product: one job per combination; each key is also a {{variable}}"),
     repeat: positiveInt.optional().describe("independent tasks of the same request"),
-    from: z.string().regex(JOB_ID).optional().describe("one job per output of that job"),
+    from: jobId.optional().describe("one job per output of that job"),
     checks: checks.optional(),
     enabled: z.boolean().optional(),
     passthrough: z.boolean().optional().describe("send unvalidated, for models newer than gwrun"),
@@ -114,7 +120,14 @@ export const manifestSchema = z.strictObject({
     .optional(),
   gateway: z
     .strictObject({
-      base_url: z.string().min(1).optional().describe('"sim" runs the built-in simulator'),
+      base_url: z
+        .string()
+        .refine((url) => url === "sim" || /^https?:\/\/[^/\s]+/i.test(url), {
+          error: 'must be an http(s) URL such as "https://gateway.example.com", or "sim"',
+          params: { rule: "url" },
+        })
+        .optional()
+        .describe('"sim" runs the built-in simulator'),
       api_key: z.string().optional().describe("default: the GW_API_KEY environment variable"),
       messages_version: z.strictObject({ header: z.string(), value: z.string() }).optional(),
     })
@@ -136,6 +149,9 @@ export const manifestSchema = z.strictObject({
         .describe(
           "amount reserved against max_cost for each task whose price the spec does not state",
         ),
+      max_tasks: positiveInt
+        .optional()
+        .describe("tasks the manifest may expand to (matrices and repeats); default 100000"),
     })
     .optional(),
   poll: z
@@ -150,6 +166,12 @@ export const manifestSchema = z.strictObject({
       attempts: positiveInt.optional(),
       min_delay: duration.optional(),
       max_delay: duration.optional(),
+      on_unknown_submit: z
+        .enum(["resubmit", "hold"])
+        .optional()
+        .describe(
+          "a submit that may have made its task (reset, 5xx): send it again (default, may pay twice) or hold it for `gwrun retry --held`",
+        ),
     })
     .optional(),
   output: z

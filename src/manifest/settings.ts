@@ -1,5 +1,6 @@
 import path from "node:path";
 import type { ManifestInput } from "./schema.js";
+import { DEFAULT_MAX_TASKS } from "./task-count.js";
 import { localTimeZone } from "./ticks.js";
 import type { ManifestSettings } from "./types.js";
 import { parseDuration, parseRate } from "./units.js";
@@ -48,6 +49,7 @@ export function resolveSettings(input: ManifestInput, file: string): ManifestSet
       downloads: input.limits?.downloads ?? DEFAULTS.downloads,
       maxCost: input.limits?.max_cost,
       unknownCost: input.limits?.unknown_cost,
+      maxTasks: input.limits?.max_tasks ?? DEFAULT_MAX_TASKS,
     },
     poll: {
       firstAfterMs: ms(input.poll?.first_after, DEFAULTS.firstAfter),
@@ -58,6 +60,7 @@ export function resolveSettings(input: ManifestInput, file: string): ManifestSet
       attempts: input.retry?.attempts ?? DEFAULTS.attempts,
       minDelayMs: ms(input.retry?.min_delay, DEFAULTS.minDelay),
       maxDelayMs: ms(input.retry?.max_delay, DEFAULTS.maxDelay),
+      onUnknownSubmit: input.retry?.on_unknown_submit ?? "resubmit",
     },
     output: {
       dir: input.output?.dir ?? DEFAULTS.outputDir,

@@ -19,9 +19,17 @@ export interface ManifestSettings {
     maxCost: number | undefined;
     /** Reserved per task whose price is unknown; undefined: such tasks reserve nothing. */
     unknownCost: number | undefined;
+    /** Tasks the manifest may expand to. */
+    maxTasks: number;
   };
   poll: { firstAfterMs: number; everyMs: number; batchSize: number };
-  retry: { attempts: number; minDelayMs: number; maxDelayMs: number };
+  retry: {
+    attempts: number;
+    minDelayMs: number;
+    maxDelayMs: number;
+    /** A submit that may have made its task: send it again, or hold it. */
+    onUnknownSubmit: "resubmit" | "hold";
+  };
   output: {
     dir: string;
     thumbnails: false | { width: number; format: "webp" | "jpeg" | "png" | "avif" };

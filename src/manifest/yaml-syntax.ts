@@ -6,7 +6,8 @@ import { hintFor, ITEM, indentOf, isContent } from "./yaml-hints.js";
 // `yaml` package is built only when a diagnostic needs to point at the text. Both follow the
 // YAML 1.2 core schema, with merge keys.
 const MERGE_KEYS = (jsYaml as unknown as { types: { merge: jsYaml.Type } }).types.merge;
-const VALUE_SCHEMA = jsYaml.CORE_SCHEMA.extend([MERGE_KEYS]);
+// Implicit, so a plain `<<` key merges; given as a list it would only apply to an explicit `!!merge`.
+const VALUE_SCHEMA = jsYaml.CORE_SCHEMA.extend({ implicit: [MERGE_KEYS] });
 
 /** Options of the position-keeping parser. */
 export const DOCUMENT_OPTIONS = { prettyErrors: false, merge: true, uniqueKeys: true } as const;

@@ -64,6 +64,7 @@ export function placementOf(task: TaskRow, facts: PlacementFacts): Placement {
     case TaskState.Rejected:
     case TaskState.Expired:
     case TaskState.Skipped:
+    case TaskState.Held:
       return "leave";
     default: {
       const never: never = task.state;

@@ -66,6 +66,7 @@ function leftAs(state: TaskState): TaskStatus {
     case TaskState.Failed:
     case TaskState.Rejected:
     case TaskState.Skipped:
+    case TaskState.Held:
       return TaskStatus.Failed;
     case TaskState.Submitted:
     case TaskState.Processing:

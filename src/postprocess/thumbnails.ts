@@ -1,7 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { mkdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import sharp from "sharp";
+import { partialFile } from "../core/fs.js";
+import { partialDir } from "../core/output-files.js";
 import { extractFrame } from "../media/index.js";
 
 /**
@@ -28,16 +29,24 @@ function reviewPath(outputDir: string, jobId: string, file: string, suffix: stri
   return path.join(outputDir, THUMBS_DIR, jobId, `${stem}${suffix}`);
 }
 
-/** A file appears whole or not at all: written beside its place, then renamed. */
+/**
+ * Where a review image is written before it is renamed into place: among the run's partial
+ * downloads, so the next run sweeps it if this process is killed. It keeps the target's
+ * extension, which tells sharp and ffmpeg the format.
+ */
+export function reviewPartial(outputDir: string, target: string): string {
+  return `${partialFile(partialDir(outputDir), target)}${path.extname(target)}`;
+}
+
+/** A file appears whole or not at all: written among the partials, then renamed. */
 async function writeInPlace(
+  outputDir: string,
   target: string,
   write: (partial: string) => Promise<void>,
 ): Promise<void> {
   await mkdir(path.dirname(target), { recursive: true });
-  const partial = path.join(
-    path.dirname(target),
-    `.${randomUUID().slice(0, 8)}.partial${path.extname(target)}`,
-  );
+  await mkdir(partialDir(outputDir), { recursive: true });
+  const partial = reviewPartial(outputDir, target);
   try {
     await write(partial);
     await rename(partial, target);
@@ -56,7 +65,7 @@ export async function makeThumbnail(
   settings: ThumbnailSettings,
 ): Promise<string> {
   const target = reviewPath(outputDir, jobId, file, `.${EXTENSION[settings.format]}`);
-  await writeInPlace(target, async (partial) => {
+  await writeInPlace(outputDir, target, async (partial) => {
     await sharp(source)
       .resize({ width: settings.width, withoutEnlargement: true })
       .toFormat(settings.format)
@@ -73,6 +82,6 @@ export async function makePoster(
   atSeconds: number,
 ): Promise<string> {
   const target = reviewPath(outputDir, jobId, clip, ".poster.jpg");
-  await writeInPlace(target, (partial) => extractFrame(clip, partial, atSeconds));
+  await writeInPlace(outputDir, target, (partial) => extractFrame(clip, partial, atSeconds));
   return target;
 }

@@ -17,6 +17,8 @@ export interface SimFaults {
   resetRate: number;
   /** Fraction of submits that create their task and then lose the response (connection reset). */
   lostResponseRate: number;
+  /** Fraction of submits that create (and later bill) their task and then answer 500. */
+  createdErrorRate: number;
   /** Fraction of downloads cut off halfway (the full Content-Length is announced). */
   truncateRate: number;
   /** Real milliseconds to wait before answering a download. */
@@ -86,6 +88,7 @@ export const NO_FAULTS: SimFaults = {
   serverErrorRate: 0,
   resetRate: 0,
   lostResponseRate: 0,
+  createdErrorRate: 0,
   truncateRate: 0,
   downloadDelayMs: 0,
   wrongSizeRate: 0,

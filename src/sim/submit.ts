@@ -96,6 +96,12 @@ export function acceptSubmit(
     req.socket.destroy();
     return;
   }
+  if (dice.roll("created-error", requestHash, options.faults.createdErrorRate)) {
+    // The task exists and will be billed; the client is told it failed.
+    countError(counters, 500);
+    sendError(res, 500, "internal server error after the task was created (injected)");
+    return;
+  }
   if (family.id === "image-b") {
     sendJson(res, 200, {
       code: "success",

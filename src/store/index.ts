@@ -31,5 +31,13 @@ export {
   TickTrigger,
 } from "./rows.js";
 export { openStore, type SqliteStore } from "./sqlite/open.js";
-export { FAILED_STATES, FINAL_STATES, RUNNING_STATES, TaskState, TRANSITIONS } from "./states.js";
+export { storeUnusable } from "./sqlite/unusable.js";
+export {
+  FAILED_STATES,
+  FINAL_STATES,
+  RUNNING_STATES,
+  TaskState,
+  TRANSITIONS,
+  UNDONE_STATES,
+} from "./states.js";
 export type { TaskEvent } from "./task-events.js";

@@ -33,7 +33,14 @@ export interface Store extends RunStore, TaskReads, TaskTransitions, ReportReads
 
 export interface RunStore {
   createRun(run: NewRun): Promise<number>;
-  finishRun(id: number, status: string, exitCode: number, now: number): Promise<void>;
+  /** `stopReason`: why it stopped before its end, for `gwrun status`. */
+  finishRun(
+    id: number,
+    status: string,
+    exitCode: number,
+    now: number,
+    stopReason?: string | null,
+  ): Promise<void>;
   run(id: number): Promise<RunRow | undefined>;
   /** The latest run, of the manifest named `name` when given. */
   latestRun(name?: string): Promise<RunRow | undefined>;
@@ -182,11 +189,11 @@ export interface TaskTransitions {
   redownload(task: TaskRow, now: number): Promise<boolean>;
   /** done → downloaded: files intact, a thumbnail or poster gone; it is checked again. */
   recheck(task: TaskRow, now: number): Promise<boolean>;
-  /** → failed | rejected | expired with the reason; `expiredOutput` marks that output expired. */
+  /** → failed | rejected | expired | held with the reason; `expiredOutput` marks that output expired. */
   failTask(
     task: TaskRow,
     from: readonly TaskState[],
-    to: "failed" | "rejected" | "expired",
+    to: "failed" | "rejected" | "expired" | "held",
     reason: string,
     now: number,
     expiredOutput?: number,

@@ -15,10 +15,15 @@ export interface RunRow {
   finished_at: number | null;
   /** The schedule tick of a scheduled run (ms); null otherwise. */
   tick: number | null;
+  /** Why the run stopped before its end ("the gateway balance ran out: …"); null otherwise. */
+  stop_reason: string | null;
 }
 
 /** A run as it is first recorded. */
-export type NewRun = Omit<RunRow, "id" | "status" | "exit_code" | "finished_at" | "tick"> & {
+export type NewRun = Omit<
+  RunRow,
+  "id" | "status" | "exit_code" | "finished_at" | "tick" | "stop_reason"
+> & {
   tick?: number;
 };
 

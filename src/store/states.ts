@@ -21,6 +21,8 @@
  *   files are intact but a thumbnail or poster is gone (to make them again), to completed when
  *   a file is gone and its links still work (download again), to pending otherwise or with
  *   `--force` (redo).
+ * - held: its submit may have made the task (a reset or 5xx) and `retry.on_unknown_submit` is
+ *   `hold`: it waits, with the reason, for `gwrun retry --held` rather than risk a second charge.
  * - failed (the gateway or retries gave up), rejected (the gateway refused the request: 400,
  *   401, 422), expired (the task or its links are gone), skipped (its upstream failed).
  *   `gwrun retry` requeues them; a skipped task is requeued when its upstream succeeds. A
@@ -39,6 +41,7 @@ export const TaskState = {
   Rejected: "rejected",
   Expired: "expired",
   Skipped: "skipped",
+  Held: "held",
 } as const;
 export type TaskState = (typeof TaskState)[keyof typeof TaskState];
 
@@ -54,12 +57,13 @@ const {
   Rejected,
   Expired,
   Skipped,
+  Held,
 } = TaskState;
 
 /** Allowed moves: from → the states it may go to. */
 export const TRANSITIONS: Readonly<Record<TaskState, readonly TaskState[]>> = {
   [Pending]: [Submitting, Skipped, Failed],
-  [Submitting]: [Submitted, Processing, Downloaded, Pending, Failed, Rejected],
+  [Submitting]: [Submitted, Processing, Downloaded, Pending, Failed, Rejected, Held],
   [Submitted]: [Processing, Completed, Failed, Expired],
   [Processing]: [Completed, Failed, Expired],
   [Completed]: [Downloaded, Failed, Expired],
@@ -69,6 +73,7 @@ export const TRANSITIONS: Readonly<Record<TaskState, readonly TaskState[]>> = {
   [Rejected]: [Pending],
   [Expired]: [Pending],
   [Skipped]: [Pending],
+  [Held]: [Pending],
 };
 
 /** States in which the gateway holds a task. */
@@ -77,8 +82,11 @@ export const RUNNING_STATES: readonly TaskState[] = [Submitted, Processing];
 /** States a task ends a run in without its outputs: what `gwrun retry --failed` and reports name. */
 export const FAILED_STATES: readonly TaskState[] = [Failed, Rejected, Expired, Skipped];
 
+/** States a task ends a run in without its outputs, a held one included: the run failed. */
+export const UNDONE_STATES: readonly TaskState[] = [...FAILED_STATES, Held];
+
 /** States a task ends a run in. */
-export const FINAL_STATES: readonly TaskState[] = [Done, ...FAILED_STATES];
+export const FINAL_STATES: readonly TaskState[] = [Done, ...UNDONE_STATES];
 
 /** Whether `from` may move to `to`. */
 export function canMove(from: TaskState, to: TaskState): boolean {

@@ -71,3 +71,35 @@ describe("submit pace", () => {
     expect(new SubmitPace(new ManualClock(0), 40, 12).rate).toBe(12);
   });
 });
+
+describe("submit pace under bursts of 429s", () => {
+  it("issue 16 item 8: a burst of 429s halves the pace once, not once per answer", async () => {
+    const clock = new ManualClock(0);
+    const pace = new SubmitPace(clock, 5);
+    const came = askTurns(pace, 10);
+    await pass(clock, 2000);
+    expect(came()).toBe(10);
+    // Ten submits were in flight when the gateway said no to each of them.
+    for (let i = 0; i < 10; i++) pace.rateLimited(undefined);
+    expect(pace.rate).toBe(2.5);
+    // The next turn went out at the new rate; its 429 halves again.
+    askTurns(pace, 1);
+    await pass(clock, 1000);
+    pace.rateLimited(undefined);
+    expect(pace.rate).toBe(1.25);
+  });
+
+  it("issue 16 item 8: never falls below half the rate last sustained, and climbs back", async () => {
+    const clock = new ManualClock(0);
+    const pace = new SubmitPace(clock, 8);
+    for (let i = 0; i < 20; i++) pace.succeeded();
+    for (let burst = 0; burst < 10; burst++) {
+      askTurns(pace, 1);
+      await pass(clock, 5000);
+      pace.rateLimited(undefined);
+    }
+    expect(pace.rate).toBe(4);
+    for (let i = 0; i < 400; i++) pace.succeeded();
+    expect(pace.rate).toBe(8);
+  });
+});

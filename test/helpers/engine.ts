@@ -4,6 +4,7 @@ import type { Clock } from "../../src/core/clock.js";
 import { canonicalJson, sha256 } from "../../src/core/hash.js";
 import { seededRandom } from "../../src/core/random.js";
 import {
+  type DownloadCaps,
   Engine,
   type EngineEvent,
   type PostProcess,
@@ -46,6 +47,7 @@ export interface EngineRig {
     postprocess?: PostProcess;
     runId?: number;
     force?: boolean;
+    maxDownloadBytes?: DownloadCaps;
   }): Engine;
   /** Another run of the manifest, its initial tasks recorded (as `gwrun run` makes one). */
   newRun(): Promise<number>;
@@ -60,6 +62,8 @@ export interface EngineRig {
   /** Drives a run to its end and returns its result. */
   finish(running: Promise<RunResult>): Promise<RunResult>;
 }
+
+const MB = 1024 * 1024;
 
 /** The settings every rig manifest shares: its name, and an output folder in a temp dir. */
 function manifestText(body: string, outputDir: string): string {
@@ -131,7 +135,7 @@ export async function withEngine<T>(
             random: seededRandom("engine"),
             templates: dependantTemplates(checked.jobs),
             force: options.force ?? false,
-            maxDownloadBytes: 64 * 1024 * 1024,
+            maxDownloadBytes: options.maxDownloadBytes ?? { image: 64 * MB, video: 64 * MB },
             emit: (event) => events.push(event),
             ...(options.postprocess === undefined ? {} : { postprocess: options.postprocess }),
           }),

@@ -196,6 +196,27 @@ jobs:
     });
   }, 60_000);
 
+  it("issue 16 item 8: after a balance stop, gwrun status says why the run stopped", async () => {
+    await withRun({ balance: 0.2 }, async (scope) => {
+      const manifest = scope.write(
+        "broke.yaml",
+        `${fastSettings(scope.outputDir)}name: broke
+jobs:
+  - id: sets
+    model: acme2.7-image
+    repeat: 3
+    prompt: "A mug"
+    size: "1:1"
+`,
+      );
+      expect((await scope.gwrun(["run", manifest]).done).code).toBe(3);
+      const status = (await scope.gwrun(["status"]).done).stdout;
+      expect(status).toMatch(/^ {2}stopped: the gateway balance ran out/m);
+      const json = JSON.parse((await scope.gwrun(["status", "--json"]).done).stdout);
+      expect(json.run.stop_reason).toMatch(/balance ran out/);
+    });
+  }, 60_000);
+
   it("stops at max_cost before submitting more than the budget covers, exit 3", async () => {
     await withRun({}, async (scope) => {
       const manifest = scope.write(

@@ -8,6 +8,7 @@ import * as runs from "./runs.js";
 import * as schedules from "./schedules.js";
 import * as tasks from "./tasks.js";
 import * as transitions from "./transitions.js";
+import { storeUnusable } from "./unusable.js";
 
 /** The SQLite store; `db` is the raw handle, for tests that set up odd states. */
 export type SqliteStore = Store & { readonly db: Database.Database };
@@ -17,7 +18,12 @@ export type SqliteStore = Store & { readonly db: Database.Database };
  * operation is one synchronous better-sqlite3 call: it commits before its promise resolves.
  */
 export function openStore(file: string): SqliteStore {
-  const s = new SqliteDb(file);
+  let s: SqliteDb;
+  try {
+    s = new SqliteDb(file);
+  } catch (error) {
+    throw storeUnusable(error, file) ?? error;
+  }
   return {
     db: s.db,
     close: async () => s.close(),
@@ -25,7 +31,8 @@ export function openStore(file: string): SqliteStore {
     saveLearnedRate: async (baseUrl, rate) => runs.saveLearnedRate(s, baseUrl, rate),
 
     createRun: async (run) => runs.createRun(s, run),
-    finishRun: async (id, status, exitCode, now) => runs.finishRun(s, id, status, exitCode, now),
+    finishRun: async (id, status, exitCode, now, stopReason) =>
+      runs.finishRun(s, id, status, exitCode, now, stopReason),
     run: async (id) => runs.run(s, id),
     latestRun: async (name) => runs.latestRun(s, name),
     runs: async (limit) => runs.runs(s, limit),

@@ -27,13 +27,11 @@ export function finishRun(
   status: string,
   exitCode: number,
   now: number,
+  stopReason: string | null = null,
 ): void {
-  s.sql("UPDATE runs SET status = ?, exit_code = ?, finished_at = ? WHERE id = ?").run(
-    status,
-    exitCode,
-    now,
-    id,
-  );
+  s.sql(
+    "UPDATE runs SET status = ?, exit_code = ?, finished_at = ?, stop_reason = ? WHERE id = ?",
+  ).run(status, exitCode, now, stopReason, id);
 }
 
 export function run(s: SqliteDb, id: number): RunRow | undefined {

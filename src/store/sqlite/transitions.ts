@@ -190,7 +190,7 @@ export function failTask(
   s: SqliteDb,
   task: TaskRow,
   from: readonly TaskState[],
-  to: "failed" | "rejected" | "expired",
+  to: "failed" | "rejected" | "expired" | "held",
   reason: string,
   now: number,
   expiredOutput?: number,
