@@ -124,9 +124,13 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       .description("resubmit a run's failed and/or expired tasks, then continue it")
       .argument("[run]", "run id (default: the latest)")
       .option("--failed", "failed, rejected and skipped tasks")
-      .option("--expired", "expired tasks"),
+      .option("--expired", "expired tasks")
+      .option("--stuck", "tasks polling gave up on (no result in time): poll them again"),
   ).action(
-    async (run: string | undefined, flags: RunFlags & { failed?: boolean; expired?: boolean }) => {
+    async (
+      run: string | undefined,
+      flags: RunFlags & { failed?: boolean; expired?: boolean; stuck?: boolean },
+    ) => {
       setExit(await retryRun(run, flags));
     },
   );

@@ -1,7 +1,14 @@
 import { readFile } from "node:fs/promises";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { plural } from "../core/words.js";
-import { FAILED_STATES, FINAL_STATES, type RunRow, TaskState } from "../store/index.js";
+import { isStuckReason } from "../engine/index.js";
+import {
+  FAILED_STATES,
+  FINAL_STATES,
+  type RunRow,
+  type TaskRow,
+  TaskState,
+} from "../store/index.js";
 import { type ExecuteOptions, executeManifest, type RunFlags } from "./execute.js";
 import { ExitCode } from "./exit-codes.js";
 import { err } from "./output.js";
@@ -42,13 +49,16 @@ function atOf(run: RunRow): ExecuteOptions {
   return { at: run.tick ?? run.started_at };
 }
 
-/** `gwrun retry [run] --failed|--expired`: puts those tasks back to pending and resumes. */
+/**
+ * `gwrun retry [run] --failed|--expired|--stuck`: puts those tasks back to pending (stuck ones
+ * back to polling: the gateway still holds them) and resumes.
+ */
 export async function retryRun(
   ref: string | undefined,
-  flags: RunFlags & { failed?: boolean; expired?: boolean },
+  flags: RunFlags & { failed?: boolean; expired?: boolean; stuck?: boolean },
 ): Promise<ExitCode> {
-  if (flags.failed !== true && flags.expired !== true) {
-    throw new GwError(ErrorCode.Usage, "say what to retry: --failed, --expired, or both");
+  if (flags.failed !== true && flags.expired !== true && flags.stuck !== true) {
+    throw new GwError(ErrorCode.Usage, "say what to retry: --failed, --expired, --stuck, or some");
   }
   const states = FAILED_STATES.filter((state) =>
     state === TaskState.Expired ? flags.expired === true : flags.failed === true,
@@ -60,7 +70,8 @@ export async function retryRun(
     let unfinished = 0;
     const now = Date.now();
     for (const task of await store.tasksOf(found.id)) {
-      if (states.includes(task.state) && (await store.requeue(task, [task.state], null, now)))
+      if (flags.stuck === true && isStuck(task) && (await store.repoll(task, now))) moved += 1;
+      else if (states.includes(task.state) && (await store.requeue(task, [task.state], null, now)))
         moved += 1;
       else if (!FINAL_STATES.includes(task.state)) unfinished += 1;
     }
@@ -69,13 +80,19 @@ export async function retryRun(
   const { run, moved, unfinished } = retried;
   if (moved === 0) {
     // Going on would submit the run's unfinished tasks: that is `resume`, asked for by name.
-    const which = `${states.slice(0, -1).join(", ")}${states.length > 1 ? " or " : ""}${states.at(-1)}`;
+    const named = [...states, ...(flags.stuck === true ? ["stuck"] : [])];
+    const which = `${named.slice(0, -1).join(", ")}${named.length > 1 ? " or " : ""}${named.at(-1)}`;
     err(`gwrun: run ${run.id} has no ${which} tasks: nothing to retry, nothing submitted`);
     if (unfinished > 0)
       err(`  its ${plural(unfinished, "unfinished task")} go on with: gwrun resume ${run.id}`);
     return ExitCode.Ok;
   }
-  err(`gwrun: ${plural(moved, "task")} of run ${run.id} back to pending`);
+  err(`gwrun: ${plural(moved, "task")} of run ${run.id} back to pending (stuck ones to polling)`);
   return (await executeManifest(run.manifest_path, run.manifest_text, run.id, flags, atOf(run)))
     .exit;
+}
+
+/** A failed task the gateway still holds, given up on by polling. */
+function isStuck(task: TaskRow): boolean {
+  return task.state === TaskState.Failed && task.task_id !== null && isStuckReason(task.reason);
 }

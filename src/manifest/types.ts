@@ -20,7 +20,13 @@ export interface ManifestSettings {
     /** Reserved per task whose price is unknown; undefined: such tasks reserve nothing. */
     unknownCost: number | undefined;
   };
-  poll: { firstAfterMs: number; everyMs: number; batchSize: number };
+  poll: {
+    firstAfterMs: number;
+    everyMs: number;
+    batchSize: number;
+    /** A task unfinished this long after its submit is given up on; undefined: by lane. */
+    giveUpAfterMs: number | undefined;
+  };
   retry: { attempts: number; minDelayMs: number; maxDelayMs: number };
   output: {
     dir: string;

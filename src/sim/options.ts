@@ -27,6 +27,14 @@ export interface SimFaults {
   shortClipRate: number;
   /** Fraction of tasks whose result links have expired by the time they complete. */
   expiredLinkRate: number;
+  /** Fraction of task queries (single and batch) answered with an HTML 502 page. */
+  htmlPollRate: number;
+  /** Fraction of task queries answered 200 with a body that is not JSON. */
+  nonJsonPollRate: number;
+  /** Fraction of tasks that report a status the spec does not name, and never finish. */
+  oddStatusRate: number;
+  /** Fraction of failing tasks whose error message runs to megabytes. */
+  hugeErrorRate: number;
 }
 
 /** How `POST /v1/tasks/batch` answers (its body is not shown in the spec). */
@@ -91,6 +99,10 @@ export const NO_FAULTS: SimFaults = {
   wrongSizeRate: 0,
   shortClipRate: 0,
   expiredLinkRate: 0,
+  htmlPollRate: 0,
+  nonJsonPollRate: 0,
+  oddStatusRate: 0,
+  hugeErrorRate: 0,
 };
 
 export const SIM_DEFAULTS: SimOptions = {

@@ -84,6 +84,12 @@ export function acceptSubmit(
     ...(dice.roll("expired-link", requestHash, options.faults.expiredLinkRate)
       ? { deadLinks: true }
       : {}),
+    ...(dice.roll("odd-status", requestHash, options.faults.oddStatusRate)
+      ? { oddStatus: true }
+      : {}),
+    ...(fails && dice.roll("huge-error", requestHash, options.faults.hugeErrorRate)
+      ? { hugeError: true }
+      : {}),
   };
   const taskId = taskIdOf(ticket);
   ledger.hold(price, ticket.endsAt, fails);

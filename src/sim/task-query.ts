@@ -4,6 +4,7 @@ import { scaled } from "./context.js";
 import { countError } from "./counters.js";
 import { linkFor } from "./files.js";
 import { sendError, sendJson } from "./http.js";
+import { sentBrokenPoll } from "./poll-faults.js";
 import { type TaskTicket, taskRecord, ticketOf } from "./tasks.js";
 
 /** Batch queries take at most this many ids (the spec states no limit). */
@@ -17,6 +18,7 @@ export function queryTask(
   taskId: string,
 ): void {
   context.counters.queries.single += 1;
+  if (sentBrokenPoll(context, res, taskId)) return;
   const record = recordOf(context, origin, taskId);
   if (record === undefined) {
     countError(context.counters, 404);
@@ -55,6 +57,7 @@ export function queryBatch(
   }
   counters.queries.batch += 1;
   counters.queries.batch_tasks += ids.length;
+  if (sentBrokenPoll(context, res, ids.join(","))) return;
   const records = ids.flatMap((id): Record<string, unknown>[] => {
     const record = recordOf(context, origin, id);
     return record === undefined ? [] : [record];

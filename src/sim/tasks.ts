@@ -25,6 +25,10 @@ export interface TaskTicket {
   nonce: string;
   /** A fault: the result links are dead on arrival. */
   deadLinks?: boolean;
+  /** A fault: the task reports a status the spec does not name, and never finishes. */
+  oddStatus?: boolean;
+  /** A fault: a failing task's message runs to megabytes. */
+  hugeError?: boolean;
 }
 
 const PREFIX = "task_";
@@ -53,6 +57,14 @@ const FLAG_OUTPUTS = 1;
 const FLAG_VIDEO = 2;
 const FLAG_AUDIO = 4;
 const FLAG_DEAD_LINKS = 8;
+const FLAG_ODD_STATUS = 16;
+const FLAG_HUGE_ERROR = 32;
+
+/** How long the message of a task with the huge-error fault is. */
+export const HUGE_ERROR_BYTES = 4 * 1024 * 1024;
+
+/** What a task with the odd-status fault reports, for ever. */
+export const ODD_STATUS = "queued_upstream";
 
 /** A task id that carries its ticket (about 90 characters). */
 export function taskIdOf(ticket: TaskTicket): string {
@@ -61,7 +73,9 @@ export function taskIdOf(ticket: TaskTicket): string {
     (outputs === undefined ? 0 : FLAG_OUTPUTS) |
     (outputs?.kind === "video" ? FLAG_VIDEO : 0) |
     (outputs?.audio === true ? FLAG_AUDIO : 0) |
-    (ticket.deadLinks === true ? FLAG_DEAD_LINKS : 0);
+    (ticket.deadLinks === true ? FLAG_DEAD_LINKS : 0) |
+    (ticket.oddStatus === true ? FLAG_ODD_STATUS : 0) |
+    (ticket.hugeError === true ? FLAG_HUGE_ERROR : 0);
   const packer = new Packer()
     .uint(FAMILY_IDS.indexOf(ticket.family) + 1, 1)
     .uint(ticket.createdAt, 6)
@@ -123,6 +137,8 @@ export function ticketOf(taskId: string): TaskTicket | undefined {
       outputs,
       nonce,
       ...((flags & FLAG_DEAD_LINKS) === 0 ? {} : { deadLinks: true }),
+      ...((flags & FLAG_ODD_STATUS) === 0 ? {} : { oddStatus: true }),
+      ...((flags & FLAG_HUGE_ERROR) === 0 ? {} : { hugeError: true }),
     };
   } catch {
     return undefined;
@@ -155,17 +171,18 @@ export function taskRecord(
   const seconds = (ms: number) => Math.floor(ms / 1000);
   const record: Record<string, unknown> = {
     id: taskId,
-    status,
+    status: ticket.oddStatus === true ? ODD_STATUS : status,
     progress: progressAt(ticket, now),
     created: seconds(ticket.createdAt),
     estimated_time: ticket.estimatedSeconds,
     cost: status === "completed" ? ticket.price : 0,
   };
+  if (ticket.oddStatus === true) return record;
   if (status === "completed" || status === "failed") {
     record.completed = seconds(ticket.endsAt);
     record.actual_time = Math.max(1, Math.round((ticket.endsAt - ticket.createdAt) / 1000));
   }
-  if (status === "failed") record.error = { message: ticket.failure };
+  if (status === "failed") record.error = { message: failureMessage(ticket) };
   if (status === "completed" && ticket.outputs !== undefined) {
     // expires_at is completed + TTL, in the same whole seconds as `completed`.
     const expiresAt = seconds(ticket.endsAt) * 1000 + (ticket.deadLinks === true ? 0 : linkTtlMs);
@@ -182,6 +199,11 @@ export function taskRecord(
     }
   }
   return record;
+}
+
+function failureMessage(ticket: TaskTicket): string | undefined {
+  if (ticket.hugeError !== true || ticket.failure === undefined) return ticket.failure;
+  return `${ticket.failure}: ${"trace ".repeat(HUGE_ERROR_BYTES / 6)}`;
 }
 
 function progressAt(ticket: TaskTicket, now: number): number {

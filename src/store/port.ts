@@ -178,6 +178,8 @@ export interface TaskTransitions {
     reason: string | null,
     now: number,
   ): Promise<boolean>;
+  /** failed → submitted | processing: a task polling gave up on is polled again, afresh. */
+  repoll(task: TaskRow, now: number): Promise<boolean>;
   /** done → completed: a file is gone and its links still work; its outputs download again. */
   redownload(task: TaskRow, now: number): Promise<boolean>;
   /** done → downloaded: files intact, a thumbnail or poster gone; it is checked again. */

@@ -151,7 +151,7 @@ describe("poll outcome", () => {
 /** A poller holding one task per `[key, nextPollAt]`. */
 function pollerWith(
   tasks: [key: string, nextPollAt: number][],
-  options = { batchSize: 10, coalesceMs: 100 },
+  options = { batchSize: 10, coalesceMs: 100, everyMs: 1_000 },
 ): Poller {
   const poller = new Poller(options);
   for (const [key, nextPollAt] of tasks) poller.track(held({ key }), nextPollAt);
@@ -204,7 +204,7 @@ describe("poller", () => {
         ["b", 1_000],
         ["c", 9_000],
       ],
-      { batchSize: 2, coalesceMs: 100 },
+      { batchSize: 2, coalesceMs: 100, everyMs: 1_000 },
     );
     expect(keysOf(poller.due(1_000))).toEqual([["a", "b"]]);
   });
@@ -217,7 +217,7 @@ describe("poller", () => {
         ["c", 1_000],
         ["d", 9_000],
       ],
-      { batchSize: 2, coalesceMs: 100 },
+      { batchSize: 2, coalesceMs: 100, everyMs: 1_000 },
     );
     expect(keysOf(poller.due(1_000))).toEqual([["a", "b"]]);
     expect(keysOf(poller.due(1_100))).toEqual([["a", "b"], ["c"]]);
@@ -232,7 +232,7 @@ describe("poller", () => {
         ["a", 100],
         ["c", 300],
       ],
-      { batchSize: 2, coalesceMs: 100 },
+      { batchSize: 2, coalesceMs: 100, everyMs: 1_000 },
     );
     expect(keysOf(poller.due(1_000))).toEqual([["a", "b"], ["c", "d"], ["e"]]);
   });

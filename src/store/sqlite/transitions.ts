@@ -172,6 +172,13 @@ export function requeue(
   });
 }
 
+/** Its deadline counts from now: `submitted_at` is when polling (re)started. */
+export function repoll(s: SqliteDb, task: TaskRow, now: number): boolean {
+  const to = task.started_at === null ? TaskState.Submitted : Processing;
+  const patch = { reason: null, next_poll_at: now, submitted_at: now };
+  return move(s, task.key, [TaskState.Failed], to, patch, now);
+}
+
 export function redownload(s: SqliteDb, task: TaskRow, now: number): boolean {
   return s.transaction(() => {
     if (!move(s, task.key, [Done], Completed, { done_at: null }, now)) return false;
