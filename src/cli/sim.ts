@@ -43,6 +43,7 @@ interface SimFlags {
   nonJsonPollRate?: string;
   oddStatusRate?: string;
   hugeErrorRate?: string;
+  escapeErrorRate?: string;
   mediaVariants?: string;
   cacheDir?: string;
 }
@@ -111,6 +112,10 @@ export function addSimCommand(program: Command, setExit: (code: ExitCode) => voi
     .option("--non-json-poll-rate <fraction>", "task queries answered 200 with a non-JSON body")
     .option("--odd-status-rate <fraction>", "tasks stuck in a status the spec does not name")
     .option("--huge-error-rate <fraction>", "failing tasks whose message runs to megabytes")
+    .option(
+      "--escape-error-rate <fraction>",
+      "failing tasks whose message carries <script> and terminal escapes",
+    )
     .option(
       "--media-variants <n>",
       "distinct pictures and clips to render (default: one per prompt)",
@@ -190,6 +195,7 @@ export function simOptionsOf(flags: SimFlags): SimOptionsInput {
     nonJsonPollRate: fraction("--non-json-poll-rate", flags.nonJsonPollRate),
     oddStatusRate: fraction("--odd-status-rate", flags.oddStatusRate),
     hugeErrorRate: fraction("--huge-error-rate", flags.hugeErrorRate),
+    escapeErrorRate: fraction("--escape-error-rate", flags.escapeErrorRate),
   };
   return {
     port: number("--port", flags.port, 0, 65_535),

@@ -1,5 +1,5 @@
 import { coerceError, ErrorCode } from "../core/errors.js";
-import { GatewayError } from "../gateway/index.js";
+import { GatewayError, gatewayText } from "../gateway/index.js";
 import type { ManifestSettings } from "../manifest/index.js";
 import type { TaskRow } from "../store/index.js";
 
@@ -41,7 +41,8 @@ export function giveUpAt(task: TaskRow, settings: ManifestSettings): number {
 /** The failure reason of a task still running at its deadline; `status` is what it last said. */
 export function overdueReason(task: TaskRow, now: number, status: string): string {
   const waited = now - (task.submitted_at ?? task.created_at);
-  return `${STUCK_REASON} ${spoken(waited)} (the gateway still says ${JSON.stringify(status)})`;
+  const said = JSON.stringify(gatewayText(status, 40));
+  return `${STUCK_REASON} ${spoken(waited)} (the gateway still says ${said})`;
 }
 
 /**

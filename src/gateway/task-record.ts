@@ -105,6 +105,7 @@ function expiresOf(value: Record<string, unknown>): number | null {
   return seconds === null ? null : seconds * 1000;
 }
 
+/** A link with spaces or controls in it is not one, whatever else it holds. */
 function isHttpUrl(value: string): boolean {
-  return /^https?:\/\/[^\s]+$/i.test(value);
+  return /^https?:\/\/[^\s\p{Cc}\p{Cf}]+$/iu.test(value);
 }

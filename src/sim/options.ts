@@ -35,6 +35,8 @@ export interface SimFaults {
   oddStatusRate: number;
   /** Fraction of failing tasks whose error message runs to megabytes. */
   hugeErrorRate: number;
+  /** Fraction of failing tasks whose error message carries markup and terminal escapes. */
+  escapeErrorRate: number;
 }
 
 /** How `POST /v1/tasks/batch` answers (its body is not shown in the spec). */
@@ -103,6 +105,7 @@ export const NO_FAULTS: SimFaults = {
   nonJsonPollRate: 0,
   oddStatusRate: 0,
   hugeErrorRate: 0,
+  escapeErrorRate: 0,
 };
 
 export const SIM_DEFAULTS: SimOptions = {

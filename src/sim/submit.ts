@@ -90,6 +90,9 @@ export function acceptSubmit(
     ...(fails && dice.roll("huge-error", requestHash, options.faults.hugeErrorRate)
       ? { hugeError: true }
       : {}),
+    ...(fails && dice.roll("escape-error", requestHash, options.faults.escapeErrorRate)
+      ? { escapeError: true }
+      : {}),
   };
   const taskId = taskIdOf(ticket);
   ledger.hold(price, ticket.endsAt, fails);

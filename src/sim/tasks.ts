@@ -29,6 +29,8 @@ export interface TaskTicket {
   oddStatus?: boolean;
   /** A fault: a failing task's message runs to megabytes. */
   hugeError?: boolean;
+  /** A fault: a failing task's message carries markup and terminal escape sequences. */
+  escapeError?: boolean;
 }
 
 const PREFIX = "task_";
@@ -59,6 +61,11 @@ const FLAG_AUDIO = 4;
 const FLAG_DEAD_LINKS = 8;
 const FLAG_ODD_STATUS = 16;
 const FLAG_HUGE_ERROR = 32;
+const FLAG_ESCAPE_ERROR = 64;
+
+/** What a task with the escape-error fault adds to its message: a title change, colours, a script. */
+export const ESCAPE_ERROR_TAIL =
+  "\u001b]0;gwrun owned\u0007 \u001b[31mdetails\u001b[0m <script>alert(1)</script>";
 
 /** How long the message of a task with the huge-error fault is. */
 export const HUGE_ERROR_BYTES = 4 * 1024 * 1024;
@@ -75,7 +82,8 @@ export function taskIdOf(ticket: TaskTicket): string {
     (outputs?.audio === true ? FLAG_AUDIO : 0) |
     (ticket.deadLinks === true ? FLAG_DEAD_LINKS : 0) |
     (ticket.oddStatus === true ? FLAG_ODD_STATUS : 0) |
-    (ticket.hugeError === true ? FLAG_HUGE_ERROR : 0);
+    (ticket.hugeError === true ? FLAG_HUGE_ERROR : 0) |
+    (ticket.escapeError === true ? FLAG_ESCAPE_ERROR : 0);
   const packer = new Packer()
     .uint(FAMILY_IDS.indexOf(ticket.family) + 1, 1)
     .uint(ticket.createdAt, 6)
@@ -139,6 +147,7 @@ export function ticketOf(taskId: string): TaskTicket | undefined {
       ...((flags & FLAG_DEAD_LINKS) === 0 ? {} : { deadLinks: true }),
       ...((flags & FLAG_ODD_STATUS) === 0 ? {} : { oddStatus: true }),
       ...((flags & FLAG_HUGE_ERROR) === 0 ? {} : { hugeError: true }),
+      ...((flags & FLAG_ESCAPE_ERROR) === 0 ? {} : { escapeError: true }),
     };
   } catch {
     return undefined;
@@ -202,8 +211,11 @@ export function taskRecord(
 }
 
 function failureMessage(ticket: TaskTicket): string | undefined {
-  if (ticket.hugeError !== true || ticket.failure === undefined) return ticket.failure;
-  return `${ticket.failure}: ${"trace ".repeat(HUGE_ERROR_BYTES / 6)}`;
+  if (ticket.failure === undefined) return undefined;
+  let message = ticket.failure;
+  if (ticket.escapeError === true) message += ` ${ESCAPE_ERROR_TAIL}`;
+  if (ticket.hugeError === true) message += `: ${"trace ".repeat(HUGE_ERROR_BYTES / 6)}`;
+  return message;
 }
 
 function progressAt(ticket: TaskTicket, now: number): number {

@@ -84,4 +84,25 @@ describe("a hostile gateway, in virtual time", () => {
       expect(JSON.stringify(failed).length).toBeLessThan(10_000);
     });
   });
+
+  it("issue 16 item 2: stores and reports a failure message without its escape sequences", async () => {
+    const faults = { taskFailureRate: 1, escapeErrorRate: 1 };
+    await withEngine({ ...TEN_SECONDS, faults }, images(2), async (rig) => {
+      const result = await rig.finish(rig.engine().run());
+
+      expect(result).toMatchObject({ end: "failed", counts: { failed: 2 } });
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: finding controls is the point
+      const controls = /[\u0000-\u001f\u007f-\u009f]/;
+      for (const task of await rig.tasks()) {
+        expect(task.reason).not.toMatch(controls);
+        // Markup stays text: the gallery escapes it.
+        expect(task.reason).toMatch(/[a-z] +details <script>alert\(1\)<\/script>$/);
+        // The title the escape would have set is gone with it.
+        expect(task.reason).not.toContain("owned");
+      }
+      const failed = rig.events.filter((event) => event.type === "task:failed");
+      expect(failed).toHaveLength(2);
+      expect(JSON.stringify(failed)).not.toMatch(/\\u001b|\\u0007/);
+    });
+  });
 });
