@@ -44,6 +44,7 @@ interface SimFlags {
   oddStatusRate?: string;
   hugeErrorRate?: string;
   escapeErrorRate?: string;
+  surplusLinkRate?: string;
   mediaVariants?: string;
   cacheDir?: string;
 }
@@ -116,6 +117,7 @@ export function addSimCommand(program: Command, setExit: (code: ExitCode) => voi
       "--escape-error-rate <fraction>",
       "failing tasks whose message carries <script> and terminal escapes",
     )
+    .option("--surplus-link-rate <fraction>", "completed tasks that list 500 result links")
     .option(
       "--media-variants <n>",
       "distinct pictures and clips to render (default: one per prompt)",
@@ -196,6 +198,7 @@ export function simOptionsOf(flags: SimFlags): SimOptionsInput {
     oddStatusRate: fraction("--odd-status-rate", flags.oddStatusRate),
     hugeErrorRate: fraction("--huge-error-rate", flags.hugeErrorRate),
     escapeErrorRate: fraction("--escape-error-rate", flags.escapeErrorRate),
+    surplusLinkRate: fraction("--surplus-link-rate", flags.surplusLinkRate),
   };
   return {
     port: number("--port", flags.port, 0, 65_535),

@@ -9,6 +9,7 @@ import {
   unreadableAnswer,
   unreadableReason,
 } from "./poll-trouble.js";
+import { promisedOutputs } from "./promised.js";
 
 /**
  * Polling: what one poll answer means for a task (`pollOutcome`, pure), and the tasks the
@@ -44,7 +45,14 @@ export function pollOutcome(
           to: "failed",
           reason: "the task completed but its result holds no output URL",
         };
-      return { kind: "completed", links, cost: record.cost };
+      const kept = links.slice(0, promisedOutputs(task));
+      const surplus = links.length - kept.length;
+      return {
+        kind: "completed",
+        links: kept,
+        cost: record.cost,
+        ...(surplus > 0 ? { surplus } : {}),
+      };
     }
     case "failed":
       return {

@@ -37,6 +37,8 @@ export interface SimFaults {
   hugeErrorRate: number;
   /** Fraction of failing tasks whose error message carries markup and terminal escapes. */
   escapeErrorRate: number;
+  /** Fraction of tasks whose completed result lists 500 links. */
+  surplusLinkRate: number;
 }
 
 /** How `POST /v1/tasks/batch` answers (its body is not shown in the spec). */
@@ -106,6 +108,7 @@ export const NO_FAULTS: SimFaults = {
   oddStatusRate: 0,
   hugeErrorRate: 0,
   escapeErrorRate: 0,
+  surplusLinkRate: 0,
 };
 
 export const SIM_DEFAULTS: SimOptions = {

@@ -93,6 +93,9 @@ export function acceptSubmit(
     ...(fails && dice.roll("escape-error", requestHash, options.faults.escapeErrorRate)
       ? { escapeError: true }
       : {}),
+    ...(dice.roll("surplus-links", requestHash, options.faults.surplusLinkRate)
+      ? { surplusLinks: true }
+      : {}),
   };
   const taskId = taskIdOf(ticket);
   ledger.hold(price, ticket.endsAt, fails);

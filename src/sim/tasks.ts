@@ -31,6 +31,8 @@ export interface TaskTicket {
   hugeError?: boolean;
   /** A fault: a failing task's message carries markup and terminal escape sequences. */
   escapeError?: boolean;
+  /** A fault: a completed task lists far more links than it made. */
+  surplusLinks?: boolean;
 }
 
 const PREFIX = "task_";
@@ -62,6 +64,10 @@ const FLAG_DEAD_LINKS = 8;
 const FLAG_ODD_STATUS = 16;
 const FLAG_HUGE_ERROR = 32;
 const FLAG_ESCAPE_ERROR = 64;
+const FLAG_SURPLUS_LINKS = 128;
+
+/** How many links a task with the surplus-links fault lists. */
+export const SURPLUS_LINKS = 500;
 
 /** What a task with the escape-error fault adds to its message: a title change, colours, a script. */
 export const ESCAPE_ERROR_TAIL =
@@ -83,7 +89,8 @@ export function taskIdOf(ticket: TaskTicket): string {
     (ticket.deadLinks === true ? FLAG_DEAD_LINKS : 0) |
     (ticket.oddStatus === true ? FLAG_ODD_STATUS : 0) |
     (ticket.hugeError === true ? FLAG_HUGE_ERROR : 0) |
-    (ticket.escapeError === true ? FLAG_ESCAPE_ERROR : 0);
+    (ticket.escapeError === true ? FLAG_ESCAPE_ERROR : 0) |
+    (ticket.surplusLinks === true ? FLAG_SURPLUS_LINKS : 0);
   const packer = new Packer()
     .uint(FAMILY_IDS.indexOf(ticket.family) + 1, 1)
     .uint(ticket.createdAt, 6)
@@ -148,6 +155,7 @@ export function ticketOf(taskId: string): TaskTicket | undefined {
       ...((flags & FLAG_ODD_STATUS) === 0 ? {} : { oddStatus: true }),
       ...((flags & FLAG_HUGE_ERROR) === 0 ? {} : { hugeError: true }),
       ...((flags & FLAG_ESCAPE_ERROR) === 0 ? {} : { escapeError: true }),
+      ...((flags & FLAG_SURPLUS_LINKS) === 0 ? {} : { surplusLinks: true }),
     };
   } catch {
     return undefined;
@@ -195,9 +203,9 @@ export function taskRecord(
   if (status === "completed" && ticket.outputs !== undefined) {
     // expires_at is completed + TTL, in the same whole seconds as `completed`.
     const expiresAt = seconds(ticket.endsAt) * 1000 + (ticket.deadLinks === true ? 0 : linkTtlMs);
-    const urls = Array.from({ length: ticket.outputs.count }, (_, index) =>
-      links(index, expiresAt),
-    );
+    const { count } = ticket.outputs;
+    const listed = ticket.surplusLinks === true ? SURPLUS_LINKS : count;
+    const urls = Array.from({ length: listed }, (_, index) => links(index % count, expiresAt));
     const expires_at = seconds(expiresAt);
     if (ticket.outputs.kind === "image") {
       record.result = { images: urls.map((url) => ({ url: [url], expires_at })) };

@@ -76,7 +76,13 @@ export interface Receipt {
 /** What one poll answer means for one task (see the engine's `pollOutcome`). */
 export type PollOutcome =
   | { kind: "running"; status: "submitted" | "processing"; progress: number; nextPollAt: number }
-  | { kind: "completed"; links: OutputLink[]; cost: number | null }
+  | {
+      kind: "completed";
+      links: OutputLink[];
+      cost: number | null;
+      /** Links listed beyond what the request was promised: left out. */
+      surplus?: number;
+    }
   | { kind: "failed"; to: "failed" | "expired"; reason: string };
 
 export interface OutputLink {

@@ -105,4 +105,31 @@ describe("a hostile gateway, in virtual time", () => {
       expect(JSON.stringify(failed)).not.toMatch(/\\u001b|\\u0007/);
     });
   });
+
+  it("issue 16 item 3: downloads only the outputs promised when a result lists 500 links", async () => {
+    await withEngine({ ...TEN_SECONDS, faults: { surplusLinkRate: 1 } }, images(2), async (rig) => {
+      const result = await rig.finish(rig.engine().run());
+
+      expect(result).toMatchObject({ end: "done", counts: { done: 2 } });
+      expect(rig.sim.counters().downloads.served).toBe(2);
+      for (const task of await rig.tasks())
+        expect(await rig.store.outputsOf(task.key)).toHaveLength(1);
+      const completed = rig.events.filter((event) => event.type === "task:completed");
+      expect(completed.map((event) => ({ ...event }))).toMatchObject([
+        { outputs: 1, surplus: 499 },
+        { outputs: 1, surplus: 499 },
+      ]);
+    });
+  });
+
+  it("issue 16 item 3: tries a link past its expiry once before calling the task expired", async () => {
+    await withEngine({ ...TEN_SECONDS, faults: { expiredLinkRate: 1 } }, images(2), async (rig) => {
+      const result = await rig.finish(rig.engine().run());
+
+      expect(result).toMatchObject({ end: "failed", counts: { expired: 2 } });
+      expect(rig.sim.counters().downloads.expired).toBe(2);
+      for (const task of await rig.tasks())
+        expect(task.reason).toMatch(/^the result link has expired or is gone \(HTTP 403/);
+    });
+  });
 });

@@ -37,13 +37,24 @@ describe("poll outcome", () => {
         images: [{ url: ["https://cdn.example/a.png"] }, { url: ["https://cdn.example/b.png"] }],
       },
     });
-    expect(pollOutcome(held(), answer, false, NEXT_POLL)).toEqual({
+    const twoImages = held({ family: "image-b", request: JSON.stringify({ n: 2 }) });
+    expect(pollOutcome(twoImages, answer, false, NEXT_POLL)).toEqual({
       kind: "completed",
       links: [
         { url: "https://cdn.example/a.png", expiresAt: 1_800_000_000_000 },
         { url: "https://cdn.example/b.png", expiresAt: 1_800_000_000_000 },
       ],
       cost: 0.04,
+    });
+  });
+
+  it("issue 16 item 3: keeps the links a task was promised and counts the rest as surplus", () => {
+    const urls = Array.from({ length: 5 }, (_, i) => ({ url: [`https://cdn.example/${i}.png`] }));
+    const answer = record({ status: "completed", result: { images: urls } });
+    expect(pollOutcome(held(), answer, false, NEXT_POLL)).toMatchObject({
+      kind: "completed",
+      links: [{ url: "https://cdn.example/0.png" }],
+      surplus: 4,
     });
   });
 

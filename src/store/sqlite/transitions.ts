@@ -117,6 +117,7 @@ export function recordPollRound(
               ...named(task),
               cost: outcome.cost,
               outputs: outcome.links.length,
+              ...(outcome.surplus === undefined ? {} : { surplus: outcome.surplus }),
             });
           }
           break;
