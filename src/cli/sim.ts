@@ -45,6 +45,7 @@ interface SimFlags {
   hugeErrorRate?: string;
   escapeErrorRate?: string;
   surplusLinkRate?: string;
+  echoKeyRate?: string;
   mediaVariants?: string;
   cacheDir?: string;
 }
@@ -118,6 +119,7 @@ export function addSimCommand(program: Command, setExit: (code: ExitCode) => voi
       "failing tasks whose message carries <script> and terminal escapes",
     )
     .option("--surplus-link-rate <fraction>", "completed tasks that list 500 result links")
+    .option("--echo-key-rate <fraction>", "task queries whose failed tasks echo the API key")
     .option(
       "--media-variants <n>",
       "distinct pictures and clips to render (default: one per prompt)",
@@ -199,6 +201,7 @@ export function simOptionsOf(flags: SimFlags): SimOptionsInput {
     hugeErrorRate: fraction("--huge-error-rate", flags.hugeErrorRate),
     escapeErrorRate: fraction("--escape-error-rate", flags.escapeErrorRate),
     surplusLinkRate: fraction("--surplus-link-rate", flags.surplusLinkRate),
+    echoKeyRate: fraction("--echo-key-rate", flags.echoKeyRate),
   };
   return {
     port: number("--port", flags.port, 0, 65_535),

@@ -22,9 +22,30 @@ const BREAKS = /[\t\n\v\f\r\u2028\u2029]+/g;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: finding controls is the point
 const CONTROLS = /[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
-/** `text` with escape sequences and controls removed, cut to `max` characters. */
-export function gatewayText(text: string, max = GATEWAY_TEXT_MAX): string {
-  return cut(text.replace(ESCAPES, "").replace(BREAKS, " ").replace(CONTROLS, "").trim(), max);
+/** Credentials a gateway may repeat: a `Bearer` token, an `x-api-key` value. */
+const CREDENTIALS = /\b(Bearer\s+|x-api-key["']?\s*[:=]\s*["']?)[^\s"',;)]+/gi;
+
+/** What a secret is replaced with. */
+export const MASK = "***";
+
+/**
+ * `text` with escape sequences and controls removed, credentials and `secrets` (the
+ * configured key) masked, cut to `max` characters.
+ */
+export function gatewayText(
+  text: string,
+  max = GATEWAY_TEXT_MAX,
+  secrets: readonly string[] = [],
+): string {
+  const plain = text.replace(ESCAPES, "").replace(BREAKS, " ").replace(CONTROLS, "").trim();
+  return cut(redacted(plain, secrets), max);
+}
+
+/** `text` with credentials and `secrets` masked (keys too short to be keys are left alone). */
+export function redacted(text: string, secrets: readonly string[] = []): string {
+  let masked = text;
+  for (const secret of secrets) if (secret.length >= 8) masked = masked.split(secret).join(MASK);
+  return masked.replace(CREDENTIALS, `$1${MASK}`);
 }
 
 /** `text` cut to `max` characters, saying how many bytes were cut. */

@@ -39,6 +39,8 @@ export interface SimFaults {
   escapeErrorRate: number;
   /** Fraction of tasks whose completed result lists 500 links. */
   surplusLinkRate: number;
+  /** Fraction of task queries whose failed tasks repeat the query's credentials in their message. */
+  echoKeyRate: number;
 }
 
 /** How `POST /v1/tasks/batch` answers (its body is not shown in the spec). */
@@ -109,6 +111,7 @@ export const NO_FAULTS: SimFaults = {
   hugeErrorRate: 0,
   escapeErrorRate: 0,
   surplusLinkRate: 0,
+  echoKeyRate: 0,
 };
 
 export const SIM_DEFAULTS: SimOptions = {

@@ -16,6 +16,7 @@ export function queryTask(
   res: ServerResponse,
   origin: string,
   taskId: string,
+  echo?: string,
 ): void {
   context.counters.queries.single += 1;
   if (sentBrokenPoll(context, res, taskId)) return;
@@ -25,7 +26,7 @@ export function queryTask(
     sendError(res, 404, `task ${taskId} does not exist or has expired`);
     return;
   }
-  sendJson(res, 200, { code: 200, data: record });
+  sendJson(res, 200, { code: 200, data: echoed(record, echo) });
 }
 
 /**
@@ -37,6 +38,7 @@ export function queryBatch(
   res: ServerResponse,
   origin: string,
   body: unknown,
+  echo?: string,
 ): void {
   const { options, counters } = context;
   if (options.batchShape === "missing") {
@@ -60,7 +62,7 @@ export function queryBatch(
   if (sentBrokenPoll(context, res, ids.join(","))) return;
   const records = ids.flatMap((id): Record<string, unknown>[] => {
     const record = recordOf(context, origin, id);
-    return record === undefined ? [] : [record];
+    return record === undefined ? [] : [echoed(record, echo)];
   });
   switch (options.batchShape) {
     case "list":
@@ -113,4 +115,19 @@ function isPastRetention(context: SimContext, ticket: TaskTicket): boolean {
     context.options.clock.now() >
     ticket.createdAt + scaled(context, context.options.retentionSeconds)
   );
+}
+
+/** A failed task's message repeating the credentials of the query (the echo-key fault). */
+function echoed(
+  record: Record<string, unknown>,
+  echo: string | undefined,
+): Record<string, unknown> {
+  const error = record.error as { message?: string } | undefined;
+  if (echo === undefined || error === undefined) return record;
+  return {
+    ...record,
+    error: {
+      message: `${error.message} (request sent with Authorization: ${echo}; key ${echo.replace(/^Bearer\s+/i, "")})`,
+    },
+  };
 }

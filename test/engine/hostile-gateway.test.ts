@@ -132,4 +132,21 @@ describe("a hostile gateway, in virtual time", () => {
         expect(task.reason).toMatch(/^the result link has expired or is gone \(HTTP 403/);
     });
   });
+
+  it("issue 16 item 4: masks the API key a failed task's message echoes, in the store and the events", async () => {
+    const faults = { taskFailureRate: 1, echoKeyRate: 1 };
+    await withEngine({ ...TEN_SECONDS, faults }, images(2), async (rig) => {
+      const result = await rig.finish(rig.engine().run());
+
+      expect(result).toMatchObject({ end: "failed", counts: { failed: 2 } });
+      for (const task of await rig.tasks())
+        expect(task.reason).toMatch(/Authorization: Bearer \*\*\*; key \*\*\*\)$/);
+      const logged = rig.store.db
+        .prepare("SELECT group_concat(data, ' ') AS data FROM events")
+        .get();
+      expect(JSON.stringify(logged)).toContain("Bearer ***");
+      expect(JSON.stringify(logged)).not.toContain("test-key");
+      expect(JSON.stringify(rig.events)).not.toContain("test-key");
+    });
+  });
 });

@@ -27,4 +27,13 @@ describe("gateway text", () => {
       "poll: HTTP 502: <html> <h1>502 Bad Gateway</h1> </html>",
     );
   });
+
+  it("issue 16 item 4: masks Bearer tokens, x-api-key values and the configured key", () => {
+    const echoed =
+      'denied: Authorization: Bearer sk-live-123456 {"x-api-key": "sk-live-123456"} key sk-live-123456';
+    expect(gatewayText(echoed)).toBe(
+      'denied: Authorization: Bearer *** {"x-api-key": "***"} key sk-live-123456',
+    );
+    expect(gatewayText(echoed, GATEWAY_TEXT_MAX, ["sk-live-123456"])).not.toContain("sk-live");
+  });
 });
