@@ -74,6 +74,7 @@ export function inGatewayTime(settings: ManifestSettings, timeScale: number): Ma
       ...poll,
       firstAfterMs: poll.firstAfterMs / timeScale,
       everyMs: Math.max(1, poll.everyMs / timeScale),
+      giveUpAfterMs: poll.giveUpAfterMs === undefined ? undefined : poll.giveUpAfterMs / timeScale,
     },
     retry: {
       ...retry,

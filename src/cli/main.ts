@@ -126,7 +126,8 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       .argument("[run]", "run id (default: the latest)")
       .option("--failed", "failed, rejected and skipped tasks")
       .option("--expired", "expired tasks")
-      .option("--held", "held tasks (their submit may have made the task: this may pay twice)"),
+      .option("--held", "held tasks (their submit may have made the task: this may pay twice)")
+      .option("--stuck", "tasks polling gave up on (no result in time): poll them again"),
   ).action(async (run: string | undefined, flags: RetryFlags) => {
     setExit(await retryRun(run, flags));
   });

@@ -1,7 +1,14 @@
 import { readFile } from "node:fs/promises";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { plural } from "../core/words.js";
-import { FINAL_STATES, type RunRow, TaskState, UNDONE_STATES } from "../store/index.js";
+import { isStuckReason } from "../engine/index.js";
+import {
+  FINAL_STATES,
+  type RunRow,
+  type TaskRow,
+  TaskState,
+  UNDONE_STATES,
+} from "../store/index.js";
 import { type ExecuteOptions, executeManifest, type RunFlags } from "./execute.js";
 import { ExitCode } from "./exit-codes.js";
 import { err } from "./output.js";
@@ -42,12 +49,23 @@ function atOf(run: RunRow): ExecuteOptions {
   return { at: run.tick ?? run.started_at };
 }
 
-export type RetryFlags = RunFlags & { failed?: boolean; expired?: boolean; held?: boolean };
+export type RetryFlags = RunFlags & {
+  failed?: boolean;
+  expired?: boolean;
+  held?: boolean;
+  stuck?: boolean;
+};
 
-/** `gwrun retry [run] --failed|--expired|--held`: puts those tasks back to pending and resumes. */
+/**
+ * `gwrun retry [run] --failed|--expired|--held|--stuck`: puts those tasks back to pending
+ * (stuck ones back to polling: the gateway still holds them) and resumes.
+ */
 export async function retryRun(ref: string | undefined, flags: RetryFlags): Promise<ExitCode> {
-  if (flags.failed !== true && flags.expired !== true && flags.held !== true) {
-    throw new GwError(ErrorCode.Usage, "say what to retry: --failed, --expired, --held, or some");
+  if (![flags.failed, flags.expired, flags.held, flags.stuck].includes(true)) {
+    throw new GwError(
+      ErrorCode.Usage,
+      "say what to retry: --failed, --expired, --held, --stuck, or some",
+    );
   }
   const states = UNDONE_STATES.filter((state) =>
     state === TaskState.Expired
@@ -63,7 +81,8 @@ export async function retryRun(ref: string | undefined, flags: RetryFlags): Prom
     let unfinished = 0;
     const now = Date.now();
     for (const task of await store.tasksOf(found.id)) {
-      if (states.includes(task.state) && (await store.requeue(task, [task.state], null, now)))
+      if (flags.stuck === true && isStuck(task) && (await store.repoll(task, now))) moved += 1;
+      else if (states.includes(task.state) && (await store.requeue(task, [task.state], null, now)))
         moved += 1;
       else if (!FINAL_STATES.includes(task.state)) unfinished += 1;
     }
@@ -72,13 +91,19 @@ export async function retryRun(ref: string | undefined, flags: RetryFlags): Prom
   const { run, moved, unfinished } = retried;
   if (moved === 0) {
     // Going on would submit the run's unfinished tasks: that is `resume`, asked for by name.
-    const which = `${states.slice(0, -1).join(", ")}${states.length > 1 ? " or " : ""}${states.at(-1)}`;
+    const named = [...states, ...(flags.stuck === true ? ["stuck"] : [])];
+    const which = `${named.slice(0, -1).join(", ")}${named.length > 1 ? " or " : ""}${named.at(-1)}`;
     err(`gwrun: run ${run.id} has no ${which} tasks: nothing to retry, nothing submitted`);
     if (unfinished > 0)
       err(`  its ${plural(unfinished, "unfinished task")} go on with: gwrun resume ${run.id}`);
     return ExitCode.Ok;
   }
-  err(`gwrun: ${plural(moved, "task")} of run ${run.id} back to pending`);
+  err(`gwrun: ${plural(moved, "task")} of run ${run.id} back to pending (stuck ones to polling)`);
   return (await executeManifest(run.manifest_path, run.manifest_text, run.id, flags, atOf(run)))
     .exit;
+}
+
+/** A failed task the gateway still holds, given up on by polling. */
+function isStuck(task: TaskRow): boolean {
+  return task.state === TaskState.Failed && task.task_id !== null && isStuckReason(task.reason);
 }

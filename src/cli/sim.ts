@@ -40,6 +40,13 @@ interface SimFlags {
   wrongSizeRate?: string;
   shortClipRate?: string;
   expiredLinkRate?: string;
+  htmlPollRate?: string;
+  nonJsonPollRate?: string;
+  oddStatusRate?: string;
+  hugeErrorRate?: string;
+  escapeErrorRate?: string;
+  surplusLinkRate?: string;
+  echoKeyRate?: string;
   mediaVariants?: string;
   cacheDir?: string;
 }
@@ -108,6 +115,16 @@ export function addSimCommand(program: Command, setExit: (code: ExitCode) => voi
       "--expired-link-rate <fraction>",
       "tasks whose result links have expired when they complete",
     )
+    .option("--html-poll-rate <fraction>", "task queries answered with an HTML 502 page")
+    .option("--non-json-poll-rate <fraction>", "task queries answered 200 with a non-JSON body")
+    .option("--odd-status-rate <fraction>", "tasks stuck in a status the spec does not name")
+    .option("--huge-error-rate <fraction>", "failing tasks whose message runs to megabytes")
+    .option(
+      "--escape-error-rate <fraction>",
+      "failing tasks whose message carries <script> and terminal escapes",
+    )
+    .option("--surplus-link-rate <fraction>", "completed tasks that list 500 result links")
+    .option("--echo-key-rate <fraction>", "task queries whose failed tasks echo the API key")
     .option(
       "--media-variants <n>",
       "distinct pictures and clips to render (default: one per prompt)",
@@ -184,6 +201,13 @@ export function simOptionsOf(flags: SimFlags): SimOptionsInput {
     wrongSizeRate: fraction("--wrong-size-rate", flags.wrongSizeRate),
     shortClipRate: fraction("--short-clip-rate", flags.shortClipRate),
     expiredLinkRate: fraction("--expired-link-rate", flags.expiredLinkRate),
+    htmlPollRate: fraction("--html-poll-rate", flags.htmlPollRate),
+    nonJsonPollRate: fraction("--non-json-poll-rate", flags.nonJsonPollRate),
+    oddStatusRate: fraction("--odd-status-rate", flags.oddStatusRate),
+    hugeErrorRate: fraction("--huge-error-rate", flags.hugeErrorRate),
+    escapeErrorRate: fraction("--escape-error-rate", flags.escapeErrorRate),
+    surplusLinkRate: fraction("--surplus-link-rate", flags.surplusLinkRate),
+    echoKeyRate: fraction("--echo-key-rate", flags.echoKeyRate),
   };
   return {
     port: number("--port", flags.port, 0, 65_535),

@@ -1,4 +1,4 @@
-import { ErrorCode } from "../core/errors.js";
+import { coerceError, ErrorCode } from "../core/errors.js";
 import { outputPath, partialDir } from "../core/output-files.js";
 import { GatewayError, outputLinks, withRetry } from "../gateway/index.js";
 import type { TaskRow } from "../store/index.js";
@@ -6,8 +6,9 @@ import type { RunContext } from "./context.js";
 
 /**
  * Downloading a completed task's outputs: each pending output streams to a temporary file,
- * checked and hashed, then renamed into place; a link already past its expiry ends the task
- * `expired`. Each file is recorded as it lands; the last one moves the task to downloaded.
+ * checked and hashed, then renamed into place; a dead link ends the task `expired`. A link
+ * past its stated expiry is still tried once (clocks differ; links outlive their dates).
+ * Each file is recorded as it lands; the last one moves the task to downloaded.
  */
 export async function downloadOutputs(
   task: TaskRow,
@@ -20,14 +21,9 @@ export async function downloadOutputs(
   for (const output of outputs) {
     if (output.state === "downloaded") continue;
     if (signal.aborted) break;
-    const expired =
-      output.url === null || (output.expires_at !== null && output.expires_at <= clock.now());
-    if (output.url === null || expired) {
-      return {
-        complete: false,
-        expired: { idx: output.idx, reason: "the result link expired before it was downloaded" },
-      };
-    }
+    if (output.url === null)
+      return { complete: false, expired: { idx: output.idx, reason: EXPIRED } };
+    const pastExpiry = output.expires_at !== null && output.expires_at <= clock.now();
     const url = output.url;
     const kind = task.lane === "video" ? "video" : "image";
     let file: Awaited<ReturnType<typeof client.download>>;
@@ -44,7 +40,7 @@ export async function downloadOutputs(
               tempDir: partialDir(outputDir),
             },
           ),
-        context.retry,
+        pastExpiry ? { ...context.retry, attempts: 1 } : context.retry,
         {
           clock,
           random: context.random,
@@ -62,6 +58,10 @@ export async function downloadOutputs(
       if (signal.aborted) break;
       if (error instanceof GatewayError && error.code === ErrorCode.LinkExpired)
         return { complete: false, expired: { idx: output.idx, reason: error.message } };
+      if (pastExpiry) {
+        const reason = `${EXPIRED} (${coerceError(error).message})`;
+        return { complete: false, expired: { idx: output.idx, reason } };
+      }
       throw error;
     }
     if (await context.writes.download({ task, idx: output.idx, ...file }))
@@ -69,6 +69,8 @@ export async function downloadOutputs(
   }
   return { complete: false };
 }
+
+const EXPIRED = "the result link expired before it was downloaded";
 
 export type DownloadResult =
   | { complete: true }

@@ -69,6 +69,7 @@ export class Engine {
     this.#poller = new Poller({
       batchSize: poll.batchSize,
       coalesceMs: poll.everyMs * POLL_COALESCE_SHARE,
+      everyMs: poll.everyMs,
     });
     this.#downloads = new PQueue({ concurrency: limits.downloads });
   }
@@ -202,10 +203,10 @@ export class Engine {
         polled = await pollBatch(batch, this.#run);
       } catch (error) {
         if (this.#abort.signal.aborted) return;
-        // Polling failed for now; the tasks are still the gateway's. Try again later.
-        const delayMs = settings.poll.everyMs;
-        for (const task of batch) this.#poller.track(task, clock.now() + delayMs);
+        // The tasks are still the gateway's: polled later, unless its answers stay unreadable.
+        const { delayMs, givenUp } = this.#poller.unanswered(batch, error, clock.now());
         emit({ type: "gateway:retry", what: "poll", delayMs, reason: coerceError(error).message });
+        for (const { task, reason } of givenUp) await this.#fail(task, [task.state], reason);
         continue;
       }
       for (const { task, outcome, lost } of polled) {

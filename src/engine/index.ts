@@ -28,5 +28,6 @@ export type {
 } from "./events.js";
 export { emptyStages } from "./job-groups.js";
 export { Poller, pollOutcome } from "./poll.js";
+export { isStuckReason } from "./poll-trouble.js";
 export type { OutputVerdict, PostProcess } from "./post-process.js";
 export { classifySubmitFailure } from "./submit.js";

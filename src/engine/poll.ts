@@ -1,6 +1,15 @@
 import { outputLinks, type TaskRecord, withRetry } from "../gateway/index.js";
 import type { PollOutcome, TaskRow } from "../store/index.js";
 import { publish, type RunContext } from "./context.js";
+import {
+  giveUpAt,
+  overdueReason,
+  POLL_TROUBLE_LIMIT,
+  troubleBackoffMs,
+  unreadableAnswer,
+  unreadableReason,
+} from "./poll-trouble.js";
+import { promisedOutputs } from "./promised.js";
 
 /**
  * Polling: what one poll answer means for a task (`pollOutcome`, pure), and the tasks the
@@ -10,11 +19,13 @@ import { publish, type RunContext } from "./context.js";
 /** A poll answer that changes nothing to record: the batch did not mention the task. */
 export type PollDecision = PollOutcome | { kind: "later" };
 
+/** `overdue`: the task is past its deadline (when it has not finished, it fails). */
 export function pollOutcome(
   task: TaskRow,
   record: TaskRecord | undefined,
   unknownToGateway: boolean,
   nextPollAt: number,
+  overdue?: { now: number },
 ): PollDecision {
   if (record === undefined) {
     return unknownToGateway
@@ -34,7 +45,14 @@ export function pollOutcome(
           to: "failed",
           reason: "the task completed but its result holds no output URL",
         };
-      return { kind: "completed", links, cost: record.cost };
+      const kept = links.slice(0, promisedOutputs(task));
+      const surplus = links.length - kept.length;
+      return {
+        kind: "completed",
+        links: kept,
+        cost: record.cost,
+        ...(surplus > 0 ? { surplus } : {}),
+      };
     }
     case "failed":
       return {
@@ -43,6 +61,13 @@ export function pollOutcome(
         reason: `the task failed: ${record.errorMessage ?? "no reason given"}`,
       };
     default:
+      // A status the spec does not name counts as not finished yet.
+      if (overdue !== undefined)
+        return {
+          kind: "failed",
+          to: "failed",
+          reason: overdueReason(task, overdue.now, record.status),
+        };
       return {
         kind: "running",
         // A task seen processing stays so, whatever an odd answer says later.
@@ -59,6 +84,14 @@ export function pollOutcome(
 interface Held {
   task: TaskRow;
   nextPollAt: number;
+  /** Unreadable poll answers in a row. */
+  troubles: number;
+}
+
+/** A task polling gave up on, and why. */
+export interface GivenUp {
+  task: TaskRow;
+  reason: string;
 }
 
 /**
@@ -70,10 +103,13 @@ export class Poller {
   readonly #held = new Map<string, Held>();
   readonly #batchSize: number;
   readonly #coalesceMs: number;
+  readonly #everyMs: number;
 
-  constructor(options: { batchSize: number; coalesceMs: number }) {
+  /** `everyMs`: the poll interval, which waits after unreadable answers are multiples of. */
+  constructor(options: { batchSize: number; coalesceMs: number; everyMs: number }) {
     this.#batchSize = options.batchSize;
     this.#coalesceMs = options.coalesceMs;
+    this.#everyMs = options.everyMs;
   }
 
   get size(): number {
@@ -84,9 +120,34 @@ export class Poller {
     return this.#held.has(key);
   }
 
-  /** Starts or goes on polling a task from `nextPollAt`. */
+  /** Starts or goes on polling a task from `nextPollAt` (after a readable answer). */
   track(task: TaskRow, nextPollAt: number): void {
-    this.#held.set(task.key, { task, nextPollAt });
+    this.#held.set(task.key, { task, nextPollAt, troubles: 0 });
+  }
+
+  /**
+   * A poll round that failed with `error`: its tasks are polled again later, backing off while
+   * the gateway's answers cannot be read; those it answered unreadably too often are given up.
+   */
+  unanswered(
+    batch: readonly TaskRow[],
+    error: unknown,
+    now: number,
+  ): { delayMs: number; givenUp: GivenUp[] } {
+    const everyMs = this.#everyMs;
+    const answer = unreadableAnswer(error);
+    const givenUp: GivenUp[] = [];
+    let delayMs = everyMs;
+    for (const task of batch) {
+      const troubles = (this.#held.get(task.key)?.troubles ?? 0) + (answer === undefined ? 0 : 1);
+      if (answer !== undefined && troubles >= POLL_TROUBLE_LIMIT) {
+        givenUp.push({ task, reason: unreadableReason(troubles, answer) });
+        continue;
+      }
+      delayMs = Math.max(delayMs, troubleBackoffMs(troubles, everyMs));
+      this.#held.set(task.key, { task, nextPollAt: now + delayMs, troubles });
+    }
+    return { delayMs, givenUp };
   }
 
   /** Stops polling a task; true when it was polled. */
@@ -154,6 +215,7 @@ export async function pollBatch(batch: readonly TaskRow[], context: RunContext):
       answer.records.get(taskId),
       unknown.has(taskId),
       now + settings.poll.everyMs,
+      now >= giveUpAt(task, settings) ? { now } : undefined,
     );
     return { task, outcome };
   });

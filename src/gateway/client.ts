@@ -6,6 +6,7 @@ import { batchRecords } from "./batch.js";
 import { type DownloadOptions, type DownloadResult, downloadFile } from "./download.js";
 import { badResponse, envelopeData, readReceipt, type SubmitReceipt } from "./envelope.js";
 import { errorFromResponse, GatewayError, networkError, rateLimitOf } from "./errors.js";
+import { redacted } from "./gateway-text.js";
 import { readSse } from "./sse.js";
 import { readTaskRecord, type TaskRecord } from "./task-record.js";
 import type { TextAnswer, TextFormat } from "./text-answer.js";
@@ -76,7 +77,13 @@ export class GatewayClient {
   ): Promise<SubmitReceipt> {
     const what = `submit to ${path}`;
     const response = await this.#send("POST", path, body, what, signal);
-    const receipt = readReceipt(await this.#readJson(response, what), what);
+    const json = await this.#readJson(response, what);
+    let receipt: SubmitReceipt;
+    try {
+      receipt = readReceipt(json, what);
+    } catch (error) {
+      throw this.#keyFree(error);
+    }
     const rate = rateLimitOf(response.headers);
     return rate === undefined ? receipt : { ...receipt, rateLimitPerSecond: rate };
   }
@@ -92,8 +99,9 @@ export class GatewayClient {
         what,
         signal,
       );
-      return readTaskRecord(envelopeData(json, what), what, taskId);
-    } catch (error) {
+      return this.#keyFreeRecord(readTaskRecord(envelopeData(json, what), what, taskId));
+    } catch (caught) {
+      const error = this.#keyFree(caught);
       if (error instanceof GatewayError && isUnknownTask(error)) {
         throw new GatewayError(
           ErrorCode.TaskUnknown,
@@ -163,7 +171,7 @@ export class GatewayClient {
     }
     const wanted = new Set(taskIds);
     return records
-      .map((record) => readTaskRecord(record, what))
+      .map((record) => this.#keyFreeRecord(readTaskRecord(record, what)))
       .filter((record) => wanted.has(record.id));
   }
 
@@ -244,7 +252,8 @@ export class GatewayClient {
     }
     if (response.statusCode >= 200 && response.statusCode < 300) return response;
     const text = await response.body.text().catch(() => "");
-    throw errorFromResponse(response.statusCode, response.headers, text, what, this.#clock.now());
+    const now = this.#clock.now();
+    throw this.#keyFree(errorFromResponse(response.statusCode, response.headers, text, what, now));
   }
 
   async #readJson(response: Dispatcher.ResponseData, what: string): Promise<unknown> {
@@ -257,8 +266,31 @@ export class GatewayClient {
     try {
       return JSON.parse(text);
     } catch {
-      throw badResponse(what, `the body is not JSON (${JSON.stringify(text.slice(0, 60))})`);
+      const start = redacted(text, [this.#options.apiKey]).slice(0, 60);
+      throw badResponse(what, `the body is not JSON (${JSON.stringify(start)})`);
     }
+  }
+
+  /** A gateway error with the configured key masked, wherever the gateway echoed it. */
+  #keyFree(error: unknown): unknown {
+    if (!(error instanceof GatewayError)) return error;
+    const message = redacted(error.message, [this.#options.apiKey]);
+    if (message === error.message) return error;
+    const { code, status, type, retryAfterMs, rateLimitPerSecond, retryable } = error;
+    return new GatewayError(code, message, {
+      status,
+      type,
+      retryAfterMs,
+      rateLimitPerSecond,
+      retryable,
+      cause: error.cause,
+    });
+  }
+
+  #keyFreeRecord(record: TaskRecord): TaskRecord {
+    const message = record.errorMessage;
+    if (message === null) return record;
+    return { ...record, errorMessage: redacted(message, [this.#options.apiKey]) };
   }
 
   #url(path: string): string {

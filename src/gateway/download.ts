@@ -8,6 +8,7 @@ import { type Dispatcher, request } from "undici";
 import { coerceError, ErrorCode } from "../core/errors.js";
 import { ensureDir, partialFile } from "../core/fs.js";
 import { GatewayError, networkError } from "./errors.js";
+import { gatewayText } from "./gateway-text.js";
 
 export interface DownloadOptions {
   /** Refuse files larger than this many bytes. */
@@ -52,7 +53,7 @@ export async function downloadFile(
   }
   const { statusCode, headers, body } = response;
   if (statusCode !== 200) {
-    const text = (await body.text().catch(() => "")).trim().slice(0, 200);
+    const text = gatewayText(await body.text().catch(() => ""), 200);
     if (statusCode === 403 || statusCode === 404 || statusCode === 410) {
       throw new GatewayError(
         ErrorCode.LinkExpired,

@@ -1,6 +1,7 @@
 import { ErrorCode } from "../core/errors.js";
 import { isRecord } from "../core/values.js";
 import { GatewayError } from "./errors.js";
+import { gatewayText } from "./gateway-text.js";
 
 /** A receipt of an accepted submit. */
 export interface SubmitReceipt {
@@ -21,7 +22,9 @@ export function envelopeData(json: unknown, what: string): unknown {
   const { code } = json;
   if (code !== 200 && code !== "200" && code !== "success") {
     const message =
-      typeof json.message === "string" && json.message !== "" ? ` (${json.message})` : "";
+      typeof json.message === "string" && json.message !== ""
+        ? ` (${gatewayText(json.message)})`
+        : "";
     throw badResponse(what, `envelope code ${JSON.stringify(code)}${message}`);
   }
   return json.data;

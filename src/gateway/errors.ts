@@ -1,4 +1,5 @@
 import { ErrorCategory, ErrorCode, GwError } from "../core/errors.js";
+import { gatewayText } from "./gateway-text.js";
 
 /** What the gateway (or the network on the way) answered instead of success. */
 export class GatewayError extends GwError {
@@ -54,7 +55,7 @@ export function errorFromResponse(
   now: number,
 ): GatewayError {
   const body = parseErrorBody(text);
-  const message = body.message ?? (text.trim().slice(0, 200) || "no message");
+  const message = gatewayText(body.message ?? (text.trim().slice(0, 200) || "no message"));
   const code = CODES[status] ?? (status >= 500 ? ErrorCode.HttpServer : ErrorCode.HttpOther);
   return new GatewayError(
     code,

@@ -3,6 +3,7 @@ export { GatewayClient, type GatewayOptions, type TaskBatch } from "./client.js"
 export type { DownloadOptions, DownloadResult } from "./download.js";
 export type { SubmitReceipt } from "./envelope.js";
 export { GatewayError } from "./errors.js";
+export { GATEWAY_TEXT_MAX, gatewayText } from "./gateway-text.js";
 export { backoffMs, isRetryable, mayHaveArrived, type RetryPolicy, withRetry } from "./retry.js";
 export { type OutputLink, outputLinks, type TaskRecord } from "./task-record.js";
 export type { TextAnswer, TextFormat, ToolCall } from "./text-answer.js";

@@ -1,5 +1,6 @@
 import { isRecord } from "../core/values.js";
 import { badResponse } from "./envelope.js";
+import { gatewayText } from "./gateway-text.js";
 
 /** The spec's Task record, read tolerantly: unknown fields are kept in `raw`. */
 export interface TaskRecord {
@@ -47,9 +48,9 @@ export function readTaskRecord(value: unknown, what: string, expectedId?: string
     cost: numberOr(value.cost),
     errorMessage:
       isRecord(error) && typeof error.message === "string"
-        ? error.message
+        ? gatewayText(error.message)
         : typeof error === "string"
-          ? error
+          ? gatewayText(error)
           : null,
     result: value.result,
     raw: value,
@@ -104,6 +105,7 @@ function expiresOf(value: Record<string, unknown>): number | null {
   return seconds === null ? null : seconds * 1000;
 }
 
+/** A link with spaces or controls in it is not one, whatever else it holds. */
 function isHttpUrl(value: string): boolean {
-  return /^https?:\/\/[^\s]+$/i.test(value);
+  return /^https?:\/\/[^\s\p{Cc}\p{Cf}]+$/iu.test(value);
 }

@@ -159,6 +159,11 @@ export const manifestSchema = z.strictObject({
       first_after: duration.optional(),
       every: duration.optional(),
       batch_size: positiveInt.max(500).optional(),
+      give_up_after: duration
+        .optional()
+        .describe(
+          "a task not finished this long after its submit fails (default 15m for images, 2h for clips); gwrun retry --stuck polls it again",
+        ),
     })
     .optional(),
   retry: z

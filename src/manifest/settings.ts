@@ -55,6 +55,10 @@ export function resolveSettings(input: ManifestInput, file: string): ManifestSet
       firstAfterMs: ms(input.poll?.first_after, DEFAULTS.firstAfter),
       everyMs: ms(input.poll?.every, DEFAULTS.every),
       batchSize: input.poll?.batch_size ?? DEFAULTS.batchSize,
+      giveUpAfterMs:
+        input.poll?.give_up_after === undefined
+          ? undefined
+          : parseDuration(input.poll.give_up_after),
     },
     retry: {
       attempts: input.retry?.attempts ?? DEFAULTS.attempts,

@@ -22,7 +22,13 @@ export interface ManifestSettings {
     /** Tasks the manifest may expand to. */
     maxTasks: number;
   };
-  poll: { firstAfterMs: number; everyMs: number; batchSize: number };
+  poll: {
+    firstAfterMs: number;
+    everyMs: number;
+    batchSize: number;
+    /** A task unfinished this long after its submit is given up on; undefined: by lane. */
+    giveUpAfterMs: number | undefined;
+  };
   retry: {
     attempts: number;
     minDelayMs: number;

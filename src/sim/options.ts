@@ -29,6 +29,20 @@ export interface SimFaults {
   shortClipRate: number;
   /** Fraction of tasks whose result links have expired by the time they complete. */
   expiredLinkRate: number;
+  /** Fraction of task queries (single and batch) answered with an HTML 502 page. */
+  htmlPollRate: number;
+  /** Fraction of task queries answered 200 with a body that is not JSON. */
+  nonJsonPollRate: number;
+  /** Fraction of tasks that report a status the spec does not name, and never finish. */
+  oddStatusRate: number;
+  /** Fraction of failing tasks whose error message runs to megabytes. */
+  hugeErrorRate: number;
+  /** Fraction of failing tasks whose error message carries markup and terminal escapes. */
+  escapeErrorRate: number;
+  /** Fraction of tasks whose completed result lists 500 links. */
+  surplusLinkRate: number;
+  /** Fraction of task queries whose failed tasks repeat the query's credentials in their message. */
+  echoKeyRate: number;
 }
 
 /** How `POST /v1/tasks/batch` answers (its body is not shown in the spec). */
@@ -94,6 +108,13 @@ export const NO_FAULTS: SimFaults = {
   wrongSizeRate: 0,
   shortClipRate: 0,
   expiredLinkRate: 0,
+  htmlPollRate: 0,
+  nonJsonPollRate: 0,
+  oddStatusRate: 0,
+  hugeErrorRate: 0,
+  escapeErrorRate: 0,
+  surplusLinkRate: 0,
+  echoKeyRate: 0,
 };
 
 export const SIM_DEFAULTS: SimOptions = {

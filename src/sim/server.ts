@@ -157,7 +157,13 @@ async function handle(
   }
   const taskMatch = /^\/v1\/tasks\/([^/]+)$/.exec(path);
   if (req.method === "GET" && taskMatch !== null && taskMatch[1] !== "batch") {
-    queryTask(context, res, origin, decodeURIComponent(taskMatch[1] as string));
+    queryTask(
+      context,
+      res,
+      origin,
+      decodeURIComponent(taskMatch[1] as string),
+      echoOf(context, req),
+    );
     return;
   }
   if (req.method !== "POST") {
@@ -174,7 +180,7 @@ async function handle(
     return;
   }
   if (path === "/v1/tasks/batch") {
-    queryBatch(context, res, origin, body);
+    queryBatch(context, res, origin, body, echoOf(context, req));
     return;
   }
   if (MEDIA_PATHS.has(path)) counters.submits.received += 1;
@@ -207,4 +213,11 @@ function checkKey(
   }
   if (accepted !== undefined && key !== accepted) return "invalid API key";
   return undefined;
+}
+
+/** The credentials a query came with, when the echo-key fault has its failed tasks repeat them. */
+function echoOf(context: SimContext, req: IncomingMessage): string | undefined {
+  const sent = req.headers.authorization ?? req.headers["x-api-key"];
+  if (typeof sent !== "string") return undefined;
+  return context.dice.roll("echo-key", sent, context.options.faults.echoKeyRate) ? sent : undefined;
 }

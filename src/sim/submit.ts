@@ -84,6 +84,18 @@ export function acceptSubmit(
     ...(dice.roll("expired-link", requestHash, options.faults.expiredLinkRate)
       ? { deadLinks: true }
       : {}),
+    ...(dice.roll("odd-status", requestHash, options.faults.oddStatusRate)
+      ? { oddStatus: true }
+      : {}),
+    ...(fails && dice.roll("huge-error", requestHash, options.faults.hugeErrorRate)
+      ? { hugeError: true }
+      : {}),
+    ...(fails && dice.roll("escape-error", requestHash, options.faults.escapeErrorRate)
+      ? { escapeError: true }
+      : {}),
+    ...(dice.roll("surplus-links", requestHash, options.faults.surplusLinkRate)
+      ? { surplusLinks: true }
+      : {}),
   };
   const taskId = taskIdOf(ticket);
   ledger.hold(price, ticket.endsAt, fails);

@@ -4,6 +4,7 @@ import { scaled } from "./context.js";
 import { countError } from "./counters.js";
 import { linkFor } from "./files.js";
 import { sendError, sendJson } from "./http.js";
+import { sentBrokenPoll } from "./poll-faults.js";
 import { type TaskTicket, taskRecord, ticketOf } from "./tasks.js";
 
 /** Batch queries take at most this many ids (the spec states no limit). */
@@ -15,15 +16,17 @@ export function queryTask(
   res: ServerResponse,
   origin: string,
   taskId: string,
+  echo?: string,
 ): void {
   context.counters.queries.single += 1;
+  if (sentBrokenPoll(context, res, taskId)) return;
   const record = recordOf(context, origin, taskId);
   if (record === undefined) {
     countError(context.counters, 404);
     sendError(res, 404, `task ${taskId} does not exist or has expired`);
     return;
   }
-  sendJson(res, 200, { code: 200, data: record });
+  sendJson(res, 200, { code: 200, data: echoed(record, echo) });
 }
 
 /**
@@ -35,6 +38,7 @@ export function queryBatch(
   res: ServerResponse,
   origin: string,
   body: unknown,
+  echo?: string,
 ): void {
   const { options, counters } = context;
   if (options.batchShape === "missing") {
@@ -55,9 +59,10 @@ export function queryBatch(
   }
   counters.queries.batch += 1;
   counters.queries.batch_tasks += ids.length;
+  if (sentBrokenPoll(context, res, ids.join(","))) return;
   const records = ids.flatMap((id): Record<string, unknown>[] => {
     const record = recordOf(context, origin, id);
-    return record === undefined ? [] : [record];
+    return record === undefined ? [] : [echoed(record, echo)];
   });
   switch (options.batchShape) {
     case "list":
@@ -110,4 +115,19 @@ function isPastRetention(context: SimContext, ticket: TaskTicket): boolean {
     context.options.clock.now() >
     ticket.createdAt + scaled(context, context.options.retentionSeconds)
   );
+}
+
+/** A failed task's message repeating the credentials of the query (the echo-key fault). */
+function echoed(
+  record: Record<string, unknown>,
+  echo: string | undefined,
+): Record<string, unknown> {
+  const error = record.error as { message?: string } | undefined;
+  if (echo === undefined || error === undefined) return record;
+  return {
+    ...record,
+    error: {
+      message: `${error.message} (request sent with Authorization: ${echo}; key ${echo.replace(/^Bearer\s+/i, "")})`,
+    },
+  };
 }

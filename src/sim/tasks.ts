@@ -25,6 +25,14 @@ export interface TaskTicket {
   nonce: string;
   /** A fault: the result links are dead on arrival. */
   deadLinks?: boolean;
+  /** A fault: the task reports a status the spec does not name, and never finishes. */
+  oddStatus?: boolean;
+  /** A fault: a failing task's message runs to megabytes. */
+  hugeError?: boolean;
+  /** A fault: a failing task's message carries markup and terminal escape sequences. */
+  escapeError?: boolean;
+  /** A fault: a completed task lists far more links than it made. */
+  surplusLinks?: boolean;
 }
 
 const PREFIX = "task_";
@@ -53,6 +61,23 @@ const FLAG_OUTPUTS = 1;
 const FLAG_VIDEO = 2;
 const FLAG_AUDIO = 4;
 const FLAG_DEAD_LINKS = 8;
+const FLAG_ODD_STATUS = 16;
+const FLAG_HUGE_ERROR = 32;
+const FLAG_ESCAPE_ERROR = 64;
+const FLAG_SURPLUS_LINKS = 128;
+
+/** How many links a task with the surplus-links fault lists. */
+export const SURPLUS_LINKS = 500;
+
+/** What a task with the escape-error fault adds to its message: a title change, colours, a script. */
+export const ESCAPE_ERROR_TAIL =
+  "\u001b]0;gwrun owned\u0007 \u001b[31mdetails\u001b[0m <script>alert(1)</script>";
+
+/** How long the message of a task with the huge-error fault is. */
+export const HUGE_ERROR_BYTES = 4 * 1024 * 1024;
+
+/** What a task with the odd-status fault reports, for ever. */
+export const ODD_STATUS = "queued_upstream";
 
 /** A task id that carries its ticket (about 90 characters). */
 export function taskIdOf(ticket: TaskTicket): string {
@@ -61,7 +86,11 @@ export function taskIdOf(ticket: TaskTicket): string {
     (outputs === undefined ? 0 : FLAG_OUTPUTS) |
     (outputs?.kind === "video" ? FLAG_VIDEO : 0) |
     (outputs?.audio === true ? FLAG_AUDIO : 0) |
-    (ticket.deadLinks === true ? FLAG_DEAD_LINKS : 0);
+    (ticket.deadLinks === true ? FLAG_DEAD_LINKS : 0) |
+    (ticket.oddStatus === true ? FLAG_ODD_STATUS : 0) |
+    (ticket.hugeError === true ? FLAG_HUGE_ERROR : 0) |
+    (ticket.escapeError === true ? FLAG_ESCAPE_ERROR : 0) |
+    (ticket.surplusLinks === true ? FLAG_SURPLUS_LINKS : 0);
   const packer = new Packer()
     .uint(FAMILY_IDS.indexOf(ticket.family) + 1, 1)
     .uint(ticket.createdAt, 6)
@@ -123,6 +152,10 @@ export function ticketOf(taskId: string): TaskTicket | undefined {
       outputs,
       nonce,
       ...((flags & FLAG_DEAD_LINKS) === 0 ? {} : { deadLinks: true }),
+      ...((flags & FLAG_ODD_STATUS) === 0 ? {} : { oddStatus: true }),
+      ...((flags & FLAG_HUGE_ERROR) === 0 ? {} : { hugeError: true }),
+      ...((flags & FLAG_ESCAPE_ERROR) === 0 ? {} : { escapeError: true }),
+      ...((flags & FLAG_SURPLUS_LINKS) === 0 ? {} : { surplusLinks: true }),
     };
   } catch {
     return undefined;
@@ -155,23 +188,24 @@ export function taskRecord(
   const seconds = (ms: number) => Math.floor(ms / 1000);
   const record: Record<string, unknown> = {
     id: taskId,
-    status,
+    status: ticket.oddStatus === true ? ODD_STATUS : status,
     progress: progressAt(ticket, now),
     created: seconds(ticket.createdAt),
     estimated_time: ticket.estimatedSeconds,
     cost: status === "completed" ? ticket.price : 0,
   };
+  if (ticket.oddStatus === true) return record;
   if (status === "completed" || status === "failed") {
     record.completed = seconds(ticket.endsAt);
     record.actual_time = Math.max(1, Math.round((ticket.endsAt - ticket.createdAt) / 1000));
   }
-  if (status === "failed") record.error = { message: ticket.failure };
+  if (status === "failed") record.error = { message: failureMessage(ticket) };
   if (status === "completed" && ticket.outputs !== undefined) {
     // expires_at is completed + TTL, in the same whole seconds as `completed`.
     const expiresAt = seconds(ticket.endsAt) * 1000 + (ticket.deadLinks === true ? 0 : linkTtlMs);
-    const urls = Array.from({ length: ticket.outputs.count }, (_, index) =>
-      links(index, expiresAt),
-    );
+    const { count } = ticket.outputs;
+    const listed = ticket.surplusLinks === true ? SURPLUS_LINKS : count;
+    const urls = Array.from({ length: listed }, (_, index) => links(index % count, expiresAt));
     const expires_at = seconds(expiresAt);
     if (ticket.outputs.kind === "image") {
       record.result = { images: urls.map((url) => ({ url: [url], expires_at })) };
@@ -182,6 +216,14 @@ export function taskRecord(
     }
   }
   return record;
+}
+
+function failureMessage(ticket: TaskTicket): string | undefined {
+  if (ticket.failure === undefined) return undefined;
+  let message = ticket.failure;
+  if (ticket.escapeError === true) message += ` ${ESCAPE_ERROR_TAIL}`;
+  if (ticket.hugeError === true) message += `: ${"trace ".repeat(HUGE_ERROR_BYTES / 6)}`;
+  return message;
 }
 
 function progressAt(ticket: TaskTicket, now: number): number {

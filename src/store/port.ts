@@ -83,7 +83,13 @@ export interface Receipt {
 /** What one poll answer means for one task (see the engine's `pollOutcome`). */
 export type PollOutcome =
   | { kind: "running"; status: "submitted" | "processing"; progress: number; nextPollAt: number }
-  | { kind: "completed"; links: OutputLink[]; cost: number | null }
+  | {
+      kind: "completed";
+      links: OutputLink[];
+      cost: number | null;
+      /** Links listed beyond what the request was promised: left out. */
+      surplus?: number;
+    }
   | { kind: "failed"; to: "failed" | "expired"; reason: string };
 
 export interface OutputLink {
@@ -185,6 +191,8 @@ export interface TaskTransitions {
     reason: string | null,
     now: number,
   ): Promise<boolean>;
+  /** failed → submitted | processing: a task polling gave up on is polled again, afresh. */
+  repoll(task: TaskRow, now: number): Promise<boolean>;
   /** done → completed: a file is gone and its links still work; its outputs download again. */
   redownload(task: TaskRow, now: number): Promise<boolean>;
   /** done → downloaded: files intact, a thumbnail or poster gone; it is checked again. */

@@ -26,6 +26,7 @@
  * - failed (the gateway or retries gave up), rejected (the gateway refused the request: 400,
  *   401, 422), expired (the task or its links are gone), skipped (its upstream failed).
  *   `gwrun retry` requeues them; a skipped task is requeued when its upstream succeeds. A
+ *   task polling gave up on goes back to submitted or processing (`retry --stuck`). A
  *   pending dependant whose input cannot be sent (a dead link where the family takes no Data
  *   URI) fails unsent.
  */
@@ -69,7 +70,7 @@ export const TRANSITIONS: Readonly<Record<TaskState, readonly TaskState[]>> = {
   [Completed]: [Downloaded, Failed, Expired],
   [Downloaded]: [Done, Failed, Pending],
   [Done]: [Pending, Completed, Downloaded],
-  [Failed]: [Pending],
+  [Failed]: [Pending, Submitted, Processing],
   [Rejected]: [Pending],
   [Expired]: [Pending],
   [Skipped]: [Pending],

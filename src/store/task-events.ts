@@ -21,6 +21,8 @@ export type TaskEvent =
       label: string;
       cost: number | null;
       outputs: number;
+      /** Links the gateway listed beyond what the request was promised, not downloaded. */
+      surplus?: number;
     }
   | {
       type: "output:downloaded";

@@ -56,6 +56,7 @@ const events = [
     ...task,
     cost: z.number().nullable(),
     outputs: z.number().int(),
+    surplus: z.number().int().optional(),
   }),
   z.object({
     type: z.literal("output:downloaded"),

@@ -37,13 +37,24 @@ describe("poll outcome", () => {
         images: [{ url: ["https://cdn.example/a.png"] }, { url: ["https://cdn.example/b.png"] }],
       },
     });
-    expect(pollOutcome(held(), answer, false, NEXT_POLL)).toEqual({
+    const twoImages = held({ family: "image-b", request: JSON.stringify({ n: 2 }) });
+    expect(pollOutcome(twoImages, answer, false, NEXT_POLL)).toEqual({
       kind: "completed",
       links: [
         { url: "https://cdn.example/a.png", expiresAt: 1_800_000_000_000 },
         { url: "https://cdn.example/b.png", expiresAt: 1_800_000_000_000 },
       ],
       cost: 0.04,
+    });
+  });
+
+  it("issue 16 item 3: keeps the links a task was promised and counts the rest as surplus", () => {
+    const urls = Array.from({ length: 5 }, (_, i) => ({ url: [`https://cdn.example/${i}.png`] }));
+    const answer = record({ status: "completed", result: { images: urls } });
+    expect(pollOutcome(held(), answer, false, NEXT_POLL)).toMatchObject({
+      kind: "completed",
+      links: [{ url: "https://cdn.example/0.png" }],
+      surplus: 4,
     });
   });
 
@@ -151,7 +162,7 @@ describe("poll outcome", () => {
 /** A poller holding one task per `[key, nextPollAt]`. */
 function pollerWith(
   tasks: [key: string, nextPollAt: number][],
-  options = { batchSize: 10, coalesceMs: 100 },
+  options = { batchSize: 10, coalesceMs: 100, everyMs: 1_000 },
 ): Poller {
   const poller = new Poller(options);
   for (const [key, nextPollAt] of tasks) poller.track(held({ key }), nextPollAt);
@@ -204,7 +215,7 @@ describe("poller", () => {
         ["b", 1_000],
         ["c", 9_000],
       ],
-      { batchSize: 2, coalesceMs: 100 },
+      { batchSize: 2, coalesceMs: 100, everyMs: 1_000 },
     );
     expect(keysOf(poller.due(1_000))).toEqual([["a", "b"]]);
   });
@@ -217,7 +228,7 @@ describe("poller", () => {
         ["c", 1_000],
         ["d", 9_000],
       ],
-      { batchSize: 2, coalesceMs: 100 },
+      { batchSize: 2, coalesceMs: 100, everyMs: 1_000 },
     );
     expect(keysOf(poller.due(1_000))).toEqual([["a", "b"]]);
     expect(keysOf(poller.due(1_100))).toEqual([["a", "b"], ["c"]]);
@@ -232,7 +243,7 @@ describe("poller", () => {
         ["a", 100],
         ["c", 300],
       ],
-      { batchSize: 2, coalesceMs: 100 },
+      { batchSize: 2, coalesceMs: 100, everyMs: 1_000 },
     );
     expect(keysOf(poller.due(1_000))).toEqual([["a", "b"], ["c", "d"], ["e"]]);
   });

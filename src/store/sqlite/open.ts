@@ -61,6 +61,7 @@ export function openStore(file: string): SqliteStore {
     recordChecks: async (checked, now) => outputs.recordChecks(s, checked, now),
     markDone: async (task, now) => outputs.markDone(s, task, now),
     requeue: async (task, from, reason, now) => transitions.requeue(s, task, from, reason, now),
+    repoll: async (task, now) => transitions.repoll(s, task, now),
     redownload: async (task, now) => transitions.redownload(s, task, now),
     recheck: async (task, now) => transitions.recheck(s, task, now),
     failTask: async (task, from, to, reason, now, expiredOutput) =>

@@ -117,6 +117,7 @@ export function recordPollRound(
               ...named(task),
               cost: outcome.cost,
               outputs: outcome.links.length,
+              ...(outcome.surplus === undefined ? {} : { surplus: outcome.surplus }),
             });
           }
           break;
@@ -170,6 +171,13 @@ export function requeue(
     s.sql("DELETE FROM outputs WHERE job_key = ?").run(task.key);
     return true;
   });
+}
+
+/** Its deadline counts from now: `submitted_at` is when polling (re)started. */
+export function repoll(s: SqliteDb, task: TaskRow, now: number): boolean {
+  const to = task.started_at === null ? TaskState.Submitted : Processing;
+  const patch = { reason: null, next_poll_at: now, submitted_at: now };
+  return move(s, task.key, [TaskState.Failed], to, patch, now);
 }
 
 export function redownload(s: SqliteDb, task: TaskRow, now: number): boolean {
