@@ -26,6 +26,8 @@ export const ErrorCode = {
   LinkExpired: "GW_LINK_EXPIRED",
   /** A download that is cut short, too large or of the wrong type. */
   DownloadInvalid: "GW_DOWNLOAD_INVALID",
+  /** A file could not be written here: full disk, read-only or unwritable folder, I/O error. */
+  LocalWrite: "GW_LOCAL_WRITE",
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -61,6 +63,28 @@ export class GwError extends Error {
     this.hint = options.hint;
     this.retryable = options.retryable ?? false;
   }
+}
+
+/** System error codes of a local write that no retry fixes: the machine must change. */
+const LOCAL_WRITE_CODES = new Set(["ENOSPC", "EDQUOT", "EACCES", "EPERM", "EROFS", "EIO"]);
+
+/**
+ * A failed local write as an error that says which file and what to do; undefined when
+ * `error` is not one (a network error, say).
+ */
+export function localWriteError(error: unknown, file: string): GwError | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string" || !LOCAL_WRITE_CODES.has(code)) return undefined;
+  const what =
+    code === "ENOSPC" || code === "EDQUOT"
+      ? "the disk is full"
+      : code === "EIO"
+        ? "the disk reported an I/O error"
+        : "the folder cannot be written";
+  return new GwError(ErrorCode.LocalWrite, `cannot write ${file}: ${what} (${code})`, {
+    hint: "free space or fix the folder's permissions (or choose another output.dir), then run again: completed tasks are downloaded without paying again",
+    cause: error,
+  });
 }
 
 /** Any thrown value as an Error (a signal's reason or a library may throw something else). */

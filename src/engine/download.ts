@@ -1,4 +1,4 @@
-import { coerceError, ErrorCode } from "../core/errors.js";
+import { coerceError, ErrorCode, GwError } from "../core/errors.js";
 import { outputPath, partialDir } from "../core/output-files.js";
 import { GatewayError, outputLinks, withRetry } from "../gateway/index.js";
 import type { TaskRow } from "../store/index.js";
@@ -56,6 +56,9 @@ export async function downloadOutputs(
       );
     } catch (error) {
       if (signal.aborted) break;
+      // This machine cannot keep the file: the task stays completed, its links still good.
+      if (error instanceof GwError && error.code === ErrorCode.LocalWrite)
+        return { complete: false, localFault: error };
       if (error instanceof GatewayError && error.code === ErrorCode.LinkExpired)
         return { complete: false, expired: { idx: output.idx, reason: error.message } };
       if (pastExpiry) {
@@ -74,8 +77,17 @@ const EXPIRED = "the result link expired before it was downloaded";
 
 export type DownloadResult =
   | { complete: true }
-  /** Interrupted, or (`expired`) an output's link is dead: the task ends `expired`. */
-  | { complete: false; expired?: { idx: number; reason: string } };
+  /**
+   * Interrupted, or (`expired`) an output's link is dead: the task ends `expired`, or
+   * (`localFault`) this machine could not write the file: the run stops, the task stays.
+   */
+  | { complete: false; expired?: { idx: number; reason: string }; localFault?: GwError };
+
+/** A run's stop for a file this machine could not write: what, why, and how to go on. */
+export function localFaultMessage(result: { localFault?: GwError }): string {
+  const fault = result.localFault;
+  return fault === undefined ? "" : `stopping: ${fault.message}; ${fault.hint ?? ""}`;
+}
 
 /**
  * Links recorded by an earlier process may point elsewhere now (a simulator restarted on

@@ -15,7 +15,7 @@ import {
   type RunResult,
 } from "./context.js";
 import { recordDependants, recordSkipped } from "./dependants.js";
-import { deadlineFirst, downloadOutputs } from "./download.js";
+import { deadlineFirst, downloadOutputs, localFaultMessage } from "./download.js";
 import type { RunEnd } from "./events.js";
 import { Poller, pollBatch } from "./poll.js";
 import { RunStart } from "./run-start.js";
@@ -251,6 +251,7 @@ export class Engine {
     const download = async () => {
       const result = await downloadOutputs(task, this.#run, refresh);
       if (result.complete) this.#check({ ...task, state: TaskState.Downloaded });
+      else if (result.localFault !== undefined) this.#halt("failed", localFaultMessage(result));
       else if (result.expired !== undefined) {
         const { reason, idx } = result.expired;
         await this.#fail(task, [TaskState.Completed], reason, TaskState.Expired, idx);

@@ -5,7 +5,7 @@ import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { type Dispatcher, request } from "undici";
-import { coerceError, ErrorCode } from "../core/errors.js";
+import { coerceError, ErrorCode, localWriteError } from "../core/errors.js";
 import { ensureDir, partialFile } from "../core/fs.js";
 import { GatewayError, networkError } from "./errors.js";
 import { gatewayText } from "./gateway-text.js";
@@ -91,9 +91,15 @@ export async function downloadFile(
     );
   }
   const dest = typeof destination === "string" ? destination : destination(contentType);
-  await ensureDir(path.dirname(dest));
   const tempDir = options.tempDir ?? path.dirname(dest);
-  await ensureDir(tempDir);
+  for (const dir of [path.dirname(dest), tempDir]) {
+    try {
+      await ensureDir(dir);
+    } catch (error) {
+      body.destroy();
+      throw localWriteError(error, dir) ?? error;
+    }
+  }
   const partial = partialFile(tempDir, dest);
   const hash = createHash("sha256");
   let bytes = 0;
@@ -139,6 +145,9 @@ export async function downloadFile(
   } catch (error) {
     await rm(partial, { force: true });
     if (error instanceof GatewayError) throw error;
+    // The file could not be written: the download was fine, this machine is not.
+    const local = localWriteError(error, dest);
+    if (local !== undefined) throw local;
     // The connection dropped mid-body: the announced length was not delivered.
     throw invalid(
       `${what}: truncated, got ${bytes} of ${announced ?? "?"} bytes (${(error as { code?: string }).code ?? coerceError(error).message})`,

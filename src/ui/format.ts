@@ -144,6 +144,8 @@ function nextStep(view: RunView, end: RunEnd, db: string | undefined): string | 
     case "failed": {
       const { counts } = view;
       const failed = (counts.failed ?? 0) + (counts.rejected ?? 0) + (counts.skipped ?? 0);
+      // Stopped by a local fault (a full disk) with nothing failed: fix it, then go on.
+      if (failed + (counts.expired ?? 0) === 0) return `gwrun resume ${run}`;
       const flags = [failed > 0 ? "--failed" : "", (counts.expired ?? 0) > 0 ? "--expired" : ""];
       const labels = [...new Set(view.failures.map((failure) => failure.label))];
       const named = labels.slice(0, NAMED_FAILURES);

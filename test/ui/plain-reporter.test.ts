@@ -145,6 +145,10 @@ describe("plain reporter", () => {
     expect(await ending("interrupted", { done: 2, pending: 7 }, [])).toBe(
       "next: gwrun resume 7 --db '/srv/state/my gw.db'",
     );
+    // Stopped for a local fault (a full disk) with nothing failed: resume once it is fixed.
+    expect(await ending("failed", { done: 2, completed: 7 }, [])).toBe(
+      "next: gwrun resume 7 --db '/srv/state/my gw.db'",
+    );
     expect(await ending("balance", { done: 2, pending: 7 }, [])).toBe(
       "next: top up the gateway account, then gwrun resume 7 --db '/srv/state/my gw.db'",
     );

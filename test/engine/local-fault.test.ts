@@ -1,0 +1,62 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { partialDir } from "../../src/core/output-files.js";
+import { stillsJobs, withEngine } from "../helpers/engine.js";
+
+/** Mounts a tiny tmpfs at `dir`; false (with the reason printed) where this machine cannot. */
+function mountTiny(dir: string): boolean {
+  mkdirSync(dir, { recursive: true });
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir], { stdio: "pipe" });
+    return true;
+  } catch (error) {
+    console.log(`skipped: cannot mount a small tmpfs here (${(error as Error).message.trim()})`);
+    return false;
+  }
+}
+
+/** Fills the file system under `dir` to the last byte. */
+function fill(dir: string): void {
+  for (let i = 0; ; i++) {
+    try {
+      writeFileSync(path.join(dir, `filler-${i}`), Buffer.alloc(4096));
+    } catch {
+      return;
+    }
+  }
+}
+
+describe("a local fault never costs a paid task", () => {
+  it("issue 16 item 5: a full disk stops the run with a clear message and keeps completed tasks completed; the next run downloads them without submitting", async (context) => {
+    await withEngine({}, `poll: { first_after: 2s, every: 2s }\n${stillsJobs(3)}`, async (rig) => {
+      // Where the downloads are written first: a full disk there is a full disk for the run.
+      const partials = partialDir(rig.outputDir);
+      if (!mountTiny(partials)) {
+        context.skip();
+        return;
+      }
+      try {
+        fill(partials);
+        const stopped = await rig.finish(rig.engine().run());
+        const reasons = (await rig.tasks()).map((task) => task.reason);
+        expect(reasons, JSON.stringify(reasons)).toEqual([null, null, null]);
+        expect(stopped.end).toBe("failed");
+        expect(stopped.counts).toEqual({ completed: 3 });
+        const stop = rig.events.find((event) => event.type === "run:stopping");
+        expect(stop).toMatchObject({ reason: "failed" });
+        expect(stop?.type === "run:stopping" && stop.message).toMatch(
+          /^stopping: cannot write \S+: the disk is full \(ENOSPC\); free space/,
+        );
+        expect(rig.events.some((event) => event.type === "task:failed")).toBe(false);
+      } finally {
+        execFileSync("umount", [partials]);
+      }
+      const paid = rig.sim.counters().submits.accepted;
+      const resumed = await rig.finish(rig.engine().run());
+      expect(resumed).toMatchObject({ end: "done", counts: { done: 3 } });
+      expect(rig.sim.counters().submits.accepted).toBe(paid);
+    });
+  });
+});
