@@ -1,8 +1,13 @@
 import { EventEmitter } from "node:events";
 import { describe, expect, it, vi } from "vitest";
-import { dashboardReporter, drawDue } from "../../src/ui/dashboard-reporter.js";
 import { Q_AGAIN_MS } from "../../src/ui/stop-keys.js";
 import { started } from "./script.js";
+
+// Under CI, Ink draws nothing until the end (gwrun prints plain lines there): this file loads
+// Ink as a terminal user would have it.
+delete process.env.CI;
+delete process.env.CONTINUOUS_INTEGRATION;
+const { dashboardReporter, drawDue } = await import("../../src/ui/dashboard-reporter.js");
 
 /** A terminal for Ink to draw on and read keys from, as the test drives it. */
 function terminal() {
