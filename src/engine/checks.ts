@@ -1,4 +1,4 @@
-import { type TaskRow, TaskState } from "../store/index.js";
+import { type OutputRow, type TaskRow, TaskState } from "../store/index.js";
 import type { RunContext } from "./context.js";
 import type { PostProcess } from "./post-process.js";
 
@@ -14,13 +14,18 @@ export type Checked =
   /** Another process moved it on meanwhile. */
   | { kind: "lost" };
 
+/** `outputs`: the task's outputs when the caller has just recorded them; read otherwise. */
 export async function checkTask(
   task: TaskRow,
   postprocess: PostProcess,
   context: RunContext,
+  outputs?: OutputRow[],
 ): Promise<Checked> {
   const { store, clock, settings } = context;
-  const { verdicts, onFail } = await postprocess.process(task, await store.outputsOf(task.key));
+  const { verdicts, onFail } = await postprocess.process(
+    task,
+    outputs ?? (await store.outputsOf(task.key)),
+  );
   if (await context.writes.checks(task, verdicts)) return { kind: "done" };
   const problems = verdicts.flatMap((verdict) => verdict.problems);
   if (problems.length === 0) return { kind: "lost" };

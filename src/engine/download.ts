@@ -1,7 +1,7 @@
 import { coerceError, ErrorCode, GwError } from "../core/errors.js";
 import { outputPath, partialDir } from "../core/output-files.js";
 import { GatewayError, outputLinks, withRetry } from "../gateway/index.js";
-import type { TaskRow } from "../store/index.js";
+import type { OutputRow, TaskRow } from "../store/index.js";
 import type { RunContext } from "./context.js";
 
 /**
@@ -18,7 +18,7 @@ export async function downloadOutputs(
   const { store, clock, client, outputDir, signal } = context;
   if (refresh) await refreshLinks(task, context);
   const outputs = await store.outputsOf(task.key);
-  for (const output of outputs) {
+  for (const [i, output] of outputs.entries()) {
     if (output.state === "downloaded") continue;
     if (signal.aborted) break;
     if (output.url === null)
@@ -67,8 +67,10 @@ export async function downloadOutputs(
       }
       throw error;
     }
+    const { path, bytes, sha256, contentType } = file;
+    outputs[i] = { ...output, state: "downloaded", path, bytes, sha256, content_type: contentType };
     if (await context.writes.download({ task, idx: output.idx, ...file }))
-      return { complete: true };
+      return { complete: true, outputs };
   }
   return { complete: false };
 }
@@ -76,7 +78,8 @@ export async function downloadOutputs(
 const EXPIRED = "the result link expired before it was downloaded";
 
 export type DownloadResult =
-  | { complete: true }
+  /** `outputs`: the task's outputs as recorded now, for its checks. */
+  | { complete: true; outputs: OutputRow[] }
   /**
    * Interrupted, or (`expired`) an output's link is dead: the task ends `expired`, or
    * (`localFault`) this machine could not write the file: the run stops, the task stays.

@@ -4,7 +4,13 @@ import { coerceError } from "../core/errors.js";
 import { sweepPartials } from "../core/fs.js";
 import { roundMoney } from "../core/money.js";
 import { partialDir } from "../core/output-files.js";
-import { type TaskRow, TaskState, TRANSITIONS, UNDONE_STATES } from "../store/index.js";
+import {
+  type OutputRow,
+  type TaskRow,
+  TaskState,
+  TRANSITIONS,
+  UNDONE_STATES,
+} from "../store/index.js";
 import { Admission, budgetStopMessage } from "./admission.js";
 import { checkTask } from "./checks.js";
 import {
@@ -250,7 +256,7 @@ export class Engine {
   #enqueueDownload(task: TaskRow, refresh: boolean, expiries: readonly (number | null)[]): void {
     const download = async () => {
       const result = await downloadOutputs(task, this.#run, refresh);
-      if (result.complete) this.#check({ ...task, state: TaskState.Downloaded });
+      if (result.complete) this.#check({ ...task, state: TaskState.Downloaded }, result.outputs);
       else if (result.localFault !== undefined) this.#halt("failed", localFaultMessage(result));
       else if (result.expired !== undefined) {
         const { reason, idx } = result.expired;
@@ -263,7 +269,7 @@ export class Engine {
   }
 
   /** Downloaded → post-processing (checks, thumbnails) → done; then its dependants start. */
-  #check(task: TaskRow): void {
+  #check(task: TaskRow, outputs?: OutputRow[]): void {
     const { postprocess, emit } = this.#options;
     if (postprocess === undefined || task.lane === "text") {
       this.#spawn(this.#markDone(task), task, "cannot finish");
@@ -275,7 +281,7 @@ export class Engine {
     this.#checking += 1;
     const checking = async () => {
       try {
-        const checked = await checkTask(task, postprocess, this.#run);
+        const checked = await checkTask(task, postprocess, this.#run, outputs);
         if (checked.kind === "done") await this.#startDependants(task);
         else if (checked.kind === "failed")
           await this.#fail(task, [TaskState.Downloaded], checked.reason);

@@ -1,9 +1,9 @@
 import { readFileSync, statSync } from "node:fs";
-import { PNG } from "pngjs";
 import sharp from "sharp";
 import { coerceError } from "../core/errors.js";
 import type { ExpectedOutputs, RequestBody } from "../families/index.js";
 import { askedFor, sizesText } from "./expected.js";
+import { pngStructure } from "./png-structure.js";
 
 /** sharp's format name for each image Content-Type a gateway serves. */
 const FORMAT_BY_TYPE: Readonly<Record<string, string>> = {
@@ -60,7 +60,7 @@ export async function checkImage(
   return result;
 }
 
-/** PNGs up to this size are decoded in this thread: cheaper than a trip through libvips. */
+/** PNGs up to this size are checked in this thread: cheaper than a trip through libvips. */
 const SMALL_PNG_BYTES = 256 * 1024;
 
 interface Measured {
@@ -72,7 +72,7 @@ interface Measured {
 }
 
 /**
- * A small PNG decoded whole (every chunk's checksum, every row) without sharp; undefined for
+ * A small PNG proved whole by its structure (`pngStructure`), without sharp; undefined for
  * anything else, which sharp checks.
  */
 function smallPng(file: string): Measured | undefined {
@@ -83,18 +83,9 @@ function smallPng(file: string): Measured | undefined {
   } catch {
     return undefined;
   }
-  if (data.length < 24 || !data.subarray(0, 8).equals(PNG_SIGNATURE)) return undefined;
-  const width = data.readUInt32BE(16);
-  const height = data.readUInt32BE(20);
-  try {
-    const png = PNG.sync.read(data);
-    return { format: "png", width: png.width, height: png.height };
-  } catch (error) {
-    return { format: "png", width, height, broken: coerceError(error).message };
-  }
+  const structure = pngStructure(data);
+  return structure === undefined ? undefined : { format: "png", ...structure };
 }
-
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** Format and pixel size against what was served and what the family promised. */
 function judge(
