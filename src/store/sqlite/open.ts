@@ -2,6 +2,7 @@ import type Database from "better-sqlite3";
 import type { Store } from "../port.js";
 import { SqliteDb } from "./db.js";
 import * as dependants from "./dependants.js";
+import { GroupCommit } from "./group-commit.js";
 import * as outputs from "./outputs.js";
 import * as reports from "./reports.js";
 import * as runs from "./runs.js";
@@ -15,7 +16,8 @@ export type SqliteStore = Store & { readonly db: Database.Database };
 
 /**
  * Opens (creating and migrating) the state database at `file` as the store port. Each
- * operation is one synchronous better-sqlite3 call: it commits before its promise resolves.
+ * operation commits before its promise resolves: most are one synchronous better-sqlite3
+ * call; the transitions every task makes are committed together per turn (`GroupCommit`).
  */
 export function openStore(file: string): SqliteStore {
   let s: SqliteDb;
@@ -24,9 +26,13 @@ export function openStore(file: string): SqliteStore {
   } catch (error) {
     throw storeUnusable(error, file) ?? error;
   }
+  const group = new GroupCommit(s.db);
   return {
     db: s.db,
-    close: async () => s.close(),
+    close: async () => {
+      group.flush();
+      s.close();
+    },
     learnedRate: async (baseUrl) => runs.learnedRate(s, baseUrl),
     saveLearnedRate: async (baseUrl, rate) => runs.saveLearnedRate(s, baseUrl, rate),
 
@@ -50,16 +56,18 @@ export function openStore(file: string): SqliteStore {
     textAnswer: async (key) => tasks.textAnswer(s, key),
 
     recordTasks: async (runId, list, now) => tasks.recordTasks(s, runId, list, now),
-    claimForSubmit: async (list, owner, now) => transitions.claimForSubmit(s, list, owner, now),
-    recordReceipts: async (receipts, now) => transitions.recordReceipts(s, receipts, now),
+    claimForSubmit: (list, owner, now) =>
+      group.write(() => transitions.claimForSubmit(s, list, owner, now)),
+    recordReceipts: (receipts, now) =>
+      group.write(() => transitions.recordReceipts(s, receipts, now)),
     releaseClaim: async (task, release, now) => transitions.releaseClaim(s, task, release, now),
-    recordPollRound: async (round, now) => transitions.recordPollRound(s, round, now),
+    recordPollRound: (round, now) => group.write(() => transitions.recordPollRound(s, round, now)),
     updateLinks: async (key, links) => outputs.updateLinks(s, key, links),
-    recordDownloads: async (files, now) => outputs.recordDownloads(s, files, now),
+    recordDownloads: (files, now) => group.write(() => outputs.recordDownloads(s, files, now)),
     recordTextAnswer: async (task, answer, files, now) =>
       outputs.recordTextAnswer(s, task, answer, files, now),
-    recordChecks: async (checked, now) => outputs.recordChecks(s, checked, now),
-    markDone: async (task, now) => outputs.markDone(s, task, now),
+    recordChecks: (checked, now) => group.write(() => outputs.recordChecks(s, checked, now)),
+    markDone: (task, now) => group.write(() => outputs.markDone(s, task, now)),
     requeue: async (task, from, reason, now) => transitions.requeue(s, task, from, reason, now),
     repoll: async (task, now) => transitions.repoll(s, task, now),
     redownload: async (task, now) => transitions.redownload(s, task, now),
