@@ -12,6 +12,7 @@ import type {
   TaskEvent,
   TaskRow,
 } from "../store/index.js";
+import { UNDONE_STATES } from "../store/index.js";
 import { batched } from "./batch.js";
 import type { Emit, RunEnd, StateCounts } from "./events.js";
 import { SubmitPace } from "./pace.js";
@@ -122,6 +123,18 @@ function taskWrites({ store, clock, emit }: EngineOptions): TaskWrites {
     return checked.map((entry) => done.has(entry.task.key));
   });
   return { claim, receipt, download, checks: (task, list) => checks({ task, checks: list }) };
+}
+
+/** How a run ended: stopped early, or failed when any of its tasks did not get done. */
+export async function runResult(
+  store: Store,
+  runId: number,
+  stopping: RunEnd | undefined,
+  unknownSubmits: number,
+): Promise<RunResult> {
+  const { states: counts, spent } = await store.summaryOf({ run: runId });
+  const failed = UNDONE_STATES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
+  return { end: stopping ?? (failed > 0 ? "failed" : "done"), counts, spent, unknownSubmits };
 }
 
 /** Publishes what a store transition reported, once it has committed. */

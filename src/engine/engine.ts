@@ -4,14 +4,9 @@ import { coerceError } from "../core/errors.js";
 import { sweepPartials } from "../core/fs.js";
 import { roundMoney } from "../core/money.js";
 import { partialDir } from "../core/output-files.js";
-import {
-  type OutputRow,
-  type TaskRow,
-  TaskState,
-  TRANSITIONS,
-  UNDONE_STATES,
-} from "../store/index.js";
+import { type OutputRow, type TaskRow, TaskState } from "../store/index.js";
 import { Admission, budgetStopMessage } from "./admission.js";
+import { Background } from "./background.js";
 import { checkTask } from "./checks.js";
 import {
   type EngineOptions,
@@ -19,6 +14,7 @@ import {
   publish,
   type RunContext,
   type RunResult,
+  runResult,
 } from "./context.js";
 import { recordDependants, recordSkipped } from "./dependants.js";
 import { deadlineFirst, downloadOutputs, localFaultMessage } from "./download.js";
@@ -33,9 +29,6 @@ export const SUBMIT_CONCURRENCY = 16;
 
 /** Completed tasks allowed to wait for a download slot (or checks) before submits pause. */
 const DOWNLOAD_BACKLOG = 256;
-
-/** A due poll waits at most this share of `poll.every` for others to share its batch call. */
-const POLL_COALESCE_SHARE = 0.25;
 
 /**
  * One run: submits pending tasks (paced, within each lane's in-flight cap and the budget),
@@ -52,7 +45,7 @@ export class Engine {
   readonly #submits = new PQueue({ concurrency: SUBMIT_CONCURRENCY });
   readonly #downloads: PQueue;
   /** Work under way outside the queues (checks, endings, dependants); the run waits for it. */
-  readonly #background = new Set<Promise<unknown>>();
+  readonly #background = new Background((task, reason) => this.#fail(task, [task.state], reason));
   /** Keys this engine has taken on, so a dependant is started once. */
   readonly #takenOn = new Set<string>();
   #context: RunContext | undefined;
@@ -61,7 +54,6 @@ export class Engine {
   #stopping: RunEnd | undefined;
   #unknownSubmits = 0;
   #checking = 0;
-  #wake: (() => void) | undefined;
 
   constructor(options: EngineOptions) {
     this.#options = {
@@ -72,11 +64,7 @@ export class Engine {
     setMaxListeners(0, this.#abort.signal);
     const { limits, poll } = options.settings;
     this.#admission = new Admission(limits);
-    this.#poller = new Poller({
-      batchSize: poll.batchSize,
-      coalesceMs: poll.everyMs * POLL_COALESCE_SHARE,
-      everyMs: poll.everyMs,
-    });
+    this.#poller = new Poller({ batchSize: poll.batchSize, everyMs: poll.everyMs });
     this.#downloads = new PQueue({ concurrency: limits.downloads });
   }
 
@@ -114,7 +102,7 @@ export class Engine {
       this.#fillSubmits();
       await this.#pollDue();
       if (this.#idle()) break;
-      await this.#sleep(tick);
+      await this.#background.sleep(this.#options.clock, tick, this.#abort.signal);
     }
     if (this.#abort.signal.aborted) {
       // Interrupted: what has not started stays as recorded; what runs stops at its signal.
@@ -124,12 +112,9 @@ export class Engine {
     await Promise.all([this.#downloads.onIdle(), this.#submits.onIdle()]);
     // Downloads are over, so nothing new enters post-processing; its outcomes are recorded.
     await this.#options.postprocess?.drain();
-    while (this.#background.size > 0) await Promise.all(this.#background);
+    await this.#background.drain();
     await store.saveLearnedRate(baseUrl, context.pace.rate);
-    const { states: counts, spent } = await store.summaryOf({ run: runId });
-    const failed = UNDONE_STATES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
-    const end: RunEnd = this.#stopping ?? (failed > 0 ? "failed" : "done");
-    const result = { end, counts, spent, unknownSubmits: this.#unknownSubmits };
+    const result = await runResult(store, runId, this.#stopping, this.#unknownSubmits);
     emit({ type: "run:finished", ...result });
     return result;
   }
@@ -176,7 +161,9 @@ export class Engine {
           this.#halt("budget", budgetStopMessage(maxCost, roundMoney(this.#admission.spent)));
           return;
         }
-        void this.#submits.add(() => this.#guard(this.#submit(task), task, "submit failed"));
+        void this.#submits.add(() =>
+          this.#background.guard(this.#submit(task), task, "submit failed"),
+        );
       }
     }
   }
@@ -202,7 +189,7 @@ export class Engine {
   }
 
   async #pollDue(): Promise<void> {
-    const { clock, settings, emit } = this.#options;
+    const { clock, emit } = this.#options;
     for (const batch of this.#poller.due(clock.now())) {
       let polled: Awaited<ReturnType<typeof pollBatch>>;
       try {
@@ -215,27 +202,18 @@ export class Engine {
         for (const { task, reason } of givenUp) await this.#fail(task, [task.state], reason);
         continue;
       }
-      for (const { task, outcome, lost } of polled) {
-        if (outcome.kind === "later") this.#poller.track(task, clock.now() + settings.poll.everyMs);
-        else if (outcome.kind === "running" && !lost) {
-          const { status: state, progress, nextPollAt } = outcome;
-          this.#poller.track({ ...task, state, progress, polls: task.polls + 1 }, nextPollAt);
+      for (const answer of polled) {
+        // Completed, failed, or moved on by another process: no longer this engine's to poll.
+        if (!this.#poller.settle(answer, clock.now())) continue;
+        const { task, outcome, lost } = answer;
+        if (!lost && outcome.kind === "completed") {
+          this.#admission.finished(task, outcome.cost);
+          const completed = { ...task, state: TaskState.Completed, cost: outcome.cost };
+          const expiries = outcome.links.map((link) => link.expiresAt);
+          this.#enqueueDownload(completed, false, expiries);
         } else {
-          // Completed, failed, or moved on by another process: no longer this engine's to poll.
-          this.#poller.untrack(task.key);
-          if (!lost && outcome.kind === "completed") this.#admission.finished(task, outcome.cost);
-          else this.#admission.ended(task);
-          if (lost) continue;
-          if (outcome.kind === "completed") {
-            const completed = { ...task, state: TaskState.Completed, cost: outcome.cost };
-            this.#enqueueDownload(
-              completed,
-              false,
-              outcome.links.map((link) => link.expiresAt),
-            );
-          } else if (outcome.kind === "failed") {
-            await this.#skipDependants(task, outcome.reason);
-          }
+          this.#admission.ended(task);
+          if (!lost && outcome.kind === "failed") await this.#skipDependants(task, outcome.reason);
         }
       }
     }
@@ -263,7 +241,7 @@ export class Engine {
         await this.#fail(task, [TaskState.Completed], reason, TaskState.Expired, idx);
       }
     };
-    void this.#downloads.add(() => this.#guard(download(), task, "download failed"), {
+    void this.#downloads.add(() => this.#background.guard(download(), task, "download failed"), {
       priority: deadlineFirst(expiries),
     });
   }
@@ -272,7 +250,7 @@ export class Engine {
   #check(task: TaskRow, outputs?: OutputRow[]): void {
     const { postprocess, emit } = this.#options;
     if (postprocess === undefined || task.lane === "text") {
-      this.#spawn(this.#markDone(task), task, "cannot finish");
+      this.#background.spawn(this.#markDone(task), task, "cannot finish");
       return;
     }
     // Interrupted: it stays downloaded, and the resumed run checks it.
@@ -297,7 +275,7 @@ export class Engine {
         this.#checking -= 1;
       }
     };
-    this.#spawn(checking(), task, "checks could not run");
+    this.#background.spawn(checking(), task, "checks could not run");
   }
 
   async #markDone(task: TaskRow): Promise<void> {
@@ -319,7 +297,7 @@ export class Engine {
       else {
         // Taken on like any recorded task: pending is queued, running is polled, done is checked.
         const takingOn = this.#takeOn(dependant);
-        this.#spawn(takingOn, dependant, "cannot resume");
+        this.#background.spawn(takingOn, dependant, "cannot resume");
         this.#start?.track(takingOn);
       }
     }
@@ -350,37 +328,11 @@ export class Engine {
 
   // --- the loop
 
-  /** Keeps work outside the queues in view of `#idle`; a failure fails its task with `what`. */
-  #spawn(work: Promise<unknown>, task: TaskRow, what: string): void {
-    const tracked: Promise<unknown> = this.#guard(work, task, what).finally(() => {
-      this.#background.delete(tracked);
-    });
-    this.#background.add(tracked);
-  }
-
-  /**
-   * Work that must not throw: a failure fails its task with `what` (a queue's task settles
-   * with it, so a cleared queue leaves nothing waiting on its promise).
-   */
-  async #guard(work: Promise<unknown>, task: TaskRow, what: string): Promise<void> {
-    try {
-      await work;
-    } catch (error) {
-      // A task that has ended (done, failed) keeps its state; the next run takes it on again.
-      if (TRANSITIONS[task.state].includes(TaskState.Failed))
-        await this.#fail(task, [task.state], `${what}: ${coerceError(error).message}`).catch(
-          () => undefined,
-        );
-    } finally {
-      this.#wake?.();
-    }
-  }
-
   #halt(reason: RunEnd, message: string): void {
     if (this.#stopping !== undefined) return;
     this.#stopping = reason;
     this.#options.emit({ type: "run:stopping", reason, message });
-    this.#wake?.();
+    this.#background.wake();
   }
 
   #idle(): boolean {
@@ -392,15 +344,5 @@ export class Engine {
       this.#submits.size + this.#submits.pending === 0 &&
       this.#downloads.size + this.#downloads.pending === 0
     );
-  }
-
-  async #sleep(ms: number): Promise<void> {
-    await Promise.race([
-      this.#options.clock.sleep(ms, this.#abort.signal).catch(() => undefined),
-      new Promise<void>((resolve) => {
-        this.#wake = resolve;
-      }),
-    ]);
-    this.#wake = undefined;
   }
 }

@@ -94,6 +94,9 @@ export interface GivenUp {
   reason: string;
 }
 
+/** A due poll waits at most this share of `poll.every` for others to share its batch call. */
+const POLL_COALESCE_SHARE = 0.25;
+
 /**
  * The tasks the gateway holds for this run. A task that falls due may wait up to
  * `coalesceMs` for others, so one batch call asks about many; it does not wait when a batch
@@ -105,10 +108,13 @@ export class Poller {
   readonly #coalesceMs: number;
   readonly #everyMs: number;
 
-  /** `everyMs`: the poll interval, which waits after unreadable answers are multiples of. */
-  constructor(options: { batchSize: number; coalesceMs: number; everyMs: number }) {
+  /**
+   * `everyMs`: the poll interval, which waits after unreadable answers are multiples of;
+   * `coalesceMs`: how long a due poll may wait for others to share its batch call.
+   */
+  constructor(options: { batchSize: number; coalesceMs?: number; everyMs: number }) {
     this.#batchSize = options.batchSize;
-    this.#coalesceMs = options.coalesceMs;
+    this.#coalesceMs = options.coalesceMs ?? options.everyMs * POLL_COALESCE_SHARE;
     this.#everyMs = options.everyMs;
   }
 
@@ -148,6 +154,24 @@ export class Poller {
       this.#held.set(task.key, { task, nextPollAt: now + delayMs, troubles });
     }
     return { delayMs, givenUp };
+  }
+
+  /**
+   * Goes on polling a task its answer says is still the gateway's; true when the task has left
+   * this poller (finished, or moved on by another process).
+   */
+  settle({ task, outcome, lost }: Polled, now: number): boolean {
+    if (outcome.kind === "later") {
+      this.track(task, now + this.#everyMs);
+      return false;
+    }
+    if (outcome.kind === "running" && !lost) {
+      const { status: state, progress, nextPollAt } = outcome;
+      this.track({ ...task, state, progress, polls: task.polls + 1 }, nextPollAt);
+      return false;
+    }
+    this.untrack(task.key);
+    return true;
   }
 
   /** Stops polling a task; true when it was polled. */
