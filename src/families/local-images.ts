@@ -1,5 +1,6 @@
 import { open, stat } from "node:fs/promises";
 import path from "node:path";
+import { loadSharp } from "../media/index.js";
 import { formatNotTaken, isDataUri, isUrl, takesFormat } from "./common.js";
 import type { Family, ImageInputRule, RequestBody } from "./types.js";
 
@@ -192,8 +193,7 @@ async function imageSize(
     };
   }
   try {
-    // Loaded on first use: most runs name no local files, and sharp is heavy.
-    const { default: sharp } = await import("sharp");
+    const sharp = await loadSharp();
     const meta = await sharp(data).metadata();
     if (meta.format === undefined || meta.width === undefined || meta.height === undefined)
       return undefined;

@@ -11,3 +11,4 @@ export {
   runFfmpeg,
   type TestClip,
 } from "./ffmpeg.js";
+export { loadSharp } from "./sharp.js";

@@ -1,7 +1,8 @@
 import { readFileSync, statSync } from "node:fs";
-import sharp from "sharp";
+import type { Metadata } from "sharp";
 import { coerceError } from "../core/errors.js";
 import type { ExpectedOutputs, RequestBody } from "../families/index.js";
+import { loadSharp } from "../media/index.js";
 import { askedFor, sizesText } from "./expected.js";
 import { pngStructure } from "./png-structure.js";
 
@@ -35,8 +36,9 @@ export async function checkImage(
 ): Promise<CheckResult> {
   const small = decode ? smallPng(file) : undefined;
   if (small !== undefined) return judge(name, contentType, expected, body, small);
+  const sharp = await loadSharp();
   const image = sharp(file);
-  let meta: sharp.Metadata;
+  let meta: Metadata;
   try {
     meta = await image.metadata();
   } catch (error) {

@@ -1,7 +1,6 @@
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import PQueue from "p-queue";
-import sharp from "sharp";
 import { coerceError } from "../core/errors.js";
 import type { OutputVerdict, PostProcess } from "../engine/index.js";
 import type { ExpectedOutputs, RequestBody } from "../families/index.js";
@@ -36,8 +35,6 @@ export class PostProcessor implements PostProcess {
 
   constructor(options: PostProcessorOptions) {
     this.#o = options;
-    // Every picture is read once: libvips' operation cache would only hold memory.
-    sharp.cache(false);
     this.#queue = new PQueue({ concurrency: options.concurrency ?? availableParallelism() });
   }
 

@@ -1,9 +1,8 @@
 import { mkdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
-import sharp from "sharp";
 import { partialFile } from "../core/fs.js";
 import { partialDir } from "../core/output-files.js";
-import { extractFrame } from "../media/index.js";
+import { extractFrame, loadSharp } from "../media/index.js";
 
 /**
  * Review images of a run: thumbnails and clip posters in `<output dir>/.thumbs/<job id>/`, named
@@ -66,6 +65,7 @@ export async function makeThumbnail(
 ): Promise<string> {
   const target = reviewPath(outputDir, jobId, file, `.${EXTENSION[settings.format]}`);
   await writeInPlace(outputDir, target, async (partial) => {
+    const sharp = await loadSharp();
     await sharp(source)
       .resize({ width: settings.width, withoutEnlargement: true })
       .toFormat(settings.format)
