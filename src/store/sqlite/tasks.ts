@@ -61,16 +61,20 @@ export function move(
     if (!MOVE_COLUMNS.has(column)) throw new Error(`unknown task column ${column}`);
   const update = s.sql(
     `UPDATE jobs SET state = ?, updated_at = ?${columns.map((c) => `, ${c} = ?`).join("")}
-     WHERE key = ? AND state IN (${from.map(() => "?").join(", ")})`,
+     WHERE key = ? AND state IN (${from.map(() => "?").join(", ")}) RETURNING run_id`,
   );
   const values = columns.map((column) => patch[column as keyof MovePatch] ?? null);
   const moveAndLog = () => {
-    const changed = update.run(to, now, ...values, key, ...from).changes === 1;
-    if (changed)
-      s.sql(
-        "INSERT INTO events (run_id, at, job_key, type, data) SELECT run_id, ?, key, ?, ? FROM jobs WHERE key = ?",
-      ).run(now, `job:${to}`, patch.reason ?? null, key);
-    return changed;
+    const moved = update.get(to, now, ...values, key, ...from) as { run_id: number } | undefined;
+    if (moved !== undefined)
+      s.sql("INSERT INTO events (run_id, at, job_key, type, data) VALUES (?, ?, ?, ?, ?)").run(
+        moved.run_id,
+        now,
+        key,
+        `job:${to}`,
+        patch.reason ?? null,
+      );
+    return moved !== undefined;
   };
   // The move and its event commit together.
   return s.transaction(moveAndLog);
