@@ -200,7 +200,7 @@ export class Engine {
     for (const batch of this.#poller.due(clock.now())) {
       let polled: Awaited<ReturnType<typeof pollBatch>>;
       try {
-        polled = await pollBatch(batch, this.#run);
+        polled = await pollBatch(batch, this.#run, (key) => this.#poller.unpublished(key));
       } catch (error) {
         if (this.#abort.signal.aborted) return;
         // The tasks are still the gateway's: polled later, unless its answers stay unreadable.
@@ -214,6 +214,10 @@ export class Engine {
         else if (outcome.kind === "running" && !lost) {
           const { status: state, progress, nextPollAt } = outcome;
           this.#poller.track({ ...task, state, progress, polls: task.polls + 1 }, nextPollAt);
+        } else if (outcome.kind === "unpublished" && !lost) {
+          const { progress, nextPollAt } = outcome;
+          const polled = { ...task, state: TaskState.Processing, progress, polls: task.polls + 1 };
+          this.#poller.track(polled, nextPollAt, this.#poller.unpublished(task.key) + 1);
         } else {
           // Completed, failed, or moved on by another process: no longer this engine's to poll.
           this.#poller.untrack(task.key);

@@ -1,5 +1,5 @@
 import { coerceError, ErrorCode } from "../core/errors.js";
-import { GatewayError, isRetryable } from "../gateway/index.js";
+import { GatewayError, gatewayText, isRetryable } from "../gateway/index.js";
 import { type TaskRow, TaskState } from "../store/index.js";
 import { publish, type RunContext } from "./context.js";
 import { type CallTally, type PacedCallDeps, pacedCall } from "./paced-call.js";
@@ -54,10 +54,18 @@ export async function sendTask(
       const nextPollAt = now + context.settings.poll.firstAfterMs;
       const { taskId, status } = outcome;
       // The commit point: from here the task is polled, never submitted again.
-      if (
-        !(await context.writes.receipt({ task: sent, taskId, status, nextPollAt, unknownSubmits }))
-      )
-        return { kind: "lost", unknownSubmits };
+      const recorded = await context.writes.receipt({
+        task: sent,
+        taskId,
+        status,
+        nextPollAt,
+        unknownSubmits,
+      });
+      if (recorded === "lost") return { kind: "lost", unknownSubmits };
+      if (recorded !== "recorded") {
+        const reason = duplicateIdReason(taskId, recorded.duplicateOf);
+        return { kind: "failed", task: sent, to: "failed", reason, unknownSubmits };
+      }
       return {
         kind: "polling",
         task: { ...sent, state: status, task_id: taskId },
@@ -84,6 +92,12 @@ export async function sendTask(
       throw new Error(`unknown submit outcome ${JSON.stringify(never)}`);
     }
   }
+}
+
+/** Why a task answered with another task's id fails: one result is not two. */
+function duplicateIdReason(taskId: string, holder: string): string {
+  const id = gatewayText(taskId, 120);
+  return `the gateway answered with task id ${id}, which it gave to ${holder} already: one result is not counted as two`;
 }
 
 export type SubmitOutcome =
