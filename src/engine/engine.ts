@@ -19,6 +19,7 @@ import { deadlineFirst, downloadOutputs, localFaultMessage } from "./download.js
 import type { RunEnd } from "./events.js";
 import { Poller, pollBatch } from "./poll.js";
 import { RunStart } from "./run-start.js";
+import { StoreFault } from "./store-fault.js";
 import { sendTask } from "./submit.js";
 import { takeOnTask } from "./take-on.js";
 
@@ -53,6 +54,7 @@ export class Engine {
   /** While tasks are taken on, before `run:started`: where each is, and what waits to be told. */
   #start: RunStart | undefined;
   #stopping: RunEnd | undefined;
+  readonly #storeFault = new StoreFault();
   #unknownSubmits = 0;
   #checking = 0;
   #wake: (() => void) | undefined;
@@ -119,6 +121,9 @@ export class Engine {
     // Downloads are over, so nothing new enters post-processing; its outcomes are recorded.
     await this.#options.postprocess?.drain();
     while (this.#background.size > 0) await Promise.all(this.#background);
+    // Nothing more can be recorded: the run ends with the store's error.
+    const storeError = this.#storeFault.ending();
+    if (storeError !== undefined) throw storeError;
     await store.saveLearnedRate(baseUrl, context.pace.rate);
     const { states: counts, spent } = await store.summaryOf({ run: runId });
     const failed = UNDONE_STATES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
@@ -179,6 +184,10 @@ export class Engine {
     // Within the budget when taken, it goes; after a 402 nothing more does.
     const sent = await sendTask(task, this.#run, () => this.#stopping !== "balance");
     this.#unknownSubmits += sent.unknownSubmits;
+    if (sent.kind === "unrecorded") {
+      this.#storeFault.unrecorded(sent.what);
+      throw sent.error;
+    }
     if (sent.kind === "polling") {
       this.#poller.track(sent.task, sent.nextPollAt);
       return;
@@ -202,7 +211,7 @@ export class Engine {
       try {
         polled = await pollBatch(batch, this.#run, (key) => this.#poller.unpublished(key));
       } catch (error) {
-        if (this.#abort.signal.aborted) return;
+        if (this.#storeFailed(error) || this.#abort.signal.aborted) return;
         // The tasks are still the gateway's: polled later, unless its answers stay unreadable.
         const { delayMs, givenUp } = this.#poller.unanswered(batch, error, clock.now());
         emit({ type: "gateway:retry", what: "poll", delayMs, reason: coerceError(error).message });
@@ -285,7 +294,7 @@ export class Engine {
           await this.#fail(task, [TaskState.Downloaded], checked.reason);
         else if (checked.kind === "requeued") this.#admission.enqueue(checked.task);
       } catch (error) {
-        if (this.#abort.signal.aborted) return;
+        if (this.#storeFailed(error) || this.#abort.signal.aborted) return;
         await this.#fail(
           task,
           [TaskState.Downloaded],
@@ -365,13 +374,22 @@ export class Engine {
       await work;
     } catch (error) {
       // A task that has ended (done, failed) keeps its state; the next run takes it on again.
-      if (TRANSITIONS[task.state].includes(TaskState.Failed))
-        await this.#fail(task, [task.state], `${what}: ${coerceError(error).message}`).catch(
-          () => undefined,
-        );
+      if (this.#storeFailed(error) || !TRANSITIONS[task.state].includes(TaskState.Failed)) return;
+      await this.#fail(task, [task.state], `${what}: ${coerceError(error).message}`).catch(
+        (failure: unknown) => this.#storeFailed(failure),
+      );
     } finally {
       this.#wake?.();
     }
+  }
+
+  /** A store that cannot record stops the run at once: nothing more is sent. True when it was that. */
+  #storeFailed(error: unknown): boolean {
+    if (!this.#storeFault.caught(error)) return false;
+    const message = `stopping: ${this.#storeFault.error?.message}; nothing more is sent`;
+    this.#halt("failed", message);
+    this.#abort.abort();
+    return true;
   }
 
   #halt(reason: RunEnd, message: string): void {

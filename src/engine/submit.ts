@@ -31,7 +31,9 @@ export type Sent =
       unknownSubmits: number;
     }
   /** Another process moved it on meanwhile. */
-  | { kind: "lost"; unknownSubmits: number };
+  | { kind: "lost"; unknownSubmits: number }
+  /** The gateway answered and the store could not record it: `what` it answered, for the person. */
+  | { kind: "unrecorded"; what: string; error: unknown; unknownSubmits: number };
 
 /** `mayStillSend`: false once the run has halted (a 402) while this one waited its turn. */
 export async function sendTask(
@@ -54,13 +56,19 @@ export async function sendTask(
       const nextPollAt = now + context.settings.poll.firstAfterMs;
       const { taskId, status } = outcome;
       // The commit point: from here the task is polled, never submitted again.
-      const recorded = await context.writes.receipt({
-        task: sent,
-        taskId,
-        status,
-        nextPollAt,
-        unknownSubmits,
-      });
+      let recorded: Awaited<ReturnType<typeof context.writes.receipt>>;
+      try {
+        recorded = await context.writes.receipt({
+          task: sent,
+          taskId,
+          status,
+          nextPollAt,
+          unknownSubmits,
+        });
+      } catch (error) {
+        const what = `${sent.label} is task ${gatewayText(taskId, 120)}`;
+        return { kind: "unrecorded", what, error, unknownSubmits };
+      }
       if (recorded === "lost") return { kind: "lost", unknownSubmits };
       if (recorded !== "recorded") {
         const reason = duplicateIdReason(taskId, recorded.duplicateOf);
@@ -75,7 +83,13 @@ export async function sendTask(
     }
     case "answer": {
       const files = outcome.result.files.map((file) => ({ ...file, contentType: "text/plain" }));
-      const recorded = await store.recordTextAnswer(sent, answerRow(outcome.result), files, now);
+      let recorded: Awaited<ReturnType<typeof store.recordTextAnswer>>;
+      try {
+        recorded = await store.recordTextAnswer(sent, answerRow(outcome.result), files, now);
+      } catch (error) {
+        const what = `${sent.label} was answered (${files.map((file) => file.path).join(", ")})`;
+        return { kind: "unrecorded", what, error, unknownSubmits };
+      }
       publish(context, recorded.events);
       if (!recorded.moved) return { kind: "lost", unknownSubmits };
       return { kind: "answered", task: { ...sent, state: TaskState.Downloaded }, unknownSubmits };
