@@ -6,8 +6,10 @@ import { type CheckedManifest, checkManifestText } from "../families/index.js";
 import { GatewayClient } from "../gateway/index.js";
 import {
   formatDiagnostic,
+  hasMaskedKey,
   type JobChecks,
   type ManifestSettings,
+  maskLiteralKey,
   outputDirOf,
   type Schedule,
   tickLabel,
@@ -185,7 +187,9 @@ async function executeChecked(
   try {
     const feeds = await feedsOf(store, outputDir, jobs);
     const gateway = { ...settings.gateway, baseUrl: flags.baseUrl ?? settings.gateway.baseUrl };
-    const target = await openGatewayTarget(gateway);
+    const target = await openGatewayTarget(gateway, process.env, {
+      keyMasked: hasMaskedKey(checked.source),
+    });
     const client = new GatewayClient({
       baseUrl: target.baseUrl,
       apiKey: target.apiKey,
@@ -202,7 +206,8 @@ async function executeChecked(
         (await store.createRun({
           name: settings.name,
           manifest_path: path.resolve(file),
-          manifest_text: text,
+          // Kept for `gwrun resume`, without a key written in it.
+          manifest_text: maskLiteralKey(checked.source),
           base_url: gateway.baseUrl,
           output_dir: outputDir,
           started_at: now,
