@@ -92,9 +92,9 @@ export async function executeManifest(
   const { schedule } = settings;
   const tick = checked.expanded.moment.tick;
   if (schedule === undefined || tick === undefined || options.underLease === true) {
-    return executeChecked(file, text, checked, runId, flags, options.log);
+    return executeChecked(file, checked, runId, flags, options.log);
   }
-  return runTickOnce(file, text, checked, runId, flags, { name: settings.name, schedule, tick });
+  return runTickOnce(file, checked, runId, flags, { name: settings.name, schedule, tick });
 }
 
 /**
@@ -103,7 +103,6 @@ export async function executeManifest(
  */
 async function runTickOnce(
   file: string,
-  text: string,
   checked: CheckedManifest,
   runId: number | undefined,
   flags: RunFlags,
@@ -139,7 +138,7 @@ async function runTickOnce(
         run: async ({ tick: at, resume }) => {
           const done =
             resume === undefined
-              ? await executeChecked(file, text, checked, runId, flags, undefined)
+              ? await executeChecked(file, checked, runId, flags, undefined)
               : await executeManifest(
                   resume.manifest_path,
                   resume.manifest_text,
@@ -167,7 +166,6 @@ async function runTickOnce(
 
 async function executeChecked(
   file: string,
-  text: string,
   checked: CheckedManifest,
   runId: number | undefined,
   flags: RunFlags,

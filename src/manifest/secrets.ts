@@ -9,7 +9,7 @@ import type { Reporter } from "./report.js";
  */
 
 /** What a literal key becomes in the run's copy of the manifest: the environment's key, or none. */
-export const MASKED_KEY = '"${GW_API_KEY:-}"';
+export const MASKED_KEY = `"\${GW_API_KEY:-}"`;
 
 const ENV_ONLY = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/g;
 
@@ -31,7 +31,7 @@ export function checkLiteralKey(source: ManifestSource, reporter: Reporter): voi
   reporter.at(
     ["gateway", "api_key"],
     "literal-key",
-    "gateway.api_key: the API key is written in the manifest; it is better in the GW_API_KEY environment variable (leave api_key out), or read from another one with ${NAME}. The copy of the manifest kept with each run has it masked, so resuming such a run needs GW_API_KEY",
+    `gateway.api_key: the API key is written in the manifest; it is better in the GW_API_KEY environment variable (leave api_key out), or read from another one with \${NAME}. The copy of the manifest kept with each run has it masked, so resuming such a run needs GW_API_KEY`,
     { severity: "warning" },
   );
 }
