@@ -205,7 +205,7 @@ export class Engine {
   }
 
   async #pollDue(): Promise<void> {
-    const { clock, settings, emit } = this.#options;
+    const { clock, emit } = this.#options;
     for (const batch of this.#poller.due(clock.now())) {
       let polled: Awaited<ReturnType<typeof pollBatch>>;
       try {
@@ -218,32 +218,16 @@ export class Engine {
         for (const { task, reason } of givenUp) await this.#fail(task, [task.state], reason);
         continue;
       }
-      for (const { task, outcome, lost } of polled) {
-        if (outcome.kind === "later") this.#poller.track(task, clock.now() + settings.poll.everyMs);
-        else if (outcome.kind === "running" && !lost) {
-          const { status: state, progress, nextPollAt } = outcome;
-          this.#poller.track({ ...task, state, progress, polls: task.polls + 1 }, nextPollAt);
-        } else if (outcome.kind === "unpublished" && !lost) {
-          const { progress, nextPollAt } = outcome;
-          const polled = { ...task, state: TaskState.Processing, progress, polls: task.polls + 1 };
-          this.#poller.track(polled, nextPollAt, this.#poller.unpublished(task.key) + 1);
-        } else {
-          // Completed, failed, or moved on by another process: no longer this engine's to poll.
-          this.#poller.untrack(task.key);
-          if (!lost && outcome.kind === "completed") this.#admission.finished(task, outcome.cost);
-          else this.#admission.ended(task);
-          if (lost) continue;
-          if (outcome.kind === "completed") {
-            const completed = { ...task, state: TaskState.Completed, cost: outcome.cost };
-            this.#enqueueDownload(
-              completed,
-              false,
-              outcome.links.map((link) => link.expiresAt),
-            );
-          } else if (outcome.kind === "failed") {
-            await this.#skipDependants(task, outcome.reason);
-          }
-        }
+      // Completed, failed, or moved on by another process: no longer this engine's to poll.
+      for (const { task, outcome, lost } of this.#poller.settle(polled, clock.now())) {
+        if (!lost && outcome.kind === "completed") this.#admission.finished(task, outcome.cost);
+        else this.#admission.ended(task);
+        if (lost) continue;
+        if (outcome.kind === "completed") {
+          const completed = { ...task, state: TaskState.Completed, cost: outcome.cost };
+          const expiries = outcome.links.map((link) => link.expiresAt);
+          this.#enqueueDownload(completed, false, expiries);
+        } else if (outcome.kind === "failed") await this.#skipDependants(task, outcome.reason);
       }
     }
   }

@@ -1,5 +1,5 @@
 import { outputLinks, type TaskRecord, withRetry } from "../gateway/index.js";
-import type { PollOutcome, TaskRow } from "../store/index.js";
+import { type PollOutcome, type TaskRow, TaskState } from "../store/index.js";
 import { publish, type RunContext } from "./context.js";
 import {
   giveUpAt,
@@ -178,6 +178,31 @@ export class Poller {
       this.#held.set(task.key, { task, nextPollAt: now + delayMs, troubles, unpublished });
     }
     return { delayMs, givenUp };
+  }
+
+  /**
+   * Goes on polling the tasks of a round that are still running (or not mentioned, or
+   * completed without an output URL yet); returns the others, no longer polled: completed,
+   * failed, or moved on by another process.
+   */
+  settle(polled: readonly Polled[], now: number): Polled[] {
+    const ended: Polled[] = [];
+    for (const entry of polled) {
+      const { task, outcome, lost } = entry;
+      if (outcome.kind === "later") this.track(task, now + this.#everyMs);
+      else if (outcome.kind === "running" && !lost) {
+        const { status: state, progress, nextPollAt } = outcome;
+        this.track({ ...task, state, progress, polls: task.polls + 1 }, nextPollAt);
+      } else if (outcome.kind === "unpublished" && !lost) {
+        const { progress, nextPollAt } = outcome;
+        const next = { ...task, state: TaskState.Processing, progress, polls: task.polls + 1 };
+        this.track(next, nextPollAt, this.unpublished(task.key) + 1);
+      } else {
+        this.untrack(task.key);
+        ended.push(entry);
+      }
+    }
+    return ended;
   }
 
   /** Stops polling a task; true when it was polled. */
