@@ -3,6 +3,7 @@ import { GatewayError, gatewayText, isRetryable } from "../gateway/index.js";
 import { type TaskRow, TaskState } from "../store/index.js";
 import { publish, type RunContext } from "./context.js";
 import { type CallTally, type PacedCallDeps, pacedCall } from "./paced-call.js";
+import { isStoreUnusable } from "./store-fault.js";
 import { answerRow, callTextTask, type TextTaskResult } from "./text-tasks.js";
 import { HeldSubmit, submitMayHaveArrived } from "./unknown-submit.js";
 
@@ -32,7 +33,7 @@ export type Sent =
     }
   /** Another process moved it on meanwhile. */
   | { kind: "lost"; unknownSubmits: number }
-  /** The gateway answered and the store could not record it: `what` it answered, for the person. */
+  /** The gateway answered and the store, unusable, could not record it: `what` it answered, for the person. */
   | { kind: "unrecorded"; what: string; error: unknown; unknownSubmits: number };
 
 /** `mayStillSend`: false once the run has halted (a 402) while this one waited its turn. */
@@ -66,6 +67,7 @@ export async function sendTask(
           unknownSubmits,
         });
       } catch (error) {
+        if (!isStoreUnusable(error)) throw error;
         const what = `${sent.label} is task ${gatewayText(taskId, 120)}`;
         return { kind: "unrecorded", what, error, unknownSubmits };
       }
@@ -87,6 +89,7 @@ export async function sendTask(
       try {
         recorded = await store.recordTextAnswer(sent, answerRow(outcome.result), files, now);
       } catch (error) {
+        if (!isStoreUnusable(error)) throw error;
         const what = `${sent.label} was answered (${files.map((file) => file.path).join(", ")})`;
         return { kind: "unrecorded", what, error, unknownSubmits };
       }
