@@ -6,8 +6,10 @@ import { type CheckedManifest, checkManifestText } from "../families/index.js";
 import { GatewayClient } from "../gateway/index.js";
 import {
   formatDiagnostic,
+  hasMaskedKey,
   type JobChecks,
   type ManifestSettings,
+  maskLiteralKey,
   outputDirOf,
   type Schedule,
   tickLabel,
@@ -90,9 +92,9 @@ export async function executeManifest(
   const { schedule } = settings;
   const tick = checked.expanded.moment.tick;
   if (schedule === undefined || tick === undefined || options.underLease === true) {
-    return executeChecked(file, text, checked, runId, flags, options.log);
+    return executeChecked(file, checked, runId, flags, options.log);
   }
-  return runTickOnce(file, text, checked, runId, flags, { name: settings.name, schedule, tick });
+  return runTickOnce(file, checked, runId, flags, { name: settings.name, schedule, tick });
 }
 
 /**
@@ -101,7 +103,6 @@ export async function executeManifest(
  */
 async function runTickOnce(
   file: string,
-  text: string,
   checked: CheckedManifest,
   runId: number | undefined,
   flags: RunFlags,
@@ -137,7 +138,7 @@ async function runTickOnce(
         run: async ({ tick: at, resume }) => {
           const done =
             resume === undefined
-              ? await executeChecked(file, text, checked, runId, flags, undefined)
+              ? await executeChecked(file, checked, runId, flags, undefined)
               : await executeManifest(
                   resume.manifest_path,
                   resume.manifest_text,
@@ -165,7 +166,6 @@ async function runTickOnce(
 
 async function executeChecked(
   file: string,
-  text: string,
   checked: CheckedManifest,
   runId: number | undefined,
   flags: RunFlags,
@@ -185,7 +185,9 @@ async function executeChecked(
   try {
     const feeds = await feedsOf(store, outputDir, jobs);
     const gateway = { ...settings.gateway, baseUrl: flags.baseUrl ?? settings.gateway.baseUrl };
-    const target = await openGatewayTarget(gateway);
+    const target = await openGatewayTarget(gateway, process.env, {
+      keyMasked: hasMaskedKey(checked.source),
+    });
     const client = new GatewayClient({
       baseUrl: target.baseUrl,
       apiKey: target.apiKey,
@@ -202,7 +204,8 @@ async function executeChecked(
         (await store.createRun({
           name: settings.name,
           manifest_path: path.resolve(file),
-          manifest_text: text,
+          // Kept for `gwrun resume`, without a key written in it.
+          manifest_text: maskLiteralKey(checked.source),
           base_url: gateway.baseUrl,
           output_dir: outputDir,
           started_at: now,

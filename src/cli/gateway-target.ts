@@ -24,9 +24,17 @@ export const IN_PROCESS_TIME_SCALE = 60;
 export async function openGatewayTarget(
   gateway: ManifestSettings["gateway"],
   env: NodeJS.ProcessEnv = process.env,
+  options: { keyMasked?: boolean } = {},
 ): Promise<GatewayTarget> {
   const apiKey = gateway.apiKey ?? env.GW_API_KEY;
   if (gateway.baseUrl !== "sim") {
+    if ((apiKey === undefined || apiKey === "") && options.keyMasked === true) {
+      throw new GwError(
+        ErrorCode.Usage,
+        `no API key for ${gateway.baseUrl}: the run's manifest had its key written in it, and the copy kept with the run has it masked`,
+        { hint: "set GW_API_KEY to that key in the environment, then run this command again" },
+      );
+    }
     if (apiKey === undefined || apiKey === "") {
       throw new GwError(ErrorCode.Usage, `no API key for ${gateway.baseUrl}`, {
         hint: "set GW_API_KEY in the environment (the manifest may also read another variable with gateway.api_key)",

@@ -47,6 +47,9 @@ interface SimFlags {
   escapeErrorRate?: string;
   surplusLinkRate?: string;
   echoKeyRate?: string;
+  duplicateTaskIdRate?: string;
+  unpublishedResultPolls?: string;
+  streamErrorRate?: string;
   mediaVariants?: string;
   cacheDir?: string;
 }
@@ -125,6 +128,18 @@ export function addSimCommand(program: Command, setExit: (code: ExitCode) => voi
     )
     .option("--surplus-link-rate <fraction>", "completed tasks that list 500 result links")
     .option("--echo-key-rate <fraction>", "task queries whose failed tasks echo the API key")
+    .option(
+      "--duplicate-task-id-rate <fraction>",
+      "submits answered with the task id the submit before got",
+    )
+    .option(
+      "--unpublished-result-polls <n>",
+      "queries of each completed task answered without its result first",
+    )
+    .option(
+      "--stream-error-rate <fraction>",
+      "text streams broken off by an error event carrying escapes and the API key",
+    )
     .option(
       "--media-variants <n>",
       "distinct pictures and clips to render (default: one per prompt)",
@@ -208,6 +223,9 @@ export function simOptionsOf(flags: SimFlags): SimOptionsInput {
     escapeErrorRate: fraction("--escape-error-rate", flags.escapeErrorRate),
     surplusLinkRate: fraction("--surplus-link-rate", flags.surplusLinkRate),
     echoKeyRate: fraction("--echo-key-rate", flags.echoKeyRate),
+    duplicateTaskIdRate: fraction("--duplicate-task-id-rate", flags.duplicateTaskIdRate),
+    unpublishedResultPolls: number("--unpublished-result-polls", flags.unpublishedResultPolls, 0),
+    streamErrorRate: fraction("--stream-error-rate", flags.streamErrorRate),
   };
   return {
     port: number("--port", flags.port, 0, 65_535),

@@ -1,6 +1,12 @@
 import { roundMoney } from "../core/money.js";
 import type { TaskRow } from "../store/index.js";
 
+/** Submit requests in flight at once (the pace decides how fast they start). */
+export const SUBMIT_CONCURRENCY = 16;
+
+/** Completed tasks allowed to wait for a download slot (or checks) before submits pause. */
+export const DOWNLOAD_BACKLOG = 256;
+
 /**
  * Which pending task may be submitted next: per lane, within the lane's in-flight cap (tasks
  * being submitted plus tasks the gateway holds) and within the budget: a task goes only if

@@ -1,26 +1,27 @@
 import type { Clock } from "../core/clock.js";
-import { coerceError } from "../core/errors.js";
-import { type TaskRow, TaskState, TRANSITIONS } from "../store/index.js";
+import type { TaskRow } from "../store/index.js";
+
+/** What to do with work that threw (its task, what was being done): it must not throw itself. */
+export type Failed = (task: TaskRow, error: unknown, what: string) => Promise<void>;
 
 /**
  * A run's work outside its queues (checks, endings, dependants), kept in view so the run waits
- * for it, and the loop's sleep, which any settled work cuts short. Work must not throw: a
- * failure fails its task, with what was being done.
+ * for it, and the loop's sleep, which any settled work cuts short.
  */
 export class Background {
   readonly #work = new Set<Promise<unknown>>();
-  readonly #failTask: (task: TaskRow, reason: string) => Promise<void>;
+  readonly #failed: Failed;
   #wake: (() => void) | undefined;
 
-  constructor(failTask: (task: TaskRow, reason: string) => Promise<void>) {
-    this.#failTask = failTask;
+  constructor(failed: Failed) {
+    this.#failed = failed;
   }
 
   get size(): number {
     return this.#work.size;
   }
 
-  /** Keeps `work` in view until it settles; a failure fails its task with `what`. */
+  /** Keeps `work` in view until it settles. */
   spawn(work: Promise<unknown>, task: TaskRow, what: string): void {
     const tracked: Promise<unknown> = this.guard(work, task, what).finally(() => {
       this.#work.delete(tracked);
@@ -29,16 +30,14 @@ export class Background {
   }
 
   /**
-   * Awaits `work`; a failure fails its task with `what` (a queue's task settles with it, so a
-   * cleared queue leaves nothing waiting on its promise).
+   * Awaits `work`, handing a failure to `failed` (a queue's task settles with it, so a cleared
+   * queue leaves nothing waiting on its promise).
    */
   async guard(work: Promise<unknown>, task: TaskRow, what: string): Promise<void> {
     try {
       await work;
     } catch (error) {
-      // A task that has ended (done, failed) keeps its state; the next run takes it on again.
-      if (TRANSITIONS[task.state].includes(TaskState.Failed))
-        await this.#failTask(task, `${what}: ${coerceError(error).message}`).catch(() => undefined);
+      await this.#failed(task, error, what);
     } finally {
       this.wake();
     }

@@ -73,7 +73,8 @@ export interface RunContext extends EngineOptions {
 export interface TaskWrites {
   /** The claimed task, or undefined when another process took it. */
   claim(task: TaskRow): Promise<TaskRow | undefined>;
-  receipt(receipt: Receipt): Promise<boolean>;
+  /** `duplicateOf`: the label of another task the gateway gave the same task id; not recorded. */
+  receipt(receipt: Receipt): Promise<"recorded" | "lost" | { duplicateOf: string }>;
   /** True when this was the task's last output (it is downloaded now). */
   download(file: DownloadedFile): Promise<boolean>;
   /** True when every check passed and the task is done. */
@@ -105,10 +106,14 @@ function taskWrites({ store, clock, emit }: EngineOptions): TaskWrites {
     return tasks.map((task) => byKey.get(task.key));
   });
   const receipt = batched(async (receipts: Receipt[]) => {
-    const events = await store.recordReceipts(receipts, clock.now());
+    const { events, duplicates } = await store.recordReceipts(receipts, clock.now());
     publish({ emit }, events);
     const moved = new Set(events.map((event) => event.key));
-    return receipts.map((entry) => moved.has(entry.task.key));
+    return receipts.map((entry) => {
+      const duplicateOf = duplicates.get(entry.task.key);
+      if (duplicateOf !== undefined) return { duplicateOf };
+      return moved.has(entry.task.key) ? "recorded" : "lost";
+    });
   });
   const download = batched(async (files: DownloadedFile[]) => {
     const { events, complete } = await store.recordDownloads(files, clock.now());

@@ -4,8 +4,8 @@ import { coerceError } from "../core/errors.js";
 import { sweepPartials } from "../core/fs.js";
 import { roundMoney } from "../core/money.js";
 import { partialDir } from "../core/output-files.js";
-import { type OutputRow, type TaskRow, TaskState } from "../store/index.js";
-import { Admission, budgetStopMessage } from "./admission.js";
+import { type OutputRow, type TaskRow, TaskState, TRANSITIONS } from "../store/index.js";
+import { Admission, budgetStopMessage, DOWNLOAD_BACKLOG, SUBMIT_CONCURRENCY } from "./admission.js";
 import { Background } from "./background.js";
 import { checkTask } from "./checks.js";
 import {
@@ -21,14 +21,9 @@ import { deadlineFirst, downloadOutputs, localFaultMessage } from "./download.js
 import type { RunEnd } from "./events.js";
 import { Poller, pollBatch } from "./poll.js";
 import { RunStart } from "./run-start.js";
+import { StoreFault } from "./store-fault.js";
 import { sendTask } from "./submit.js";
 import { takeOnTask } from "./take-on.js";
-
-/** Submit requests in flight at once (the pace decides how fast they start). */
-export const SUBMIT_CONCURRENCY = 16;
-
-/** Completed tasks allowed to wait for a download slot (or checks) before submits pause. */
-const DOWNLOAD_BACKLOG = 256;
 
 /**
  * One run: submits pending tasks (paced, within each lane's in-flight cap and the budget),
@@ -45,13 +40,18 @@ export class Engine {
   readonly #submits = new PQueue({ concurrency: SUBMIT_CONCURRENCY });
   readonly #downloads: PQueue;
   /** Work under way outside the queues (checks, endings, dependants); the run waits for it. */
-  readonly #background = new Background((task, reason) => this.#fail(task, [task.state], reason));
+  readonly #background = new Background((task, error, what) => this.#failed(task, error, what));
   /** Keys this engine has taken on, so a dependant is started once. */
   readonly #takenOn = new Set<string>();
   #context: RunContext | undefined;
   /** While tasks are taken on, before `run:started`: where each is, and what waits to be told. */
   #start: RunStart | undefined;
   #stopping: RunEnd | undefined;
+  /** A store that cannot record stops the run at once: nothing more is sent. */
+  readonly #storeFault = new StoreFault((message) => {
+    this.#halt("failed", message);
+    this.#abort.abort();
+  });
   #unknownSubmits = 0;
   #checking = 0;
 
@@ -84,9 +84,8 @@ export class Engine {
     const start = new RunStart(tasks);
     this.#start = start;
     for (const task of tasks) {
-      // A dependant may have been taken on already, by its upstream's placement.
+      // Taken on already by its upstream's placement; or pending until its upstream binds it.
       if (this.#takenOn.has(task.key)) continue;
-      // A pending dependant waits for its upstream, whose placement or ending binds it afresh.
       if (task.upstream_key !== null && task.state === TaskState.Pending) continue;
       this.#takenOn.add(task.key);
       await this.#takeOn(task);
@@ -113,6 +112,9 @@ export class Engine {
     // Downloads are over, so nothing new enters post-processing; its outcomes are recorded.
     await this.#options.postprocess?.drain();
     await this.#background.drain();
+    // Nothing more can be recorded: the run ends with the store's error.
+    const storeError = this.#storeFault.ending();
+    if (storeError !== undefined) throw storeError;
     await store.saveLearnedRate(baseUrl, context.pace.rate);
     const result = await runResult(store, runId, this.#stopping, this.#unknownSubmits);
     emit({ type: "run:finished", ...result });
@@ -172,6 +174,10 @@ export class Engine {
     // Within the budget when taken, it goes; after a 402 nothing more does.
     const sent = await sendTask(task, this.#run, () => this.#stopping !== "balance");
     this.#unknownSubmits += sent.unknownSubmits;
+    if (sent.kind === "unrecorded") {
+      this.#storeFault.unrecorded(sent.what);
+      throw sent.error;
+    }
     if (sent.kind === "polling") {
       this.#poller.track(sent.task, sent.nextPollAt);
       return;
@@ -193,28 +199,25 @@ export class Engine {
     for (const batch of this.#poller.due(clock.now())) {
       let polled: Awaited<ReturnType<typeof pollBatch>>;
       try {
-        polled = await pollBatch(batch, this.#run);
+        polled = await pollBatch(batch, this.#run, (key) => this.#poller.unpublished(key));
       } catch (error) {
-        if (this.#abort.signal.aborted) return;
+        if (this.#storeFault.caught(error) || this.#abort.signal.aborted) return;
         // The tasks are still the gateway's: polled later, unless its answers stay unreadable.
         const { delayMs, givenUp } = this.#poller.unanswered(batch, error, clock.now());
         emit({ type: "gateway:retry", what: "poll", delayMs, reason: coerceError(error).message });
         for (const { task, reason } of givenUp) await this.#fail(task, [task.state], reason);
         continue;
       }
-      for (const answer of polled) {
-        // Completed, failed, or moved on by another process: no longer this engine's to poll.
-        if (!this.#poller.settle(answer, clock.now())) continue;
-        const { task, outcome, lost } = answer;
-        if (!lost && outcome.kind === "completed") {
-          this.#admission.finished(task, outcome.cost);
+      // Completed, failed, or moved on by another process: no longer this engine's to poll.
+      for (const { task, outcome, lost } of this.#poller.settle(polled, clock.now())) {
+        if (!lost && outcome.kind === "completed") this.#admission.finished(task, outcome.cost);
+        else this.#admission.ended(task);
+        if (lost) continue;
+        if (outcome.kind === "completed") {
           const completed = { ...task, state: TaskState.Completed, cost: outcome.cost };
           const expiries = outcome.links.map((link) => link.expiresAt);
           this.#enqueueDownload(completed, false, expiries);
-        } else {
-          this.#admission.ended(task);
-          if (!lost && outcome.kind === "failed") await this.#skipDependants(task, outcome.reason);
-        }
+        } else if (outcome.kind === "failed") await this.#skipDependants(task, outcome.reason);
       }
     }
   }
@@ -223,12 +226,8 @@ export class Engine {
 
   /** `refresh`: links recorded by an earlier process; ask the gateway for current ones first. */
   async #queueDownloads(task: TaskRow, refresh: boolean): Promise<void> {
-    const outputs = await this.#options.store.outputsOf(task.key);
-    this.#enqueueDownload(
-      task,
-      refresh,
-      outputs.map((output) => output.expires_at),
-    );
+    const expiries = (await this.#options.store.outputsOf(task.key)).map((o) => o.expires_at);
+    this.#enqueueDownload(task, refresh, expiries);
   }
 
   #enqueueDownload(task: TaskRow, refresh: boolean, expiries: readonly (number | null)[]): void {
@@ -265,12 +264,8 @@ export class Engine {
           await this.#fail(task, [TaskState.Downloaded], checked.reason);
         else if (checked.kind === "requeued") this.#admission.enqueue(checked.task);
       } catch (error) {
-        if (this.#abort.signal.aborted) return;
-        await this.#fail(
-          task,
-          [TaskState.Downloaded],
-          `checks could not run: ${coerceError(error).message}`,
-        );
+        // Interrupted: it stays downloaded, and the resumed run checks it.
+        if (!this.#storeFault.caught(error) && !this.#abort.signal.aborted) throw error;
       } finally {
         this.#checking -= 1;
       }
@@ -328,6 +323,16 @@ export class Engine {
 
   // --- the loop
 
+  /** Work that threw: a store that cannot record stops the run, else its task fails with `what`. */
+  async #failed(task: TaskRow, error: unknown, what: string): Promise<void> {
+    // A task that has ended (done, failed) keeps its state; the next run takes it on again.
+    if (this.#storeFault.caught(error) || !TRANSITIONS[task.state].includes(TaskState.Failed))
+      return;
+    await this.#fail(task, [task.state], `${what}: ${coerceError(error).message}`).catch(
+      (failure: unknown) => this.#storeFault.caught(failure),
+    );
+  }
+
   #halt(reason: RunEnd, message: string): void {
     if (this.#stopping !== undefined) return;
     this.#stopping = reason;
@@ -336,13 +341,9 @@ export class Engine {
   }
 
   #idle(): boolean {
-    const nothingToSubmit = this.#stopping !== undefined || this.#admission.pendingCount === 0;
-    return (
-      nothingToSubmit &&
-      this.#background.size === 0 &&
-      this.#poller.size === 0 &&
-      this.#submits.size + this.#submits.pending === 0 &&
-      this.#downloads.size + this.#downloads.pending === 0
-    );
+    const toSubmit = this.#stopping === undefined && this.#admission.pendingCount > 0;
+    const [submits, downloads] = [this.#submits, this.#downloads];
+    const queued = submits.size + submits.pending + downloads.size + downloads.pending;
+    return !toSubmit && queued === 0 && this.#background.size === 0 && this.#poller.size === 0;
   }
 }

@@ -14,9 +14,9 @@
  * - output: one file a task made (a picture, a clip, a text), with its link and checks.
  * - tick: one due time of a scheduled manifest; each tick is a run of its own.
  */
-export { Admission, BUDGET_ADVICE, capacityLane } from "./admission.js";
+export { Admission, BUDGET_ADVICE, capacityLane, SUBMIT_CONCURRENCY } from "./admission.js";
 export type { DownloadCaps, EngineOptions, RunResult } from "./context.js";
-export { Engine, SUBMIT_CONCURRENCY } from "./engine.js";
+export { Engine } from "./engine.js";
 export type {
   Emit,
   EngineEvent,

@@ -1,5 +1,5 @@
 import { outputLinks, type TaskRecord, withRetry } from "../gateway/index.js";
-import type { PollOutcome, TaskRow } from "../store/index.js";
+import { type PollOutcome, type TaskRow, TaskState } from "../store/index.js";
 import { publish, type RunContext } from "./context.js";
 import {
   giveUpAt,
@@ -16,16 +16,32 @@ import { promisedOutputs } from "./promised.js";
  * gateway holds with when each is next due (`Poller`), coalesced so batch calls carry many.
  */
 
-/** A poll answer that changes nothing to record: the batch did not mention the task. */
-export type PollDecision = PollOutcome | { kind: "later" };
+/**
+ * Times a task reported completed without any output URL is polled again before it fails:
+ * a gateway may publish the result a moment after the status.
+ */
+export const UNPUBLISHED_RESULT_POLLS = 3;
 
-/** `overdue`: the task is past its deadline (when it has not finished, it fails). */
+/**
+ * What a poll answer means: a store outcome; "later" when the batch did not mention the task;
+ * "unpublished" when it completed without an output URL yet (polled again, recorded as running).
+ */
+export type PollDecision =
+  | PollOutcome
+  | { kind: "later" }
+  | { kind: "unpublished"; progress: number; nextPollAt: number };
+
+/**
+ * `overdue`: the task is past its deadline (when it has not finished, it fails);
+ * `unpublished`: answers before this one that said completed without an output URL.
+ */
 export function pollOutcome(
   task: TaskRow,
   record: TaskRecord | undefined,
   unknownToGateway: boolean,
   nextPollAt: number,
   overdue?: { now: number },
+  unpublished = 0,
 ): PollDecision {
   if (record === undefined) {
     return unknownToGateway
@@ -39,11 +55,13 @@ export function pollOutcome(
   switch (record.status) {
     case "completed": {
       const links = outputLinks(record);
+      if (links.length === 0 && unpublished < UNPUBLISHED_RESULT_POLLS)
+        return { kind: "unpublished", progress: record.progress ?? 100, nextPollAt };
       if (links.length === 0)
         return {
           kind: "failed",
           to: "failed",
-          reason: "the task completed but its result holds no output URL",
+          reason: `the task completed but its result held no output URL in ${unpublished + 1} answers`,
         };
       const kept = links.slice(0, promisedOutputs(task));
       const surplus = links.length - kept.length;
@@ -86,6 +104,8 @@ interface Held {
   nextPollAt: number;
   /** Unreadable poll answers in a row. */
   troubles: number;
+  /** Answers in a row that said completed without an output URL. */
+  unpublished: number;
 }
 
 /** A task polling gave up on, and why. */
@@ -126,9 +146,17 @@ export class Poller {
     return this.#held.has(key);
   }
 
-  /** Starts or goes on polling a task from `nextPollAt` (after a readable answer). */
-  track(task: TaskRow, nextPollAt: number): void {
-    this.#held.set(task.key, { task, nextPollAt, troubles: 0 });
+  /**
+   * Starts or goes on polling a task from `nextPollAt` (after a readable answer);
+   * `unpublished`: answers in a row that said completed without an output URL.
+   */
+  track(task: TaskRow, nextPollAt: number, unpublished = 0): void {
+    this.#held.set(task.key, { task, nextPollAt, troubles: 0, unpublished });
+  }
+
+  /** Answers in a row that said the task completed without an output URL. */
+  unpublished(key: string): number {
+    return this.#held.get(key)?.unpublished ?? 0;
   }
 
   /**
@@ -145,33 +173,42 @@ export class Poller {
     const givenUp: GivenUp[] = [];
     let delayMs = everyMs;
     for (const task of batch) {
-      const troubles = (this.#held.get(task.key)?.troubles ?? 0) + (answer === undefined ? 0 : 1);
+      const held = this.#held.get(task.key);
+      const troubles = (held?.troubles ?? 0) + (answer === undefined ? 0 : 1);
       if (answer !== undefined && troubles >= POLL_TROUBLE_LIMIT) {
         givenUp.push({ task, reason: unreadableReason(troubles, answer) });
         continue;
       }
       delayMs = Math.max(delayMs, troubleBackoffMs(troubles, everyMs));
-      this.#held.set(task.key, { task, nextPollAt: now + delayMs, troubles });
+      const unpublished = held?.unpublished ?? 0;
+      this.#held.set(task.key, { task, nextPollAt: now + delayMs, troubles, unpublished });
     }
     return { delayMs, givenUp };
   }
 
   /**
-   * Goes on polling a task its answer says is still the gateway's; true when the task has left
-   * this poller (finished, or moved on by another process).
+   * Goes on polling the tasks of a round that are still running (or not mentioned, or
+   * completed without an output URL yet); returns the others, no longer polled: completed,
+   * failed, or moved on by another process.
    */
-  settle({ task, outcome, lost }: Polled, now: number): boolean {
-    if (outcome.kind === "later") {
-      this.track(task, now + this.#everyMs);
-      return false;
+  settle(polled: readonly Polled[], now: number): Polled[] {
+    const ended: Polled[] = [];
+    for (const entry of polled) {
+      const { task, outcome, lost } = entry;
+      if (outcome.kind === "later") this.track(task, now + this.#everyMs);
+      else if (outcome.kind === "running" && !lost) {
+        const { status: state, progress, nextPollAt } = outcome;
+        this.track({ ...task, state, progress, polls: task.polls + 1 }, nextPollAt);
+      } else if (outcome.kind === "unpublished" && !lost) {
+        const { progress, nextPollAt } = outcome;
+        const next = { ...task, state: TaskState.Processing, progress, polls: task.polls + 1 };
+        this.track(next, nextPollAt, this.unpublished(task.key) + 1);
+      } else {
+        this.untrack(task.key);
+        ended.push(entry);
+      }
     }
-    if (outcome.kind === "running" && !lost) {
-      const { status: state, progress, nextPollAt } = outcome;
-      this.track({ ...task, state, progress, polls: task.polls + 1 }, nextPollAt);
-      return false;
-    }
-    this.untrack(task.key);
-    return true;
+    return ended;
   }
 
   /** Stops polling a task; true when it was polled. */
@@ -217,7 +254,11 @@ export interface Polled {
  * round in one transaction; throws when the gateway could not be asked (the tasks are still
  * its own: poll them later).
  */
-export async function pollBatch(batch: readonly TaskRow[], context: RunContext): Promise<Polled[]> {
+export async function pollBatch(
+  batch: readonly TaskRow[],
+  context: RunContext,
+  unpublished: (key: string) => number = () => 0,
+): Promise<Polled[]> {
   const { client, clock, random, signal, store, emit, settings } = context;
   const answer = await withRetry(
     () => client.getTasks(batch.map((task) => task.task_id as string)),
@@ -240,12 +281,17 @@ export async function pollBatch(batch: readonly TaskRow[], context: RunContext):
       unknown.has(taskId),
       now + settings.poll.everyMs,
       now >= giveUpAt(task, settings) ? { now } : undefined,
+      unpublished(task.key),
     );
     return { task, outcome };
   });
-  const round = decided.flatMap(({ task, outcome }) =>
-    outcome.kind === "later" ? [] : [{ task, outcome }],
-  );
+  const round = decided.flatMap(({ task, outcome }): { task: TaskRow; outcome: PollOutcome }[] => {
+    if (outcome.kind === "later") return [];
+    if (outcome.kind !== "unpublished") return [{ task, outcome }];
+    // Recorded as still running: its poll counts, and its result is asked for again.
+    const { progress, nextPollAt } = outcome;
+    return [{ task, outcome: { kind: "running", status: "processing", progress, nextPollAt } }];
+  });
   const { events, lost } = await store.recordPollRound(round, now);
   publish(context, events);
   return decided.map(({ task, outcome }) => ({ task, outcome, lost: lost.has(task.key) }));

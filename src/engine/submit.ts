@@ -1,8 +1,9 @@
 import { coerceError, ErrorCode } from "../core/errors.js";
-import { GatewayError, isRetryable } from "../gateway/index.js";
+import { GatewayError, gatewayText, isRetryable } from "../gateway/index.js";
 import { type TaskRow, TaskState } from "../store/index.js";
 import { publish, type RunContext } from "./context.js";
 import { type CallTally, type PacedCallDeps, pacedCall } from "./paced-call.js";
+import { isStoreUnusable } from "./store-fault.js";
 import { answerRow, callTextTask, type TextTaskResult } from "./text-tasks.js";
 import { HeldSubmit, submitMayHaveArrived } from "./unknown-submit.js";
 
@@ -31,7 +32,9 @@ export type Sent =
       unknownSubmits: number;
     }
   /** Another process moved it on meanwhile. */
-  | { kind: "lost"; unknownSubmits: number };
+  | { kind: "lost"; unknownSubmits: number }
+  /** The gateway answered and the store, unusable, could not record it: `what` it answered, for the person. */
+  | { kind: "unrecorded"; what: string; error: unknown; unknownSubmits: number };
 
 /** `mayStillSend`: false once the run has halted (a 402) while this one waited its turn. */
 export async function sendTask(
@@ -54,10 +57,25 @@ export async function sendTask(
       const nextPollAt = now + context.settings.poll.firstAfterMs;
       const { taskId, status } = outcome;
       // The commit point: from here the task is polled, never submitted again.
-      if (
-        !(await context.writes.receipt({ task: sent, taskId, status, nextPollAt, unknownSubmits }))
-      )
-        return { kind: "lost", unknownSubmits };
+      let recorded: Awaited<ReturnType<typeof context.writes.receipt>>;
+      try {
+        recorded = await context.writes.receipt({
+          task: sent,
+          taskId,
+          status,
+          nextPollAt,
+          unknownSubmits,
+        });
+      } catch (error) {
+        if (!isStoreUnusable(error)) throw error;
+        const what = `${sent.label} is task ${gatewayText(taskId, 120)}`;
+        return { kind: "unrecorded", what, error, unknownSubmits };
+      }
+      if (recorded === "lost") return { kind: "lost", unknownSubmits };
+      if (recorded !== "recorded") {
+        const reason = duplicateIdReason(taskId, recorded.duplicateOf);
+        return { kind: "failed", task: sent, to: "failed", reason, unknownSubmits };
+      }
       return {
         kind: "polling",
         task: { ...sent, state: status, task_id: taskId },
@@ -67,7 +85,14 @@ export async function sendTask(
     }
     case "answer": {
       const files = outcome.result.files.map((file) => ({ ...file, contentType: "text/plain" }));
-      const recorded = await store.recordTextAnswer(sent, answerRow(outcome.result), files, now);
+      let recorded: Awaited<ReturnType<typeof store.recordTextAnswer>>;
+      try {
+        recorded = await store.recordTextAnswer(sent, answerRow(outcome.result), files, now);
+      } catch (error) {
+        if (!isStoreUnusable(error)) throw error;
+        const what = `${sent.label} was answered (${files.map((file) => file.path).join(", ")})`;
+        return { kind: "unrecorded", what, error, unknownSubmits };
+      }
       publish(context, recorded.events);
       if (!recorded.moved) return { kind: "lost", unknownSubmits };
       return { kind: "answered", task: { ...sent, state: TaskState.Downloaded }, unknownSubmits };
@@ -84,6 +109,12 @@ export async function sendTask(
       throw new Error(`unknown submit outcome ${JSON.stringify(never)}`);
     }
   }
+}
+
+/** Why a task answered with another task's id fails: one result is not two. */
+function duplicateIdReason(taskId: string, holder: string): string {
+  const id = gatewayText(taskId, 120);
+  return `the gateway answered with task id ${id}, which it gave to ${holder} already: one result is not counted as two`;
 }
 
 export type SubmitOutcome =

@@ -6,7 +6,7 @@ import { batchRecords } from "./batch.js";
 import { type DownloadOptions, type DownloadResult, downloadFile } from "./download.js";
 import { badResponse, envelopeData, readReceipt, type SubmitReceipt } from "./envelope.js";
 import { errorFromResponse, GatewayError, networkError, rateLimitOf } from "./errors.js";
-import { redacted } from "./gateway-text.js";
+import { GATEWAY_TEXT_MAX, gatewayText, redacted } from "./gateway-text.js";
 import { readSse } from "./sse.js";
 import { readTaskRecord, type TaskRecord } from "./task-record.js";
 import type { TextAnswer, TextFormat } from "./text-answer.js";
@@ -204,15 +204,23 @@ export class GatewayClient {
         return await readTextStream(format, readSse(response.body), options.onText);
       } catch (error) {
         if (error instanceof GatewayError) throw error;
-        throw badResponse(what, coerceError(error).message);
+        throw this.#unreadable(what, error);
       }
     }
     const json = await this.#readJson(response, what);
     try {
       return readTextReply(format, json);
     } catch (error) {
-      throw badResponse(what, coerceError(error).message);
+      throw this.#unreadable(what, error);
     }
+  }
+
+  /** A reader's complaint, which quotes what the gateway sent: cleaned like any gateway text. */
+  #unreadable(what: string, error: unknown): GatewayError {
+    const problem = gatewayText(coerceError(error).message, GATEWAY_TEXT_MAX, [
+      this.#options.apiKey,
+    ]);
+    return badResponse(what, problem);
   }
 
   /** Releases the connection pool (when the client made it). */

@@ -55,6 +55,8 @@ export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[
 }
 
 const SECRET_LINE = /^(\s*(?:-\s+)?["']?api_key["']?\s*:\s*)(.*)$/;
+/** `api_key: value` inside a flow mapping (`gateway: { api_key: ... }`). */
+const SECRET_IN_FLOW = /(["']?api_key["']?\s*:\s*)("[^"]*"|'[^']*'|[^,}\]\s]+)/g;
 
 /**
  * `file:LINE:COL  message  [rule]` followed by a short code frame of the manifest text and
@@ -83,7 +85,9 @@ function codeFrame(text: string, line: number, col: number): string {
   const width = String(last).length;
   const out: string[] = [];
   for (let number = first; number <= last; number++) {
-    const source = (lines[number - 1] ?? "").replace(SECRET_LINE, "$1***");
+    const source = (lines[number - 1] ?? "")
+      .replace(SECRET_LINE, "$1***")
+      .replace(SECRET_IN_FLOW, "$1***");
     const marker = number === line ? ">" : " ";
     out.push(`  ${marker} ${String(number).padStart(width)} | ${source}`);
     if (number === line)

@@ -8,6 +8,7 @@ import type { ManifestSource } from "./load.js";
 import { momentVars, type RunMoment, runMoment } from "./moment.js";
 import { Reporter } from "./report.js";
 import { jobSchema, type ManifestInput, manifestSettingsSchema, RUNNER_KEYS } from "./schema.js";
+import { checkLiteralKey } from "./secrets.js";
 import { resolveSettings } from "./settings.js";
 import { DEFAULT_MAX_TASKS, withinTaskLimit } from "./task-count.js";
 import type { ExpandedJob, JobChecks, JobSpec, ManifestSettings } from "./types.js";
@@ -79,6 +80,7 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
     result.settings = resolveSettings(parsed.data as ManifestInput, source.file);
     result.moment = runMoment(result.settings.schedule, options.at);
     checkOutputDir(result.settings, reporter);
+    checkLiteralKey(source, reporter);
   } else {
     report(describeZodIssues(manifestSettingsSchema, source.value, parsed.error.issues), []);
   }

@@ -14,6 +14,10 @@ export interface SimContext {
   /** The rate limit of generation calls, when one is set. */
   bucket: TokenBucket | undefined;
   media: MediaRenderer;
+  /** The task id the last media submit was answered with (the duplicate-id fault repeats it). */
+  lastTaskId: string | undefined;
+  /** Queries answered so far without its result, per completed task (the unpublished-result fault). */
+  unpublished: Map<string, number>;
 }
 
 /** A nominal (gateway) duration in real milliseconds under the time scale. */

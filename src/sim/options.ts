@@ -43,6 +43,15 @@ export interface SimFaults {
   surplusLinkRate: number;
   /** Fraction of task queries whose failed tasks repeat the query's credentials in their message. */
   echoKeyRate: number;
+  /** Fraction of submits answered with the task id the submit before was answered with. */
+  duplicateTaskIdRate: number;
+  /** Queries of each completed task answered with no result before its links are listed. */
+  unpublishedResultPolls: number;
+  /**
+   * Fraction of text streams broken off by an error event whose message carries markup,
+   * terminal escapes and the request's credentials.
+   */
+  streamErrorRate: number;
 }
 
 /** How `POST /v1/tasks/batch` answers (its body is not shown in the spec). */
@@ -115,6 +124,9 @@ export const NO_FAULTS: SimFaults = {
   escapeErrorRate: 0,
   surplusLinkRate: 0,
   echoKeyRate: 0,
+  duplicateTaskIdRate: 0,
+  unpublishedResultPolls: 0,
+  streamErrorRate: 0,
 };
 
 export const SIM_DEFAULTS: SimOptions = {

@@ -57,6 +57,8 @@ export async function startSimulator(input: SimOptionsInput = {}): Promise<Simul
             options.clock.now(),
           ),
     media: new MediaRenderer({ cacheDir: options.cacheDir }),
+    lastTaskId: undefined,
+    unpublished: new Map(),
   };
   const server = createServer((req, res) => {
     handle(context, req, res).catch((error: unknown) => {
@@ -191,7 +193,8 @@ async function handle(
     return;
   }
   if (isTextFamily(check.family)) {
-    await answerText(context, res, check.family, check.body, url.searchParams.get("alt") === "sse");
+    const sse = url.searchParams.get("alt") === "sse";
+    await answerText(context, res, check.family, check.body, { sse, echo: credentialsOf(req) });
     return;
   }
   acceptSubmit(context, req, res, path, check.family, check.body);
@@ -217,7 +220,12 @@ function checkKey(
 
 /** The credentials a query came with, when the echo-key fault has its failed tasks repeat them. */
 function echoOf(context: SimContext, req: IncomingMessage): string | undefined {
-  const sent = req.headers.authorization ?? req.headers["x-api-key"];
-  if (typeof sent !== "string") return undefined;
+  const sent = credentialsOf(req);
+  if (sent === undefined) return undefined;
   return context.dice.roll("echo-key", sent, context.options.faults.echoKeyRate) ? sent : undefined;
+}
+
+function credentialsOf(req: IncomingMessage): string | undefined {
+  const sent = req.headers.authorization ?? req.headers["x-api-key"];
+  return typeof sent === "string" ? sent : undefined;
 }

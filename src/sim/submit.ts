@@ -114,14 +114,21 @@ export function acceptSubmit(
     sendError(res, 500, "internal server error after the task was created (injected)");
     return;
   }
+  // The task exists and will be billed; the client is told another's id.
+  const duplicate =
+    context.lastTaskId !== undefined &&
+    dice.roll("duplicate-id", requestHash, options.faults.duplicateTaskIdRate);
+  if (duplicate) countError(counters, "duplicate_id");
+  const answered = duplicate ? (context.lastTaskId as string) : taskId;
+  context.lastTaskId = answered;
   if (family.id === "image-b") {
     sendJson(res, 200, {
       code: "success",
       message: "",
-      data: [{ status: "processing", task_id: taskId }],
+      data: [{ status: "processing", task_id: answered }],
     });
   } else {
-    sendJson(res, 200, { code: 200, data: [{ status: "submitted", task_id: taskId }] });
+    sendJson(res, 200, { code: 200, data: [{ status: "submitted", task_id: answered }] });
   }
 }
 

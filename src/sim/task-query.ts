@@ -93,7 +93,7 @@ function recordOf(
   const ticket = ticketOf(taskId);
   if (ticket === undefined || isPastRetention(context, ticket)) return undefined;
   const { options } = context;
-  return taskRecord(
+  const record = taskRecord(
     taskId,
     ticket,
     options.clock.now(),
@@ -108,6 +108,23 @@ function recordOf(
     scaled(context, options.linkTtlSeconds),
     options.videoResult,
   );
+  return unpublished(context, taskId, record);
+}
+
+/** A completed task's record without its result while the unpublished-result fault holds it back. */
+function unpublished(
+  context: SimContext,
+  taskId: string,
+  record: Record<string, unknown>,
+): Record<string, unknown> {
+  const withheld = context.options.faults.unpublishedResultPolls;
+  if (record.status !== "completed" || record.result === undefined || withheld <= 0) return record;
+  const seen = context.unpublished.get(taskId) ?? 0;
+  if (seen >= withheld) return record;
+  context.unpublished.set(taskId, seen + 1);
+  countError(context.counters, "unpublished_result");
+  const { result: _result, ...rest } = record;
+  return rest;
 }
 
 function isPastRetention(context: SimContext, ticket: TaskTicket): boolean {

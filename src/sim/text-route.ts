@@ -4,7 +4,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { canonicalJson } from "../core/hash.js";
 import type { Family, RequestBody } from "../families/index.js";
 import type { SimContext } from "./context.js";
+import { countError } from "./counters.js";
 import { sendJson } from "./http.js";
+import { ESCAPE_ERROR_TAIL } from "./tasks.js";
 import { replyText, streamText, streamWrites, type TextFormat, wantsStream } from "./text/index.js";
 
 const FORMATS: Readonly<Record<string, TextFormat>> = {
@@ -26,13 +28,16 @@ export function isTextFamily(family: Family): boolean {
   return family.id in FORMATS;
 }
 
-/** A synchronous text call: the whole answer in the envelope, or a stream of vendor chunks. */
+/**
+ * A synchronous text call: the whole answer in the envelope, or a stream of vendor chunks.
+ * `sse`: native's stream as SSE; `echo`: the credentials the call came with.
+ */
 export async function answerText(
   context: SimContext,
   res: ServerResponse,
   family: Family,
   body: RequestBody,
-  sse: boolean,
+  call: { sse: boolean; echo: string | undefined },
 ): Promise<void> {
   const format = FORMATS[family.id] as TextFormat;
   const digest = createHash("sha256").update(canonicalJson(body)).digest("hex");
@@ -49,12 +54,29 @@ export async function answerText(
     return;
   }
   context.counters.text.streams += 1;
-  const stream = streamText(format, body, textContext, { sse });
+  const stream = streamText(format, body, textContext, { sse: call.sse });
   res.writeHead(200, { "content-type": stream.contentType, "cache-control": "no-cache" });
-  for (const chunk of streamWrites(stream)) {
+  const breaks =
+    stream.contentType.startsWith("text/event-stream") &&
+    context.dice.roll("stream-error", digest, context.options.faults.streamErrorRate);
+  const writes = streamWrites(stream);
+  for (const [index, chunk] of writes.entries()) {
     if (res.destroyed) return;
+    // After the first event: the answer has begun when it breaks.
+    if (breaks && index === 1) {
+      countError(context.counters, "stream_error");
+      res.end(brokenStreamEvent(call.echo));
+      return;
+    }
     res.write(chunk);
     if (context.options.streamDelayMs > 0) await sleep(context.options.streamDelayMs);
   }
   res.end();
+}
+
+/** The error event a broken stream ends with: markup, escapes and the caller's credentials. */
+function brokenStreamEvent(echo: string | undefined): string {
+  const sent = echo === undefined ? "" : ` (request sent with ${echo})`;
+  const error = { type: "upstream_error", message: `stream broke${sent} ${ESCAPE_ERROR_TAIL}` };
+  return `event: error\ndata: ${JSON.stringify({ type: "error", error })}\n\n`;
 }

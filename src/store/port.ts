@@ -140,8 +140,15 @@ export interface TaskTransitions {
     owner: string,
     now: number,
   ): Promise<{ claimed: TaskRow[]; events: TaskEvent[] }>;
-  /** submitting → submitted | processing with the task id: from here it is polled, never resent. */
-  recordReceipts(receipts: readonly Receipt[], now: number): Promise<TaskEvent[]>;
+  /**
+   * submitting → submitted | processing with the task id: from here it is polled, never resent.
+   * A receipt whose task id another task holds already is not recorded: `duplicates` gives,
+   * by the key of its task, the label of the task that holds it.
+   */
+  recordReceipts(
+    receipts: readonly Receipt[],
+    now: number,
+  ): Promise<{ events: TaskEvent[]; duplicates: Map<string, string> }>;
   /**
    * submitting → pending, unclaimed: the submit was not made (402, a stop) or its outcome is
    * unknown (`unknownSubmits` more tries counted).

@@ -54,6 +54,13 @@ export function plainReporter(options: PlainOptions): Reporter & { tick(): void 
       case "task:failed":
         say(`${event.label} ${event.state}: ${event.reason}`);
         break;
+      case "task:completed":
+        // The gateway sent more than was asked for: worth a line even when quiet.
+        if (event.surplus !== undefined)
+          say(
+            `${event.label}: the gateway listed ${plural(event.surplus, "more output link")} than the ${event.outputs} promised; not downloaded`,
+          );
+        break;
       case "gateway:rate-limited":
         // Once per spell of rate limiting, not once per 429.
         if (!rateLimited && !options.quiet)

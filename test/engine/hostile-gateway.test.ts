@@ -122,6 +122,51 @@ describe("a hostile gateway, in virtual time", () => {
     });
   });
 
+  it("issue 16 item 3: fails the second of two submits answered with one task id, naming the id and the other task", async () => {
+    const faults = { duplicateTaskIdRate: 1 };
+    await withEngine({ ...TEN_SECONDS, faults }, images(2), async (rig) => {
+      const result = await rig.finish(rig.engine().run());
+
+      expect(result).toMatchObject({ end: "failed", counts: { done: 1, failed: 1 } });
+      const tasks = await rig.tasks();
+      const done = tasks.find((task) => task.state === "done");
+      const failed = tasks.find((task) => task.state === "failed");
+      expect(failed?.reason).toBe(
+        `the gateway answered with task id ${done?.task_id}, which it gave to ${done?.label} already: one result is not counted as two`,
+      );
+      // One file, for the task that holds the id.
+      expect(await rig.store.outputsOf(failed?.key as string)).toEqual([]);
+      expect(rig.sim.counters().downloads.served).toBe(1);
+      expect(rig.events).toContainEqual(
+        expect.objectContaining({ type: "task:failed", label: failed?.label }),
+      );
+    });
+  });
+
+  it("issue 16 item 3: polls a completed task whose result lists no output yet again, and downloads it once published", async () => {
+    const faults = { unpublishedResultPolls: 2 };
+    await withEngine({ ...TEN_SECONDS, faults }, images(2), async (rig) => {
+      const result = await rig.finish(rig.engine().run());
+
+      expect(result).toMatchObject({ end: "done", counts: { done: 2 } });
+      expect(rig.sim.counters().errors.unpublished_result).toBe(4);
+    });
+  });
+
+  it("issue 16 item 3: fails a completed task whose result never lists an output, after polling it 3 times more", async () => {
+    const faults = { unpublishedResultPolls: 100 };
+    await withEngine({ ...TEN_SECONDS, faults }, images(2), async (rig) => {
+      const result = await rig.finish(rig.engine().run());
+
+      expect(result).toMatchObject({ end: "failed", counts: { failed: 2 } });
+      for (const task of await rig.tasks())
+        expect(task.reason).toBe(
+          "the task completed but its result held no output URL in 4 answers",
+        );
+      expect(rig.sim.counters().errors.unpublished_result).toBe(8);
+    });
+  });
+
   it("issue 16 item 3: tries a link past its expiry once before calling the task expired", async () => {
     await withEngine({ ...TEN_SECONDS, faults: { expiredLinkRate: 1 } }, images(2), async (rig) => {
       const result = await rig.finish(rig.engine().run());
@@ -130,6 +175,28 @@ describe("a hostile gateway, in virtual time", () => {
       expect(rig.sim.counters().downloads.expired).toBe(2);
       for (const task of await rig.tasks())
         expect(task.reason).toMatch(/^the result link has expired or is gone \(HTTP 403/);
+    });
+  });
+
+  it("issue 16 item 2: a text stream broken off by an error event is stored and reported without its escapes or the key", async () => {
+    const manifest = `retry: { attempts: 2, min_delay: 1s, max_delay: 2s }
+jobs:
+  - { id: notes, endpoint: chat, model: acme-5, messages: [{ role: user, content: a caption }] }
+`;
+    await withEngine({ faults: { streamErrorRate: 1 } }, manifest, async (rig) => {
+      const result = await rig.finish(rig.engine().run());
+
+      expect(result).toMatchObject({ end: "failed", counts: { failed: 1 } });
+      expect(rig.sim.counters().errors.stream_error).toBeGreaterThan(0);
+      const [task] = await rig.tasks();
+      expect(task?.reason).toMatch(/stream reported upstream_error: stream broke/);
+      expect(task?.reason).toContain("Bearer ***");
+      expect(task?.reason).toMatch(/details <script>alert\(1\)<\/script>$/);
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: finding controls is the point
+      expect(task?.reason).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+      const shown = JSON.stringify(rig.events);
+      expect(shown).not.toContain("test-key");
+      expect(shown).not.toMatch(/\\u001b|\\u0007/);
     });
   });
 

@@ -1,32 +1,7 @@
-import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { partialDir } from "../../src/core/output-files.js";
 import { stillsJobs, withEngine } from "../helpers/engine.js";
-
-/** Mounts a tiny tmpfs at `dir`; false (with the reason printed) where this machine cannot. */
-function mountTiny(dir: string): boolean {
-  mkdirSync(dir, { recursive: true });
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir], { stdio: "pipe" });
-    return true;
-  } catch (error) {
-    console.log(`skipped: cannot mount a small tmpfs here (${(error as Error).message.trim()})`);
-    return false;
-  }
-}
-
-/** Fills the file system under `dir` to the last byte. */
-function fill(dir: string): void {
-  for (let i = 0; ; i++) {
-    try {
-      writeFileSync(path.join(dir, `filler-${i}`), Buffer.alloc(4096));
-    } catch {
-      return;
-    }
-  }
-}
+import { fill, mountTiny, unmount } from "../helpers/tmpfs.js";
 
 describe("a local fault never costs a paid task", () => {
   it("issue 16 item 5: a full disk stops the run with a clear message and keeps completed tasks completed; the next run downloads them without submitting", async (context) => {
@@ -51,7 +26,7 @@ describe("a local fault never costs a paid task", () => {
         );
         expect(rig.events.some((event) => event.type === "task:failed")).toBe(false);
       } finally {
-        execFileSync("umount", [partials]);
+        unmount(partials);
       }
       const paid = rig.sim.counters().submits.accepted;
       const resumed = await rig.finish(rig.engine().run());

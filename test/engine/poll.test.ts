@@ -74,11 +74,18 @@ describe("poll outcome", () => {
     ["an empty result", {}],
     ["an empty image list", { images: [] }],
     ["links that are not http URLs", { images: [{ url: ["data:image/png;base64,AAAA"] }] }],
-  ])("fails a completed task whose result holds no output URL (%s)", (_, result) => {
-    expect(pollOutcome(held(), record({ status: "completed", result }), false, NEXT_POLL)).toEqual({
+  ])("issue 16 item 3: polls a completed task whose result holds no output URL (%s) 3 times more, then fails it", (_, result) => {
+    const answer = record({ status: "completed", result, progress: 100 });
+    for (const before of [0, 1, 2])
+      expect(pollOutcome(held(), answer, false, NEXT_POLL, undefined, before)).toEqual({
+        kind: "unpublished",
+        progress: 100,
+        nextPollAt: NEXT_POLL,
+      });
+    expect(pollOutcome(held(), answer, false, NEXT_POLL, undefined, 3)).toEqual({
       kind: "failed",
       to: "failed",
-      reason: "the task completed but its result holds no output URL",
+      reason: "the task completed but its result held no output URL in 4 answers",
     });
   });
 

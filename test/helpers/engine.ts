@@ -16,7 +16,7 @@ import { type ManifestSettings, outputDirOf } from "../../src/manifest/index.js"
 import { dependantTemplates, initialTasks } from "../../src/plan/index.js";
 import { PostProcessor } from "../../src/postprocess/index.js";
 import type { SimOptionsInput, Simulator } from "../../src/sim/index.js";
-import { openStore, type SqliteStore, type TaskRow } from "../../src/store/index.js";
+import { openStore, type SqliteStore, type Store, type TaskRow } from "../../src/store/index.js";
 import { type ManualClock, settle } from "./clock.js";
 import { tempDir } from "./manifest.js";
 import { LONG_ENOUGH_MS, withSimulator } from "./sim.js";
@@ -44,6 +44,8 @@ export interface EngineRig {
    */
   engine(options?: {
     clock?: Clock;
+    /** In place of the rig's store (one that fails on purpose, say). */
+    store?: Store;
     postprocess?: PostProcess;
     runId?: number;
     force?: boolean;
@@ -81,6 +83,7 @@ export async function withEngine<T>(
   simOptions: SimOptionsInput,
   manifest: string,
   fn: (rig: EngineRig) => Promise<T>,
+  where: { dbFile?: string } = {},
 ): Promise<T> {
   // Few distinct pictures: rendering them is not what these tests are about.
   return withSimulator({ mediaVariants: 2, ...simOptions }, async ({ sim, client, clock }) => {
@@ -94,7 +97,7 @@ export async function withEngine<T>(
     if (!checked.valid || settings === undefined)
       throw new Error(`invalid test manifest: ${errors.map((d) => d.message).join("; ")}`);
     const outputDir = outputDirOf(settings, checked.expanded.moment);
-    const store = openStore(path.join(dir, "state.db"));
+    const store = openStore(where.dbFile ?? path.join(dir, "state.db"));
     try {
       const newRun = async () => {
         const id = await store.createRun({
@@ -125,7 +128,7 @@ export async function withEngine<T>(
         newRun,
         engine: (options = {}) =>
           new Engine({
-            store,
+            store: options.store ?? store,
             client: tracked,
             runId: options.runId ?? runId,
             settings,

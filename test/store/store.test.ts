@@ -235,11 +235,11 @@ describe("store transitions", () => {
       unknownSubmits: 1,
     });
     // Not claimed: nothing recorded.
-    expect(await store.recordReceipts([receipt(pending, "t-1")], 2)).toEqual([]);
+    expect((await store.recordReceipts([receipt(pending, "t-1")], 2)).events).toEqual([]);
     expect(await store.task("k1")).toMatchObject({ state: "pending", task_id: null });
     const claim = await claimOne(store, pending, "me", 3);
     if (claim === undefined) throw new Error("not claimed");
-    expect(await store.recordReceipts([receipt(claim.task, "t-2")], 4)).toEqual([
+    expect((await store.recordReceipts([receipt(claim.task, "t-2")], 4)).events).toEqual([
       {
         type: "task:submitted",
         key: "k1",
@@ -259,7 +259,7 @@ describe("store transitions", () => {
       unknown_submits: 1,
     });
     // A second answer for the same claim (a retried submit) changes nothing: it is polled now.
-    expect(await store.recordReceipts([receipt(claim.task, "t-3")], 5)).toEqual([]);
+    expect((await store.recordReceipts([receipt(claim.task, "t-3")], 5)).events).toEqual([]);
     expect(await store.task("k1")).toMatchObject({ state: "submitted", task_id: "t-2" });
     await store.close();
   });

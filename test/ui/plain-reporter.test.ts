@@ -31,6 +31,23 @@ const finished: EngineEvent = {
 };
 
 describe("plain reporter", () => {
+  it("issue 16 item 3: says when a result listed more outputs than promised, even when quiet", () => {
+    const { plain, lines } = reporter(true);
+    plain.emit(started({ a: 1 }));
+    plain.emit({
+      type: "task:completed",
+      key: "a-1",
+      job: "a",
+      label: "a-1",
+      cost: 0.5,
+      outputs: 1,
+      surplus: 499,
+    });
+    expect(lines).toEqual([
+      "gwrun: a-1: the gateway listed 499 more output links than the 1 promised; not downloaded",
+    ]);
+  });
+
   it("prints a progress line at most every interval, and only when something changed", () => {
     const { plain, lines, advance } = reporter();
     plain.emit(started({ a: 2 }));

@@ -32,10 +32,17 @@ export function recordReceipts(
   s: SqliteDb,
   receipts: readonly Receipt[],
   now: number,
-): TaskEvent[] {
+): { events: TaskEvent[]; duplicates: Map<string, string> } {
   const events: TaskEvent[] = [];
+  const duplicates = new Map<string, string>();
+  const holder = s.sql("SELECT label FROM jobs WHERE task_id = ? AND key <> ? LIMIT 1");
   s.transaction(() => {
     for (const receipt of receipts) {
+      const held = holder.get(receipt.taskId, receipt.task.key) as { label: string } | undefined;
+      if (held !== undefined) {
+        duplicates.set(receipt.task.key, held.label);
+        continue;
+      }
       const patch = {
         task_id: receipt.taskId,
         submitted_at: now,
@@ -52,7 +59,7 @@ export function recordReceipts(
         });
     }
   });
-  return events;
+  return { events, duplicates };
 }
 
 export function releaseClaim(
