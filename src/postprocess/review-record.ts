@@ -1,9 +1,14 @@
 import path from "node:path";
 import { redactDataUris } from "../core/values.js";
-import type { ReportOutput, ReportTask } from "../store/index.js";
+import {
+  type ReportOutput,
+  type ReportTask,
+  type TaskVariables,
+  variablesOf,
+} from "../store/index.js";
 
 /** One line of `results.jsonl`: an output with its job, request, file and checks. */
-export interface ReviewRecord {
+export interface ReviewRecord extends TaskVariables {
   job: string;
   label: string;
   key: string;
@@ -77,6 +82,7 @@ export function reviewRecord(
     model: typeof body.model === "string" ? body.model : null,
     prompt: promptOf(body),
     parameters: parametersOf(body),
+    ...variablesOf(job),
     output: output.idx,
     file: relativeTo(outputDir, output.path),
     thumbnail: relativeTo(outputDir, output.thumbnail),

@@ -41,3 +41,4 @@ export {
   UNDONE_STATES,
 } from "./states.js";
 export type { TaskEvent } from "./task-events.js";
+export { type TaskVariables, variablesOf } from "./variables.js";

@@ -58,6 +58,12 @@ export interface TaskRow {
   updated_at: number;
   /** 1 for a stand-in for the dependants of a failed upstream (never submitted). */
   placeholder: number;
+  /** JSON of its matrix variables; null for a job without a matrix. */
+  vars: string | null;
+  /** Which of the job's repeats it is, from 0. */
+  repeat_index: number;
+  /** 1 for the first take; a regeneration after review is the next. */
+  take: number;
 }
 
 /** A task as a run first records it. */
@@ -73,6 +79,11 @@ export interface NewTask {
   estimatedCost: number | null;
   /** A stand-in for the dependants of a failed upstream. */
   placeholder?: boolean;
+  /** Its matrix variables (none without a matrix). */
+  vars?: Record<string, unknown>;
+  repeatIndex?: number;
+  /** Default 1. */
+  take?: number;
 }
 
 export interface OutputRow {
@@ -97,7 +108,18 @@ export interface OutputRow {
 /** What a report shows of a task. */
 export type ReportTask = Pick<
   TaskRow,
-  "key" | "job_id" | "label" | "state" | "reason" | "request" | "cost" | "task_id"
+  | "key"
+  | "job_id"
+  | "label"
+  | "state"
+  | "reason"
+  | "request"
+  | "cost"
+  | "task_id"
+  | "vars"
+  | "repeat_index"
+  | "take"
+  | "upstream_key"
 >;
 
 /** What a report shows of an output. */

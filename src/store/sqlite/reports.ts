@@ -36,7 +36,7 @@ export async function* reportRows(s: SqliteDb, scope: ReportScope): AsyncGenerat
   // Only the columns a report shows: wide rows are most of the cost at 100k tasks.
   const page = s.sql(
     `SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason, jobs.request, jobs.cost,
-       jobs.task_id, outputs.idx, outputs.state AS output_state, outputs.path, outputs.bytes,
+       jobs.task_id, jobs.vars, jobs.repeat_index, jobs.take, jobs.upstream_key, outputs.idx, outputs.state AS output_state, outputs.path, outputs.bytes,
        outputs.sha256, outputs.content_type, outputs.check_state, outputs.checks,
        outputs.thumbnail, outputs.poster
      FROM json_each(?) AS wanted JOIN jobs ON jobs.rowid = wanted.value
@@ -60,6 +60,10 @@ function reportRow(row: ReportTask & ReportOutput & { output_state: string }): R
     request: row.request,
     cost: row.cost,
     task_id: row.task_id,
+    vars: row.vars,
+    repeat_index: row.repeat_index,
+    take: row.take,
+    upstream_key: row.upstream_key,
   };
   if (row.idx === null) return { task, output: null };
   return {
