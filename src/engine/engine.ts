@@ -92,8 +92,10 @@ export class Engine {
     for (const task of tasks) {
       // A dependant may have been taken on already, by its upstream's placement.
       if (this.#takenOn.has(task.key)) continue;
-      // A pending dependant waits for its upstream, whose placement or ending binds it afresh.
-      if (task.upstream_key !== null && task.state === TaskState.Pending) continue;
+      // A pending dependant waits for its upstream, whose placement or ending binds it afresh;
+      // a later take (a regeneration after review) was bound when it was made, and goes.
+      if (task.upstream_key !== null && task.state === TaskState.Pending && task.take === 1)
+        continue;
       this.#takenOn.add(task.key);
       await this.#takeOn(task);
     }

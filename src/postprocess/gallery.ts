@@ -44,6 +44,7 @@ figure a{position:relative;display:inline-block;text-decoration:none}
 figcaption{font-size:12px;color:#555}
 .badge{display:inline-block;border-radius:3px;padding:0 5px;font-size:12px;color:#fff}
 .ok{background:#2a7d3b}.failed{background:#b3261e}.unchecked{background:#888}
+.approved{background:#1f5fae}.rejected{background:#7a3e9d}.note{font-style:italic}
 .problems{color:#b3261e;font-size:12px;margin:.2rem 0 0;padding-left:1rem}
 .failures li{margin:.2rem 0}.state{font-weight:normal;color:#777;font-size:12px}
 .vars{margin:.2rem 0;font-size:12px}.vars span{background:#e8eef7;border-radius:3px;padding:0 5px;margin-right:.3rem}
@@ -56,6 +57,7 @@ export interface GallerySummary {
   states: Record<string, number>;
   outputs: number;
   spent: number;
+  reviews: { approved: number; rejected: number };
 }
 
 /** The page up to its body: title, styles and the counts (`data-count` per figure). */
@@ -79,7 +81,7 @@ export function galleryStart(summary: GallerySummary): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
 <title>${title}</title><style>${STYLE}</style></head>
 <body><header><h1>${name}</h1><p>${scope}</p>
-<ul class="summary"><li><b data-count="tasks">${tasks}</b> tasks</li>${states}<li><b data-count="outputs">${summary.outputs}</b> outputs</li><li>spent <b data-count="spent">${summary.spent}</b></li></ul></header>
+<ul class="summary"><li><b data-count="tasks">${tasks}</b> tasks</li>${states}<li><b data-count="outputs">${summary.outputs}</b> outputs</li><li>spent <b data-count="spent">${summary.spent}</b></li><li><b data-count="approved">${summary.reviews.approved}</b> approved</li><li><b data-count="rejected-outputs">${summary.reviews.rejected}</b> rejected by review</li></ul></header>
 `;
 }
 
@@ -168,6 +170,10 @@ function figure(record: ReviewRecord, position: number, answer: string | null): 
       ? ""
       : `<ul class="problems">${record.checks.problems.map((p) => `<li>${escapeHtml(p)}</li>`).join("")}</ul>`;
   const name = record.file?.split("/").at(-1) ?? "";
+  const review =
+    record.review === null
+      ? ""
+      : ` <span class="badge ${record.review.decision}">${record.review.decision}</span>${record.review.note === null ? "" : ` <span class="note">${escapeHtml(record.review.note)}</span>`}`;
   const picture =
     record.thumbnail ??
     record.poster ??
@@ -184,7 +190,7 @@ function figure(record: ReviewRecord, position: number, answer: string | null): 
         ? inner
         : `<a href="${href(record.file)}">${inner}</a>`;
   const size = [sizeOf(record), bytesText(record.bytes)].filter((part) => part !== "").join(" · ");
-  return `<figure class="output">${link}<figcaption>${badge} ${escapeHtml(name)}${size === "" ? "" : ` · ${escapeHtml(size)}`}${problems}</figcaption></figure>`;
+  return `<figure class="output">${link}<figcaption>${badge}${review} ${escapeHtml(name)}${size === "" ? "" : ` · ${escapeHtml(size)}`}${problems}</figcaption></figure>`;
 }
 
 function sizeOf(record: ReviewRecord): string {

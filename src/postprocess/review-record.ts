@@ -3,6 +3,7 @@ import { redactDataUris } from "../core/values.js";
 import {
   type ReportOutput,
   type ReportTask,
+  type ReviewDecision,
   type TaskVariables,
   variablesOf,
 } from "../store/index.js";
@@ -29,6 +30,8 @@ export interface ReviewRecord extends TaskVariables {
   /** What the task cost (all of its outputs together). */
   cost: number | null;
   checks: { state: "ok" | "failed" | null; problems: string[]; [measured: string]: unknown };
+  /** What a reviewer decided about it; null until reviewed. */
+  review: { decision: ReviewDecision; note: string | null } | null;
 }
 
 /** Fields shown as the prompt, not as parameters. */
@@ -92,5 +95,6 @@ export function reviewRecord(
     bytes: output.bytes,
     cost: job.cost,
     checks: { state: output.check_state, ...measured },
+    review: output.review === null ? null : { decision: output.review, note: output.review_note },
   };
 }

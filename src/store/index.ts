@@ -23,6 +23,8 @@ export {
   type ReportRow,
   type ReportSummary,
   type ReportTask,
+  type ReviewDecision,
+  type ReviewRow,
   type RunRow,
   type TaskRow,
   type TextAnswerRow,

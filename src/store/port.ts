@@ -7,6 +7,8 @@ import type {
   OutputRow,
   ReportRow,
   ReportSummary,
+  ReviewDecision,
+  ReviewRow,
   RunRow,
   TaskRow,
   TextAnswerRow,
@@ -24,7 +26,13 @@ import type { TaskEvent } from "./task-events.js";
  * A transition whose guard fails (another process moved the task first) changes nothing.
  * `openStore` (SQLite) is the default adapter.
  */
-export interface Store extends RunStore, TaskReads, TaskTransitions, ReportReads, ScheduleStore {
+export interface Store
+  extends RunStore,
+    TaskReads,
+    TaskTransitions,
+    ReportReads,
+    ReviewStore,
+    ScheduleStore {
   /** The gateway submit rate learned by earlier runs, per base URL. */
   learnedRate(baseUrl: string): Promise<number | undefined>;
   saveLearnedRate(baseUrl: string, rate: number): Promise<void>;
@@ -246,6 +254,20 @@ export interface ReportReads {
   summaryOf(scope: ReportScope): Promise<ReportSummary>;
   /** The stored answers of a run's text tasks, with each task's label. */
   textAnswersOf(runId: number): Promise<(TextAnswerRow & { label: string })[]>;
+}
+
+/** What reviewers decided about outputs: approved or rejected, with an optional note. */
+export interface ReviewStore {
+  /**
+   * Records the decision on a downloaded output (null clears it), replacing an earlier one;
+   * false when no such output is on disk.
+   */
+  recordReview(
+    review: { key: string; index: number; decision: ReviewDecision | null; note: string | null },
+    now: number,
+  ): Promise<boolean>;
+  /** The reviews of the outputs in scope, in the order their tasks were recorded. */
+  reviewsOf(scope: ReportScope): Promise<ReviewRow[]>;
 }
 
 export interface ScheduleStore {

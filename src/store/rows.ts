@@ -122,7 +122,18 @@ export type ReportTask = Pick<
   | "upstream_key"
 >;
 
-/** What a report shows of an output. */
+export type ReviewDecision = "approved" | "rejected";
+
+/** A reviewer's decision on one output (`reviews`). */
+export interface ReviewRow {
+  job_key: string;
+  idx: number;
+  decision: ReviewDecision;
+  note: string | null;
+  decided_at: number;
+}
+
+/** What a report shows of an output, with its review (null fields when not reviewed). */
 export type ReportOutput = Pick<
   OutputRow,
   | "idx"
@@ -135,7 +146,7 @@ export type ReportOutput = Pick<
   | "checks"
   | "thumbnail"
   | "poster"
->;
+> & { review: ReviewDecision | null; review_note: string | null };
 
 /** One output with its task, as reports read them. */
 export interface ReportRow {
@@ -152,6 +163,8 @@ export interface ReportSummary {
   states: Record<string, number>;
   outputs: number;
   spent: number;
+  /** Outputs reviewed, by decision. */
+  reviews: Record<ReviewDecision, number>;
 }
 
 /** What a text task's answer was, as stored (`text_answers`). */

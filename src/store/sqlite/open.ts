@@ -4,6 +4,7 @@ import { SqliteDb } from "./db.js";
 import * as dependants from "./dependants.js";
 import * as outputs from "./outputs.js";
 import * as reports from "./reports.js";
+import * as reviews from "./reviews.js";
 import * as runs from "./runs.js";
 import * as schedules from "./schedules.js";
 import * as tasks from "./tasks.js";
@@ -75,6 +76,9 @@ export function openStore(file: string): SqliteStore {
     failuresOf: (scope) => reports.failuresOf(s, scope),
     summaryOf: async (scope) => reports.summaryOf(s, scope),
     textAnswersOf: async (runId) => reports.textAnswersOf(s, runId),
+
+    recordReview: async (review, now) => reviews.recordReview(s, review, now),
+    reviewsOf: async (scope) => reviews.reviewsOf(s, scope),
 
     recordTickNotRun: async (tick, now) => schedules.recordTickNotRun(s, tick, now),
     startTick: async (tick, now) => schedules.startTick(s, tick, now),

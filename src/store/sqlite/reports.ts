@@ -38,9 +38,10 @@ export async function* reportRows(s: SqliteDb, scope: ReportScope): AsyncGenerat
     `SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason, jobs.request, jobs.cost,
        jobs.task_id, jobs.vars, jobs.repeat_index, jobs.take, jobs.upstream_key, outputs.idx, outputs.state AS output_state, outputs.path, outputs.bytes,
        outputs.sha256, outputs.content_type, outputs.check_state, outputs.checks,
-       outputs.thumbnail, outputs.poster
+       outputs.thumbnail, outputs.poster, reviews.decision AS review, reviews.note AS review_note
      FROM json_each(?) AS wanted JOIN jobs ON jobs.rowid = wanted.value
      LEFT JOIN outputs ON outputs.job_key = jobs.key
+     LEFT JOIN reviews ON reviews.job_key = outputs.job_key AND reviews.idx = outputs.idx
      ORDER BY wanted.key, outputs.idx`,
   );
   for (let start = 0; start < order.length; start += PAGE) {
@@ -79,6 +80,8 @@ function reportRow(row: ReportTask & ReportOutput & { output_state: string }): R
       checks: row.checks,
       thumbnail: row.thumbnail,
       poster: row.poster,
+      review: row.review ?? null,
+      review_note: row.review_note ?? null,
     },
   };
 }
@@ -116,7 +119,15 @@ export function summaryOf(s: SqliteDb, scope: ReportScope): ReportSummary {
        WHERE outputs.state = 'downloaded'`,
     )
     .get(param) as { n: number };
-  return { states, outputs: outputs.n, spent: roundMoney(spent) };
+  const reviews = { approved: 0, rejected: 0 };
+  const decided = s
+    .sql(
+      `${sql} SELECT reviews.decision AS decision, count(*) AS n FROM scope
+       JOIN reviews ON reviews.job_key = scope.key GROUP BY reviews.decision`,
+    )
+    .all(param) as { decision: keyof typeof reviews; n: number }[];
+  for (const row of decided) reviews[row.decision] = row.n;
+  return { states, outputs: outputs.n, spent: roundMoney(spent), reviews };
 }
 
 export function textAnswersOf(s: SqliteDb, runId: number): (TextAnswerRow & { label: string })[] {

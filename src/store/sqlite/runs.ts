@@ -92,6 +92,7 @@ export function deleteRun(s: SqliteDb, runId: number): void {
     const own = `SELECT key FROM run_jobs WHERE run_id = @run
       AND key NOT IN (SELECT key FROM run_jobs WHERE run_id != @run)`;
     s.sql(`DELETE FROM text_answers WHERE job_key IN (${own})`).run({ run: runId });
+    s.sql(`DELETE FROM reviews WHERE job_key IN (${own})`).run({ run: runId });
     s.sql(`DELETE FROM outputs WHERE job_key IN (${own})`).run({ run: runId });
     s.sql(`DELETE FROM events WHERE job_key IN (${own})`).run({ run: runId });
     const keys = s.sql(own).pluck().all({ run: runId }) as string[];
