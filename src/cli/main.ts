@@ -15,6 +15,7 @@ import { writeSchemas } from "./schema.js";
 import { addSimCommand } from "./sim.js";
 import { listRuns, showStatus } from "./status.js";
 import { validateManifests, validateRequestFile, validateRequestLines } from "./validate.js";
+import { type ViewFlags, viewStore } from "./view.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
   version: string;
@@ -180,6 +181,21 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     )
     .action(async (run: string | undefined, flags: { db?: string; approved: string }) => {
       setExit(await exportRun(run, flags));
+    });
+
+  program
+    .command("view")
+    .description(
+      "a local web app to review runs: live progress, a timeline, outputs in a matrix grid, approve or reject",
+    )
+    .option("--port <n>", "port on 127.0.0.1 (default: any free one)")
+    .option("--open", "open it in the browser")
+    .option(
+      "--db <file>",
+      "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)",
+    )
+    .action(async (flags: ViewFlags) => {
+      setExit(await viewStore(flags));
     });
 
   program

@@ -11,3 +11,4 @@ export {
   runFfmpeg,
   type TestClip,
 } from "./ffmpeg.js";
+export { openInBrowser } from "./open-browser.js";

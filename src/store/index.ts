@@ -31,6 +31,7 @@ export {
   type TickRow,
   TickStatus,
   TickTrigger,
+  type TimelineRow,
 } from "./rows.js";
 export { openStore, type SqliteStore } from "./sqlite/open.js";
 export { storeUnusable } from "./sqlite/unusable.js";

@@ -15,6 +15,7 @@ import type {
   TickRow,
   TickStatus,
   TickTrigger,
+  TimelineRow,
 } from "./rows.js";
 import type { TaskState } from "./states.js";
 import type { TaskEvent } from "./task-events.js";
@@ -254,6 +255,8 @@ export interface ReportReads {
   summaryOf(scope: ReportScope): Promise<ReportSummary>;
   /** The stored answers of a run's text tasks, with each task's label. */
   textAnswersOf(runId: number): Promise<(TextAnswerRow & { label: string })[]>;
+  /** Each task of a run (stand-ins left out) with when it was queued, sent, finished, fetched. */
+  timelineOf(runId: number): Promise<TimelineRow[]>;
 }
 
 /** What reviewers decided about outputs: approved or rejected, with an optional note. */

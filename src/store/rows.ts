@@ -167,6 +167,22 @@ export interface ReportSummary {
   reviews: Record<ReviewDecision, number>;
 }
 
+/** A task's times, for a timeline (ms since the epoch; null where it has not got there). */
+export interface TimelineRow {
+  key: string;
+  job_id: string;
+  label: string;
+  state: TaskState;
+  reason: string | null;
+  queued_at: number;
+  submitted_at: number | null;
+  completed_at: number | null;
+  downloaded_at: number | null;
+  done_at: number | null;
+  /** Its last move (a failure's time). */
+  updated_at: number;
+}
+
 /** What a text task's answer was, as stored (`text_answers`). */
 export interface TextAnswerRow {
   job_key: string;

@@ -7,6 +7,7 @@ import type {
   ReportSummary,
   ReportTask,
   TextAnswerRow,
+  TimelineRow,
 } from "../rows.js";
 import { FAILED_STATES } from "../states.js";
 import type { SqliteDb } from "./db.js";
@@ -139,4 +140,21 @@ export function textAnswersOf(s: SqliteDb, runId: number): (TextAnswerRow & { la
        WHERE run_jobs.run_id = ? ORDER BY jobs.rowid`,
     )
     .all(runId) as (TextAnswerRow & { label: string })[];
+}
+
+/** Each task of a run with its times; downloads are read from the event log in one pass. */
+export function timelineOf(s: SqliteDb, runId: number): TimelineRow[] {
+  return s
+    .sql(
+      `WITH downloads AS (
+         SELECT job_key, min(at) AS at FROM events
+         WHERE run_id = ? AND type = 'job:downloaded' GROUP BY job_key)
+       SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason,
+         jobs.created_at AS queued_at, jobs.submitted_at, jobs.completed_at,
+         downloads.at AS downloaded_at, jobs.done_at, jobs.updated_at
+       FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+       LEFT JOIN downloads ON downloads.job_key = jobs.key
+       WHERE run_jobs.run_id = ? AND jobs.placeholder = 0 ORDER BY jobs.rowid`,
+    )
+    .all(runId, runId) as TimelineRow[];
 }
