@@ -118,7 +118,10 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
     }
     if (method !== "GET" && method !== "HEAD") throw new Refused(405, "method not allowed");
     const [first, second, third, fourth] = parts;
-    if (url.pathname === "/") {
+    if (url.pathname === "/favicon.ico") {
+      // No icon: an empty answer keeps the browser from logging a 404 on every page.
+      response.writeHead(204).end();
+    } else if (url.pathname === "/") {
       html(response, page("runs", "gwrun runs", await runItems(store, clock.now())));
     } else if (first === "runs" && parts.length === 2) {
       const run = await runOf(second);
