@@ -14,6 +14,7 @@ export type {
 } from "./port.js";
 export {
   type FailureRow,
+  type GridRow,
   type LeaseHolder,
   type LeaseRow,
   type NewRun,

@@ -1,5 +1,6 @@
 import type {
   FailureRow,
+  GridRow,
   LeaseHolder,
   LeaseRow,
   NewRun,
@@ -257,6 +258,8 @@ export interface ReportReads {
   textAnswersOf(runId: number): Promise<(TextAnswerRow & { label: string })[]>;
   /** Each task of a run (stand-ins left out) with when it was queued, sent, finished, fetched. */
   timelineOf(runId: number): Promise<TimelineRow[]>;
+  /** A run's downloaded outputs with their variables and reviews, for a review grid. */
+  gridOf(runId: number): Promise<GridRow[]>;
 }
 
 /** What reviewers decided about outputs: approved or rejected, with an optional note. */

@@ -167,6 +167,23 @@ export interface ReportSummary {
   reviews: Record<ReviewDecision, number>;
 }
 
+/** A downloaded output as a review grid shows it: no request, no measurements. */
+export interface GridRow {
+  key: string;
+  job_id: string;
+  label: string;
+  vars: string | null;
+  repeat_index: number;
+  take: number;
+  idx: number;
+  content_type: string | null;
+  /** 1 when a thumbnail or poster was made. */
+  pictured: number;
+  check_state: "ok" | "failed" | null;
+  review: ReviewDecision | null;
+  review_note: string | null;
+}
+
 /** A task's times, for a timeline (ms since the epoch; null where it has not got there). */
 export interface TimelineRow {
   key: string;

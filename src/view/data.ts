@@ -134,25 +134,19 @@ function kindOf(contentType: string | null): GridItem["kind"] {
 
 /** The outputs on disk of a run, the tasks of one manifest job together. */
 export async function gridItems(store: Store, run: RunRow): Promise<GridItem[]> {
-  const items: GridItem[] = [];
-  for await (const row of store.reportRows({ run: run.id })) {
-    const output = row.output;
-    if (output === null || output.path === null || output.state !== "downloaded") continue;
-    items.push({
-      id: `${row.task.key}/${output.idx}`,
-      job: row.task.job_id,
-      label: row.task.label,
-      vars: row.task.vars === null ? {} : (JSON.parse(row.task.vars) as Record<string, unknown>),
-      repeat: row.task.repeat_index,
-      take: row.task.take,
-      kind: kindOf(output.content_type),
-      thumb: output.thumbnail !== null || output.poster !== null,
-      check: output.check_state,
-      review: output.review,
-      note: output.review_note,
-    });
-  }
-  return items;
+  return (await store.gridOf(run.id)).map((row) => ({
+    id: `${row.key}/${row.idx}`,
+    job: row.job_id,
+    label: row.label,
+    vars: row.vars === null ? {} : (JSON.parse(row.vars) as Record<string, unknown>),
+    repeat: row.repeat_index,
+    take: row.take,
+    kind: kindOf(row.content_type),
+    thumb: row.pictured === 1,
+    check: row.check_state,
+    review: row.review,
+    note: row.review_note,
+  }));
 }
 
 /** One output in full for the viewer: its record (request, checks, cost) and its task's times. */

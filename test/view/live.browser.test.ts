@@ -78,7 +78,8 @@ describe.runIf(runsWith(CHROMIUM))("gwrun view in Chromium: a run under way", ()
                 }
               ).document.querySelectorAll("#timeline .row").length === 12,
           );
-          expect(problems).toEqual([]);
+          // The page closes its event stream at the summary, which may cut its last bytes.
+          expect(problems.filter((problem) => !/^failed: .*\/events$/.test(problem))).toEqual([]);
         });
       } finally {
         await viewer.close();

@@ -77,6 +77,7 @@ export function openStore(file: string): SqliteStore {
     summaryOf: async (scope) => reports.summaryOf(s, scope),
     textAnswersOf: async (runId) => reports.textAnswersOf(s, runId),
     timelineOf: async (runId) => reports.timelineOf(s, runId),
+    gridOf: async (runId) => reports.gridOf(s, runId),
 
     recordReview: async (review, now) => reviews.recordReview(s, review, now),
     reviewsOf: async (scope) => reviews.reviewsOf(s, scope),

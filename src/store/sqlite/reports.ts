@@ -2,6 +2,7 @@ import { roundMoney } from "../../core/money.js";
 import type { ReportScope } from "../port.js";
 import type {
   FailureRow,
+  GridRow,
   ReportOutput,
   ReportRow,
   ReportSummary,
@@ -157,4 +158,21 @@ export function timelineOf(s: SqliteDb, runId: number): TimelineRow[] {
        WHERE run_jobs.run_id = ? AND jobs.placeholder = 0 ORDER BY jobs.rowid`,
     )
     .all(runId, runId) as TimelineRow[];
+}
+
+/** A run's downloaded outputs for a review grid, the tasks of one manifest job together. */
+export function gridOf(s: SqliteDb, runId: number): GridRow[] {
+  return s
+    .sql(
+      `SELECT jobs.key, jobs.job_id, jobs.label, jobs.vars, jobs.repeat_index, jobs.take,
+         outputs.idx, outputs.content_type,
+         (outputs.thumbnail IS NOT NULL OR outputs.poster IS NOT NULL) AS pictured,
+         outputs.check_state, reviews.decision AS review, reviews.note AS review_note
+       FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+       JOIN outputs ON outputs.job_key = jobs.key AND outputs.state = 'downloaded'
+       LEFT JOIN reviews ON reviews.job_key = outputs.job_key AND reviews.idx = outputs.idx
+       WHERE run_jobs.run_id = ?
+       ORDER BY min(jobs.rowid) OVER (PARTITION BY jobs.job_id), jobs.rowid, outputs.idx`,
+    )
+    .all(runId) as GridRow[];
 }
