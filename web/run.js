@@ -8,6 +8,7 @@
   const status = el("p", { id: "status" });
   const summary = el("p", { id: "summary", class: "summary" });
   const failures = el("ul", { id: "failures", class: "failures" });
+  const notices = el("ul", { id: "notices", class: "notices" });
   const timeline = el("div", { id: "timeline", class: "timeline" });
   const order = el(
     "select",
@@ -27,6 +28,7 @@
     counts,
     spend,
     summary,
+    notices,
     el("h2", {}, "Failures"),
     failures,
     el("h2", {}, "Timeline ", order, el("label", {}, failedOnly, " failed only")),
@@ -59,6 +61,15 @@
       progress.max_cost === null
         ? `spent ${progress.spent}`
         : `spent ${progress.spent} of max_cost ${progress.max_cost}`;
+    notices.replaceChildren(
+      ...progress.notices.map((notice) =>
+        el(
+          "li",
+          { dataset: { type: notice.type } },
+          `${new Date(notice.at).toLocaleTimeString()} ${notice.message}`,
+        ),
+      ),
+    );
     failures.replaceChildren(
       ...(progress.failures.length === 0
         ? [el("li", {}, "none")]

@@ -26,6 +26,7 @@ export {
   type ReportTask,
   type ReviewDecision,
   type ReviewRow,
+  type RunNotice,
   type RunRow,
   type TaskRow,
   type TextAnswerRow,

@@ -10,6 +10,7 @@ import type {
   ReportSummary,
   ReviewDecision,
   ReviewRow,
+  RunNotice,
   RunRow,
   TaskRow,
   TextAnswerRow,
@@ -62,6 +63,10 @@ export interface RunStore {
   scheduledRuns(name: string): Promise<RunRow[]>;
   /** Files recorded for the tasks only this run holds, less any another run also names. */
   filesOfRun(runId: number): Promise<string[]>;
+  /** Keeps something the run said (rate limiting, a stop) for viewers of its progress. */
+  recordRunNotice(runId: number, notice: RunNotice): Promise<void>;
+  /** A run's latest `limit` notices, newest first. */
+  runNoticesOf(runId: number, limit: number): Promise<RunNotice[]>;
   /** Forgets a run: its row, events, and the tasks (with outputs and answers) no other run holds. */
   deleteRun(runId: number): Promise<void>;
 }

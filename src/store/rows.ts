@@ -19,6 +19,14 @@ export interface RunRow {
   stop_reason: string | null;
 }
 
+/** Something a run said while it went on (rate limiting, a stop), kept for viewers. */
+export interface RunNotice {
+  at: number;
+  /** The engine event it came from: `gateway:rate-limited`, `run:stopping`. */
+  type: string;
+  message: string;
+}
+
 /** A run as it is first recorded. */
 export type NewRun = Omit<
   RunRow,

@@ -1,6 +1,6 @@
 import { parse } from "yaml";
 import { reviewRecord } from "../postprocess/review-record.js";
-import type { RunRow, Store, TimelineRow } from "../store/index.js";
+import type { RunNotice, RunRow, Store, TimelineRow } from "../store/index.js";
 
 /**
  * What the viewer's pages show, read from the store as plain JSON-able values: the runs, a
@@ -65,6 +65,8 @@ export interface Progress {
   elapsed: number;
   reviews: { approved: number; rejected: number };
   failures: { label: string; state: string; reason: string | null }[];
+  /** Rate limiting and stops, newest first. */
+  notices: RunNotice[];
 }
 
 /** A run's progress now: counts per state, spend against the budget, rate, failures. */
@@ -93,6 +95,7 @@ export async function progressOf(store: Store, run: RunRow, now: number): Promis
     elapsed,
     reviews: summary.reviews,
     failures,
+    notices: await store.runNoticesOf(run.id, 10),
   };
 }
 

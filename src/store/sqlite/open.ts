@@ -41,6 +41,8 @@ export function openStore(file: string): SqliteStore {
     scheduledRuns: async (name) => runs.scheduledRuns(s, name),
     filesOfRun: async (runId) => runs.filesOfRun(s, runId),
     deleteRun: async (runId) => runs.deleteRun(s, runId),
+    recordRunNotice: async (runId, notice) => runs.recordRunNotice(s, runId, notice),
+    runNoticesOf: async (runId, limit) => runs.runNoticesOf(s, runId, limit),
 
     task: async (key) => tasks.task(s, key),
     tasksOf: async (runId) => tasks.tasksOf(s, runId),
