@@ -53,6 +53,7 @@ try {
   process.stdout.write(node([path.join(here, "run-throughput.mjs")]).stdout);
   process.stdout.write(node([path.join(here, "ui-overhead.mjs")]).stdout);
   process.stdout.write(node([path.join(here, "postprocess.mjs")]).stdout);
+  process.stdout.write(node([path.join(here, "view-grid.mjs")]).stdout);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

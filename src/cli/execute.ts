@@ -1,7 +1,7 @@
 import path from "node:path";
 import { systemClock } from "../core/clock.js";
 import { seededRandom } from "../core/random.js";
-import { type DownloadCaps, Engine, type RunEnd } from "../engine/index.js";
+import { type DownloadCaps, Engine, type EngineEvent, type RunEnd } from "../engine/index.js";
 import { type CheckedManifest, checkManifestText } from "../families/index.js";
 import { GatewayClient } from "../gateway/index.js";
 import {
@@ -16,7 +16,7 @@ import {
 } from "../manifest/index.js";
 import { dependantTemplates, planRun } from "../plan/index.js";
 import { describeHolder, runTickUnderLease, tryLease } from "../schedule/index.js";
-import { openStore, type RunRow, TickTrigger } from "../store/index.js";
+import { openStore, type RunRow, type Store, TickTrigger } from "../store/index.js";
 import { openLogReporter, openReporter, STATUS_BY_END } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { inGatewayTime, openGatewayTarget } from "./gateway-target.js";
@@ -222,6 +222,7 @@ async function executeChecked(
           : openLogReporter(log, dbToName);
       try {
         let stopReason: string | null = null;
+        const notices = runNotices(store, id);
         const engine = new Engine({
           store,
           client,
@@ -243,6 +244,7 @@ async function executeChecked(
           emit: (event) => {
             // Kept with the run, so `gwrun status` can say why it stopped.
             if (event.type === "run:stopping") stopReason = event.message;
+            notices.note(event);
             reporter.emit(event);
           },
         });
@@ -271,6 +273,30 @@ async function executeChecked(
   } finally {
     await store.close();
   }
+}
+
+/** Rate limiting noted at most this often: a spell of 429s is one notice, not hundreds. */
+const NOTICE_EVERY_MS = 10_000;
+
+/** Keeps what a viewer of the run's progress should hear: rate limiting, and a stop. */
+function runNotices(store: Store, runId: number): { note(event: EngineEvent): void } {
+  let lastRateLimit = Number.NEGATIVE_INFINITY;
+  const keep = (type: string, message: string) => {
+    // A notice is a courtesy: failing to keep one must not stop the run.
+    store.recordRunNotice(runId, { at: Date.now(), type, message }).catch(() => {});
+  };
+  return {
+    note(event) {
+      if (event.type === "run:stopping") keep(event.type, event.message);
+      if (event.type !== "gateway:rate-limited" || Date.now() - lastRateLimit < NOTICE_EVERY_MS)
+        return;
+      lastRateLimit = Date.now();
+      keep(
+        event.type,
+        `the gateway is rate limiting; submitting at ${event.ratePerSecond.toFixed(2)}/s`,
+      );
+    },
+  };
 }
 
 /** Each job's `checks:`: its own over the manifest's. */

@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from "commander";
 import { coerceError, ErrorCode, GwError } from "../core/errors.js";
 import { storeUnusable } from "../store/index.js";
 import { ExitCode } from "./exit-codes.js";
+import { exportRun } from "./export.js";
 import { FAMILIES_DOC_COMMAND, type FieldsFlags, printFields } from "./fields.js";
 import { HELP_AFTER, showUsageAfterErrors } from "./help.js";
 import { err } from "./output.js";
@@ -14,6 +15,7 @@ import { writeSchemas } from "./schema.js";
 import { addSimCommand } from "./sim.js";
 import { listRuns, showStatus } from "./status.js";
 import { validateManifests, validateRequestFile, validateRequestLines } from "./validate.js";
+import { type ViewFlags, viewStore } from "./view.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
   version: string;
@@ -127,7 +129,11 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       .option("--failed", "failed, rejected and skipped tasks")
       .option("--expired", "expired tasks")
       .option("--held", "held tasks (their submit may have made the task: this may pay twice)")
-      .option("--stuck", "tasks polling gave up on (no result in time): poll them again"),
+      .option("--stuck", "tasks polling gave up on (no result in time): poll them again")
+      .option(
+        "--rejected",
+        "outputs rejected in review: a new take of each (a new task, a new seed where the model takes one); the rejected files stay",
+      ),
   ).action(async (run: string | undefined, flags: RetryFlags) => {
     setExit(await retryRun(run, flags));
   });
@@ -160,6 +166,36 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     )
     .action(async (run: string | undefined, flags: { db?: string }) => {
       setExit(await reportRun(run, flags));
+    });
+
+  program
+    .command("export")
+    .description(
+      "copy a run's approved outputs with their provenance sidecars into a delivery folder, with review.csv",
+    )
+    .argument("[run]", "run id (default: the latest)")
+    .requiredOption("--approved <dir>", "the delivery folder (made if missing)")
+    .option(
+      "--db <file>",
+      "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)",
+    )
+    .action(async (run: string | undefined, flags: { db?: string; approved: string }) => {
+      setExit(await exportRun(run, flags));
+    });
+
+  program
+    .command("view")
+    .description(
+      "a local web app to review runs: live progress, a timeline, outputs in a matrix grid, approve or reject",
+    )
+    .option("--port <n>", "port on 127.0.0.1 (default: any free one)")
+    .option("--open", "open it in the browser")
+    .option(
+      "--db <file>",
+      "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)",
+    )
+    .action(async (flags: ViewFlags) => {
+      setExit(await viewStore(flags));
     });
 
   program

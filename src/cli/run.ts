@@ -1,7 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { ErrorCode, GwError } from "../core/errors.js";
+import { seededRandom } from "../core/random.js";
 import { plural } from "../core/words.js";
 import { isStuckReason } from "../engine/index.js";
+import { nextTakes } from "../plan/index.js";
 import {
   FINAL_STATES,
   type RunRow,
@@ -54,6 +56,7 @@ export type RetryFlags = RunFlags & {
   expired?: boolean;
   held?: boolean;
   stuck?: boolean;
+  rejected?: boolean;
 };
 
 /**
@@ -61,10 +64,10 @@ export type RetryFlags = RunFlags & {
  * (stuck ones back to polling: the gateway still holds them) and resumes.
  */
 export async function retryRun(ref: string | undefined, flags: RetryFlags): Promise<ExitCode> {
-  if (![flags.failed, flags.expired, flags.held, flags.stuck].includes(true)) {
+  if (![flags.failed, flags.expired, flags.held, flags.stuck, flags.rejected].includes(true)) {
     throw new GwError(
       ErrorCode.Usage,
-      "say what to retry: --failed, --expired, --held, --stuck, or some",
+      "say what to retry: --failed, --expired, --held, --stuck, --rejected, or some",
     );
   }
   const states = UNDONE_STATES.filter((state) =>
@@ -80,7 +83,16 @@ export async function retryRun(ref: string | undefined, flags: RetryFlags): Prom
     let moved = 0;
     let unfinished = 0;
     const now = Date.now();
-    for (const task of await store.tasksOf(found.id)) {
+    const tasks = await store.tasksOf(found.id);
+    if (flags.rejected === true) {
+      const rejected = (await store.reviewsOf({ run: found.id }))
+        .filter((review) => review.decision === "rejected")
+        .map((review) => review.job_key);
+      const takes = nextTakes(tasks, new Set(rejected), seededRandom(`${process.pid}:${now}`));
+      await store.recordTasks(found.id, takes, now);
+      moved += takes.length;
+    }
+    for (const task of tasks) {
       if (flags.stuck === true && isStuck(task) && (await store.repoll(task, now))) moved += 1;
       else if (states.includes(task.state) && (await store.requeue(task, [task.state], null, now)))
         moved += 1;
@@ -91,14 +103,21 @@ export async function retryRun(ref: string | undefined, flags: RetryFlags): Prom
   const { run, moved, unfinished } = retried;
   if (moved === 0) {
     // Going on would submit the run's unfinished tasks: that is `resume`, asked for by name.
-    const named = [...states, ...(flags.stuck === true ? ["stuck"] : [])];
+    const named = [
+      ...states,
+      ...(flags.stuck === true ? ["stuck"] : []),
+      ...(flags.rejected === true ? ["rejected-by-review"] : []),
+    ];
     const which = `${named.slice(0, -1).join(", ")}${named.length > 1 ? " or " : ""}${named.at(-1)}`;
     err(`gwrun: run ${run.id} has no ${which} tasks: nothing to retry, nothing submitted`);
     if (unfinished > 0)
       err(`  its ${plural(unfinished, "unfinished task")} go on with: gwrun resume ${run.id}`);
     return ExitCode.Ok;
   }
-  err(`gwrun: ${plural(moved, "task")} of run ${run.id} back to pending (stuck ones to polling)`);
+  const how = flags.rejected === true ? ", rejected outputs as new takes" : "";
+  err(
+    `gwrun: ${plural(moved, "task")} of run ${run.id} back to pending (stuck ones to polling${how})`,
+  );
   return (await executeManifest(run.manifest_path, run.manifest_text, run.id, flags, atOf(run)))
     .exit;
 }

@@ -66,6 +66,13 @@ export function showStatus(
     }
     spent = roundMoney(spent);
     const texts = await textSummaries(store, run.id);
+    const labels = new Map(tasks.map((task) => [task.key, task.label]));
+    const reviews = (await store.reviewsOf({ run: run.id })).map((review) => ({
+      label: labels.get(review.job_key) ?? review.job_key,
+      output: review.idx,
+      decision: review.decision,
+      note: review.note,
+    }));
     const jobs = [...byJob.values()];
     if (flags.json === true) {
       // Everything, never shortened: this is what scripts read.
@@ -90,6 +97,7 @@ export function showStatus(
             failures,
             expiring,
             texts,
+            reviews,
           },
           null,
           2,
@@ -120,9 +128,27 @@ export function showStatus(
         out(`    … and ${failures.length - 50} more (gwrun status --json has them all)`);
     }
     for (const line of textLines(texts)) out(line);
+    for (const line of reviewLines(reviews)) out(line);
     out(`  outputs: ${run.output_dir}`);
     return ExitCode.Ok;
   });
+}
+
+/** The reviews in brief: counts, and each rejected output with its note. */
+function reviewLines(
+  reviews: readonly { label: string; output: number; decision: string; note: string | null }[],
+): string[] {
+  if (reviews.length === 0) return [];
+  const rejected = reviews.filter((review) => review.decision === "rejected");
+  const lines = [
+    `  reviews: ${reviews.length - rejected.length} approved, ${rejected.length} rejected${rejected.length > 0 ? " (new takes: gwrun retry --rejected)" : ""}`,
+  ];
+  for (const review of rejected.slice(0, 20))
+    lines.push(
+      `    ${review.label} output ${review.output + 1}${review.note === null ? "" : `: ${review.note}`}`,
+    );
+  if (rejected.length > 20) lines.push(`    … and ${rejected.length - 20} more`);
+  return lines;
 }
 
 /** "3 done, 1 failed", or "none". */

@@ -86,7 +86,9 @@ export class Engine {
     for (const task of tasks) {
       // Taken on already by its upstream's placement; or pending until its upstream binds it.
       if (this.#takenOn.has(task.key)) continue;
-      if (task.upstream_key !== null && task.state === TaskState.Pending) continue;
+      // A later take (a regeneration after review) was bound when it was made, and goes.
+      if (task.upstream_key !== null && task.state === TaskState.Pending && task.take === 1)
+        continue;
       this.#takenOn.add(task.key);
       await this.#takeOn(task);
     }

@@ -2,7 +2,7 @@ import path from "node:path";
 import { sha256 } from "../core/hash.js";
 import { outputPath, partialDir, writeWhole } from "../core/output-files.js";
 import type { GatewayClient, TextAnswer, TextFormat } from "../gateway/index.js";
-import type { TaskRow, TextAnswerRow } from "../store/index.js";
+import { type TaskRow, type TextAnswerRow, variablesOf } from "../store/index.js";
 
 const FORMATS: Readonly<Record<string, TextFormat>> = {
   "text-chat": "chat",
@@ -79,6 +79,7 @@ export async function callTextTask(row: TaskRow, deps: TextTaskDeps): Promise<Te
     job: row.job_id,
     label: row.label,
     key: row.key,
+    ...variablesOf(row),
     format,
     endpoint: requestPath,
     streamed,

@@ -77,6 +77,8 @@ export interface ExpandedJob {
   expansions: number;
   /** Matrix values of this combination (index into each matrix list). */
   matrixIndex: Record<string, number>;
+  /** The matrix values of this combination, rendered (empty without a matrix). */
+  vars: Record<string, unknown>;
   /** The request body after defaults, matrix values and templates. */
   body: Record<string, unknown>;
   /** Top-level fields that came from `defaults:`. */

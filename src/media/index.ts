@@ -11,4 +11,5 @@ export {
   runFfmpeg,
   type TestClip,
 } from "./ffmpeg.js";
+export { openInBrowser } from "./open-browser.js";
 export { loadSharp } from "./sharp.js";

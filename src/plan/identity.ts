@@ -7,6 +7,8 @@ export interface TaskIdentity {
   repeatIndex: number;
   /** The schedule tick of a scheduled run, so today's tasks differ from yesterday's. */
   tick?: string;
+  /** A regeneration after review (take 2 on); take 1 leaves the key as it always was. */
+  take?: number;
 }
 
 /**
@@ -15,10 +17,9 @@ export interface TaskIdentity {
  * and YAML formatting; any change to the request gives a new key.
  */
 export function taskKey(identity: TaskIdentity): string {
-  const { endpoint, body, repeatIndex, tick } = identity;
-  return sha256(
-    canonicalJson(
-      tick === undefined ? { endpoint, body, repeatIndex } : { endpoint, body, repeatIndex, tick },
-    ),
-  );
+  const { endpoint, body, repeatIndex, tick, take } = identity;
+  const named: Record<string, unknown> = { endpoint, body, repeatIndex };
+  if (tick !== undefined) named.tick = tick;
+  if (take !== undefined && take > 1) named.take = take;
+  return sha256(canonicalJson(named));
 }

@@ -16,6 +16,7 @@ export { describePipeline, type PipelineStep } from "./pipelines.js";
 export { factsOf, type Placement, type PlacementFacts, placementOf } from "./placement.js";
 export { type Plan, type PlanGroup, planRun } from "./plan.js";
 export { type StatusCounts, TaskStatus } from "./status.js";
+export { nextTakes, rootLabel } from "./takes.js";
 export {
   type DependantTask,
   dependantsOfOutputs,

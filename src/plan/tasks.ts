@@ -49,6 +49,8 @@ function taskOf(
     request: JSON.stringify(body),
     upstreamKey,
     estimatedCost: checked.family?.estimateCost(body) ?? null,
+    vars: checked.job.vars,
+    repeatIndex,
   };
 }
 

@@ -1,3 +1,4 @@
+import type { TaskVariables } from "../store/index.js";
 import type { ReviewRecord } from "./review-record.js";
 
 /**
@@ -43,8 +44,11 @@ figure a{position:relative;display:inline-block;text-decoration:none}
 figcaption{font-size:12px;color:#555}
 .badge{display:inline-block;border-radius:3px;padding:0 5px;font-size:12px;color:#fff}
 .ok{background:#2a7d3b}.failed{background:#b3261e}.unchecked{background:#888}
+.approved{background:#1f5fae}.rejected{background:#7a3e9d}.note{font-style:italic}
 .problems{color:#b3261e;font-size:12px;margin:.2rem 0 0;padding-left:1rem}
-.failures li{margin:.2rem 0}.state{font-weight:normal;color:#777;font-size:12px}`;
+.failures li{margin:.2rem 0}.state{font-weight:normal;color:#777;font-size:12px}
+.vars{margin:.2rem 0;font-size:12px}.vars span{background:#e8eef7;border-radius:3px;padding:0 5px;margin-right:.3rem}
+.answer{white-space:pre-wrap;font-size:13px;background:#fafafa;border:1px solid #eee;border-radius:4px;padding:.4rem;margin:0 0 .3rem;max-width:280px}`;
 
 export interface GallerySummary {
   name: string;
@@ -53,6 +57,7 @@ export interface GallerySummary {
   states: Record<string, number>;
   outputs: number;
   spent: number;
+  reviews: { approved: number; rejected: number };
 }
 
 /** The page up to its body: title, styles and the counts (`data-count` per figure). */
@@ -76,7 +81,7 @@ export function galleryStart(summary: GallerySummary): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
 <title>${title}</title><style>${STYLE}</style></head>
 <body><header><h1>${name}</h1><p>${scope}</p>
-<ul class="summary"><li><b data-count="tasks">${tasks}</b> tasks</li>${states}<li><b data-count="outputs">${summary.outputs}</b> outputs</li><li>spent <b data-count="spent">${summary.spent}</b></li></ul></header>
+<ul class="summary"><li><b data-count="tasks">${tasks}</b> tasks</li>${states}<li><b data-count="outputs">${summary.outputs}</b> outputs</li><li>spent <b data-count="spent">${summary.spent}</b></li><li><b data-count="approved">${summary.reviews.approved}</b> approved</li><li><b data-count="rejected-outputs">${summary.reviews.rejected}</b> rejected by review</li></ul></header>
 `;
 }
 
@@ -114,18 +119,25 @@ export interface TaskView {
   prompt: string | null;
   parameters: Record<string, unknown>;
   cost: number | null;
+  variables: TaskVariables;
 }
+
+/** A text output's words, shown whole: an answer is read, not opened. */
+export type AnswerOf = (record: ReviewRecord) => string | null;
 
 /** One task: its outputs as thumbnails with check badges, its model, prompt and parameters below. */
 export function taskCard(
   records: readonly ReviewRecord[],
   task: TaskView,
   imagesBefore: number,
+  answerOf: AnswerOf = () => null,
 ): string {
   const parameters = Object.entries(task.parameters)
     .map(([field, value]) => `${field}: ${truncate(JSON.stringify(value), 160)}`)
     .join(" · ");
-  const figures = records.map((record, i) => figure(record, imagesBefore + i)).join("");
+  const figures = records
+    .map((record, i) => figure(record, imagesBefore + i, answerOf(record)))
+    .join("");
   const prompt =
     task.prompt === null
       ? ""
@@ -133,12 +145,24 @@ export function taskCard(
   const state =
     task.state === "done" ? "" : ` <span class="badge failed">${escapeHtml(task.state)}</span>`;
   return `<article class="task" id="task-${href(task.label)}"><h3>${escapeHtml(task.label)}${state}</h3><div class="outputs">${figures}</div>
-<p class="meta">${escapeHtml(task.model ?? "unknown model")}${task.cost === null ? "" : ` · cost ${task.cost}`}</p>${prompt}
+${variablesLine(task.variables)}<p class="meta">${escapeHtml(task.model ?? "unknown model")}${task.cost === null ? "" : ` · cost ${task.cost}`}</p>${prompt}
 ${parameters === "" ? "" : `<p class="params">${escapeHtml(parameters)}</p>`}${task.reason !== null && task.state !== "done" ? `<p class="problems">${escapeHtml(task.reason)}</p>` : ""}</article>
 `;
 }
 
-function figure(record: ReviewRecord, position: number): string {
+/** Matrix variables, repeat and take as tags; nothing for a lone first take. */
+export function variablesLine(variables: TaskVariables): string {
+  const tags = Object.entries(variables.vars).map(
+    ([name, value]) =>
+      `<span data-var="${escapeHtml(name)}">${escapeHtml(name)}: ${escapeHtml(typeof value === "string" ? value : JSON.stringify(value))}</span>`,
+  );
+  if (variables.repeat > 0) tags.push(`<span>repeat ${variables.repeat + 1}</span>`);
+  if (variables.take > 1)
+    tags.push(`<span data-take="${variables.take}">take ${variables.take}</span>`);
+  return tags.length === 0 ? "" : `<p class="vars">${tags.join("")}</p>`;
+}
+
+function figure(record: ReviewRecord, position: number, answer: string | null): string {
   const state = record.checks.state ?? "unchecked";
   const badge = `<span class="badge ${state}">${state === "ok" ? "checks ok" : state === "failed" ? "check failed" : "not checked"}</span>`;
   const problems =
@@ -146,6 +170,10 @@ function figure(record: ReviewRecord, position: number): string {
       ? ""
       : `<ul class="problems">${record.checks.problems.map((p) => `<li>${escapeHtml(p)}</li>`).join("")}</ul>`;
   const name = record.file?.split("/").at(-1) ?? "";
+  const review =
+    record.review === null
+      ? ""
+      : ` <span class="badge ${record.review.decision}">${record.review.decision}</span>${record.review.note === null ? "" : ` <span class="note">${escapeHtml(record.review.note)}</span>`}`;
   const picture =
     record.thumbnail ??
     record.poster ??
@@ -155,9 +183,14 @@ function figure(record: ReviewRecord, position: number): string {
     picture === null
       ? escapeHtml(name)
       : `<img class="thumb" src="${href(picture)}" alt="${escapeHtml(name)}"${loading}>${record.content_type?.startsWith("video/") ? '<span class="play">▶</span>' : ""}`;
-  const link = record.file === null ? inner : `<a href="${href(record.file)}">${inner}</a>`;
+  const link =
+    answer !== null
+      ? `<pre class="answer">${escapeHtml(answer)}</pre>`
+      : record.file === null
+        ? inner
+        : `<a href="${href(record.file)}">${inner}</a>`;
   const size = [sizeOf(record), bytesText(record.bytes)].filter((part) => part !== "").join(" · ");
-  return `<figure class="output">${link}<figcaption>${badge} ${escapeHtml(name)}${size === "" ? "" : ` · ${escapeHtml(size)}`}${problems}</figcaption></figure>`;
+  return `<figure class="output">${link}<figcaption>${badge}${review} ${escapeHtml(name)}${size === "" ? "" : ` · ${escapeHtml(size)}`}${problems}</figcaption></figure>`;
 }
 
 function sizeOf(record: ReviewRecord): string {

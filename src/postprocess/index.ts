@@ -1,5 +1,6 @@
 /** Post-processing: output checks and thumbnails during a run; results.jsonl and the gallery after. */
 export { defaultTolerance } from "./check-clip.js";
+export { type Exported, exportApproved, REVIEW_CSV } from "./export.js";
 export { PostProcessor, type PostProcessorOptions } from "./post-processor.js";
 export {
   GALLERY_FILE,

@@ -1,5 +1,5 @@
 import { redactDataUris } from "../core/values.js";
-import type { TaskRow } from "../store/index.js";
+import { type TaskRow, variablesOf } from "../store/index.js";
 
 /**
  * An output's provenance sidecar (`<file>.json`): job, key, request, task, cost, hash and
@@ -18,6 +18,7 @@ export function provenanceText(
       label: row.label,
       key: row.key,
       output: index,
+      ...variablesOf(row),
       task_id: row.task_id,
       family: row.family,
       endpoint: row.endpoint,

@@ -1,6 +1,21 @@
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import path from "node:path";
-import type { ReportScope, ReportTask, RunRow, Store } from "../store/index.js";
+import {
+  type ReportScope,
+  type ReportTask,
+  type RunRow,
+  type Store,
+  variablesOf,
+} from "../store/index.js";
 import {
   failureItem,
   failuresEnd,
@@ -74,6 +89,22 @@ class ChunkedFile {
   }
 }
 
+/** Longer answers are cut here: a page is for reading, the file holds the rest. */
+const MAX_ANSWER_BYTES = 256 * 1024;
+
+/** A text output's words from its file; null for media, or a file gone. */
+export function answerText(dir: string, record: ReviewRecord): string | null {
+  if (record.file === null || record.content_type?.startsWith("text/") !== true) return null;
+  const file = path.join(dir, record.file);
+  try {
+    if (statSync(file).size > MAX_ANSWER_BYTES)
+      return `${readFileSync(file, "utf8").slice(0, MAX_ANSWER_BYTES)}…`;
+    return readFileSync(file, "utf8");
+  } catch {
+    return null;
+  }
+}
+
 export interface ReportWritten {
   results: string;
   gallery: string;
@@ -124,8 +155,10 @@ export async function writeReport(
             prompt: promptOf(body),
             parameters: parametersOf(body),
             cost: task.cost,
+            variables: variablesOf(task),
           },
           outputs - records.length,
+          (record) => answerText(dir, record),
         ),
       );
     };

@@ -1,9 +1,15 @@
 import path from "node:path";
 import { redactDataUris } from "../core/values.js";
-import type { ReportOutput, ReportTask } from "../store/index.js";
+import {
+  type ReportOutput,
+  type ReportTask,
+  type ReviewDecision,
+  type TaskVariables,
+  variablesOf,
+} from "../store/index.js";
 
 /** One line of `results.jsonl`: an output with its job, request, file and checks. */
-export interface ReviewRecord {
+export interface ReviewRecord extends TaskVariables {
   job: string;
   label: string;
   key: string;
@@ -24,6 +30,8 @@ export interface ReviewRecord {
   /** What the task cost (all of its outputs together). */
   cost: number | null;
   checks: { state: "ok" | "failed" | null; problems: string[]; [measured: string]: unknown };
+  /** What a reviewer decided about it; null until reviewed. */
+  review: { decision: ReviewDecision; note: string | null } | null;
 }
 
 /** Fields shown as the prompt, not as parameters. */
@@ -77,6 +85,7 @@ export function reviewRecord(
     model: typeof body.model === "string" ? body.model : null,
     prompt: promptOf(body),
     parameters: parametersOf(body),
+    ...variablesOf(job),
     output: output.idx,
     file: relativeTo(outputDir, output.path),
     thumbnail: relativeTo(outputDir, output.thumbnail),
@@ -86,5 +95,6 @@ export function reviewRecord(
     bytes: output.bytes,
     cost: job.cost,
     checks: { state: output.check_state, ...measured },
+    review: output.review === null ? null : { decision: output.review, note: output.review_note },
   };
 }

@@ -14,6 +14,7 @@ export type {
 } from "./port.js";
 export {
   type FailureRow,
+  type GridRow,
   type LeaseHolder,
   type LeaseRow,
   type NewRun,
@@ -23,12 +24,16 @@ export {
   type ReportRow,
   type ReportSummary,
   type ReportTask,
+  type ReviewDecision,
+  type ReviewRow,
+  type RunNotice,
   type RunRow,
   type TaskRow,
   type TextAnswerRow,
   type TickRow,
   TickStatus,
   TickTrigger,
+  type TimelineRow,
 } from "./rows.js";
 export { openStore, type SqliteStore } from "./sqlite/open.js";
 export { storeUnusable } from "./sqlite/unusable.js";
@@ -41,3 +46,4 @@ export {
   UNDONE_STATES,
 } from "./states.js";
 export type { TaskEvent } from "./task-events.js";
+export { type TaskVariables, variablesOf } from "./variables.js";

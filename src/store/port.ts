@@ -1,5 +1,6 @@
 import type {
   FailureRow,
+  GridRow,
   LeaseHolder,
   LeaseRow,
   NewRun,
@@ -7,12 +8,16 @@ import type {
   OutputRow,
   ReportRow,
   ReportSummary,
+  ReviewDecision,
+  ReviewRow,
+  RunNotice,
   RunRow,
   TaskRow,
   TextAnswerRow,
   TickRow,
   TickStatus,
   TickTrigger,
+  TimelineRow,
 } from "./rows.js";
 import type { TaskState } from "./states.js";
 import type { TaskEvent } from "./task-events.js";
@@ -24,7 +29,13 @@ import type { TaskEvent } from "./task-events.js";
  * A transition whose guard fails (another process moved the task first) changes nothing.
  * `openStore` (SQLite) is the default adapter.
  */
-export interface Store extends RunStore, TaskReads, TaskTransitions, ReportReads, ScheduleStore {
+export interface Store
+  extends RunStore,
+    TaskReads,
+    TaskTransitions,
+    ReportReads,
+    ReviewStore,
+    ScheduleStore {
   /** The gateway submit rate learned by earlier runs, per base URL. */
   learnedRate(baseUrl: string): Promise<number | undefined>;
   saveLearnedRate(baseUrl: string, rate: number): Promise<void>;
@@ -52,6 +63,10 @@ export interface RunStore {
   scheduledRuns(name: string): Promise<RunRow[]>;
   /** Files recorded for the tasks only this run holds, less any another run also names. */
   filesOfRun(runId: number): Promise<string[]>;
+  /** Keeps something the run said (rate limiting, a stop) for viewers of its progress. */
+  recordRunNotice(runId: number, notice: RunNotice): Promise<void>;
+  /** A run's latest `limit` notices, newest first. */
+  runNoticesOf(runId: number, limit: number): Promise<RunNotice[]>;
   /** Forgets a run: its row, events, and the tasks (with outputs and answers) no other run holds. */
   deleteRun(runId: number): Promise<void>;
 }
@@ -253,6 +268,24 @@ export interface ReportReads {
   summaryOf(scope: ReportScope): Promise<ReportSummary>;
   /** The stored answers of a run's text tasks, with each task's label. */
   textAnswersOf(runId: number): Promise<(TextAnswerRow & { label: string })[]>;
+  /** Each task of a run (stand-ins left out) with when it was queued, sent, finished, fetched. */
+  timelineOf(runId: number): Promise<TimelineRow[]>;
+  /** A run's downloaded outputs with their variables and reviews, for a review grid. */
+  gridOf(runId: number): Promise<GridRow[]>;
+}
+
+/** What reviewers decided about outputs: approved or rejected, with an optional note. */
+export interface ReviewStore {
+  /**
+   * Records the decision on a downloaded output (null clears it), replacing an earlier one;
+   * false when no such output is on disk.
+   */
+  recordReview(
+    review: { key: string; index: number; decision: ReviewDecision | null; note: string | null },
+    now: number,
+  ): Promise<boolean>;
+  /** The reviews of the outputs in scope, in the order their tasks were recorded. */
+  reviewsOf(scope: ReportScope): Promise<ReviewRow[]>;
 }
 
 export interface ScheduleStore {

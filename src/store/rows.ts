@@ -19,6 +19,14 @@ export interface RunRow {
   stop_reason: string | null;
 }
 
+/** Something a run said while it went on (rate limiting, a stop), kept for viewers. */
+export interface RunNotice {
+  at: number;
+  /** The engine event it came from: `gateway:rate-limited`, `run:stopping`. */
+  type: string;
+  message: string;
+}
+
 /** A run as it is first recorded. */
 export type NewRun = Omit<
   RunRow,
@@ -58,6 +66,12 @@ export interface TaskRow {
   updated_at: number;
   /** 1 for a stand-in for the dependants of a failed upstream (never submitted). */
   placeholder: number;
+  /** JSON of its matrix variables; null for a job without a matrix. */
+  vars: string | null;
+  /** Which of the job's repeats it is, from 0. */
+  repeat_index: number;
+  /** 1 for the first take; a regeneration after review is the next. */
+  take: number;
 }
 
 /** A task as a run first records it. */
@@ -73,6 +87,11 @@ export interface NewTask {
   estimatedCost: number | null;
   /** A stand-in for the dependants of a failed upstream. */
   placeholder?: boolean;
+  /** Its matrix variables (none without a matrix). */
+  vars?: Record<string, unknown>;
+  repeatIndex?: number;
+  /** Default 1. */
+  take?: number;
 }
 
 export interface OutputRow {
@@ -97,10 +116,32 @@ export interface OutputRow {
 /** What a report shows of a task. */
 export type ReportTask = Pick<
   TaskRow,
-  "key" | "job_id" | "label" | "state" | "reason" | "request" | "cost" | "task_id"
+  | "key"
+  | "job_id"
+  | "label"
+  | "state"
+  | "reason"
+  | "request"
+  | "cost"
+  | "task_id"
+  | "vars"
+  | "repeat_index"
+  | "take"
+  | "upstream_key"
 >;
 
-/** What a report shows of an output. */
+export type ReviewDecision = "approved" | "rejected";
+
+/** A reviewer's decision on one output (`reviews`). */
+export interface ReviewRow {
+  job_key: string;
+  idx: number;
+  decision: ReviewDecision;
+  note: string | null;
+  decided_at: number;
+}
+
+/** What a report shows of an output, with its review (null fields when not reviewed). */
 export type ReportOutput = Pick<
   OutputRow,
   | "idx"
@@ -113,7 +154,7 @@ export type ReportOutput = Pick<
   | "checks"
   | "thumbnail"
   | "poster"
->;
+> & { review: ReviewDecision | null; review_note: string | null };
 
 /** One output with its task, as reports read them. */
 export interface ReportRow {
@@ -130,6 +171,41 @@ export interface ReportSummary {
   states: Record<string, number>;
   outputs: number;
   spent: number;
+  /** Outputs reviewed, by decision. */
+  reviews: Record<ReviewDecision, number>;
+}
+
+/** A downloaded output as a review grid shows it: no request, no measurements. */
+export interface GridRow {
+  key: string;
+  job_id: string;
+  label: string;
+  vars: string | null;
+  repeat_index: number;
+  take: number;
+  idx: number;
+  content_type: string | null;
+  /** 1 when a thumbnail or poster was made. */
+  pictured: number;
+  check_state: "ok" | "failed" | null;
+  review: ReviewDecision | null;
+  review_note: string | null;
+}
+
+/** A task's times, for a timeline (ms since the epoch; null where it has not got there). */
+export interface TimelineRow {
+  key: string;
+  job_id: string;
+  label: string;
+  state: TaskState;
+  reason: string | null;
+  queued_at: number;
+  submitted_at: number | null;
+  completed_at: number | null;
+  downloaded_at: number | null;
+  done_at: number | null;
+  /** Its last move (a failure's time). */
+  updated_at: number;
 }
 
 /** What a text task's answer was, as stored (`text_answers`). */

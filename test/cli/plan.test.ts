@@ -173,6 +173,8 @@ describe("gwrun plan against the state a run left", () => {
           request: task.request,
           upstreamKey: null,
           estimatedCost: task.estimated_cost,
+          vars: task.vars === null ? {} : JSON.parse(task.vars),
+          repeatIndex: task.repeat_index,
           status: "done",
         })),
       );

@@ -46,7 +46,7 @@ export async function withRun<T>(
     },
     gwrun: (args) => {
       // Commands that talk to the gateway get the simulator's URL; all get the database.
-      const talks = !["status", "runs", "report"].includes(args[0] ?? "");
+      const talks = !["status", "runs", "report", "export", "view"].includes(args[0] ?? "");
       const extra = talks ? ["--db", db, "--base-url", sim.url] : ["--db", db];
       const run = gwrunAsync([...args, ...extra], { cwd: dir, env: { GW_API_KEY: "test-key" } });
       children.push(run.child);

@@ -31,6 +31,9 @@ export function taskRow(fields: Partial<TaskRow> = {}): TaskRow {
     done_at: null,
     updated_at: 0,
     placeholder: 0,
+    vars: null,
+    repeat_index: 0,
+    take: 1,
     ...fields,
   };
 }

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { chromium } from "playwright-core";
 import { describe, expect, it } from "vitest";
+import { withChromium } from "../helpers/chromium.js";
 import { fastSettings, withRun } from "../helpers/run.js";
 import { CHROMIUM, runsWith } from "../helpers/system-tools.js";
 import { REVIEW_JOBS, readResults } from "./review.js";
@@ -18,30 +18,7 @@ describe.runIf(runsWith(CHROMIUM))("the gallery page in Chromium", () => {
       const results = readResults(scope.outputDir);
       expect(results).toHaveLength(3);
 
-      const browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          "--no-sandbox",
-          "--disable-gpu",
-          "--disable-quic",
-          "--no-first-run",
-          "--disable-background-networking",
-          "--disable-component-update",
-          "--disable-sync",
-        ],
-      });
-      try {
-        const page = await browser.newPage();
-        const problems: string[] = [];
-        page.on("console", (message) => {
-          if (message.type() === "error") problems.push(message.text());
-        });
-        page.on("pageerror", (error) => problems.push(error.message));
-        page.on("requestfailed", (request) => problems.push(`failed: ${request.url()}`));
-        page.on("dialog", (dialog) => {
-          problems.push(`dialog: ${dialog.message()}`);
-          void dialog.dismiss();
-        });
+      await withChromium(async ({ page, problems }) => {
         await page.goto(pathToFileURL(path.join(scope.outputDir, "index.html")).href, {
           waitUntil: "load",
         });
@@ -97,9 +74,7 @@ describe.runIf(runsWith(CHROMIUM))("the gallery page in Chromium", () => {
           await page.$eval('a[href="clip/clip.mp4"] img.thumb', (img) => img.getAttribute("src")),
         ).toBe(".thumbs/clip/clip.webp");
         expect(problems).toEqual([]);
-      } finally {
-        await browser.close();
-      }
+      });
     });
   }, 180_000);
 });

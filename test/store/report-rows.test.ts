@@ -65,6 +65,7 @@ describe("store: what reports read", () => {
         states: { pending: 2, skipped: 1 },
         outputs: 1,
         spent: 0,
+        reviews: { approved: 0, rejected: 0 },
       });
     } finally {
       await store.close();
@@ -107,6 +108,7 @@ describe("store: what reports read", () => {
         states: { done: 3 },
         outputs: 3,
         spent: 0.75,
+        reviews: { approved: 0, rejected: 0 },
       });
 
       // Going back to the first prompt: until that take is done, the file on disk is still

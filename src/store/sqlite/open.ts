@@ -5,6 +5,7 @@ import * as dependants from "./dependants.js";
 import { GroupCommit } from "./group-commit.js";
 import * as outputs from "./outputs.js";
 import * as reports from "./reports.js";
+import * as reviews from "./reviews.js";
 import * as runs from "./runs.js";
 import * as schedules from "./schedules.js";
 import * as tasks from "./tasks.js";
@@ -47,6 +48,8 @@ export function openStore(file: string): SqliteStore {
       scheduledRuns: async (name) => runs.scheduledRuns(s, name),
       filesOfRun: async (runId) => runs.filesOfRun(s, runId),
       deleteRun: async (runId) => runs.deleteRun(s, runId),
+      recordRunNotice: async (runId, notice) => runs.recordRunNotice(s, runId, notice),
+      runNoticesOf: async (runId, limit) => runs.runNoticesOf(s, runId, limit),
 
       task: async (key) => tasks.task(s, key),
       tasksOf: async (runId) => tasks.tasksOf(s, runId),
@@ -85,6 +88,11 @@ export function openStore(file: string): SqliteStore {
       failuresOf: (scope) => reports.failuresOf(s, scope),
       summaryOf: async (scope) => reports.summaryOf(s, scope),
       textAnswersOf: async (runId) => reports.textAnswersOf(s, runId),
+      timelineOf: async (runId) => reports.timelineOf(s, runId),
+      gridOf: async (runId) => reports.gridOf(s, runId),
+
+      recordReview: async (review, now) => reviews.recordReview(s, review, now),
+      reviewsOf: async (scope) => reviews.reviewsOf(s, scope),
 
       recordTickNotRun: async (tick, now) => schedules.recordTickNotRun(s, tick, now),
       startTick: async (tick, now) => schedules.startTick(s, tick, now),

@@ -2,11 +2,13 @@ import { roundMoney } from "../../core/money.js";
 import type { ReportScope } from "../port.js";
 import type {
   FailureRow,
+  GridRow,
   ReportOutput,
   ReportRow,
   ReportSummary,
   ReportTask,
   TextAnswerRow,
+  TimelineRow,
 } from "../rows.js";
 import { FAILED_STATES } from "../states.js";
 import type { SqliteDb } from "./db.js";
@@ -36,11 +38,12 @@ export async function* reportRows(s: SqliteDb, scope: ReportScope): AsyncGenerat
   // Only the columns a report shows: wide rows are most of the cost at 100k tasks.
   const page = s.sql(
     `SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason, jobs.request, jobs.cost,
-       jobs.task_id, outputs.idx, outputs.state AS output_state, outputs.path, outputs.bytes,
+       jobs.task_id, jobs.vars, jobs.repeat_index, jobs.take, jobs.upstream_key, outputs.idx, outputs.state AS output_state, outputs.path, outputs.bytes,
        outputs.sha256, outputs.content_type, outputs.check_state, outputs.checks,
-       outputs.thumbnail, outputs.poster
+       outputs.thumbnail, outputs.poster, reviews.decision AS review, reviews.note AS review_note
      FROM json_each(?) AS wanted JOIN jobs ON jobs.rowid = wanted.value
      LEFT JOIN outputs ON outputs.job_key = jobs.key
+     LEFT JOIN reviews ON reviews.job_key = outputs.job_key AND reviews.idx = outputs.idx
      ORDER BY wanted.key, outputs.idx`,
   );
   for (let start = 0; start < order.length; start += PAGE) {
@@ -60,6 +63,10 @@ function reportRow(row: ReportTask & ReportOutput & { output_state: string }): R
     request: row.request,
     cost: row.cost,
     task_id: row.task_id,
+    vars: row.vars,
+    repeat_index: row.repeat_index,
+    take: row.take,
+    upstream_key: row.upstream_key,
   };
   if (row.idx === null) return { task, output: null };
   return {
@@ -75,6 +82,8 @@ function reportRow(row: ReportTask & ReportOutput & { output_state: string }): R
       checks: row.checks,
       thumbnail: row.thumbnail,
       poster: row.poster,
+      review: row.review ?? null,
+      review_note: row.review_note ?? null,
     },
   };
 }
@@ -112,7 +121,15 @@ export function summaryOf(s: SqliteDb, scope: ReportScope): ReportSummary {
        WHERE outputs.state = 'downloaded'`,
     )
     .get(param) as { n: number };
-  return { states, outputs: outputs.n, spent: roundMoney(spent) };
+  const reviews = { approved: 0, rejected: 0 };
+  const decided = s
+    .sql(
+      `${sql} SELECT reviews.decision AS decision, count(*) AS n FROM scope
+       JOIN reviews ON reviews.job_key = scope.key GROUP BY reviews.decision`,
+    )
+    .all(param) as { decision: keyof typeof reviews; n: number }[];
+  for (const row of decided) reviews[row.decision] = row.n;
+  return { states, outputs: outputs.n, spent: roundMoney(spent), reviews };
 }
 
 export function textAnswersOf(s: SqliteDb, runId: number): (TextAnswerRow & { label: string })[] {
@@ -124,4 +141,38 @@ export function textAnswersOf(s: SqliteDb, runId: number): (TextAnswerRow & { la
        WHERE run_jobs.run_id = ? ORDER BY jobs.rowid`,
     )
     .all(runId) as (TextAnswerRow & { label: string })[];
+}
+
+/** Each task of a run with its times; downloads are read from the event log in one pass. */
+export function timelineOf(s: SqliteDb, runId: number): TimelineRow[] {
+  return s
+    .sql(
+      `WITH downloads AS (
+         SELECT job_key, min(at) AS at FROM events
+         WHERE run_id = ? AND type = 'job:downloaded' GROUP BY job_key)
+       SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason,
+         jobs.created_at AS queued_at, jobs.submitted_at, jobs.completed_at,
+         downloads.at AS downloaded_at, jobs.done_at, jobs.updated_at
+       FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+       LEFT JOIN downloads ON downloads.job_key = jobs.key
+       WHERE run_jobs.run_id = ? AND jobs.placeholder = 0 ORDER BY jobs.rowid`,
+    )
+    .all(runId, runId) as TimelineRow[];
+}
+
+/** A run's downloaded outputs for a review grid, the tasks of one manifest job together. */
+export function gridOf(s: SqliteDb, runId: number): GridRow[] {
+  return s
+    .sql(
+      `SELECT jobs.key, jobs.job_id, jobs.label, jobs.vars, jobs.repeat_index, jobs.take,
+         outputs.idx, outputs.content_type,
+         (outputs.thumbnail IS NOT NULL OR outputs.poster IS NOT NULL) AS pictured,
+         outputs.check_state, reviews.decision AS review, reviews.note AS review_note
+       FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+       JOIN outputs ON outputs.job_key = jobs.key AND outputs.state = 'downloaded'
+       LEFT JOIN reviews ON reviews.job_key = outputs.job_key AND reviews.idx = outputs.idx
+       WHERE run_jobs.run_id = ?
+       ORDER BY min(jobs.rowid) OVER (PARTITION BY jobs.job_id), jobs.rowid, outputs.idx`,
+    )
+    .all(runId) as GridRow[];
 }

@@ -1,4 +1,4 @@
-import type { NewRun, RunRow } from "../rows.js";
+import type { NewRun, RunNotice, RunRow } from "../rows.js";
 import type { SqliteDb } from "./db.js";
 
 /** Runs: recording, finding, and forgetting a pruned one. */
@@ -92,6 +92,7 @@ export function deleteRun(s: SqliteDb, runId: number): void {
     const own = `SELECT key FROM run_jobs WHERE run_id = @run
       AND key NOT IN (SELECT key FROM run_jobs WHERE run_id != @run)`;
     s.sql(`DELETE FROM text_answers WHERE job_key IN (${own})`).run({ run: runId });
+    s.sql(`DELETE FROM reviews WHERE job_key IN (${own})`).run({ run: runId });
     s.sql(`DELETE FROM outputs WHERE job_key IN (${own})`).run({ run: runId });
     s.sql(`DELETE FROM events WHERE job_key IN (${own})`).run({ run: runId });
     const keys = s.sql(own).pluck().all({ run: runId }) as string[];
@@ -118,4 +119,24 @@ export function saveLearnedRate(s: SqliteDb, baseUrl: string, rate: number): voi
   s.sql(
     "INSERT INTO gateway_state (base_url, submit_rate) VALUES (?, ?) ON CONFLICT(base_url) DO UPDATE SET submit_rate = excluded.submit_rate",
   ).run(baseUrl, rate);
+}
+
+/** Notices share the event log with task moves, without a task. */
+export function recordRunNotice(s: SqliteDb, runId: number, notice: RunNotice): void {
+  s.sql("INSERT INTO events (run_id, at, job_key, type, data) VALUES (?, ?, NULL, ?, ?)").run(
+    runId,
+    notice.at,
+    notice.type,
+    notice.message,
+  );
+}
+
+export function runNoticesOf(s: SqliteDb, runId: number, limit: number): RunNotice[] {
+  return s
+    .sql(
+      `SELECT at, type, data AS message FROM events
+       WHERE run_id = ? AND job_key IS NULL AND type IN ('gateway:rate-limited', 'run:stopping')
+       ORDER BY id DESC LIMIT ?`,
+    )
+    .all(runId, limit) as RunNotice[];
 }

@@ -89,8 +89,8 @@ export function recordTasks(
   const added = new Set<string>();
   const insert = s.sql(
     `INSERT OR IGNORE INTO jobs (key, run_id, job_id, label, family, lane, endpoint, request, upstream_key,
-       state, estimated_cost, created_at, updated_at, placeholder)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)`,
+       state, estimated_cost, created_at, updated_at, placeholder, vars, repeat_index, take)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)`,
   );
   const adopt = s.sql("UPDATE jobs SET run_id = ?, job_id = ?, label = ? WHERE key = ?");
   const link = s.sql("INSERT OR IGNORE INTO run_jobs (run_id, key) VALUES (?, ?)");
@@ -110,6 +110,11 @@ export function recordTasks(
         now,
         now,
         task.placeholder === true ? 1 : 0,
+        task.vars === undefined || Object.keys(task.vars).length === 0
+          ? null
+          : JSON.stringify(task.vars),
+        task.repeatIndex ?? 0,
+        task.take ?? 1,
       ).changes;
       if (inserted === 0) adopt.run(runId, task.jobId, task.label, task.key);
       else added.add(task.key);

@@ -1,0 +1,186 @@
+import { parse } from "yaml";
+import { reviewRecord } from "../postprocess/review-record.js";
+import type { RunNotice, RunRow, Store, TimelineRow } from "../store/index.js";
+
+/**
+ * What the viewer's pages show, read from the store as plain JSON-able values: the runs, a
+ * run's progress, its timeline, its outputs for the grid, and one output in full.
+ */
+
+export interface RunItem {
+  id: number;
+  name: string;
+  status: string;
+  started_at: number;
+  finished_at: number | null;
+  /** ms; up to `now` while it runs. */
+  duration: number;
+  tasks: number;
+  states: Record<string, number>;
+  outputs: number;
+  spent: number;
+}
+
+/** The latest runs, newest first, with their counts and spend. */
+export async function runItems(store: Store, now: number, limit = 100): Promise<RunItem[]> {
+  const items: RunItem[] = [];
+  for (const run of await store.runs(limit)) {
+    const summary = await store.summaryOf({ run: run.id });
+    items.push({
+      id: run.id,
+      name: run.name,
+      status: run.status,
+      started_at: run.started_at,
+      finished_at: run.finished_at,
+      duration: (run.finished_at ?? now) - run.started_at,
+      tasks: Object.values(summary.states).reduce((sum, n) => sum + n, 0),
+      states: summary.states,
+      outputs: summary.outputs,
+      spent: summary.spent,
+    });
+  }
+  return items;
+}
+
+/** The manifest's `max_cost`, when it is written as a number. */
+export function maxCostOf(run: RunRow): number | null {
+  try {
+    const doc = parse(run.manifest_text) as { limits?: { max_cost?: unknown } } | null;
+    const value = doc?.limits?.max_cost;
+    return typeof value === "number" ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface Progress {
+  run: { id: number; name: string; status: string; finished: boolean; stop_reason: string | null };
+  tasks: number;
+  states: Record<string, number>;
+  outputs: number;
+  spent: number;
+  max_cost: number | null;
+  /** Tasks finished per minute since the start. */
+  rate: number;
+  elapsed: number;
+  reviews: { approved: number; rejected: number };
+  failures: { label: string; state: string; reason: string | null }[];
+  /** Rate limiting and stops, newest first. */
+  notices: RunNotice[];
+}
+
+/** A run's progress now: counts per state, spend against the budget, rate, failures. */
+export async function progressOf(store: Store, run: RunRow, now: number): Promise<Progress> {
+  const summary = await store.summaryOf({ run: run.id });
+  const failures: Progress["failures"] = [];
+  for await (const failure of store.failuresOf({ run: run.id }))
+    failures.push({ label: failure.label, state: failure.state, reason: failure.reason });
+  const tasks = Object.values(summary.states).reduce((sum, n) => sum + n, 0);
+  const elapsed = (run.finished_at ?? now) - run.started_at;
+  const finished = tasks - (summary.states.pending ?? 0) - running(summary.states);
+  return {
+    run: {
+      id: run.id,
+      name: run.name,
+      status: run.status,
+      finished: run.finished_at !== null,
+      stop_reason: run.stop_reason,
+    },
+    tasks,
+    states: summary.states,
+    outputs: summary.outputs,
+    spent: summary.spent,
+    max_cost: maxCostOf(run),
+    rate: elapsed > 0 ? Math.round((finished / elapsed) * 60_000 * 10) / 10 : 0,
+    elapsed,
+    reviews: summary.reviews,
+    failures,
+    notices: await store.runNoticesOf(run.id, 10),
+  };
+}
+
+function running(states: Record<string, number>): number {
+  return ["submitting", "submitted", "processing", "completed", "downloaded"].reduce(
+    (sum, state) => sum + (states[state] ?? 0),
+    0,
+  );
+}
+
+/** A run's tasks with their times, for the timeline. */
+export function timelineItems(store: Store, run: RunRow): Promise<TimelineRow[]> {
+  return store.timelineOf(run.id);
+}
+
+/** One output as the grid shows it: `id` is `<task key>/<index>`, how files are asked for. */
+export interface GridItem {
+  id: string;
+  job: string;
+  label: string;
+  vars: Record<string, unknown>;
+  repeat: number;
+  take: number;
+  kind: "image" | "video" | "text" | "other";
+  /** Whether a thumbnail or poster exists to show in the grid. */
+  thumb: boolean;
+  check: "ok" | "failed" | null;
+  review: "approved" | "rejected" | null;
+  note: string | null;
+}
+
+function kindOf(contentType: string | null): GridItem["kind"] {
+  const type = contentType ?? "";
+  if (type.startsWith("image/")) return "image";
+  if (type.startsWith("video/")) return "video";
+  if (type.startsWith("text/")) return "text";
+  return "other";
+}
+
+/** The outputs on disk of a run, the tasks of one manifest job together. */
+export async function gridItems(store: Store, run: RunRow): Promise<GridItem[]> {
+  return (await store.gridOf(run.id)).map((row) => ({
+    id: `${row.key}/${row.idx}`,
+    job: row.job_id,
+    label: row.label,
+    vars: row.vars === null ? {} : (JSON.parse(row.vars) as Record<string, unknown>),
+    repeat: row.repeat_index,
+    take: row.take,
+    kind: kindOf(row.content_type),
+    thumb: row.pictured === 1,
+    check: row.check_state,
+    review: row.review,
+    note: row.review_note,
+  }));
+}
+
+/** One output in full for the viewer: its record (request, checks, cost) and its task's times. */
+export async function outputDetail(
+  store: Store,
+  key: string,
+  index: number,
+): Promise<Record<string, unknown> | undefined> {
+  const task = await store.task(key);
+  const output = task === undefined ? undefined : (await store.outputsOf(key))[index];
+  if (task === undefined || output === undefined || output.idx !== index) return undefined;
+  const run = await store.run(task.run_id);
+  // The review is the grid's to show: it changes while the viewer is open.
+  const record = reviewRecord(run?.output_dir ?? "", task, {
+    ...output,
+    review: null,
+    review_note: null,
+  });
+  return {
+    ...record,
+    request: JSON.parse(task.request) as unknown,
+    provenance: {
+      key: task.key,
+      task_id: task.task_id,
+      family: task.family,
+      endpoint: task.endpoint,
+      run: task.run_id,
+      queued_at: task.created_at,
+      submitted_at: task.submitted_at,
+      completed_at: task.completed_at,
+      done_at: task.done_at,
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import { createReadStream, statSync } from "node:fs";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Store } from "../store/index.js";
+
+/**
+ * Recorded files, and only those: a file is asked for by its output's id (task key and index)
+ * and which of its files (the output, its thumbnail, its poster); its path comes from the
+ * store, never from the URL.
+ */
+
+export type FileKind = "file" | "thumb" | "poster";
+
+const KEY = /^[A-Za-z0-9_-]{1,128}$/;
+
+const TYPES: Readonly<Record<string, string>> = {
+  webp: "image/webp",
+  jpeg: "image/jpeg",
+  jpg: "image/jpeg",
+  png: "image/png",
+  avif: "image/avif",
+};
+
+/** The recorded path and type of an output's file; undefined when none is recorded. */
+export async function recordedFile(
+  store: Store,
+  key: string,
+  index: string,
+  kind: FileKind,
+): Promise<{ path: string; type: string } | undefined> {
+  if (!KEY.test(key) || !/^\d{1,6}$/.test(index)) return undefined;
+  const output = (await store.outputsOf(key)).find((row) => row.idx === Number(index));
+  if (output === undefined || output.state !== "downloaded") return undefined;
+  const file = kind === "file" ? output.path : kind === "thumb" ? output.thumbnail : output.poster;
+  if (file === null) return undefined;
+  const type =
+    kind === "file"
+      ? (output.content_type ?? "application/octet-stream")
+      : (TYPES[file.split(".").at(-1)?.toLowerCase() ?? ""] ?? "application/octet-stream");
+  return { path: file, type };
+}
+
+/** Sends a file whole or the byte range asked for (video seeks); false when it is gone. */
+export function sendFile(
+  request: IncomingMessage,
+  response: ServerResponse,
+  file: { path: string; type: string },
+): boolean {
+  let size: number;
+  try {
+    const stat = statSync(file.path);
+    if (!stat.isFile()) return false;
+    size = stat.size;
+  } catch {
+    return false;
+  }
+  const headers = {
+    "content-type": file.type,
+    "accept-ranges": "bytes",
+    "cache-control": "private, max-age=60",
+    "x-content-type-options": "nosniff",
+  };
+  const range = /^bytes=(\d*)-(\d*)$/.exec(request.headers.range ?? "");
+  if (range !== null && size > 0) {
+    const start = range[1] === "" ? Math.max(0, size - Number(range[2])) : Number(range[1]);
+    const end =
+      range[1] === "" || range[2] === "" ? size - 1 : Math.min(Number(range[2]), size - 1);
+    if (start > end || start >= size) {
+      response.writeHead(416, { "content-range": `bytes */${size}` }).end();
+      return true;
+    }
+    response.writeHead(206, {
+      ...headers,
+      "content-length": end - start + 1,
+      "content-range": `bytes ${start}-${end}/${size}`,
+    });
+    streamTo(response, file.path, { start, end });
+    return true;
+  }
+  response.writeHead(200, { ...headers, "content-length": size });
+  if (request.method === "HEAD") response.end();
+  else streamTo(response, file.path, {});
+  return true;
+}
+
+function streamTo(
+  response: ServerResponse,
+  file: string,
+  range: { start?: number; end?: number },
+): void {
+  const stream = createReadStream(file, range);
+  // A file removed while sent: the response is cut, the server goes on.
+  stream.on("error", () => response.destroy());
+  stream.pipe(response);
+}

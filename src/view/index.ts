@@ -1,0 +1,2 @@
+/** `gwrun view`: the local web app over the store — runs, live progress, timeline, review. */
+export { startViewServer, type ViewOptions, type ViewServer } from "./server.js";

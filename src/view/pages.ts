@@ -1,0 +1,28 @@
+import { escapeHtml } from "../postprocess/gallery.js";
+
+/**
+ * The viewer's pages: a small shell each, its data inline as JSON (one request per page, even
+ * for 10,000 outputs) and one script from `web/` that draws it.
+ */
+
+/** JSON safe inside a `<script>` element: no `</script>` or comment can close it early. */
+function inlineJson(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
+}
+
+export type PageName = "runs" | "run" | "outputs";
+
+/** A page: its title, its data, and the script `web/<name>.js` that draws it. */
+export function page(name: PageName, title: string, data: unknown): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>${escapeHtml(title)}</title><link rel="stylesheet" href="/assets/view.css"></head>
+<body data-page="${name}"><nav><a href="/">runs</a></nav><main id="main"><h1>${escapeHtml(title)}</h1></main>
+<script type="application/json" id="data">${inlineJson(data)}</script>
+<script src="/assets/common.js"></script><script src="/assets/${name}.js"></script>
+</body></html>
+`;
+}

@@ -1,0 +1,244 @@
+// The outputs of a run, by job, in a matrix grid of chosen variables; a full-size viewer with
+// the request, checks, cost and provenance; approve / reject by click or key.
+(() => {
+  const { el, data, post, text, main } = window.gw;
+  const { run, outputs } = data();
+  const byId = new Map(outputs.map((item) => [item.id, item]));
+  const jobs = [...new Set(outputs.map((item) => item.job))];
+  main.append(
+    el(
+      "p",
+      {},
+      el("a", { href: `/runs/${run.id}` }, "← progress and timeline"),
+      ` · ${outputs.length} outputs · keys: ← → move, a approve, r reject, u undecide, Esc close`,
+    ),
+  );
+
+  /** The value of a grid axis for an output. */
+  function axisValue(item, axis) {
+    if (axis === "") return "";
+    if (axis === "repeat") return `repeat ${item.repeat + 1}`;
+    if (axis === "take") return `take ${item.take}`;
+    return text(item.vars[axis]);
+  }
+
+  function pictureOf(item) {
+    const [key, index] = item.id.split("/");
+    if (item.thumb) return `/files/${key}/${index}/thumb`;
+    if (item.kind === "image") return `/files/${key}/${index}/file`;
+    return null;
+  }
+
+  function figure(item) {
+    const src = pictureOf(item);
+    const open = () => openViewer(item.id);
+    return el(
+      "figure",
+      { class: `item ${item.review ?? ""}`, dataset: { id: item.id, review: item.review ?? "" } },
+      src === null
+        ? el("button", { class: "thumb text", onclick: open }, item.kind)
+        : el("img", { class: "thumb", src, alt: item.label, loading: "lazy", onclick: open }),
+      el(
+        "figcaption",
+        {},
+        el("span", { class: "label" }, item.label),
+        item.take > 1 ? el("span", { class: "badge take" }, `take ${item.take}`) : null,
+        item.check === "failed" ? el("span", { class: "badge failed" }, "check failed") : null,
+        el("span", { class: "decision" }, item.review ?? ""),
+        el(
+          "button",
+          { class: "approve", title: "approve (a)", onclick: () => decide(item.id, "approved") },
+          "✓",
+        ),
+        el(
+          "button",
+          { class: "reject", title: "reject (r)", onclick: () => decide(item.id, "rejected") },
+          "✗",
+        ),
+      ),
+    );
+  }
+
+  function section(job) {
+    const items = outputs.filter((item) => item.job === job);
+    const names = [...new Set(items.flatMap((item) => Object.keys(item.vars)))];
+    const axes = [...names, "repeat", "take"];
+    const choice = (id, chosen) =>
+      el(
+        "select",
+        { class: id, onchange: () => draw() },
+        el("option", { value: "" }, "(none)"),
+        axes.map((axis) => el("option", { value: axis, selected: axis === chosen }, axis)),
+      );
+    const rows = choice("rows", names[0] ?? (items.some((i) => i.repeat > 0) ? "repeat" : ""));
+    const cols = choice("cols", names[1] ?? "");
+    const grid = el("div", { class: "grid" });
+    function draw() {
+      const rowValues = [...new Set(items.map((item) => axisValue(item, rows.value)))];
+      const colValues = [...new Set(items.map((item) => axisValue(item, cols.value)))];
+      const head = el(
+        "tr",
+        {},
+        el("th", {}, ""),
+        colValues.map((value) => el("th", {}, value)),
+      );
+      const body = rowValues.map((row) =>
+        el(
+          "tr",
+          {},
+          el("th", {}, row),
+          colValues.map((col) =>
+            el(
+              "td",
+              {},
+              items
+                .filter(
+                  (item) =>
+                    axisValue(item, rows.value) === row && axisValue(item, cols.value) === col,
+                )
+                .sort((a, b) => a.label.localeCompare(b.label) || a.take - b.take)
+                .map(figure),
+            ),
+          ),
+        ),
+      );
+      grid.replaceChildren(el("table", {}, el("thead", {}, head), el("tbody", {}, body)));
+    }
+    draw();
+    return el(
+      "section",
+      { class: "job", dataset: { job } },
+      el(
+        "h2",
+        {},
+        job,
+        " ",
+        el("label", {}, "rows ", rows),
+        " ",
+        el("label", {}, "columns ", cols),
+      ),
+      grid,
+    );
+  }
+  main.append(...jobs.map(section));
+
+  // --- review
+  async function decide(id, decision) {
+    const item = byId.get(id);
+    const [key, index] = id.split("/");
+    const note = viewer.open && current === id ? noteInput.value : null;
+    await post("/api/reviews", { key, index: Number(index), decision, note });
+    item.review = decision;
+    item.note = note;
+    for (const node of document.querySelectorAll(`figure.item[data-id="${id}"]`)) {
+      node.dataset.review = decision ?? "";
+      node.className = `item ${decision ?? ""}`;
+      node.querySelector(".decision").textContent = decision ?? "";
+    }
+    if (current === id) showDecision(item);
+  }
+
+  // --- the viewer
+  const media = el("div", { class: "media", id: "viewer-media", tabindex: "-1" });
+  const title = el("h2", { id: "viewer-title" });
+  const noteInput = el("input", { id: "note", type: "text", placeholder: "note (optional)" });
+  const decision = el("p", { id: "viewer-decision" });
+  const details = el("div", { class: "details" });
+  const viewer = el(
+    "div",
+    { id: "viewer", class: "viewer", hidden: true },
+    media,
+    el(
+      "aside",
+      {},
+      el("button", { class: "close", onclick: () => closeViewer() }, "close (Esc)"),
+      title,
+      decision,
+      noteInput,
+      el("button", { id: "approve", onclick: () => decide(current, "approved") }, "approve (a)"),
+      el("button", { id: "reject", onclick: () => decide(current, "rejected") }, "reject (r)"),
+      details,
+    ),
+  );
+  viewer.open = false;
+  document.body.append(viewer);
+  let current = null;
+
+  function showDecision(item) {
+    decision.textContent =
+      item.review === null ? "not reviewed" : `${item.review}${item.note ? `: ${item.note}` : ""}`;
+    decision.className = item.review ?? "";
+  }
+
+  const order = () => [...document.querySelectorAll("figure.item")].map((node) => node.dataset.id);
+
+  async function openViewer(id) {
+    const item = byId.get(id);
+    current = id;
+    viewer.hidden = false;
+    viewer.open = true;
+    const [key, index] = id.split("/");
+    const file = `/files/${key}/${index}/file`;
+    title.textContent = `${item.label}${item.take > 1 ? ` (take ${item.take})` : ""}`;
+    noteInput.value = item.note ?? "";
+    showDecision(item);
+    if (item.kind === "image") media.replaceChildren(el("img", { src: file, alt: item.label }));
+    else if (item.kind === "video")
+      media.replaceChildren(
+        el("video", { src: file, controls: true, autoplay: true, muted: true, loop: true }),
+      );
+    else if (item.kind === "text") {
+      const answer = el("pre", { class: "answer" });
+      media.replaceChildren(answer);
+      answer.textContent = await (await fetch(file)).text();
+    } else media.replaceChildren(el("a", { href: file }, "open the file"));
+    const detail = await (await fetch(`/api/outputs/${key}/${index}`)).json();
+    if (current !== id) return;
+    const block = (name, value) => [
+      el("h3", {}, name),
+      el("pre", {}, JSON.stringify(value, null, 2)),
+    ];
+    details.replaceChildren(
+      el("p", {}, `cost ${detail.cost ?? "unknown"} · ${detail.model ?? ""}`),
+      ...block("variables", {
+        vars: detail.vars,
+        repeat: detail.repeat,
+        take: detail.take,
+        upstream: detail.upstream,
+      }),
+      ...block("request", detail.request),
+      ...block("checks", detail.checks),
+      ...block("provenance", detail.provenance),
+    );
+  }
+
+  function closeViewer() {
+    viewer.hidden = true;
+    viewer.open = false;
+    media.replaceChildren();
+  }
+
+  function step(by) {
+    const ids = order();
+    const at = ids.indexOf(current);
+    const next = ids[at + by];
+    if (next !== undefined) void openViewer(next);
+  }
+
+  document.addEventListener("keydown", (event) => {
+    if (["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement?.tagName ?? "")) {
+      if (event.key === "Escape") document.activeElement.blur();
+      return;
+    }
+    if (!viewer.open) {
+      if (event.key === "Enter" && outputs.length > 0) void openViewer(order()[0]);
+      return;
+    }
+    if (event.key === "Escape") closeViewer();
+    else if (event.key === "ArrowRight" || event.key === "j") step(1);
+    else if (event.key === "ArrowLeft" || event.key === "k") step(-1);
+    else if (event.key === "a") void decide(current, "approved");
+    else if (event.key === "r" || event.key === "x") void decide(current, "rejected");
+    else if (event.key === "u") void decide(current, null);
+  });
+})();

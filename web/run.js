@@ -1,0 +1,169 @@
+// A run's page: live counts by server-sent events, failures with reasons, and a timeline.
+(() => {
+  const { el, data, duration, main } = window.gw;
+  const first = data();
+  const id = first.run.id;
+  const counts = el("ul", { class: "counts", id: "counts" });
+  const spend = el("p", { id: "spend" });
+  const status = el("p", { id: "status" });
+  const summary = el("p", { id: "summary", class: "summary" });
+  const failures = el("ul", { id: "failures", class: "failures" });
+  const notices = el("ul", { id: "notices", class: "notices" });
+  const timeline = el("div", { id: "timeline", class: "timeline" });
+  const order = el(
+    "select",
+    { id: "timeline-order", onchange: () => drawTimeline() },
+    el("option", { value: "start" }, "in order of start"),
+    el("option", { value: "slowest" }, "slowest first"),
+    el("option", { value: "failed" }, "failed first"),
+  );
+  const failedOnly = el("input", {
+    type: "checkbox",
+    id: "failed-only",
+    onchange: () => drawTimeline(),
+  });
+  main.append(
+    el("p", {}, el("a", { href: `/runs/${id}/outputs` }, "outputs and review →")),
+    status,
+    counts,
+    spend,
+    summary,
+    notices,
+    el("h2", {}, "Failures"),
+    failures,
+    el("h2", {}, "Timeline ", order, el("label", {}, failedOnly, " failed only")),
+    el(
+      "p",
+      { class: "legend" },
+      ["queued", "submitted", "completed", "downloaded"].map((phase) =>
+        el("span", { class: `seg ${phase}` }, phase),
+      ),
+    ),
+    timeline,
+  );
+
+  function draw(progress) {
+    status.textContent = `${progress.run.status}, ${duration(progress.elapsed)}, ${progress.rate} tasks/min`;
+    const states = Object.entries(progress.states).sort(([a], [b]) => a.localeCompare(b));
+    counts.replaceChildren(
+      el("li", {}, el("b", { dataset: { count: "tasks" } }, String(progress.tasks)), " tasks"),
+      ...states.map(([state, n]) =>
+        el("li", {}, el("b", { dataset: { count: state } }, String(n)), ` ${state}`),
+      ),
+      el(
+        "li",
+        {},
+        el("b", { dataset: { count: "outputs" } }, String(progress.outputs)),
+        " outputs",
+      ),
+    );
+    spend.textContent =
+      progress.max_cost === null
+        ? `spent ${progress.spent}`
+        : `spent ${progress.spent} of max_cost ${progress.max_cost}`;
+    notices.replaceChildren(
+      ...progress.notices.map((notice) =>
+        el(
+          "li",
+          { dataset: { type: notice.type } },
+          `${new Date(notice.at).toLocaleTimeString()} ${notice.message}`,
+        ),
+      ),
+    );
+    failures.replaceChildren(
+      ...(progress.failures.length === 0
+        ? [el("li", {}, "none")]
+        : progress.failures.map((f) =>
+            el(
+              "li",
+              {},
+              el("b", {}, f.label),
+              " ",
+              el("span", { class: "badge failed" }, f.state),
+              ` ${f.reason ?? "no reason recorded"}`,
+            ),
+          )),
+    );
+  }
+
+  function finish(progress) {
+    draw(progress);
+    const done = progress.states.done ?? 0;
+    summary.textContent = `Run ${progress.run.status} after ${duration(progress.elapsed)}: ${progress.tasks} tasks, ${done} done, ${progress.failures.length} failed; ${progress.outputs} outputs; spent ${progress.spent}${progress.run.stop_reason ? ` — ${progress.run.stop_reason}` : ""}`;
+    summary.dataset.finished = "true";
+    void loadTimeline();
+  }
+
+  let tasks = [];
+  async function loadTimeline() {
+    const response = await fetch(`/api/runs/${id}/timeline`);
+    tasks = await response.json();
+    drawTimeline();
+  }
+
+  const FAILED = ["failed", "rejected", "expired", "skipped", "held"];
+  const endOf = (t) => t.done_at ?? t.downloaded_at ?? t.completed_at ?? t.updated_at;
+  function drawTimeline() {
+    const shown = failedOnly.checked ? tasks.filter((t) => FAILED.includes(t.state)) : [...tasks];
+    if (order.value === "slowest")
+      shown.sort((a, b) => endOf(b) - b.queued_at - (endOf(a) - a.queued_at));
+    if (order.value === "failed")
+      shown.sort((a, b) => FAILED.includes(b.state) - FAILED.includes(a.state));
+    const start = Math.min(...tasks.map((t) => t.queued_at));
+    const end = Math.max(...tasks.map(endOf));
+    const span = Math.max(1, end - start);
+    const limit = 2000;
+    const pct = (ms) => `${(((ms - start) / span) * 100).toFixed(3)}%`;
+    const rows = shown.slice(0, limit).map((t) => {
+      const marks = [t.queued_at, t.submitted_at, t.completed_at, t.downloaded_at, endOf(t)];
+      const phases = ["queued", "submitted", "completed", "downloaded"];
+      const bar = el("div", { class: "bar" });
+      phases.forEach((phase, i) => {
+        const from = marks[i];
+        const to = marks.slice(i + 1).find((m) => m !== null && m !== undefined);
+        if (from === null || from === undefined || to === undefined) return;
+        const seg = el("span", { class: `seg ${phase}`, title: `${phase} ${duration(to - from)}` });
+        seg.style.left = pct(from);
+        seg.style.width = `max(2px, ${(((to - from) / span) * 100).toFixed(3)}%)`;
+        bar.append(seg);
+      });
+      const failed = FAILED.includes(t.state);
+      return el(
+        "div",
+        {
+          class: `row${failed ? " failed" : ""}`,
+          dataset: { key: t.key, state: t.state },
+          title: `${t.label}: ${t.state}, ${duration(endOf(t) - t.queued_at)}${t.reason ? ` — ${t.reason}` : ""}`,
+        },
+        el("span", { class: "name" }, t.label),
+        bar,
+        el("span", { class: "took" }, duration(endOf(t) - t.queued_at)),
+      );
+    });
+    timeline.replaceChildren(
+      ...rows,
+      ...(shown.length > limit ? [el("p", {}, `… and ${shown.length - limit} more`)] : []),
+    );
+  }
+
+  if (first.run.finished) {
+    finish(first);
+    return;
+  }
+  draw(first);
+  void loadTimeline();
+  const events = new EventSource(`/api/runs/${id}/events`);
+  let lastTimeline = 0;
+  events.addEventListener("progress", (event) => {
+    draw(JSON.parse(event.data));
+    // The timeline is redrawn now and then, not at every count.
+    if (Date.now() - lastTimeline > 3000) {
+      lastTimeline = Date.now();
+      void loadTimeline();
+    }
+  });
+  events.addEventListener("summary", (event) => {
+    events.close();
+    finish(JSON.parse(event.data));
+  });
+})();
