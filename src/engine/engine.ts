@@ -23,7 +23,7 @@ import { Poller, pollBatch } from "./poll.js";
 import { RunStart } from "./run-start.js";
 import { StoreFault } from "./store-fault.js";
 import { sendTask } from "./submit.js";
-import { takeOnTask } from "./take-on.js";
+import { takeOnTask, waitsForUpstream } from "./take-on.js";
 
 /**
  * One run: submits pending tasks (paced, within each lane's in-flight cap and the budget),
@@ -84,11 +84,8 @@ export class Engine {
     const start = new RunStart(tasks);
     this.#start = start;
     for (const task of tasks) {
-      // Taken on already by its upstream's placement; or pending until its upstream binds it.
-      if (this.#takenOn.has(task.key)) continue;
-      // A later take (a regeneration after review) was bound when it was made, and goes.
-      if (task.upstream_key !== null && task.state === TaskState.Pending && task.take === 1)
-        continue;
+      // Taken on already by its upstream's placement, or waiting for its upstream to bind it.
+      if (this.#takenOn.has(task.key) || waitsForUpstream(task)) continue;
       this.#takenOn.add(task.key);
       await this.#takeOn(task);
     }

@@ -87,3 +87,11 @@ export async function takeOnTask(task: TaskRow, context: RunContext): Promise<Ta
     }
   }
 }
+
+/**
+ * A pending first take of a `from:` task waits for its upstream, whose placement or ending binds
+ * it afresh; a later take (a regeneration after review) was bound when it was made, and goes.
+ */
+export function waitsForUpstream(task: TaskRow): boolean {
+  return task.upstream_key !== null && task.state === TaskState.Pending && task.take === 1;
+}
