@@ -34,9 +34,18 @@ export async function recordedFile(
   if (file === null) return undefined;
   const type =
     kind === "file"
-      ? (output.content_type ?? "application/octet-stream")
+      ? servedType(output.content_type)
       : (TYPES[file.split(".").at(-1)?.toLowerCase() ?? ""] ?? "application/octet-stream");
   return { path: file, type };
+}
+
+/** Media and plain text keep the type the gateway gave them; anything else (HTML…) is bytes. */
+const SERVED_TYPE =
+  /^(image\/(png|jpeg|webp|gif|avif)|video\/(mp4|webm|quicktime)|text\/plain|application\/json)$/;
+
+function servedType(contentType: string | null): string {
+  const type = contentType?.split(";")[0]?.trim().toLowerCase() ?? "";
+  return SERVED_TYPE.test(type) ? type : "application/octet-stream";
 }
 
 /** Sends a file whole or the byte range asked for (video seeks); false when it is gone. */
@@ -58,6 +67,8 @@ export function sendFile(
     "accept-ranges": "bytes",
     "cache-control": "private, max-age=60",
     "x-content-type-options": "nosniff",
+    // A gateway's file is data: opened on its own, it runs nothing on the viewer's origin.
+    "content-security-policy": "default-src 'none'; img-src 'self'; media-src 'self'; sandbox",
   };
   const range = /^bytes=(\d*)-(\d*)$/.exec(request.headers.range ?? "");
   if (range !== null && size > 0) {
