@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { request } from "node:http";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import type { SqliteStore } from "../../src/store/index.js";
 import { startViewServer } from "../../src/view/index.js";
 import { ManualClock } from "../helpers/clock.js";
 import { tempDir } from "../helpers/manifest.js";
@@ -12,7 +13,7 @@ function fetchRaw(
   url: string,
   pathname: string,
   options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<{ status: number; body: string }> {
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const { hostname, port } = new URL(url);
     const req = request(
@@ -23,7 +24,9 @@ function fetchRaw(
         response.on("data", (chunk: string) => {
           body += chunk;
         });
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+        response.on("end", () =>
+          resolve({ status: response.statusCode ?? 0, body, headers: response.headers }),
+        );
       },
     );
     req.on("error", reject);
@@ -32,7 +35,7 @@ function fetchRaw(
 }
 
 async function withViewer(
-  fn: (viewer: { url: string; key: string }) => Promise<void>,
+  fn: (viewer: { url: string; key: string }, store: SqliteStore) => Promise<void>,
 ): Promise<void> {
   const { store, runId } = await openTestStore();
   const dir = tempDir();
@@ -51,7 +54,7 @@ async function withViewer(
     clock: new ManualClock(),
   });
   try {
-    await fn({ url: server.url, key: "k1" });
+    await fn({ url: server.url, key: "k1" }, store);
   } finally {
     await server.close();
     await store.close();
@@ -59,6 +62,16 @@ async function withViewer(
 }
 
 describe("gwrun view: safe by default", () => {
+  it("serves a file the gateway called HTML as bytes, sandboxed, never as a page", async () => {
+    await withViewer(async ({ url, key }, store) => {
+      store.db.prepare("UPDATE outputs SET content_type = 'text/html' WHERE job_key = ?").run(key);
+      const served = await fetchRaw(url, `/files/${key}/0/file`);
+      expect(served.status).toBe(200);
+      expect(served.headers["content-type"]).toBe("application/octet-stream");
+      expect(served.headers["content-security-policy"]).toContain("sandbox");
+    });
+  });
+
   it("answers 404 for a path out of the tree and for a file the store does not record", async () => {
     await withViewer(async ({ url, key }) => {
       for (const pathname of [
@@ -75,7 +88,7 @@ describe("gwrun view: safe by default", () => {
         expect(answer.body).not.toContain("root:");
       }
       const recorded = await fetchRaw(url, `/files/${key}/0/file`);
-      expect(recorded).toEqual({ status: 200, body: "not really a png" });
+      expect([recorded.status, recorded.body]).toEqual([200, "not really a png"]);
     });
   });
 
