@@ -1,6 +1,7 @@
 /**
  * The state database behind one port (`Store`): runs, tasks (table `jobs`), their outputs,
- * text answers, an event log, ticks and leases. All SQL lives here; SQLite is the adapter.
+ * text answers, an event log, ticks and leases. All SQL lives here; SQLite is the default
+ * adapter, PostgreSQL the one for a fleet.
  */
 export type {
   DownloadedFile,
@@ -12,6 +13,8 @@ export type {
   ReportScope,
   Store,
 } from "./port.js";
+export { openPgStore, type PgStore } from "./postgres/open.js";
+export { redactUrl } from "./postgres/unusable.js";
 export {
   type FailureRow,
   type LeaseHolder,
