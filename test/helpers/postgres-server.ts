@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
@@ -22,7 +23,8 @@ export interface TestServer {
 export const TEST_DATABASE_PREFIX = "gwrun_test_";
 
 const USER = "postgres";
-const PASSWORD = "gwrun-test";
+// Distinct, so a test can tell when a message gives it away.
+const PASSWORD = `secret-${randomBytes(6).toString("hex")}`;
 
 /** Starts the embedded server on a free loopback port, in a throw-away data folder. */
 export async function startTestServer(): Promise<TestServer> {
