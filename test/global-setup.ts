@@ -3,7 +3,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { startTestServer, TEST_DATABASE_PREFIX } from "./helpers/postgres-server.js";
+import { openPgStore } from "../src/store/index.js";
+import { databaseUrl, startTestServer, TEST_DATABASE_PREFIX } from "./helpers/postgres-server.js";
 import { skippedTestsNoticeHere } from "./helpers/system-tools.js";
 
 /**
@@ -23,10 +24,25 @@ export default async function setup(project: TestProject): Promise<() => Promise
   });
   const [server] = await Promise.all([startTestServer(), build]);
   project.provide("pgServerUrl", server.url);
+  project.provide("pgTemplate", await schemaTemplate(server.url));
   return async () => {
     if (server.external) await dropTestDatabases(server.url);
     await server.stop();
   };
+}
+
+/** A database with gwrun's schema, for tests to copy; its name. */
+async function schemaTemplate(url: string): Promise<string> {
+  const name = `${TEST_DATABASE_PREFIX}template_${process.pid}`;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  await (await openPgStore(databaseUrl(url, name))).close();
+  return name;
 }
 
 /** The databases the tests made on a server the suite did not start. */

@@ -26,6 +26,13 @@ const USER = "postgres";
 // Distinct, so a test can tell when a message gives it away.
 const PASSWORD = `secret-${randomBytes(6).toString("hex")}`;
 
+/** The connection string of database `name` on the server at `url`. */
+export function databaseUrl(url: string, name: string): string {
+  const database = new URL(url);
+  database.pathname = `/${name}`;
+  return database.toString();
+}
+
 /** Starts the embedded server on a free loopback port, in a throw-away data folder. */
 export async function startTestServer(): Promise<TestServer> {
   const given = process.env.GWRUN_TEST_PG_URL;

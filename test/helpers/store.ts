@@ -93,7 +93,7 @@ function sqliteTestStore(): TestStore {
 }
 
 async function pgTestStore(): Promise<TestStore> {
-  const store = await openPgStore(await testDatabase());
+  const store = await openPgStore(await testDatabase({ schema: true }));
   return Object.assign(store, {
     sql: async (text: string) => {
       const result = (await store.pool.query(text)) as unknown as
