@@ -62,9 +62,16 @@ export type TestStore = Store & {
   sql(text: string): Promise<Record<string, unknown>[]>;
 };
 
-/** A fresh store of `kind` (a PostgreSQL one in its own database) with one run recorded. */
-export async function openStoreOf(kind: StoreKind): Promise<{ store: TestStore; runId: number }> {
-  const store = kind === "sqlite" ? sqliteTestStore() : await pgTestStore();
+/**
+ * A fresh store of `kind` (a PostgreSQL one in its own database) with one run recorded;
+ * `another()` opens a second handle on it, as another process would.
+ */
+export async function openStoreOf(
+  kind: StoreKind,
+): Promise<{ store: TestStore; runId: number; another(): Promise<Store> }> {
+  const location =
+    kind === "sqlite" ? path.join(tempDir(), "state.db") : await testDatabase({ schema: true });
+  const store = kind === "sqlite" ? sqliteTestStore(location) : await pgTestStore(location);
   const runId = await store.createRun({
     name: "t",
     manifest_path: "/m.yaml",
@@ -73,11 +80,13 @@ export async function openStoreOf(kind: StoreKind): Promise<{ store: TestStore; 
     output_dir: "/out",
     started_at: 1,
   });
-  return { store, runId };
+  const another = async () =>
+    kind === "sqlite" ? openStore(location) : await openPgStore(location);
+  return { store, runId, another };
 }
 
-function sqliteTestStore(): TestStore {
-  const store = openStore(path.join(tempDir(), "state.db"));
+function sqliteTestStore(file: string): TestStore {
+  const store = openStore(file);
   return Object.assign(store, {
     sql: async (text: string) => {
       if (text.trim().replace(/;$/, "").includes(";")) {
@@ -92,8 +101,8 @@ function sqliteTestStore(): TestStore {
   });
 }
 
-async function pgTestStore(): Promise<TestStore> {
-  const store = await openPgStore(await testDatabase({ schema: true }));
+async function pgTestStore(url: string): Promise<TestStore> {
+  const store = await openPgStore(url);
   return Object.assign(store, {
     sql: async (text: string) => {
       const result = (await store.pool.query(text)) as unknown as

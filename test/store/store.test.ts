@@ -96,6 +96,26 @@ describe.each(STORE_KINDS)("store (%s)", (kind) => {
     await store.close();
   });
 
+  it("lets two processes claiming the same tasks at once each take different ones", async () => {
+    const { store, runId, another } = await openStoreOf(kind);
+    const other = await another();
+    const keys = Array.from({ length: 40 }, (_, i) => `t${i}`);
+    await store.recordTasks(runId, keys.map(imageTask), 1);
+    const tasks = [...(await store.tasksByKey(keys)).values()];
+    // In opposite orders, as two processes with their own views might ask.
+    const [mine, theirs] = await Promise.all([
+      store.claimForSubmit(tasks, "me", 2),
+      other.claimForSubmit([...tasks].reverse(), "other", 2),
+    ]);
+    const taken = [...mine.claimed, ...theirs.claimed].map((task) => task.key);
+    expect(taken.sort()).toEqual([...keys].sort());
+    expect(mine.events).toHaveLength(mine.claimed.length);
+    for (const task of (await store.tasksByKey(keys)).values())
+      expect(task).toMatchObject({ state: "submitting", attempts: 1 });
+    await other.close();
+    await store.close();
+  });
+
   it("keeps a known job's state when a later run records it again", async () => {
     const { store } = await openWithTask(kind);
     await claimOne(store, await row(store), "me", 2);

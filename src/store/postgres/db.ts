@@ -16,6 +16,11 @@ const types: pg.CustomTypesConfig = {
       : pg.types.getTypeParser(oid, format as "text")) as pg.CustomTypesConfig["getTypeParser"],
 };
 
+const DEADLOCK = "40P01";
+const SERIALIZATION = "40001";
+/** Tries of a transaction PostgreSQL aborted to break a deadlock. */
+const RETRIES = 5;
+
 /** Something that runs SQL: the pool, or the client of an open transaction. */
 export type Sql = pg.Pool | pg.PoolClient;
 
@@ -29,8 +34,23 @@ export class PgDb {
     this.pool.on("error", () => {});
   }
 
-  /** Runs `fn` in one transaction on one connection: committed if it returns, else rolled back. */
+  /**
+   * Runs `fn` in one transaction on one connection: committed if it returns, else rolled back.
+   * Two processes moving the same tasks in different orders can deadlock; PostgreSQL then
+   * aborts one of them, which is run again from the start (`fn` keeps its results inside).
+   */
   async transaction<T>(fn: (sql: pg.PoolClient) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#once(fn);
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (!(code === DEADLOCK || code === SERIALIZATION) || attempt >= RETRIES) throw error;
+      }
+    }
+  }
+
+  async #once<T>(fn: (sql: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
       await client.query("BEGIN");

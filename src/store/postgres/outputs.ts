@@ -3,7 +3,7 @@ import type { TaskRow, TextAnswerRow } from "../rows.js";
 import { TaskState } from "../states.js";
 import type { TaskEvent } from "../task-events.js";
 import { changes, type PgDb, row, type Sql } from "./db.js";
-import { move, named } from "./tasks.js";
+import { lockTasks, move, named } from "./tasks.js";
 import { insertOutputs } from "./transitions.js";
 
 /** A task's outputs from download to checks, as `../sqlite/outputs.ts` records them. */
@@ -30,6 +30,10 @@ export function recordDownloads(
   now: number,
 ): Promise<{ events: TaskEvent[]; complete: Set<string> }> {
   return db.transaction(async (sql) => {
+    await lockTasks(
+      sql,
+      files.map((file) => file.task.key),
+    );
     const events: TaskEvent[] = [];
     const complete = new Set<string>();
     for (const file of files) {
@@ -121,6 +125,10 @@ export function recordChecks(
   now: number,
 ): Promise<{ done: Set<string>; events: TaskEvent[] }> {
   return db.transaction(async (sql) => {
+    await lockTasks(
+      sql,
+      checked.map((entry) => entry.task.key),
+    );
     const done = new Set<string>();
     const events: TaskEvent[] = [];
     for (const { task, checks } of checked) {

@@ -74,6 +74,18 @@ export async function move(
   return moved === 1;
 }
 
+/**
+ * Locks the tasks a transaction will move, in key order, before it moves any: two processes
+ * moving the same tasks (a claim of one batch, in two orders) then queue one behind the other
+ * instead of deadlocking. The guarded moves after it decide what each one may still do.
+ */
+export async function lockTasks(sql: Sql, keys: readonly string[]): Promise<void> {
+  if (keys.length > 1)
+    await sql.query("SELECT key FROM jobs WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE", [
+      [...keys],
+    ]);
+}
+
 /** Tasks per statement when recording many. */
 const BATCH = 5000;
 
@@ -87,6 +99,10 @@ export async function recordTasks(
   for (let start = 0; start < tasks.length; start += BATCH) {
     const batch = tasks.slice(start, start + BATCH);
     const column = <T>(pick: (task: NewTask) => T) => batch.map(pick);
+    await lockTasks(
+      sql,
+      column((task) => task.key),
+    );
     const inserted = await rows<{ key: string }>(
       sql,
       `INSERT INTO jobs (key, run_id, job_id, label, family, lane, endpoint, request, upstream_key,

@@ -3,7 +3,7 @@ import type { TaskRow } from "../rows.js";
 import { RUNNING_STATES, TaskState } from "../states.js";
 import type { TaskEvent } from "../task-events.js";
 import { changes, type PgDb, type Sql } from "./db.js";
-import { move, named } from "./tasks.js";
+import { lockTasks, move, named } from "./tasks.js";
 
 /**
  * The named transitions of a task from claim to completion, and the ways back and out: the
@@ -19,6 +19,10 @@ export function claimForSubmit(
   now: number,
 ): Promise<{ claimed: TaskRow[]; events: TaskEvent[] }> {
   return db.transaction(async (sql) => {
+    await lockTasks(
+      sql,
+      tasks.map((task) => task.key),
+    );
     const claimed: TaskRow[] = [];
     const events: TaskEvent[] = [];
     for (const task of tasks) {
@@ -38,6 +42,10 @@ export function recordReceipts(
   now: number,
 ): Promise<TaskEvent[]> {
   return db.transaction(async (sql) => {
+    await lockTasks(
+      sql,
+      receipts.map((receipt) => receipt.task.key),
+    );
     const events: TaskEvent[] = [];
     for (const receipt of receipts) {
       const patch = {
@@ -79,6 +87,10 @@ export function recordPollRound(
   now: number,
 ): Promise<{ events: TaskEvent[]; lost: Set<string> }> {
   return db.transaction(async (sql) => {
+    await lockTasks(
+      sql,
+      round.map((entry) => entry.task.key),
+    );
     const events: TaskEvent[] = [];
     const lost = new Set<string>();
     for (const { task, outcome } of round) {
