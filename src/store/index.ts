@@ -14,7 +14,7 @@ export type {
   Store,
 } from "./port.js";
 export { openPgStore, type PgStore } from "./postgres/open.js";
-export { redactUrl } from "./postgres/unusable.js";
+export { pgStoreUnusable, redactUrl } from "./postgres/unusable.js";
 export {
   type FailureRow,
   type LeaseHolder,

@@ -31,7 +31,29 @@ export async function openPgStore(
     await db.close();
     throw pgStoreUnusable(error, url) ?? error;
   }
-  return pgStore(db);
+  return located(pgStore(db), url);
+}
+
+/**
+ * The store with every failure that says the database is unusable (a lost connection, a
+ * refused login) turned into a located error naming it, without its password.
+ */
+function located(store: PgStore, url: string): PgStore {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(store)) {
+    wrapped[name] =
+      typeof value === "function"
+        ? (...args: unknown[]) => {
+            const result: unknown = value(...args);
+            return result instanceof Promise
+              ? result.catch((error: unknown) => {
+                  throw pgStoreUnusable(error, url) ?? error;
+                })
+              : result;
+          }
+        : value;
+  }
+  return wrapped as unknown as PgStore;
 }
 
 function missingSchema(url: string): Error {

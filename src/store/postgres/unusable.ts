@@ -26,6 +26,11 @@ const ADVICE: readonly [RegExp, (where: string) => string, string][] = [
     "start the server, or name another with --store (or GWRUN_STORE)",
   ],
   [
+    /^(08\w{3}|57P0[1-3])$/,
+    (where) => `the connection to PostgreSQL at ${where} was lost`,
+    "check the server; once it is back, `gwrun resume` goes on: what was recorded is kept",
+  ],
+  [
     /^(28P01|28000)$/,
     (where) => `PostgreSQL refused the login at ${where}`,
     "check the user and password in the connection string",
