@@ -3,6 +3,8 @@
  * text answers, an event log, ticks and leases. All SQL lives here; SQLite is the default
  * adapter, PostgreSQL the one for a fleet.
  */
+
+export { openPgStore } from "./pg.js";
 export type {
   DownloadedFile,
   OutputCheck,
@@ -13,7 +15,7 @@ export type {
   ReportScope,
   Store,
 } from "./port.js";
-export { openPgStore, type PgStore } from "./postgres/open.js";
+export type { PgStore } from "./postgres/open.js";
 export { pgStoreUnusable, redactUrl } from "./postgres/unusable.js";
 export {
   type FailureRow,
