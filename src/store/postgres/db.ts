@@ -118,6 +118,9 @@ export const TASK_COLUMNS = [
   "done_at",
   "updated_at",
   "placeholder",
+  "vars",
+  "repeat_index",
+  "take",
 ]
   .map((column) => `jobs.${column}`)
   .join(", ");

@@ -4,6 +4,7 @@ import * as dependants from "./dependants.js";
 import { migrate, needsMigration } from "./migrate.js";
 import * as outputs from "./outputs.js";
 import * as reports from "./reports.js";
+import * as reviews from "./reviews.js";
 import * as runs from "./runs.js";
 import * as schedules from "./schedules.js";
 import * as tasks from "./tasks.js";
@@ -77,6 +78,8 @@ function pgStore(db: PgDb): PgStore {
     scheduledRuns: (name) => runs.scheduledRuns(db, name),
     filesOfRun: (runId) => runs.filesOfRun(db, runId),
     deleteRun: (runId) => runs.deleteRun(db, runId),
+    recordRunNotice: (runId, notice) => runs.recordRunNotice(db, runId, notice),
+    runNoticesOf: (runId, limit) => runs.runNoticesOf(db, runId, limit),
 
     task: (key) => tasks.task(db.pool, key),
     tasksOf: (runId) => tasks.tasksOf(db.pool, runId),
@@ -113,6 +116,11 @@ function pgStore(db: PgDb): PgStore {
     failuresOf: (scope) => reports.failuresOf(db, scope),
     summaryOf: (scope) => reports.summaryOf(db, scope),
     textAnswersOf: (runId) => reports.textAnswersOf(db, runId),
+    timelineOf: (runId) => reports.timelineOf(db, runId),
+    gridOf: (runId) => reports.gridOf(db, runId),
+
+    recordReview: (review, now) => reviews.recordReview(db, review, now),
+    reviewsOf: (scope) => reviews.reviewsOf(db, scope),
 
     recordTickNotRun: (tick, now) => schedules.recordTickNotRun(db, tick, now),
     startTick: (tick, now) => schedules.startTick(db, tick, now),

@@ -1,4 +1,4 @@
-import type { NewRun, RunRow } from "../rows.js";
+import type { NewRun, RunNotice, RunRow } from "../rows.js";
 import { type PgDb, row, rows } from "./db.js";
 
 /** Runs: recording, finding, and forgetting a pruned one (`../sqlite/runs.ts`). */
@@ -104,6 +104,7 @@ export function deleteRun(db: PgDb, runId: number): Promise<void> {
       AND key NOT IN (SELECT key FROM run_jobs WHERE run_id <> $1)`;
     const keys = (await rows<{ key: string }>(sql, own, [runId])).map((entry) => entry.key);
     await sql.query("DELETE FROM text_answers WHERE job_key = ANY($1::text[])", [keys]);
+    await sql.query("DELETE FROM reviews WHERE job_key = ANY($1::text[])", [keys]);
     await sql.query("DELETE FROM outputs WHERE job_key = ANY($1::text[])", [keys]);
     await sql.query("DELETE FROM events WHERE job_key = ANY($1::text[])", [keys]);
     await sql.query("DELETE FROM events WHERE run_id = $1", [runId]);
@@ -132,5 +133,23 @@ export async function saveLearnedRate(db: PgDb, baseUrl: string, rate: number): 
     `INSERT INTO gateway_state (base_url, submit_rate) VALUES ($1, $2)
      ON CONFLICT (base_url) DO UPDATE SET submit_rate = excluded.submit_rate`,
     [baseUrl, rate],
+  );
+}
+
+/** Notices share the event log with task moves, without a task. */
+export async function recordRunNotice(db: PgDb, runId: number, notice: RunNotice): Promise<void> {
+  await db.pool.query(
+    "INSERT INTO events (run_id, at, job_key, type, data) VALUES ($1, $2, NULL, $3, $4)",
+    [runId, notice.at, notice.type, notice.message],
+  );
+}
+
+export function runNoticesOf(db: PgDb, runId: number, limit: number): Promise<RunNotice[]> {
+  return rows<RunNotice>(
+    db.pool,
+    `SELECT at, type, data AS message FROM events
+     WHERE run_id = $1 AND job_key IS NULL AND type IN ('gateway:rate-limited', 'run:stopping')
+     ORDER BY id DESC LIMIT $2`,
+    [runId, limit],
   );
 }

@@ -106,13 +106,13 @@ export async function recordTasks(
     const inserted = await rows<{ key: string }>(
       sql,
       `INSERT INTO jobs (key, run_id, job_id, label, family, lane, endpoint, request, upstream_key,
-         state, estimated_cost, created_at, updated_at, placeholder)
+         state, estimated_cost, created_at, updated_at, placeholder, vars, repeat_index, take)
        SELECT t.key, $1, t.job_id, t.label, t.family, t.lane, t.endpoint, t.request, t.upstream_key,
-         'pending', t.estimated_cost, $2, $2, t.placeholder
+         'pending', t.estimated_cost, $2, $2, t.placeholder, t.vars, t.repeat_index, t.take
        FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-         $9::text[], $10::text[], $11::float8[], $12::int[])
+         $9::text[], $10::text[], $11::float8[], $12::int[], $13::text[], $14::int[], $15::int[])
          WITH ORDINALITY AS t(key, job_id, label, family, lane, endpoint, request, upstream_key,
-           estimated_cost, placeholder, n)
+           estimated_cost, placeholder, vars, repeat_index, take, n)
        ORDER BY t.n
        ON CONFLICT (key) DO NOTHING RETURNING key`,
       [
@@ -128,6 +128,13 @@ export async function recordTasks(
         column((task) => task.upstreamKey),
         column((task) => task.estimatedCost),
         column((task) => (task.placeholder === true ? 1 : 0)),
+        column((task) =>
+          task.vars === undefined || Object.keys(task.vars).length === 0
+            ? null
+            : JSON.stringify(task.vars),
+        ),
+        column((task) => task.repeatIndex ?? 0),
+        column((task) => task.take ?? 1),
       ],
     );
     const fresh = new Set(inserted.map((found) => found.key));

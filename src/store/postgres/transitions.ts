@@ -2,7 +2,7 @@ import type { OutputLink, PollOutcome, Receipt } from "../port.js";
 import type { TaskRow } from "../rows.js";
 import { RUNNING_STATES, TaskState } from "../states.js";
 import type { TaskEvent } from "../task-events.js";
-import { changes, type PgDb, type Sql } from "./db.js";
+import { changes, type PgDb, row, type Sql } from "./db.js";
 import { lockTasks, move, named } from "./tasks.js";
 
 /**
@@ -40,14 +40,25 @@ export function recordReceipts(
   db: PgDb,
   receipts: readonly Receipt[],
   now: number,
-): Promise<TaskEvent[]> {
+): Promise<{ events: TaskEvent[]; duplicates: Map<string, string> }> {
   return db.transaction(async (sql) => {
     await lockTasks(
       sql,
       receipts.map((receipt) => receipt.task.key),
     );
     const events: TaskEvent[] = [];
+    const duplicates = new Map<string, string>();
     for (const receipt of receipts) {
+      // A task id another task holds already is refused: both must not take the one result.
+      const held = await row<{ label: string }>(
+        sql,
+        "SELECT label FROM jobs WHERE task_id = $1 AND key <> $2 LIMIT 1",
+        [receipt.taskId, receipt.task.key],
+      );
+      if (held !== undefined) {
+        duplicates.set(receipt.task.key, held.label);
+        continue;
+      }
       const patch = {
         task_id: receipt.taskId,
         submitted_at: now,
@@ -63,7 +74,7 @@ export function recordReceipts(
           firstPollInMs: Math.max(0, receipt.nextPollAt - now),
         });
     }
-    return events;
+    return { events, duplicates };
   });
 }
 
