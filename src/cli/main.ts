@@ -192,7 +192,8 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       "--db <file>",
       "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)",
     )
-    .action(async (run: string | undefined, flags: { db?: string; approved: string }) => {
+    .option("--store <url>", STORE_HELP)
+    .action(async (run: string | undefined, flags: StoreFlags & { approved: string }) => {
       setExit(await exportRun(run, flags));
     });
 
@@ -207,6 +208,7 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       "--db <file>",
       "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)",
     )
+    .option("--store <url>", STORE_HELP)
     .action(async (flags: ViewFlags) => {
       setExit(await viewStore(flags));
     });

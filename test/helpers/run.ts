@@ -2,7 +2,13 @@ import type { ChildProcess } from "node:child_process";
 import { readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { type SimOptionsInput, type Simulator, startSimulator } from "../../src/sim/index.js";
-import { type OutputRow, openPgStore, openStore, type TaskRow } from "../../src/store/index.js";
+import {
+  type OutputRow,
+  openPgStore,
+  openStore,
+  type Store,
+  type TaskRow,
+} from "../../src/store/index.js";
 import { gwrunAsync } from "./cli.js";
 import { tempDir } from "./manifest.js";
 
@@ -19,6 +25,8 @@ export interface RunScope {
   outputDir: string;
   write(name: string, yaml: string): string;
   gwrun(args: readonly string[]): ReturnType<typeof gwrunAsync>;
+  /** Opens the store the runs record into (the caller closes it). */
+  open(): Promise<Store>;
   /** The latest run's tasks, each with its outputs, as the store has them now. */
   tasks(): Promise<(TaskRow & { outputs: OutputRow[] })[]>;
 }
@@ -56,8 +64,9 @@ export async function withRun<T>(
       children.push(run.child);
       return run;
     },
+    open: async () => (pgUrl === undefined ? openStore(db) : await openPgStore(pgUrl)),
     async tasks() {
-      const store = pgUrl === undefined ? openStore(db) : await openPgStore(pgUrl);
+      const store = await scope.open();
       try {
         const run = await store.latestRun();
         if (run === undefined) return [];

@@ -112,3 +112,8 @@ async function pgTestStore(url: string): Promise<TestStore> {
     },
   });
 }
+
+/** What `withRun` runs against for `kind`: a PostgreSQL store with the schema, or a SQLite file. */
+export async function runStoreOf(kind: StoreKind): Promise<string | undefined> {
+  return kind === "postgres" ? await testDatabase({ schema: true }) : undefined;
+}
