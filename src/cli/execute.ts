@@ -16,13 +16,13 @@ import {
 } from "../manifest/index.js";
 import { dependantTemplates, planRun } from "../plan/index.js";
 import { describeHolder, runTickUnderLease, tryLease } from "../schedule/index.js";
-import { openStore, type RunRow, type Store, TickTrigger } from "../store/index.js";
+import { type RunRow, type Store, TickTrigger } from "../store/index.js";
 import { openLogReporter, openReporter, STATUS_BY_END } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { inGatewayTime, openGatewayTarget } from "./gateway-target.js";
 import { feedsOf, selectJobs } from "./only.js";
 import { err, printDiagnostics } from "./output.js";
-import { dbPath, projectOf } from "./store.js";
+import { dbPath, defaultStore, openStoreAt, projectOf, storeName } from "./store.js";
 
 /**
  * Running a manifest, shared by `run`, `resume`, `retry` and `schedule`: check it, take a
@@ -31,6 +31,8 @@ import { dbPath, projectOf } from "./store.js";
 
 export interface RunFlags {
   db?: string;
+  /** A PostgreSQL store's connection string. */
+  store?: string;
   force?: boolean;
   /** Comma-separated job ids. */
   only?: string;
@@ -108,7 +110,7 @@ async function runTickOnce(
   flags: RunFlags,
   tick: { name: string; schedule: Schedule; tick: number },
 ): Promise<Executed> {
-  const store = openStore(dbPath(flags, projectOf(file)));
+  const store = await openStoreAt(dbPath(flags, projectOf(file)));
   try {
     const lease = await tryLease(store, tick.name, systemClock, {
       onLost: () =>
@@ -180,8 +182,8 @@ async function executeChecked(
   const outputDir = path.resolve(project, outputDirOf(settings, moment));
   const db = dbPath(flags, project);
   // Hints name the database only when a command started here would not find it.
-  const dbToName = db === dbPath({}) ? undefined : db;
-  const store = openStore(db);
+  const dbToName = db === defaultStore() ? undefined : storeName(db);
+  const store = await openStoreAt(db);
   try {
     const feeds = await feedsOf(store, outputDir, jobs);
     const gateway = { ...settings.gateway, baseUrl: flags.baseUrl ?? settings.gateway.baseUrl };

@@ -2,7 +2,7 @@ import path from "node:path";
 import { plural } from "../core/words.js";
 import { ExitCode } from "./exit-codes.js";
 import { out } from "./output.js";
-import { dbPath, findRun, withExistingStore } from "./store.js";
+import { dbPath, findRun, type StoreFlags, withExistingStore } from "./store.js";
 
 /**
  * `gwrun export --approved DIR [run]`: the run's approved outputs with their sidecars into a
@@ -10,7 +10,7 @@ import { dbPath, findRun, withExistingStore } from "./store.js";
  */
 export async function exportRun(
   ref: string | undefined,
-  flags: { db?: string; approved: string },
+  flags: StoreFlags & { approved: string },
 ): Promise<ExitCode> {
   const { exportApproved } = await import("../postprocess/index.js");
   const db = dbPath(flags);

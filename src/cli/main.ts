@@ -6,7 +6,7 @@ import { ExitCode } from "./exit-codes.js";
 import { exportRun } from "./export.js";
 import { FAMILIES_DOC_COMMAND, type FieldsFlags, printFields } from "./fields.js";
 import { HELP_AFTER, showUsageAfterErrors } from "./help.js";
-import { err } from "./output.js";
+import { err, out } from "./output.js";
 import { planManifest } from "./plan.js";
 import { reportRun } from "./report.js";
 import { type RetryFlags, type RunFlags, resumeRun, retryRun, runManifest } from "./run.js";
@@ -14,8 +14,12 @@ import { type ScheduleFlags, schedule } from "./schedule.js";
 import { writeSchemas } from "./schema.js";
 import { addSimCommand } from "./sim.js";
 import { listRuns, showStatus } from "./status.js";
+import { migrateStore, type StoreFlags } from "./store.js";
 import { validateManifests, validateRequestFile, validateRequestLines } from "./validate.js";
 import { type ViewFlags, viewStore } from "./view.js";
+
+const STORE_HELP =
+  "PostgreSQL store shared by several hosts, a postgres://… connection string (default: GWRUN_STORE); instead of --db";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
   version: string;
@@ -66,10 +70,16 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       "--db <file>",
       "state database (default: GWRUN_DB, else data/gwrun.db of the project folder); never created",
     )
+    .option("--store <url>", STORE_HELP)
     .option("--force", "as `run --force` would: tasks done count as new")
-    .action(async (manifest: string, options: { json?: boolean; db?: string; force?: boolean }) => {
-      setExit(await planManifest(manifest, options));
-    });
+    .action(
+      async (
+        manifest: string,
+        options: { json?: boolean; db?: string; store?: string; force?: boolean },
+      ) => {
+        setExit(await planManifest(manifest, options));
+      },
+    );
 
   program
     .command("schema")
@@ -87,6 +97,7 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
         "--db <file>",
         "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)",
       )
+      .option("--store <url>", STORE_HELP)
       .option("--force", "redo tasks already done")
       .option(
         "--only <jobs>",
@@ -146,8 +157,9 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       "--db <file>",
       "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)",
     )
+    .option("--store <url>", STORE_HELP)
     .option("--json", "print as JSON")
-    .action(async (run: string | undefined, flags: { db?: string; json?: boolean }) => {
+    .action(async (run: string | undefined, flags: StoreFlags & { json?: boolean }) => {
       setExit(await showStatus(run, flags));
     });
 
@@ -164,7 +176,8 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       "--db <file>",
       "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)",
     )
-    .action(async (run: string | undefined, flags: { db?: string }) => {
+    .option("--store <url>", STORE_HELP)
+    .action(async (run: string | undefined, flags: StoreFlags) => {
       setExit(await reportRun(run, flags));
     });
 
@@ -179,7 +192,8 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       "--db <file>",
       "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)",
     )
-    .action(async (run: string | undefined, flags: { db?: string; approved: string }) => {
+    .option("--store <url>", STORE_HELP)
+    .action(async (run: string | undefined, flags: StoreFlags & { approved: string }) => {
       setExit(await exportRun(run, flags));
     });
 
@@ -194,6 +208,7 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       "--db <file>",
       "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)",
     )
+    .option("--store <url>", STORE_HELP)
     .action(async (flags: ViewFlags) => {
       setExit(await viewStore(flags));
     });
@@ -205,8 +220,9 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       "--db <file>",
       "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)",
     )
+    .option("--store <url>", STORE_HELP)
     .option("--json", "print as JSON")
-    .action(async (flags: { db?: string; json?: boolean }) => {
+    .action(async (flags: StoreFlags & { json?: boolean }) => {
       setExit(await listRuns(flags));
     });
 
@@ -223,6 +239,7 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       "--db <file>",
       "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)",
     )
+    .option("--store <url>", STORE_HELP)
     .option("--base-url <url>", 'gateway base URL, overriding the manifests ("sim": the simulator)')
     .action(async (manifests: string[], flags: ScheduleFlags) => {
       setExit(await schedule(manifests, flags));
@@ -241,6 +258,22 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     .option("--markdown <file>", `write it as Markdown (\`${FAMILIES_DOC_COMMAND}\`)`)
     .action(async (model: string | undefined, flags: FieldsFlags) => {
       setExit(await printFields(model, flags));
+    });
+
+  program
+    .command("store")
+    .description("the state store")
+    .command("migrate")
+    .description(
+      "set up a PostgreSQL store's schema, or bring it up to date (`run` does it too when it is missing)",
+    )
+    .option(
+      "--store <url>",
+      "the PostgreSQL store, a postgres://… connection string (default: GWRUN_STORE)",
+    )
+    .action(async (flags: StoreFlags) => {
+      out(`gwrun: the store at ${await migrateStore(flags)} is up to date`);
+      setExit(ExitCode.Ok);
     });
 
   addSimCommand(program, setExit);

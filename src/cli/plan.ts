@@ -10,7 +10,7 @@ import {
 } from "../plan/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { err, out, printDiagnostics } from "./output.js";
-import { dbPath, projectOf, withStore } from "./store.js";
+import { dbPath, isPostgres, projectOf, storeName, withStore } from "./store.js";
 
 /**
  * `gwrun plan <manifest>`: what a run would do, per job, against the state database — new
@@ -18,7 +18,7 @@ import { dbPath, projectOf, withStore } from "./store.js";
  */
 export async function planManifest(
   file: string,
-  options: { json?: boolean; db?: string; force?: boolean },
+  options: { json?: boolean; db?: string; store?: string; force?: boolean },
 ): Promise<ExitCode> {
   const checked = await checkManifestFile(file);
   printDiagnostics(checked.diagnostics, checked.source.text);
@@ -36,12 +36,12 @@ export async function planManifest(
   };
   // Never creates a database: without one, everything is new.
   const db = dbPath(options, projectOf(file));
-  const exists = existsSync(db);
+  const exists = isPostgres(db) || existsSync(db);
   const diff = exists
-    ? await withStore(db, (store) => diffPlan(plan, store, diffOptions))
+    ? await withStore(db, (store) => diffPlan(plan, store, diffOptions), { migrate: false })
     : await diffPlan(plan, undefined, diffOptions);
   if (options.json === true) printJson(diff);
-  else printPlan(diff, exists ? db : `${db} does not exist yet: every task is new`);
+  else printPlan(diff, exists ? storeName(db) : `${db} does not exist yet: every task is new`);
   return ExitCode.Ok;
 }
 

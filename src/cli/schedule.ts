@@ -7,13 +7,12 @@ import { plural } from "../core/words.js";
 import { checkManifestFile } from "../families/index.js";
 import { nextTicks, tickLabel } from "../manifest/index.js";
 import { describeHolder, type ScheduledManifest, Scheduler } from "../schedule/index.js";
-import { openStore } from "../store/index.js";
 import { executeManifest, type RunFlags } from "./execute.js";
 import { ExitCode } from "./exit-codes.js";
 import { err, out, printDiagnostics } from "./output.js";
-import { dbPath, projectOf, withStore } from "./store.js";
+import { dbPath, openStoreAt, projectOf, withStore } from "./store.js";
 
-export interface ScheduleFlags extends Pick<RunFlags, "db" | "baseUrl"> {
+export interface ScheduleFlags extends Pick<RunFlags, "db" | "store" | "baseUrl"> {
   /** Append plain lines to this file instead of stderr. */
   log?: string;
   list?: boolean;
@@ -72,7 +71,7 @@ async function runDaemon(
   const log = logWriter(flags.log);
   // One database holds the ticks, leases and runs of every manifest scheduled here.
   const db = scheduleDb(manifests, flags);
-  const store = openStore(db);
+  const store = await openStoreAt(db);
   const runFlags: RunFlags = { db, baseUrl: flags.baseUrl, quiet: true };
   const scheduler = new Scheduler({
     store,

@@ -1,15 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
 import { systemClock } from "../core/clock.js";
 import { ErrorCode, GwError } from "../core/errors.js";
-import { openStore } from "../store/index.js";
 import { startViewServer } from "../view/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { err, out } from "./output.js";
-import { dbPath } from "./store.js";
+import { dbPath, type StoreFlags, withExistingStore } from "./store.js";
 
-export interface ViewFlags {
-  db?: string;
+export interface ViewFlags extends StoreFlags {
   port?: string;
   open?: boolean;
 }
@@ -23,13 +20,7 @@ export async function viewStore(flags: ViewFlags): Promise<ExitCode> {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new GwError(ErrorCode.Usage, `--port: "${flags.port}" is not a port number`);
   const db = dbPath(flags);
-  if (!existsSync(db)) {
-    throw new GwError(ErrorCode.Usage, `no state database at ${db}: nothing has run here yet`, {
-      hint: "run a manifest first, or name the database with --db (or GWRUN_DB)",
-    });
-  }
-  const store = openStore(db);
-  try {
+  return withExistingStore(db, async (store) => {
     const server = await startViewServer({
       store,
       port,
@@ -56,7 +47,5 @@ export async function viewStore(flags: ViewFlags): Promise<ExitCode> {
     });
     await server.close();
     return ExitCode.Ok;
-  } finally {
-    await store.close();
-  }
+  });
 }

@@ -1,7 +1,10 @@
 /**
  * The state database behind one port (`Store`): runs, tasks (table `jobs`), their outputs,
- * text answers, an event log, ticks and leases. All SQL lives here; SQLite is the adapter.
+ * text answers, an event log, ticks and leases. All SQL lives here; SQLite is the default
+ * adapter, PostgreSQL the one for a fleet.
  */
+
+export { openPgStore } from "./pg.js";
 export type {
   DownloadedFile,
   OutputCheck,
@@ -12,6 +15,8 @@ export type {
   ReportScope,
   Store,
 } from "./port.js";
+export type { PgStore } from "./postgres/open.js";
+export { pgStoreUnusable, redactUrl } from "./postgres/unusable.js";
 export {
   type FailureRow,
   type GridRow,

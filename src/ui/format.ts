@@ -100,7 +100,10 @@ export const STATUS_BY_END: Readonly<Record<RunEnd, string>> = {
 export interface SummaryOptions {
   /** Whether the gallery was written (a run that never started has none). */
   galleryExists: boolean;
-  /** The state database when the next command must name it (`--db`); else undefined. */
+  /**
+   * The store when the next command must name it (`--db FILE`, or `--store` with a connection
+   * string shown without its password); else undefined.
+   */
   db?: string;
 }
 
@@ -133,7 +136,8 @@ const NAMED_FAILURES = 3;
 
 /** What to do after this ending: the command to go on with, or why there is none. */
 function nextStep(view: RunView, end: RunEnd, db: string | undefined): string | undefined {
-  const run = `${view.runId ?? ""}${db === undefined ? "" : ` --db ${shellWord(db)}`}`;
+  const flag = db !== undefined && /^postgres(ql)?:\/\//i.test(db) ? "--store" : "--db";
+  const run = `${view.runId ?? ""}${db === undefined ? "" : ` ${flag} ${shellWord(db)}`}`;
   switch (end) {
     case "interrupted":
       return `gwrun resume ${run}`;

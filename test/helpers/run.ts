@@ -2,7 +2,13 @@ import type { ChildProcess } from "node:child_process";
 import { readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { type SimOptionsInput, type Simulator, startSimulator } from "../../src/sim/index.js";
-import { type OutputRow, openStore, type TaskRow } from "../../src/store/index.js";
+import {
+  type OutputRow,
+  openPgStore,
+  openStore,
+  type Store,
+  type TaskRow,
+} from "../../src/store/index.js";
 import { gwrunAsync } from "./cli.js";
 import { tempDir } from "./manifest.js";
 
@@ -14,10 +20,13 @@ import { tempDir } from "./manifest.js";
 export interface RunScope {
   sim: Simulator;
   dir: string;
+  /** The store: a SQLite file, or a PostgreSQL connection string. */
   db: string;
   outputDir: string;
   write(name: string, yaml: string): string;
   gwrun(args: readonly string[]): ReturnType<typeof gwrunAsync>;
+  /** Opens the store the runs record into (the caller closes it). */
+  open(): Promise<Store>;
   /** The latest run's tasks, each with its outputs, as the store has them now. */
   tasks(): Promise<(TaskRow & { outputs: OutputRow[] })[]>;
 }
@@ -25,13 +34,16 @@ export interface RunScope {
 /** Gateway seconds per real second in end-to-end runs: a 45 s image takes 12 ms. */
 export const FAST = 3600;
 
+/** `pgUrl`: a PostgreSQL store to run against instead of a SQLite file. */
 export async function withRun<T>(
   options: SimOptionsInput,
   fn: (scope: RunScope) => Promise<T>,
+  pgUrl?: string,
 ): Promise<T> {
   const sim = await startSimulator({ timeScale: FAST, mediaVariants: 4, ...options });
   const dir = tempDir();
-  const db = path.join(dir, "gwrun.db");
+  const db = pgUrl ?? path.join(dir, "gwrun.db");
+  const storeFlag = [pgUrl === undefined ? "--db" : "--store", db];
   const outputDir = path.join(dir, "out");
   const children: ChildProcess[] = [];
   const scope: RunScope = {
@@ -47,13 +59,14 @@ export async function withRun<T>(
     gwrun: (args) => {
       // Commands that talk to the gateway get the simulator's URL; all get the database.
       const talks = !["status", "runs", "report", "export", "view"].includes(args[0] ?? "");
-      const extra = talks ? ["--db", db, "--base-url", sim.url] : ["--db", db];
+      const extra = talks ? [...storeFlag, "--base-url", sim.url] : storeFlag;
       const run = gwrunAsync([...args, ...extra], { cwd: dir, env: { GW_API_KEY: "test-key" } });
       children.push(run.child);
       return run;
     },
+    open: async () => (pgUrl === undefined ? openStore(db) : await openPgStore(pgUrl)),
     async tasks() {
-      const store = openStore(db);
+      const store = await scope.open();
       try {
         const run = await store.latestRun();
         if (run === undefined) return [];

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { openStore } from "../../src/store/index.js";
 import { fastSettings, withRun } from "../helpers/run.js";
+import { runStoreOf, STORE_KINDS } from "../helpers/store.js";
 import { readResults } from "../postprocess/review.js";
 
 /** Three pictures of a model that takes a seed, and one of a model that does not. */
@@ -12,97 +12,101 @@ jobs:
   - { id: plain, model: acme-image-2, prompt: "a plain mug", size: "1:1", resolution: 1k }
 `;
 
-describe("the review loop without a browser", () => {
+describe.each(STORE_KINDS)("the review loop without a browser (%s)", (kind) => {
   it("stores decisions, shows them in results.jsonl, the gallery and status; retry --rejected makes new takes; export --approved copies the approved", async () => {
-    await withRun({}, async (scope) => {
-      const manifest = scope.write("review.yaml", `${fastSettings(scope.outputDir)}${JOBS}`);
-      expect((await scope.gwrun(["run", manifest]).done).code).toBe(0);
-      const tasks = await scope.tasks();
-      expect(tasks).toHaveLength(4);
-      const [first, second, third, plain] = tasks as [
-        (typeof tasks)[0],
-        (typeof tasks)[0],
-        (typeof tasks)[0],
-        (typeof tasks)[0],
-      ];
+    await withRun(
+      {},
+      async (scope) => {
+        const manifest = scope.write("review.yaml", `${fastSettings(scope.outputDir)}${JOBS}`);
+        expect((await scope.gwrun(["run", manifest]).done).code).toBe(0);
+        const tasks = await scope.tasks();
+        expect(tasks).toHaveLength(4);
+        const [first, second, third, plain] = tasks as [
+          (typeof tasks)[0],
+          (typeof tasks)[0],
+          (typeof tasks)[0],
+          (typeof tasks)[0],
+        ];
 
-      const store = openStore(scope.db);
-      try {
-        const review = (key: string, decision: "approved" | "rejected" | null, note?: string) =>
-          store.recordReview({ key, index: 0, decision, note: note ?? null }, 1000);
-        expect(await review(first.key, "approved")).toBe(true);
-        expect(await review(second.key, "rejected", "handle cut off")).toBe(true);
-        expect(await review(plain.key, "rejected", 'too dark, "flat"')).toBe(true);
-        expect(await review(third.key, "approved")).toBe(true);
-        // Deciding again replaces; clearing removes; an output not on disk is refused.
-        expect(await review(third.key, null)).toBe(true);
-        expect(await review("f".repeat(64), "approved")).toBe(false);
-        const reviews = await store.reviewsOf({ run: 1 });
-        expect(reviews.map((r) => [r.job_key, r.decision, r.note])).toEqual([
-          [first.key, "approved", null],
-          [second.key, "rejected", "handle cut off"],
-          [plain.key, "rejected", 'too dark, "flat"'],
+        const store = await scope.open();
+        try {
+          const review = (key: string, decision: "approved" | "rejected" | null, note?: string) =>
+            store.recordReview({ key, index: 0, decision, note: note ?? null }, 1000);
+          expect(await review(first.key, "approved")).toBe(true);
+          expect(await review(second.key, "rejected", "handle cut off")).toBe(true);
+          expect(await review(plain.key, "rejected", 'too dark, "flat"')).toBe(true);
+          expect(await review(third.key, "approved")).toBe(true);
+          // Deciding again replaces; clearing removes; an output not on disk is refused.
+          expect(await review(third.key, null)).toBe(true);
+          expect(await review("f".repeat(64), "approved")).toBe(false);
+          const reviews = await store.reviewsOf({ run: 1 });
+          expect(reviews.map((r) => [r.job_key, r.decision, r.note])).toEqual([
+            [first.key, "approved", null],
+            [second.key, "rejected", "handle cut off"],
+            [plain.key, "rejected", 'too dark, "flat"'],
+          ]);
+        } finally {
+          await store.close();
+        }
+
+        expect((await scope.gwrun(["report"]).done).code).toBe(0);
+        const records = readResults(scope.outputDir);
+        expect(records.find((r) => r.key === second.key)?.review).toEqual({
+          decision: "rejected",
+          note: "handle cut off",
+        });
+        expect(records.find((r) => r.key === third.key)?.review).toBeNull();
+        const gallery = readFileSync(path.join(scope.outputDir, "index.html"), "utf8");
+        expect(gallery).toContain('<span class="badge rejected">rejected</span>');
+        expect(gallery).toContain('<b data-count="approved">1</b>');
+
+        const status = await scope.gwrun(["status"]).done;
+        expect(status.stdout).toContain("reviews: 1 approved, 2 rejected");
+        expect(status.stdout).toContain("hero-r2 output 1: handle cut off");
+
+        const before = scope.sim.counters().submits.accepted;
+        const retry = await scope.gwrun(["retry", "--rejected"]).done;
+        expect(retry.code, retry.stderr).toBe(0);
+        expect(scope.sim.counters().submits.accepted - before).toBe(2);
+        const after = await scope.tasks();
+        const takes = after.filter((task) => task.take === 2);
+        expect(takes.map((task) => [task.label, task.state]).sort()).toEqual([
+          ["hero-r2-t2", "done"],
+          ["plain-t2", "done"],
         ]);
-      } finally {
-        await store.close();
-      }
+        const heroTake = takes.find((task) => task.job_id === "hero");
+        const seed = JSON.parse(heroTake?.request ?? "{}").seed;
+        expect(Number.isInteger(seed)).toBe(true);
+        expect(JSON.parse(second.request).seed).toBeUndefined();
+        // The model without a seed is asked again as it was.
+        expect(JSON.parse(takes.find((t) => t.job_id === "plain")?.request ?? "")).toEqual(
+          JSON.parse(plain.request),
+        );
+        // The rejected files stay beside the new takes.
+        for (const task of [second, plain, ...takes])
+          expect(existsSync(task.outputs[0]?.path ?? "")).toBe(true);
+        // Asked again, nothing more is made: the latest takes are not rejected.
+        const again = await scope.gwrun(["retry", "--rejected"]).done;
+        expect(again.code).toBe(0);
+        expect(scope.sim.counters().submits.accepted - before).toBe(2);
 
-      expect((await scope.gwrun(["report"]).done).code).toBe(0);
-      const records = readResults(scope.outputDir);
-      expect(records.find((r) => r.key === second.key)?.review).toEqual({
-        decision: "rejected",
-        note: "handle cut off",
-      });
-      expect(records.find((r) => r.key === third.key)?.review).toBeNull();
-      const gallery = readFileSync(path.join(scope.outputDir, "index.html"), "utf8");
-      expect(gallery).toContain('<span class="badge rejected">rejected</span>');
-      expect(gallery).toContain('<b data-count="approved">1</b>');
-
-      const status = await scope.gwrun(["status"]).done;
-      expect(status.stdout).toContain("reviews: 1 approved, 2 rejected");
-      expect(status.stdout).toContain("hero-r2 output 1: handle cut off");
-
-      const before = scope.sim.counters().submits.accepted;
-      const retry = await scope.gwrun(["retry", "--rejected"]).done;
-      expect(retry.code, retry.stderr).toBe(0);
-      expect(scope.sim.counters().submits.accepted - before).toBe(2);
-      const after = await scope.tasks();
-      const takes = after.filter((task) => task.take === 2);
-      expect(takes.map((task) => [task.label, task.state]).sort()).toEqual([
-        ["hero-r2-t2", "done"],
-        ["plain-t2", "done"],
-      ]);
-      const heroTake = takes.find((task) => task.job_id === "hero");
-      const seed = JSON.parse(heroTake?.request ?? "{}").seed;
-      expect(Number.isInteger(seed)).toBe(true);
-      expect(JSON.parse(second.request).seed).toBeUndefined();
-      // The model without a seed is asked again as it was.
-      expect(JSON.parse(takes.find((t) => t.job_id === "plain")?.request ?? "")).toEqual(
-        JSON.parse(plain.request),
-      );
-      // The rejected files stay beside the new takes.
-      for (const task of [second, plain, ...takes])
-        expect(existsSync(task.outputs[0]?.path ?? "")).toBe(true);
-      // Asked again, nothing more is made: the latest takes are not rejected.
-      const again = await scope.gwrun(["retry", "--rejected"]).done;
-      expect(again.code).toBe(0);
-      expect(scope.sim.counters().submits.accepted - before).toBe(2);
-
-      const delivery = path.join(scope.dir, "delivery");
-      const exported = await scope.gwrun(["export", "--approved", delivery]).done;
-      expect(exported.code, exported.stderr).toBe(0);
-      const copied = readdirSync(delivery, { recursive: true, withFileTypes: true })
-        .filter((entry) => entry.isFile())
-        .map((entry) => path.relative(delivery, path.join(entry.parentPath, entry.name)))
-        .sort();
-      const approvedFile = path.relative(scope.outputDir, first.outputs[0]?.path ?? "");
-      expect(copied).toEqual([approvedFile, `${approvedFile}.json`, "review.csv"].sort());
-      const csv = readFileSync(path.join(delivery, "review.csv"), "utf8").trim().split("\n");
-      expect(csv[0]).toBe("file,job,label,output,take,repeat,vars,decision,note,sha256");
-      expect(csv).toHaveLength(7);
-      expect(csv.find((line) => line.includes("plain.")) ?? "").toContain(
-        'rejected,"too dark, ""flat"""',
-      );
-    });
+        const delivery = path.join(scope.dir, "delivery");
+        const exported = await scope.gwrun(["export", "--approved", delivery]).done;
+        expect(exported.code, exported.stderr).toBe(0);
+        const copied = readdirSync(delivery, { recursive: true, withFileTypes: true })
+          .filter((entry) => entry.isFile())
+          .map((entry) => path.relative(delivery, path.join(entry.parentPath, entry.name)))
+          .sort();
+        const approvedFile = path.relative(scope.outputDir, first.outputs[0]?.path ?? "");
+        expect(copied).toEqual([approvedFile, `${approvedFile}.json`, "review.csv"].sort());
+        const csv = readFileSync(path.join(delivery, "review.csv"), "utf8").trim().split("\n");
+        expect(csv[0]).toBe("file,job,label,output,take,repeat,vars,decision,note,sha256");
+        expect(csv).toHaveLength(7);
+        expect(csv.find((line) => line.includes("plain.")) ?? "").toContain(
+          'rejected,"too dark, ""flat"""',
+        );
+      },
+      await runStoreOf(kind),
+    );
   }, 90_000);
 });

@@ -1,27 +1,40 @@
-import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { LEASE_TTL_MS, tryLease } from "../../src/schedule/index.js";
-import { type LeaseHolder, openStore, type SqliteStore } from "../../src/store/index.js";
+import type { LeaseHolder } from "../../src/store/index.js";
 import { advanceTo, ManualClock } from "../helpers/clock.js";
-import { tempDir } from "../helpers/manifest.js";
+import { openStoreOf, STORE_KINDS, type StoreKind, type TestStore } from "../helpers/store.js";
 
 const holder = (n: number): LeaseHolder => ({ id: `host:${n}:x`, host: "elsewhere", pid: n });
 const alive = () => false;
 
-const stores: SqliteStore[] = [];
+const stores: TestStore[] = [];
 afterEach(async () => {
   for (const store of stores.splice(0)) await store.close();
 });
 
-function open(): SqliteStore {
-  const store = openStore(path.join(tempDir(), "state.db"));
+async function open(kind: StoreKind): Promise<TestStore> {
+  const { store } = await openStoreOf(kind);
   stores.push(store);
   return store;
 }
 
-describe("manifest leases", () => {
+/**
+ * Moves the clock on to `until` wake by wake, letting each renewal finish its round trip (a
+ * real query on PostgreSQL) before the next: the holder keeps renewing all along.
+ */
+async function advanceRenewing(clock: ManualClock, until: number): Promise<void> {
+  for (let wake = clock.nextWake; wake !== undefined && wake <= until; wake = clock.nextWake) {
+    clock.advance(wake - clock.now());
+    await vi.waitFor(() => {
+      if (clock.nextWake === undefined) throw new Error("still renewing");
+    });
+  }
+  clock.advance(until - clock.now());
+}
+
+describe.each(STORE_KINDS)("manifest leases (%s)", (kind) => {
   it("lets one holder at a time run a manifest, and frees it on release", async () => {
-    const store = open();
+    const store = await open(kind);
     const clock = new ManualClock();
     const first = await tryLease(store, "daily", clock, { holder: holder(1), isGone: alive });
     expect("release" in first).toBe(true);
@@ -38,21 +51,20 @@ describe("manifest leases", () => {
   });
 
   it("keeps a lease while renewing it, and hands over one whose holder stopped renewing", async () => {
-    const store = open();
+    const store = await open(kind);
     const clock = new ManualClock();
     const first = await tryLease(store, "daily", clock, { holder: holder(1), isGone: alive });
-    await advanceTo(clock, clock.now() + 5 * LEASE_TTL_MS);
+    await advanceRenewing(clock, clock.now() + 5 * LEASE_TTL_MS);
     // Renewed all along: still held.
     expect(
       "heldBy" in (await tryLease(store, "daily", clock, { holder: holder(2), isGone: alive })),
     ).toBe(true);
     // A holder that crashed (no renewals) loses it at expiry.
-    store.db.prepare("UPDATE leases SET expires_at = ?").run(clock.now() - 1);
+    await store.sql(`UPDATE leases SET expires_at = ${clock.now() - 1}`);
     if ("release" in first) await first.release();
     const crashedAt = clock.now();
-    store.db
-      .prepare("INSERT OR REPLACE INTO leases VALUES ('daily', 'gone', 'elsewhere', 9, ?, ?)")
-      .run(crashedAt, crashedAt + LEASE_TTL_MS);
+    await store.sql(`DELETE FROM leases WHERE name = 'daily';
+      INSERT INTO leases VALUES ('daily', 'gone', 'elsewhere', 9, ${crashedAt}, ${crashedAt + LEASE_TTL_MS})`);
     expect(
       "heldBy" in (await tryLease(store, "daily", clock, { holder: holder(2), isGone: alive })),
     ).toBe(true);
@@ -64,7 +76,7 @@ describe("manifest leases", () => {
   });
 
   it("says so when a stalled holder finds its lease taken over", async () => {
-    const store = open();
+    const store = await open(kind);
     const clock = new ManualClock();
     const lost: string[] = [];
     await tryLease(store, "daily", clock, {
@@ -73,11 +85,11 @@ describe("manifest leases", () => {
       onLost: () => lost.push("lost"),
     });
     // The process stalls past the expiry; another takes the lease over.
-    store.db.prepare("UPDATE leases SET expires_at = 0").run();
+    await store.sql("UPDATE leases SET expires_at = 0");
     expect(
       "release" in (await tryLease(store, "daily", clock, { holder: holder(2), isGone: alive })),
     ).toBe(true);
     await advanceTo(clock, clock.now() + LEASE_TTL_MS);
-    expect(lost).toEqual(["lost"]);
+    await vi.waitFor(() => expect(lost).toEqual(["lost"]));
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { NewTask, SqliteStore, TaskRow } from "../../src/store/index.js";
-import { claimOne, openTestStore } from "../helpers/store.js";
+import type { NewTask, Store, TaskRow } from "../../src/store/index.js";
+import { claimOne, openStoreOf, STORE_KINDS } from "../helpers/store.js";
 
 function task(key: string, upstreamKey: string | null, placeholder = false): NewTask {
   return {
@@ -17,15 +17,15 @@ function task(key: string, upstreamKey: string | null, placeholder = false): New
   };
 }
 
-async function row(store: SqliteStore, key: string): Promise<TaskRow> {
+async function row(store: Store, key: string): Promise<TaskRow> {
   const found = await store.task(key);
   if (found === undefined) throw new Error(`no task ${key}`);
   return found;
 }
 
-describe("dependant bookkeeping in the store", () => {
+describe.each(STORE_KINDS)("dependant bookkeeping in the store (%s)", (kind) => {
   it("drops an upstream's stand-ins down the chain, and nothing else", async () => {
-    const { store, runId } = await openTestStore();
+    const { store, runId } = await openStoreOf(kind);
     await store.recordTasks(runId, [task("up", null)], 1);
     // The upstream failed once: its stand-in was recorded skipped.
     await store.recordSkipped(
@@ -55,7 +55,7 @@ describe("dependant bookkeeping in the store", () => {
   });
 
   it("binds a request afresh only while the job is pending and real", async () => {
-    const { store, runId } = await openTestStore();
+    const { store, runId } = await openStoreOf(kind);
     // `c` is a stand-in (of another upstream, so it is not dropped here).
     await store.recordTasks(
       runId,
@@ -103,7 +103,7 @@ describe("dependant bookkeeping in the store", () => {
   });
 
   it("keeps one answer per text job, replaced when the job is redone", async () => {
-    const { store, runId } = await openTestStore();
+    const { store, runId } = await openStoreOf(kind);
     await store.recordTasks(runId, [task("t", null)], 1);
     const answer = {
       format: "chat",

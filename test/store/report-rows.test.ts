@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { NewTask, ReportScope, Store } from "../../src/store/index.js";
-import { openTestStore } from "../helpers/store.js";
+import { openStoreOf, STORE_KINDS } from "../helpers/store.js";
 
 async function collect<T>(rows: AsyncIterable<T>): Promise<T[]> {
   const all: T[] = [];
@@ -31,9 +31,9 @@ const runInto = (store: Store, folder: string) =>
     started_at: 1,
   });
 
-describe("store: what reports read", () => {
+describe.each(STORE_KINDS)("store (%s): what reports read", (kind) => {
   it("reads a run's outputs with the tasks of each manifest job together, and its failures", async () => {
-    const { store, runId: run } = await openTestStore();
+    const { store, runId: run } = await openStoreOf(kind);
     try {
       // A dependant recorded between two tasks of `hero`, as `from:` jobs are.
       await store.recordTasks(
@@ -43,7 +43,7 @@ describe("store: what reports read", () => {
       );
       // Outputs on a task still pending, and a skip without its upstream: what is read, not how
       // the tasks got there, is the point here.
-      store.db.exec(`INSERT INTO outputs (job_key, idx, state, path, check_state) VALUES
+      await store.sql(`INSERT INTO outputs (job_key, idx, state, path, check_state) VALUES
           ('hero-1', 0, 'pending', NULL, NULL),
           ('hero-1', 1, 'downloaded', '/out/hero/hero-1-2.png', 'failed');
         UPDATE jobs SET state = 'skipped', reason = 'upstream failed' WHERE key = 'teaser-1';`);
@@ -73,7 +73,7 @@ describe("store: what reports read", () => {
   });
 
   it("item 1: a folder's report holds each label once, at the latest take done into the folder", async () => {
-    const { store, runId: first } = await openTestStore();
+    const { store, runId: first } = await openStoreOf(kind);
     try {
       await store.recordTasks(
         first,
@@ -90,7 +90,7 @@ describe("store: what reports read", () => {
       );
       const elsewhere = await runInto(store, "/elsewhere");
       await store.recordTasks(elsewhere, [task("hero-1@c", "hero", "hero-1")], 3);
-      store.db.exec(`UPDATE jobs SET state = 'done', cost = 0.25;
+      await store.sql(`UPDATE jobs SET state = 'done', cost = 0.25;
         UPDATE jobs SET state = 'failed', reason = 'refused' WHERE key = 'hero-1@a';
         INSERT INTO outputs (job_key, idx, state, path) VALUES
           ('hero-1@b', 0, 'downloaded', '/out/hero/hero-1.png'),
@@ -115,9 +115,9 @@ describe("store: what reports read", () => {
       // the edited take's, and the folder shows it; once done, the first key stands there.
       const back = await runInto(store, "/out");
       await store.recordTasks(back, [task("hero-1@a", "hero", "hero-1")], 4);
-      store.db.exec("UPDATE jobs SET state = 'pending', reason = NULL WHERE key = 'hero-1@a'");
+      await store.sql("UPDATE jobs SET state = 'pending', reason = NULL WHERE key = 'hero-1@a'");
       expect(await keys({ folder: "/out" })).toEqual(["hero-1@b", "hero-2", "teaser-1"]);
-      store.db.exec("UPDATE jobs SET state = 'done' WHERE key = 'hero-1@a'");
+      await store.sql("UPDATE jobs SET state = 'done' WHERE key = 'hero-1@a'");
       expect(await keys({ folder: "/out" })).toEqual(["hero-1@a", "hero-2", "teaser-1"]);
     } finally {
       await store.close();

@@ -1,43 +1,32 @@
-import { spawn } from "node:child_process";
-import { readdirSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  openStore,
-  type SqliteStore,
-  type TaskRow,
-  TaskState,
-  TRANSITIONS,
-} from "../../src/store/index.js";
+import { type TaskRow, TaskState, TRANSITIONS } from "../../src/store/index.js";
 import { canMove } from "../../src/store/states.js";
-import { ROOT } from "../helpers/cli.js";
-import { tempDir } from "../helpers/manifest.js";
-import { claimOne, imageTask, openTestStore } from "../helpers/store.js";
-
-function exitCode(args: string[]): Promise<number | null> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { stdio: ["ignore", "ignore", "inherit"] });
-    child.once("close", resolve);
-  });
-}
+import {
+  claimOne,
+  imageTask,
+  openStoreOf,
+  STORE_KINDS,
+  type StoreKind,
+  type TestStore,
+} from "../helpers/store.js";
 
 const task = imageTask("k1");
 
-async function openWithTask(): Promise<{ store: SqliteStore; runId: number }> {
-  const opened = await openTestStore();
+async function openWithTask(kind: StoreKind): Promise<{ store: TestStore; runId: number }> {
+  const opened = await openStoreOf(kind);
   await opened.store.recordTasks(opened.runId, [task], 1);
   return opened;
 }
 
 /** The task as the store holds it now. */
-async function row(store: SqliteStore, key = "k1"): Promise<TaskRow> {
+async function row(store: TestStore, key = "k1"): Promise<TaskRow> {
   const found = await store.task(key);
   if (found === undefined) throw new Error(`no task ${key}`);
   return found;
 }
 
 /** Claims and submits `key`: the gateway answered with task id `task-<key>`. */
-async function submitted(store: SqliteStore, key = "k1", now = 2): Promise<TaskRow> {
+async function submitted(store: TestStore, key = "k1", now = 2): Promise<TaskRow> {
   const claim = await claimOne(store, await row(store, key), "me", now);
   if (claim === undefined) throw new Error(`could not claim ${key}`);
   await store.recordReceipts(
@@ -56,7 +45,7 @@ async function submitted(store: SqliteStore, key = "k1", now = 2): Promise<TaskR
 }
 
 /** Submits `key` and records it completed with two output links, costing 0.25. */
-async function completed(store: SqliteStore, key = "k1", now = 3): Promise<TaskRow> {
+async function completed(store: TestStore, key = "k1", now = 3): Promise<TaskRow> {
   const running = await submitted(store, key, now - 1);
   const links = [
     { url: "https://x.invalid/0.png", expiresAt: null },
@@ -73,81 +62,9 @@ function file(task: TaskRow, idx: number) {
   return { task, idx, path: `/out/${idx}.png`, bytes: 3, sha256: "abc", contentType: "image/png" };
 }
 
-describe("store", () => {
-  it("creates its schema by numbered migrations, once", async () => {
-    const file = path.join(tempDir(), "state.db");
-    await openStore(file).close();
-    const store = openStore(file);
-    const versions = store.db.prepare("SELECT version FROM migrations ORDER BY version").all();
-    const files = readdirSync(path.join(ROOT, "sql")).filter((name) =>
-      /^\d{6}-.+\.sql$/.test(name),
-    );
-    expect(versions).toEqual(files.sort().map((name) => ({ version: Number(name.slice(0, 6)) })));
-    expect(store.db.pragma("journal_mode", { simple: true })).toBe("wal");
-    await store.close();
-  });
-
-  it("applies a migration it lacks even below the highest applied, as branches may land in any order", async () => {
-    const file = path.join(tempDir(), "state.db");
-    const db = openStore(file);
-    // As if migration 3 had not been there when the database last opened, but a later one had.
-    db.db.exec(`DROP TABLE text_answers; ALTER TABLE jobs DROP COLUMN placeholder;
-      DELETE FROM migrations WHERE version = 3;
-      INSERT INTO migrations (version, name, applied_at) VALUES (999, '000999-later.sql', 0);`);
-    await db.close();
-    const store = openStore(file);
-    const versions = store.db.prepare("SELECT version FROM migrations ORDER BY version").all();
-    expect(versions).toContainEqual({ version: 3 });
-    expect(store.db.prepare("SELECT count(*) AS n FROM text_answers").get()).toEqual({ n: 0 });
-    await store.close();
-  });
-
-  it("turns a task an old database left cancelled back into a pending one (migration 5)", async () => {
-    const file = path.join(tempDir(), "state.db");
-    const db = openStore(file);
-    const run = await db.createRun({
-      name: "t",
-      manifest_path: "/m.yaml",
-      manifest_text: "",
-      base_url: "sim",
-      output_dir: "/out",
-      started_at: 1,
-    });
-    await db.recordTasks(run, [imageTask("stopped"), imageTask("gave-up")], 1);
-    // As an old gwrun left them: one task cancelled by a stop, one failed; migration 5 not run.
-    db.db.exec(`UPDATE jobs SET state = 'cancelled', reason = 'stopped' WHERE key = 'stopped';
-      UPDATE jobs SET state = 'failed', reason = 'gateway said no' WHERE key = 'gave-up';
-      DELETE FROM migrations WHERE version = 5;`);
-    await db.close();
-    const store = openStore(file);
-    expect(store.db.prepare("SELECT version FROM migrations WHERE version = 5").get()).toEqual({
-      version: 5,
-    });
-    expect(await store.task("stopped")).toMatchObject({ state: "pending", reason: null });
-    expect(await store.task("gave-up")).toMatchObject({
-      state: "failed",
-      reason: "gateway said no",
-    });
-    // And it can be sent like any pending task.
-    expect(await claimOne(store, await row(store, "stopped"), "me", 2)).toBeDefined();
-    await store.close();
-  });
-
-  it("lets several processes open one new database at once", async () => {
-    // Each child opens the same new file; a race in creating the schema fails one of them.
-    const opener = `import { openStore } from ${JSON.stringify(path.join(ROOT, "dist/store/index.js"))};
-      await openStore(process.argv[1]).close();`;
-    for (let round = 0; round < 8; round++) {
-      const file = path.join(tempDir(), "state.db");
-      const codes = await Promise.all(
-        Array.from({ length: 4 }, () => exitCode(["--input-type=module", "-e", opener, file])),
-      );
-      expect(codes).toEqual([0, 0, 0, 0]);
-    }
-  }, 30_000);
-
+describe.each(STORE_KINDS)("store (%s)", (kind) => {
   it("moves a job only from the state it is in (compare-and-set), and logs the move", async () => {
-    const { store } = await openWithTask();
+    const { store } = await openWithTask(kind);
     const pending = await row(store);
     const claim = await claimOne(store, pending, "me", 2);
     expect(claim?.task).toMatchObject({ state: "submitting", claimed_by: "me", attempts: 1 });
@@ -155,13 +72,13 @@ describe("store", () => {
     // A second claim loses: the job is no longer pending.
     expect(await claimOne(store, pending, "other", 3)).toBeUndefined();
     expect(await store.task("k1")).toMatchObject({ claimed_by: "me", attempts: 1 });
-    const events = store.db.prepare("SELECT type FROM events WHERE job_key = 'k1'").all();
+    const events = await store.sql("SELECT type FROM events WHERE job_key = 'k1'");
     expect(events).toEqual([{ type: "job:submitting" }]);
     await store.close();
   });
 
   it("refuses a move the state graph does not allow", async () => {
-    const { store } = await openWithTask();
+    const { store } = await openWithTask(kind);
     const pending = await row(store);
     // A done task cannot fail; a pending one cannot expire.
     await expect(store.failTask(pending, ["done"], "failed", "x", 2)).rejects.toThrow(
@@ -175,12 +92,32 @@ describe("store", () => {
       /completed → pending is not allowed/,
     );
     expect(await store.task("k1")).toMatchObject({ state: "pending", reason: null });
-    expect(store.db.prepare("SELECT count(*) AS n FROM events").get()).toEqual({ n: 0 });
+    expect(await store.sql("SELECT count(*) AS n FROM events")).toEqual([{ n: 0 }]);
+    await store.close();
+  });
+
+  it("lets two processes claiming the same tasks at once each take different ones", async () => {
+    const { store, runId, another } = await openStoreOf(kind);
+    const other = await another();
+    const keys = Array.from({ length: 40 }, (_, i) => `t${i}`);
+    await store.recordTasks(runId, keys.map(imageTask), 1);
+    const tasks = [...(await store.tasksByKey(keys)).values()];
+    // In opposite orders, as two processes with their own views might ask.
+    const [mine, theirs] = await Promise.all([
+      store.claimForSubmit(tasks, "me", 2),
+      other.claimForSubmit([...tasks].reverse(), "other", 2),
+    ]);
+    const taken = [...mine.claimed, ...theirs.claimed].map((task) => task.key);
+    expect(taken.sort()).toEqual([...keys].sort());
+    expect(mine.events).toHaveLength(mine.claimed.length);
+    for (const task of (await store.tasksByKey(keys)).values())
+      expect(task).toMatchObject({ state: "submitting", attempts: 1 });
+    await other.close();
     await store.close();
   });
 
   it("keeps a known job's state when a later run records it again", async () => {
-    const { store } = await openWithTask();
+    const { store } = await openWithTask(kind);
     await claimOne(store, await row(store), "me", 2);
     const second = await store.createRun({
       name: "t",
@@ -223,9 +160,9 @@ describe("the task state table", () => {
   });
 });
 
-describe("store transitions", () => {
+describe.each(STORE_KINDS)("store transitions (%s)", (kind) => {
   it("records a receipt only for a task being submitted", async () => {
-    const { store } = await openWithTask();
+    const { store } = await openWithTask(kind);
     const pending = await row(store);
     const receipt = (task: TaskRow, taskId: string) => ({
       task,
@@ -265,7 +202,7 @@ describe("store transitions", () => {
   });
 
   it("names a polled task another process moved on as lost, and records nothing for it", async () => {
-    const { store, runId } = await openWithTask();
+    const { store, runId } = await openWithTask(kind);
     await store.recordTasks(runId, [imageTask("k2")], 1);
     const stale = await submitted(store);
     const other = await submitted(store, "k2");
@@ -302,7 +239,7 @@ describe("store transitions", () => {
   });
 
   it("moves a completed task to downloaded only with its last output", async () => {
-    const { store } = await openWithTask();
+    const { store } = await openWithTask(kind);
     const done = await completed(store);
     expect(done).toMatchObject({ state: "completed", cost: 0.25, progress: 100 });
     const first = await store.recordDownloads([file(done, 0)], 4);
@@ -327,7 +264,7 @@ describe("store transitions", () => {
   });
 
   it("requeues a task as a new one: its task id, cost, progress and outputs forgotten", async () => {
-    const { store } = await openWithTask();
+    const { store } = await openWithTask(kind);
     const done = await completed(store);
     await store.recordDownloads([file(done, 0), file(done, 1)], 4);
     expect(await store.markDone(await row(store), 5)).toEqual([

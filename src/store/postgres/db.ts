@@ -1,0 +1,126 @@
+import pg from "pg";
+
+/**
+ * The PostgreSQL handle: one pool, queries that return rows, and one transaction wrapper for
+ * every module of the adapter. Times are BIGINT ms and counts are BIGINT: read as numbers,
+ * as the port uses them (exact up to 2^53).
+ */
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === INT8 || oid === NUMERIC
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format as "text")) as pg.CustomTypesConfig["getTypeParser"],
+};
+
+const DEADLOCK = "40P01";
+const SERIALIZATION = "40001";
+/** Tries of a transaction PostgreSQL aborted to break a deadlock. */
+const RETRIES = 5;
+
+/** Something that runs SQL: the pool, or the client of an open transaction. */
+export type Sql = pg.Pool | pg.PoolClient;
+
+export class PgDb {
+  readonly pool: pg.Pool;
+
+  constructor(url: string, max = 4) {
+    this.pool = new pg.Pool({ connectionString: url, max, types, allowExitOnIdle: true });
+    // An idle connection the server dropped must not crash the process: the next query
+    // takes another one, or fails where it is awaited.
+    this.pool.on("error", () => {});
+  }
+
+  /**
+   * Runs `fn` in one transaction on one connection: committed if it returns, else rolled back.
+   * Two processes moving the same tasks in different orders can deadlock; PostgreSQL then
+   * aborts one of them, which is run again from the start (`fn` keeps its results inside).
+   */
+  async transaction<T>(fn: (sql: pg.PoolClient) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#once(fn);
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (!(code === DEADLOCK || code === SERIALIZATION) || attempt >= RETRIES) throw error;
+      }
+    }
+  }
+
+  async #once<T>(fn: (sql: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query("BEGIN");
+      const result = await fn(client);
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+/** The rows of one statement. */
+export async function rows<T>(sql: Sql, text: string, values: unknown[] = []): Promise<T[]> {
+  return (await sql.query(text, values)).rows as T[];
+}
+
+/** The first row of one statement, if any. */
+export async function row<T>(
+  sql: Sql,
+  text: string,
+  values: unknown[] = [],
+): Promise<T | undefined> {
+  return (await rows<T>(sql, text, values))[0];
+}
+
+/** How many rows one statement changed. */
+export async function changes(sql: Sql, text: string, values: unknown[] = []): Promise<number> {
+  return (await sql.query(text, values)).rowCount ?? 0;
+}
+
+/** A task row's columns (the table's `place` is the adapter's own), qualified by `jobs.`. */
+export const TASK_COLUMNS = [
+  "key",
+  "run_id",
+  "job_id",
+  "label",
+  "family",
+  "lane",
+  "endpoint",
+  "request",
+  "upstream_key",
+  "state",
+  "task_id",
+  "attempts",
+  "unknown_submits",
+  "claimed_by",
+  "progress",
+  "polls",
+  "next_poll_at",
+  "estimated_cost",
+  "cost",
+  "reason",
+  "created_at",
+  "submitted_at",
+  "started_at",
+  "completed_at",
+  "done_at",
+  "updated_at",
+  "placeholder",
+  "vars",
+  "repeat_index",
+  "take",
+]
+  .map((column) => `jobs.${column}`)
+  .join(", ");

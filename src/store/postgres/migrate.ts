@@ -1,0 +1,72 @@
+import { readdirSync, readFileSync } from "node:fs";
+import type { PgDb } from "./db.js";
+
+/**
+ * Numbered migrations of the PostgreSQL store: `sql/pg/NNNNNN-name.sql`, applied in order and
+ * recorded in `migrations`, as the SQLite store does with `sql/`.
+ */
+const SQL_DIR = new URL("../../../sql/pg/", import.meta.url);
+
+/** Serialises migrations of one database across processes (an arbitrary, fixed number). */
+const MIGRATE_LOCK = 0x67777275;
+
+interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+function migrations(): Migration[] {
+  return readdirSync(SQL_DIR)
+    .filter((file) => /^\d{6}-[\w-]+\.sql$/.test(file))
+    .sort()
+    .map((file) => ({
+      version: Number(file.slice(0, 6)),
+      name: file,
+      sql: readFileSync(new URL(file, SQL_DIR), "utf8"),
+    }));
+}
+
+/**
+ * Applies the migrations the database lacks, in one transaction under an advisory lock, so two
+ * processes starting on a new database do not both apply one; returns its schema version.
+ */
+export async function migrate(db: PgDb): Promise<number> {
+  return db.transaction(async (sql) => {
+    await sql.query("SELECT pg_advisory_xact_lock($1)", [MIGRATE_LOCK]);
+    await sql.query(
+      "CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL)",
+    );
+    const applied = new Set(
+      (await sql.query<{ version: number }>("SELECT version FROM migrations")).rows.map(
+        (row) => row.version,
+      ),
+    );
+    let version = Math.max(0, ...applied);
+    for (const migration of migrations()) {
+      if (applied.has(migration.version)) continue;
+      await sql.query(migration.sql);
+      await sql.query("INSERT INTO migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
+        migration.version,
+        migration.name,
+        Date.now(),
+      ]);
+      version = Math.max(version, migration.version);
+    }
+    return version;
+  });
+}
+
+/** Whether the database lacks a migration (a read: nothing is changed). */
+export async function needsMigration(db: PgDb): Promise<boolean> {
+  const exists = await db.pool.query<{ found: boolean }>(
+    "SELECT to_regclass('migrations') IS NOT NULL AS found",
+  );
+  if (exists.rows[0]?.found !== true) return true;
+  const applied = new Set(
+    (await db.pool.query<{ version: number }>("SELECT version FROM migrations")).rows.map(
+      (row) => row.version,
+    ),
+  );
+  return migrations().some((migration) => !applied.has(migration.version));
+}

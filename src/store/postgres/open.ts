@@ -1,0 +1,139 @@
+import type { Store } from "../port.js";
+import { PgDb } from "./db.js";
+import * as dependants from "./dependants.js";
+import { migrate, needsMigration } from "./migrate.js";
+import * as outputs from "./outputs.js";
+import * as reports from "./reports.js";
+import * as reviews from "./reviews.js";
+import * as runs from "./runs.js";
+import * as schedules from "./schedules.js";
+import * as tasks from "./tasks.js";
+import * as transitions from "./transitions.js";
+import { pgStoreUnusable } from "./unusable.js";
+
+/** The PostgreSQL store; `pool` is the raw handle, for tests that set up odd states. */
+export type PgStore = Store & { readonly pool: PgDb["pool"] };
+
+/**
+ * Opens the PostgreSQL store at `url` (a `postgres://` connection string) as the store port,
+ * creating or updating its schema unless `migrate` is false (then a missing schema is an
+ * error). Each operation commits before its promise resolves.
+ */
+export async function openPgStore(
+  url: string,
+  options: { migrate?: boolean } = {},
+): Promise<PgStore> {
+  const db = new PgDb(url);
+  try {
+    if (options.migrate === false) {
+      if (await needsMigration(db)) throw missingSchema(url);
+    } else await migrate(db);
+  } catch (error) {
+    await db.close();
+    throw pgStoreUnusable(error, url) ?? error;
+  }
+  return located(pgStore(db), url);
+}
+
+/**
+ * The store with every failure that says the database is unusable (a lost connection, a
+ * refused login) turned into a located error naming it, without its password.
+ */
+function located(store: PgStore, url: string): PgStore {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(store)) {
+    wrapped[name] =
+      typeof value === "function"
+        ? (...args: unknown[]) => {
+            const result: unknown = value(...args);
+            return result instanceof Promise
+              ? result.catch((error: unknown) => {
+                  throw pgStoreUnusable(error, url) ?? error;
+                })
+              : result;
+          }
+        : value;
+  }
+  return wrapped as unknown as PgStore;
+}
+
+function missingSchema(url: string): Error {
+  return Object.assign(new Error("schema missing"), { code: "GWRUN_NO_SCHEMA", url });
+}
+
+function pgStore(db: PgDb): PgStore {
+  return {
+    pool: db.pool,
+    close: () => db.close(),
+    learnedRate: (baseUrl) => runs.learnedRate(db, baseUrl),
+    saveLearnedRate: (baseUrl, rate) => runs.saveLearnedRate(db, baseUrl, rate),
+
+    createRun: (run) => runs.createRun(db, run),
+    finishRun: (id, status, exitCode, now, stopReason) =>
+      runs.finishRun(db, id, status, exitCode, now, stopReason),
+    run: (id) => runs.run(db, id),
+    latestRun: (name) => runs.latestRun(db, name),
+    runs: (limit) => runs.runs(db, limit),
+    runOfTick: (name, tick) => runs.runOfTick(db, name, tick),
+    scheduledRuns: (name) => runs.scheduledRuns(db, name),
+    filesOfRun: (runId) => runs.filesOfRun(db, runId),
+    deleteRun: (runId) => runs.deleteRun(db, runId),
+    recordRunNotice: (runId, notice) => runs.recordRunNotice(db, runId, notice),
+    runNoticesOf: (runId, limit) => runs.runNoticesOf(db, runId, limit),
+
+    task: (key) => tasks.task(db.pool, key),
+    tasksOf: (runId) => tasks.tasksOf(db.pool, runId),
+    tasksByKey: (keys) => tasks.tasksByKey(db.pool, keys),
+    currentTasksOf: (outputDir, jobId) => tasks.currentTasksOf(db.pool, outputDir, jobId),
+    dependantsOf: (upstreamKey) => tasks.dependantsOf(db.pool, upstreamKey),
+    outputsOf: (key) => tasks.outputsOf(db.pool, key),
+    textAnswer: (key) => tasks.textAnswer(db.pool, key),
+
+    recordTasks: (runId, list, now) =>
+      db.transaction((sql) => tasks.recordTasks(sql, runId, list, now)),
+    claimForSubmit: (list, owner, now) => transitions.claimForSubmit(db, list, owner, now),
+    recordReceipts: (receipts, now) => transitions.recordReceipts(db, receipts, now),
+    releaseClaim: (task, release, now) => transitions.releaseClaim(db, task, release, now),
+    recordPollRound: (round, now) => transitions.recordPollRound(db, round, now),
+    updateLinks: (key, links) => outputs.updateLinks(db, key, links),
+    recordDownloads: (files, now) => outputs.recordDownloads(db, files, now),
+    recordTextAnswer: (task, answer, files, now) =>
+      outputs.recordTextAnswer(db, task, answer, files, now),
+    recordChecks: (checked, now) => outputs.recordChecks(db, checked, now),
+    markDone: (task, now) => outputs.markDone(db, task, now),
+    requeue: (task, from, reason, now) => transitions.requeue(db, task, from, reason, now),
+    repoll: (task, now) => transitions.repoll(db, task, now),
+    redownload: (task, now) => transitions.redownload(db, task, now),
+    recheck: (task, now) => transitions.recheck(db, task, now),
+    failTask: (task, from, to, reason, now, expiredOutput) =>
+      transitions.failTask(db, task, from, to, reason, now, expiredOutput),
+    recordDependants: (runId, upstream, list, now) =>
+      dependants.recordDependants(db, runId, upstream, list, now),
+    recordSkipped: (runId, upstream, standIns, reason, now) =>
+      dependants.recordSkipped(db, runId, upstream, standIns, reason, now),
+
+    reportRows: (scope) => reports.reportRows(db, scope),
+    failuresOf: (scope) => reports.failuresOf(db, scope),
+    summaryOf: (scope) => reports.summaryOf(db, scope),
+    textAnswersOf: (runId) => reports.textAnswersOf(db, runId),
+    timelineOf: (runId) => reports.timelineOf(db, runId),
+    gridOf: (runId) => reports.gridOf(db, runId),
+
+    recordReview: (review, now) => reviews.recordReview(db, review, now),
+    reviewsOf: (scope) => reviews.reviewsOf(db, scope),
+
+    recordTickNotRun: (tick, now) => schedules.recordTickNotRun(db, tick, now),
+    startTick: (tick, now) => schedules.startTick(db, tick, now),
+    finishTick: (id, end, now) => schedules.finishTick(db, id, end, now),
+    ticksOf: (name, limit) => schedules.ticksOf(db, name, limit),
+    lastTickAt: (name) => schedules.lastTickAt(db, name),
+    unfinishedTicks: (name) => schedules.unfinishedTicks(db, name),
+    deleteTicksBefore: (name, before) => schedules.deleteTicksBefore(db, name, before),
+    acquireLease: (name, holder, now, ttlMs, isGone) =>
+      schedules.acquireLease(db, name, holder, now, ttlMs, isGone),
+    renewLease: (name, holderId, now, ttlMs) =>
+      schedules.renewLease(db, name, holderId, now, ttlMs),
+    releaseLease: (name, holderId) => schedules.releaseLease(db, name, holderId),
+    leaseOf: (name) => schedules.leaseOf(db, name),
+  };
+}

@@ -1,0 +1,182 @@
+import { roundMoney } from "../../core/money.js";
+import type { ReportScope } from "../port.js";
+import type {
+  FailureRow,
+  GridRow,
+  ReportOutput,
+  ReportRow,
+  ReportSummary,
+  ReportTask,
+  TextAnswerRow,
+  TimelineRow,
+} from "../rows.js";
+import { FAILED_STATES } from "../states.js";
+import { type PgDb, row, rows } from "./db.js";
+import { withScope } from "./scope.js";
+
+/** What reports read, as `../sqlite/reports.ts` reads it: page by page, in the same order. */
+
+/** Tasks per page of a report: small enough to stay lean at 100k tasks. */
+const PAGE = 1000;
+
+type Joined = ReportTask & ReportOutput & { output_state: string };
+
+/**
+ * The order (the tasks of one manifest job together, in the order recorded) is taken first,
+ * as places; then the rows a page at a time.
+ */
+export async function* reportRows(db: PgDb, scope: ReportScope): AsyncGenerator<ReportRow> {
+  const { sql, param } = withScope(scope);
+  const order = (
+    await rows<{ place: number }>(
+      db.pool,
+      `${sql} SELECT jobs.place FROM scope JOIN jobs ON jobs.key = scope.key
+       ORDER BY min(scope.place) OVER (PARTITION BY jobs.job_id), scope.place`,
+      [param],
+    )
+  ).map((entry) => entry.place);
+  for (let start = 0; start < order.length; start += PAGE) {
+    // Only the columns a report shows: wide rows are most of the cost at 100k tasks.
+    const page = await rows<Joined>(
+      db.pool,
+      `SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason, jobs.request, jobs.cost,
+         jobs.task_id, jobs.vars, jobs.repeat_index, jobs.take, jobs.upstream_key, outputs.idx,
+         outputs.state AS output_state, outputs.path, outputs.bytes, outputs.sha256,
+         outputs.content_type, outputs.check_state, outputs.checks, outputs.thumbnail,
+         outputs.poster, reviews.decision AS review, reviews.note AS review_note
+       FROM unnest($1::bigint[]) WITH ORDINALITY AS wanted(place, n)
+         JOIN jobs ON jobs.place = wanted.place
+         LEFT JOIN outputs ON outputs.job_key = jobs.key
+         LEFT JOIN reviews ON reviews.job_key = outputs.job_key AND reviews.idx = outputs.idx
+       ORDER BY wanted.n, outputs.idx`,
+      [order.slice(start, start + PAGE)],
+    );
+    for (const joined of page) yield reportRow(joined);
+  }
+}
+
+function reportRow(joined: Joined): ReportRow {
+  const task: ReportTask = {
+    key: joined.key,
+    job_id: joined.job_id,
+    label: joined.label,
+    state: joined.state,
+    reason: joined.reason,
+    request: joined.request,
+    cost: joined.cost,
+    task_id: joined.task_id,
+    vars: joined.vars,
+    repeat_index: joined.repeat_index,
+    take: joined.take,
+    upstream_key: joined.upstream_key,
+  };
+  if (joined.idx === null) return { task, output: null };
+  return {
+    task,
+    output: {
+      idx: joined.idx,
+      state: joined.output_state as ReportOutput["state"],
+      path: joined.path,
+      bytes: joined.bytes,
+      sha256: joined.sha256,
+      content_type: joined.content_type,
+      check_state: joined.check_state,
+      checks: joined.checks,
+      thumbnail: joined.thumbnail,
+      poster: joined.poster,
+      review: joined.review ?? null,
+      review_note: joined.review_note ?? null,
+    },
+  };
+}
+
+export async function* failuresOf(db: PgDb, scope: ReportScope): AsyncGenerator<FailureRow> {
+  const { sql, param } = withScope(scope);
+  yield* await rows<FailureRow>(
+    db.pool,
+    `${sql} SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason
+     FROM scope JOIN jobs ON jobs.key = scope.key
+     WHERE jobs.state = ANY($2::text[])
+     ORDER BY scope.place`,
+    [param, [...FAILED_STATES]],
+  );
+}
+
+export async function summaryOf(db: PgDb, scope: ReportScope): Promise<ReportSummary> {
+  const { sql, param } = withScope(scope);
+  const states: Record<string, number> = {};
+  let spent = 0;
+  const byState = await rows<{ state: string; n: number; spent: number }>(
+    db.pool,
+    `${sql} SELECT jobs.state AS state, count(*) AS n, sum(coalesce(jobs.cost, 0)) AS spent
+     FROM scope JOIN jobs ON jobs.key = scope.key GROUP BY jobs.state`,
+    [param],
+  );
+  for (const entry of byState) {
+    states[entry.state] = entry.n;
+    spent += entry.spent;
+  }
+  const outputs = await row<{ n: number }>(
+    db.pool,
+    `${sql} SELECT count(*) AS n FROM scope JOIN outputs ON outputs.job_key = scope.key
+     WHERE outputs.state = 'downloaded'`,
+    [param],
+  );
+  const reviews = { approved: 0, rejected: 0 };
+  const decided = await rows<{ decision: keyof typeof reviews; n: number }>(
+    db.pool,
+    `${sql} SELECT reviews.decision AS decision, count(*) AS n FROM scope
+     JOIN reviews ON reviews.job_key = scope.key GROUP BY reviews.decision`,
+    [param],
+  );
+  for (const entry of decided) reviews[entry.decision] = entry.n;
+  return { states, outputs: outputs?.n ?? 0, spent: roundMoney(spent), reviews };
+}
+
+export function textAnswersOf(
+  db: PgDb,
+  runId: number,
+): Promise<(TextAnswerRow & { label: string })[]> {
+  return rows<TextAnswerRow & { label: string }>(
+    db.pool,
+    `SELECT text_answers.*, jobs.label FROM run_jobs
+       JOIN jobs ON jobs.key = run_jobs.key
+       JOIN text_answers ON text_answers.job_key = jobs.key
+     WHERE run_jobs.run_id = $1 ORDER BY jobs.place`,
+    [runId],
+  );
+}
+
+/** Each task of a run with its times; downloads are read from the event log in one pass. */
+export function timelineOf(db: PgDb, runId: number): Promise<TimelineRow[]> {
+  return rows<TimelineRow>(
+    db.pool,
+    `WITH downloads AS (
+       SELECT job_key, min(at) AS at FROM events
+       WHERE run_id = $1 AND type = 'job:downloaded' GROUP BY job_key)
+     SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason,
+       jobs.created_at AS queued_at, jobs.submitted_at, jobs.completed_at,
+       downloads.at AS downloaded_at, jobs.done_at, jobs.updated_at
+     FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+     LEFT JOIN downloads ON downloads.job_key = jobs.key
+     WHERE run_jobs.run_id = $1 AND jobs.placeholder = 0 ORDER BY jobs.place`,
+    [runId],
+  );
+}
+
+/** A run's downloaded outputs for a review grid, the tasks of one manifest job together. */
+export function gridOf(db: PgDb, runId: number): Promise<GridRow[]> {
+  return rows<GridRow>(
+    db.pool,
+    `SELECT jobs.key, jobs.job_id, jobs.label, jobs.vars, jobs.repeat_index, jobs.take,
+       outputs.idx, outputs.content_type,
+       (outputs.thumbnail IS NOT NULL OR outputs.poster IS NOT NULL)::int AS pictured,
+       outputs.check_state, reviews.decision AS review, reviews.note AS review_note
+     FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+     JOIN outputs ON outputs.job_key = jobs.key AND outputs.state = 'downloaded'
+     LEFT JOIN reviews ON reviews.job_key = outputs.job_key AND reviews.idx = outputs.idx
+     WHERE run_jobs.run_id = $1
+     ORDER BY min(jobs.place) OVER (PARTITION BY jobs.job_id), jobs.place, outputs.idx`,
+    [runId],
+  );
+}

@@ -1,0 +1,222 @@
+import type { NewTask, OutputRow, TaskRow, TextAnswerRow } from "../rows.js";
+import { canMove, type TaskState } from "../states.js";
+import { changes, row, rows, type Sql, TASK_COLUMNS } from "./db.js";
+import { withScope } from "./scope.js";
+
+/** Task reads, recording tasks, and the one guarded move every named transition is made of. */
+
+/** Columns a transition may set besides the state: each transition names its own. */
+const MOVE_COLUMNS = new Set([
+  "task_id",
+  "attempts",
+  "unknown_submits",
+  "claimed_by",
+  "progress",
+  "polls",
+  "next_poll_at",
+  "cost",
+  "reason",
+  "submitted_at",
+  "started_at",
+  "completed_at",
+  "done_at",
+]);
+
+export type MovePatch = Partial<
+  Pick<
+    TaskRow,
+    | "task_id"
+    | "attempts"
+    | "unknown_submits"
+    | "claimed_by"
+    | "progress"
+    | "polls"
+    | "next_poll_at"
+    | "cost"
+    | "reason"
+    | "submitted_at"
+    | "started_at"
+    | "completed_at"
+    | "done_at"
+  >
+>;
+
+/**
+ * Moves a task to `to` if it is in one of `from` (compare-and-set), logging the move; false
+ * when another process or step moved it first. Throws on a move the state graph forbids. The
+ * update and its event are one statement, so they commit together even outside a transaction.
+ */
+export async function move(
+  sql: Sql,
+  key: string,
+  from: readonly TaskState[],
+  to: TaskState,
+  patch: MovePatch,
+  now: number,
+): Promise<boolean> {
+  for (const source of from) {
+    if (!canMove(source, to)) throw new Error(`task state ${source} → ${to} is not allowed`);
+  }
+  const columns = Object.keys(patch);
+  for (const column of columns)
+    if (!MOVE_COLUMNS.has(column)) throw new Error(`unknown task column ${column}`);
+  const values = columns.map((column) => patch[column as keyof MovePatch] ?? null);
+  const set = columns.map((column, i) => `, ${column} = $${i + 6}`).join("");
+  const moved = await changes(
+    sql,
+    `WITH moved AS (
+       UPDATE jobs SET state = $1, updated_at = $2${set}
+       WHERE key = $3 AND state = ANY($4::text[]) RETURNING run_id, key)
+     INSERT INTO events (run_id, at, job_key, type, data)
+     SELECT run_id, $2, key, 'job:' || $1, $5 FROM moved`,
+    [to, now, key, [...from], patch.reason ?? null, ...values],
+  );
+  return moved === 1;
+}
+
+/**
+ * Locks the tasks a transaction will move, in key order, before it moves any: two processes
+ * moving the same tasks (a claim of one batch, in two orders) then queue one behind the other
+ * instead of deadlocking. The guarded moves after it decide what each one may still do.
+ */
+export async function lockTasks(sql: Sql, keys: readonly string[]): Promise<void> {
+  if (keys.length > 1)
+    await sql.query("SELECT key FROM jobs WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE", [
+      [...keys],
+    ]);
+}
+
+/** Tasks per statement when recording many. */
+const BATCH = 5000;
+
+export async function recordTasks(
+  sql: Sql,
+  runId: number,
+  tasks: readonly NewTask[],
+  now: number,
+): Promise<Set<string>> {
+  const added = new Set<string>();
+  for (let start = 0; start < tasks.length; start += BATCH) {
+    const batch = tasks.slice(start, start + BATCH);
+    const column = <T>(pick: (task: NewTask) => T) => batch.map(pick);
+    await lockTasks(
+      sql,
+      column((task) => task.key),
+    );
+    const inserted = await rows<{ key: string }>(
+      sql,
+      `INSERT INTO jobs (key, run_id, job_id, label, family, lane, endpoint, request, upstream_key,
+         state, estimated_cost, created_at, updated_at, placeholder, vars, repeat_index, take)
+       SELECT t.key, $1, t.job_id, t.label, t.family, t.lane, t.endpoint, t.request, t.upstream_key,
+         'pending', t.estimated_cost, $2, $2, t.placeholder, t.vars, t.repeat_index, t.take
+       FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+         $9::text[], $10::text[], $11::float8[], $12::int[], $13::text[], $14::int[], $15::int[])
+         WITH ORDINALITY AS t(key, job_id, label, family, lane, endpoint, request, upstream_key,
+           estimated_cost, placeholder, vars, repeat_index, take, n)
+       ORDER BY t.n
+       ON CONFLICT (key) DO NOTHING RETURNING key`,
+      [
+        runId,
+        now,
+        column((task) => task.key),
+        column((task) => task.jobId),
+        column((task) => task.label),
+        column((task) => task.family),
+        column((task) => task.lane),
+        column((task) => task.endpoint),
+        column((task) => task.request),
+        column((task) => task.upstreamKey),
+        column((task) => task.estimatedCost),
+        column((task) => (task.placeholder === true ? 1 : 0)),
+        column((task) =>
+          task.vars === undefined || Object.keys(task.vars).length === 0
+            ? null
+            : JSON.stringify(task.vars),
+        ),
+        column((task) => task.repeatIndex ?? 0),
+        column((task) => task.take ?? 1),
+      ],
+    );
+    const fresh = new Set(inserted.map((found) => found.key));
+    for (const key of fresh) added.add(key);
+    const known = batch.filter((task) => !fresh.has(task.key));
+    // A known key joins this run as it is: only its run and names change.
+    if (known.length > 0)
+      await sql.query(
+        `UPDATE jobs SET run_id = $1, job_id = t.job_id, label = t.label
+         FROM unnest($2::text[], $3::text[], $4::text[]) AS t(key, job_id, label)
+         WHERE jobs.key = t.key`,
+        [
+          runId,
+          known.map((task) => task.key),
+          known.map((task) => task.jobId),
+          known.map((task) => task.label),
+        ],
+      );
+    await sql.query(
+      `INSERT INTO run_jobs (run_id, key) SELECT $1, key FROM unnest($2::text[]) AS t(key)
+       ON CONFLICT DO NOTHING`,
+      [runId, column((task) => task.key)],
+    );
+  }
+  return added;
+}
+
+export function task(sql: Sql, key: string): Promise<TaskRow | undefined> {
+  return row<TaskRow>(sql, `SELECT ${TASK_COLUMNS} FROM jobs WHERE key = $1`, [key]);
+}
+
+export function tasksOf(sql: Sql, runId: number): Promise<TaskRow[]> {
+  return rows<TaskRow>(
+    sql,
+    `SELECT ${TASK_COLUMNS} FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+     WHERE run_jobs.run_id = $1 ORDER BY jobs.place`,
+    [runId],
+  );
+}
+
+/** A manifest job's current tasks in an output folder: per label its take (`withScope`). */
+export function currentTasksOf(sql: Sql, outputDir: string, jobId: string): Promise<TaskRow[]> {
+  const scope = withScope({ folder: outputDir });
+  return rows<TaskRow>(
+    sql,
+    `${scope.sql} SELECT ${TASK_COLUMNS} FROM scope JOIN jobs ON jobs.key = scope.key
+     WHERE jobs.job_id = $2 ORDER BY scope.place`,
+    [scope.param, jobId],
+  );
+}
+
+export async function tasksByKey(sql: Sql, keys: readonly string[]): Promise<Map<string, TaskRow>> {
+  const found = new Map<string, TaskRow>();
+  for (let start = 0; start < keys.length; start += BATCH) {
+    const page = keys.slice(start, start + BATCH);
+    const list = await rows<TaskRow>(
+      sql,
+      `SELECT ${TASK_COLUMNS} FROM jobs WHERE key = ANY($1::text[])`,
+      [page],
+    );
+    for (const found_ of list) found.set(found_.key, found_);
+  }
+  return found;
+}
+
+export function dependantsOf(sql: Sql, upstreamKey: string): Promise<TaskRow[]> {
+  return rows<TaskRow>(
+    sql,
+    `SELECT ${TASK_COLUMNS} FROM jobs WHERE upstream_key = $1 ORDER BY place`,
+    [upstreamKey],
+  );
+}
+
+export function outputsOf(sql: Sql, key: string): Promise<OutputRow[]> {
+  return rows<OutputRow>(sql, "SELECT * FROM outputs WHERE job_key = $1 ORDER BY idx", [key]);
+}
+
+export function textAnswer(sql: Sql, key: string): Promise<TextAnswerRow | undefined> {
+  return row<TextAnswerRow>(sql, "SELECT * FROM text_answers WHERE job_key = $1", [key]);
+}
+
+/** The identity fields every task event carries. */
+export function named(task: TaskRow): { key: string; job: string; label: string } {
+  return { key: task.key, job: task.job_id, label: task.label };
+}

@@ -1,0 +1,67 @@
+import { ErrorCode, GwError } from "../../core/errors.js";
+
+/**
+ * A PostgreSQL store that cannot be used — no server, refused login, no such database, no
+ * schema — as a located error saying what to do. The connection string is shown without
+ * its password.
+ */
+
+/** The connection string with its password replaced, fit for errors and logs. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    for (const key of [...parsed.searchParams.keys()])
+      if (/pass/i.test(key)) parsed.searchParams.set(key, "***");
+    return parsed.toString();
+  } catch {
+    return "the PostgreSQL store (its connection string could not be read)";
+  }
+}
+
+const ADVICE: readonly [RegExp, (where: string) => string, string][] = [
+  [
+    /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ECONNRESET)$/,
+    (where) => `no PostgreSQL server answered at ${where}`,
+    "start the server, or name another with --store (or GWRUN_STORE)",
+  ],
+  [
+    /^(08\w{3}|57P0[1-3])$/,
+    (where) => `the connection to PostgreSQL at ${where} was lost`,
+    "check the server; once it is back, `gwrun resume` goes on: what was recorded is kept",
+  ],
+  [
+    /^(28P01|28000)$/,
+    (where) => `PostgreSQL refused the login at ${where}`,
+    "check the user and password in the connection string",
+  ],
+  [
+    /^3D000$/,
+    (where) => `the database named in ${where} does not exist`,
+    "create it (createdb), or name another with --store",
+  ],
+  [
+    /^GWRUN_NO_SCHEMA$/,
+    (where) => `${where} holds no gwrun schema, or an older one`,
+    "set it up with `gwrun store migrate --store URL` (a run does it too)",
+  ],
+  [
+    /^(42501)$/,
+    (where) => `the PostgreSQL user may not create or change gwrun's tables at ${where}`,
+    "grant it CREATE on the schema, or run `gwrun store migrate` as its owner",
+  ],
+];
+
+/** The error as a `GW_STORE_UNUSABLE` GwError when it says the store at `url` is unusable. */
+export function pgStoreUnusable(error: unknown, url: string): GwError | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return undefined;
+  for (const [pattern, what, hint] of ADVICE) {
+    if (pattern.test(code))
+      return new GwError(ErrorCode.StoreUnusable, `${what(redactUrl(url))} (${code})`, {
+        hint,
+        cause: error,
+      });
+  }
+  return undefined;
+}
