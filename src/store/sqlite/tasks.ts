@@ -1,45 +1,10 @@
+import { MOVE_COLUMNS, type MovePatch } from "../move.js";
 import type { NewTask, OutputRow, TaskRow, TextAnswerRow } from "../rows.js";
 import { canMove, type TaskState } from "../states.js";
 import type { SqliteDb } from "./db.js";
 import { withScope } from "./scope.js";
 
 /** Task reads, recording tasks, and the one guarded move every named transition is made of. */
-
-/** Columns a transition may set besides the state: each transition names its own. */
-const MOVE_COLUMNS = new Set([
-  "task_id",
-  "attempts",
-  "unknown_submits",
-  "claimed_by",
-  "progress",
-  "polls",
-  "next_poll_at",
-  "cost",
-  "reason",
-  "submitted_at",
-  "started_at",
-  "completed_at",
-  "done_at",
-]);
-
-export type MovePatch = Partial<
-  Pick<
-    TaskRow,
-    | "task_id"
-    | "attempts"
-    | "unknown_submits"
-    | "claimed_by"
-    | "progress"
-    | "polls"
-    | "next_poll_at"
-    | "cost"
-    | "reason"
-    | "submitted_at"
-    | "started_at"
-    | "completed_at"
-    | "done_at"
-  >
->;
 
 /**
  * Moves a task to `to` if it is in one of `from` (compare-and-set), logging the move; false
