@@ -7,20 +7,21 @@ import type Database from "better-sqlite3";
  */
 const SQL_DIR = new URL("../../sql/", import.meta.url);
 
-interface Migration {
+export interface Migration {
   version: number;
   name: string;
   sql: string;
 }
 
-function migrations(): Migration[] {
-  return readdirSync(SQL_DIR)
+/** The numbered migrations in `dir` (SQLite's `sql/`, PostgreSQL's `sql/pg/`), in order. */
+export function migrationsIn(dir: URL): Migration[] {
+  return readdirSync(dir)
     .filter((file) => /^\d{6}-[\w-]+\.sql$/.test(file))
     .sort()
     .map((file) => ({
       version: Number(file.slice(0, 6)),
       name: file,
-      sql: readFileSync(new URL(file, SQL_DIR), "utf8"),
+      sql: readFileSync(new URL(file, dir), "utf8"),
     }));
 }
 
@@ -42,7 +43,7 @@ export function migrate(db: Database.Database): number {
       ),
     );
     let version = Math.max(0, ...applied);
-    for (const migration of migrations()) {
+    for (const migration of migrationsIn(SQL_DIR)) {
       if (applied.has(migration.version)) continue;
       db.exec(migration.sql);
       db.prepare("INSERT INTO migrations (version, name, applied_at) VALUES (?, ?, ?)").run(

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { migrationsIn } from "../migrate.js";
 import type { PgDb } from "./db.js";
 
 /**
@@ -9,23 +9,6 @@ const SQL_DIR = new URL("../../../sql/pg/", import.meta.url);
 
 /** Serialises migrations of one database across processes (an arbitrary, fixed number). */
 const MIGRATE_LOCK = 0x67777275;
-
-interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-}
-
-function migrations(): Migration[] {
-  return readdirSync(SQL_DIR)
-    .filter((file) => /^\d{6}-[\w-]+\.sql$/.test(file))
-    .sort()
-    .map((file) => ({
-      version: Number(file.slice(0, 6)),
-      name: file,
-      sql: readFileSync(new URL(file, SQL_DIR), "utf8"),
-    }));
-}
 
 /**
  * Applies the migrations the database lacks, in one transaction under an advisory lock, so two
@@ -43,7 +26,7 @@ export async function migrate(db: PgDb): Promise<number> {
       ),
     );
     let version = Math.max(0, ...applied);
-    for (const migration of migrations()) {
+    for (const migration of migrationsIn(SQL_DIR)) {
       if (applied.has(migration.version)) continue;
       await sql.query(migration.sql);
       await sql.query("INSERT INTO migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
@@ -68,5 +51,5 @@ export async function needsMigration(db: PgDb): Promise<boolean> {
       (row) => row.version,
     ),
   );
-  return migrations().some((migration) => !applied.has(migration.version));
+  return migrationsIn(SQL_DIR).some((migration) => !applied.has(migration.version));
 }
