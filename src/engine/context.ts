@@ -15,7 +15,7 @@ import type {
 import { UNDONE_STATES } from "../store/index.js";
 import { batched } from "./batch.js";
 import type { Emit, RunEnd, StateCounts } from "./events.js";
-import { SubmitPace } from "./pace.js";
+import { type Pace, SubmitPace } from "./pace.js";
 import type { PostProcess } from "./post-process.js";
 
 /** Bytes a download may have: a picture is far below a clip. */
@@ -64,7 +64,7 @@ export interface RunContext extends EngineOptions {
   signal: AbortSignal;
   retry: RetryPolicy;
   /** The submit pace, starting at the rate learned by earlier runs. */
-  pace: SubmitPace;
+  pace: Pace;
   /** The store writes every task makes, gathered per turn of the event loop (published after commit). */
   writes: TaskWrites;
 }

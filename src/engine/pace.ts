@@ -1,13 +1,28 @@
 import type { Clock } from "../core/clock.js";
 
 /**
+ * The pace submits keep: a turn per submit, slower after a 429, back up after successes.
+ * `SubmitPace` is one process's; a fleet shares one through its store.
+ */
+export interface Pace {
+  /** Submits per second now. */
+  readonly rate: number;
+  /** Waits for the next submit's turn. */
+  acquire(signal?: AbortSignal): Promise<void>;
+  /** A submit went through; `announced` is the gateway's stated limit, if any. */
+  succeeded(announced?: number): void;
+  /** The gateway answered 429. */
+  rateLimited(retryAfterMs: number | undefined, announced?: number): void;
+}
+
+/**
  * Paces submits: one every 1/rate seconds, no bursts. On a 429 it honours Retry-After and
  * halves the rate, once per burst: the 429s of submits sent before the cut say nothing about
  * the new rate. It never halves below half the rate it last sustained (20 successes in a row),
  * so one bad spell cannot collapse it. When the gateway announces its limit (RateLimit-Policy)
  * it settles just under it; after a run of successes it climbs back toward the manifest's rate.
  */
-export class SubmitPace {
+export class SubmitPace implements Pace {
   #rate: number;
   #ceiling: number;
   #next = 0;

@@ -3,11 +3,11 @@ import { ErrorCode } from "../core/errors.js";
 import type { Random } from "../core/random.js";
 import { type RetryPolicy, withRetry } from "../gateway/index.js";
 import type { Emit } from "./events.js";
-import type { SubmitPace } from "./pace.js";
+import type { Pace } from "./pace.js";
 import { HeldSubmit, submitMayHaveArrived } from "./unknown-submit.js";
 
 export interface PacedCallDeps {
-  pace: SubmitPace;
+  pace: Pace;
   retry: RetryPolicy;
   clock: Clock;
   random: Random;
