@@ -1,27 +1,24 @@
 import path from "node:path";
 import { systemClock } from "../core/clock.js";
-import { seededRandom } from "../core/random.js";
-import { type DownloadCaps, Engine, type EngineEvent, type RunEnd } from "../engine/index.js";
+import { Engine, type EngineEvent, type RunEnd } from "../engine/index.js";
 import { type CheckedManifest, checkManifestText } from "../families/index.js";
-import { GatewayClient } from "../gateway/index.js";
 import {
   formatDiagnostic,
   hasMaskedKey,
-  type JobChecks,
   type ManifestSettings,
   maskLiteralKey,
   outputDirOf,
   type Schedule,
   tickLabel,
 } from "../manifest/index.js";
-import { dependantTemplates, planRun } from "../plan/index.js";
+import { planRun } from "../plan/index.js";
 import { describeHolder, runTickUnderLease, tryLease } from "../schedule/index.js";
 import { type RunRow, type Store, TickTrigger } from "../store/index.js";
 import { openLogReporter, openReporter, STATUS_BY_END } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
-import { inGatewayTime, openGatewayTarget } from "./gateway-target.js";
 import { feedsOf, selectJobs } from "./only.js";
 import { err, printDiagnostics } from "./output.js";
+import { engineOptions, openGateway } from "./run-setup.js";
 import { dbPath, defaultStore, openStoreAt, projectOf, storeName } from "./store.js";
 
 /**
@@ -43,9 +40,6 @@ export interface RunFlags {
   /** Run as of this time (ISO 8601): a scheduled manifest runs the tick due then. */
   at?: string;
 }
-
-/** Downloads larger than this are refused: a clip of minutes at 4K fits, a picture far less. */
-const MAX_DOWNLOAD_BYTES: DownloadCaps = { image: 200 * 1024 ** 2, video: 2 * 1024 ** 3 };
 
 const EXIT_BY_END: Readonly<Record<RunEnd, ExitCode>> = {
   done: ExitCode.Ok,
@@ -177,7 +171,7 @@ async function executeChecked(
   const { moment } = checked.expanded;
   const jobs = selectJobs(checked.jobs, flags.only);
   // Loaded on first use: sharp and the media tools are not needed to validate or plan.
-  const { PostProcessor, writeReport } = await import("../postprocess/index.js");
+  const { writeReport } = await import("../postprocess/index.js");
   const project = projectOf(file);
   const outputDir = path.resolve(project, outputDirOf(settings, moment));
   const db = dbPath(flags, project);
@@ -186,15 +180,8 @@ async function executeChecked(
   const store = await openStoreAt(db);
   try {
     const feeds = await feedsOf(store, outputDir, jobs);
-    const gateway = { ...settings.gateway, baseUrl: flags.baseUrl ?? settings.gateway.baseUrl };
-    const target = await openGatewayTarget(gateway, process.env, {
-      keyMasked: hasMaskedKey(checked.source),
-    });
-    const client = new GatewayClient({
-      baseUrl: target.baseUrl,
-      apiKey: target.apiKey,
-      messagesVersion: settings.gateway.messagesVersion,
-    });
+    const baseUrl = flags.baseUrl ?? settings.gateway.baseUrl;
+    const gateway = await openGateway(settings, baseUrl, hasMaskedKey(checked.source));
     try {
       const now = Date.now();
       // A scheduled tick has one run: running the tick again continues it.
@@ -208,7 +195,7 @@ async function executeChecked(
           manifest_path: path.resolve(file),
           // Kept for `gwrun resume`, without a key written in it.
           manifest_text: maskLiteralKey(checked.source),
-          base_url: gateway.baseUrl,
+          base_url: baseUrl,
           output_dir: outputDir,
           started_at: now,
           tick: moment.tick,
@@ -225,31 +212,25 @@ async function executeChecked(
       try {
         let stopReason: string | null = null;
         const notices = runNotices(store, id);
-        const engine = new Engine({
-          store,
-          client,
-          runId: id,
-          settings: inGatewayTime(settings, target.timeScale),
-          outputDir,
-          baseUrl: gateway.baseUrl,
-          clock: systemClock,
-          random: seededRandom(`${process.pid}:${now}`),
-          templates: dependantTemplates(jobs),
-          force: flags.force === true,
-          feeds,
-          maxDownloadBytes: MAX_DOWNLOAD_BYTES,
-          postprocess: new PostProcessor({
+        const engine = new Engine(
+          await engineOptions({
+            store,
+            gateway,
+            runId: id,
+            settings,
+            jobs,
             outputDir,
-            thumbnails: settings.output.thumbnails,
-            checksFor: checksByJob(jobs, settings.checks),
+            baseUrl,
+            force: flags.force === true,
+            feeds,
+            emit: (event) => {
+              // Kept with the run, so `gwrun status` can say why it stopped.
+              if (event.type === "run:stopping") stopReason = event.message;
+              notices.note(event);
+              reporter.emit(event);
+            },
           }),
-          emit: (event) => {
-            // Kept with the run, so `gwrun status` can say why it stopped.
-            if (event.type === "run:stopping") stopReason = event.message;
-            notices.note(event);
-            reporter.emit(event);
-          },
-        });
+        );
         const onSignal = onInterrupt(
           () => engine.stop(),
           (message) => reporter.notice(message),
@@ -269,8 +250,7 @@ async function executeChecked(
         await reporter.close();
       }
     } finally {
-      await client.close();
-      await target.close();
+      await gateway.close();
     }
   } finally {
     await store.close();
@@ -299,15 +279,6 @@ function runNotices(store: Store, runId: number): { note(event: EngineEvent): vo
       );
     },
   };
-}
-
-/** Each job's `checks:`: its own over the manifest's. */
-function checksByJob(
-  jobs: readonly { job: { spec: { id: string; checks: JobChecks | undefined } } }[],
-  defaults: JobChecks | undefined,
-): (jobId: string) => JobChecks {
-  const byId = new Map(jobs.map(({ job }) => [job.spec.id, { ...defaults, ...job.spec.checks }]));
-  return (jobId) => byId.get(jobId) ?? { ...defaults };
 }
 
 /**

@@ -98,7 +98,7 @@ export async function openRunContext(
   };
 }
 
-function taskWrites({ store, clock, emit }: EngineOptions): TaskWrites {
+export function taskWrites({ store, clock, emit }: EngineOptions): TaskWrites {
   const claim = batched(async (tasks: TaskRow[]) => {
     const { claimed, events } = await store.claimForSubmit(tasks, CLAIM_OWNER, clock.now());
     publish({ emit }, events);

@@ -211,6 +211,11 @@ export class Poller {
     return ended;
   }
 
+  /** Stops polling the tasks not among `keys` (another process moved them on). */
+  keepOnly(keys: ReadonlySet<string>): void {
+    for (const key of this.#held.keys()) if (!keys.has(key)) this.#held.delete(key);
+  }
+
   /** Stops polling a task; true when it was polled. */
   untrack(key: string): boolean {
     return this.#held.delete(key);

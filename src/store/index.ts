@@ -4,6 +4,17 @@
  * adapter, PostgreSQL the one for a fleet.
  */
 
+export type {
+  ClaimLimits,
+  FleetClaim,
+  FleetReceipt,
+  FleetRunRow,
+  FleetStore,
+  LeaderLock,
+  LoggedMove,
+  WorkerIdentity,
+  WorkerRow,
+} from "./fleet-port.js";
 export { openPgStore } from "./pg.js";
 export type {
   DownloadedFile,

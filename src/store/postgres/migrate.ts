@@ -15,6 +15,8 @@ const MIGRATE_LOCK = 0x67777275;
  * processes starting on a new database do not both apply one; returns its schema version.
  */
 export async function migrate(db: PgDb): Promise<number> {
+  // graphile-worker's schema first: the fleet's triggers add its jobs.
+  await migrateWorkerQueue(db);
   return db.transaction(async (sql) => {
     await sql.query("SELECT pg_advisory_xact_lock($1)", [MIGRATE_LOCK]);
     await sql.query(
@@ -38,6 +40,12 @@ export async function migrate(db: PgDb): Promise<number> {
     }
     return version;
   });
+}
+
+/** graphile-worker's own migrations (they take their own lock), quietly. */
+async function migrateWorkerQueue(db: PgDb): Promise<void> {
+  const { runMigrations, Logger } = await import("graphile-worker");
+  await runMigrations({ pgPool: db.pool, logger: new Logger(() => () => {}) });
 }
 
 /** Whether the database lacks a migration (a read: nothing is changed). */

@@ -1,6 +1,11 @@
+import type { FleetStore } from "../fleet-port.js";
 import type { Store } from "../port.js";
 import { PgDb } from "./db.js";
 import * as dependants from "./dependants.js";
+import * as claims from "./fleet-claims.js";
+import { LeaderLock, pollLeaders, queueDepth } from "./fleet-leader.js";
+import * as fleetRuns from "./fleet-runs.js";
+import * as workers from "./fleet-workers.js";
 import { migrate, needsMigration } from "./migrate.js";
 import * as outputs from "./outputs.js";
 import * as reports from "./reports.js";
@@ -12,7 +17,7 @@ import * as transitions from "./transitions.js";
 import { pgStoreUnusable } from "./unusable.js";
 
 /** The PostgreSQL store; `pool` is the raw handle, for tests that set up odd states. */
-export type PgStore = Store & { readonly pool: PgDb["pool"] };
+export type PgStore = Store & { readonly pool: PgDb["pool"]; readonly fleet: FleetStore };
 
 /**
  * Opens the PostgreSQL store at `url` (a `postgres://` connection string) as the store port,
@@ -32,7 +37,7 @@ export async function openPgStore(
     await db.close();
     throw pgStoreUnusable(error, url) ?? error;
   }
-  return located(pgStore(db), url);
+  return located(pgStore(db, url), url);
 }
 
 /**
@@ -61,9 +66,10 @@ function missingSchema(url: string): Error {
   return Object.assign(new Error("schema missing"), { code: "GWRUN_NO_SCHEMA", url });
 }
 
-function pgStore(db: PgDb): PgStore {
+function pgStore(db: PgDb, url: string): PgStore {
   return {
     pool: db.pool,
+    fleet: fleetStore(db, url),
     close: () => db.close(),
     learnedRate: (baseUrl) => runs.learnedRate(db, baseUrl),
     saveLearnedRate: (baseUrl, rate) => runs.saveLearnedRate(db, baseUrl, rate),
@@ -135,5 +141,39 @@ function pgStore(db: PgDb): PgStore {
       schedules.renewLease(db, name, holderId, now, ttlMs),
     releaseLease: (name, holderId) => schedules.releaseLease(db, name, holderId),
     leaseOf: (name) => schedules.leaseOf(db, name),
+  };
+}
+
+function fleetStore(db: PgDb, url: string): FleetStore {
+  return {
+    url,
+    registerWorker: (worker) => workers.registerWorker(db, worker),
+    addWorkerPool: (workerId, poolId) => workers.addWorkerPool(db, workerId, poolId),
+    heartbeat: (workerId) => workers.heartbeat(db, workerId),
+    workerStopped: (workerId) => workers.workerStopped(db, workerId),
+    reapWorkers: (leaseMs, gone) => workers.reapWorkers(db, leaseMs, gone),
+    workersOf: () => workers.workersOf(db),
+    claimWithin: (task, owner, limits, now) => claims.claimWithin(db, task, owner, limits, now),
+    recordClaimedReceipt: (receipt, owner, now) =>
+      claims.recordClaimedReceipt(db, receipt, owner, now),
+    resolveDeadClaim: (task, policy, reason, now) =>
+      claims.resolveDeadClaim(db, task, policy, reason, now),
+    heldByGateway: (runIds) => claims.heldByGateway(db, runIds),
+    inFlightOn: (task) => claims.inFlightOn(db, task),
+    orphansOf: (limit) => claims.orphansOf(db, limit),
+    setResolvedManifest: (runId, text) => fleetRuns.setResolvedManifest(db, runId, text),
+    fleetRun: (runId) => fleetRuns.fleetRun(db, runId),
+    activeRuns: () => fleetRuns.activeRuns(db),
+    haltRun: (runId, halt, message) => fleetRuns.haltRun(db, runId, halt, message),
+    clearHalt: (runId) => fleetRuns.clearHalt(db, runId),
+    workLeft: (runId, halted) => fleetRuns.workLeft(db, runId, halted),
+    settleRun: (runId, end) => fleetRuns.settleRun(db, runId, end),
+    queueRun: (runId) => fleetRuns.queueRun(db, runId),
+    movesSince: (runId, afterId, limit) => fleetRuns.movesSince(db, runId, afterId, limit),
+    localRuns: () => fleetRuns.localRuns(db),
+    unknownSubmitsOf: (runId) => fleetRuns.unknownSubmitsOf(db, runId),
+    leaderLock: (account, workerId) => new LeaderLock(url, account, workerId),
+    pollLeaders: () => pollLeaders(db),
+    queueDepth: (within) => queueDepth(db, within),
   };
 }

@@ -1,0 +1,59 @@
+import { checkTask } from "../engine/checks.js";
+import { publish } from "../engine/context.js";
+import { downloadOutputs, localFaultMessage } from "../engine/download.js";
+import type { OutputRow, PgStore, TaskRow } from "../store/index.js";
+import { TaskState } from "../store/index.js";
+import { failTask, startDependants } from "./endings.js";
+import { type FleetRun, haltRun } from "./fleet-run.js";
+
+/**
+ * A download job: a completed task's outputs fetched to the shared output folder, then
+ * checked and thumbnailed on this host while the files are fresh, then done and its
+ * dependants started. The store queues it, earliest link expiry first across the fleet.
+ */
+
+/** Links older than this are asked for afresh before downloading (they may have moved). */
+const FRESH_LINKS_MS = 60_000;
+
+export interface DownloadDeps {
+  store: PgStore;
+  runOf(runId: number): Promise<FleetRun | undefined>;
+}
+
+export async function downloadJob(key: string, deps: DownloadDeps): Promise<void> {
+  const task = await deps.store.task(key);
+  if (task === undefined) return;
+  const run = await deps.runOf(task.run_id);
+  if (run === undefined) return;
+  if (task.state === TaskState.Downloaded) return finish(run, task);
+  if (task.state !== TaskState.Completed) return;
+  const { clock } = run.context;
+  const refresh = task.completed_at === null || clock.now() - task.completed_at > FRESH_LINKS_MS;
+  const result = await downloadOutputs(task, run.context, refresh);
+  if (result.complete) return finish(run, { ...task, state: TaskState.Downloaded }, result.outputs);
+  if (result.localFault !== undefined) {
+    // This host cannot keep files: the run stops; the job is tried again, maybe elsewhere.
+    await haltRun(deps.store, run, "failed", localFaultMessage(result));
+    throw result.localFault;
+  }
+  if (result.expired !== undefined) {
+    const { reason, idx } = result.expired;
+    return failTask(run, task, [TaskState.Completed], reason, TaskState.Expired, idx);
+  }
+  throw new Error(`the download of ${task.label} was interrupted; it is tried again`);
+}
+
+/** Downloaded → checks and thumbnails → done → dependants. */
+async function finish(run: FleetRun, task: TaskRow, outputs?: OutputRow[]): Promise<void> {
+  const { postprocess, store, clock } = run.context;
+  if (postprocess === undefined || task.lane === "text") {
+    const events = await store.markDone(task, clock.now());
+    publish(run.context, events);
+    if (events.length > 0) await startDependants(run, task);
+    return;
+  }
+  const checked = await checkTask(task, postprocess, run.context, outputs);
+  if (checked.kind === "done") await startDependants(run, task);
+  else if (checked.kind === "failed")
+    await failTask(run, task, [TaskState.Downloaded], checked.reason);
+}

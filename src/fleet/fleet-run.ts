@@ -1,0 +1,46 @@
+import { capacityLane } from "../engine/admission.js";
+import type { RunContext } from "../engine/context.js";
+import type { ClaimLimits, FleetRunRow, PgStore, TaskRow } from "../store/index.js";
+
+/**
+ * One run as a worker holds it: the run context its tasks are worked in (built from the
+ * manifest the run recorded), the gateway account whose pace and poll leader it shares,
+ * and whether its submits were halted (by any worker).
+ */
+export interface FleetRun {
+  readonly id: number;
+  readonly context: RunContext;
+  /** The gateway account: runs against one gateway share one pace and one poll leader. */
+  readonly account: string;
+  /** Why its submits stopped, as last read or set; undefined while they go on. */
+  halt: string | undefined;
+  /** Why the last claim of a task was refused, by key (read once). */
+  readonly refusals: Map<string, "full" | "budget" | "gone">;
+  close(): Promise<void>;
+}
+
+/** Opens a recorded run for this worker; undefined when this process cannot work it. */
+export type OpenRun = (run: FleetRunRow) => Promise<FleetRun | undefined>;
+
+/** What a claim of this task must keep within: its lane's cap and the run's budget. */
+export function claimLimits(run: FleetRun, task: TaskRow): ClaimLimits {
+  const { limits } = run.context.settings;
+  const lane = capacityLane(task);
+  return {
+    cap: lane === "video" ? limits.maxInFlightVideo : limits.maxInFlight,
+    maxCost: limits.maxCost,
+    unknownCost: limits.unknownCost,
+  };
+}
+
+/** Stops the run's submits for every worker; the first reason stays. */
+export async function haltRun(
+  store: PgStore,
+  run: FleetRun,
+  halt: string,
+  message: string,
+): Promise<void> {
+  run.halt ??= halt;
+  if (await store.fleet.haltRun(run.id, halt, message))
+    run.context.emit({ type: "run:stopping", reason: halt as never, message });
+}

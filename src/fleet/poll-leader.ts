@@ -1,0 +1,79 @@
+import { coerceError } from "../core/errors.js";
+import { Poller, pollBatch } from "../engine/poll.js";
+import type { LeaderLock, PgStore } from "../store/index.js";
+import { failTask, skipDependants } from "./endings.js";
+import type { FleetRun } from "./fleet-run.js";
+
+/**
+ * Polls for the fleet: the one worker holding an account's leader lock asks the gateway about
+ * every task it holds for the runs of that account, in full batch calls, as a single host
+ * would. Every round it learns from the store which tasks are in flight (other workers
+ * submitted them); completions are queued as download jobs by the store itself.
+ */
+export class PollLeader {
+  readonly #store: PgStore;
+  readonly #lock: LeaderLock;
+  /** Per run: the tasks it polls, and when each is due. */
+  readonly #pollers = new Map<number, Poller>();
+
+  constructor(store: PgStore, lock: LeaderLock) {
+    this.#store = store;
+    this.#lock = lock;
+  }
+
+  get leading(): boolean {
+    return this.#lock.leading;
+  }
+
+  /** One round: leads if it can, then polls what is due of `runs` (all of one account). */
+  async round(runs: readonly FleetRun[]): Promise<void> {
+    if (!(await this.#lock.tryLead())) {
+      // A standby forgets what it knew: the leader's view is the one that counts.
+      this.#pollers.clear();
+      return;
+    }
+    const held = await this.#store.fleet.heldByGateway(runs.map((run) => run.id));
+    for (const run of runs) {
+      const poller = this.#pollerOf(run);
+      const mine = held.filter((task) => task.run_id === run.id);
+      const keys = new Set(mine.map((task) => task.key));
+      for (const task of mine)
+        if (!poller.has(task.key)) poller.track(task, task.next_poll_at ?? run.context.clock.now());
+      // Moved on elsewhere (failed by a retry, reaped): no longer polled.
+      poller.keepOnly(keys);
+      await this.#pollDue(run, poller);
+    }
+  }
+
+  async release(): Promise<void> {
+    this.#pollers.clear();
+    await this.#lock.release();
+  }
+
+  #pollerOf(run: FleetRun): Poller {
+    let poller = this.#pollers.get(run.id);
+    if (poller === undefined) {
+      const { batchSize, everyMs } = run.context.settings.poll;
+      poller = new Poller({ batchSize, everyMs });
+      this.#pollers.set(run.id, poller);
+    }
+    return poller;
+  }
+
+  async #pollDue(run: FleetRun, poller: Poller): Promise<void> {
+    const { clock, emit } = run.context;
+    for (const batch of poller.due(clock.now())) {
+      let polled: Awaited<ReturnType<typeof pollBatch>>;
+      try {
+        polled = await pollBatch(batch, run.context, (key) => poller.unpublished(key));
+      } catch (error) {
+        const { delayMs, givenUp } = poller.unanswered(batch, error, clock.now());
+        emit({ type: "gateway:retry", what: "poll", delayMs, reason: coerceError(error).message });
+        for (const { task, reason } of givenUp) await failTask(run, task, [task.state], reason);
+        continue;
+      }
+      for (const { task, outcome, lost } of poller.settle(polled, clock.now()))
+        if (!lost && outcome.kind === "failed") await skipDependants(run, task, outcome.reason);
+    }
+  }
+}

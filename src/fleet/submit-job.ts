@@ -1,0 +1,66 @@
+import { budgetStopMessage } from "../engine/admission.js";
+import { sendTask } from "../engine/submit.js";
+import { type PgStore, type TaskRow, TaskState } from "../store/index.js";
+import { failTask } from "./endings.js";
+import { claimLimits, type FleetRun, haltRun } from "./fleet-run.js";
+
+/**
+ * A submit job: one pending task, sent once. It waits while its lane is full fleet-wide,
+ * takes its turn at the shared pace, claims the task (the claim holds the cap and the budget
+ * for every worker) and records what the gateway answered. Polls are the poll leader's;
+ * outputs are download jobs the store queues when the task completes.
+ */
+
+/** How often a submit waiting for room on its lane looks again. */
+const ROOM_POLL_MS = 200;
+
+export interface SubmitDeps {
+  store: PgStore;
+  /** The run a task belongs to, opened; undefined when this worker cannot work it. */
+  runOf(runId: number): Promise<FleetRun | undefined>;
+  /** Throws when this worker may not claim (stopping, or its heartbeat is stale). */
+  mayClaim(): void;
+  /** Waits `ms` (cut short when the worker stops). */
+  wait(ms: number): Promise<void>;
+}
+
+export async function submitJob(key: string, deps: SubmitDeps): Promise<void> {
+  const { store } = deps;
+  const task = await store.task(key);
+  if (task === undefined || task.state !== TaskState.Pending || task.placeholder === 1) return;
+  const run = await deps.runOf(task.run_id);
+  if (run === undefined || (await waitsForUpstream(store, task))) return;
+  for (;;) {
+    deps.mayClaim();
+    if (run.halt !== undefined) return;
+    if ((await store.fleet.inFlightOn(task)) >= claimLimits(run, task).cap) {
+      await deps.wait(ROOM_POLL_MS);
+      continue;
+    }
+    const sent = await sendTask(task, run.context, () => run.halt === undefined);
+    const refused = run.refusals.get(key);
+    run.refusals.delete(key);
+    if (sent.kind === "not-sent") {
+      // Full since it looked (another worker's claim came first): wait for room again.
+      if (refused === "full") continue;
+      if (refused === "budget") {
+        const { maxCost } = run.context.settings.limits;
+        const { spent } = await store.summaryOf({ run: run.id });
+        await haltRun(store, run, "budget", budgetStopMessage(maxCost, spent));
+      }
+      return;
+    }
+    if (sent.kind === "unrecorded") throw sent.error;
+    if (sent.kind === "failed")
+      await failTask(run, sent.task, [TaskState.Submitting], sent.reason, sent.to);
+    else if (sent.kind === "released" && sent.halt === "balance")
+      await haltRun(store, run, "balance", `the gateway balance ran out: ${sent.reason}`);
+    return;
+  }
+}
+
+/** A first take of a `from:` task goes once its upstream is done (which binds its request). */
+async function waitsForUpstream(store: PgStore, task: TaskRow): Promise<boolean> {
+  if (task.upstream_key === null || task.take !== 1) return false;
+  return (await store.task(task.upstream_key))?.state !== TaskState.Done;
+}

@@ -1,0 +1,258 @@
+import { EventEmitter } from "node:events";
+import { hostname } from "node:os";
+import type { Runner } from "graphile-worker";
+import type { Clock } from "../core/clock.js";
+import { coerceError } from "../core/errors.js";
+import { CLAIM_OWNER } from "../core/process.js";
+import type { FleetRunRow, PgStore } from "../store/index.js";
+import { downloadJob } from "./download-job.js";
+import type { FleetRun, OpenRun } from "./fleet-run.js";
+import { PollLeader } from "./poll-leader.js";
+import { reap } from "./reaper.js";
+import { submitJob } from "./submit-job.js";
+import { type FleetTiming, fleetTiming } from "./timing.js";
+
+/** How often the poll leader looks for due polls (each run's poll settings decide the rest). */
+const POLL_TICK_MS = 100;
+/** How often a worker heartbeats, reads halts and settles runs, at most. */
+const MAINTAIN_EVERY_MS = 1000;
+
+export interface WorkerOptions {
+  store: PgStore;
+  /** How the fleet names it (`--name`); its claims name `pid@host`. */
+  name: string;
+  /** Submit jobs at once. */
+  concurrency: number;
+  /** Download jobs (download, checks, thumbnails) at once. */
+  downloads: number;
+  /** Works only this run (`--run`, and `gwrun run` working its own). */
+  onlyRun?: number;
+  openRun: OpenRun;
+  /** Runs this process has opened already (its own run against the in-process simulator). */
+  opened?: readonly FleetRun[];
+  /** Records a settled run's ending and report (whichever worker sees it first). */
+  settle(run: FleetRunRow): Promise<void>;
+  clock: Clock;
+  /** The lease after which a silent worker is dead; the other timings follow from it. */
+  leaseMs?: number;
+  log(line: string): void;
+}
+
+/**
+ * A worker of the fleet: takes submit and download jobs from graphile-worker, leads polls for
+ * a gateway account when no other worker does, heartbeats, resolves dead workers' claims, and
+ * records the ending of runs that settle. `stop()` (SIGTERM) claims nothing more, lets the
+ * submits under way record their task ids, and gives back its lock and jobs.
+ */
+export class FleetWorker {
+  readonly id = CLAIM_OWNER;
+  readonly #options: WorkerOptions;
+  readonly #timing: FleetTiming;
+  readonly #runs = new Map<number, Promise<FleetRun | undefined>>();
+  readonly #leaders = new Map<string, PollLeader>();
+  readonly #runners: Runner[] = [];
+  readonly #stop = new AbortController();
+  #lastBeat: number;
+  #lastReap = 0;
+  #stopped: Promise<void> | undefined;
+  #loops: Promise<unknown>[] = [];
+
+  constructor(options: WorkerOptions) {
+    this.#options = options;
+    this.#timing = fleetTiming(options.leaseMs);
+    this.#lastBeat = options.clock.now();
+    for (const run of options.opened ?? []) this.#runs.set(run.id, Promise.resolve(run));
+  }
+
+  get stopping(): boolean {
+    return this.#stop.signal.aborted;
+  }
+
+  /** Whether this worker leads polls for any account now. */
+  get leading(): boolean {
+    return [...this.#leaders.values()].some((leader) => leader.leading);
+  }
+
+  async start(): Promise<void> {
+    const { store, name } = this.#options;
+    const pid = process.pid;
+    // A process before this one had the same pid on this host: its claims are resolved first.
+    await reap(store, this.#reapDeps(), [this.id]);
+    await store.fleet.registerWorker({ id: this.id, name, host: hostname(), pid });
+    this.#lastBeat = this.#options.clock.now();
+    const { run, Logger } = await import("graphile-worker");
+    const events = new EventEmitter();
+    events.on("pool:create", ({ workerPool }: { workerPool: { id: string } }) => {
+      store.fleet.addWorkerPool(this.id, workerPool.id).catch(() => {});
+    });
+    const shared = {
+      connectionString: store.fleet.url,
+      noHandleSignals: true,
+      pollInterval: 500,
+      logger: new Logger(() => (level: string, message: string) => {
+        if (level === "error") this.#options.log(`queue: ${message}`);
+      }),
+      events,
+      forbiddenFlags: () => this.#forbiddenFlags(),
+    };
+    const deps = {
+      store,
+      runOf: (id: number) => this.#runOf(id),
+      mayClaim: () => this.#mayClaim(),
+      wait: (ms: number) => this.#options.clock.sleep(ms, this.#stop.signal).catch(() => {}),
+    };
+    const key = (payload: unknown) => String((payload as { key?: unknown }).key);
+    this.#runners.push(
+      await run({
+        ...shared,
+        concurrency: this.#options.concurrency,
+        maxPoolSize: this.#options.concurrency + 2,
+        taskList: { gwrun_submit: (payload) => submitJob(key(payload), deps) },
+      }),
+      await run({
+        ...shared,
+        concurrency: this.#options.downloads,
+        maxPoolSize: this.#options.downloads + 2,
+        taskList: { gwrun_download: (payload) => downloadJob(key(payload), deps) },
+      }),
+    );
+    this.#loops = [this.#loop(() => this.#pollRounds(), POLL_TICK_MS), this.#maintain()];
+  }
+
+  /** Claims nothing more, lets the submits under way record, releases its lock and jobs. */
+  stop(): Promise<void> {
+    this.#stopped ??= this.#shutdown();
+    return this.#stopped;
+  }
+
+  /** Resolves once the worker has stopped (after `stop()`, or a fatal fault). */
+  async stopped(): Promise<void> {
+    await Promise.all(this.#loops);
+    await this.stop();
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#stop.abort();
+    await Promise.all(this.#runners.map((runner) => runner.stop()));
+    await Promise.all(this.#loops);
+    await Promise.all([...this.#leaders.values()].map((leader) => leader.release()));
+    await this.#options.store.fleet.workerStopped(this.id).catch(() => {});
+    for (const opening of this.#runs.values()) await (await opening)?.close();
+  }
+
+  #mayClaim(): void {
+    if (this.stopping) throw new Error("this worker is stopping; another takes the task");
+    const silent = this.#options.clock.now() - this.#lastBeat;
+    if (silent > this.#timing.fenceMs)
+      throw new Error(
+        `this worker's heartbeat is ${Math.round(silent / 1000)} s old; it starts no submit until the store hears it again`,
+      );
+  }
+
+  #runOf(id: number): Promise<FleetRun | undefined> {
+    if (this.#options.onlyRun !== undefined && id !== this.#options.onlyRun)
+      return Promise.resolve(undefined);
+    let opening = this.#runs.get(id);
+    if (opening === undefined) {
+      opening = this.#open(id);
+      this.#runs.set(id, opening);
+    }
+    return opening;
+  }
+
+  async #open(id: number): Promise<FleetRun | undefined> {
+    const row = await this.#options.store.fleet.fleetRun(id);
+    if (row === undefined) return undefined;
+    try {
+      const run = await this.#options.openRun(row);
+      if (run !== undefined) run.halt = row.halt ?? undefined;
+      return run;
+    } catch (error) {
+      this.#runs.delete(id);
+      this.#options.log(`run ${id} cannot be worked here: ${coerceError(error).message}`);
+      throw error;
+    }
+  }
+
+  /** Runs another process works alone (the simulator inside it), or not this worker's run. */
+  async #forbiddenFlags(): Promise<string[]> {
+    const { store, onlyRun } = this.#options;
+    const others =
+      onlyRun === undefined
+        ? await store.fleet.localRuns()
+        : (await store.fleet.activeRuns()).map((run) => run.id);
+    const mine = new Set(this.#runs.keys());
+    return others.filter((id) => id !== onlyRun && !mine.has(id)).map((id) => `run:${id}`);
+  }
+
+  /** Poll rounds for each account this worker's runs use; it leads those no one else does. */
+  async #pollRounds(): Promise<void> {
+    const byAccount = new Map<string, FleetRun[]>();
+    for (const opening of this.#runs.values()) {
+      const run = await opening.catch(() => undefined);
+      if (run === undefined) continue;
+      byAccount.set(run.account, [...(byAccount.get(run.account) ?? []), run]);
+    }
+    for (const [account, runs] of byAccount) {
+      let leader = this.#leaders.get(account);
+      if (leader === undefined) {
+        leader = new PollLeader(
+          this.#options.store,
+          this.#options.store.fleet.leaderLock(account, this.id),
+        );
+        this.#leaders.set(account, leader);
+      }
+      await leader.round(runs);
+    }
+  }
+
+  /** Heartbeats, the runs to work and their halts, dead workers, settled runs. */
+  async #maintain(): Promise<void> {
+    const { store, clock } = this.#options;
+    await this.#loop(
+      async () => {
+        if (await store.fleet.heartbeat(this.id)) this.#lastBeat = clock.now();
+        else {
+          this.#options.log("this worker was presumed dead by the fleet (no heartbeat); it stops");
+          void this.stop();
+          return;
+        }
+        for (const row of await store.fleet.activeRuns()) {
+          if (this.#options.onlyRun !== undefined && row.id !== this.#options.onlyRun) continue;
+          const run = await this.#runOf(row.id).catch(() => undefined);
+          if (run !== undefined) run.halt = row.halt ?? undefined;
+          if ((await store.fleet.workLeft(row.id, row.halt !== null)) === 0)
+            await this.#options.settle(row);
+        }
+        if (clock.now() - this.#lastReap >= this.#timing.reapEveryMs) {
+          this.#lastReap = clock.now();
+          await reap(store, this.#reapDeps());
+        }
+      },
+      Math.min(MAINTAIN_EVERY_MS, this.#timing.heartbeatMs),
+    );
+  }
+
+  #reapDeps() {
+    return {
+      self: this.id,
+      leaseMs: this.#timing.leaseMs,
+      now: () => this.#options.clock.now(),
+      policyOf: async (runId: number) =>
+        (await this.#runOf(runId).catch(() => undefined))?.context.settings.retry.onUnknownSubmit,
+      log: this.#options.log,
+    };
+  }
+
+  /** Repeats `step` every `everyMs` until the worker stops; a failed step is logged, not fatal. */
+  async #loop(step: () => Promise<void>, everyMs: number): Promise<void> {
+    while (!this.stopping) {
+      try {
+        await step();
+      } catch (error) {
+        if (!this.stopping) this.#options.log(coerceError(error).message);
+      }
+      await this.#options.clock.sleep(everyMs, this.#stop.signal).catch(() => {});
+    }
+  }
+}

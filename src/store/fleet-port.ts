@@ -1,0 +1,68 @@
+import type { Receipt } from "./port.js";
+import type { ClaimLimits, FleetClaim, FleetReceipt } from "./postgres/fleet-claims.js";
+import type { LeaderLock } from "./postgres/fleet-leader.js";
+import type { FleetRunRow, LoggedMove } from "./postgres/fleet-runs.js";
+import type { WorkerIdentity, WorkerRow } from "./postgres/fleet-workers.js";
+import type { TaskRow } from "./rows.js";
+import type { TaskEvent } from "./task-events.js";
+
+export type { ClaimLimits, FleetClaim, FleetReceipt, FleetRunRow, LoggedMove, WorkerRow };
+export type { LeaderLock, WorkerIdentity };
+
+/**
+ * What a fleet of workers sharing one PostgreSQL store asks of it beyond the store port:
+ * workers and their heartbeats, claims that hold caps fleet-wide, the poll leader's lock,
+ * runs every worker can pick up, and the graphile-worker queue (its jobs are added by the
+ * store itself, in the transaction of the task move that causes them).
+ */
+export interface FleetStore {
+  /** The connection string, for graphile-worker's own pool. */
+  readonly url: string;
+  registerWorker(worker: WorkerIdentity): Promise<void>;
+  addWorkerPool(workerId: string, poolId: string): Promise<void>;
+  /** False when a reaper found this worker dead already. */
+  heartbeat(workerId: string): Promise<boolean>;
+  workerStopped(workerId: string): Promise<void>;
+  /** Marks silent workers dead, frees their jobs, and returns their claims to resolve. */
+  reapWorkers(
+    leaseMs: number,
+    gone?: readonly string[],
+  ): Promise<{ dead: string[]; claims: TaskRow[] }>;
+  workersOf(): Promise<WorkerRow[]>;
+  claimWithin(task: TaskRow, owner: string, limits: ClaimLimits, now: number): Promise<FleetClaim>;
+  recordClaimedReceipt(
+    receipt: Receipt,
+    owner: string,
+    now: number,
+  ): Promise<{ recorded: FleetReceipt; events: TaskEvent[] }>;
+  resolveDeadClaim(
+    task: TaskRow,
+    policy: "resubmit" | "hold",
+    reason: string,
+    now: number,
+  ): Promise<boolean>;
+  heldByGateway(runIds: readonly number[]): Promise<TaskRow[]>;
+  inFlightOn(task: TaskRow): Promise<number>;
+  orphansOf(
+    limit: number,
+  ): Promise<{ task_id: string; job_key: string; worker_id: string; received_at: number }[]>;
+  setResolvedManifest(runId: number, text: string): Promise<void>;
+  fleetRun(runId: number): Promise<FleetRunRow | undefined>;
+  activeRuns(): Promise<FleetRunRow[]>;
+  haltRun(runId: number, halt: string, message: string): Promise<boolean>;
+  clearHalt(runId: number): Promise<void>;
+  workLeft(runId: number, halted: boolean): Promise<number>;
+  settleRun(
+    runId: number,
+    end: { status: string; exitCode: number; now: number },
+  ): Promise<boolean>;
+  queueRun(runId: number): Promise<void>;
+  movesSince(runId: number, afterId: number, limit?: number): Promise<LoggedMove[]>;
+  localRuns(): Promise<number[]>;
+  unknownSubmitsOf(runId: number): Promise<number>;
+  leaderLock(account: string, workerId: string): LeaderLock;
+  pollLeaders(): Promise<string[]>;
+  queueDepth(
+    expiringWithinMs: number,
+  ): Promise<{ submits: number; downloads: number; running: number; expiringLinks: number }>;
+}

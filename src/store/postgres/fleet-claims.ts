@@ -1,0 +1,189 @@
+import type { Receipt } from "../port.js";
+import type { TaskRow } from "../rows.js";
+import { TaskState } from "../states.js";
+import type { TaskEvent } from "../task-events.js";
+import { type PgDb, row, rows, TASK_COLUMNS } from "./db.js";
+import { move, named } from "./tasks.js";
+
+/**
+ * Claims and receipts across a fleet: a claim holds the run's in-flight cap and budget for
+ * every worker at once, and a receipt is recorded only while its claim is still the
+ * claimer's; one that comes back after a takeover is kept as an orphan, never dropped.
+ */
+
+const IN_FLIGHT = [TaskState.Submitting, TaskState.Submitted, TaskState.Processing];
+const PAID = [TaskState.Completed, TaskState.Downloaded, TaskState.Done];
+
+export interface ClaimLimits {
+  /** Tasks in flight at once on the task's capacity lane (text shares the image lane). */
+  cap: number;
+  /** The run's budget, or undefined for none. */
+  maxCost: number | undefined;
+  /** Reserved for a task without an estimate. */
+  unknownCost: number | undefined;
+}
+
+export type FleetClaim =
+  | { claimed: TaskRow; events: TaskEvent[] }
+  | { refused: "full" | "budget" | "gone" };
+
+/** The capacity lanes as stored: text is counted with images. */
+function lanesOf(task: TaskRow): string[] {
+  return task.lane === "video" ? ["video"] : ["image", "text"];
+}
+
+/**
+ * pending → submitting for `owner`, if the lane has room and the budget allows it. One short
+ * transaction, serialised per run and lane (an advisory lock) so the counts hold fleet-wide.
+ */
+export function claimWithin(
+  db: PgDb,
+  task: TaskRow,
+  owner: string,
+  limits: ClaimLimits,
+  now: number,
+): Promise<FleetClaim> {
+  return db.transaction(async (sql): Promise<FleetClaim> => {
+    const lanes = lanesOf(task);
+    await sql.query("SELECT pg_advisory_xact_lock(hashtext($1))", [
+      `gwrun:claim:${task.run_id}:${lanes[0]}`,
+    ]);
+    const flying = await row<{ n: number }>(
+      sql,
+      "SELECT count(*) AS n FROM jobs WHERE run_id = $1 AND lane = ANY($2::text[]) AND state = ANY($3::text[])",
+      [task.run_id, lanes, IN_FLIGHT],
+    );
+    if ((flying?.n ?? 0) >= limits.cap) return { refused: "full" };
+    if (limits.maxCost !== undefined) {
+      const unknown = limits.unknownCost ?? 0;
+      // What is spent (a cost, else its reservation) plus what is in flight, at reservations.
+      const committed = await row<{ total: number }>(
+        sql,
+        `SELECT COALESCE(SUM(CASE WHEN state = ANY($2::text[]) THEN COALESCE(cost, estimated_cost, $4)
+                                  ELSE COALESCE(estimated_cost, $4) END), 0) AS total
+         FROM jobs WHERE run_id = $1 AND (state = ANY($2::text[]) OR state = ANY($3::text[]))`,
+        [task.run_id, PAID, IN_FLIGHT, unknown],
+      );
+      const total = Math.round((committed?.total ?? 0) * 1e6) / 1e6;
+      const own = task.estimated_cost ?? unknown;
+      if (total >= limits.maxCost || Math.round((total + own) * 1e6) / 1e6 > limits.maxCost)
+        return { refused: "budget" };
+    }
+    const attempts = task.attempts + 1;
+    const patch = { claimed_by: owner, attempts };
+    if (!(await move(sql, task.key, [TaskState.Pending], TaskState.Submitting, patch, now)))
+      return { refused: "gone" };
+    return {
+      claimed: { ...task, state: TaskState.Submitting, claimed_by: owner, attempts },
+      events: [{ type: "task:submitting", ...named(task) }],
+    };
+  });
+}
+
+export type FleetReceipt = "recorded" | "orphan" | { duplicateOf: string };
+
+/**
+ * submitting → submitted | processing, only while `owner` still holds the claim. A receipt
+ * for a claim taken over (the worker was presumed dead) is kept in `orphan_tasks`.
+ */
+export function recordClaimedReceipt(
+  db: PgDb,
+  receipt: Receipt,
+  owner: string,
+  now: number,
+): Promise<{ recorded: FleetReceipt; events: TaskEvent[] }> {
+  return db.transaction(async (sql) => {
+    const { task, taskId } = receipt;
+    const holder = await row<{ state: string; claimed_by: string | null }>(
+      sql,
+      "SELECT state, claimed_by FROM jobs WHERE key = $1 FOR UPDATE",
+      [task.key],
+    );
+    const held = await row<{ label: string }>(
+      sql,
+      "SELECT label FROM jobs WHERE task_id = $1 AND key <> $2 LIMIT 1",
+      [taskId, task.key],
+    );
+    if (held !== undefined) return { recorded: { duplicateOf: held.label }, events: [] };
+    if (holder?.state !== TaskState.Submitting || holder.claimed_by !== owner) {
+      await sql.query(
+        `INSERT INTO orphan_tasks (task_id, job_key, worker_id, received_at)
+         VALUES ($1, $2, $3, $4) ON CONFLICT (task_id) DO NOTHING`,
+        [taskId, task.key, owner, now],
+      );
+      return { recorded: "orphan", events: [] };
+    }
+    const patch = {
+      task_id: taskId,
+      submitted_at: now,
+      next_poll_at: receipt.nextPollAt,
+      claimed_by: null,
+      unknown_submits: task.unknown_submits + receipt.unknownSubmits,
+    };
+    await move(sql, task.key, [TaskState.Submitting], receipt.status, patch, now);
+    const event: TaskEvent = {
+      type: "task:submitted",
+      ...named(task),
+      taskId,
+      firstPollInMs: Math.max(0, receipt.nextPollAt - now),
+    };
+    return { recorded: "recorded", events: [event] };
+  });
+}
+
+/**
+ * A dead worker's claim, resolved by the run's policy: back to pending with one unknown
+ * submit counted, or held for `gwrun retry --held`. Only while the dead worker still holds it.
+ */
+export async function resolveDeadClaim(
+  db: PgDb,
+  task: TaskRow,
+  policy: "resubmit" | "hold",
+  reason: string,
+  now: number,
+): Promise<boolean> {
+  return db.transaction(async (sql) => {
+    const holder = await row<{ claimed_by: string | null }>(
+      sql,
+      "SELECT claimed_by FROM jobs WHERE key = $1 AND state = 'submitting' FOR UPDATE",
+      [task.key],
+    );
+    if (holder === undefined || holder.claimed_by !== task.claimed_by) return false;
+    if (policy === "hold")
+      return move(sql, task.key, [TaskState.Submitting], TaskState.Held, { reason }, now);
+    const patch = { claimed_by: null, unknown_submits: task.unknown_submits + 1, reason };
+    return move(sql, task.key, [TaskState.Submitting], TaskState.Pending, patch, now);
+  });
+}
+
+/** The tasks the gateway holds for these runs: the poll leader's round. */
+export function heldByGateway(db: PgDb, runIds: readonly number[]): Promise<TaskRow[]> {
+  return rows<TaskRow>(
+    db.pool,
+    `SELECT ${TASK_COLUMNS} FROM jobs
+     WHERE state IN ('submitted', 'processing') AND run_id = ANY($1::int[])`,
+    [[...runIds]],
+  );
+}
+
+/** Tasks in flight on a task's capacity lane: a claim waits while the lane is full. */
+export async function inFlightOn(db: PgDb, task: TaskRow): Promise<number> {
+  const flying = await row<{ n: number }>(
+    db.pool,
+    "SELECT count(*) AS n FROM jobs WHERE run_id = $1 AND lane = ANY($2::text[]) AND state = ANY($3::text[])",
+    [task.run_id, lanesOf(task), IN_FLIGHT],
+  );
+  return flying?.n ?? 0;
+}
+
+/** Task ids received for claims already taken over, newest first. */
+export function orphansOf(
+  db: PgDb,
+  limit: number,
+): Promise<{ task_id: string; job_key: string; worker_id: string; received_at: number }[]> {
+  return rows(
+    db.pool,
+    "SELECT task_id, job_key, worker_id, received_at FROM orphan_tasks ORDER BY received_at DESC LIMIT $1",
+    [limit],
+  );
+}

@@ -1,0 +1,158 @@
+import type { RunRow } from "../rows.js";
+import { type PgDb, row, rows } from "./db.js";
+
+/**
+ * Runs as a fleet works them: the manifest every worker runs, the halt every worker obeys,
+ * the work queued for a run (graphile-worker jobs), its event log for whoever follows it, and
+ * its ending, recorded once by whichever process sees it settle.
+ */
+
+export interface FleetRunRow extends RunRow {
+  resolved_manifest: string | null;
+  /** Why its submits stopped (budget, balance, interrupted); null while they go on. */
+  halt: string | null;
+}
+
+export async function setResolvedManifest(db: PgDb, runId: number, text: string): Promise<void> {
+  await db.pool.query("UPDATE runs SET resolved_manifest = $2 WHERE id = $1", [runId, text]);
+}
+
+export function fleetRun(db: PgDb, runId: number): Promise<FleetRunRow | undefined> {
+  return row<FleetRunRow>(db.pool, "SELECT * FROM runs WHERE id = $1", [runId]);
+}
+
+/** Runs still going, oldest first. */
+export function activeRuns(db: PgDb): Promise<FleetRunRow[]> {
+  return rows<FleetRunRow>(db.pool, "SELECT * FROM runs WHERE status = 'running' ORDER BY id");
+}
+
+/** Stops the run's submits fleet-wide; false when it was halted already (the first reason stays). */
+export async function haltRun(
+  db: PgDb,
+  runId: number,
+  halt: string,
+  message: string,
+): Promise<boolean> {
+  const halted = await row<{ id: number }>(
+    db.pool,
+    "UPDATE runs SET halt = $2, stop_reason = $3 WHERE id = $1 AND halt IS NULL RETURNING id",
+    [runId, halt, message],
+  );
+  return halted !== undefined;
+}
+
+/** Lets a halted run submit again (`gwrun resume`). */
+export async function clearHalt(db: PgDb, runId: number): Promise<void> {
+  await db.pool.query(
+    "UPDATE runs SET halt = NULL, stop_reason = NULL, status = 'running', exit_code = NULL, finished_at = NULL WHERE id = $1",
+    [runId],
+  );
+}
+
+/**
+ * Work the fleet still has for a run: tasks to submit (none once halted), in flight, or with
+ * outputs to fetch or check. Zero means the run has settled.
+ */
+export async function workLeft(db: PgDb, runId: number, halted: boolean): Promise<number> {
+  const states = halted
+    ? ["submitting", "submitted", "processing", "completed", "downloaded"]
+    : ["pending", "submitting", "submitted", "processing", "completed", "downloaded"];
+  const left = await row<{ n: number }>(
+    db.pool,
+    `SELECT count(*) AS n FROM jobs j JOIN run_jobs r ON r.key = j.key
+     WHERE r.run_id = $1 AND j.placeholder = 0 AND j.state = ANY($2::text[])`,
+    [runId, states],
+  );
+  return left?.n ?? 0;
+}
+
+/** Records the run's ending once: false when another process recorded it first. */
+export async function settleRun(
+  db: PgDb,
+  runId: number,
+  end: { status: string; exitCode: number; now: number },
+): Promise<boolean> {
+  const settled = await row<{ id: number }>(
+    db.pool,
+    `UPDATE runs SET status = $2, exit_code = $3, finished_at = $4
+     WHERE id = $1 AND status = 'running' RETURNING id`,
+    [runId, end.status, end.exitCode, end.now],
+  );
+  return settled !== undefined;
+}
+
+/**
+ * Queues the run's work anew (a run just recorded, `gwrun resume`): a submit job per pending
+ * task, a download job per task whose outputs wait. Job keys make this safe to repeat.
+ */
+export async function queueRun(db: PgDb, runId: number): Promise<void> {
+  await db.transaction(async (sql) => {
+    await sql.query(
+      `SELECT graphile_worker.add_job('gwrun_submit', json_build_object('key', j.key),
+         job_key := 'submit:' || j.key, flags := gwrun_run_flags(j.run_id))
+       FROM jobs j JOIN run_jobs r ON r.key = j.key
+       WHERE r.run_id = $1 AND j.state = 'pending' AND j.placeholder = 0`,
+      [runId],
+    );
+    await sql.query(
+      `SELECT graphile_worker.add_job('gwrun_download', json_build_object('key', j.key),
+         job_key := 'download:' || j.key, priority := gwrun_download_priority(j.key),
+         flags := gwrun_run_flags(j.run_id))
+       FROM jobs j JOIN run_jobs r ON r.key = j.key
+       WHERE r.run_id = $1 AND j.state IN ('completed', 'downloaded') AND j.placeholder = 0`,
+      [runId],
+    );
+  });
+}
+
+/** One logged move of a task of the run, for a process following it. */
+export interface LoggedMove {
+  id: number;
+  type: string;
+  key: string;
+  reason: string | null;
+  job_id: string;
+  label: string;
+  task_id: string | null;
+  cost: number | null;
+  progress: number | null;
+  outputs: number;
+}
+
+/** The run's logged task moves after event `afterId`, oldest first. */
+export function movesSince(
+  db: PgDb,
+  runId: number,
+  afterId: number,
+  limit = 1000,
+): Promise<LoggedMove[]> {
+  return rows<LoggedMove>(
+    db.pool,
+    `SELECT e.id, e.type, e.job_key AS key, e.data AS reason, j.job_id, j.label, j.task_id, j.cost,
+       j.progress, (SELECT count(*) FROM outputs o WHERE o.job_key = j.key) AS outputs
+     FROM events e JOIN jobs j ON j.key = e.job_key
+     WHERE e.run_id = $1 AND e.id > $2 AND e.type LIKE 'job:%'
+     ORDER BY e.id LIMIT $3`,
+    [runId, afterId, limit],
+  );
+}
+
+/** Runs against the in-process simulator, which only the process that made each can work. */
+export async function localRuns(db: PgDb): Promise<number[]> {
+  const found = await rows<{ id: number }>(
+    db.pool,
+    "SELECT id FROM runs WHERE base_url = 'sim' AND status = 'running'",
+  );
+  return found.map((run) => run.id);
+}
+
+/** Submits of the run's tasks whose outcome was unknown (they may have made a task). */
+export async function unknownSubmitsOf(db: PgDb, runId: number): Promise<number> {
+  const found = await row<{ n: number }>(
+    db.pool,
+    `SELECT COALESCE(SUM(j.unknown_submits), 0) AS n FROM jobs j JOIN run_jobs r ON r.key = j.key
+     WHERE r.run_id = $1`,
+    [runId],
+  );
+  return found?.n ?? 0;
+}

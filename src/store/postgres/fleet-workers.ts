@@ -1,0 +1,106 @@
+import type { TaskRow } from "../rows.js";
+import { type PgDb, row, rows, TASK_COLUMNS } from "./db.js";
+
+/**
+ * The fleet's workers: each says it is alive (a heartbeat in the database's clock, so hosts'
+ * clocks may disagree); a worker silent past the lease is dead, and its claims and
+ * graphile-worker jobs are handed back.
+ */
+
+export interface WorkerIdentity {
+  /** pid@host: the owner its claims name. */
+  id: string;
+  name: string;
+  host: string;
+  pid: number;
+}
+
+export interface WorkerRow extends WorkerIdentity {
+  pool_ids: string[];
+  /** Milliseconds since its last heartbeat, by the database's clock. */
+  heartbeat_age_ms: number;
+  started_at: number;
+  stopped_at: number | null;
+  dead_at: number | null;
+}
+
+/** A worker that starts under the id of a dead one (the pid came round again) replaces it. */
+export async function registerWorker(db: PgDb, worker: WorkerIdentity): Promise<void> {
+  await db.pool.query(
+    `INSERT INTO workers (id, name, host, pid) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (id) DO UPDATE SET name = $2, pool_ids = '{}', started_at = clock_timestamp(),
+       heartbeat_at = clock_timestamp(), stopped_at = NULL, dead_at = NULL`,
+    [worker.id, worker.name, worker.host, worker.pid],
+  );
+}
+
+/** Remembers a graphile-worker pool of this worker, so its jobs can be freed if it dies. */
+export async function addWorkerPool(db: PgDb, workerId: string, poolId: string): Promise<void> {
+  await db.pool.query("UPDATE workers SET pool_ids = array_append(pool_ids, $2) WHERE id = $1", [
+    workerId,
+    poolId,
+  ]);
+}
+
+/** The heartbeat; false when a reaper found this worker dead already (it must stop claiming). */
+export async function heartbeat(db: PgDb, workerId: string): Promise<boolean> {
+  const beat = await row<{ id: string }>(
+    db.pool,
+    "UPDATE workers SET heartbeat_at = clock_timestamp() WHERE id = $1 AND dead_at IS NULL RETURNING id",
+    [workerId],
+  );
+  return beat !== undefined;
+}
+
+export async function workerStopped(db: PgDb, workerId: string): Promise<void> {
+  await db.pool.query("UPDATE workers SET stopped_at = clock_timestamp() WHERE id = $1", [
+    workerId,
+  ]);
+}
+
+/**
+ * Marks dead every worker silent for `leaseMs` (and those of `gone`: ids this host knows are no
+ * longer running), frees the graphile-worker jobs they held, and returns the tasks they were
+ * submitting: their outcome is unknown, for the caller to resolve by the run's policy.
+ */
+export async function reapWorkers(
+  db: PgDb,
+  leaseMs: number,
+  gone: readonly string[] = [],
+): Promise<{ dead: string[]; claims: TaskRow[] }> {
+  return db.transaction(async (sql) => {
+    const dead = await rows<{ id: string; pool_ids: string[] }>(
+      sql,
+      `UPDATE workers SET dead_at = clock_timestamp()
+       WHERE dead_at IS NULL AND stopped_at IS NULL
+         AND (heartbeat_at < clock_timestamp() - $1 * interval '1 millisecond' OR id = ANY($2::text[]))
+       RETURNING id, pool_ids`,
+      [leaseMs, [...gone]],
+    );
+    const pools = dead.flatMap((worker) => worker.pool_ids);
+    if (pools.length > 0)
+      await sql.query("SELECT graphile_worker.force_unlock_workers($1::text[])", [pools]);
+    const claims = await rows<TaskRow>(
+      sql,
+      `SELECT ${TASK_COLUMNS} FROM jobs JOIN workers w ON w.id = jobs.claimed_by
+       WHERE jobs.state = 'submitting' AND w.dead_at IS NOT NULL`,
+    );
+    return { dead: dead.map((worker) => worker.id), claims };
+  });
+}
+
+/** Every worker not known to have left or died, and the recently gone, newest first. */
+export function workersOf(db: PgDb): Promise<WorkerRow[]> {
+  return rows<WorkerRow>(
+    db.pool,
+    `SELECT id, name, host, pid, pool_ids,
+       (EXTRACT(EPOCH FROM clock_timestamp() - heartbeat_at) * 1000)::BIGINT AS heartbeat_age_ms,
+       (EXTRACT(EPOCH FROM started_at) * 1000)::BIGINT AS started_at,
+       (EXTRACT(EPOCH FROM stopped_at) * 1000)::BIGINT AS stopped_at,
+       (EXTRACT(EPOCH FROM dead_at) * 1000)::BIGINT AS dead_at
+     FROM workers
+     WHERE (stopped_at IS NULL AND dead_at IS NULL)
+        OR COALESCE(stopped_at, dead_at) > clock_timestamp() - interval '1 hour'
+     ORDER BY started_at DESC`,
+  );
+}
