@@ -1,9 +1,11 @@
 import type { RecordedDependant } from "../port.js";
 import type { NewTask, TaskRow } from "../rows.js";
 import { TaskState } from "../states.js";
+import { addedEvent, failedEvent } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
+import { skipOf, skippedKeysOf, UNSKIP } from "../transition-patches.js";
 import { changes, type PgDb, rows, type Sql, TASK_COLUMNS } from "./db.js";
-import { move, task as readTask, recordTasks } from "./tasks.js";
+import { moveBy, task as readTask, recordTasks } from "./tasks.js";
 
 /** Pipelines in the store, as `../sqlite/dependants.ts` records them. */
 
@@ -30,10 +32,7 @@ export function recordDependants(
       let row = await readTask(sql, task.key);
       if (row === undefined) continue;
       // Skipped when the upstream failed once; it has its input now.
-      if (
-        row.state === Skipped &&
-        (await move(sql, row.key, [Skipped], Pending, { reason: null }, now))
-      )
+      if (row.state === Skipped && (await moveBy(sql, row.key, UNSKIP, now)))
         row = { ...row, state: Pending, reason: null };
       // A link bound earlier may have expired since.
       if (
@@ -48,15 +47,7 @@ export function recordDependants(
         row = { ...row, request: task.request };
       const isFresh = fresh.has(task.key);
       recorded.push({ task: row, fresh: isFresh, problem });
-      if (isFresh)
-        events.push({
-          type: "task:added",
-          key: row.key,
-          job: row.job_id,
-          label: row.label,
-          upstream: upstream.label,
-          family: row.family,
-        });
+      if (isFresh) events.push(addedEvent(row, upstream));
     }
     return { dependants: recorded, events };
   });
@@ -71,31 +62,22 @@ export async function recordSkipped(
   now: number,
 ): Promise<TaskEvent[]> {
   if (standIns.length === 0) return [];
-  const why = `upstream ${upstream.label} failed: ${reason}`;
+  const skip = skipOf(upstream, reason);
   return db.transaction(async (sql) => {
     const fresh = await recordTasks(sql, runId, standIns, now);
     const events: TaskEvent[] = [];
     // Real dependants of an earlier success of it, not sent yet, cannot be sent now either.
-    const waiting = (
-      await rows<TaskRow>(
-        sql,
-        `SELECT ${TASK_COLUMNS} FROM jobs WHERE upstream_key = $1 ORDER BY place`,
-        [upstream.key],
-      )
-    ).filter((row) => row.placeholder !== 1 && row.state === Pending);
-    for (const key of [...waiting.map((row) => row.key), ...standIns.map((task) => task.key)]) {
-      if (!(await move(sql, key, [Pending], Skipped, { reason: why }, now))) continue;
+    const recorded = await rows<TaskRow>(
+      sql,
+      `SELECT ${TASK_COLUMNS} FROM jobs WHERE upstream_key = $1 ORDER BY place`,
+      [upstream.key],
+    );
+    for (const key of skippedKeysOf(recorded, standIns)) {
+      if (!(await moveBy(sql, key, skip, now))) continue;
       const row = await readTask(sql, key);
       if (row === undefined) continue;
-      const identity = { key, job: row.job_id, label: row.label };
-      if (fresh.has(key))
-        events.push({
-          type: "task:added",
-          ...identity,
-          upstream: upstream.label,
-          family: row.family,
-        });
-      events.push({ type: "task:failed", ...identity, state: Skipped, reason: why });
+      if (fresh.has(key)) events.push(addedEvent(row, upstream));
+      events.push(failedEvent(row, Skipped, skip.reason));
     }
     return events;
   });

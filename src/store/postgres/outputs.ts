@@ -1,14 +1,13 @@
 import type { DownloadedFile, OutputCheck, OutputLink } from "../port.js";
 import type { TaskRow, TextAnswerRow } from "../rows.js";
-import { TaskState } from "../states.js";
+import { checkedEvent, doneEvent, downloadedEvent } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
+import { ALL_DOWNLOADED, checkColumnsOf, doneOf, textAnsweredOf } from "../transition-patches.js";
 import { changes, type PgDb, row, type Sql } from "./db.js";
-import { lockTasks, move, named } from "./tasks.js";
+import { lockTasks, moveBy } from "./tasks.js";
 import { insertOutputs } from "./transitions.js";
 
 /** A task's outputs from download to checks, as `../sqlite/outputs.ts` records them. */
-
-const { Submitting, Completed, Downloaded, Done } = TaskState;
 
 export async function updateLinks(
   db: PgDb,
@@ -45,19 +44,14 @@ export function recordDownloads(
         [file.path, file.bytes, file.sha256, file.contentType, task.key, file.idx],
       );
       if (marked === 0) continue;
-      events.push({
-        type: "output:downloaded",
-        ...named(task),
-        path: file.path,
-        bytes: file.bytes,
-      });
+      events.push(downloadedEvent(task, file));
       const waiting = await row<{ n: number }>(
         sql,
         "SELECT count(*) AS n FROM outputs WHERE job_key = $1 AND state <> 'downloaded'",
         [task.key],
       );
       // The last file and the task's move commit together.
-      if (waiting?.n === 0 && (await move(sql, task.key, [Completed], Downloaded, {}, now)))
+      if (waiting?.n === 0 && (await moveBy(sql, task.key, ALL_DOWNLOADED, now)))
         complete.add(task.key);
     }
     return { events, complete };
@@ -72,8 +66,7 @@ export function recordTextAnswer(
   now: number,
 ): Promise<{ moved: boolean; events: TaskEvent[] }> {
   return db.transaction(async (sql) => {
-    const patch = { claimed_by: null, submitted_at: now, completed_at: now };
-    if (!(await move(sql, task.key, [Submitting], Downloaded, patch, now)))
+    if (!(await moveBy(sql, task.key, textAnsweredOf(now), now)))
       return { moved: false, events: [] };
     await sql.query("DELETE FROM outputs WHERE job_key = $1", [task.key]);
     await insertOutputs(
@@ -109,13 +102,7 @@ export function recordTextAnswer(
         now,
       ],
     );
-    const events: TaskEvent[] = files.map((file) => ({
-      type: "output:downloaded",
-      ...named(task),
-      path: file.path,
-      bytes: file.bytes,
-    }));
-    return { moved: true, events };
+    return { moved: true, events: files.map((file) => downloadedEvent(task, file)) };
   });
 }
 
@@ -149,26 +136,12 @@ async function keepChecks(
 ): Promise<TaskEvent[]> {
   const events: TaskEvent[] = [];
   for (const check of checks) {
+    const { checkState, checks: measured } = checkColumnsOf(check);
     await sql.query(
       "UPDATE outputs SET check_state = $1, checks = $2, thumbnail = $3, poster = $4 WHERE job_key = $5 AND idx = $6",
-      [
-        check.ok ? "ok" : "failed",
-        JSON.stringify({ problems: check.problems, ...check.details }),
-        check.thumbnail,
-        check.poster,
-        task.key,
-        check.index,
-      ],
+      [checkState, measured, check.thumbnail, check.poster, task.key, check.index],
     );
-    events.push({
-      type: "output:checked",
-      key: task.key,
-      label: task.label,
-      index: check.index,
-      ok: check.ok,
-      problems: check.problems,
-      thumbnail: check.thumbnail,
-    });
+    events.push(checkedEvent(task, check));
   }
   return events;
 }
@@ -178,7 +151,5 @@ export function markDone(db: PgDb, task: TaskRow, now: number): Promise<TaskEven
 }
 
 async function markDoneIn(sql: Sql, task: TaskRow, now: number): Promise<TaskEvent[]> {
-  return (await move(sql, task.key, [Downloaded], Done, { done_at: now }, now))
-    ? [{ type: "task:done", ...named(task) }]
-    : [];
+  return (await moveBy(sql, task.key, doneOf(now), now)) ? [doneEvent(task)] : [];
 }

@@ -1,12 +1,11 @@
-import { roundMoney } from "../../core/money.js";
 import type { ReportScope } from "../port.js";
+import { REPORT_PAGE, type ReportJoined, reportRowOf, summaryFromCounts } from "../report-rows.js";
 import type {
   FailureRow,
   GridRow,
-  ReportOutput,
   ReportRow,
   ReportSummary,
-  ReportTask,
+  ReviewDecision,
   TextAnswerRow,
   TimelineRow,
 } from "../rows.js";
@@ -15,11 +14,6 @@ import { type PgDb, row, rows } from "./db.js";
 import { withScope } from "./scope.js";
 
 /** What reports read, as `../sqlite/reports.ts` reads it: page by page, in the same order. */
-
-/** Tasks per page of a report: small enough to stay lean at 100k tasks. */
-const PAGE = 1000;
-
-type Joined = ReportTask & ReportOutput & { output_state: string };
 
 /**
  * The order (the tasks of one manifest job together, in the order recorded) is taken first,
@@ -35,9 +29,9 @@ export async function* reportRows(db: PgDb, scope: ReportScope): AsyncGenerator<
       [param],
     )
   ).map((entry) => entry.place);
-  for (let start = 0; start < order.length; start += PAGE) {
+  for (let start = 0; start < order.length; start += REPORT_PAGE) {
     // Only the columns a report shows: wide rows are most of the cost at 100k tasks.
-    const page = await rows<Joined>(
+    const page = await rows<ReportJoined>(
       db.pool,
       `SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason, jobs.request, jobs.cost,
          jobs.task_id, jobs.vars, jobs.repeat_index, jobs.take, jobs.upstream_key, outputs.idx,
@@ -49,45 +43,10 @@ export async function* reportRows(db: PgDb, scope: ReportScope): AsyncGenerator<
          LEFT JOIN outputs ON outputs.job_key = jobs.key
          LEFT JOIN reviews ON reviews.job_key = outputs.job_key AND reviews.idx = outputs.idx
        ORDER BY wanted.n, outputs.idx`,
-      [order.slice(start, start + PAGE)],
+      [order.slice(start, start + REPORT_PAGE)],
     );
-    for (const joined of page) yield reportRow(joined);
+    for (const joined of page) yield reportRowOf(joined);
   }
-}
-
-function reportRow(joined: Joined): ReportRow {
-  const task: ReportTask = {
-    key: joined.key,
-    job_id: joined.job_id,
-    label: joined.label,
-    state: joined.state,
-    reason: joined.reason,
-    request: joined.request,
-    cost: joined.cost,
-    task_id: joined.task_id,
-    vars: joined.vars,
-    repeat_index: joined.repeat_index,
-    take: joined.take,
-    upstream_key: joined.upstream_key,
-  };
-  if (joined.idx === null) return { task, output: null };
-  return {
-    task,
-    output: {
-      idx: joined.idx,
-      state: joined.output_state as ReportOutput["state"],
-      path: joined.path,
-      bytes: joined.bytes,
-      sha256: joined.sha256,
-      content_type: joined.content_type,
-      check_state: joined.check_state,
-      checks: joined.checks,
-      thumbnail: joined.thumbnail,
-      poster: joined.poster,
-      review: joined.review ?? null,
-      review_note: joined.review_note ?? null,
-    },
-  };
 }
 
 export async function* failuresOf(db: PgDb, scope: ReportScope): AsyncGenerator<FailureRow> {
@@ -104,33 +63,25 @@ export async function* failuresOf(db: PgDb, scope: ReportScope): AsyncGenerator<
 
 export async function summaryOf(db: PgDb, scope: ReportScope): Promise<ReportSummary> {
   const { sql, param } = withScope(scope);
-  const states: Record<string, number> = {};
-  let spent = 0;
   const byState = await rows<{ state: string; n: number; spent: number }>(
     db.pool,
     `${sql} SELECT jobs.state AS state, count(*) AS n, sum(coalesce(jobs.cost, 0)) AS spent
      FROM scope JOIN jobs ON jobs.key = scope.key GROUP BY jobs.state`,
     [param],
   );
-  for (const entry of byState) {
-    states[entry.state] = entry.n;
-    spent += entry.spent;
-  }
   const outputs = await row<{ n: number }>(
     db.pool,
     `${sql} SELECT count(*) AS n FROM scope JOIN outputs ON outputs.job_key = scope.key
      WHERE outputs.state = 'downloaded'`,
     [param],
   );
-  const reviews = { approved: 0, rejected: 0 };
-  const decided = await rows<{ decision: keyof typeof reviews; n: number }>(
+  const decided = await rows<{ decision: ReviewDecision; n: number }>(
     db.pool,
     `${sql} SELECT reviews.decision AS decision, count(*) AS n FROM scope
      JOIN reviews ON reviews.job_key = scope.key GROUP BY reviews.decision`,
     [param],
   );
-  for (const entry of decided) reviews[entry.decision] = entry.n;
-  return { states, outputs: outputs?.n ?? 0, spent: roundMoney(spent), reviews };
+  return summaryFromCounts(byState, outputs?.n ?? 0, decided);
 }
 
 export function textAnswersOf(

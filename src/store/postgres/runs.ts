@@ -1,4 +1,5 @@
 import type { NewRun, RunNotice, RunRow } from "../rows.js";
+import { newRunValues } from "../schedule-records.js";
 import { type PgDb, row, rows } from "./db.js";
 
 /** Runs: recording, finding, and forgetting a pruned one (`../sqlite/runs.ts`). */
@@ -8,15 +9,7 @@ export async function createRun(db: PgDb, run: NewRun): Promise<number> {
     db.pool,
     `INSERT INTO runs (name, manifest_path, manifest_text, base_url, output_dir, status, started_at, tick)
      VALUES ($1, $2, $3, $4, $5, 'running', $6, $7) RETURNING id`,
-    [
-      run.name,
-      run.manifest_path,
-      run.manifest_text,
-      run.base_url,
-      run.output_dir,
-      run.started_at,
-      run.tick ?? null,
-    ],
+    newRunValues(run),
   );
   if (created === undefined) throw new Error("the run was not recorded");
   return created.id;

@@ -1,4 +1,10 @@
 import type { LeaseHolder, LeaseRow, TickRow, TickStatus, TickTrigger } from "../rows.js";
+import {
+  leaseKeptFrom,
+  leaseValues,
+  type TickNotRun,
+  tickNotRunValues,
+} from "../schedule-records.js";
 import { changes, type PgDb, row, rows, type Sql } from "./db.js";
 
 /** Tick records and manifest leases, as `../sqlite/schedules.ts` keeps them. */
@@ -8,20 +14,10 @@ async function lockName(sql: Sql, name: string): Promise<void> {
   await sql.query("SELECT pg_advisory_xact_lock(hashtextextended('gwrun:' || $1, 0))", [name]);
 }
 
-export async function recordTickNotRun(
-  db: PgDb,
-  tick: {
-    name: string;
-    tick: number;
-    status: "skipped" | "missed";
-    trigger: TickTrigger;
-    reason: string;
-  },
-  now: number,
-): Promise<void> {
+export async function recordTickNotRun(db: PgDb, tick: TickNotRun, now: number): Promise<void> {
   await db.pool.query(
     "INSERT INTO ticks (name, tick, status, trigger, reason, fired_at) VALUES ($1, $2, $3, $4, $5, $6)",
-    [tick.name, tick.tick, tick.status, tick.trigger, tick.reason, now],
+    tickNotRunValues(tick, now),
   );
 }
 
@@ -107,18 +103,12 @@ export function acquireLease(
     // Two processes asking at once: the second reads the first's lease.
     await lockName(sql, name);
     const lease = await leaseIn(sql, name);
-    if (
-      lease !== undefined &&
-      lease.holder !== holder.id &&
-      lease.expires_at > now &&
-      !isGone(lease)
-    )
-      return { acquired: false as const, lease };
+    if (leaseKeptFrom(lease, holder, now, isGone)) return { acquired: false as const, lease };
     await sql.query(
       `INSERT INTO leases (name, holder, host, pid, acquired_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, host = excluded.host, pid = excluded.pid,
          acquired_at = excluded.acquired_at, expires_at = excluded.expires_at`,
-      [name, holder.id, holder.host, holder.pid, now, now + ttlMs],
+      leaseValues(name, holder, now, ttlMs),
     );
     return { acquired: true as const };
   });

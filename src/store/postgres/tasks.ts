@@ -1,6 +1,7 @@
-import { MOVE_COLUMNS, type MovePatch } from "../move.js";
+import { checkedMove, type MovePatch } from "../move.js";
 import type { NewTask, OutputRow, TaskRow, TextAnswerRow } from "../rows.js";
-import { canMove, type TaskState } from "../states.js";
+import type { TaskState } from "../states.js";
+import type { Transition } from "../transition-patches.js";
 import { changes, row, rows, type Sql, TASK_COLUMNS } from "./db.js";
 import { withScope } from "./scope.js";
 
@@ -19,13 +20,7 @@ export async function move(
   patch: MovePatch,
   now: number,
 ): Promise<boolean> {
-  for (const source of from) {
-    if (!canMove(source, to)) throw new Error(`task state ${source} → ${to} is not allowed`);
-  }
-  const columns = Object.keys(patch);
-  for (const column of columns)
-    if (!MOVE_COLUMNS.has(column)) throw new Error(`unknown task column ${column}`);
-  const values = columns.map((column) => patch[column as keyof MovePatch] ?? null);
+  const { columns, values } = checkedMove(from, to, patch);
   const set = columns.map((column, i) => `, ${column} = $${i + 6}`).join("");
   const moved = await changes(
     sql,
@@ -181,7 +176,12 @@ export function textAnswer(sql: Sql, key: string): Promise<TextAnswerRow | undef
   return row<TextAnswerRow>(sql, "SELECT * FROM text_answers WHERE job_key = $1", [key]);
 }
 
-/** The identity fields every task event carries. */
-export function named(task: TaskRow): { key: string; job: string; label: string } {
-  return { key: task.key, job: task.job_id, label: task.label };
+/** Makes one named transition (`../transition-patches.ts`) on the task `key`. */
+export function moveBy(
+  sql: Sql,
+  key: string,
+  transition: Transition,
+  now: number,
+): Promise<boolean> {
+  return move(sql, key, transition.from, transition.to, transition.patch, now);
 }

@@ -1,16 +1,17 @@
 import type { OutputLink, PollOutcome, Receipt } from "../port.js";
 import type { TaskRow } from "../rows.js";
-import { RUNNING_STATES, TaskState } from "../states.js";
+import type { TaskState } from "../states.js";
+import { failedEvent } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
+import type { FailState } from "../transition-patches.js";
+import * as patches from "../transition-patches.js";
 import { changes, type PgDb, row, type Sql } from "./db.js";
-import { lockTasks, move, named } from "./tasks.js";
+import { lockTasks, moveBy } from "./tasks.js";
 
 /**
- * The named transitions of a task from claim to completion, and the ways back and out: the
- * SQLite adapter's (`../sqlite/transitions.ts`), each in one short transaction.
+ * The named transitions of a task from claim to completion, and the ways back and out, each in
+ * one short transaction; what each sets is `../transition-patches.ts`, here only the SQL.
  */
-
-const { Pending, Submitting, Processing, Completed, Downloaded, Done } = TaskState;
 
 export function claimForSubmit(
   db: PgDb,
@@ -26,11 +27,10 @@ export function claimForSubmit(
     const claimed: TaskRow[] = [];
     const events: TaskEvent[] = [];
     for (const task of tasks) {
-      const attempts = task.attempts + 1;
-      const patch = { claimed_by: owner, attempts };
-      if (!(await move(sql, task.key, [Pending], Submitting, patch, now))) continue;
-      claimed.push({ ...task, state: Submitting, claimed_by: owner, attempts });
-      events.push({ type: "task:submitting", ...named(task) });
+      const claim = patches.claimOf(task, owner);
+      if (!(await moveBy(sql, task.key, claim, now))) continue;
+      claimed.push(claim.claimed);
+      events.push(claim.event);
     }
     return { claimed, events };
   });
@@ -59,20 +59,8 @@ export function recordReceipts(
         duplicates.set(receipt.task.key, held.label);
         continue;
       }
-      const patch = {
-        task_id: receipt.taskId,
-        submitted_at: now,
-        next_poll_at: receipt.nextPollAt,
-        claimed_by: null,
-        unknown_submits: receipt.task.unknown_submits + receipt.unknownSubmits,
-      };
-      if (await move(sql, receipt.task.key, [Submitting], receipt.status, patch, now))
-        events.push({
-          type: "task:submitted",
-          ...named(receipt.task),
-          taskId: receipt.taskId,
-          firstPollInMs: Math.max(0, receipt.nextPollAt - now),
-        });
+      const taken = patches.receiptOf(receipt, now);
+      if (await moveBy(sql, receipt.task.key, taken, now)) events.push(taken.event);
     }
     return { events, duplicates };
   });
@@ -84,12 +72,7 @@ export function releaseClaim(
   release: { reason?: string | null; unknownSubmits: number },
   now: number,
 ): Promise<boolean> {
-  const patch = {
-    claimed_by: null,
-    unknown_submits: task.unknown_submits + release.unknownSubmits,
-    ...(release.reason === undefined ? {} : { reason: release.reason }),
-  };
-  return move(db.pool, task.key, [Submitting], Pending, patch, now);
+  return moveBy(db.pool, task.key, patches.releaseOf(task, release), now);
 }
 
 export function recordPollRound(
@@ -105,61 +88,24 @@ export function recordPollRound(
     const events: TaskEvent[] = [];
     const lost = new Set<string>();
     for (const { task, outcome } of round) {
-      const polls = task.polls + 1;
+      const step = patches.pollStepOf(task, outcome, now);
       let moved: boolean;
-      switch (outcome.kind) {
-        case "running": {
-          const { progress, nextPollAt } = outcome;
-          moved =
-            outcome.status === Processing && task.state !== Processing
-              ? await move(
-                  sql,
-                  task.key,
-                  [TaskState.Submitted],
-                  Processing,
-                  { started_at: now, progress, polls, next_poll_at: nextPollAt },
-                  now,
-                )
-              : (await changes(
-                  sql,
-                  "UPDATE jobs SET progress = $1, polls = $2, next_poll_at = $3 WHERE key = $4 AND state IN ('submitted', 'processing')",
-                  [progress, polls, nextPollAt, task.key],
-                )) === 1;
-          if (moved && progress !== task.progress)
-            events.push({ type: "task:progress", ...named(task), progress });
-          break;
-        }
-        case "completed": {
-          const patch = {
-            cost: outcome.cost,
-            completed_at: now,
-            progress: 100,
-            polls,
-            next_poll_at: null,
-          };
-          moved = await move(sql, task.key, RUNNING_STATES, Completed, patch, now);
-          if (moved) {
-            await insertOutputs(sql, task.key, outcome.links);
-            events.push({
-              type: "task:completed",
-              ...named(task),
-              cost: outcome.cost,
-              outputs: outcome.links.length,
-              ...(outcome.surplus === undefined ? {} : { surplus: outcome.surplus }),
-            });
-          }
-          break;
-        }
-        case "failed": {
-          const failed = await failIn(sql, task, RUNNING_STATES, outcome.to, outcome.reason, now);
-          events.push(...failed);
-          moved = failed.length > 0;
-          break;
-        }
-        default: {
-          const never: never = outcome;
-          throw new Error(`unknown poll outcome ${JSON.stringify(never)}`);
-        }
+      if (step.kind === "fail") {
+        const failed = await failIn(sql, task, step.from, step.to, step.reason, now);
+        events.push(...failed);
+        moved = failed.length > 0;
+      } else {
+        moved =
+          step.kind === "note"
+            ? (await changes(
+                sql,
+                "UPDATE jobs SET progress = $1, polls = $2, next_poll_at = $3 WHERE key = $4 AND state IN ('submitted', 'processing')",
+                [step.progress, step.polls, step.nextPollAt, task.key],
+              )) === 1
+            : await moveBy(sql, task.key, step.move, now);
+        if (moved && step.kind === "move" && step.links !== null)
+          await insertOutputs(sql, task.key, step.links);
+        if (moved) events.push(...step.events);
       }
       if (!moved) lost.add(task.key);
     }
@@ -190,33 +136,20 @@ export function requeue(
   reason: string | null,
   now: number,
 ): Promise<boolean> {
-  const patch = {
-    task_id: null,
-    claimed_by: null,
-    cost: null,
-    progress: null,
-    next_poll_at: null,
-    completed_at: null,
-    done_at: null,
-    reason,
-  };
   return db.transaction(async (sql) => {
-    if (!(await move(sql, task.key, from, Pending, patch, now))) return false;
+    if (!(await moveBy(sql, task.key, patches.requeueOf(from, reason), now))) return false;
     await sql.query("DELETE FROM outputs WHERE job_key = $1", [task.key]);
     return true;
   });
 }
 
-/** Its deadline counts from now: `submitted_at` is when polling (re)started. */
 export function repoll(db: PgDb, task: TaskRow, now: number): Promise<boolean> {
-  const to = task.started_at === null ? TaskState.Submitted : Processing;
-  const patch = { reason: null, next_poll_at: now, submitted_at: now };
-  return move(db.pool, task.key, [TaskState.Failed], to, patch, now);
+  return moveBy(db.pool, task.key, patches.repollOf(task, now), now);
 }
 
 export function redownload(db: PgDb, task: TaskRow, now: number): Promise<boolean> {
   return db.transaction(async (sql) => {
-    if (!(await move(sql, task.key, [Done], Completed, { done_at: null }, now))) return false;
+    if (!(await moveBy(sql, task.key, patches.REDOWNLOAD, now))) return false;
     await sql.query(
       "UPDATE outputs SET state = 'pending', path = NULL, sha256 = NULL, bytes = NULL WHERE job_key = $1",
       [task.key],
@@ -226,36 +159,32 @@ export function redownload(db: PgDb, task: TaskRow, now: number): Promise<boolea
 }
 
 export function recheck(db: PgDb, task: TaskRow, now: number): Promise<boolean> {
-  return move(db.pool, task.key, [Done], Downloaded, { done_at: null }, now);
+  return moveBy(db.pool, task.key, patches.RECHECK, now);
 }
 
-export function failTask(
-  db: PgDb,
+/** The task, the states it may leave, its failed state, the reason, now, and an expired output. */
+type FailArgs = [
   task: TaskRow,
   from: readonly TaskState[],
-  to: "failed" | "rejected" | "expired" | "held",
+  to: FailState,
   reason: string,
   now: number,
   expiredOutput?: number,
-): Promise<TaskEvent[]> {
-  return db.transaction((sql) => failIn(sql, task, from, to, reason, now, expiredOutput));
+];
+
+export function failTask(db: PgDb, ...args: FailArgs): Promise<TaskEvent[]> {
+  return db.transaction((sql) => failIn(sql, ...args));
 }
 
 async function failIn(
   sql: Sql,
-  task: TaskRow,
-  from: readonly TaskState[],
-  to: "failed" | "rejected" | "expired" | "held",
-  reason: string,
-  now: number,
-  expiredOutput?: number,
+  ...[task, from, to, reason, now, expiredOutput]: FailArgs
 ): Promise<TaskEvent[]> {
-  const patch = { reason, claimed_by: null, next_poll_at: null };
-  if (!(await move(sql, task.key, from, to, patch, now))) return [];
+  if (!(await moveBy(sql, task.key, patches.failOf(from, to, reason), now))) return [];
   if (expiredOutput !== undefined)
     await sql.query(
       "UPDATE outputs SET state = 'expired', reason = $1 WHERE job_key = $2 AND idx = $3",
       [reason, task.key, expiredOutput],
     );
-  return [{ type: "task:failed", ...named(task), state: to, reason }];
+  return [failedEvent(task, to, reason)];
 }

@@ -1,4 +1,5 @@
-import { ErrorCode, GwError } from "../../core/errors.js";
+import type { GwError } from "../../core/errors.js";
+import { adviseUnusable, type UnusableAdvice } from "../unusable-advice.js";
 
 /**
  * A PostgreSQL store that cannot be used — no server, refused login, no such database, no
@@ -19,7 +20,7 @@ export function redactUrl(url: string): string {
   }
 }
 
-const ADVICE: readonly [RegExp, (where: string) => string, string][] = [
+const ADVICE: UnusableAdvice = [
   [
     /^(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ECONNRESET)$/,
     (where) => `no PostgreSQL server answered at ${where}`,
@@ -54,14 +55,5 @@ const ADVICE: readonly [RegExp, (where: string) => string, string][] = [
 
 /** The error as a `GW_STORE_UNUSABLE` GwError when it says the store at `url` is unusable. */
 export function pgStoreUnusable(error: unknown, url: string): GwError | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== "string") return undefined;
-  for (const [pattern, what, hint] of ADVICE) {
-    if (pattern.test(code))
-      return new GwError(ErrorCode.StoreUnusable, `${what(redactUrl(url))} (${code})`, {
-        hint,
-        cause: error,
-      });
-  }
-  return undefined;
+  return adviseUnusable(ADVICE, error, () => redactUrl(url));
 }

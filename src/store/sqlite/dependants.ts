@@ -1,9 +1,11 @@
 import type { RecordedDependant } from "../port.js";
 import type { NewTask, TaskRow } from "../rows.js";
 import { TaskState } from "../states.js";
+import { addedEvent, failedEvent } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
+import { skipOf, skippedKeysOf, UNSKIP } from "../transition-patches.js";
 import type { SqliteDb } from "./db.js";
-import { move, task as readTask, recordTasks } from "./tasks.js";
+import { moveBy, task as readTask, recordTasks } from "./tasks.js";
 
 /** Pipelines in the store: an upstream's dependants, and the stand-ins of a failed one. */
 
@@ -33,7 +35,7 @@ export function recordDependants(
       let row = readTask(s, task.key);
       if (row === undefined) continue;
       // Skipped when the upstream failed once; it has its input now.
-      if (row.state === Skipped && move(s, row.key, [Skipped], Pending, { reason: null }, now))
+      if (row.state === Skipped && moveBy(s, row.key, UNSKIP, now))
         row = { ...row, state: Pending, reason: null };
       // A link bound earlier may have expired since.
       if (
@@ -44,15 +46,7 @@ export function recordDependants(
         row = { ...row, request: task.request };
       const isFresh = fresh.has(task.key);
       recorded.push({ task: row, fresh: isFresh, problem });
-      if (isFresh)
-        events.push({
-          type: "task:added",
-          key: row.key,
-          job: row.job_id,
-          label: row.label,
-          upstream: upstream.label,
-          family: row.family,
-        });
+      if (isFresh) events.push(addedEvent(row, upstream));
     }
     return { dependants: recorded, events };
   });
@@ -67,27 +61,20 @@ export function recordSkipped(
   now: number,
 ): TaskEvent[] {
   if (standIns.length === 0) return [];
-  const why = `upstream ${upstream.label} failed: ${reason}`;
+  const skip = skipOf(upstream, reason);
   return s.transaction(() => {
     const fresh = recordTasks(s, runId, standIns, now);
     const events: TaskEvent[] = [];
     // Real dependants of an earlier success of it, not sent yet, cannot be sent now either.
-    const waiting = (
-      s.sql("SELECT * FROM jobs WHERE upstream_key = ?").all(upstream.key) as TaskRow[]
-    ).filter((row) => row.placeholder !== 1 && row.state === Pending);
-    for (const key of [...waiting.map((row) => row.key), ...standIns.map((task) => task.key)]) {
-      if (!move(s, key, [Pending], Skipped, { reason: why }, now)) continue;
+    const recorded = s
+      .sql("SELECT * FROM jobs WHERE upstream_key = ?")
+      .all(upstream.key) as TaskRow[];
+    for (const key of skippedKeysOf(recorded, standIns)) {
+      if (!moveBy(s, key, skip, now)) continue;
       const row = readTask(s, key);
       if (row === undefined) continue;
-      const identity = { key, job: row.job_id, label: row.label };
-      if (fresh.has(key))
-        events.push({
-          type: "task:added",
-          ...identity,
-          upstream: upstream.label,
-          family: row.family,
-        });
-      events.push({ type: "task:failed", ...identity, state: Skipped, reason: why });
+      if (fresh.has(key)) events.push(addedEvent(row, upstream));
+      events.push(failedEvent(row, Skipped, skip.reason));
     }
     return events;
   });

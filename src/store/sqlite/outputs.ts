@@ -1,14 +1,13 @@
 import type { DownloadedFile, OutputCheck, OutputLink } from "../port.js";
 import type { TaskRow, TextAnswerRow } from "../rows.js";
-import { TaskState } from "../states.js";
+import { checkedEvent, doneEvent, downloadedEvent } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
+import { ALL_DOWNLOADED, checkColumnsOf, doneOf, textAnsweredOf } from "../transition-patches.js";
 import type { SqliteDb } from "./db.js";
-import { move, named } from "./tasks.js";
+import { moveBy } from "./tasks.js";
 import { insertOutputs } from "./transitions.js";
 
 /** A task's outputs from download to checks: files recorded, answers kept, checks and done. */
-
-const { Submitting, Completed, Downloaded, Done } = TaskState;
 
 export function updateLinks(s: SqliteDb, key: string, links: readonly OutputLink[]): void {
   const update = s.sql("UPDATE outputs SET url = ?, expires_at = ? WHERE job_key = ? AND idx = ?");
@@ -41,17 +40,9 @@ export function recordDownloads(
           .changes === 0
       )
         continue;
-      events.push({
-        type: "output:downloaded",
-        ...named(task),
-        path: file.path,
-        bytes: file.bytes,
-      });
+      events.push(downloadedEvent(task, file));
       // The last file and the task's move commit together.
-      if (
-        (waiting.get(task.key) as number) === 0 &&
-        move(s, task.key, [Completed], Downloaded, {}, now)
-      )
+      if ((waiting.get(task.key) as number) === 0 && moveBy(s, task.key, ALL_DOWNLOADED, now))
         complete.add(task.key);
     }
   });
@@ -70,9 +61,7 @@ export function recordTextAnswer(
      WHERE job_key = ? AND idx = ?`,
   );
   return s.transaction(() => {
-    const patch = { claimed_by: null, submitted_at: now, completed_at: now };
-    if (!move(s, task.key, [Submitting], Downloaded, patch, now))
-      return { moved: false, events: [] };
+    if (!moveBy(s, task.key, textAnsweredOf(now), now)) return { moved: false, events: [] };
     s.sql("DELETE FROM outputs WHERE job_key = ?").run(task.key);
     insertOutputs(
       s,
@@ -87,13 +76,7 @@ export function recordTextAnswer(
          (job_key, format, model, text, choices, finish_reason, usage, tool_calls, refusal, streamed, answered_at)
        VALUES (@job_key, @format, @model, @text, @choices, @finish_reason, @usage, @tool_calls, @refusal, @streamed, @answered_at)`,
     ).run({ ...answer, job_key: task.key, answered_at: now });
-    const events: TaskEvent[] = files.map((file) => ({
-      type: "output:downloaded",
-      ...named(task),
-      path: file.path,
-      bytes: file.bytes,
-    }));
-    return { moved: true, events };
+    return { moved: true, events: files.map((file) => downloadedEvent(task, file)) };
   });
 }
 
@@ -122,29 +105,13 @@ function keepChecks(s: SqliteDb, task: TaskRow, checks: readonly OutputCheck[]):
   );
   const events: TaskEvent[] = [];
   for (const check of checks) {
-    keep.run(
-      check.ok ? "ok" : "failed",
-      JSON.stringify({ problems: check.problems, ...check.details }),
-      check.thumbnail,
-      check.poster,
-      task.key,
-      check.index,
-    );
-    events.push({
-      type: "output:checked",
-      key: task.key,
-      label: task.label,
-      index: check.index,
-      ok: check.ok,
-      problems: check.problems,
-      thumbnail: check.thumbnail,
-    });
+    const { checkState, checks: measured } = checkColumnsOf(check);
+    keep.run(checkState, measured, check.thumbnail, check.poster, task.key, check.index);
+    events.push(checkedEvent(task, check));
   }
   return events;
 }
 
 export function markDone(s: SqliteDb, task: TaskRow, now: number): TaskEvent[] {
-  return move(s, task.key, [Downloaded], Done, { done_at: now }, now)
-    ? [{ type: "task:done", ...named(task) }]
-    : [];
+  return moveBy(s, task.key, doneOf(now), now) ? [doneEvent(task)] : [];
 }

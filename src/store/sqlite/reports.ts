@@ -1,12 +1,11 @@
-import { roundMoney } from "../../core/money.js";
 import type { ReportScope } from "../port.js";
+import { REPORT_PAGE, type ReportJoined, reportRowOf, summaryFromCounts } from "../report-rows.js";
 import type {
   FailureRow,
   GridRow,
-  ReportOutput,
   ReportRow,
   ReportSummary,
-  ReportTask,
+  ReviewDecision,
   TextAnswerRow,
   TimelineRow,
 } from "../rows.js";
@@ -18,9 +17,6 @@ import { withScope } from "./scope.js";
  * What reports read, of a run or of an output folder: the outputs page by page, the
  * failures, the summary; and a run's text answers.
  */
-
-/** Tasks per page of a report: small enough to stay lean at 100k tasks. */
-const PAGE = 1000;
 
 /**
  * Reads in pages, so other statements may run between them: the order (the tasks of one
@@ -46,46 +42,12 @@ export async function* reportRows(s: SqliteDb, scope: ReportScope): AsyncGenerat
      LEFT JOIN reviews ON reviews.job_key = outputs.job_key AND reviews.idx = outputs.idx
      ORDER BY wanted.key, outputs.idx`,
   );
-  for (let start = 0; start < order.length; start += PAGE) {
-    const rows = page.all(JSON.stringify(order.slice(start, start + PAGE))) as (ReportTask &
-      ReportOutput & { output_state: string })[];
-    for (const row of rows) yield reportRow(row);
+  for (let start = 0; start < order.length; start += REPORT_PAGE) {
+    const rows = page.all(
+      JSON.stringify(order.slice(start, start + REPORT_PAGE)),
+    ) as ReportJoined[];
+    for (const row of rows) yield reportRowOf(row);
   }
-}
-
-function reportRow(row: ReportTask & ReportOutput & { output_state: string }): ReportRow {
-  const task: ReportTask = {
-    key: row.key,
-    job_id: row.job_id,
-    label: row.label,
-    state: row.state,
-    reason: row.reason,
-    request: row.request,
-    cost: row.cost,
-    task_id: row.task_id,
-    vars: row.vars,
-    repeat_index: row.repeat_index,
-    take: row.take,
-    upstream_key: row.upstream_key,
-  };
-  if (row.idx === null) return { task, output: null };
-  return {
-    task,
-    output: {
-      idx: row.idx,
-      state: row.output_state as ReportOutput["state"],
-      path: row.path,
-      bytes: row.bytes,
-      sha256: row.sha256,
-      content_type: row.content_type,
-      check_state: row.check_state,
-      checks: row.checks,
-      thumbnail: row.thumbnail,
-      poster: row.poster,
-      review: row.review ?? null,
-      review_note: row.review_note ?? null,
-    },
-  };
 }
 
 export async function* failuresOf(s: SqliteDb, scope: ReportScope): AsyncGenerator<FailureRow> {
@@ -103,33 +65,25 @@ export async function* failuresOf(s: SqliteDb, scope: ReportScope): AsyncGenerat
 
 export function summaryOf(s: SqliteDb, scope: ReportScope): ReportSummary {
   const { sql, param } = withScope(scope);
-  const states: Record<string, number> = {};
-  let spent = 0;
   const byState = s
     .sql(
       `${sql} SELECT jobs.state AS state, count(*) AS n, sum(coalesce(jobs.cost, 0)) AS spent
        FROM scope JOIN jobs ON jobs.key = scope.key GROUP BY jobs.state`,
     )
     .all(param) as { state: string; n: number; spent: number }[];
-  for (const row of byState) {
-    states[row.state] = row.n;
-    spent += row.spent;
-  }
   const outputs = s
     .sql(
       `${sql} SELECT count(*) AS n FROM scope JOIN outputs ON outputs.job_key = scope.key
        WHERE outputs.state = 'downloaded'`,
     )
     .get(param) as { n: number };
-  const reviews = { approved: 0, rejected: 0 };
   const decided = s
     .sql(
       `${sql} SELECT reviews.decision AS decision, count(*) AS n FROM scope
        JOIN reviews ON reviews.job_key = scope.key GROUP BY reviews.decision`,
     )
-    .all(param) as { decision: keyof typeof reviews; n: number }[];
-  for (const row of decided) reviews[row.decision] = row.n;
-  return { states, outputs: outputs.n, spent: roundMoney(spent), reviews };
+    .all(param) as { decision: ReviewDecision; n: number }[];
+  return summaryFromCounts(byState, outputs.n, decided);
 }
 
 export function textAnswersOf(s: SqliteDb, runId: number): (TextAnswerRow & { label: string })[] {

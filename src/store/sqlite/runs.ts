@@ -1,4 +1,5 @@
 import type { NewRun, RunNotice, RunRow } from "../rows.js";
+import { newRunValues } from "../schedule-records.js";
 import type { SqliteDb } from "./db.js";
 
 /** Runs: recording, finding, and forgetting a pruned one. */
@@ -9,15 +10,7 @@ export function createRun(s: SqliteDb, run: NewRun): number {
       `INSERT INTO runs (name, manifest_path, manifest_text, base_url, output_dir, status, started_at, tick)
        VALUES (?, ?, ?, ?, ?, 'running', ?, ?)`,
     )
-    .run(
-      run.name,
-      run.manifest_path,
-      run.manifest_text,
-      run.base_url,
-      run.output_dir,
-      run.started_at,
-      run.tick ?? null,
-    );
+    .run(...newRunValues(run));
   return Number(result.lastInsertRowid);
 }
 

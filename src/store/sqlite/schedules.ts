@@ -1,22 +1,18 @@
 import type { LeaseHolder, LeaseRow, TickRow, TickStatus, TickTrigger } from "../rows.js";
+import {
+  leaseKeptFrom,
+  leaseValues,
+  type TickNotRun,
+  tickNotRunValues,
+} from "../schedule-records.js";
 import type { SqliteDb } from "./db.js";
 
 /** Scheduled manifests: tick records, and the lease that keeps a manifest from running twice. */
 
-export function recordTickNotRun(
-  s: SqliteDb,
-  tick: {
-    name: string;
-    tick: number;
-    status: "skipped" | "missed";
-    trigger: TickTrigger;
-    reason: string;
-  },
-  now: number,
-): void {
+export function recordTickNotRun(s: SqliteDb, tick: TickNotRun, now: number): void {
   s.sql(
     "INSERT INTO ticks (name, tick, status, trigger, reason, fired_at) VALUES (?, ?, ?, ?, ?, ?)",
-  ).run(tick.name, tick.tick, tick.status, tick.trigger, tick.reason, now);
+  ).run(...tickNotRunValues(tick, now));
 }
 
 export function startTick(
@@ -96,18 +92,12 @@ export function acquireLease(
 ): { acquired: true } | { acquired: false; lease: LeaseRow } {
   return s.transaction(() => {
     const lease = leaseOf(s, name);
-    if (
-      lease !== undefined &&
-      lease.holder !== holder.id &&
-      lease.expires_at > now &&
-      !isGone(lease)
-    )
-      return { acquired: false as const, lease };
+    if (leaseKeptFrom(lease, holder, now, isGone)) return { acquired: false as const, lease };
     s.sql(
       `INSERT INTO leases (name, holder, host, pid, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT(name) DO UPDATE SET holder = excluded.holder, host = excluded.host, pid = excluded.pid,
          acquired_at = excluded.acquired_at, expires_at = excluded.expires_at`,
-    ).run(name, holder.id, holder.host, holder.pid, now, now + ttlMs);
+    ).run(...leaseValues(name, holder, now, ttlMs));
     return { acquired: true as const };
   });
 }

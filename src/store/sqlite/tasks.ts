@@ -1,6 +1,7 @@
-import { MOVE_COLUMNS, type MovePatch } from "../move.js";
+import { checkedMove, type MovePatch } from "../move.js";
 import type { NewTask, OutputRow, TaskRow, TextAnswerRow } from "../rows.js";
-import { canMove, type TaskState } from "../states.js";
+import type { TaskState } from "../states.js";
+import type { Transition } from "../transition-patches.js";
 import type { SqliteDb } from "./db.js";
 import { withScope } from "./scope.js";
 
@@ -18,17 +19,11 @@ export function move(
   patch: MovePatch,
   now: number,
 ): boolean {
-  for (const source of from) {
-    if (!canMove(source, to)) throw new Error(`task state ${source} → ${to} is not allowed`);
-  }
-  const columns = Object.keys(patch);
-  for (const column of columns)
-    if (!MOVE_COLUMNS.has(column)) throw new Error(`unknown task column ${column}`);
+  const { columns, values } = checkedMove(from, to, patch);
   const update = s.sql(
     `UPDATE jobs SET state = ?, updated_at = ?${columns.map((c) => `, ${c} = ?`).join("")}
      WHERE key = ? AND state IN (${from.map(() => "?").join(", ")}) RETURNING run_id`,
   );
-  const values = columns.map((column) => patch[column as keyof MovePatch] ?? null);
   const moveAndLog = () => {
     const moved = update.get(to, now, ...values, key, ...from) as { run_id: number } | undefined;
     if (moved !== undefined)
@@ -139,7 +134,7 @@ export function textAnswer(s: SqliteDb, key: string): TextAnswerRow | undefined 
     | undefined;
 }
 
-/** The identity fields every task event carries. */
-export function named(task: TaskRow): { key: string; job: string; label: string } {
-  return { key: task.key, job: task.job_id, label: task.label };
+/** Makes one named transition (`../transition-patches.ts`) on the task `key`. */
+export function moveBy(s: SqliteDb, key: string, transition: Transition, now: number): boolean {
+  return move(s, key, transition.from, transition.to, transition.patch, now);
 }

@@ -1,13 +1,17 @@
 import type { OutputLink, PollOutcome, Receipt } from "../port.js";
 import type { TaskRow } from "../rows.js";
-import { RUNNING_STATES, TaskState } from "../states.js";
+import type { TaskState } from "../states.js";
+import { failedEvent } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
+import type { FailState } from "../transition-patches.js";
+import * as patches from "../transition-patches.js";
 import type { SqliteDb } from "./db.js";
-import { move, named } from "./tasks.js";
+import { moveBy } from "./tasks.js";
 
-/** The named transitions of a task from claim to completion, and the ways back and out. */
-
-const { Pending, Submitting, Processing, Completed, Downloaded, Done } = TaskState;
+/**
+ * The named transitions of a task from claim to completion, and the ways back and out; what
+ * each sets is `../transition-patches.ts`, here only how SQLite makes it.
+ */
 
 export function claimForSubmit(
   s: SqliteDb,
@@ -19,10 +23,10 @@ export function claimForSubmit(
   const events: TaskEvent[] = [];
   s.transaction(() => {
     for (const task of tasks) {
-      const attempts = task.attempts + 1;
-      if (!move(s, task.key, [Pending], Submitting, { claimed_by: owner, attempts }, now)) continue;
-      claimed.push({ ...task, state: Submitting, claimed_by: owner, attempts });
-      events.push({ type: "task:submitting", ...named(task) });
+      const claim = patches.claimOf(task, owner);
+      if (!moveBy(s, task.key, claim, now)) continue;
+      claimed.push(claim.claimed);
+      events.push(claim.event);
     }
   });
   return { claimed, events };
@@ -43,20 +47,8 @@ export function recordReceipts(
         duplicates.set(receipt.task.key, held.label);
         continue;
       }
-      const patch = {
-        task_id: receipt.taskId,
-        submitted_at: now,
-        next_poll_at: receipt.nextPollAt,
-        claimed_by: null,
-        unknown_submits: receipt.task.unknown_submits + receipt.unknownSubmits,
-      };
-      if (move(s, receipt.task.key, [Submitting], receipt.status, patch, now))
-        events.push({
-          type: "task:submitted",
-          ...named(receipt.task),
-          taskId: receipt.taskId,
-          firstPollInMs: Math.max(0, receipt.nextPollAt - now),
-        });
+      const taken = patches.receiptOf(receipt, now);
+      if (moveBy(s, receipt.task.key, taken, now)) events.push(taken.event);
     }
   });
   return { events, duplicates };
@@ -68,12 +60,7 @@ export function releaseClaim(
   release: { reason?: string | null; unknownSubmits: number },
   now: number,
 ): boolean {
-  const patch = {
-    claimed_by: null,
-    unknown_submits: task.unknown_submits + release.unknownSubmits,
-    ...(release.reason === undefined ? {} : { reason: release.reason }),
-  };
-  return move(s, task.key, [Submitting], Pending, patch, now);
+  return moveBy(s, task.key, patches.releaseOf(task, release), now);
 }
 
 export function recordPollRound(
@@ -88,57 +75,20 @@ export function recordPollRound(
   );
   s.transaction(() => {
     for (const { task, outcome } of round) {
-      const polls = task.polls + 1;
+      const step = patches.pollStepOf(task, outcome, now);
       let moved: boolean;
-      switch (outcome.kind) {
-        case "running": {
-          const { progress, nextPollAt } = outcome;
-          moved =
-            outcome.status === Processing && task.state !== Processing
-              ? move(
-                  s,
-                  task.key,
-                  [TaskState.Submitted],
-                  Processing,
-                  { started_at: now, progress, polls, next_poll_at: nextPollAt },
-                  now,
-                )
-              : note.run(progress, polls, nextPollAt, task.key).changes === 1;
-          if (moved && progress !== task.progress)
-            events.push({ type: "task:progress", ...named(task), progress });
-          break;
-        }
-        case "completed": {
-          const patch = {
-            cost: outcome.cost,
-            completed_at: now,
-            progress: 100,
-            polls,
-            next_poll_at: null,
-          };
-          moved = move(s, task.key, RUNNING_STATES, Completed, patch, now);
-          if (moved) {
-            insertOutputs(s, task.key, outcome.links);
-            events.push({
-              type: "task:completed",
-              ...named(task),
-              cost: outcome.cost,
-              outputs: outcome.links.length,
-              ...(outcome.surplus === undefined ? {} : { surplus: outcome.surplus }),
-            });
-          }
-          break;
-        }
-        case "failed": {
-          const failed = failTask(s, task, RUNNING_STATES, outcome.to, outcome.reason, now);
-          events.push(...failed);
-          moved = failed.length > 0;
-          break;
-        }
-        default: {
-          const never: never = outcome;
-          throw new Error(`unknown poll outcome ${JSON.stringify(never)}`);
-        }
+      if (step.kind === "fail") {
+        const failed = failTask(s, task, step.from, step.to, step.reason, now);
+        events.push(...failed);
+        moved = failed.length > 0;
+      } else {
+        moved =
+          step.kind === "note"
+            ? note.run(step.progress, step.polls, step.nextPollAt, task.key).changes === 1
+            : moveBy(s, task.key, step.move, now);
+        if (moved && step.kind === "move" && step.links !== null)
+          insertOutputs(s, task.key, step.links);
+        if (moved) events.push(...step.events);
       }
       if (!moved) lost.add(task.key);
     }
@@ -163,33 +113,20 @@ export function requeue(
   reason: string | null,
   now: number,
 ): boolean {
-  const patch = {
-    task_id: null,
-    claimed_by: null,
-    cost: null,
-    progress: null,
-    next_poll_at: null,
-    completed_at: null,
-    done_at: null,
-    reason,
-  };
   return s.transaction(() => {
-    if (!move(s, task.key, from, Pending, patch, now)) return false;
+    if (!moveBy(s, task.key, patches.requeueOf(from, reason), now)) return false;
     s.sql("DELETE FROM outputs WHERE job_key = ?").run(task.key);
     return true;
   });
 }
 
-/** Its deadline counts from now: `submitted_at` is when polling (re)started. */
 export function repoll(s: SqliteDb, task: TaskRow, now: number): boolean {
-  const to = task.started_at === null ? TaskState.Submitted : Processing;
-  const patch = { reason: null, next_poll_at: now, submitted_at: now };
-  return move(s, task.key, [TaskState.Failed], to, patch, now);
+  return moveBy(s, task.key, patches.repollOf(task, now), now);
 }
 
 export function redownload(s: SqliteDb, task: TaskRow, now: number): boolean {
   return s.transaction(() => {
-    if (!move(s, task.key, [Done], Completed, { done_at: null }, now)) return false;
+    if (!moveBy(s, task.key, patches.REDOWNLOAD, now)) return false;
     s.sql(
       "UPDATE outputs SET state = 'pending', path = NULL, sha256 = NULL, bytes = NULL WHERE job_key = ?",
     ).run(task.key);
@@ -198,27 +135,26 @@ export function redownload(s: SqliteDb, task: TaskRow, now: number): boolean {
 }
 
 export function recheck(s: SqliteDb, task: TaskRow, now: number): boolean {
-  return move(s, task.key, [Done], Downloaded, { done_at: null }, now);
+  return moveBy(s, task.key, patches.RECHECK, now);
 }
 
 export function failTask(
   s: SqliteDb,
   task: TaskRow,
   from: readonly TaskState[],
-  to: "failed" | "rejected" | "expired" | "held",
+  to: FailState,
   reason: string,
   now: number,
   expiredOutput?: number,
 ): TaskEvent[] {
   return s.transaction(() => {
-    if (!move(s, task.key, from, to, { reason, claimed_by: null, next_poll_at: null }, now))
-      return [];
+    if (!moveBy(s, task.key, patches.failOf(from, to, reason), now)) return [];
     if (expiredOutput !== undefined)
       s.sql("UPDATE outputs SET state = 'expired', reason = ? WHERE job_key = ? AND idx = ?").run(
         reason,
         task.key,
         expiredOutput,
       );
-    return [{ type: "task:failed", ...named(task), state: to, reason }];
+    return [failedEvent(task, to, reason)];
   });
 }

@@ -1,11 +1,12 @@
-import { ErrorCode, GwError } from "../../core/errors.js";
+import type { GwError } from "../../core/errors.js";
+import { adviseUnusable, type UnusableAdvice } from "../unusable-advice.js";
 
 /**
  * A state database that cannot be used — a full disk, a read-only or damaged file, a lock held
  * too long — as a located error saying what to do, rather than SQLite's own words.
  */
 
-const ADVICE: readonly [RegExp, (file: string) => string, string][] = [
+const ADVICE: UnusableAdvice = [
   [
     // SHMSIZE: the shared-memory file of WAL could not grow, which a full disk causes.
     /^SQLITE_(FULL|IOERR_SHMSIZE)/,
@@ -36,16 +37,7 @@ const ADVICE: readonly [RegExp, (file: string) => string, string][] = [
 
 /** The error as a `GW_STORE_UNUSABLE` GwError when SQLite raised it about `file`; else undefined. */
 export function storeUnusable(error: unknown, file: string): GwError | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== "string") return undefined;
-  for (const [pattern, what, hint] of ADVICE) {
-    if (pattern.test(code))
-      return new GwError(ErrorCode.StoreUnusable, `${what(file)} (${code})`, {
-        hint,
-        cause: error,
-      });
-  }
-  return undefined;
+  return adviseUnusable(ADVICE, error, () => file);
 }
 
 /**
