@@ -3,7 +3,8 @@ import type { TaskRow } from "../rows.js";
 import { TaskState } from "../states.js";
 import type { TaskEvent } from "../task-events.js";
 import { type PgDb, row, rows, TASK_COLUMNS } from "./db.js";
-import { move, named } from "./tasks.js";
+import { named } from "../task-event-of.js";
+import { move } from "./tasks.js";
 
 /**
  * Claims and receipts across a fleet: a claim holds the run's in-flight cap and budget for
