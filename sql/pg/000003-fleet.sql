@@ -80,3 +80,8 @@ CREATE CONSTRAINT TRIGGER jobs_queue_work_moved AFTER UPDATE ON jobs
   WHEN (NEW.state IN ('pending', 'completed', 'downloaded')
         AND (OLD.state IS DISTINCT FROM NEW.state OR OLD.request IS DISTINCT FROM NEW.request))
   EXECUTE FUNCTION gwrun_queue_work();
+
+-- Which store this is: `run` writes it into the output folder, and a worker that cannot read
+-- it there (the shared folder is not mounted on its host) refuses to start.
+CREATE TABLE store_identity (id TEXT NOT NULL);
+INSERT INTO store_identity VALUES (md5(random()::text || clock_timestamp()::text));

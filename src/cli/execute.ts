@@ -1,6 +1,6 @@
 import path from "node:path";
 import { systemClock } from "../core/clock.js";
-import { Engine, type EngineEvent, type RunEnd } from "../engine/index.js";
+import { Engine, type EngineEvent } from "../engine/index.js";
 import { type CheckedManifest, checkManifestText } from "../families/index.js";
 import {
   formatDiagnostic,
@@ -15,10 +15,11 @@ import { planRun } from "../plan/index.js";
 import { describeHolder, runTickUnderLease, tryLease } from "../schedule/index.js";
 import { type RunRow, type Store, TickTrigger } from "../store/index.js";
 import { openLogReporter, openReporter, STATUS_BY_END } from "../ui/index.js";
-import { ExitCode } from "./exit-codes.js";
+import { EXIT_BY_END, ExitCode } from "./exit-codes.js";
+import { fleetDriver, isFleetStore } from "./fleet.js";
 import { feedsOf, selectJobs } from "./only.js";
-import { err, printDiagnostics } from "./output.js";
-import { engineOptions, openGateway } from "./run-setup.js";
+import { err, out, printDiagnostics } from "./output.js";
+import { engineOptions, openGateway, type RunWork } from "./run-setup.js";
 import { dbPath, defaultStore, openStoreAt, projectOf, storeName } from "./store.js";
 
 /**
@@ -39,15 +40,9 @@ export interface RunFlags {
   quiet?: boolean;
   /** Run as of this time (ISO 8601): a scheduled manifest runs the tick due then. */
   at?: string;
+  /** On a PostgreSQL store: record the run and its work, and leave it to the fleet's workers. */
+  detach?: boolean;
 }
-
-const EXIT_BY_END: Readonly<Record<RunEnd, ExitCode>> = {
-  done: ExitCode.Ok,
-  failed: ExitCode.Failed,
-  budget: ExitCode.Stopped,
-  balance: ExitCode.Stopped,
-  interrupted: ExitCode.Interrupted,
-};
 
 export interface ExecuteOptions {
   /** When the run is asked for, ms (default now): picks a scheduled manifest's tick. */
@@ -212,36 +207,44 @@ async function executeChecked(
       try {
         let stopReason: string | null = null;
         const notices = runNotices(store, id);
-        const engine = new Engine(
-          await engineOptions({
-            store,
-            gateway,
-            runId: id,
-            settings,
-            jobs,
-            outputDir,
-            baseUrl,
-            force: flags.force === true,
-            feeds,
-            emit: (event) => {
-              // Kept with the run, so `gwrun status` can say why it stopped.
-              if (event.type === "run:stopping") stopReason = event.message;
-              notices.note(event);
-              reporter.emit(event);
-            },
-          }),
-        );
+        const work: RunWork = {
+          store,
+          gateway,
+          runId: id,
+          settings,
+          jobs,
+          outputDir,
+          baseUrl,
+          force: flags.force === true,
+          feeds,
+          emit: (event) => {
+            // Kept with the run, so `gwrun status` can say why it stopped.
+            if (event.type === "run:stopping") stopReason = event.message;
+            notices.note(event);
+            reporter.emit(event);
+          },
+        };
+        const driver = isFleetStore(store)
+          ? await fleetDriver(store, work, checked, flags, reporter)
+          : new Engine(await engineOptions(work));
         const onSignal = onInterrupt(
-          () => engine.stop(),
+          () => driver.stop(),
           (message) => reporter.notice(message),
         );
         interrupt = onSignal.interrupt;
         try {
-          const result = await engine.run();
+          const ran = await driver.run();
+          if (ran === "detached") {
+            out(`run ${id} recorded; the fleet's workers work it (gwrun status ${id} follows it)`);
+            return { exit: ExitCode.Ok, runId: id };
+          }
+          const { result, recorded } = "result" in ran ? ran : { result: ran, recorded: false };
           const exit = EXIT_BY_END[result.end];
-          await store.finishRun(id, STATUS_BY_END[result.end], exit, Date.now(), stopReason);
-          // Written before the reporter closes, so its summary can point at the gallery.
-          await writeReport(store, (await store.run(id)) as RunRow);
+          if (!recorded) {
+            await store.finishRun(id, STATUS_BY_END[result.end], exit, Date.now(), stopReason);
+            // Written before the reporter closes, so its summary can point at the gallery.
+            await writeReport(store, (await store.run(id)) as RunRow);
+          }
           return { exit, runId: id };
         } finally {
           onSignal.dispose();

@@ -1,3 +1,5 @@
+import type { RunEnd } from "../engine/index.js";
+
 /** Exit codes of every gwrun command (README "Exit codes"). */
 export const ExitCode = {
   Ok: 0,
@@ -25,4 +27,13 @@ export const EXIT_CODE_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [ExitCode.Store]:
     "the state database cannot be used (full disk, read-only, damaged, locked); nothing more submitted",
   [ExitCode.Interrupted]: "interrupted (Ctrl-C)",
+};
+
+/** How a run that ended so exits. */
+export const EXIT_BY_END: Readonly<Record<RunEnd, ExitCode>> = {
+  done: ExitCode.Ok,
+  failed: ExitCode.Failed,
+  budget: ExitCode.Stopped,
+  balance: ExitCode.Stopped,
+  interrupted: ExitCode.Interrupted,
 };

@@ -17,6 +17,7 @@ import { listRuns, showStatus } from "./status.js";
 import { migrateStore, type StoreFlags } from "./store.js";
 import { validateManifests, validateRequestFile, validateRequestLines } from "./validate.js";
 import { type ViewFlags, viewStore } from "./view.js";
+import { runWorker, type WorkerFlags } from "./worker.js";
 
 const STORE_HELP =
   "PostgreSQL store shared by several hosts, a postgres://… connection string (default: GWRUN_STORE); instead of --db";
@@ -118,6 +119,10 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       .option(
         "--at <time>",
         "run as of this ISO 8601 time: a scheduled manifest runs the tick due then (default: now)",
+      )
+      .option(
+        "--detach",
+        "with a PostgreSQL store: record the run and its work, leave it to the fleet's workers, and exit",
       ),
   ).action(async (manifest: string, flags: RunFlags) => {
     setExit(await runManifest(manifest, flags));
@@ -274,6 +279,27 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     .action(async (flags: StoreFlags) => {
       out(`gwrun: the store at ${await migrateStore(flags)} is up to date`);
       setExit(ExitCode.Ok);
+    });
+
+  program
+    .command("worker")
+    .description(
+      "work the runs of a PostgreSQL store with the rest of the fleet, until SIGTERM or Ctrl-C",
+    )
+    .option(
+      "--store <url>",
+      "the PostgreSQL store, a postgres://… connection string (default: GWRUN_STORE)",
+    )
+    .option("--name <name>", "how status names this worker (default: worker-<pid>)")
+    .option("--concurrency <n>", "submit jobs at once (default: 8)")
+    .option("--downloads <n>", "download jobs (with checks and thumbnails) at once (default: 4)")
+    .option("--run <id>", "work only this run")
+    .option(
+      "--lease <duration>",
+      "after this long without a heartbeat a worker counts as dead and its claims are resolved; give every worker the same (default: 90s)",
+    )
+    .action(async (flags: WorkerFlags) => {
+      setExit(await runWorker(flags));
     });
 
   addSimCommand(program, setExit);

@@ -15,7 +15,12 @@
  * - tick: one due time of a scheduled manifest; each tick is a run of its own.
  */
 export { Admission, BUDGET_ADVICE, capacityLane, SUBMIT_CONCURRENCY } from "./admission.js";
-export type { DownloadCaps, EngineOptions, RunResult } from "./context.js";
+export {
+  type DownloadCaps,
+  type EngineOptions,
+  type RunResult,
+  runResult,
+} from "./context.js";
 export { Engine } from "./engine.js";
 export type {
   Emit,

@@ -16,15 +16,15 @@ export interface FleetRun {
   halt: string | undefined;
   /** Why the last claim of a task was refused, by key (read once). */
   readonly refusals: Map<string, "full" | "budget" | "gone">;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 /** Opens a recorded run for this worker; undefined when this process cannot work it. */
 export type OpenRun = (run: FleetRunRow) => Promise<FleetRun | undefined>;
 
 /** What a claim of this task must keep within: its lane's cap and the run's budget. */
-export function claimLimits(run: FleetRun, task: TaskRow): ClaimLimits {
-  const { limits } = run.context.settings;
+export function claimLimits(context: Pick<RunContext, "settings">, task: TaskRow): ClaimLimits {
+  const { limits } = context.settings;
   const lane = capacityLane(task);
   return {
     cap: lane === "video" ? limits.maxInFlightVideo : limits.maxInFlight,

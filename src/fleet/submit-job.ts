@@ -33,7 +33,7 @@ export async function submitJob(key: string, deps: SubmitDeps): Promise<void> {
   for (;;) {
     deps.mayClaim();
     if (run.halt !== undefined) return;
-    if ((await store.fleet.inFlightOn(task)) >= claimLimits(run, task).cap) {
+    if ((await store.fleet.inFlightOn(task)) >= claimLimits(run.context, task).cap) {
       await deps.wait(ROOM_POLL_MS);
       continue;
     }

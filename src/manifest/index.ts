@@ -5,7 +5,7 @@ export { jobPath } from "./job-path.js";
 export { loadManifest, ManifestSource, parseManifest } from "./load.js";
 export { MOMENT_NAMES, outputDirOf, type RunMoment, runMoment } from "./moment.js";
 export { manifestSchema } from "./schema.js";
-export { hasMaskedKey, maskLiteralKey } from "./secrets.js";
+export { hasMaskedKey, maskLiteralKey, resolvedManifest } from "./secrets.js";
 export {
   latestTick,
   nextTick,

@@ -1,4 +1,4 @@
-import { isScalar, type Scalar } from "yaml";
+import { isScalar, type Scalar, stringify } from "yaml";
 import type { ManifestSource } from "./load.js";
 import type { Reporter } from "./report.js";
 
@@ -52,4 +52,14 @@ export function maskLiteralKey(source: ManifestSource): string {
   const [start, end] = node.range;
   const breaks = "\n".repeat(source.text.slice(start, end).split("\n").length - 1);
   return `${source.text.slice(0, start)}${MASKED_KEY}${breaks}${source.text.slice(end)}`;
+}
+
+/**
+ * The manifest as checked, for workers of a fleet to run without the file or its environment:
+ * every `${NAME}` read already, and no key at all (each worker reads its own GW_API_KEY).
+ */
+export function resolvedManifest(source: ManifestSource): string {
+  const value = structuredClone(source.value) as { gateway?: Record<string, unknown> } | null;
+  if (value?.gateway !== undefined) delete value.gateway.api_key;
+  return stringify(value, { lineWidth: 0 });
 }

@@ -60,6 +60,9 @@ export interface FleetStore {
   movesSince(runId: number, afterId: number, limit?: number): Promise<LoggedMove[]>;
   localRuns(): Promise<number[]>;
   unknownSubmitsOf(runId: number): Promise<number>;
+  /** This store's identity, written into the output folders its runs share. */
+  storeId(): Promise<string>;
+  lastEventId(): Promise<number>;
   leaderLock(account: string, workerId: string): LeaderLock;
   pollLeaders(): Promise<string[]>;
   queueDepth(

@@ -32,6 +32,8 @@ export class PgDb {
     // An idle connection the server dropped must not crash the process: the next query
     // takes another one, or fails where it is awaited.
     this.pool.on("error", () => {});
+    // Likewise a checked-out connection that drops: the query on it fails where it is awaited.
+    this.pool.on("connect", (client) => client.on("error", () => {}));
   }
 
   /**

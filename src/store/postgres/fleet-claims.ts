@@ -1,9 +1,9 @@
 import type { Receipt } from "../port.js";
 import type { TaskRow } from "../rows.js";
 import { TaskState } from "../states.js";
+import { named } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
 import { type PgDb, row, rows, TASK_COLUMNS } from "./db.js";
-import { named } from "../task-event-of.js";
 import { move } from "./tasks.js";
 
 /**

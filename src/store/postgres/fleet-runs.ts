@@ -156,3 +156,16 @@ export async function unknownSubmitsOf(db: PgDb, runId: number): Promise<number>
   );
   return found?.n ?? 0;
 }
+
+/** This store's identity, written into the output folders its runs share. */
+export async function storeId(db: PgDb): Promise<string> {
+  const found = await row<{ id: string }>(db.pool, "SELECT id FROM store_identity LIMIT 1");
+  if (found === undefined) throw new Error("the store has no identity; run gwrun store migrate");
+  return found.id;
+}
+
+/** The newest logged event: a follower starts after it. */
+export async function lastEventId(db: PgDb): Promise<number> {
+  const found = await row<{ id: number | null }>(db.pool, "SELECT max(id) AS id FROM events");
+  return found?.id ?? 0;
+}

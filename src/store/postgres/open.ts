@@ -172,6 +172,8 @@ function fleetStore(db: PgDb, url: string): FleetStore {
     movesSince: (runId, afterId, limit) => fleetRuns.movesSince(db, runId, afterId, limit),
     localRuns: () => fleetRuns.localRuns(db),
     unknownSubmitsOf: (runId) => fleetRuns.unknownSubmitsOf(db, runId),
+    storeId: () => fleetRuns.storeId(db),
+    lastEventId: () => fleetRuns.lastEventId(db),
     leaderLock: (account, workerId) => new LeaderLock(url, account, workerId),
     pollLeaders: () => pollLeaders(db),
     queueDepth: (within) => queueDepth(db, within),

@@ -1,0 +1,103 @@
+import { systemClock } from "../core/clock.js";
+import { ErrorCode, GwError } from "../core/errors.js";
+import { checkMarker, DEFAULT_LEASE_MS, FleetWorker } from "../fleet/index.js";
+import { parseDuration } from "../manifest/index.js";
+import type { PgStore } from "../store/index.js";
+import { ExitCode } from "./exit-codes.js";
+import {
+  isFleetStore,
+  settleFleetRun,
+  storedRunOpener,
+  WORKER_CONCURRENCY,
+  WORKER_DOWNLOADS,
+} from "./fleet.js";
+import { err } from "./output.js";
+import { dbPath, isPostgres, openStoreAt, storeName } from "./store.js";
+
+export interface WorkerFlags {
+  store?: string;
+  name?: string;
+  concurrency?: string;
+  downloads?: string;
+  run?: string;
+  /** How long a silent worker counts as alive (e.g. 90s). */
+  lease?: string;
+}
+
+/**
+ * `gwrun worker`: works every run of a PostgreSQL store (or one, `--run`) until SIGTERM or
+ * Ctrl-C, which stop its claims, let the submits under way record their task ids, and give
+ * back its poll lead and jobs.
+ */
+export async function runWorker(flags: WorkerFlags): Promise<ExitCode> {
+  const location = dbPath({ store: flags.store });
+  if (!isPostgres(location))
+    throw new GwError(ErrorCode.Usage, "gwrun worker works a PostgreSQL store", {
+      hint: "name it with --store postgres://… (or GWRUN_STORE)",
+    });
+  const store = await openStoreAt(location);
+  if (!isFleetStore(store)) throw new Error("not a PostgreSQL store");
+  try {
+    await refuseUnseenFolders(store);
+    const name = flags.name ?? `worker-${process.pid}`;
+    const worker = new FleetWorker({
+      store,
+      name,
+      concurrency: count(flags.concurrency, "--concurrency", WORKER_CONCURRENCY),
+      downloads: count(flags.downloads, "--downloads", WORKER_DOWNLOADS),
+      onlyRun: flags.run === undefined ? undefined : count(flags.run, "--run", 0),
+      openRun: storedRunOpener(store, () => {}),
+      settle: (row) => settleFleetRun(store, row),
+      clock: systemClock,
+      leaseMs: flags.lease === undefined ? DEFAULT_LEASE_MS : leaseOf(flags.lease),
+      log: (line) => err(`gwrun worker ${name}: ${line}`),
+    });
+    await worker.start();
+    err(
+      `gwrun worker ${name} (${worker.id}) works ${storeName(location)}; SIGTERM or Ctrl-C stops it`,
+    );
+    const stop = () => {
+      err(`gwrun worker ${name}: stopping: no new claims; submits under way are recorded`);
+      void worker.stop();
+    };
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+    try {
+      await worker.stopped();
+    } finally {
+      process.off("SIGTERM", stop);
+      process.off("SIGINT", stop);
+    }
+    return ExitCode.Ok;
+  } finally {
+    await store.close();
+  }
+}
+
+/** A worker that cannot see a running run's shared output folder must not start: it would redo. */
+async function refuseUnseenFolders(store: PgStore): Promise<void> {
+  const id = await store.fleet.storeId();
+  for (const run of await store.fleet.activeRuns())
+    if (run.base_url !== "sim") checkMarker(run.output_dir, id);
+}
+
+function count(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1)
+    throw new GwError(
+      ErrorCode.Usage,
+      `${flag} takes a whole number of at least 1, got "${value}"`,
+    );
+  return n;
+}
+
+function leaseOf(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === undefined || ms < 1000)
+    throw new GwError(
+      ErrorCode.Usage,
+      `--lease takes a duration of at least 1s (e.g. 90s), got "${value}"`,
+    );
+  return ms;
+}

@@ -1,0 +1,14 @@
+/**
+ * A fleet: several worker processes, on several hosts, working the runs of one PostgreSQL
+ * store against one gateway account. graphile-worker dispatches submit and download jobs
+ * (the store adds them in the transaction of the task move that causes them); claims hold
+ * each lane's cap and the budget fleet-wide; one poll leader per account keeps batch calls
+ * full; workers heartbeat, and every worker reaps the dead.
+ */
+export { failTask, startDependants } from "./endings.js";
+export { type FleetRun, haltRun, type OpenRun } from "./fleet-run.js";
+export { followRun } from "./follow.js";
+export { checkMarker, MARKER_FILE, writeMarker } from "./output-marker.js";
+export { DEFAULT_LEASE_MS } from "./timing.js";
+export { FleetWorker, type WorkerOptions } from "./worker.js";
+export { fleetWrites } from "./writes.js";

@@ -1,0 +1,53 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { ErrorCode, GwError } from "../core/errors.js";
+
+/**
+ * The shared output folder's marker. Every host of a fleet must see the same folder (NFS or
+ * similar) at the same path: a host that cannot see a done task's file would redo it, and pay
+ * again. `run` writes the store's identity into the folder; a worker that cannot read it there
+ * refuses to work the run.
+ */
+
+export const MARKER_FILE = ".gwrun-store";
+
+export function writeMarker(outputDir: string, storeId: string): void {
+  const file = path.join(outputDir, MARKER_FILE);
+  const found = readMarker(file);
+  if (found !== undefined && found !== storeId)
+    throw new GwError(
+      ErrorCode.Usage,
+      `${outputDir} holds the outputs of another gwrun store (${MARKER_FILE} says ${found})`,
+      {
+        hint: "give this manifest its own output.dir, or run it against the store that owns the folder",
+      },
+    );
+  mkdirSync(outputDir, { recursive: true });
+  writeFileSync(file, `${JSON.stringify({ store: storeId })}\n`);
+}
+
+/** Throws, saying what to do, unless this host sees the store's marker in `outputDir`. */
+export function checkMarker(outputDir: string, storeId: string): void {
+  const file = path.join(outputDir, MARKER_FILE);
+  const found = readMarker(file);
+  if (found === storeId) return;
+  throw new GwError(
+    ErrorCode.Usage,
+    found === undefined
+      ? `this host cannot see the shared output folder ${outputDir} (no ${file})`
+      : `${outputDir} on this host belongs to another gwrun store (${MARKER_FILE} says ${found})`,
+    {
+      hint: "mount the fleet's shared output folder at the same path on every host (NFS or similar), then start the worker again",
+    },
+  );
+}
+
+function readMarker(file: string): string | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    const parsed = JSON.parse(readFileSync(file, "utf8")) as { store?: unknown };
+    return typeof parsed.store === "string" ? parsed.store : "";
+  } catch {
+    return "";
+  }
+}
