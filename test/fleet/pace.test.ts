@@ -19,6 +19,10 @@ async function processes(count: number): Promise<PgStore[]> {
   const url = await testDatabase({ schema: true });
   const opened = await Promise.all(Array.from({ length: count }, () => openPgStore(url)));
   stores.push(...opened);
+  // Connected ahead, so a process's first two turns are not booked a connection apart.
+  await Promise.all(
+    opened.flatMap((store) => [store.pool.query("SELECT 1"), store.pool.query("SELECT 1")]),
+  );
   return opened;
 }
 
