@@ -112,19 +112,21 @@ export function deleteRun(db: PgDb, runId: number): Promise<void> {
   });
 }
 
+/** The learned rate is the rate of the account's pace row (`./pace.ts`), shared by a fleet. */
 export async function learnedRate(db: PgDb, baseUrl: string): Promise<number | undefined> {
-  const found = await row<{ submit_rate: number | null }>(
+  const found = await row<{ rate: number }>(
     db.pool,
-    "SELECT submit_rate FROM gateway_state WHERE base_url = $1",
+    "SELECT rate FROM gateway_pace WHERE account = $1",
     [baseUrl],
   );
-  return found?.submit_rate ?? undefined;
+  return found?.rate;
 }
 
+/** A new row takes the rate as its ceiling too; a fleet's next open sets the manifest's. */
 export async function saveLearnedRate(db: PgDb, baseUrl: string, rate: number): Promise<void> {
   await db.pool.query(
-    `INSERT INTO gateway_state (base_url, submit_rate) VALUES ($1, $2)
-     ON CONFLICT (base_url) DO UPDATE SET submit_rate = excluded.submit_rate`,
+    `INSERT INTO gateway_pace (account, rate, ceiling) VALUES ($1, $2, $2)
+     ON CONFLICT (account) DO UPDATE SET rate = excluded.rate, updated_at = clock_timestamp()`,
     [baseUrl, rate],
   );
 }

@@ -1,0 +1,184 @@
+import type { Clock } from "../core/clock.js";
+import type { Pace } from "../engine/pace.js";
+import type { PgStore } from "../store/postgres/open.js";
+import { type PaceRow, type PaceState, pgPaceRow } from "../store/postgres/pace.js";
+
+/**
+ * One pace for a fleet of workers on one gateway account: turns come from the account's pace
+ * row (`src/store/postgres/pace.ts`), spaced 1/rate apart by the database clock across every
+ * process and host; 429s, Retry-After and successes move that row, as `SubmitPace` moves its
+ * fields.
+ */
+
+/** Turns a process holds reserved but not yet given: what a 429 can still find booked. */
+export const OUTSTANDING = 2;
+
+type Update =
+  | { kind: "success"; count: number; announced: number | undefined }
+  | {
+      kind: "limited";
+      epoch: number;
+      retryAfterMs: number | undefined;
+      announced: number | undefined;
+    };
+
+export class FleetPace implements Pace {
+  #rate: number;
+  /** The epoch of the last turn given: a 429 cuts the rate only if no cut came since. */
+  #turnEpoch: number;
+  /** Local clock ms before which no turn is given (Retry-After, here or from the row). */
+  #pausedUntil = 0;
+  #outstanding = 0;
+  #waiting: (() => void)[] = [];
+  /** Row updates not yet sent, sent one at a time in order; adjacent successes merge. */
+  #updates: Update[] = [];
+  #pumping: Promise<void> | undefined;
+
+  /** Use `openFleetPace`, or `FleetPace.open` with another port. */
+  private constructor(
+    private readonly row: PaceRow,
+    private readonly clock: Clock,
+    /** The gateway account (its base URL; never the key). */
+    readonly account: string,
+    opened: PaceState,
+  ) {
+    this.#rate = opened.rate;
+    this.#turnEpoch = opened.epoch;
+    this.#learn(opened);
+  }
+
+  /** Opens the pace of `account` on `row`; `ceiling` is the manifest's submit rate per second. */
+  static async open(
+    row: PaceRow,
+    clock: Clock,
+    account: string,
+    ceiling: number,
+  ): Promise<FleetPace> {
+    return new FleetPace(row, clock, account, await row.open(account, ceiling));
+  }
+
+  /** Submits per second, as the row last reported it. */
+  get rate(): number {
+    return this.#rate;
+  }
+
+  /** Waits for the next submit's turn: a local place among OUTSTANDING, then the row's slot. */
+  async acquire(signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    await this.#enter(signal);
+    try {
+      for (;;) {
+        const pausedBefore = this.#pausedUntil;
+        const turn = await this.row.reserve(this.account);
+        this.#rate = turn.rate;
+        if (turn.waitMs > 0) await this.clock.sleep(turn.waitMs, signal);
+        // A pause came while this turn waited: its slot lies inside it, so book one after it.
+        if (this.#pausedUntil > pausedBefore && this.#pausedUntil > this.clock.now()) continue;
+        this.#turnEpoch = turn.epoch;
+        return;
+      }
+    } finally {
+      this.#leave();
+    }
+  }
+
+  /** A submit went through; `announced` is the gateway's stated limit, if any. Never throws. */
+  succeeded(announced?: number): void {
+    const last = this.#updates.at(-1);
+    if (last?.kind === "success") {
+      last.count += 1;
+      last.announced = announced ?? last.announced;
+    } else this.#push({ kind: "success", count: 1, announced });
+  }
+
+  /** The gateway answered 429. Never throws. */
+  rateLimited(retryAfterMs: number | undefined, announced?: number): void {
+    // Held here at once, so a turn of this process waking before the row answers waits too.
+    this.#pause(retryAfterMs ?? 1000 / this.#rate);
+    this.#push({ kind: "limited", epoch: this.#turnEpoch, retryAfterMs, announced });
+  }
+
+  /** Resolves once every update sent so far has been answered or dropped (tests, shutdown). */
+  async flushed(): Promise<void> {
+    while (this.#pumping !== undefined) await this.#pumping;
+  }
+
+  #push(update: Update): void {
+    this.#updates.push(update);
+    // Cleared in `finally`, after the assignment, even when every update fails at once.
+    this.#pumping ??= this.#pump().finally(() => {
+      this.#pumping = undefined;
+    });
+  }
+
+  async #pump(): Promise<void> {
+    for (let update = this.#updates.shift(); update; update = this.#updates.shift()) {
+      try {
+        this.#learn(await this.#send(update));
+      } catch {
+        // A lost update is a lost courtesy: the next turn still comes from the row.
+      }
+    }
+  }
+
+  #send(update: Update): Promise<PaceState> {
+    switch (update.kind) {
+      case "success":
+        return this.row.succeed(this.account, update.count, update.announced);
+      case "limited":
+        return this.row.limit(this.account, update.epoch, update.retryAfterMs, update.announced);
+      default: {
+        const never: never = update;
+        throw new Error(`unknown pace update ${String(never)}`);
+      }
+    }
+  }
+
+  #learn(state: PaceState): void {
+    this.#rate = state.rate;
+    if (state.pausedMs > 0) this.#pause(state.pausedMs);
+  }
+
+  #pause(ms: number): void {
+    this.#pausedUntil = Math.max(this.#pausedUntil, this.clock.now() + ms);
+  }
+
+  async #enter(signal?: AbortSignal): Promise<void> {
+    if (this.#outstanding < OUTSTANDING) {
+      this.#outstanding += 1;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        this.#waiting = this.#waiting.filter((other) => other !== enter);
+        reject(signal?.reason);
+      };
+      const enter = () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      this.#waiting.push(enter);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  // The place passes straight to the next waiter, so the count never dips in between.
+  #leave(): void {
+    const next = this.#waiting.shift();
+    if (next !== undefined) next();
+    else this.#outstanding -= 1;
+  }
+}
+
+/**
+ * The fleet pace of `account` on a PostgreSQL store: `ceiling` is the manifest's submit rate
+ * per second; a rate learned earlier (the row's) is kept if it is lower.
+ */
+export function openFleetPace(
+  store: Pick<PgStore, "pool">,
+  clock: Clock,
+  account: string,
+  ceiling: number,
+): Promise<FleetPace> {
+  return FleetPace.open(pgPaceRow(store.pool), clock, account, ceiling);
+}

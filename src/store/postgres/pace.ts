@@ -1,0 +1,171 @@
+import { row, type Sql } from "./db.js";
+
+/**
+ * The gateway pace row (`gateway_pace`): one per gateway account, shared by every worker of a
+ * fleet. Each operation is one guarded UPDATE timed by the database clock (`clock_timestamp()`),
+ * so hosts with skewed clocks still space their submits 1/rate apart. The rules are those of
+ * the in-memory `SubmitPace` (`src/engine/pace.ts`).
+ */
+
+/** What the row says after an operation. */
+export interface PaceState {
+  /** Submits per second now. */
+  rate: number;
+  /** Bumped by each cut; a 429 halves the rate only if its turn was given at the current epoch. */
+  epoch: number;
+  /** How long the row stays paused (Retry-After) from the database's now, ms; 0 when not. */
+  pausedMs: number;
+}
+
+/** A reserved turn. */
+export interface PaceTurn extends PaceState {
+  /** When the turn is, in database time (ms since the Unix epoch). */
+  slotAt: number;
+  /** How long to wait for it from the database's now, ms. */
+  waitMs: number;
+}
+
+/** The row operations a fleet pace needs: the port `src/fleet/pace.ts` is built on. */
+export interface PaceRow {
+  /** Creates the row for `account` or sets its ceiling; a learned rate above it is cut to it. */
+  open(account: string, ceiling: number): Promise<PaceState>;
+  /** Takes the next turn: GREATEST(next_at, now, paused_until), and moves next_at 1/rate on. */
+  reserve(account: string): Promise<PaceTurn>;
+  /** `count` submits went through; `announced` is the gateway's stated limit per second. */
+  succeed(account: string, count: number, announced?: number): Promise<PaceState>;
+  /** A 429 to a submit whose turn was given at `epoch`. */
+  limit(
+    account: string,
+    epoch: number,
+    retryAfterMs: number | undefined,
+    announced?: number,
+  ): Promise<PaceState>;
+}
+
+// Just under the announced limit (the stored one, or $3 when given), so the bucket never runs dry.
+const CAP = "LEAST(p.ceiling, 0.97 * COALESCE($3::float8, p.announced, 'Infinity'::float8))";
+const STATE = `p.rate, p.epoch,
+  GREATEST(0, COALESCE(EXTRACT(EPOCH FROM p.paused_until - clock_timestamp()) * 1000, 0))::float8 AS paused_ms`;
+
+interface StateRow {
+  rate: number;
+  epoch: number | string;
+  paused_ms: number;
+}
+
+function state(found: StateRow | undefined, account: string): PaceState {
+  if (found === undefined) throw new Error(`no pace row for ${account}`);
+  // BIGINT may come back as a string from a pool without the store's type parsers.
+  return { rate: found.rate, epoch: Number(found.epoch), pausedMs: found.paused_ms };
+}
+
+/** The pace row operations on `sql` (a pool). */
+export function pgPaceRow(sql: Sql): PaceRow {
+  return {
+    open: (account, ceiling) => openPace(sql, account, ceiling),
+    reserve: (account) => reserveTurn(sql, account),
+    succeed: (account, count, announced) => recordSuccesses(sql, account, count, announced),
+    limit: (account, epoch, retryAfterMs, announced) =>
+      recordRateLimited(sql, account, epoch, retryAfterMs, announced),
+  };
+}
+
+export async function openPace(sql: Sql, account: string, ceiling: number): Promise<PaceState> {
+  return state(
+    await row<StateRow>(
+      sql,
+      `INSERT INTO gateway_pace AS p (account, rate, ceiling) VALUES ($1, $2, $2)
+       ON CONFLICT (account) DO UPDATE
+         SET ceiling = excluded.ceiling,
+             rate = LEAST(p.rate, excluded.ceiling, 0.97 * COALESCE(p.announced, 'Infinity'::float8)),
+             updated_at = clock_timestamp()
+       RETURNING ${STATE}`,
+      [account, ceiling],
+    ),
+    account,
+  );
+}
+
+export async function reserveTurn(sql: Sql, account: string): Promise<PaceTurn> {
+  // The slot is next_at minus the same interval it was just moved by: exact to the microsecond.
+  const found = await row<StateRow & { slot_at: number; wait_ms: number }>(
+    sql,
+    `UPDATE gateway_pace p
+        SET next_at = GREATEST(p.next_at, clock_timestamp(), p.paused_until)
+                      + make_interval(secs => 1.0 / p.rate)
+      WHERE p.account = $1
+      RETURNING ${STATE},
+        (EXTRACT(EPOCH FROM p.next_at - make_interval(secs => 1.0 / p.rate)) * 1000)::float8 AS slot_at,
+        GREATEST(0, EXTRACT(EPOCH FROM p.next_at - make_interval(secs => 1.0 / p.rate)
+                                       - clock_timestamp()) * 1000)::float8 AS wait_ms`,
+    [account],
+  );
+  return { ...state(found, account), slotAt: found?.slot_at ?? 0, waitMs: found?.wait_ms ?? 0 };
+}
+
+/**
+ * After 20 successes in a row the rate climbs by 5 % of the ceiling. `count` batches several:
+ * k = (successes + count) / 20 climbs at once, as k runs of 20 one by one would.
+ */
+export async function recordSuccesses(
+  sql: Sql,
+  account: string,
+  count: number,
+  announced?: number,
+): Promise<PaceState> {
+  const climbs = "((p.successes + $2::int) / 20)";
+  const capped = `LEAST(p.rate, ${CAP})`;
+  return state(
+    await row<StateRow>(
+      sql,
+      `UPDATE gateway_pace p
+          SET announced = COALESCE($3::float8, p.announced),
+              successes = (p.successes + $2::int) % 20,
+              sustained = CASE WHEN ${climbs} > 0
+                               THEN LEAST(${CAP}, ${capped} + (${climbs} - 1) * ${CAP} * 0.05)
+                               ELSE p.sustained END,
+              rate = LEAST(${CAP}, ${capped} + ${climbs} * ${CAP} * 0.05),
+              updated_at = clock_timestamp()
+        WHERE p.account = $1
+        RETURNING ${STATE}`,
+      [account, count, announced ?? null],
+    ),
+    account,
+  );
+}
+
+/**
+ * A 429: honours Retry-After fleet-wide (paused_until), settles under an announced limit, else
+ * halves the rate, but only when the turn was given at the current epoch (compare-and-set), so
+ * one burst halves it once; never below max(ceiling/64, sustained/2).
+ */
+export async function recordRateLimited(
+  sql: Sql,
+  account: string,
+  epoch: number,
+  retryAfterMs: number | undefined,
+  announced?: number,
+): Promise<PaceState> {
+  const cuts = "($3::float8 IS NULL AND p.epoch = $2)";
+  const floor = `GREATEST(${CAP} / 64, p.sustained / 2)`;
+  const rate = `CASE WHEN $3::float8 IS NOT NULL THEN LEAST(p.rate, ${CAP})
+                     WHEN ${cuts} THEN GREATEST(LEAST(${floor}, p.rate), p.rate / 2)
+                     ELSE p.rate END`;
+  return state(
+    await row<StateRow>(
+      sql,
+      `UPDATE gateway_pace p
+          SET announced = COALESCE($3::float8, p.announced),
+              rate = ${rate},
+              epoch = CASE WHEN ${cuts} THEN p.epoch + 1 ELSE p.epoch END,
+              successes = 0,
+              paused_until = GREATEST(p.paused_until, clock_timestamp()
+                + make_interval(secs => COALESCE($4::float8 / 1000, 1.0 / (${rate})))),
+              updated_at = clock_timestamp()
+        WHERE p.account = $1
+        RETURNING ${STATE}`,
+      [account, epoch, announced ?? null, retryAfterMs ?? null],
+    ),
+    account,
+  );
+}

@@ -1,0 +1,277 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { FleetPace, OUTSTANDING, openFleetPace } from "../../src/fleet/pace.js";
+import { openPgStore, type PgStore } from "../../src/store/postgres/open.js";
+import { type PaceRow, type PaceTurn, pgPaceRow } from "../../src/store/postgres/pace.js";
+import { ManualClock } from "../helpers/clock.js";
+import { testDatabase } from "../helpers/postgres.js";
+
+const ACCOUNT = "http://gateway.test:8080";
+
+let stores: PgStore[] = [];
+
+afterEach(async () => {
+  await Promise.all(stores.map((store) => store.close()));
+  stores = [];
+});
+
+/** `count` stores on one new database: a process each, with a pool of its own. */
+async function processes(count: number): Promise<PgStore[]> {
+  const url = await testDatabase({ schema: true });
+  const opened = await Promise.all(Array.from({ length: count }, () => openPgStore(url)));
+  stores.push(...opened);
+  // Connected ahead, so a process's first two turns are not booked a connection apart.
+  await Promise.all(
+    opened.flatMap((store) => [store.pool.query("SELECT 1"), store.pool.query("SELECT 1")]),
+  );
+  return opened;
+}
+
+/** The pace row of `store`, recording each turn it hands out. */
+function recorded(store: PgStore): PaceRow & { turns: PaceTurn[] } {
+  const row = pgPaceRow(store.pool);
+  const turns: PaceTurn[] = [];
+  return {
+    ...row,
+    turns,
+    reserve: async (account) => {
+      const turn = await row.reserve(account);
+      turns.push(turn);
+      return turn;
+    },
+  };
+}
+
+/**
+ * Lets database answers come in and moves the manual clock to each sleeper's wake time,
+ * until `done`. Database time is real; the processes' waits are the manual clock's.
+ */
+async function drive(clock: ManualClock, done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200_000 && !done(); i++) {
+    const wake = clock.nextWake;
+    if (wake !== undefined) clock.advance(Math.max(0, wake - clock.now()));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  expect(done()).toBe(true);
+}
+
+/** Lets database answers come in, the manual clock standing still, until `done`. */
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200_000 && !done(); i++)
+    await new Promise((resolve) => setImmediate(resolve));
+  expect(done()).toBe(true);
+}
+
+/** Starts `count` acquires; the returned function says how many have come. */
+function askTurns(pace: FleetPace, count: number): () => number {
+  let came = 0;
+  for (let i = 0; i < count; i++)
+    void pace.acquire().then(() => {
+      came += 1;
+    });
+  return () => came;
+}
+
+async function paceRow(store: PgStore): Promise<{ rate: number; epoch: number; paused: number }> {
+  // Database time as ms since the Unix epoch; float8, so compare to within 0.01 ms.
+  const { rows } = await store.pool.query(
+    `SELECT rate, epoch, EXTRACT(EPOCH FROM paused_until)::float8 * 1000 AS paused
+       FROM gateway_pace WHERE account = $1`,
+    [ACCOUNT],
+  );
+  return rows[0];
+}
+
+describe("fleet pace on one PostgreSQL row", () => {
+  it("gives four processes turns exactly 1/rate apart in database time, never two in one slot", async () => {
+    const clock = new ManualClock();
+    const rows = (await processes(4)).map(recorded);
+    const paces = await Promise.all(rows.map((row) => FleetPace.open(row, clock, ACCOUNT, 10)));
+    const came = paces.map((pace) => askTurns(pace, 6));
+    await drive(clock, () => came.every((count) => count() === 6));
+    const slots = rows.flatMap((row) => row.turns.map((turn) => turn.slotAt)).sort((a, b) => a - b);
+    expect(slots).toHaveLength(24);
+    // At 10/s a turn every 100 ms: booked ahead of the database's now, so back to back.
+    for (let i = 1; i < slots.length; i++)
+      expect((slots[i] ?? 0) - (slots[i - 1] ?? 0)).toBeCloseTo(100, 2);
+    for (const row of rows) expect(row.turns).toHaveLength(6);
+  });
+
+  it("halves the rate once when two processes see 429s of one burst, again after a new turn", async () => {
+    const clock = new ManualClock();
+    const [a, b] = await Promise.all(
+      (await processes(2)).map((store) => openFleetPace(store, clock, ACCOUNT, 40)),
+    );
+    if (a === undefined || b === undefined) throw new Error("two paces");
+    const cameA = askTurns(a, 1);
+    await drive(clock, () => cameA() === 1);
+    const cameB = askTurns(b, 1);
+    await drive(clock, () => cameB() === 1);
+    for (let i = 0; i < 3; i++) {
+      a.rateLimited(undefined);
+      b.rateLimited(undefined);
+    }
+    await Promise.all([a.flushed(), b.flushed()]);
+    expect(a.rate).toBe(20);
+    expect(b.rate).toBe(20);
+    // A turn given at the new rate speaks for it: its 429 halves again.
+    const again = askTurns(a, 1);
+    await drive(clock, () => again() === 1);
+    a.rateLimited(undefined);
+    b.rateLimited(undefined);
+    await Promise.all([a.flushed(), b.flushed()]);
+    expect(await paceRow(stores[0] as PgStore)).toMatchObject({ rate: 10, epoch: 2 });
+  });
+
+  it("pauses every process for a Retry-After, and a turn booked before it waits it out", async () => {
+    const clock = new ManualClock();
+    const stores = await processes(3);
+    const [a, b, c] = stores.map(recorded);
+    if (a === undefined || b === undefined || c === undefined) throw new Error("three rows");
+    const [paceA, paceB, paceC] = await Promise.all(
+      [a, b, c].map((row) => FleetPace.open(row, clock, ACCOUNT, 2)),
+    );
+    if (paceA === undefined || paceB === undefined || paceC === undefined) throw new Error("paces");
+    // A takes one turn and books the next (500 ms on); the first gets a 429 with Retry-After 2 s.
+    const cameA = askTurns(paceA, 2);
+    await until(() => cameA() === 1 && a.turns.length === 2);
+    paceA.rateLimited(2000);
+    await paceA.flushed();
+    const { paused } = await paceRow(stores[0] as PgStore);
+    const cameB = askTurns(paceB, 1);
+    const cameC = askTurns(paceC, 1);
+    await until(() => b.turns.length === 1 && c.turns.length === 1);
+    for (const turn of [b.turns[0], c.turns[0]]) {
+      expect(turn?.slotAt).toBeGreaterThanOrEqual(paused - 0.01);
+      expect(turn?.waitMs).toBeGreaterThan(1500);
+    }
+    clock.advance(1000);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect([cameA(), cameB(), cameC()]).toEqual([1, 0, 0]);
+    await drive(clock, () => cameA() === 2 && cameB() === 1 && cameC() === 1);
+    // A's booked turn fell inside the pause: it booked again, after it.
+    expect(a.turns).toHaveLength(3);
+    expect(a.turns[2]?.slotAt).toBeGreaterThanOrEqual(paused - 0.01);
+  });
+
+  it("settles just under a limit the gateway announces, for every process", async () => {
+    const clock = new ManualClock();
+    const [a, b] = await Promise.all(
+      (await processes(2)).map((store) => openFleetPace(store, clock, ACCOUNT, 100)),
+    );
+    if (a === undefined || b === undefined) throw new Error("two paces");
+    a.succeeded(50);
+    await a.flushed();
+    expect(a.rate).toBeCloseTo(48.5, 6);
+    for (let i = 0; i < 100; i++) b.succeeded();
+    await b.flushed();
+    expect(b.rate).toBeCloseTo(48.5, 6);
+    // An announced limit on a 429 caps without halving.
+    b.rateLimited(undefined, 40);
+    await b.flushed();
+    expect(b.rate).toBeCloseTo(38.8, 6);
+  });
+
+  it("climbs 5 % of the ceiling after 20 successes in a row counted across the fleet", async () => {
+    const clock = new ManualClock();
+    const [a, b] = await Promise.all(
+      (await processes(2)).map((store) => openFleetPace(store, clock, ACCOUNT, 40)),
+    );
+    if (a === undefined || b === undefined) throw new Error("two paces");
+    a.rateLimited(undefined);
+    await a.flushed();
+    expect(a.rate).toBe(20);
+    for (let i = 0; i < 10; i++) a.succeeded();
+    await a.flushed();
+    for (let i = 0; i < 9; i++) {
+      b.succeeded();
+      await b.flushed();
+    }
+    expect(b.rate).toBe(20);
+    b.succeeded();
+    await b.flushed();
+    expect(b.rate).toBe(22);
+    for (let i = 0; i < 400; i++) a.succeeded();
+    await a.flushed();
+    for (let i = 0; i < 20; i++) {
+      a.succeeded();
+      await a.flushed();
+    }
+    expect(a.rate).toBe(40);
+  });
+
+  it("never halves below half the rate last sustained", async () => {
+    const clock = new ManualClock();
+    const [store] = await processes(1);
+    const pace = await openFleetPace(store as PgStore, clock, ACCOUNT, 8);
+    for (let i = 0; i < 20; i++) {
+      pace.succeeded();
+      await pace.flushed();
+    }
+    for (let burst = 0; burst < 6; burst++) {
+      const came = askTurns(pace, 1);
+      await drive(clock, () => came() === 1);
+      pace.rateLimited(undefined);
+      await pace.flushed();
+    }
+    expect(pace.rate).toBe(4);
+  });
+
+  it("keeps the learned rate across closing and reopening, as the store's learned rate", async () => {
+    const clock = new ManualClock();
+    const url = await testDatabase({ schema: true });
+    const first = await openPgStore(url);
+    const pace = await openFleetPace(first, clock, ACCOUNT, 40);
+    pace.rateLimited(undefined);
+    await pace.flushed();
+    await first.close();
+    const again = await openPgStore(url);
+    stores.push(again);
+    expect(await again.learnedRate(ACCOUNT)).toBe(20);
+    expect((await openFleetPace(again, clock, ACCOUNT, 40)).rate).toBe(20);
+    // A lower ceiling cuts a higher learned rate; the store's saved rate is the row's.
+    expect((await openFleetPace(again, clock, ACCOUNT, 10)).rate).toBe(10);
+    await again.saveLearnedRate(ACCOUNT, 7);
+    expect(await again.learnedRate(ACCOUNT)).toBe(7);
+    expect(await again.learnedRate("http://other.test")).toBeUndefined();
+  });
+
+  it("holds at most two turns booked per process; further asks wait locally", async () => {
+    const clock = new ManualClock();
+    const [store] = await processes(1);
+    const row = recorded(store as PgStore);
+    const pace = await FleetPace.open(row, clock, ACCOUNT, 5);
+    const came = askTurns(pace, 8);
+    // At 5/s the first turn comes at once; the next two are booked, the rest wait here.
+    await until(() => came() === 1 && row.turns.length === 3);
+    for (let i = 0; i < 500; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(row.turns).toHaveLength(1 + OUTSTANDING);
+    // Each turn given lets one more be booked.
+    for (let given = 2; given <= 6; given++) {
+      await drive(clock, () => came() === given);
+      await until(() => row.turns.length === given + OUTSTANDING);
+      expect(came()).toBe(given);
+    }
+    await drive(clock, () => came() === 8);
+    expect(row.turns).toHaveLength(8);
+  });
+
+  it("drops a row update that fails, without throwing", async () => {
+    const clock = new ManualClock();
+    const failing: PaceRow = {
+      open: async () => ({ rate: 5, epoch: 0, pausedMs: 0 }),
+      reserve: async () => ({ rate: 5, epoch: 0, pausedMs: 0, slotAt: 0, waitMs: 0 }),
+      succeed: async () => {
+        throw new Error("connection lost");
+      },
+      limit: () => {
+        throw new Error("connection lost");
+      },
+    };
+    const pace = await FleetPace.open(failing, clock, ACCOUNT, 5);
+    expect(() => pace.succeeded()).not.toThrow();
+    expect(() => pace.rateLimited(100)).not.toThrow();
+    await pace.flushed();
+    expect(pace.rate).toBe(5);
+    await pace.acquire();
+  });
+});
