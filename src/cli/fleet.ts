@@ -13,6 +13,7 @@ import {
   fleetWrites,
   followRun,
   type OpenRun,
+  openFleetPace,
   startDependants,
   writeMarker,
 } from "../fleet/index.js";
@@ -50,6 +51,10 @@ export async function openFleetRun(store: PgStore, work: RunWork): Promise<Fleet
     },
   };
   context.writes = fleetWrites(store, context, run, CLAIM_OWNER);
+  // One pace for every worker on the account, timed by the database's clock.
+  const { submitRate } = context.settings.limits;
+  const ceiling = (submitRate.count * 1000) / submitRate.perMs;
+  context.pace = await openFleetPace(store, context.clock, run.account, ceiling);
   return run;
 }
 

@@ -161,14 +161,14 @@ describe("fleet pace on one PostgreSQL row", () => {
     if (a === undefined || b === undefined) throw new Error("two paces");
     a.succeeded(50);
     await a.flushed();
-    expect(a.rate).toBeCloseTo(48.5, 6);
+    expect(a.rate).toBeCloseTo(49.5, 6);
     for (let i = 0; i < 100; i++) b.succeeded();
     await b.flushed();
-    expect(b.rate).toBeCloseTo(48.5, 6);
+    expect(b.rate).toBeCloseTo(49.5, 6);
     // An announced limit on a 429 caps without halving.
     b.rateLimited(undefined, 40);
     await b.flushed();
-    expect(b.rate).toBeCloseTo(38.8, 6);
+    expect(b.rate).toBeCloseTo(39.6, 6);
   });
 
   it("climbs 5 % of the ceiling after 20 successes in a row counted across the fleet", async () => {

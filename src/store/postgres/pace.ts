@@ -42,8 +42,13 @@ export interface PaceRow {
   ): Promise<PaceState>;
 }
 
-// Just under the announced limit (the stored one, or $3 when given), so the bucket never runs dry.
-const CAP = "LEAST(p.ceiling, 0.97 * COALESCE($3::float8, p.announced, 'Infinity'::float8))";
+/**
+ * Just under the announced limit (the stored one, or $3 when given), so the bucket never runs
+ * dry. Closer than one process's pace (0.97): turns come from one clock, the database's, so
+ * no two processes' clocks drift against each other.
+ */
+const UNDER = 0.99;
+const CAP = `LEAST(p.ceiling, ${UNDER} * COALESCE($3::float8, p.announced, 'Infinity'::float8))`;
 const STATE = `p.rate, p.epoch,
   GREATEST(0, COALESCE(EXTRACT(EPOCH FROM p.paused_until - clock_timestamp()) * 1000, 0))::float8 AS paused_ms`;
 
@@ -77,7 +82,7 @@ export async function openPace(sql: Sql, account: string, ceiling: number): Prom
       `INSERT INTO gateway_pace AS p (account, rate, ceiling) VALUES ($1, $2, $2)
        ON CONFLICT (account) DO UPDATE
          SET ceiling = excluded.ceiling,
-             rate = LEAST(p.rate, excluded.ceiling, 0.97 * COALESCE(p.announced, 'Infinity'::float8)),
+             rate = LEAST(p.rate, excluded.ceiling, ${UNDER} * COALESCE(p.announced, 'Infinity'::float8)),
              updated_at = clock_timestamp()
        RETURNING ${STATE}`,
       [account, ceiling],

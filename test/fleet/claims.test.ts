@@ -1,0 +1,173 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { openPgStore, type PgStore, type TaskRow } from "../../src/store/index.js";
+import { testDatabase } from "../helpers/postgres.js";
+import { imageTask } from "../helpers/store.js";
+
+/** Claims, receipts, dead workers and the work queue of a fleet, on a real PostgreSQL. */
+
+const opened: PgStore[] = [];
+
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((store) => store.close()));
+});
+
+/** `count` processes' stores on one new database, and a run with `tasks` pending images. */
+async function fleet(
+  count: number,
+  tasks: number,
+  estimate: number | null = null,
+): Promise<{ stores: PgStore[]; runId: number; rows: TaskRow[] }> {
+  const url = await testDatabase({ schema: true });
+  const stores = await Promise.all(Array.from({ length: count }, () => openPgStore(url)));
+  opened.push(...stores);
+  const [first] = stores as [PgStore];
+  const runId = await first.createRun({
+    name: "fleet",
+    manifest_path: "/m.yaml",
+    manifest_text: "version: 1",
+    base_url: "http://gateway.test",
+    output_dir: "/out",
+    started_at: 1,
+  });
+  const list = Array.from({ length: tasks }, (_, i) => ({
+    ...imageTask(`k${String(i).padStart(3, "0")}`),
+    label: `t${i}`,
+    estimatedCost: estimate,
+  }));
+  await first.recordTasks(runId, list, 1);
+  return { stores, runId, rows: await first.tasksOf(runId) };
+}
+
+const NO_BUDGET = { cap: 5, maxCost: undefined, unknownCost: undefined };
+
+describe("claims across a fleet", () => {
+  it("holds a lane's in-flight cap when four processes claim forty tasks at once", async () => {
+    const { stores, runId, rows } = await fleet(4, 40);
+    const claims = await Promise.all(
+      rows.map((task, i) =>
+        (stores[i % 4] as PgStore).fleet.claimWithin(task, `w${i % 4}`, NO_BUDGET, 2),
+      ),
+    );
+    const claimed = claims.filter((claim) => "claimed" in claim);
+    expect(claimed).toHaveLength(5);
+    expect(claims.filter((claim) => "refused" in claim && claim.refused === "full")).toHaveLength(
+      35,
+    );
+    const states = (await (stores[0] as PgStore).tasksOf(runId)).map((task) => task.state);
+    expect(states.filter((state) => state === "submitting")).toHaveLength(5);
+  });
+
+  it("keeps what is spent plus what is in flight within max_cost, fleet-wide", async () => {
+    const { stores, rows } = await fleet(2, 6, 0.3);
+    const [a, b] = stores as [PgStore, PgStore];
+    const limits = { cap: 100, maxCost: 1, unknownCost: undefined };
+    const claims = await Promise.all(
+      rows.map((task, i) => (i % 2 === 0 ? a : b).fleet.claimWithin(task, "w", limits, 2)),
+    );
+    // 0.3 × 3 = 0.9 fits; a fourth would make 1.2.
+    expect(claims.filter((claim) => "claimed" in claim)).toHaveLength(3);
+    expect(claims.filter((claim) => "refused" in claim && claim.refused === "budget")).toHaveLength(
+      3,
+    );
+  });
+
+  it("records a receipt only while the claim is its claimer's, and keeps a late one as an orphan", async () => {
+    const { stores, rows } = await fleet(1, 1);
+    const [store] = stores as [PgStore];
+    const task = rows[0] as TaskRow;
+    const claim = await store.fleet.claimWithin(task, "w1@a", NO_BUDGET, 2);
+    if (!("claimed" in claim)) throw new Error("claimed");
+    const receipt = (taskId: string) => ({
+      task: claim.claimed,
+      taskId,
+      status: "submitted" as const,
+      nextPollAt: 10,
+      unknownSubmits: 0,
+    });
+    // Another worker's receipt for this claim is not this task's.
+    const late = await store.fleet.recordClaimedReceipt(receipt("t-late"), "w2@b", 3);
+    expect(late.recorded).toBe("orphan");
+    expect((await store.task(task.key))?.state).toBe("submitting");
+    const mine = await store.fleet.recordClaimedReceipt(receipt("t-1"), "w1@a", 4);
+    expect(mine.recorded).toBe("recorded");
+    expect(await store.task(task.key)).toMatchObject({ state: "submitted", task_id: "t-1" });
+    expect((await store.fleet.orphansOf(10)).map((orphan) => orphan.task_id)).toEqual(["t-late"]);
+  });
+
+  it("hands a dead worker's claims back by the run's policy, and frees none of a live one", async () => {
+    const { stores, rows } = await fleet(1, 3);
+    const [store] = stores as [PgStore];
+    for (const id of ["dead@h", "live@h"])
+      await store.fleet.registerWorker({ id, name: id, host: "h", pid: 1 });
+    const [a, b, c] = rows as [TaskRow, TaskRow, TaskRow];
+    for (const [task, owner] of [
+      [a, "dead@h"],
+      [b, "dead@h"],
+      [c, "live@h"],
+    ] as const)
+      await store.fleet.claimWithin(task, owner, NO_BUDGET, 2);
+    await store.pool.query(
+      "UPDATE workers SET heartbeat_at = clock_timestamp() - interval '1 minute' WHERE id = 'dead@h'",
+    );
+    const { dead, claims } = await store.fleet.reapWorkers(30_000);
+    expect(dead).toEqual(["dead@h"]);
+    expect(claims.map((task) => task.key).sort()).toEqual([a.key, b.key]);
+    const [first, second] = claims as [TaskRow, TaskRow];
+    expect(await store.fleet.resolveDeadClaim(first, "resubmit", "gone", 5)).toBe(true);
+    expect(await store.fleet.resolveDeadClaim(second, "hold", "gone", 5)).toBe(true);
+    expect(await store.task(first.key)).toMatchObject({ state: "pending", unknown_submits: 1 });
+    expect((await store.task(second.key))?.state).toBe("held");
+    expect((await store.task(c.key))?.state).toBe("submitting");
+    // A second reaper finds nothing left to do.
+    expect((await store.fleet.reapWorkers(30_000)).claims).toEqual([]);
+    expect(await store.fleet.heartbeat("dead@h")).toBe(false);
+  });
+
+  it("queues a submit job with every pending task and a download job with each completion, soonest expiry first", async () => {
+    const { stores, rows } = await fleet(1, 2);
+    const [store] = stores as [PgStore];
+    const jobs = async () =>
+      (
+        await store.pool.query<{ task_identifier: string; key: string; priority: number }>(
+          "SELECT task_identifier, key, priority FROM graphile_worker.jobs ORDER BY key",
+        )
+      ).rows;
+    const [a, b] = rows as [TaskRow, TaskRow];
+    expect((await jobs()).map((job) => job.key)).toEqual([`submit:${a.key}`, `submit:${b.key}`]);
+    const now = Date.now();
+    for (const [task, expiresInMin] of [
+      [a, 30],
+      [b, 5],
+    ] as const) {
+      const claim = await store.fleet.claimWithin(task, "w", NO_BUDGET, now);
+      if (!("claimed" in claim)) throw new Error("claimed");
+      await store.fleet.recordClaimedReceipt(
+        {
+          task: claim.claimed,
+          taskId: `id-${task.key}`,
+          status: "submitted",
+          nextPollAt: now,
+          unknownSubmits: 0,
+        },
+        "w",
+        now,
+      );
+      const link = { url: "http://gateway.test/x.png", expiresAt: now + expiresInMin * 60_000 };
+      await store.recordPollRound(
+        [
+          {
+            task: { ...claim.claimed, state: "submitted" },
+            outcome: { kind: "completed", links: [link], cost: 0.1 },
+          },
+        ],
+        now,
+      );
+    }
+    const downloads = (await jobs()).filter((job) => job.task_identifier === "gwrun_download");
+    // Priority is minutes left on the earliest link, so the 5-minute link is taken first.
+    expect(downloads.map((job) => [job.key, Math.round(job.priority / 5) * 5])).toEqual([
+      [`download:${a.key}`, 30],
+      [`download:${b.key}`, 5],
+    ]);
+  });
+});
