@@ -86,20 +86,26 @@ export async function settleRun(
  * task, a download job per task whose outputs wait. Job keys make this safe to repeat.
  */
 export async function queueRun(db: PgDb, runId: number): Promise<void> {
+  // Only tasks without their job: re-adding a queued job would lock it against the worker
+  // about to finish it.
   await db.transaction(async (sql) => {
     await sql.query(
-      `SELECT graphile_worker.add_job('gwrun_submit', json_build_object('key', j.key),
-         job_key := 'submit:' || j.key, flags := gwrun_run_flags(j.run_id))
-       FROM jobs j JOIN run_jobs r ON r.key = j.key
-       WHERE r.run_id = $1 AND j.state = 'pending' AND j.placeholder = 0`,
+      `SELECT graphile_worker.add_jobs(ARRAY(
+         SELECT ROW('gwrun_submit', json_build_object('key', j.key), NULL, NULL, NULL,
+                    'submit:' || j.key, NULL, gwrun_run_flags(j.run_id))::graphile_worker.job_spec
+         FROM jobs j JOIN run_jobs r ON r.key = j.key
+         WHERE r.run_id = $1 AND j.state = 'pending' AND j.placeholder = 0
+           AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs q WHERE q.key = 'submit:' || j.key)))`,
       [runId],
     );
     await sql.query(
-      `SELECT graphile_worker.add_job('gwrun_download', json_build_object('key', j.key),
-         job_key := 'download:' || j.key, priority := gwrun_download_priority(j.key),
-         flags := gwrun_run_flags(j.run_id))
-       FROM jobs j JOIN run_jobs r ON r.key = j.key
-       WHERE r.run_id = $1 AND j.state IN ('completed', 'downloaded') AND j.placeholder = 0`,
+      `SELECT graphile_worker.add_jobs(ARRAY(
+         SELECT ROW('gwrun_download', json_build_object('key', j.key), NULL, NULL, NULL,
+                    'download:' || j.key, gwrun_download_priority(j.key),
+                    gwrun_run_flags(j.run_id))::graphile_worker.job_spec
+         FROM jobs j JOIN run_jobs r ON r.key = j.key
+         WHERE r.run_id = $1 AND j.state IN ('completed', 'downloaded') AND j.placeholder = 0
+           AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs q WHERE q.key = 'download:' || j.key)))`,
       [runId],
     );
   });

@@ -1,0 +1,207 @@
+// Fleet throughput benches: the shared pace against a rate limit, scaling with workers, and a
+// 10,000-task run. Each takes `bench` = { dir, serverUrl, trials } from bench/fleet.mjs.
+import { performance } from "node:perf_hooks";
+import {
+  caseDir,
+  counters,
+  firstReceipt,
+  freshStore,
+  manifestWith,
+  mediaArgs,
+  paceFigures,
+  peakRssMb,
+  print,
+  receiptTimes,
+  recordRun,
+  round,
+  runRefusals,
+  sharesOf,
+  startWorker,
+  statesOf,
+  stopAll,
+  waitSettled,
+  waitWorkersUp,
+} from "./fleet-harness.mjs";
+import { startSim, ZERO_LATENCY } from "./run-helpers.mjs";
+
+// 1. rate: 4 workers against a gateway limit of R/s (burst R).
+export async function rate(bench) {
+  // N = 600 at 20/s (not 1,200): 30 s per case keeps the scenario near 3 minutes.
+  const cases = [
+    { rate: 20, jobs: 600, submitRate: 5, pace: "R/4 per worker" },
+    { rate: 20, jobs: 600, submitRate: 20, pace: "R per worker" },
+    { rate: 100, jobs: 3000, submitRate: 25, pace: "R/4 per worker" },
+    { rate: 100, jobs: 3000, submitRate: 100, pace: "R per worker" },
+  ];
+  for (const [index, c] of cases.entries()) {
+    const folder = caseDir(bench.dir, `rate-${index}`);
+    const sim = await startSim([
+      ...ZERO_LATENCY,
+      ...mediaArgs(bench.dir),
+      "--rate-limit",
+      `${c.rate}/s`,
+      "--burst",
+      String(c.rate),
+    ]);
+    const { url, db } = await freshStore(bench.serverUrl);
+    const workers = [1, 2, 3, 4].map((n) => startWorker(url, `w${n}`, ["--concurrency", "8"]));
+    try {
+      await waitWorkersUp(db, workers);
+      const file = manifestWith(folder, c.jobs, `${c.submitRate}/s`);
+      const recordedAt = Date.now();
+      const runId = await recordRun(file, url, sim.url);
+      const settled = await waitSettled(db, runId, 180_000);
+      const served = await counters(sim.url);
+      const times = await receiptTimes(db, runId);
+      const figures = paceFigures(times);
+      const limited = served.errors["429"] ?? 0;
+      const first = await firstReceipt(db, runId);
+      print({
+        bench: "fleet-rate",
+        gateway_limit_per_s: c.rate,
+        manifest_submit_rate: `${c.submitRate}/s (${c.pace})`,
+        workers: 4,
+        tasks: times.length,
+        run_status: settled.status,
+        exit_code: settled.exit_code,
+        states: await statesOf(db, runId),
+        wall_s: round(settled.ms / 1000, 2),
+        pickup_ms: first === undefined ? null : first - recordedAt,
+        steady_submits_per_s: round(figures.steady_per_s, 2),
+        fraction_of_limit: round(figures.steady_per_s / c.rate),
+        target_fraction_of_limit: 0.98,
+        max_receipts_in_1s: figures.max_in_1s,
+        target_max_receipts_in_1s: c.rate + 1,
+        http_429: limited,
+        http_429_per_submit: round(limited / (served.submits.received + limited), 4),
+        target_http_429_per_submit: 0.005,
+        worker_share_of_receipts: await sharesOf(db, runId),
+        target_worker_share: 0.25,
+        submits_repeated: served.submits.repeated,
+        run_refusals_by_workers: runRefusals(workers),
+        worker_exits: await stopAll(workers),
+      });
+    } finally {
+      await stopAll(workers);
+      sim.stop();
+      await db.end();
+    }
+  }
+}
+
+// 4. scale: images that take 2 s and downloads that take 0.5 s, no rate limit; W = 1, 2, 4
+// workers with 4 download slots each. A worker's slots bind, as a host's bandwidth would, so
+// the fleet should do W times the work of one.
+const SCALE = { jobs: 320, latency: "2s", downloadDelay: "500ms", downloads: 4 };
+
+/** Tasks done per second between the first and last 10 % of the done times. */
+async function steadyDonePerSecond(db, runId) {
+  const { rows } = await db.query(
+    "SELECT done_at FROM jobs WHERE run_id = $1 AND done_at IS NOT NULL ORDER BY 1",
+    [runId],
+  );
+  return paceFigures(rows.map((row) => Number(row.done_at))).steady_per_s;
+}
+
+export async function scale(bench) {
+  const perW = {};
+  for (const count of [1, 2, 4]) {
+    const folder = caseDir(bench.dir, `scale-${count}`);
+    const sim = await startSim([
+      "--latency",
+      `image=${SCALE.latency}`,
+      "--download-delay",
+      SCALE.downloadDelay,
+      ...mediaArgs(bench.dir),
+    ]);
+    const { url, db } = await freshStore(bench.serverUrl);
+    const workers = Array.from({ length: count }, (_, i) =>
+      startWorker(url, `w${i + 1}`, ["--concurrency", "8", "--downloads", String(SCALE.downloads)]),
+    );
+    try {
+      await waitWorkersUp(db, workers);
+      const file = manifestWith(folder, SCALE.jobs, "1000/s", {
+        poll: "{ first_after: 2s, every: 250ms, batch_size: 50 }",
+      });
+      const started = performance.now();
+      const runId = await recordRun(file, url, sim.url);
+      const settled = await waitSettled(db, runId, 240_000);
+      const seconds = (performance.now() - started) / 1000;
+      const served = await counters(sim.url);
+      const tasks = Object.values(await statesOf(db, runId)).reduce((a, b) => a + b, 0);
+      perW[count] = {
+        tasks,
+        run_status: settled.status,
+        wall_s: round(seconds, 2),
+        jobs_per_s: round(await steadyDonePerSecond(db, runId), 2),
+        end_to_end_jobs_per_s: round(tasks / seconds, 2),
+        http_requests_per_task: round(served.requests / tasks),
+        shares: await sharesOf(db, runId),
+      };
+    } finally {
+      await stopAll(workers);
+      sim.stop();
+      await db.end();
+    }
+  }
+  print({
+    bench: "fleet-scale",
+    image_latency: SCALE.latency,
+    download_delay: SCALE.downloadDelay,
+    downloads_per_worker: SCALE.downloads,
+    by_workers: perW,
+    w2_over_w1: round(perW[2].jobs_per_s / perW[1].jobs_per_s),
+    target_w2_over_w1: 1.8,
+    w4_over_w1: round(perW[4].jobs_per_s / perW[1].jobs_per_s),
+    target_w4_over_w1: 3.2,
+    target_http_requests_per_task: 2.1,
+  });
+}
+
+// 5. pg-10k: 10,000 tasks, zero latency, two workers (the run detached).
+export async function pg10k(bench) {
+  const folder = caseDir(bench.dir, "pg-10k");
+  const sim = await startSim([...ZERO_LATENCY, ...mediaArgs(bench.dir)]);
+  const { url, db } = await freshStore(bench.serverUrl);
+  const workers = [1, 2].map((n) => startWorker(url, `w${n}`, ["--concurrency", "8"]));
+  try {
+    await waitWorkersUp(db, workers);
+    const file = manifestWith(folder, 10_000, "5000/s");
+    const started = performance.now();
+    const recordedAt = Date.now();
+    const runId = await recordRun(file, url, sim.url);
+    const recordS = (performance.now() - started) / 1000;
+    const settled = await waitSettled(db, runId, 170_000);
+    const seconds = (performance.now() - started) / 1000;
+    const served = await counters(sim.url);
+    const states = await statesOf(db, runId);
+    const tasks = Object.values(states).reduce((a, b) => a + b, 0);
+    const first = await firstReceipt(db, runId);
+    const peaks = Object.fromEntries(
+      workers.map((worker) => [worker.name, Math.max(worker.peakMb, peakRssMb(worker.pid) ?? 0)]),
+    );
+    print({
+      bench: "fleet-pg-10k",
+      workers: 2,
+      tasks,
+      run_status: settled.status,
+      exit_code: settled.exit_code ?? null,
+      states,
+      record_s: round(recordS, 2),
+      pickup_ms: first === undefined ? null : first - recordedAt,
+      wall_s: round(seconds, 2),
+      jobs_per_s: Math.round(tasks / seconds),
+      target_jobs_per_s: 500,
+      http_requests_per_task: round(served.requests / tasks),
+      peak_rss_mb: peaks,
+      target_peak_rss_mb: 250,
+      submits_repeated: served.submits.repeated,
+      run_refusals_by_workers: runRefusals(workers),
+      worker_exits: await stopAll(workers),
+    });
+  } finally {
+    await stopAll(workers);
+    sim.stop();
+    await db.end();
+  }
+}
