@@ -123,6 +123,30 @@ describe("claims across a fleet", () => {
     expect(await store.fleet.heartbeat("dead@h")).toBe(false);
   });
 
+  it("passes a dead worker's poll lead to a standby, even when its host never closed the connection", async () => {
+    const { stores } = await fleet(2, 0);
+    const [store] = stores as [PgStore];
+    await store.fleet.registerWorker({ id: "gone@h", name: "gone", host: "h", pid: 1 });
+    const leader = store.fleet.leaderLock("http://gateway.test", "gone@h");
+    const standby = store.fleet.leaderLock("http://gateway.test", "next@h");
+    try {
+      expect(await leader.tryLead()).toBe(true);
+      expect(await standby.tryLead()).toBe(false);
+      expect(await store.fleet.pollLeaders()).toEqual(["gone@h"]);
+      await store.fleet.reapWorkers(30_000, ["gone@h"]);
+      let led = false;
+      for (let i = 0; i < 50 && !led; i++) {
+        led = await standby.tryLead();
+        if (!led) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(led).toBe(true);
+      expect(await store.fleet.pollLeaders()).toEqual(["next@h"]);
+    } finally {
+      await leader.release();
+      await standby.release();
+    }
+  });
+
   it("queues a submit job with every pending task and a download job with each completion, soonest expiry first", async () => {
     const { stores, rows } = await fleet(1, 2);
     const [store] = stores as [PgStore];

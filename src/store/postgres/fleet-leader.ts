@@ -8,7 +8,7 @@ import { type PgDb, rows } from "./db.js";
  */
 
 /** The application name a leader's connection carries, so `status` can name it. */
-const LEADER_PREFIX = "gwrun-leader:";
+export const LEADER_PREFIX = "gwrun-leader:";
 
 export class LeaderLock {
   readonly #url: string;

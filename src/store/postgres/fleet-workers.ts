@@ -1,5 +1,6 @@
 import type { TaskRow } from "../rows.js";
 import { type PgDb, row, rows, TASK_COLUMNS } from "./db.js";
+import { LEADER_PREFIX } from "./fleet-leader.js";
 
 /**
  * The fleet's workers: each says it is alive (a heartbeat in the database's clock, so hosts'
@@ -80,6 +81,13 @@ export async function reapWorkers(
     const pools = dead.flatMap((worker) => worker.pool_ids);
     if (pools.length > 0)
       await sql.query("SELECT graphile_worker.force_unlock_workers($1::text[])", [pools]);
+    // A host that died without closing its sockets would keep the poll leader's lock until
+    // the server's keepalive gave up: end its leader session now, so a standby takes over.
+    if (dead.length > 0)
+      await sql.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ANY($1::text[])",
+        [dead.map((worker) => `${LEADER_PREFIX}${worker.id}`.slice(0, 63))],
+      );
     const claims = await rows<TaskRow>(
       sql,
       `SELECT ${TASK_COLUMNS} FROM jobs JOIN workers w ON w.id = jobs.claimed_by
