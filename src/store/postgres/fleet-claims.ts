@@ -122,6 +122,7 @@ export function recordClaimedReceipt(
       unknown_submits: task.unknown_submits + receipt.unknownSubmits,
     };
     await move(sql, task.key, [TaskState.Submitting], receipt.status, patch, now);
+    await sql.query("UPDATE jobs SET submitted_by = $2 WHERE key = $1", [task.key, owner]);
     const event: TaskEvent = {
       type: "task:submitted",
       ...named(task),
