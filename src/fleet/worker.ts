@@ -14,7 +14,7 @@ import { type FleetTiming, fleetTiming } from "./timing.js";
 
 /** How often the poll leader looks for due polls (each run's poll settings decide the rest). */
 const POLL_TICK_MS = 100;
-/** How often a worker heartbeats, reads halts and settles runs, at most. */
+/** How often a worker reads halts, settles runs and looks for dead workers. */
 const MAINTAIN_EVERY_MS = 1000;
 
 export interface WorkerOptions {
@@ -116,7 +116,11 @@ export class FleetWorker {
         taskList: { gwrun_download: (payload) => downloadJob(key(payload), deps) },
       }),
     );
-    this.#loops = [this.#loop(() => this.#pollRounds(), POLL_TICK_MS), this.#maintain()];
+    this.#loops = [
+      this.#loop(() => this.#pollRounds(), POLL_TICK_MS),
+      this.#heartbeats(),
+      this.#maintain(),
+    ];
   }
 
   /** Claims nothing more, lets the submits under way record, releases its lock and jobs. */
@@ -145,7 +149,7 @@ export class FleetWorker {
     const silent = this.#options.clock.now() - this.#lastBeat;
     if (silent > this.#timing.fenceMs)
       throw new Error(
-        `this worker's heartbeat is ${Math.round(silent / 1000)} s old; it starts no submit until the store hears it again`,
+        `this worker's heartbeat is ${(silent / 1000).toFixed(1)} s old; it starts no submit until the store hears it again`,
       );
   }
 
@@ -206,31 +210,35 @@ export class FleetWorker {
     }
   }
 
-  /** Heartbeats, the runs to work and their halts, dead workers, settled runs. */
+  /** The runs to work and their halts, dead workers, settled runs. */
   async #maintain(): Promise<void> {
     const { store, clock } = this.#options;
-    await this.#loop(
-      async () => {
-        if (await store.fleet.heartbeat(this.id)) this.#lastBeat = clock.now();
-        else {
-          this.#options.log("this worker was presumed dead by the fleet (no heartbeat); it stops");
-          void this.stop();
-          return;
-        }
-        for (const row of await store.fleet.activeRuns()) {
-          if (this.#options.onlyRun !== undefined && row.id !== this.#options.onlyRun) continue;
-          const run = await this.#runOf(row.id).catch(() => undefined);
-          if (run !== undefined) run.halt = row.halt ?? undefined;
-          if ((await store.fleet.workLeft(row.id, row.halt !== null)) === 0)
-            await this.#options.settle(row);
-        }
-        if (clock.now() - this.#lastReap >= this.#timing.reapEveryMs) {
-          this.#lastReap = clock.now();
-          await reap(store, this.#reapDeps());
-        }
-      },
-      Math.min(MAINTAIN_EVERY_MS, this.#timing.heartbeatMs),
-    );
+    await this.#loop(async () => {
+      for (const row of await store.fleet.activeRuns()) {
+        if (this.#options.onlyRun !== undefined && row.id !== this.#options.onlyRun) continue;
+        const run = await this.#runOf(row.id).catch(() => undefined);
+        if (run !== undefined) run.halt = row.halt ?? undefined;
+        if ((await store.fleet.workLeft(row.id, row.halt !== null)) === 0)
+          await this.#options.settle(row);
+      }
+      if (clock.now() - this.#lastReap >= this.#timing.reapEveryMs) {
+        this.#lastReap = clock.now();
+        await reap(store, this.#reapDeps());
+      }
+    }, MAINTAIN_EVERY_MS);
+  }
+
+  /** Tells the store this worker lives; a loop of its own, so slow upkeep never delays it. */
+  async #heartbeats(): Promise<void> {
+    const { store, clock } = this.#options;
+    await this.#loop(async () => {
+      const sent = clock.now();
+      if (await store.fleet.heartbeat(this.id)) this.#lastBeat = sent;
+      else {
+        this.#options.log("this worker was presumed dead by the fleet (no heartbeat); it stops");
+        void this.stop();
+      }
+    }, this.#timing.heartbeatMs);
   }
 
   #reapDeps() {

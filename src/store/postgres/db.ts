@@ -27,7 +27,7 @@ export type Sql = pg.Pool | pg.PoolClient;
 export class PgDb {
   readonly pool: pg.Pool;
 
-  constructor(url: string, max = 4) {
+  constructor(url: string, max = 8) {
     this.pool = new pg.Pool({ connectionString: url, max, types, allowExitOnIdle: true });
     // An idle connection the server dropped must not crash the process: the next query
     // takes another one, or fails where it is awaited.
