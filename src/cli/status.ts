@@ -4,6 +4,7 @@ import { FAILED_STATES, type RunRow } from "../store/index.js";
 import { formatDuration } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { out } from "./output.js";
+import { fleetLines, fleetStatus } from "./status-fleet.js";
 import { textLines, textSummaries } from "./status-texts.js";
 import { dbPath, findRun, withExistingStore } from "./store.js";
 
@@ -74,6 +75,7 @@ export function showStatus(
       note: review.note,
     }));
     const jobs = [...byJob.values()];
+    const fleet = await fleetStatus(store, run);
     if (flags.json === true) {
       // Everything, never shortened: this is what scripts read.
       out(
@@ -98,6 +100,7 @@ export function showStatus(
             expiring,
             texts,
             reviews,
+            ...(fleet === undefined ? {} : { fleet }),
           },
           null,
           2,
@@ -129,6 +132,7 @@ export function showStatus(
     }
     for (const line of textLines(texts)) out(line);
     for (const line of reviewLines(reviews)) out(line);
+    if (fleet !== undefined) for (const line of fleetLines(fleet)) out(line);
     out(`  outputs: ${run.output_dir}`);
     return ExitCode.Ok;
   });

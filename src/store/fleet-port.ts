@@ -2,12 +2,13 @@ import type { Receipt } from "./port.js";
 import type { ClaimLimits, FleetClaim, FleetReceipt } from "./postgres/fleet-claims.js";
 import type { LeaderLock } from "./postgres/fleet-leader.js";
 import type { FleetRunRow, LoggedMove } from "./postgres/fleet-runs.js";
+import type { PaceRowStatus } from "./postgres/fleet-status.js";
 import type { WorkerIdentity, WorkerRow } from "./postgres/fleet-workers.js";
 import type { TaskRow } from "./rows.js";
 import type { TaskEvent } from "./task-events.js";
 
 export type { ClaimLimits, FleetClaim, FleetReceipt, FleetRunRow, LoggedMove, WorkerRow };
-export type { LeaderLock, WorkerIdentity };
+export type { LeaderLock, PaceRowStatus, WorkerIdentity };
 
 /**
  * What a fleet of workers sharing one PostgreSQL store asks of it beyond the store port:
@@ -68,4 +69,9 @@ export interface FleetStore {
   queueDepth(
     expiringWithinMs: number,
   ): Promise<{ submits: number; downloads: number; running: number; expiringLinks: number }>;
+  /** Every gateway account's pace row: rate, ceiling, announced limit, pause left. */
+  paceRows(): Promise<PaceRowStatus[]>;
+  /** A run's submits per worker id. */
+  submitsByWorker(runId: number): Promise<Record<string, number>>;
+  orphanCount(): Promise<number>;
 }

@@ -12,6 +12,7 @@ export type {
   FleetStore,
   LeaderLock,
   LoggedMove,
+  PaceRowStatus,
   WorkerIdentity,
   WorkerRow,
 } from "./fleet-port.js";

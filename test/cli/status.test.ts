@@ -23,7 +23,10 @@ jobs:
       expect(status).toContain("  2 jobs, 3 tasks: 3 done; spent");
       expect(status).toMatch(/^ {2}hero {4}image-a {8}2 done$/m);
       expect(status).toMatch(/^ {2}detail {2}image-a {8}1 done$/m);
+      // A SQLite store has no fleet.
+      expect(status).not.toContain("fleet");
       const json = JSON.parse((await scope.gwrun(["status", "--json"]).done).stdout);
+      expect(json).not.toHaveProperty("fleet");
       expect(json).toMatchObject({
         tasks: 3,
         jobs: [

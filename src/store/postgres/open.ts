@@ -5,6 +5,7 @@ import * as dependants from "./dependants.js";
 import * as claims from "./fleet-claims.js";
 import { LeaderLock, pollLeaders, queueDepth } from "./fleet-leader.js";
 import * as fleetRuns from "./fleet-runs.js";
+import * as fleetStatus from "./fleet-status.js";
 import * as workers from "./fleet-workers.js";
 import { migrate, needsMigration } from "./migrate.js";
 import * as outputs from "./outputs.js";
@@ -177,5 +178,8 @@ function fleetStore(db: PgDb, url: string): FleetStore {
     leaderLock: (account, workerId) => new LeaderLock(url, account, workerId),
     pollLeaders: () => pollLeaders(db),
     queueDepth: (within) => queueDepth(db, within),
+    paceRows: () => fleetStatus.paceRows(db),
+    submitsByWorker: (runId) => fleetStatus.submitsByWorker(db, runId),
+    orphanCount: () => fleetStatus.orphanCount(db),
   };
 }

@@ -1,0 +1,167 @@
+import { plural } from "../core/words.js";
+import type { RunRow, Store, WorkerRow } from "../store/index.js";
+import { isFleetStore } from "./fleet.js";
+
+/**
+ * The fleet part of `gwrun status` on a PostgreSQL store: the workers and their heartbeats,
+ * who submitted the run's tasks, the poll leader, the pace, the work queue, the orphaned task
+ * ids. Ages and pauses are by the database's clock, since the hosts' clocks may disagree.
+ */
+
+/** Links expiring sooner than this are counted. */
+const EXPIRING_WITHIN_MS = 3_600_000;
+
+export interface FleetWorkerStatus {
+  id: string;
+  name: string;
+  host: string;
+  pid: number;
+  /** "live", or "stopped" (left cleanly) or "dead" (found silent) within the last hour. */
+  state: "live" | "stopped" | "dead";
+  /** Seconds since its last heartbeat, to a tenth. */
+  heartbeat_age_s: number;
+  /** The run's tasks it submitted. */
+  submits: number;
+  poll_leader: boolean;
+}
+
+export interface FleetStatus {
+  workers: FleetWorkerStatus[];
+  /** The run's submits by worker id, those of workers gone for longer included. */
+  submits: Record<string, number>;
+  /** The worker ids leading polls. */
+  poll_leaders: string[];
+  /** The run's gateway account's pace. */
+  pace: {
+    account: string;
+    /** Submits per second now. */
+    rate: number;
+    ceiling: number;
+    announced: number | null;
+    /** Seconds left of a pause (Retry-After), to a tenth; 0 when not paused. */
+    paused_s: number;
+  }[];
+  queue: { submits: number; downloads: number; running: number };
+  /** Completed tasks whose links expire within the hour, not downloaded yet. */
+  expiring_links: number;
+  /** Task ids that came back after their claim was taken over (may be paid tasks). */
+  orphan_task_ids: number;
+}
+
+/** The fleet as it stands, on a PostgreSQL store; undefined on SQLite. */
+export async function fleetStatus(store: Store, run: RunRow): Promise<FleetStatus | undefined> {
+  if (!isFleetStore(store)) return undefined;
+  const { fleet } = store;
+  const [workers, submits, leaders, paceRows, depth, orphans] = await Promise.all([
+    fleet.workersOf(),
+    fleet.submitsByWorker(run.id),
+    fleet.pollLeaders(),
+    fleet.paceRows(),
+    fleet.queueDepth(EXPIRING_WITHIN_MS),
+    fleet.orphanCount(),
+  ]);
+  // A run against the in-process simulator paces as `sim:<pid>:<run>`.
+  const sim = new RegExp(`^sim:\\d+:${run.id}$`);
+  // The live first; each group newest first, as the store lists them.
+  const listed = [...workers].sort(
+    (x, y) => Number(stateOf(x) !== "live") - Number(stateOf(y) !== "live"),
+  );
+  return {
+    workers: listed.map((worker) => ({
+      id: worker.id,
+      name: worker.name,
+      host: worker.host,
+      pid: worker.pid,
+      state: stateOf(worker),
+      heartbeat_age_s: tenths(worker.heartbeat_age_ms / 1000),
+      submits: submits[worker.id] ?? 0,
+      poll_leader: leaders.some((leader) => leads(leader, worker.id)),
+    })),
+    submits,
+    poll_leaders: leaders,
+    pace: paceRows
+      .filter((pace) => pace.account === run.base_url || sim.test(pace.account))
+      .map((pace) => ({
+        account: pace.account,
+        rate: pace.rate,
+        ceiling: pace.ceiling,
+        announced: pace.announced,
+        paused_s: tenths(pace.paused_ms / 1000),
+      })),
+    queue: { submits: depth.submits, downloads: depth.downloads, running: depth.running },
+    expiring_links: depth.expiringLinks,
+    orphan_task_ids: orphans,
+  };
+}
+
+/** The fleet section of the status text. */
+export function fleetLines(fleet: FleetStatus): string[] {
+  const count = (state: FleetWorkerStatus["state"]) =>
+    fleet.workers.filter((worker) => worker.state === state).length;
+  const gone = [`${count("dead")} dead`, `${count("stopped")} stopped`].join(", ");
+  const lines = [`  fleet: ${plural(count("live"), "worker")} live; in the last hour ${gone}`];
+  for (const worker of fleet.workers) {
+    const marks = [
+      ...(worker.state === "live" ? [] : [worker.state]),
+      `${plural(worker.submits, "submit")} for this run`,
+      ...(worker.poll_leader ? ["poll leader"] : []),
+    ];
+    lines.push(
+      `    ${worker.name} ${worker.host} ${worker.pid} heartbeat ${worker.heartbeat_age_s.toFixed(1)} s ago, ${marks.join(", ")}`,
+    );
+  }
+  const listed = new Set(fleet.workers.map((worker) => worker.id));
+  const others = Object.entries(fleet.submits).filter(([id]) => !listed.has(id));
+  if (others.length > 0)
+    lines.push(
+      `    workers gone over an hour ago: ${others.map(([id, n]) => `${id} ${plural(n, "submit")}`).join(", ")}`,
+    );
+  lines.push(`    ${leaderText(fleet)}`);
+  if (fleet.pace.length === 0) lines.push("    pace: none yet for this run's gateway");
+  for (const pace of fleet.pace) {
+    const announced =
+      pace.announced === null ? "none announced" : `announced ${rate(pace.announced)}`;
+    const paused = pace.paused_s > 0 ? `, paused for ${pace.paused_s.toFixed(1)} s` : "";
+    lines.push(
+      `    pace ${pace.account}: ${rate(pace.rate)}, ceiling ${rate(pace.ceiling)}, ${announced}${paused}`,
+    );
+  }
+  const { queue } = fleet;
+  lines.push(
+    `    queue: ${plural(queue.submits, "submit job")}, ${plural(queue.downloads, "download job")}, ${queue.running} running`,
+  );
+  lines.push(`    links expiring within the hour: ${plural(fleet.expiring_links, "task")}`);
+  lines.push(`    orphan task ids: ${fleet.orphan_task_ids}`);
+  return lines;
+}
+
+function stateOf(worker: WorkerRow): FleetWorkerStatus["state"] {
+  if (worker.dead_at !== null) return "dead";
+  return worker.stopped_at === null ? "live" : "stopped";
+}
+
+/** A leader's connection names its worker in 50 characters at most (the rest is cut). */
+const LEADER_ID_CHARS = 50;
+
+function leads(leader: string, workerId: string): boolean {
+  return leader === workerId || (leader.length === LEADER_ID_CHARS && workerId.startsWith(leader));
+}
+
+/** "poll leader: w1 (12@host)", or none. */
+function leaderText(fleet: FleetStatus): string {
+  if (fleet.poll_leaders.length === 0) return "poll leader: none";
+  const names = fleet.poll_leaders.map((id) => {
+    const worker = fleet.workers.find((candidate) => leads(id, candidate.id));
+    return worker === undefined ? id : `${worker.name} (${id})`;
+  });
+  return `${fleet.poll_leaders.length === 1 ? "poll leader" : "poll leaders"}: ${names.join(", ")}`;
+}
+
+/** A rate per second, to a hundredth. */
+function rate(perSecond: number): string {
+  return `${Number(perSecond.toFixed(2))}/s`;
+}
+
+function tenths(value: number): number {
+  return Math.round(value * 10) / 10;
+}

@@ -1,0 +1,49 @@
+import { type PgDb, rows } from "./db.js";
+
+/**
+ * What `gwrun status` shows of a fleet beyond its workers and queue: the pace rows, who
+ * submitted a run's tasks, the orphaned task ids. Reads only; times by the database's clock.
+ */
+
+/** One gateway account's pace row as it stands. */
+export interface PaceRowStatus {
+  account: string;
+  /** Submits per second now. */
+  rate: number;
+  /** The manifest's submit rate per second. */
+  ceiling: number;
+  /** The limit per second the gateway last announced, if it did. */
+  announced: number | null;
+  /** How long no turn is given yet (Retry-After), from the database's now, ms; 0 when not. */
+  paused_ms: number;
+}
+
+/** Every pace row, by account. */
+export function paceRows(db: PgDb): Promise<PaceRowStatus[]> {
+  return rows<PaceRowStatus>(
+    db.pool,
+    `SELECT account, rate, ceiling, announced,
+       GREATEST(0, COALESCE(EXTRACT(EPOCH FROM paused_until - clock_timestamp()) * 1000, 0))::float8
+         AS paused_ms
+     FROM gateway_pace ORDER BY account`,
+  );
+}
+
+/** How many of a run's tasks each worker submitted (the receipt recorded under its claim). */
+export async function submitsByWorker(db: PgDb, runId: number): Promise<Record<string, number>> {
+  const found = await rows<{ worker: string; n: number }>(
+    db.pool,
+    `SELECT j.submitted_by AS worker, count(*) AS n
+     FROM run_jobs r JOIN jobs j ON j.key = r.key
+     WHERE r.run_id = $1 AND j.submitted_by IS NOT NULL
+     GROUP BY j.submitted_by ORDER BY j.submitted_by`,
+    [runId],
+  );
+  return Object.fromEntries(found.map((submits) => [submits.worker, submits.n]));
+}
+
+/** How many task ids came back to a worker whose claim had been taken over. */
+export async function orphanCount(db: PgDb): Promise<number> {
+  const [found] = await rows<{ n: number }>(db.pool, "SELECT count(*) AS n FROM orphan_tasks");
+  return found?.n ?? 0;
+}
