@@ -55,11 +55,14 @@ export function peakRssMb(pid) {
   }
 }
 
+const nodeArgs = () => (process.env.BENCH_WORKER_NODE_ARGS ?? "").split(" ").filter(Boolean);
+
 /** A `gwrun worker` process. */
 export function startWorker(storeUrl, name, extra = []) {
   const child = spawn(
     process.execPath,
-    [bin, "worker", "--store", storeUrl, "--name", name, ...extra],
+    // BENCH_WORKER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles workers.
+    [...nodeArgs(), bin, "worker", "--store", storeUrl, "--name", name, ...extra],
     { stdio: ["ignore", "pipe", "pipe"], env: ENV },
   );
   const worker = {

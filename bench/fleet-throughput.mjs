@@ -27,16 +27,22 @@ import { startSim, ZERO_LATENCY } from "./run-helpers.mjs";
 // 1. rate: 4 workers against a gateway limit of R/s (burst R).
 export async function rate(bench) {
   // N = 600 at 20/s (not 1,200): 30 s per case keeps the scenario near 3 minutes.
+  // The manifest asks for the gateway's limit; the fleet shares it, and keeps just under the
+  // RateLimit-Policy the gateway announces.
   const cases = [
-    { rate: 20, jobs: 600, submitRate: 5, pace: "R/4 per worker" },
-    { rate: 20, jobs: 600, submitRate: 20, pace: "R per worker" },
-    { rate: 100, jobs: 3000, submitRate: 25, pace: "R/4 per worker" },
-    { rate: 100, jobs: 3000, submitRate: 100, pace: "R per worker" },
+    {
+      rate: 20,
+      jobs: 600,
+      submitRate: 20,
+      latency: ["--latency", "image=2s"],
+      poll: "{ first_after: 2s, every: 250ms, batch_size: 50 }",
+    },
+    { rate: 100, jobs: 3000, submitRate: 100, latency: ZERO_LATENCY },
   ];
   for (const [index, c] of cases.entries()) {
     const folder = caseDir(bench.dir, `rate-${index}`);
     const sim = await startSim([
-      ...ZERO_LATENCY,
+      ...c.latency,
       ...mediaArgs(bench.dir),
       "--rate-limit",
       `${c.rate}/s`,
@@ -47,7 +53,7 @@ export async function rate(bench) {
     const workers = [1, 2, 3, 4].map((n) => startWorker(url, `w${n}`, ["--concurrency", "8"]));
     try {
       await waitWorkersUp(db, workers);
-      const file = manifestWith(folder, c.jobs, `${c.submitRate}/s`);
+      const file = manifestWith(folder, c.jobs, `${c.submitRate}/s`, { poll: c.poll });
       const recordedAt = Date.now();
       const runId = await recordRun(file, url, sim.url);
       const settled = await waitSettled(db, runId, 180_000);
@@ -59,7 +65,8 @@ export async function rate(bench) {
       print({
         bench: "fleet-rate",
         gateway_limit_per_s: c.rate,
-        manifest_submit_rate: `${c.submitRate}/s (${c.pace})`,
+        manifest_submit_rate: c.submitRate,
+        image_latency: c.latency === ZERO_LATENCY ? "0" : "2s",
         workers: 4,
         tasks: times.length,
         run_status: settled.status,
@@ -70,8 +77,9 @@ export async function rate(bench) {
         steady_submits_per_s: round(figures.steady_per_s, 2),
         fraction_of_limit: round(figures.steady_per_s / c.rate),
         target_fraction_of_limit: 0.98,
-        max_receipts_in_1s: figures.max_in_1s,
-        target_max_receipts_in_1s: c.rate + 1,
+        // At the gateway: receipts are recorded a commit later, so their times bunch.
+        max_submits_accepted_in_1s: served.submits.busiest_second,
+        target_max_submits_in_1s: c.rate + 1,
         http_429: limited,
         http_429_per_submit: round(limited / (served.submits.received + limited), 4),
         target_http_429_per_submit: 0.005,

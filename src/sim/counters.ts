@@ -11,6 +11,8 @@ export interface SimCounters {
     byRequest: Record<string, number>;
     /** Request hashes accepted more than once. */
     repeated: number;
+    /** The most submits accepted within any one second (sliding), to check a fleet's pace. */
+    busiest_second: number;
   };
   tasks: { created: number; planned_failures: number };
   queries: { single: number; batch: number; batch_tasks: number };
@@ -25,7 +27,7 @@ export interface SimCounters {
 export function emptyCounters(): SimCounters {
   return {
     requests: 0,
-    submits: { received: 0, accepted: 0, byRequest: {}, repeated: 0 },
+    submits: { received: 0, accepted: 0, byRequest: {}, repeated: 0, busiest_second: 0 },
     tasks: { created: 0, planned_failures: 0 },
     queries: { single: 0, batch: 0, batch_tasks: 0 },
     downloads: { served: 0, bytes: 0, truncated: 0, expired: 0 },
@@ -41,10 +43,18 @@ export function countError(counters: SimCounters, kind: string | number): void {
   counters.errors[key] = (counters.errors[key] ?? 0) + 1;
 }
 
-/** Counts an accepted submit of the request with this hash. */
-export function countAccepted(counters: SimCounters, requestHash: string): void {
+/** When the submits of the last second were accepted, per counters (kept out of their JSON). */
+const lastSecond = new WeakMap<SimCounters, number[]>();
+
+/** Counts an accepted submit of the request with this hash, accepted at `now` (ms). */
+export function countAccepted(counters: SimCounters, requestHash: string, now: number): void {
   const seen = counters.submits.byRequest[requestHash] ?? 0;
   counters.submits.byRequest[requestHash] = seen + 1;
   counters.submits.accepted += 1;
   if (seen === 1) counters.submits.repeated += 1;
+  const window = lastSecond.get(counters) ?? [];
+  lastSecond.set(counters, window);
+  window.push(now);
+  while ((window[0] ?? now) <= now - 1000) window.shift();
+  counters.submits.busiest_second = Math.max(counters.submits.busiest_second, window.length);
 }

@@ -101,7 +101,7 @@ export function acceptSubmit(
   ledger.hold(price, ticket.endsAt, fails);
   counters.tasks.created += 1;
   if (fails) counters.tasks.planned_failures += 1;
-  countAccepted(counters, requestHash);
+  countAccepted(counters, requestHash, now);
   if (dice.roll("lost-response", requestHash, options.faults.lostResponseRate)) {
     // The task exists and will be billed; the client never hears of it.
     countError(counters, "lost_response");
