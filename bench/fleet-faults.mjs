@@ -3,9 +3,11 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { canonicalJson, sha256 } from "../dist/core/hash.js";
 import {
   caseDir,
   counters,
+  endCase,
   filesUnder,
   freshStore,
   log,
@@ -139,8 +141,22 @@ export async function kill(bench) {
         victim_claims_left: victimLeft[0].n,
         run_refusals_by_workers: runRefusals(workers),
       });
+      // Per task: the gateway accepted it at most once more than its counted unknown outcomes,
+      // so no submit was repeated after its task id was recorded.
+      const { rows: requests } = await db.query(
+        "SELECT endpoint, request, unknown_submits FROM jobs WHERE run_id = $1 AND placeholder = 0",
+        [runId],
+      );
+      const accepted = (task) =>
+        served.submits.byRequest[
+          sha256(`${task.endpoint}\n${canonicalJson(JSON.parse(task.request))}`)
+        ] ?? 0;
+      const paidTwice = requests.filter((task) => accepted(task) > 1 + task.unknown_submits);
+      result.tasks_submitted_again_after_a_recorded_id = paidTwice.length;
       const broken = [];
       if (settled.timedOut) broken.push("run did not settle within 120 s");
+      if (paidTwice.length > 0)
+        broken.push(`${paidTwice.length} tasks submitted again beyond their unknown outcomes`);
       if (served.submits.repeated > sums[0].unknown)
         broken.push(
           `submits repeated ${served.submits.repeated} > unknown submits ${sums[0].unknown}`,
@@ -179,9 +195,7 @@ export async function kill(bench) {
       summary.broken.push({ trial, error: String(error) });
       print({ ...result, error: String(error) });
     } finally {
-      await stopAll(workers);
-      sim.stop();
-      await db.end();
+      await endCase(workers, sim, db);
     }
   }
   print({ bench: "fleet-kill", ...summary, target_failed: 0 });
@@ -304,8 +318,6 @@ export async function leader(bench) {
       worker_exits: await stopAll(workers),
     });
   } finally {
-    await stopAll(workers);
-    sim.stop();
-    await db.end();
+    await endCase(workers, sim, db);
   }
 }

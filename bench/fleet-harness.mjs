@@ -234,6 +234,13 @@ export async function stopAll(workers) {
   }));
 }
 
+/** A case's end, however it went: its workers stopped, its simulator, its connections. */
+export async function endCase(workers, sim, db) {
+  await stopAll(workers);
+  sim.stop();
+  await db.end();
+}
+
 /** Each worker's share of a run's receipts (the store names the submitter of each task). */
 export async function sharesOf(db, runId) {
   const { rows } = await db.query(

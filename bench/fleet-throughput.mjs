@@ -4,6 +4,7 @@ import { performance } from "node:perf_hooks";
 import {
   caseDir,
   counters,
+  endCase,
   firstReceipt,
   freshStore,
   manifestWith,
@@ -90,9 +91,7 @@ export async function rate(bench) {
         worker_exits: await stopAll(workers),
       });
     } finally {
-      await stopAll(workers);
-      sim.stop();
-      await db.end();
+      await endCase(workers, sim, db);
     }
   }
 }
@@ -147,9 +146,7 @@ export async function scale(bench) {
         shares: await sharesOf(db, runId),
       };
     } finally {
-      await stopAll(workers);
-      sim.stop();
-      await db.end();
+      await endCase(workers, sim, db);
     }
   }
   print({
@@ -208,8 +205,6 @@ export async function pg10k(bench) {
       worker_exits: await stopAll(workers),
     });
   } finally {
-    await stopAll(workers);
-    sim.stop();
-    await db.end();
+    await endCase(workers, sim, db);
   }
 }

@@ -218,7 +218,7 @@ export class FleetWorker {
         if (this.#options.onlyRun !== undefined && row.id !== this.#options.onlyRun) continue;
         const run = await this.#runOf(row.id).catch(() => undefined);
         if (run !== undefined) run.halt = row.halt ?? undefined;
-        if ((await store.fleet.workLeft(row.id, row.halt !== null)) === 0)
+        if (row.queued && (await store.fleet.workLeft(row.id, row.halt !== null)) === 0)
           await this.#options.settle(row);
       }
       if (clock.now() - this.#lastReap >= this.#timing.reapEveryMs) {

@@ -123,6 +123,19 @@ describe("claims across a fleet", () => {
     expect(await store.fleet.heartbeat("dead@h")).toBe(false);
   });
 
+  it("leaves a run being recorded unsettled until its work is queued", async () => {
+    const { stores, runId } = await fleet(1, 0);
+    const [store] = stores as [PgStore];
+    const end = { status: "done", exitCode: 0, now: 5 };
+    // No tasks yet, as while `run` records them: nothing is left, yet the run is not over.
+    expect(await store.fleet.workLeft(runId, false)).toBe(0);
+    expect(await store.fleet.settleRun(runId, end)).toBe(false);
+    expect((await store.fleet.fleetRun(runId))?.status).toBe("running");
+    await store.fleet.queueRun(runId);
+    expect(await store.fleet.settleRun(runId, end)).toBe(true);
+    expect((await store.fleet.fleetRun(runId))?.status).toBe("done");
+  });
+
   it("passes a dead worker's poll lead to a standby, even when its host never closed the connection", async () => {
     const { stores } = await fleet(2, 0);
     const [store] = stores as [PgStore];

