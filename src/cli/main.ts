@@ -17,7 +17,7 @@ import { listRuns, showStatus } from "./status.js";
 import { migrateStore, type StoreFlags } from "./store.js";
 import { validateManifests, validateRequestFile, validateRequestLines } from "./validate.js";
 import { type ViewFlags, viewStore } from "./view.js";
-import { runWorker, type WorkerFlags } from "./worker.js";
+import { addWorkerCommand } from "./worker.js";
 
 const STORE_HELP =
   "PostgreSQL store shared by several hosts, a postgres://… connection string (default: GWRUN_STORE); instead of --db";
@@ -281,27 +281,7 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
       setExit(ExitCode.Ok);
     });
 
-  program
-    .command("worker")
-    .description(
-      "work the runs of a PostgreSQL store with the rest of the fleet, until SIGTERM or Ctrl-C",
-    )
-    .option(
-      "--store <url>",
-      "the PostgreSQL store, a postgres://… connection string (default: GWRUN_STORE)",
-    )
-    .option("--name <name>", "how status names this worker (default: worker-<pid>)")
-    .option("--concurrency <n>", "submit jobs at once (default: 8)")
-    .option("--downloads <n>", "download jobs (with checks and thumbnails) at once (default: 4)")
-    .option("--run <id>", "work only this run")
-    .option(
-      "--lease <duration>",
-      "after this long without a heartbeat a worker counts as dead and its claims are resolved; give every worker the same (default: 90s)",
-    )
-    .action(async (flags: WorkerFlags) => {
-      setExit(await runWorker(flags));
-    });
-
+  addWorkerCommand(program, setExit);
   addSimCommand(program, setExit);
   showUsageAfterErrors(program);
   return program;

@@ -1,3 +1,4 @@
+import type { Command } from "commander";
 import { systemClock } from "../core/clock.js";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { checkMarker, DEFAULT_LEASE_MS, FleetWorker } from "../fleet/index.js";
@@ -100,4 +101,28 @@ function leaseOf(value: string): number {
       `--lease takes a duration of at least 1s (e.g. 90s), got "${value}"`,
     );
   return ms;
+}
+
+/** `gwrun worker`, on the program. */
+export function addWorkerCommand(program: Command, setExit: (code: ExitCode) => void): void {
+  program
+    .command("worker")
+    .description(
+      "work the runs of a PostgreSQL store with the rest of the fleet, until SIGTERM or Ctrl-C",
+    )
+    .option(
+      "--store <url>",
+      "the PostgreSQL store, a postgres://… connection string (default: GWRUN_STORE)",
+    )
+    .option("--name <name>", "how status names this worker (default: worker-<pid>)")
+    .option("--concurrency <n>", "submit jobs at once (default: 8)")
+    .option("--downloads <n>", "download jobs (with checks and thumbnails) at once (default: 4)")
+    .option("--run <id>", "work only this run")
+    .option(
+      "--lease <duration>",
+      "after this long without a heartbeat a worker counts as dead and its claims are resolved; give every worker the same (default: 90s)",
+    )
+    .action(async (flags: WorkerFlags) => {
+      setExit(await runWorker(flags));
+    });
 }

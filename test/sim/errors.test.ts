@@ -204,22 +204,6 @@ describe("simulator rate limit and faults", () => {
     });
   });
 
-  it("tells the most submits it accepted within any one second", async () => {
-    await withSimulator(
-      { rateLimit: { perSecond: 2, burst: 3 } },
-      async ({ client, clock, sim }) => {
-        await client.submit(IMAGES, imageA("one"));
-        await client.submit(IMAGES, imageA("two"));
-        clock.advance(600);
-        await client.submit(IMAGES, imageA("three"));
-        clock.advance(600);
-        await client.submit(IMAGES, imageA("four"));
-        // one, two and three fell within 600 ms; four came 1,200 ms after the first two.
-        expect(sim.counters().submits.busiest_second).toBe(3);
-      },
-    );
-  });
-
   it("injects 500 server_error, retryable", async () => {
     await withSimulator({ faults: { serverErrorRate: 1 } }, async ({ client }) => {
       const error = await failure(client.submit(IMAGES, imageA()));
