@@ -13,6 +13,7 @@ import {
   log,
   manifestWith,
   mediaArgs,
+  OWN_HOSTS,
   print,
   recordRun,
   round,
@@ -25,6 +26,9 @@ import {
   waitWorkersUp,
 } from "./fleet-harness.mjs";
 import { startSim, ZERO_LATENCY } from "./run-helpers.mjs";
+
+/** Each worker a host of its own where it can be: its death shows only by its lease. */
+const hostOf = (n) => (OWN_HOSTS ? { host: `fleet-host-${n}` } : {});
 
 // 2. kill: kill -9 a random worker of three at a random moment; the invariants after.
 export async function kill(bench) {
@@ -51,8 +55,8 @@ export async function kill(bench) {
     ]);
     const { url, db } = await freshStore(bench.serverUrl);
     const lease = ["--lease", "6s", "--concurrency", "8"];
-    const workers = [1, 2, 3].map((n) => startWorker(url, `w${n}`, lease));
-    const result = { bench: "fleet-kill-trial", trial };
+    const workers = [1, 2, 3].map((n) => startWorker(url, `w${n}`, lease, hostOf(n)));
+    const result = { bench: "fleet-kill-trial", trial, workers_on_own_hosts: OWN_HOSTS };
     try {
       await waitWorkersUp(db, workers);
       const file = manifestWith(folder, 300, "100/s", {
@@ -82,7 +86,7 @@ export async function kill(bench) {
       );
       result.victim_submitting_claims = held[0].n;
       if (held[0].n > 0) summary.killed_while_submitting++;
-      const replacement = startWorker(url, "w4", lease);
+      const replacement = startWorker(url, "w4", lease, hostOf(4));
       workers.push(replacement);
       const settled = await waitSettled(db, runId, 120_000);
       result.run_status = settled.status;
@@ -217,7 +221,7 @@ export async function leader(bench) {
   const sim = await startSim(["--latency", "image=3s", ...mediaArgs(bench.dir)]);
   const { url, db } = await freshStore(bench.serverUrl);
   const lease = ["--lease", `${leaseS}s`, "--concurrency", "8"];
-  const workers = [1, 2, 3].map((n) => startWorker(url, `w${n}`, lease));
+  const workers = [1, 2, 3].map((n) => startWorker(url, `w${n}`, lease, hostOf(n)));
   try {
     await waitWorkersUp(db, workers);
     const file = manifestWith(folder, 900, "25/s", {
@@ -299,6 +303,7 @@ export async function leader(bench) {
     print({
       bench: "fleet-leader",
       workers: 3,
+      workers_on_own_hosts: OWN_HOSTS,
       lease_s: leaseS,
       victim: victim.name,
       victim_submitting_claims_at_kill: heldRows[0].n,

@@ -57,19 +57,28 @@ export function peakRssMb(pid) {
 
 const nodeArgs = () => (process.env.BENCH_WORKER_NODE_ARGS ?? "").split(" ").filter(Boolean);
 
+/** Whether workers can be given host names of their own (`startWorker`'s `host`). */
+export const OWN_HOSTS = process.getuid?.() === 0 && existsSync("/usr/bin/unshare");
+
 /** A `gwrun worker` process. */
-export function startWorker(storeUrl, name, extra = []) {
-  const child = spawn(
-    process.execPath,
-    // BENCH_WORKER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles workers.
-    [...nodeArgs(), bin, "worker", "--store", storeUrl, "--name", name, ...extra],
-    { stdio: ["ignore", "pipe", "pipe"], env: ENV },
-  );
+export function startWorker(storeUrl, name, extra = [], { host } = {}) {
+  // BENCH_WORKER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles workers.
+  const args = [...nodeArgs(), bin, "worker", "--store", storeUrl, "--name", name, ...extra];
+  // `host`: the worker runs under a host name of its own (a UTS namespace, as root), so the
+  // fleet can tell its death only by its lease, as for a host that went dark.
+  const child =
+    host === undefined
+      ? spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: ENV })
+      : spawn(
+          "unshare",
+          ["--uts", "sh", "-c", `hostname ${host} && exec "$0" "$@"`, process.execPath, ...args],
+          { stdio: ["ignore", "pipe", "pipe"], env: ENV },
+        );
   const worker = {
     name,
     child,
     pid: child.pid,
-    id: `${child.pid}@${HOST}`,
+    id: `${child.pid}@${host ?? HOST}`,
     stderr: "",
     stdout: "",
     peakMb: 0,

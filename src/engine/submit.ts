@@ -36,6 +36,35 @@ export type Sent =
   /** The gateway answered and the store, unusable, could not record it: `what` it answered, for the person. */
   | { kind: "unrecorded"; what: string; error: unknown; unknownSubmits: number };
 
+/**
+ * The task claimed, with its turn at the pace come. A pace shared by processes (a fleet's)
+ * times the sends themselves: the claim, a database round trip of its own, goes before the
+ * turn, so it cannot push a send past its turn into the next one's second.
+ */
+async function claimInTurn(
+  task: TaskRow,
+  context: RunContext,
+  mayStillSend: () => boolean,
+): Promise<TaskRow | undefined> {
+  const { signal } = context;
+  const mayGo = () => !signal.aborted && mayStillSend();
+  if (context.pace.shared !== true) {
+    await context.pace.acquire(signal).catch(() => undefined);
+    return mayGo() ? await context.writes.claim(task) : undefined;
+  }
+  const claimed = mayGo() ? await context.writes.claim(task) : undefined;
+  if (claimed === undefined) return undefined;
+  await context.pace.acquire(signal).catch(() => undefined);
+  if (mayGo()) return claimed;
+  // Halted or stopping while it waited: never sent, so back to pending, nothing unknown.
+  await context.store.releaseClaim(
+    claimed,
+    { reason: null, unknownSubmits: 0 },
+    context.clock.now(),
+  );
+  return undefined;
+}
+
 /** `mayStillSend`: false once the run has halted (a 402) while this one waited its turn. */
 export async function sendTask(
   task: TaskRow,
@@ -43,9 +72,7 @@ export async function sendTask(
   mayStillSend: () => boolean,
 ): Promise<Sent> {
   const { store, clock, emit, signal } = context;
-  await context.pace.acquire(signal).catch(() => undefined);
-  const send = !signal.aborted && mayStillSend();
-  const sent = send ? await context.writes.claim(task) : undefined;
+  const sent = await claimInTurn(task, context, mayStillSend);
   if (sent === undefined) return { kind: "not-sent", unknownSubmits: 0 };
   const outcome = await submitTask(sent, context, (chars) =>
     emit({ type: "text:progress", key: sent.key, label: sent.label, chars }),

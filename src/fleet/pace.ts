@@ -23,6 +23,7 @@ type Update =
     };
 
 export class FleetPace implements Pace {
+  readonly shared = true;
   #rate: number;
   /** The epoch of the last turn given: a 429 cuts the rate only if no cut came since. */
   #turnEpoch: number;
@@ -70,10 +71,15 @@ export class FleetPace implements Pace {
       for (;;) {
         const pausedBefore = this.#pausedUntil;
         const turn = await this.row.reserve(this.account);
+        // The slot on this host's clock, at the latest: the row told how long from its now.
+        const slot = this.clock.now() + turn.waitMs;
         this.#rate = turn.rate;
         if (turn.waitMs > 0) await this.clock.sleep(turn.waitMs, signal);
         // A pause came while this turn waited: its slot lies inside it, so book one after it.
         if (this.#pausedUntil > pausedBefore && this.#pausedUntil > this.clock.now()) continue;
+        // Woken a whole turn late (a busy host): sent now, it would land in the
+        // next turn's place and crowd a second past the limit. Let it go; book another.
+        if (this.clock.now() - slot > 1000 / turn.rate) continue;
         this.#turnEpoch = turn.epoch;
         return;
       }

@@ -2,12 +2,12 @@ import { budgetStopMessage } from "../engine/admission.js";
 import { sendTask } from "../engine/submit.js";
 import { type PgStore, type TaskRow, TaskState } from "../store/index.js";
 import { failTask } from "./endings.js";
-import { claimLimits, type FleetRun, haltRun } from "./fleet-run.js";
+import { type FleetRun, haltRun } from "./fleet-run.js";
 
 /**
- * A submit job: one pending task, sent once. It waits while its lane is full fleet-wide,
- * takes its turn at the shared pace, claims the task (the claim holds the cap and the budget
- * for every worker) and records what the gateway answered. Polls are the poll leader's;
+ * A submit job: one pending task, sent once. It claims the task (the claim holds the cap and
+ * the budget for every worker; a full lane is waited out), takes its turn at the shared pace
+ * and records what the gateway answered. Polls are the poll leader's;
  * outputs are download jobs the store queues when the task completes.
  */
 
@@ -33,16 +33,15 @@ export async function submitJob(key: string, deps: SubmitDeps): Promise<void> {
   for (;;) {
     deps.mayClaim();
     if (run.halt !== undefined) return;
-    if ((await store.fleet.inFlightOn(task)) >= claimLimits(run.context, task).cap) {
-      await deps.wait(ROOM_POLL_MS);
-      continue;
-    }
     const sent = await sendTask(task, run.context, () => run.halt === undefined);
     const refused = run.refusals.get(key);
     run.refusals.delete(key);
     if (sent.kind === "not-sent") {
-      // Full since it looked (another worker's claim came first): wait for room again.
-      if (refused === "full") continue;
+      // The lane is full fleet-wide: the claim says so before any turn is taken.
+      if (refused === "full") {
+        await deps.wait(ROOM_POLL_MS);
+        continue;
+      }
       if (refused === "budget") {
         const { maxCost } = run.context.settings.limits;
         const { spent } = await store.summaryOf({ run: run.id });

@@ -43,7 +43,6 @@ export interface FleetStore {
     now: number,
   ): Promise<boolean>;
   heldByGateway(runIds: readonly number[]): Promise<TaskRow[]>;
-  inFlightOn(task: TaskRow): Promise<number>;
   orphansOf(
     limit: number,
   ): Promise<{ task_id: string; job_key: string; worker_id: string; received_at: number }[]>;

@@ -255,6 +255,31 @@ describe("fleet pace on one PostgreSQL row", () => {
     expect(row.turns).toHaveLength(8);
   });
 
+  it("lets a turn it woke to a whole turn late go, and books another", async () => {
+    const clock = new ManualClock();
+    const reserved: number[] = [];
+    const state = { rate: 10, epoch: 0, pausedMs: 0 };
+    const row: PaceRow = {
+      open: async () => state,
+      // The first turn lies 100 ms ahead, the next one is due at once.
+      reserve: async () => {
+        reserved.push(clock.now());
+        const waitMs = reserved.length === 1 ? 100 : 0;
+        return { ...state, slotAt: clock.now() + waitMs, waitMs };
+      },
+      succeed: async () => state,
+      limit: async () => state,
+    };
+    const pace = await FleetPace.open(row, clock, ACCOUNT, 10);
+    const start = clock.now();
+    const came = askTurns(pace, 1);
+    await until(() => clock.nextWake !== undefined);
+    // The host stalls: it wakes 250 ms after a slot that allowed 100 ms (1/rate) of lateness.
+    clock.advance(350);
+    await until(() => came() === 1);
+    expect(reserved.map((at) => at - start)).toEqual([0, 350]);
+  });
+
   it("drops a row update that fails, without throwing", async () => {
     const clock = new ManualClock();
     const failing: PaceRow = {

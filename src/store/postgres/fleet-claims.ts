@@ -168,16 +168,6 @@ export function heldByGateway(db: PgDb, runIds: readonly number[]): Promise<Task
   );
 }
 
-/** Tasks in flight on a task's capacity lane: a claim waits while the lane is full. */
-export async function inFlightOn(db: PgDb, task: TaskRow): Promise<number> {
-  const flying = await row<{ n: number }>(
-    db.pool,
-    "SELECT count(*) AS n FROM jobs WHERE run_id = $1 AND lane = ANY($2::text[]) AND state = ANY($3::text[])",
-    [task.run_id, lanesOf(task), IN_FLIGHT],
-  );
-  return flying?.n ?? 0;
-}
-
 /** Task ids received for claims already taken over, newest first. */
 export function orphansOf(
   db: PgDb,

@@ -160,7 +160,6 @@ function fleetStore(db: PgDb, url: string): FleetStore {
     resolveDeadClaim: (task, policy, reason, now) =>
       claims.resolveDeadClaim(db, task, policy, reason, now),
     heldByGateway: (runIds) => claims.heldByGateway(db, runIds),
-    inFlightOn: (task) => claims.inFlightOn(db, task),
     orphansOf: (limit) => claims.orphansOf(db, limit),
     setResolvedManifest: (runId, text) => fleetRuns.setResolvedManifest(db, runId, text),
     fleetRun: (runId) => fleetRuns.fleetRun(db, runId),
