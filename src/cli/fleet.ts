@@ -17,7 +17,7 @@ import {
   startDependants,
   writeMarker,
 } from "../fleet/index.js";
-import { hasMaskedKey, resolvedManifest } from "../manifest/index.js";
+import { hasMaskedKey, perSecond, resolvedManifest } from "../manifest/index.js";
 import type { FleetRunRow, PgStore, RunRow, Store } from "../store/index.js";
 import { STATUS_BY_END } from "../ui/index.js";
 import type { RunFlags } from "./execute.js";
@@ -52,8 +52,7 @@ export async function openFleetRun(store: PgStore, work: RunWork): Promise<Fleet
   };
   context.writes = fleetWrites(store, context, run, CLAIM_OWNER);
   // One pace for every worker on the account, timed by the database's clock.
-  const { submitRate } = context.settings.limits;
-  const ceiling = (submitRate.count * 1000) / submitRate.perMs;
+  const ceiling = perSecond(context.settings.limits.submitRate);
   context.pace = await openFleetPace(store, context.clock, run.account, ceiling);
   return run;
 }

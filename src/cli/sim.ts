@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { Option } from "commander";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { didYouMean } from "../core/suggest.js";
-import { parseDuration, parseRate } from "../manifest/index.js";
+import { parseDuration, parseRate, perSecond } from "../manifest/index.js";
 import { LATENCY_KEYS } from "../sim/latency.js";
 import {
   BATCH_SHAPES,
@@ -200,7 +200,7 @@ export function simOptionsOf(flags: SimFlags): SimOptionsInput {
   if (flags.rateLimit !== undefined && rate === undefined) {
     throw usage(`--rate-limit must be a rate such as 10/s or 600/m, got "${flags.rateLimit}"`);
   }
-  const perSecond = rate === undefined ? undefined : (rate.count * 1000) / rate.perMs;
+  const limit = rate === undefined ? undefined : perSecond(rate);
   const fraction = (flag: string, value: string | undefined) => number(flag, value, 0, 1);
   const faults: Partial<SimFaults> = {
     taskFailureRate: fraction("--fail-rate", flags.failRate),
@@ -234,11 +234,11 @@ export function simOptionsOf(flags: SimFlags): SimOptionsInput {
     seed: flags.seed,
     key: flags.key,
     rateLimit:
-      perSecond === undefined
+      limit === undefined
         ? undefined
         : {
-            perSecond,
-            burst: number("--burst", flags.burst, 1) ?? Math.max(1, Math.ceil(perSecond)),
+            perSecond: limit,
+            burst: number("--burst", flags.burst, 1) ?? Math.max(1, Math.ceil(limit)),
           },
     balance: number("--balance", flags.balance, 0),
     latencySeconds: latenciesOf(flags.latency ?? []),

@@ -3,7 +3,7 @@ import { CLAIM_OWNER } from "../core/process.js";
 import type { Random } from "../core/random.js";
 import type { CheckedJob } from "../families/index.js";
 import type { GatewayClient, RetryPolicy } from "../gateway/index.js";
-import type { ManifestSettings } from "../manifest/index.js";
+import { type ManifestSettings, perSecond } from "../manifest/index.js";
 import type {
   DownloadedFile,
   OutputCheck,
@@ -86,14 +86,13 @@ export async function openRunContext(
   signal: AbortSignal,
 ): Promise<RunContext> {
   const { store, settings, clock, baseUrl } = options;
-  const { submitRate } = settings.limits;
-  const perSecond = (submitRate.count * 1000) / submitRate.perMs;
+  const ceiling = perSecond(settings.limits.submitRate);
   const learned = await store.learnedRate(baseUrl);
   return {
     ...options,
     signal,
     retry: { ...settings.retry },
-    pace: new SubmitPace(clock, perSecond, learned ?? perSecond),
+    pace: new SubmitPace(clock, ceiling, learned ?? ceiling),
     writes: taskWrites(options),
   };
 }

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import type { CheckedJob } from "../families/index.js";
 import { dependantsOfOutputs, standInsOf } from "../plan/index.js";
-import type { RecordedDependant, TaskEvent, TaskRow } from "../store/index.js";
-import type { RunContext } from "./context.js";
+import { type RecordedDependant, type TaskEvent, type TaskRow, TaskState } from "../store/index.js";
+import { publish, type RunContext } from "./context.js";
 
 /**
  * Pipelines as a run records them: a done task's dependants (one per output, template and
@@ -41,6 +41,31 @@ export function recordSkipped(
     reason,
     context.clock.now(),
   );
+}
+
+/** A task failed (or expired, held…) as recorded, and its dependants skipped with its reason. */
+export async function recordFailure(
+  context: RunContext,
+  task: TaskRow,
+  from: readonly TaskState[],
+  reason: string,
+  to: "failed" | "rejected" | "expired" | "held" = TaskState.Failed,
+  expiredOutput?: number,
+): Promise<void> {
+  const { store, clock } = context;
+  const events = await store.failTask(task, from, to, reason, clock.now(), expiredOutput);
+  publish(context, events);
+  if (events.length > 0) await skipDependants(context, task, reason);
+}
+
+/** A failed upstream's dependants are recorded skipped, with its reason. */
+export async function skipDependants(
+  context: RunContext,
+  task: TaskRow,
+  reason: string,
+): Promise<void> {
+  if (context.templates.has(task.job_id))
+    publish(context, await recordSkipped(context, context.templates, task, reason));
 }
 
 function dataUriOf(file: string | null, contentType: string | null): string {

@@ -16,7 +16,7 @@ import {
   type RunResult,
   runResult,
 } from "./context.js";
-import { recordDependants, recordSkipped } from "./dependants.js";
+import { recordDependants, recordFailure, skipDependants } from "./dependants.js";
 import { deadlineFirst, downloadOutputs, localFaultMessage } from "./download.js";
 import type { RunEnd } from "./events.js";
 import { Poller, pollBatch } from "./poll.js";
@@ -216,7 +216,7 @@ export class Engine {
           const completed = { ...task, state: TaskState.Completed, cost: outcome.cost };
           const expiries = outcome.links.map((link) => link.expiresAt);
           this.#enqueueDownload(completed, false, expiries);
-        } else if (outcome.kind === "failed") await this.#skipDependants(task, outcome.reason);
+        } else if (outcome.kind === "failed") await skipDependants(this.#run, task, outcome.reason);
       }
     }
   }
@@ -297,13 +297,6 @@ export class Engine {
     }
   }
 
-  /** A failed upstream's dependants are recorded skipped, with its reason. */
-  async #skipDependants(task: TaskRow, reason: string): Promise<void> {
-    const { templates } = this.#options;
-    if (templates.has(task.job_id))
-      publish(this.#run, await recordSkipped(this.#run, templates, task, reason));
-  }
-
   async #fail(
     task: TaskRow,
     from: readonly TaskState[],
@@ -311,13 +304,10 @@ export class Engine {
     to: "failed" | "rejected" | "expired" | "held" = TaskState.Failed,
     expiredOutput?: number,
   ): Promise<void> {
-    const { store, clock } = this.#options;
     // Whoever moved it, it is no longer this engine's to poll.
     this.#poller.untrack(task.key);
     this.#admission.ended(task);
-    const events = await store.failTask(task, from, to, reason, clock.now(), expiredOutput);
-    publish(this.#run, events);
-    if (events.length > 0) await this.#skipDependants(task, reason);
+    await recordFailure(this.#run, task, from, reason, to, expiredOutput);
   }
 
   // --- the loop

@@ -1,9 +1,10 @@
 import { checkTask } from "../engine/checks.js";
 import { publish } from "../engine/context.js";
+import { recordFailure } from "../engine/dependants.js";
 import { downloadOutputs, localFaultMessage } from "../engine/download.js";
 import type { OutputRow, PgStore, TaskRow } from "../store/index.js";
 import { TaskState } from "../store/index.js";
-import { failTask, startDependants } from "./endings.js";
+import { startDependants } from "./endings.js";
 import { type FleetRun, haltRun } from "./fleet-run.js";
 
 /**
@@ -38,7 +39,7 @@ export async function downloadJob(key: string, deps: DownloadDeps): Promise<void
   }
   if (result.expired !== undefined) {
     const { reason, idx } = result.expired;
-    return failTask(run, task, [TaskState.Completed], reason, TaskState.Expired, idx);
+    return recordFailure(run.context, task, [TaskState.Completed], reason, TaskState.Expired, idx);
   }
   throw new Error(`the download of ${task.label} was interrupted; it is tried again`);
 }
@@ -55,5 +56,5 @@ async function finish(run: FleetRun, task: TaskRow, outputs?: OutputRow[]): Prom
   const checked = await checkTask(task, postprocess, run.context, outputs);
   if (checked.kind === "done") await startDependants(run, task);
   else if (checked.kind === "failed")
-    await failTask(run, task, [TaskState.Downloaded], checked.reason);
+    await recordFailure(run.context, task, [TaskState.Downloaded], checked.reason);
 }

@@ -5,7 +5,7 @@
  * each lane's cap and the budget fleet-wide; one poll leader per account keeps batch calls
  * full; workers heartbeat, and every worker reaps the dead.
  */
-export { failTask, startDependants } from "./endings.js";
+export { startDependants } from "./endings.js";
 export { type FleetRun, haltRun, type OpenRun } from "./fleet-run.js";
 export { followRun } from "./follow.js";
 export { checkMarker, MARKER_FILE, writeMarker } from "./output-marker.js";

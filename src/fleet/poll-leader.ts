@@ -1,7 +1,7 @@
 import { coerceError } from "../core/errors.js";
+import { recordFailure, skipDependants } from "../engine/dependants.js";
 import { Poller, pollBatch } from "../engine/poll.js";
-import type { LeaderLock, PgStore } from "../store/index.js";
-import { failTask, skipDependants } from "./endings.js";
+import { type LeaderLock, type PgStore, TaskState } from "../store/index.js";
 import type { FleetRun } from "./fleet-run.js";
 
 /**
@@ -10,6 +10,8 @@ import type { FleetRun } from "./fleet-run.js";
  * would. Every round it learns from the store which tasks are in flight (other workers
  * submitted them); completions are queued as download jobs by the store itself.
  */
+const HELD: readonly string[] = [TaskState.Submitted, TaskState.Processing];
+
 export class PollLeader {
   readonly #store: PgStore;
   readonly #lock: LeaderLock;
@@ -33,12 +35,17 @@ export class PollLeader {
       return;
     }
     const held = await this.#store.fleet.heldByGateway(runs.map((run) => run.id));
+    const untracked = held.filter((task) => !this.#pollers.get(task.run_id)?.has(task.key));
+    const rows = await this.#store.tasksByKey(untracked.map((task) => task.key));
     for (const run of runs) {
-      const poller = this.#pollerOf(run);
-      const mine = held.filter((task) => task.run_id === run.id);
-      const keys = new Set(mine.map((task) => task.key));
-      for (const task of mine)
-        if (!poller.has(task.key)) poller.track(task, task.next_poll_at ?? run.context.clock.now());
+      const poller = this.#pollers.get(run.id) ?? this.#newPoller(run);
+      const keys = new Set(held.filter((task) => task.run_id === run.id).map((task) => task.key));
+      for (const key of keys) {
+        const task = rows.get(key);
+        // Read while still held (it may have moved on since the keys were read).
+        if (task !== undefined && !poller.has(key) && HELD.includes(task.state))
+          poller.track(task, task.next_poll_at ?? run.context.clock.now());
+      }
       // Moved on elsewhere (failed by a retry, reaped): no longer polled.
       poller.keepOnly(keys);
       await this.#pollDue(run, poller);
@@ -50,13 +57,10 @@ export class PollLeader {
     await this.#lock.release();
   }
 
-  #pollerOf(run: FleetRun): Poller {
-    let poller = this.#pollers.get(run.id);
-    if (poller === undefined) {
-      const { batchSize, everyMs } = run.context.settings.poll;
-      poller = new Poller({ batchSize, everyMs });
-      this.#pollers.set(run.id, poller);
-    }
+  #newPoller(run: FleetRun): Poller {
+    const { batchSize, everyMs } = run.context.settings.poll;
+    const poller = new Poller({ batchSize, everyMs });
+    this.#pollers.set(run.id, poller);
     return poller;
   }
 
@@ -69,11 +73,13 @@ export class PollLeader {
       } catch (error) {
         const { delayMs, givenUp } = poller.unanswered(batch, error, clock.now());
         emit({ type: "gateway:retry", what: "poll", delayMs, reason: coerceError(error).message });
-        for (const { task, reason } of givenUp) await failTask(run, task, [task.state], reason);
+        for (const { task, reason } of givenUp)
+          await recordFailure(run.context, task, [task.state], reason);
         continue;
       }
       for (const { task, outcome, lost } of poller.settle(polled, clock.now()))
-        if (!lost && outcome.kind === "failed") await skipDependants(run, task, outcome.reason);
+        if (!lost && outcome.kind === "failed")
+          await skipDependants(run.context, task, outcome.reason);
     }
   }
 }

@@ -1,7 +1,7 @@
 import { budgetStopMessage } from "../engine/admission.js";
+import { recordFailure } from "../engine/dependants.js";
 import { sendTask } from "../engine/submit.js";
 import { type PgStore, type TaskRow, TaskState } from "../store/index.js";
-import { failTask } from "./endings.js";
 import { type FleetRun, haltRun } from "./fleet-run.js";
 
 /**
@@ -51,7 +51,7 @@ export async function submitJob(key: string, deps: SubmitDeps): Promise<void> {
     }
     if (sent.kind === "unrecorded") throw sent.error;
     if (sent.kind === "failed")
-      await failTask(run, sent.task, [TaskState.Submitting], sent.reason, sent.to);
+      await recordFailure(run.context, sent.task, [TaskState.Submitting], sent.reason, sent.to);
     else if (sent.kind === "released" && sent.halt === "balance")
       await haltRun(store, run, "balance", `the gateway balance ran out: ${sent.reason}`);
     return;

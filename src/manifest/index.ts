@@ -15,4 +15,4 @@ export {
   ticksBetween,
 } from "./ticks.js";
 export type { ExpandedJob, JobChecks, JobSpec, ManifestSettings } from "./types.js";
-export { parseDuration, parseRate, type Rate } from "./units.js";
+export { parseDuration, parseRate, perSecond, type Rate } from "./units.js";

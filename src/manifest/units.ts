@@ -34,6 +34,11 @@ const RATE_MS: Record<string, number> = {
   h: 3_600_000,
 };
 
+/** The rate as requests per second. */
+export function perSecond(rate: Rate): number {
+  return (rate.count * 1000) / rate.perMs;
+}
+
 /** A rate such as "5/s", "120/m" or "1000/h"; undefined if malformed. */
 export function parseRate(value: string): Rate | undefined {
   const match = RATE.exec(value.trim());

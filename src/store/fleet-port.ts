@@ -42,7 +42,8 @@ export interface FleetStore {
     reason: string,
     now: number,
   ): Promise<boolean>;
-  heldByGateway(runIds: readonly number[]): Promise<TaskRow[]>;
+  /** The keys of the tasks the gateway holds for these runs (submitted or processing). */
+  heldByGateway(runIds: readonly number[]): Promise<{ key: string; run_id: number }[]>;
   orphansOf(
     limit: number,
   ): Promise<{ task_id: string; job_key: string; worker_id: string; received_at: number }[]>;

@@ -3,7 +3,7 @@ import type { TaskRow } from "../rows.js";
 import { TaskState } from "../states.js";
 import { named } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
-import { type PgDb, row, rows, TASK_COLUMNS } from "./db.js";
+import { type PgDb, row, rows } from "./db.js";
 import { move } from "./tasks.js";
 
 /**
@@ -158,11 +158,17 @@ export async function resolveDeadClaim(
   });
 }
 
-/** The tasks the gateway holds for these runs: the poll leader's round. */
-export function heldByGateway(db: PgDb, runIds: readonly number[]): Promise<TaskRow[]> {
-  return rows<TaskRow>(
+/**
+ * Which tasks the gateway holds for these runs, by key: the poll leader's round, several times
+ * a second, so only keys (the leader reads the rows of the ones it does not track yet).
+ */
+export function heldByGateway(
+  db: PgDb,
+  runIds: readonly number[],
+): Promise<{ key: string; run_id: number }[]> {
+  return rows<{ key: string; run_id: number }>(
     db.pool,
-    `SELECT ${TASK_COLUMNS} FROM jobs
+    `SELECT key, run_id FROM jobs
      WHERE state IN ('submitted', 'processing') AND run_id = ANY($1::int[])`,
     [[...runIds]],
   );
