@@ -87,11 +87,16 @@ export async function serveFile(
     countError(counters, "truncated");
     const half = Math.floor(file.bytes / 2);
     counters.downloads.bytes += half;
+    if (file.data !== undefined) {
+      res.write(file.data.subarray(0, half), () => res.destroy());
+      return;
+    }
     const stream = createReadStream(file.path, { end: Math.max(0, half - 1) });
     stream.on("end", () => res.destroy());
     stream.pipe(res, { end: false });
     return;
   }
   counters.downloads.bytes += file.bytes;
-  createReadStream(file.path).pipe(res);
+  if (file.data !== undefined) res.end(file.data);
+  else createReadStream(file.path).pipe(res);
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, rename, rm, stat } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import PQueue from "p-queue";
 import { ErrorCategory, ErrorCode, GwError } from "../core/errors.js";
@@ -34,6 +34,8 @@ export interface RenderedMedia {
   path: string;
   bytes: number;
   contentType: "image/png" | "video/mp4";
+  /** The file's bytes, for a small file kept in memory. */
+  data?: Buffer;
 }
 
 export interface MediaRendererOptions {
@@ -45,10 +47,19 @@ export interface MediaRendererOptions {
 /** Bump when the drawing changes, so cached files from an older renderer are not served. */
 const RENDERER_VERSION = 1;
 
+/**
+ * Files up to this size are also kept in memory, up to MEMORY_BYTES in all: a run of thousands
+ * of small pictures is then served without opening, reading and closing a file for each.
+ */
+const SMALL_FILE = 256 * 1024;
+const MEMORY_BYTES = 64 * 1024 * 1024;
+
 export class MediaRenderer {
   readonly #cacheDir: string;
   readonly #clips: PQueue;
   readonly #inFlight = new Map<string, Promise<RenderedMedia>>();
+  readonly #inMemory = new Map<string, Promise<RenderedMedia>>();
+  #memoryBytes = 0;
 
   constructor(options: MediaRendererOptions) {
     this.#cacheDir = options.cacheDir;
@@ -58,6 +69,8 @@ export class MediaRenderer {
   /** The file for this spec: rendered once, then served from the cache folder. */
   render(spec: MediaSpec): Promise<RenderedMedia> {
     const name = cacheName(spec);
+    const kept = this.#inMemory.get(name);
+    if (kept !== undefined) return kept;
     let pending = this.#inFlight.get(name);
     if (pending === undefined) {
       // Dropped once settled: a failed render is retried by the next call, a finished one is
@@ -73,7 +86,7 @@ export class MediaRenderer {
     const file = path.join(this.#cacheDir, name);
     const contentType = spec.kind === "image" ? "image/png" : "video/mp4";
     const cached = await sizeOf(file);
-    if (cached !== undefined) return { path: file, bytes: cached, contentType };
+    if (cached !== undefined) return this.#keep(name, { path: file, bytes: cached, contentType });
 
     await mkdir(this.#cacheDir, { recursive: true });
 
@@ -91,7 +104,16 @@ export class MediaRenderer {
       throw error;
     }
     const bytes = await sizeOf(file);
-    return { path: file, bytes: bytes ?? 0, contentType };
+    return this.#keep(name, { path: file, bytes: bytes ?? 0, contentType });
+  }
+
+  /** Keeps a small file in memory while there is room; others are served from disk. */
+  async #keep(name: string, media: RenderedMedia): Promise<RenderedMedia> {
+    if (media.bytes > SMALL_FILE || this.#memoryBytes + media.bytes > MEMORY_BYTES) return media;
+    const kept = { ...media, data: await readFile(media.path) };
+    this.#memoryBytes += kept.data.length;
+    this.#inMemory.set(name, Promise.resolve(kept));
+    return kept;
   }
 }
 

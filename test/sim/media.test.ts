@@ -64,6 +64,19 @@ describe("MediaRenderer images", () => {
     expect(new Set(results.map((result) => result.path)).size).toBe(1);
     expect(readdirSync(folder)).toEqual([path.basename(results[0]!.path)]);
   });
+
+  it("keeps a small picture's bytes in memory and serves a large one from its file", async () => {
+    const folder = path.join(root, "memory");
+    const memory = new MediaRenderer({ cacheDir: folder });
+    const small = await memory.render(image(64, 64, "small"));
+    expect(small.data).toEqual(readFileSync(small.path));
+    // Kept: served the same even once the cache file is gone.
+    rmSync(small.path);
+    expect((await memory.render(image(64, 64, "small"))).data).toEqual(small.data);
+    const large = await memory.render(image(1600, 1200, "large"));
+    expect(large.bytes).toBeGreaterThan(256 * 1024);
+    expect(large.data).toBeUndefined();
+  });
 });
 
 describe("MediaRenderer clips", () => {
