@@ -1,4 +1,5 @@
 import { plural } from "../core/words.js";
+import { fleetTiming } from "../fleet/index.js";
 import type { RunRow, Store, WorkerRow } from "../store/index.js";
 import { isFleetStore } from "./fleet.js";
 
@@ -16,8 +17,13 @@ export interface FleetWorkerStatus {
   name: string;
   host: string;
   pid: number;
-  /** "live", or "stopped" (left cleanly) or "dead" (found silent) within the last hour. */
-  state: "live" | "stopped" | "dead";
+  /**
+   * "live"; "silent": no heartbeat for long enough that it submits nothing more, found dead
+   * once its lease runs out; or "stopped" (left cleanly) or "dead" within the last hour.
+   */
+  state: "live" | "silent" | "stopped" | "dead";
+  /** Its lease in seconds: silent this long, it is found dead (null if not recorded). */
+  lease_s: number | null;
   /** Seconds since its last heartbeat, to a tenth. */
   heartbeat_age_s: number;
   /** The run's tasks it submitted. */
@@ -63,9 +69,7 @@ export async function fleetStatus(store: Store, run: RunRow): Promise<FleetStatu
   // A run against the in-process simulator paces as `sim:<pid>:<run>`.
   const sim = new RegExp(`^sim:\\d+:${run.id}$`);
   // The live first; each group newest first, as the store lists them.
-  const listed = [...workers].sort(
-    (x, y) => Number(stateOf(x) !== "live") - Number(stateOf(y) !== "live"),
-  );
+  const listed = [...workers].sort((x, y) => gone(x) - gone(y));
   return {
     workers: listed.map((worker) => ({
       id: worker.id,
@@ -73,6 +77,7 @@ export async function fleetStatus(store: Store, run: RunRow): Promise<FleetStatu
       host: worker.host,
       pid: worker.pid,
       state: stateOf(worker),
+      lease_s: worker.lease_ms === null ? null : worker.lease_ms / 1000,
       heartbeat_age_s: tenths(worker.heartbeat_age_ms / 1000),
       submits: submits[worker.id] ?? 0,
       poll_leader: leaders.some((leader) => leads(leader, worker.id)),
@@ -99,10 +104,16 @@ export function fleetLines(fleet: FleetStatus): string[] {
   const count = (state: FleetWorkerStatus["state"]) =>
     fleet.workers.filter((worker) => worker.state === state).length;
   const gone = [`${count("dead")} dead`, `${count("stopped")} stopped`].join(", ");
-  const lines = [`  fleet: ${plural(count("live"), "worker")} live; in the last hour ${gone}`];
+  const silent = count("silent") === 0 ? "" : `, ${count("silent")} silent`;
+  const lines = [
+    `  fleet: ${plural(count("live"), "worker")} live${silent}; in the last hour ${gone}`,
+  ];
   for (const worker of fleet.workers) {
     const marks = [
       ...(worker.state === "live" ? [] : [worker.state]),
+      ...(worker.state === "silent" && worker.lease_s !== null
+        ? [`found dead at ${worker.lease_s} s`]
+        : []),
       `${plural(worker.submits, "submit")} for this run`,
       ...(worker.poll_leader ? ["poll leader"] : []),
     ];
@@ -137,7 +148,16 @@ export function fleetLines(fleet: FleetStatus): string[] {
 
 function stateOf(worker: WorkerRow): FleetWorkerStatus["state"] {
   if (worker.dead_at !== null) return "dead";
-  return worker.stopped_at === null ? "live" : "stopped";
+  if (worker.stopped_at !== null) return "stopped";
+  // Silent past its fence, a worker claims nothing more: it is alive only in name.
+  const silent =
+    worker.lease_ms !== null && worker.heartbeat_age_ms > fleetTiming(worker.lease_ms).fenceMs;
+  return silent ? "silent" : "live";
+}
+
+/** Live workers first, then the silent, then those gone. */
+function gone(worker: WorkerRow): number {
+  return { live: 0, silent: 1, stopped: 2, dead: 2 }[stateOf(worker)];
 }
 
 /** A leader's connection names its worker in 50 characters at most (the rest is cut). */

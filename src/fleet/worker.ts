@@ -78,7 +78,8 @@ export class FleetWorker {
     const pid = process.pid;
     // A process before this one had the same pid on this host: its claims are resolved first.
     await reap(store, this.#reapDeps(), [this.id]);
-    await store.fleet.registerWorker({ id: this.id, name, host: hostname(), pid });
+    const leaseMs = this.#timing.leaseMs;
+    await store.fleet.registerWorker({ id: this.id, name, host: hostname(), pid, leaseMs });
     this.#lastBeat = this.#options.clock.now();
     const { run, Logger } = await import("graphile-worker");
     const events = new EventEmitter();

@@ -98,7 +98,7 @@ describe("claims across a fleet", () => {
     const { stores, rows } = await fleet(1, 3);
     const [store] = stores as [PgStore];
     for (const id of ["dead@h", "live@h"])
-      await store.fleet.registerWorker({ id, name: id, host: "h", pid: 1 });
+      await store.fleet.registerWorker({ id, name: id, host: "h", pid: 1, leaseMs: 90_000 });
     const [a, b, c] = rows as [TaskRow, TaskRow, TaskRow];
     for (const [task, owner] of [
       [a, "dead@h"],
@@ -139,7 +139,13 @@ describe("claims across a fleet", () => {
   it("passes a dead worker's poll lead to a standby, even when its host never closed the connection", async () => {
     const { stores } = await fleet(2, 0);
     const [store] = stores as [PgStore];
-    await store.fleet.registerWorker({ id: "gone@h", name: "gone", host: "h", pid: 1 });
+    await store.fleet.registerWorker({
+      id: "gone@h",
+      name: "gone",
+      host: "h",
+      pid: 1,
+      leaseMs: 90_000,
+    });
     const leader = store.fleet.leaderLock("http://gateway.test", "gone@h");
     const standby = store.fleet.leaderLock("http://gateway.test", "next@h");
     try {

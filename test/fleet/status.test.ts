@@ -84,7 +84,7 @@ describe("gwrun status on a PostgreSQL store", () => {
       [W3, "w3", "host-c", 7],
       ["5@host-d", "w4", "host-d", 5],
     ] as const)
-      await store.fleet.registerWorker({ id, name, host, pid });
+      await store.fleet.registerWorker({ id, name, host, pid, leaseMs: 90_000 });
     // w3 fell silent and was found dead; w4 left two hours ago (no longer shown).
     await store.pool.query(
       "UPDATE workers SET heartbeat_at = clock_timestamp() - interval '2 minutes' WHERE id = $1",
@@ -144,7 +144,8 @@ describe("gwrun status on a PostgreSQL store", () => {
     });
     await working;
 
-    // w2's heartbeat is 42 s old by the database's clock; w1 has just beaten.
+    // w2's heartbeat is 42 s old by the database's clock: past its fence (20 s of a 90 s
+    // lease) it submits nothing more, so it shows as silent. w1 has just beaten.
     await store.pool.query(
       "UPDATE workers SET heartbeat_at = clock_timestamp() - interval '42 seconds' WHERE id = $1",
       [W2],
@@ -155,14 +156,14 @@ describe("gwrun status on a PostgreSQL store", () => {
     expect(text.stderr).toBe("");
     expect(text.code).toBe(0);
     const lines = text.stdout.split("\n");
-    expect(lines).toContain("  fleet: 2 workers live; in the last hour 1 dead, 0 stopped");
+    expect(lines).toContain("  fleet: 1 worker live, 1 silent; in the last hour 1 dead, 0 stopped");
     const w1 = lines.find((line) => line.startsWith("    w1 "));
     expect(w1).toMatch(
       /^ {4}w1 host-a 1234 heartbeat \d+\.\d s ago, 2 submits for this run, poll leader$/,
     );
     expect(Number(w1?.match(/heartbeat (\S+) s/)?.[1])).toBeLessThan(10);
     expect(text.stdout).toMatch(
-      /^ {4}w2 host-b 99 heartbeat 4\d\.\d s ago, 1 submit for this run$/m,
+      /^ {4}w2 host-b 99 heartbeat 4\d\.\d s ago, silent, found dead at 90 s, 1 submit for this run$/m,
     );
     expect(text.stdout).toMatch(
       /^ {4}w3 host-c 7 heartbeat 1\d\d\.\d s ago, dead, 0 submits for this run$/m,
@@ -191,7 +192,12 @@ describe("gwrun status on a PostgreSQL store", () => {
       poll_leader: true,
     });
     expect(byName.w1?.heartbeat_age_s).toBeLessThan(10);
-    expect(byName.w2).toMatchObject({ state: "live", submits: 1, poll_leader: false });
+    expect(byName.w2).toMatchObject({
+      state: "silent",
+      lease_s: 90,
+      submits: 1,
+      poll_leader: false,
+    });
     expect(byName.w2?.heartbeat_age_s).toBeGreaterThanOrEqual(42);
     expect(byName.w2?.heartbeat_age_s).toBeLessThan(60);
     expect(byName.w3).toMatchObject({ state: "dead", submits: 0 });

@@ -14,9 +14,13 @@ export interface WorkerIdentity {
   name: string;
   host: string;
   pid: number;
+  /** Silent this long, it is found dead. */
+  leaseMs: number;
 }
 
-export interface WorkerRow extends WorkerIdentity {
+export interface WorkerRow extends Omit<WorkerIdentity, "leaseMs"> {
+  /** Null for a worker registered before leases were recorded. */
+  lease_ms: number | null;
   pool_ids: string[];
   /** Milliseconds since its last heartbeat, by the database's clock. */
   heartbeat_age_ms: number;
@@ -28,10 +32,11 @@ export interface WorkerRow extends WorkerIdentity {
 /** A worker that starts under the id of a dead one (the pid came round again) replaces it. */
 export async function registerWorker(db: PgDb, worker: WorkerIdentity): Promise<void> {
   await db.pool.query(
-    `INSERT INTO workers (id, name, host, pid) VALUES ($1, $2, $3, $4)
-     ON CONFLICT (id) DO UPDATE SET name = $2, pool_ids = '{}', started_at = clock_timestamp(),
-       heartbeat_at = clock_timestamp(), stopped_at = NULL, dead_at = NULL`,
-    [worker.id, worker.name, worker.host, worker.pid],
+    `INSERT INTO workers (id, name, host, pid, lease_ms) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (id) DO UPDATE SET name = $2, lease_ms = $5, pool_ids = '{}',
+       started_at = clock_timestamp(), heartbeat_at = clock_timestamp(), stopped_at = NULL,
+       dead_at = NULL`,
+    [worker.id, worker.name, worker.host, worker.pid, worker.leaseMs],
   );
 }
 
@@ -101,7 +106,7 @@ export async function reapWorkers(
 export function workersOf(db: PgDb): Promise<WorkerRow[]> {
   return rows<WorkerRow>(
     db.pool,
-    `SELECT id, name, host, pid, pool_ids,
+    `SELECT id, name, host, pid, pool_ids, lease_ms,
        (EXTRACT(EPOCH FROM clock_timestamp() - heartbeat_at) * 1000)::BIGINT AS heartbeat_age_ms,
        (EXTRACT(EPOCH FROM started_at) * 1000)::BIGINT AS started_at,
        (EXTRACT(EPOCH FROM stopped_at) * 1000)::BIGINT AS stopped_at,
