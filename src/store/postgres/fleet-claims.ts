@@ -34,51 +34,43 @@ function lanesOf(task: TaskRow): string[] {
 }
 
 /**
- * pending → submitting for `owner`, if the lane has room and the budget allows it. One short
- * transaction, serialised per run and lane (an advisory lock) so the counts hold fleet-wide.
+ * pending → submitting for `owner`, if the lane has room and the budget allows it: one call of
+ * `gwrun_claim` (sql/pg/000009), serialised per run and lane on the server so the counts hold
+ * fleet-wide while no lock waits on a worker's round trips.
  */
-export function claimWithin(
+export async function claimWithin(
   db: PgDb,
   task: TaskRow,
   owner: string,
   limits: ClaimLimits,
   now: number,
 ): Promise<FleetClaim> {
-  return db.transaction(async (sql): Promise<FleetClaim> => {
-    const lanes = lanesOf(task);
-    await sql.query("SELECT pg_advisory_xact_lock(hashtext($1))", [
-      `gwrun:claim:${task.run_id}:${lanes[0]}`,
-    ]);
-    const flying = await row<{ n: number }>(
-      sql,
-      "SELECT count(*) AS n FROM jobs WHERE run_id = $1 AND lane = ANY($2::text[]) AND state = ANY($3::text[])",
-      [task.run_id, lanes, IN_FLIGHT],
-    );
-    if ((flying?.n ?? 0) >= limits.cap) return { refused: "full" };
-    if (limits.maxCost !== undefined) {
-      const unknown = limits.unknownCost ?? 0;
-      // What is spent (a cost, else its reservation) plus what is in flight, at reservations.
-      const committed = await row<{ total: number }>(
-        sql,
-        `SELECT COALESCE(SUM(CASE WHEN state = ANY($2::text[]) THEN COALESCE(cost, estimated_cost, $4)
-                                  ELSE COALESCE(estimated_cost, $4) END), 0) AS total
-         FROM jobs WHERE run_id = $1 AND (state = ANY($2::text[]) OR state = ANY($3::text[]))`,
-        [task.run_id, PAID, IN_FLIGHT, unknown],
-      );
-      const total = Math.round((committed?.total ?? 0) * 1e6) / 1e6;
-      const own = task.estimated_cost ?? unknown;
-      if (total >= limits.maxCost || Math.round((total + own) * 1e6) / 1e6 > limits.maxCost)
-        return { refused: "budget" };
-    }
-    const attempts = task.attempts + 1;
-    const patch = { claimed_by: owner, attempts };
-    if (!(await move(sql, task.key, [TaskState.Pending], TaskState.Submitting, patch, now)))
-      return { refused: "gone" };
-    return {
-      claimed: { ...task, state: TaskState.Submitting, claimed_by: owner, attempts },
-      events: [{ type: "task:submitting", ...named(task) }],
-    };
-  });
+  const unknown = limits.unknownCost ?? 0;
+  const attempts = task.attempts + 1;
+  const answer = await row<{ claim: "claimed" | "full" | "budget" | "gone" }>(
+    db.pool,
+    "SELECT gwrun_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS claim",
+    [
+      task.key,
+      task.run_id,
+      lanesOf(task),
+      IN_FLIGHT,
+      PAID,
+      limits.cap,
+      limits.maxCost ?? null,
+      unknown,
+      task.estimated_cost ?? unknown,
+      owner,
+      attempts,
+      now,
+    ],
+  );
+  const claim = answer?.claim ?? "gone";
+  if (claim !== "claimed") return { refused: claim };
+  return {
+    claimed: { ...task, state: TaskState.Submitting, claimed_by: owner, attempts },
+    events: [{ type: "task:submitting", ...named(task) }],
+  };
 }
 
 export type FleetReceipt = "recorded" | "orphan" | { duplicateOf: string };
