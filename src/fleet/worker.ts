@@ -219,7 +219,7 @@ export class FleetWorker {
         if (this.#options.onlyRun !== undefined && row.id !== this.#options.onlyRun) continue;
         const run = await this.#runOf(row.id).catch(() => undefined);
         if (run !== undefined) run.halt = row.halt ?? undefined;
-        if (row.queued && (await store.fleet.workLeft(row.id, row.halt !== null)) === 0)
+        if (row.queued && !(await store.fleet.hasWorkLeft(row.id, row.halt !== null)))
           await this.#options.settle(row);
       }
       if (clock.now() - this.#lastReap >= this.#timing.reapEveryMs) {

@@ -52,7 +52,7 @@ export interface FleetStore {
   activeRuns(): Promise<FleetRunRow[]>;
   haltRun(runId: number, halt: string, message: string): Promise<boolean>;
   clearHalt(runId: number): Promise<void>;
-  workLeft(runId: number, halted: boolean): Promise<number>;
+  hasWorkLeft(runId: number, halted: boolean): Promise<boolean>;
   settleRun(
     runId: number,
     end: { status: string; exitCode: number; now: number },

@@ -128,7 +128,7 @@ describe("claims across a fleet", () => {
     const [store] = stores as [PgStore];
     const end = { status: "done", exitCode: 0, now: 5 };
     // No tasks yet, as while `run` records them: nothing is left, yet the run is not over.
-    expect(await store.fleet.workLeft(runId, false)).toBe(0);
+    expect(await store.fleet.hasWorkLeft(runId, false)).toBe(false);
     expect(await store.fleet.settleRun(runId, end)).toBe(false);
     expect((await store.fleet.fleetRun(runId))?.status).toBe("running");
     await store.fleet.queueRun(runId);

@@ -53,20 +53,21 @@ export async function clearHalt(db: PgDb, runId: number): Promise<void> {
 }
 
 /**
- * Work the fleet still has for a run: tasks to submit (none once halted), in flight, or with
- * outputs to fetch or check. Zero means the run has settled.
+ * Whether the fleet still has work for a run: tasks to submit (none once halted), in flight,
+ * or with outputs to fetch or check. False means the run has settled. Every worker asks each
+ * second: the first such task answers, where a count would read all of a large run's tasks.
  */
-export async function workLeft(db: PgDb, runId: number, halted: boolean): Promise<number> {
+export async function hasWorkLeft(db: PgDb, runId: number, halted: boolean): Promise<boolean> {
   const states = halted
     ? ["submitting", "submitted", "processing", "completed", "downloaded"]
     : ["pending", "submitting", "submitted", "processing", "completed", "downloaded"];
-  const left = await row<{ n: number }>(
+  const left = await row<{ key: string }>(
     db.pool,
-    `SELECT count(*) AS n FROM jobs j JOIN run_jobs r ON r.key = j.key
-     WHERE r.run_id = $1 AND j.placeholder = 0 AND j.state = ANY($2::text[])`,
+    `SELECT j.key FROM jobs j JOIN run_jobs r ON r.key = j.key
+     WHERE r.run_id = $1 AND j.placeholder = 0 AND j.state = ANY($2::text[]) LIMIT 1`,
     [runId, states],
   );
-  return left?.n ?? 0;
+  return left !== undefined;
 }
 
 /**

@@ -166,7 +166,7 @@ function fleetStore(db: PgDb, url: string): FleetStore {
     activeRuns: () => fleetRuns.activeRuns(db),
     haltRun: (runId, halt, message) => fleetRuns.haltRun(db, runId, halt, message),
     clearHalt: (runId) => fleetRuns.clearHalt(db, runId),
-    workLeft: (runId, halted) => fleetRuns.workLeft(db, runId, halted),
+    hasWorkLeft: (runId, halted) => fleetRuns.hasWorkLeft(db, runId, halted),
     settleRun: (runId, end) => fleetRuns.settleRun(db, runId, end),
     queueRun: (runId) => fleetRuns.queueRun(db, runId),
     movesSince: (runId, afterId, limit) => fleetRuns.movesSince(db, runId, afterId, limit),
