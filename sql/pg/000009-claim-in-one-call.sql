@@ -10,7 +10,7 @@ CREATE FUNCTION gwrun_claim(
   claim_lanes TEXT[],
   in_flight TEXT[],
   paid TEXT[],
-  cap INTEGER,
+  cap BIGINT,
   max_cost FLOAT8,      -- NULL: no budget
   unknown_cost FLOAT8,  -- reserved for a task without an estimate
   own_cost FLOAT8,      -- this task's reservation
