@@ -76,18 +76,20 @@ export async function openGatewayTarget(
 export function inGatewayTime(settings: ManifestSettings, timeScale: number): ManifestSettings {
   if (timeScale === 1) return settings;
   const { poll, retry } = settings;
+  // Whole milliseconds, as the stores keep times (a PostgreSQL BIGINT takes no fraction).
+  const scaled = (ms: number) => Math.round(ms / timeScale);
   return {
     ...settings,
     poll: {
       ...poll,
-      firstAfterMs: poll.firstAfterMs / timeScale,
-      everyMs: Math.max(1, poll.everyMs / timeScale),
-      giveUpAfterMs: poll.giveUpAfterMs === undefined ? undefined : poll.giveUpAfterMs / timeScale,
+      firstAfterMs: scaled(poll.firstAfterMs),
+      everyMs: Math.max(1, scaled(poll.everyMs)),
+      giveUpAfterMs: poll.giveUpAfterMs === undefined ? undefined : scaled(poll.giveUpAfterMs),
     },
     retry: {
       ...retry,
-      minDelayMs: retry.minDelayMs / timeScale,
-      maxDelayMs: retry.maxDelayMs / timeScale,
+      minDelayMs: scaled(retry.minDelayMs),
+      maxDelayMs: scaled(retry.maxDelayMs),
     },
   };
 }
