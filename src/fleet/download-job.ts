@@ -18,14 +18,13 @@ const FRESH_LINKS_MS = 60_000;
 
 export interface DownloadDeps {
   store: PgStore;
-  runOf(runId: number): Promise<FleetRun | undefined>;
+  runOf(runId: number): Promise<FleetRun>;
 }
 
 export async function downloadJob(key: string, deps: DownloadDeps): Promise<void> {
   const task = await deps.store.task(key);
   if (task === undefined) return;
   const run = await deps.runOf(task.run_id);
-  if (run === undefined) return;
   if (task.state === TaskState.Downloaded) return finish(run, task);
   if (task.state !== TaskState.Completed) return;
   const { clock } = run.context;

@@ -16,8 +16,9 @@ const ROOM_POLL_MS = 200;
 
 export interface SubmitDeps {
   store: PgStore;
-  /** The run a task belongs to, opened; undefined when this worker cannot work it. */
-  runOf(runId: number): Promise<FleetRun | undefined>;
+  /** The run a task belongs to, opened; throws when this worker cannot work it (the job is
+   * then tried again later, by the process that can). */
+  runOf(runId: number): Promise<FleetRun>;
   /** Throws when this worker may not claim (stopping, or its heartbeat is stale). */
   mayClaim(): void;
   /** Waits `ms` (cut short when the worker stops). */
@@ -29,7 +30,7 @@ export async function submitJob(key: string, deps: SubmitDeps): Promise<void> {
   const task = await store.task(key);
   if (task === undefined || task.state !== TaskState.Pending || task.placeholder === 1) return;
   const run = await deps.runOf(task.run_id);
-  if (run === undefined || (await waitsForUpstream(store, task))) return;
+  if (await waitsForUpstream(store, task)) return;
   for (;;) {
     deps.mayClaim();
     if (run.halt !== undefined) return;

@@ -94,27 +94,45 @@ export class FleetWorker {
         if (level === "error") this.#options.log(`queue: ${message}`);
       }),
       events,
-      forbiddenFlags: () => this.#forbiddenFlags(),
+      // A worker of one run leaves the others' jobs alone; any other takes every job it lists.
+      forbiddenFlags:
+        this.#options.onlyRun === undefined ? undefined : () => this.#otherRunsFlags(),
     };
     const deps = {
       store,
-      runOf: (id: number) => this.#runOf(id),
+      runOf: (id: number) => this.#workableRun(id),
       mayClaim: () => this.#mayClaim(),
       wait: (ms: number) => this.#options.clock.sleep(ms, this.#stop.signal).catch(() => {}),
     };
     const key = (payload: unknown) => String((payload as { key?: unknown }).key);
+    // Jobs of a run against the simulator inside this process are named for it (sql/pg/000011).
+    const suffixes = ["", ...[...this.#runs.keys()].map((id) => `_run_${id}`)];
+    const named = (kind: string, handle: (payload: unknown) => Promise<void>) =>
+      Object.fromEntries(suffixes.map((suffix) => [kind + suffix, handle]));
+    // Jobs fetched a batch at a time and their completions written together: a query per job
+    // to fetch it and one to delete it were much of the database's work. A worker of one run
+    // fetches job by job: graphile-worker hands a batch only to fetches without forbidden
+    // flags, so a batch would sit locked in its local queue.
+    const batched = (concurrency: number) => ({
+      concurrency,
+      maxPoolSize: concurrency + 2,
+      preset: {
+        worker: {
+          localQueue: { size: this.#options.onlyRun === undefined ? concurrency : -1 },
+          completeJobBatchDelay: 0,
+        },
+      },
+    });
     this.#runners.push(
       await run({
         ...shared,
-        concurrency: this.#options.concurrency,
-        maxPoolSize: this.#options.concurrency + 2,
-        taskList: { gwrun_submit: (payload) => submitJob(key(payload), deps) },
+        ...batched(this.#options.concurrency),
+        taskList: named("gwrun_submit", (payload) => submitJob(key(payload), deps)),
       }),
       await run({
         ...shared,
-        concurrency: this.#options.downloads,
-        maxPoolSize: this.#options.downloads + 2,
-        taskList: { gwrun_download: (payload) => downloadJob(key(payload), deps) },
+        ...batched(this.#options.downloads),
+        taskList: named("gwrun_download", (payload) => downloadJob(key(payload), deps)),
       }),
     );
     this.#loops = [
@@ -179,15 +197,22 @@ export class FleetWorker {
     }
   }
 
-  /** Runs another process works alone (the simulator inside it), or not this worker's run. */
-  async #forbiddenFlags(): Promise<string[]> {
+  /**
+   * A job's run, or an error that puts the job back in the queue: another process works the
+   * run alone (the simulator inside it), or this worker works another run (`--run`).
+   */
+  async #workableRun(id: number): Promise<FleetRun> {
+    const run = await this.#runOf(id);
+    if (run === undefined)
+      throw new Error(`run ${id} is worked elsewhere; its job waits for that worker`);
+    return run;
+  }
+
+  /** The flags of the runs a worker of one run leaves alone: every other active run. */
+  async #otherRunsFlags(): Promise<string[]> {
     const { store, onlyRun } = this.#options;
-    const others =
-      onlyRun === undefined
-        ? await store.fleet.localRuns()
-        : (await store.fleet.activeRuns()).map((run) => run.id);
-    const mine = new Set(this.#runs.keys());
-    return others.filter((id) => id !== onlyRun && !mine.has(id)).map((id) => `run:${id}`);
+    const others = (await store.fleet.activeRuns()).filter((run) => run.id !== onlyRun);
+    return others.map((run) => `run:${run.id}`);
   }
 
   /** Poll rounds for each account this worker's runs use; it leads those no one else does. */

@@ -59,7 +59,6 @@ export interface FleetStore {
   ): Promise<boolean>;
   queueRun(runId: number): Promise<void>;
   movesSince(runId: number, afterId: number, limit?: number): Promise<LoggedMove[]>;
-  localRuns(): Promise<number[]>;
   unknownSubmitsOf(runId: number): Promise<number>;
   /** This store's identity, written into the output folders its runs share. */
   storeId(): Promise<string>;

@@ -94,6 +94,23 @@ describe("claims across a fleet", () => {
     expect((await store.fleet.orphansOf(10)).map((orphan) => orphan.task_id)).toEqual(["t-late"]);
   });
 
+  it("refuses a receipt whose task id another task holds, and moves nothing", async () => {
+    const { stores, rows } = await fleet(1, 2);
+    const [store] = stores as [PgStore];
+    const [first, second] = rows as [TaskRow, TaskRow];
+    const receipt = async (task: TaskRow) => {
+      const claim = await store.fleet.claimWithin(task, "w1@a", NO_BUDGET, 2);
+      if (!("claimed" in claim)) throw new Error("claimed");
+      const status = "submitted" as const;
+      const given = { task: claim.claimed, taskId: "t-same", status, nextPollAt: 10 };
+      return store.fleet.recordClaimedReceipt({ ...given, unknownSubmits: 0 }, "w1@a", 3);
+    };
+    expect((await receipt(first)).recorded).toBe("recorded");
+    expect((await receipt(second)).recorded).toEqual({ duplicateOf: first.label });
+    expect(await store.task(second.key)).toMatchObject({ state: "submitting", task_id: null });
+    expect(await store.fleet.orphansOf(10)).toEqual([]);
+  });
+
   it("hands a dead worker's claims back by the run's policy, and frees none of a live one", async () => {
     const { stores, rows } = await fleet(1, 3);
     const [store] = stores as [PgStore];
@@ -212,5 +229,44 @@ describe("claims across a fleet", () => {
       [`download:${a.key}`, 30],
       [`download:${b.key}`, 5],
     ]);
+  });
+
+  it("queues a download job for a task answered outside a poll round, and one per task in a round", async () => {
+    const { stores, rows } = await fleet(1, 3);
+    const [store] = stores as [PgStore];
+    const downloads = async () =>
+      (
+        await store.pool.query<{ key: string }>(
+          "SELECT key FROM graphile_worker.jobs WHERE task_identifier = 'gwrun_download' ORDER BY key",
+        )
+      ).rows.map((job) => job.key);
+    const now = Date.now();
+    const submitted: TaskRow[] = [];
+    for (const task of rows) {
+      const claim = await store.fleet.claimWithin(task, "w", NO_BUDGET, now);
+      if (!("claimed" in claim)) throw new Error("claimed");
+      submitted.push(claim.claimed);
+    }
+    const [answered, ...polled] = submitted as [TaskRow, TaskRow, TaskRow];
+    const answer = { format: "chat", model: "m", text: "hi", choices: 1, finish_reason: "stop" };
+    const extra = { usage: null, tool_calls: "[]", refusal: null, streamed: 0 };
+    const file = { path: "/out/a.txt", bytes: 2, sha256: "ab", contentType: "text/plain" };
+    await store.recordTextAnswer(answered, { ...answer, ...extra }, [file], now);
+    expect(await downloads()).toEqual([`download:${answered.key}`]);
+    for (const task of polled)
+      await store.fleet.recordClaimedReceipt(
+        { task, taskId: `id-${task.key}`, status: "submitted", nextPollAt: now, unknownSubmits: 0 },
+        "w",
+        now,
+      );
+    const link = { url: "http://gateway.test/x.png", expiresAt: now + 60_000 };
+    await store.recordPollRound(
+      polled.map((task) => ({
+        task: { ...task, state: "submitted" as const },
+        outcome: { kind: "completed" as const, links: [link], cost: 0.1 },
+      })),
+      now,
+    );
+    expect(await downloads()).toEqual(submitted.map((task) => `download:${task.key}`).sort());
   });
 });

@@ -105,6 +105,25 @@ describe("gwrun worker", () => {
     });
   }, 90_000);
 
+  it("leaves a run against the built-in simulator to the process that holds it", async () => {
+    await withFleet([], async (fleet) => {
+      const other = fleet.worker(["--name", "other"]);
+      await waitFor("the other worker", async () =>
+        (await workerRows(fleet.db)).has(other.id) ? true : undefined,
+      );
+      const manifest = fleet.write("local.yaml", fleetManifest(fleet.outputDir, 10));
+      const run = await fleet.gwrun(["run", manifest, "--base-url", "sim"]);
+      expect(run.code).toBe(0);
+      expect(await statesOf(fleet.db)).toEqual({ done: 10 });
+      // Only `gwrun run` can reach its simulator: the other worker submitted nothing.
+      const { rows } = await fleet.db.query<{ submitted_by: string }>(
+        "SELECT DISTINCT submitted_by FROM jobs",
+      );
+      expect(rows.map((row) => row.submitted_by)).not.toContain(other.id);
+      expect(rows).toHaveLength(1);
+    });
+  }, 90_000);
+
   it("refuses to work a run whose shared output folder it cannot see, saying which and what to do", async () => {
     await withFleet([], async (fleet) => {
       const manifest = fleet.write("fleet.yaml", fleetManifest(fleet.outputDir, 10));

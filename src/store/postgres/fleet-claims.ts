@@ -1,3 +1,4 @@
+import { checkedMove } from "../move.js";
 import type { Receipt } from "../port.js";
 import type { TaskRow } from "../rows.js";
 import { TaskState } from "../states.js";
@@ -11,9 +12,6 @@ import { move } from "./tasks.js";
  * every worker at once, and a receipt is recorded only while its claim is still the
  * claimer's; one that comes back after a takeover is kept as an orphan, never dropped.
  */
-
-const IN_FLIGHT = [TaskState.Submitting, TaskState.Submitted, TaskState.Processing];
-const PAID = [TaskState.Completed, TaskState.Downloaded, TaskState.Done];
 
 export interface ClaimLimits {
   /** Tasks in flight at once on the task's capacity lane (text shares the image lane). */
@@ -35,7 +33,7 @@ function lanesOf(task: TaskRow): string[] {
 
 /**
  * pending → submitting for `owner`, if the lane has room and the budget allows it: one call of
- * `gwrun_claim` (sql/pg/000009), serialised per run and lane on the server so the counts hold
+ * `gwrun_claim` (sql/pg/000010), serialised per run and lane on the server so the counts hold
  * fleet-wide while no lock waits on a worker's round trips.
  */
 export async function claimWithin(
@@ -49,13 +47,11 @@ export async function claimWithin(
   const attempts = task.attempts + 1;
   const answer = await row<{ claim: "claimed" | "full" | "budget" | "gone" }>(
     db.pool,
-    "SELECT gwrun_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) AS claim",
+    "SELECT gwrun_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS claim",
     [
       task.key,
       task.run_id,
       lanesOf(task),
-      IN_FLIGHT,
-      PAID,
       limits.cap,
       limits.maxCost ?? null,
       unknown,
@@ -77,52 +73,53 @@ export type FleetReceipt = "recorded" | "orphan" | { duplicateOf: string };
 
 /**
  * submitting → submitted | processing, only while `owner` still holds the claim. A receipt
- * for a claim taken over (the worker was presumed dead) is kept in `orphan_tasks`.
+ * for a claim taken over (the worker was presumed dead) is kept in `orphan_tasks`. One
+ * statement: the guarded update is the compare-and-set, and what it did not move is kept.
  */
-export function recordClaimedReceipt(
+export async function recordClaimedReceipt(
   db: PgDb,
   receipt: Receipt,
   owner: string,
   now: number,
 ): Promise<{ recorded: FleetReceipt; events: TaskEvent[] }> {
-  return db.transaction(async (sql) => {
-    const { task, taskId } = receipt;
-    const holder = await row<{ state: string; claimed_by: string | null }>(
-      sql,
-      "SELECT state, claimed_by FROM jobs WHERE key = $1 FOR UPDATE",
-      [task.key],
-    );
-    const held = await row<{ label: string }>(
-      sql,
-      "SELECT label FROM jobs WHERE task_id = $1 AND key <> $2 LIMIT 1",
-      [taskId, task.key],
-    );
-    if (held !== undefined) return { recorded: { duplicateOf: held.label }, events: [] };
-    if (holder?.state !== TaskState.Submitting || holder.claimed_by !== owner) {
-      await sql.query(
-        `INSERT INTO orphan_tasks (task_id, job_key, worker_id, received_at)
-         VALUES ($1, $2, $3, $4) ON CONFLICT (task_id) DO NOTHING`,
-        [taskId, task.key, owner, now],
-      );
-      return { recorded: "orphan", events: [] };
-    }
-    const patch = {
-      task_id: taskId,
-      submitted_at: now,
-      next_poll_at: receipt.nextPollAt,
-      claimed_by: null,
-      unknown_submits: task.unknown_submits + receipt.unknownSubmits,
-    };
-    await move(sql, task.key, [TaskState.Submitting], receipt.status, patch, now);
-    await sql.query("UPDATE jobs SET submitted_by = $2 WHERE key = $1", [task.key, owner]);
-    const event: TaskEvent = {
-      type: "task:submitted",
-      ...named(task),
-      taskId,
-      firstPollInMs: Math.max(0, receipt.nextPollAt - now),
-    };
-    return { recorded: "recorded", events: [event] };
-  });
+  const { task, taskId } = receipt;
+  const patch = {
+    task_id: taskId,
+    submitted_at: now,
+    next_poll_at: receipt.nextPollAt,
+    claimed_by: null,
+    unknown_submits: task.unknown_submits + receipt.unknownSubmits,
+  };
+  const { columns, values } = checkedMove([TaskState.Submitting], receipt.status, patch);
+  const set = columns.map((column, i) => `, ${column} = $${i + 6}`).join("");
+  const answer = await row<{ moved: boolean; duplicate: string | null }>(
+    db.pool,
+    `WITH duplicate AS (SELECT label FROM jobs WHERE task_id = $4 AND key <> $3 LIMIT 1),
+     moved AS (
+       UPDATE jobs SET state = $1, updated_at = $2, submitted_by = $5${set}
+       WHERE key = $3 AND state = 'submitting' AND claimed_by = $5
+         AND NOT EXISTS (SELECT 1 FROM duplicate)
+       RETURNING run_id, key),
+     logged AS (
+       INSERT INTO events (run_id, at, job_key, type, data)
+       SELECT run_id, $2, key, 'job:' || $1, NULL FROM moved),
+     kept AS (
+       INSERT INTO orphan_tasks (task_id, job_key, worker_id, received_at)
+       SELECT $4, $3, $5, $2
+       WHERE NOT EXISTS (SELECT 1 FROM moved) AND NOT EXISTS (SELECT 1 FROM duplicate)
+       ON CONFLICT (task_id) DO NOTHING)
+     SELECT EXISTS (SELECT 1 FROM moved) AS moved, (SELECT label FROM duplicate) AS duplicate`,
+    [receipt.status, now, task.key, taskId, owner, ...values],
+  );
+  if (answer?.duplicate != null) return { recorded: { duplicateOf: answer.duplicate }, events: [] };
+  if (answer?.moved !== true) return { recorded: "orphan", events: [] };
+  const event: TaskEvent = {
+    type: "task:submitted",
+    ...named(task),
+    taskId,
+    firstPollInMs: Math.max(0, receipt.nextPollAt - now),
+  };
+  return { recorded: "recorded", events: [event] };
 }
 
 /**

@@ -84,8 +84,8 @@ export async function queueDepth(
 ): Promise<{ submits: number; downloads: number; running: number; expiringLinks: number }> {
   const [depth] = await rows<{ submits: number; downloads: number; running: number }>(
     db.pool,
-    `SELECT count(*) FILTER (WHERE task_identifier = 'gwrun_submit') AS submits,
-            count(*) FILTER (WHERE task_identifier = 'gwrun_download') AS downloads,
+    `SELECT count(*) FILTER (WHERE task_identifier LIKE 'gwrun_submit%') AS submits,
+            count(*) FILTER (WHERE task_identifier LIKE 'gwrun_download%') AS downloads,
             count(*) FILTER (WHERE locked_at IS NOT NULL) AS running
      FROM graphile_worker.jobs`,
   );

@@ -61,6 +61,15 @@ export async function hasWorkLeft(db: PgDb, runId: number, halted: boolean): Pro
   const states = halted
     ? ["submitting", "submitted", "processing", "completed", "downloaded"]
     : ["pending", "submitting", "submitted", "processing", "completed", "downloaded"];
+  // While the run is busy its own tasks in flight answer at once (by index); only near its end
+  // is its whole scope (which may hold tasks of earlier runs) read.
+  const flying = await row<{ key: string }>(
+    db.pool,
+    `SELECT key FROM jobs WHERE run_id = $1 AND state IN ('submitting', 'submitted', 'processing')
+     LIMIT 1`,
+    [runId],
+  );
+  if (flying !== undefined) return true;
   const left = await row<{ key: string }>(
     db.pool,
     `SELECT j.key FROM jobs j JOIN run_jobs r ON r.key = j.key
@@ -98,7 +107,7 @@ export async function queueRun(db: PgDb, runId: number): Promise<void> {
   await db.transaction(async (sql) => {
     await sql.query(
       `SELECT graphile_worker.add_jobs(ARRAY(
-         SELECT ROW('gwrun_submit', json_build_object('key', j.key), NULL, NULL, NULL,
+         SELECT ROW(gwrun_job_name('gwrun_submit', $1), json_build_object('key', j.key), NULL, NULL, NULL,
                     'submit:' || j.key, NULL, gwrun_run_flags(j.run_id))::graphile_worker.job_spec
          FROM jobs j JOIN run_jobs r ON r.key = j.key
          WHERE r.run_id = $1 AND j.state = 'pending' AND j.placeholder = 0
@@ -107,7 +116,7 @@ export async function queueRun(db: PgDb, runId: number): Promise<void> {
     );
     await sql.query(
       `SELECT graphile_worker.add_jobs(ARRAY(
-         SELECT ROW('gwrun_download', json_build_object('key', j.key), NULL, NULL, NULL,
+         SELECT ROW(gwrun_job_name('gwrun_download', $1), json_build_object('key', j.key), NULL, NULL, NULL,
                     'download:' || j.key, gwrun_download_priority(j.key),
                     gwrun_run_flags(j.run_id))::graphile_worker.job_spec
          FROM jobs j JOIN run_jobs r ON r.key = j.key
@@ -149,15 +158,6 @@ export function movesSince(
      ORDER BY e.id LIMIT $3`,
     [runId, afterId, limit],
   );
-}
-
-/** Runs against the in-process simulator, which only the process that made each can work. */
-export async function localRuns(db: PgDb): Promise<number[]> {
-  const found = await rows<{ id: number }>(
-    db.pool,
-    "SELECT id FROM runs WHERE base_url = 'sim' AND status = 'running'",
-  );
-  return found.map((run) => run.id);
 }
 
 /** Submits of the run's tasks whose outcome was unknown (they may have made a task). */

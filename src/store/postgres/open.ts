@@ -170,7 +170,6 @@ function fleetStore(db: PgDb, url: string): FleetStore {
     settleRun: (runId, end) => fleetRuns.settleRun(db, runId, end),
     queueRun: (runId) => fleetRuns.queueRun(db, runId),
     movesSince: (runId, afterId, limit) => fleetRuns.movesSince(db, runId, afterId, limit),
-    localRuns: () => fleetRuns.localRuns(db),
     unknownSubmitsOf: (runId) => fleetRuns.unknownSubmitsOf(db, runId),
     storeId: () => fleetRuns.storeId(db),
     lastEventId: () => fleetRuns.lastEventId(db),

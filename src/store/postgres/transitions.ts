@@ -1,6 +1,6 @@
 import type { OutputLink, PollOutcome, Receipt } from "../port.js";
 import type { TaskRow } from "../rows.js";
-import type { TaskState } from "../states.js";
+import { TaskState } from "../states.js";
 import { failedEvent } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
 import type { FailState } from "../transition-patches.js";
@@ -87,6 +87,7 @@ export function recordPollRound(
     );
     const events: TaskEvent[] = [];
     const lost = new Set<string>();
+    const toDownload: string[] = [];
     for (const { task, outcome } of round) {
       const step = patches.pollStepOf(task, outcome, now);
       let moved: boolean;
@@ -105,12 +106,30 @@ export function recordPollRound(
             : await moveBy(sql, task.key, step.move, now);
         if (moved && step.kind === "move" && step.links !== null)
           await insertOutputs(sql, task.key, step.links);
+        if (moved && step.kind === "move" && DOWNLOADS_WAIT.includes(step.move.to))
+          toDownload.push(task.key);
         if (moved) events.push(...step.events);
       }
       if (!moved) lost.add(task.key);
     }
+    await queueDownloads(sql, toDownload);
     return { events, lost };
   });
+}
+
+/** States whose outputs wait for a download job. */
+const DOWNLOADS_WAIT: readonly TaskState[] = [TaskState.Completed, TaskState.Downloaded];
+
+/**
+ * The download jobs of the tasks this transaction completed, in one call (sql/pg/000011); the
+ * row trigger leaves this transaction's completions to it.
+ */
+async function queueDownloads(sql: Sql, keys: readonly string[]): Promise<void> {
+  if (keys.length === 0) return;
+  await sql.query(
+    "SELECT set_config('gwrun.downloads_queued', 'yes', true), gwrun_queue_downloads($1::text[])",
+    [[...keys]],
+  );
 }
 
 /** Records a completed task's output links (kept when already recorded). */
