@@ -57,6 +57,39 @@ describe("claims across a fleet", () => {
     expect(states.filter((state) => state === "submitting")).toHaveLength(5);
   });
 
+  it("gives a lane's room back as its tasks leave flight, whichever way they leave", async () => {
+    const { stores, rows } = await fleet(2, 6);
+    const [a, b] = stores as [PgStore, PgStore];
+    const limits = { ...NO_BUDGET, cap: 2 };
+    const claim = async (task: TaskRow) => {
+      const claimed = await a.fleet.claimWithin(task, "w", limits, 2);
+      return "claimed" in claimed ? claimed.claimed : claimed.refused;
+    };
+    const [t0, t1, t2, t3, t4, t5] = rows as [TaskRow, TaskRow, TaskRow, TaskRow, TaskRow, TaskRow];
+    const first = await claim(t0);
+    const second = await claim(t1);
+    expect(await claim(t2)).toBe("full");
+    if (typeof first === "string" || typeof second === "string") throw new Error("claimed");
+
+    // A submit not made goes back to pending.
+    expect(await b.releaseClaim(first, { unknownSubmits: 0 }, 3)).toBe(true);
+    const third = await claim(t2);
+    expect(await claim(t3)).toBe("full");
+    // A task the gateway finished, in another process's poll round.
+    const given = { taskId: "t-1", status: "submitted" as const, nextPollAt: 4, unknownSubmits: 0 };
+    await a.fleet.recordClaimedReceipt({ task: second, ...given }, "w", 4);
+    const link = { url: "http://gateway.test/x.png", expiresAt: 60_000 };
+    const outcome = { kind: "completed" as const, links: [link], cost: 0.1 };
+    await b.recordPollRound([{ task: { ...second, state: "submitted" }, outcome }], 5);
+    const fourth = await claim(t3);
+    expect(await claim(t4)).toBe("full");
+    if (typeof third === "string" || typeof fourth === "string") throw new Error("claimed");
+    // A submit the gateway refused.
+    await b.failTask(third, ["submitting"], "rejected", "refused", 6);
+    expect(typeof (await claim(t4))).toBe("object");
+    expect(await claim(t5)).toBe("full");
+  });
+
   it("keeps what is spent plus what is in flight within max_cost, fleet-wide", async () => {
     const { stores, rows } = await fleet(2, 6, 0.3);
     const [a, b] = stores as [PgStore, PgStore];

@@ -9,6 +9,7 @@ import * as fleetStatus from "./fleet-status.js";
 import * as workers from "./fleet-workers.js";
 import { migrate, needsMigration } from "./migrate.js";
 import * as outputs from "./outputs.js";
+import { recordPollRound } from "./poll-round.js";
 import * as reports from "./reports.js";
 import * as reviews from "./reviews.js";
 import * as runs from "./runs.js";
@@ -101,7 +102,7 @@ function pgStore(db: PgDb, url: string): PgStore {
     claimForSubmit: (list, owner, now) => transitions.claimForSubmit(db, list, owner, now),
     recordReceipts: (receipts, now) => transitions.recordReceipts(db, receipts, now),
     releaseClaim: (task, release, now) => transitions.releaseClaim(db, task, release, now),
-    recordPollRound: (round, now) => transitions.recordPollRound(db, round, now),
+    recordPollRound: (round, now) => recordPollRound(db, round, now),
     updateLinks: (key, links) => outputs.updateLinks(db, key, links),
     recordDownloads: (files, now) => outputs.recordDownloads(db, files, now),
     recordTextAnswer: (task, answer, files, now) =>

@@ -5,9 +5,29 @@ import type { TaskEvent } from "../task-events.js";
 import { ALL_DOWNLOADED, checkColumnsOf, doneOf, textAnsweredOf } from "../transition-patches.js";
 import { changes, type PgDb, row, type Sql } from "./db.js";
 import { lockTasks, moveBy } from "./tasks.js";
-import { insertOutputs } from "./transitions.js";
 
 /** A task's outputs from download to checks, as `../sqlite/outputs.ts` records them. */
+
+/** Records completed tasks' output links (kept when already recorded), in one statement. */
+export async function insertOutputs(
+  sql: Sql,
+  completed: readonly { key: string; links: readonly OutputLink[] }[],
+): Promise<void> {
+  const all = completed.flatMap(({ key, links }) => links.map((link, idx) => ({ key, idx, link })));
+  if (all.length === 0) return;
+  await sql.query(
+    `INSERT INTO outputs (job_key, idx, url, expires_at, state)
+     SELECT t.key, t.idx, t.url, t.expires_at, 'pending'
+     FROM unnest($1::text[], $2::int[], $3::text[], $4::bigint[]) AS t(key, idx, url, expires_at)
+     ON CONFLICT DO NOTHING`,
+    [
+      all.map((one) => one.key),
+      all.map((one) => one.idx),
+      all.map((one) => one.link.url),
+      all.map((one) => one.link.expiresAt),
+    ],
+  );
+}
 
 export async function updateLinks(
   db: PgDb,
@@ -69,11 +89,9 @@ export function recordTextAnswer(
     if (!(await moveBy(sql, task.key, textAnsweredOf(now), now)))
       return { moved: false, events: [] };
     await sql.query("DELETE FROM outputs WHERE job_key = $1", [task.key]);
-    await insertOutputs(
-      sql,
-      task.key,
-      files.map(() => ({ url: null, expiresAt: null })),
-    );
+    await insertOutputs(sql, [
+      { key: task.key, links: files.map(() => ({ url: null, expiresAt: null })) },
+    ]);
     for (const [idx, file] of files.entries())
       await sql.query(
         `UPDATE outputs SET state = 'downloaded', path = $1, bytes = $2, sha256 = $3, content_type = $4

@@ -1,11 +1,11 @@
-import type { OutputLink, PollOutcome, Receipt } from "../port.js";
+import type { Receipt } from "../port.js";
 import type { TaskRow } from "../rows.js";
-import { TaskState } from "../states.js";
+import type { TaskState } from "../states.js";
 import { failedEvent } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
 import type { FailState } from "../transition-patches.js";
 import * as patches from "../transition-patches.js";
-import { changes, type PgDb, row, type Sql } from "./db.js";
+import { type PgDb, row, type Sql } from "./db.js";
 import { lockTasks, moveBy } from "./tasks.js";
 
 /**
@@ -75,79 +75,6 @@ export function releaseClaim(
   return moveBy(db.pool, task.key, patches.releaseOf(task, release), now);
 }
 
-export function recordPollRound(
-  db: PgDb,
-  round: readonly { task: TaskRow; outcome: PollOutcome }[],
-  now: number,
-): Promise<{ events: TaskEvent[]; lost: Set<string> }> {
-  return db.transaction(async (sql) => {
-    await lockTasks(
-      sql,
-      round.map((entry) => entry.task.key),
-    );
-    const events: TaskEvent[] = [];
-    const lost = new Set<string>();
-    const toDownload: string[] = [];
-    for (const { task, outcome } of round) {
-      const step = patches.pollStepOf(task, outcome, now);
-      let moved: boolean;
-      if (step.kind === "fail") {
-        const failed = await failIn(sql, task, step.from, step.to, step.reason, now);
-        events.push(...failed);
-        moved = failed.length > 0;
-      } else {
-        moved =
-          step.kind === "note"
-            ? (await changes(
-                sql,
-                "UPDATE jobs SET progress = $1, polls = $2, next_poll_at = $3 WHERE key = $4 AND state IN ('submitted', 'processing')",
-                [step.progress, step.polls, step.nextPollAt, task.key],
-              )) === 1
-            : await moveBy(sql, task.key, step.move, now);
-        if (moved && step.kind === "move" && step.links !== null)
-          await insertOutputs(sql, task.key, step.links);
-        if (moved && step.kind === "move" && DOWNLOADS_WAIT.includes(step.move.to))
-          toDownload.push(task.key);
-        if (moved) events.push(...step.events);
-      }
-      if (!moved) lost.add(task.key);
-    }
-    await queueDownloads(sql, toDownload);
-    return { events, lost };
-  });
-}
-
-/** States whose outputs wait for a download job. */
-const DOWNLOADS_WAIT: readonly TaskState[] = [TaskState.Completed, TaskState.Downloaded];
-
-/**
- * The download jobs of the tasks this transaction completed, in one call (sql/pg/000011); the
- * row trigger leaves this transaction's completions to it.
- */
-async function queueDownloads(sql: Sql, keys: readonly string[]): Promise<void> {
-  if (keys.length === 0) return;
-  await sql.query(
-    "SELECT set_config('gwrun.downloads_queued', 'yes', true), gwrun_queue_downloads($1::text[])",
-    [[...keys]],
-  );
-}
-
-/** Records a completed task's output links (kept when already recorded). */
-export async function insertOutputs(
-  sql: Sql,
-  key: string,
-  links: readonly OutputLink[],
-): Promise<void> {
-  if (links.length === 0) return;
-  await sql.query(
-    `INSERT INTO outputs (job_key, idx, url, expires_at, state)
-     SELECT $1, t.n - 1, t.url, t.expires_at, 'pending'
-     FROM unnest($2::text[], $3::bigint[]) WITH ORDINALITY AS t(url, expires_at, n)
-     ON CONFLICT DO NOTHING`,
-    [key, links.map((link) => link.url), links.map((link) => link.expiresAt)],
-  );
-}
-
 export function requeue(
   db: PgDb,
   task: TaskRow,
@@ -195,7 +122,7 @@ export function failTask(db: PgDb, ...args: FailArgs): Promise<TaskEvent[]> {
   return db.transaction((sql) => failIn(sql, ...args));
 }
 
-async function failIn(
+export async function failIn(
   sql: Sql,
   ...[task, from, to, reason, now, expiredOutput]: FailArgs
 ): Promise<TaskEvent[]> {
