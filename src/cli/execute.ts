@@ -16,7 +16,7 @@ import { describeHolder, runTickUnderLease, tryLease } from "../schedule/index.j
 import { type RunRow, type Store, TickTrigger } from "../store/index.js";
 import { openLogReporter, openReporter, STATUS_BY_END } from "../ui/index.js";
 import { EXIT_BY_END, ExitCode } from "./exit-codes.js";
-import { fleetDriver, isFleetStore } from "./fleet.js";
+import { fleetDriver, isFleetStore, readyForWorkers } from "./fleet.js";
 import { feedsOf, selectJobs } from "./only.js";
 import { err, out, printDiagnostics } from "./output.js";
 import { engineOptions, openGateway, type RunWork } from "./run-setup.js";
@@ -197,6 +197,7 @@ async function executeChecked(
         }));
       // The plan is what runs: its tasks are recorded as `gwrun plan --json` prints them.
       const plan = planRun(file, settings, jobs, { moment });
+      if (isFleetStore(store)) await readyForWorkers(store, id, outputDir, checked);
       await store.recordTasks(id, plan.tasks, now);
       let interrupt = () => {};
       // `q` or Ctrl-C on the dashboard (which reads the keys) is the same stop as SIGINT.
@@ -225,7 +226,7 @@ async function executeChecked(
           },
         };
         const driver = isFleetStore(store)
-          ? await fleetDriver(store, work, checked, flags, reporter)
+          ? await fleetDriver(store, work, flags, reporter)
           : new Engine(await engineOptions(work));
         const onSignal = onInterrupt(
           () => driver.stop(),

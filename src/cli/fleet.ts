@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import { systemClock } from "../core/clock.js";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { CLAIM_OWNER } from "../core/process.js";
@@ -37,6 +38,8 @@ export const WORKER_DOWNLOADS = 4;
 /** Opens a run for this process: its engine parts, with fleet-wide claims and receipts. */
 export async function openFleetRun(store: PgStore, work: RunWork): Promise<FleetRun> {
   const abort = new AbortController();
+  // Each of a worker's jobs under way waits on it (retries, turns at the pace).
+  setMaxListeners(0, abort.signal);
   const { openRunContext } = await import("../engine/context.js");
   const context = await openRunContext(await engineOptions(work), abort.signal);
   const run: FleetRun = {
@@ -102,9 +105,22 @@ export async function settleFleetRun(store: PgStore, row: FleetRunRow): Promise<
   await writeReport(store, (await store.run(row.id)) as RunRow);
 }
 
+/**
+ * What a worker needs to open a run, in place before its tasks (and so their jobs) are
+ * recorded: the manifest as checked, for workers to run without the file or its environment,
+ * and the marker by which a host shows it sees the shared output folder.
+ */
+export async function readyForWorkers(
+  store: PgStore,
+  runId: number,
+  outputDir: string,
+  checked: CheckedManifest,
+): Promise<void> {
+  await store.fleet.setResolvedManifest(runId, resolvedManifest(checked.source));
+  writeMarker(outputDir, await store.fleet.storeId());
+}
+
 export interface FleetDriverOptions {
-  /** The manifest as checked, for workers to run without the file or its environment. */
-  resolvedManifest: string;
   detach: boolean;
   emit: (event: EngineEvent) => void;
   log: (line: string) => void;
@@ -138,8 +154,6 @@ export class FleetDriver {
   async run(): Promise<{ result: RunResult; recorded: boolean } | "detached"> {
     const store = this.#store;
     const { id, context } = this.#run;
-    await store.fleet.setResolvedManifest(id, this.#options.resolvedManifest);
-    writeMarker(context.outputDir, await store.fleet.storeId());
     await store.fleet.clearHalt(id);
     const after = await store.fleet.lastEventId();
     await this.#takeOn();
@@ -195,7 +209,6 @@ export function isFleetStore(store: Store): store is PgStore {
 export async function fleetDriver(
   store: PgStore,
   work: RunWork,
-  checked: CheckedManifest,
   flags: RunFlags,
   reporter: { emit(event: EngineEvent): void; notice(message: string): void },
 ): Promise<FleetDriver> {
@@ -212,7 +225,6 @@ export async function fleetDriver(
     },
   });
   return new FleetDriver(store, run, {
-    resolvedManifest: resolvedManifest(checked.source),
     detach: flags.detach === true,
     emit,
     log: (line) => reporter.notice(line),

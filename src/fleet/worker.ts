@@ -1,4 +1,4 @@
-import { EventEmitter } from "node:events";
+import { EventEmitter, setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import type { Runner } from "graphile-worker";
 import type { Clock } from "../core/clock.js";
@@ -59,6 +59,8 @@ export class FleetWorker {
 
   constructor(options: WorkerOptions) {
     this.#options = options;
+    // Every job under way and every loop waits on the stop signal: more than ten is normal.
+    setMaxListeners(0, this.#stop.signal);
     this.#timing = fleetTiming(options.leaseMs);
     this.#lastBeat = options.clock.now();
     for (const run of options.opened ?? []) this.#runs.set(run.id, Promise.resolve(run));
