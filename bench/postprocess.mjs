@@ -25,6 +25,10 @@ function task(i, model, body, file, contentType, family, lane) {
     family,
     lane,
     request: JSON.stringify({ model, ...body }),
+    vars: null,
+    repeat_index: 0,
+    take: 1,
+    upstream_key: null,
   };
   const output = {
     job_key: row.key,
