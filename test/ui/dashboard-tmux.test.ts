@@ -11,7 +11,10 @@ import { runsWith } from "../helpers/system-tools.js";
  * `gwrun manifests/campaign.yaml` in a real terminal: a tmux session of 120×40 on a server of
  * this test's own, the screen read with `capture-pane`.
  */
-const socket = `gwrun-test-${process.pid}`;
+let servers = 0;
+// A server per test: one killed by the last test may still be exiting, and a new session
+// on its socket would meet it ("server exited unexpectedly").
+let socket = `gwrun-test-${process.pid}-${servers}`;
 
 function tmux(...args: string[]): string {
   const result = spawnSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
@@ -32,6 +35,8 @@ function startCampaign(timeScale: number): string {
   ].join(" ");
   // The pane stays after gwrun exits, so its last screen can be read.
   const command = `${gwrun}; echo "gwrun exited $?"; sleep 600`;
+  servers += 1;
+  socket = `gwrun-test-${process.pid}-${servers}`;
   tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "run", "-c", dir, command);
   return dir;
 }

@@ -33,7 +33,7 @@ function lanesOf(task: TaskRow): string[] {
 
 /**
  * pending → submitting for `owner`, if the lane has room and the budget allows it: one call of
- * `gwrun_claim` (sql/pg/000012), serialised per run and lane on the server so the counts hold
+ * `gwrun_claim` (sql/pg/000010), serialised per run and lane on the server so the counts hold
  * fleet-wide while no lock waits on a worker's round trips.
  */
 export async function claimWithin(

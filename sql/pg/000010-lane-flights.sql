@@ -50,8 +50,11 @@ CREATE TRIGGER jobs_flight_deleted AFTER DELETE ON jobs FOR EACH ROW
   WHEN (gwrun_in_flight(OLD.state))
   EXECUTE FUNCTION gwrun_count_flight();
 
--- The claim of sql/pg/000010, counting by the rows above.
-CREATE OR REPLACE FUNCTION gwrun_claim(
+-- The claim of sql/pg/000009, counting by the rows above; the states it no longer takes as
+-- parameters are named where it needs them.
+DROP FUNCTION gwrun_claim(TEXT, INTEGER, TEXT[], TEXT[], TEXT[], BIGINT, FLOAT8, FLOAT8, FLOAT8, TEXT, INTEGER, BIGINT);
+
+CREATE FUNCTION gwrun_claim(
   claim_key TEXT,
   claim_run INTEGER,
   claim_lanes TEXT[],
