@@ -241,11 +241,11 @@ async function executeChecked(
           }
           const { result, recorded } = "result" in ran ? ran : { result: ran, recorded: false };
           const exit = EXIT_BY_END[result.end];
-          if (!recorded) {
+          if (!recorded)
             await store.finishRun(id, STATUS_BY_END[result.end], exit, Date.now(), stopReason);
-            // Written before the reporter closes, so its summary can point at the gallery.
-            await writeReport(store, (await store.run(id)) as RunRow);
-          }
+          // Written before the reporter closes, so its summary can point at the gallery; also
+          // when another worker settled the run, which may still be writing it.
+          await writeReport(store, (await store.run(id)) as RunRow);
           return { exit, runId: id };
         } finally {
           onSignal.dispose();
