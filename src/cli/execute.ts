@@ -239,13 +239,19 @@ async function executeChecked(
             out(`run ${id} recorded; the fleet's workers work it (gwrun status ${id} follows it)`);
             return { exit: ExitCode.Ok, runId: id };
           }
-          const { result, recorded } = "result" in ran ? ran : { result: ran, recorded: false };
-          const exit = EXIT_BY_END[result.end];
-          if (!recorded)
-            await store.finishRun(id, STATUS_BY_END[result.end], exit, Date.now(), stopReason);
+          const ended = "result" in ran ? ran : { result: ran, recorded: false, reported: false };
+          const exit = EXIT_BY_END[ended.result.end];
+          if (!ended.recorded)
+            await store.finishRun(
+              id,
+              STATUS_BY_END[ended.result.end],
+              exit,
+              Date.now(),
+              stopReason,
+            );
           // Written before the reporter closes, so its summary can point at the gallery; also
           // when another worker settled the run, which may still be writing it.
-          await writeReport(store, (await store.run(id)) as RunRow);
+          if (!ended.reported) await writeReport(store, (await store.run(id)) as RunRow);
           return { exit, runId: id };
         } finally {
           onSignal.dispose();

@@ -95,14 +95,18 @@ export function storedRunOpener(store: PgStore, emit: (event: EngineEvent) => vo
   };
 }
 
-/** Records a settled run's ending and writes its report, once across the fleet. */
-export async function settleFleetRun(store: PgStore, row: FleetRunRow): Promise<void> {
+/**
+ * Records a settled run's ending and writes its report, once across the fleet: true for the
+ * process that did.
+ */
+export async function settleFleetRun(store: PgStore, row: FleetRunRow): Promise<boolean> {
   const halt = (row.halt ?? undefined) as RunEnd | undefined;
   const result = await runResult(store, row.id, halt, await store.fleet.unknownSubmitsOf(row.id));
   const end = { status: STATUS_BY_END[result.end], exitCode: EXIT_BY_END[result.end] };
-  if (!(await store.fleet.settleRun(row.id, { ...end, now: Date.now() }))) return;
+  if (!(await store.fleet.settleRun(row.id, { ...end, now: Date.now() }))) return false;
   const { writeReport } = await import("../postprocess/index.js");
   await writeReport(store, (await store.run(row.id)) as RunRow);
+  return true;
 }
 
 /**
@@ -150,8 +154,11 @@ export class FleetDriver {
     this.#store.fleet.haltRun(this.#run.id, "interrupted", message).catch(() => {});
   }
 
-  /** `recorded`: a worker recorded the run's ending and report already. */
-  async run(): Promise<{ result: RunResult; recorded: boolean } | "detached"> {
+  /**
+   * `recorded`: a worker recorded the run's ending already; `reported`: this process's own
+   * worker wrote its report (another worker may still be writing it).
+   */
+  async run(): Promise<{ result: RunResult; recorded: boolean; reported: boolean } | "detached"> {
     const store = this.#store;
     const { id, context } = this.#run;
     await store.fleet.clearHalt(id);
@@ -159,6 +166,7 @@ export class FleetDriver {
     await this.#takeOn();
     await store.fleet.queueRun(id);
     if (this.#options.detach) return "detached";
+    let reported = false;
     const worker = new FleetWorker({
       store,
       name: `run-${id}`,
@@ -167,7 +175,9 @@ export class FleetDriver {
       onlyRun: id,
       opened: [this.#run],
       openRun: storedRunOpener(store, context.emit),
-      settle: (row) => settleFleetRun(store, row),
+      settle: async (row) => {
+        reported ||= await settleFleetRun(store, row);
+      },
       clock: systemClock,
       log: this.#options.log,
     });
@@ -182,7 +192,7 @@ export class FleetDriver {
     const unknown = await store.fleet.unknownSubmitsOf(id);
     const result = await runResult(store, id, halt as RunEnd | undefined, unknown);
     this.#options.emit({ type: "run:finished", ...result });
-    return { result, recorded: row?.status !== "running" };
+    return { result, recorded: row?.status !== "running", reported };
   }
 
   /** Every recorded task put where it belongs, counted for `run:started` as the engine does. */

@@ -48,7 +48,9 @@ export async function runWorker(flags: WorkerFlags): Promise<ExitCode> {
       downloads: count(flags.downloads, "--downloads", WORKER_DOWNLOADS),
       onlyRun: flags.run === undefined ? undefined : count(flags.run, "--run", 0),
       openRun: storedRunOpener(store, () => {}),
-      settle: (row) => settleFleetRun(store, row),
+      settle: async (row) => {
+        await settleFleetRun(store, row);
+      },
       clock: systemClock,
       leaseMs: flags.lease === undefined ? DEFAULT_LEASE_MS : leaseOf(flags.lease),
       log: (line) => err(`gwrun worker ${name}: ${line}`),
