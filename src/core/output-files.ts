@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
-import { createReadStream, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
+import { writeFileWhole } from "./file-writer.js";
 import { ensureDir, partialFile } from "./fs.js";
 
 /**
@@ -65,18 +66,10 @@ export async function fileMatches(
 
 /**
  * Writes a small file (a sidecar, an answer) whole or not at all: to a partial file first, then
- * renamed into place. Synchronously: for a few kilobytes that is faster than three round trips
- * through the thread pool, which a run of thousands of jobs would pay for each file.
+ * renamed into place, in the file-writing thread (`file-writer.ts`).
  */
 export async function writeWhole(file: string, content: string, tempDir: string): Promise<void> {
   await ensureDir(path.dirname(file));
   await ensureDir(tempDir);
-  const partial = partialFile(tempDir, file);
-  try {
-    writeFileSync(partial, content);
-    renameSync(partial, file);
-  } catch (error) {
-    rmSync(partial, { force: true });
-    throw error;
-  }
+  await writeFileWhole(partialFile(tempDir, file), file, content);
 }

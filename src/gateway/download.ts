@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto";
-import { createWriteStream, renameSync, writeFileSync } from "node:fs";
+import { createWriteStream, renameSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { type Dispatcher, request } from "undici";
 import { coerceError, ErrorCode, localWriteError } from "../core/errors.js";
+import { writeFileWhole } from "../core/file-writer.js";
 import { ensureDir, partialFile } from "../core/fs.js";
 import { GatewayError, networkError } from "./errors.js";
 import { gatewayText } from "./gateway-text.js";
@@ -32,6 +33,9 @@ const SMALL_FILE = 1024 * 1024;
 
 const invalid = (message: string, retryable: boolean) =>
   new GatewayError(ErrorCode.DownloadInvalid, message, { retryable });
+
+const truncated = (bytes: number, announced: number) =>
+  invalid(`download: truncated, got ${bytes} of ${announced} bytes`, true);
 
 /**
  * Downloads `url` to `destination` (a path, or a function of the served Content-Type): streamed to a temporary file beside it, checked (status, type,
@@ -111,9 +115,9 @@ export async function downloadFile(
   };
   try {
     if (announced !== undefined && announced <= SMALL_FILE) {
-      // A small file is gathered in memory and written at once: cheaper than a stream's
-      // round trips through the thread pool (and a pipeline's own abort controller), which
-      // thousands of pictures would pay each.
+      // A small file is gathered in memory and written at once, by the file-writing thread:
+      // cheaper than a stream's round trips through the thread pool (and a pipeline's own
+      // abort controller), which thousands of pictures would pay each.
       const chunks: Buffer[] = [];
       try {
         for await (const chunk of body as AsyncIterable<Buffer>) {
@@ -124,7 +128,8 @@ export async function downloadFile(
         // Left early (the cap): the rest of the body is not wanted.
         body.destroy();
       }
-      writeFileSync(partial, Buffer.concat(chunks));
+      if (bytes !== announced) throw truncated(bytes, announced);
+      await writeFileWhole(partial, dest, Buffer.concat(chunks));
     } else {
       const meter = new Transform({
         transform(chunk: Buffer, _encoding, callback) {
@@ -137,11 +142,9 @@ export async function downloadFile(
         },
       });
       await pipeline(body, meter, createWriteStream(partial));
+      if (announced !== undefined && bytes !== announced) throw truncated(bytes, announced);
+      renameSync(partial, dest);
     }
-    if (announced !== undefined && bytes !== announced) {
-      throw invalid(`${what}: truncated, got ${bytes} of ${announced} bytes`, true);
-    }
-    renameSync(partial, dest);
   } catch (error) {
     await rm(partial, { force: true });
     if (error instanceof GatewayError) throw error;

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import type { Metadata } from "sharp";
 import { coerceError } from "../core/errors.js";
 import type { ExpectedOutputs, RequestBody } from "../families/index.js";
@@ -78,15 +78,29 @@ interface Measured {
  * anything else, which sharp checks.
  */
 function smallPng(file: string): Measured | undefined {
-  let data: Buffer;
+  const data = readSmallFile(file, SMALL_PNG_BYTES);
+  const structure = data === undefined ? undefined : pngStructure(data);
+  return structure === undefined ? undefined : { format: "png", ...structure };
+}
+
+/** The file's bytes when it has at most `limit`; one open, one size, one read. */
+function readSmallFile(file: string, limit: number): Buffer | undefined {
+  let fd: number;
   try {
-    if (statSync(file).size > SMALL_PNG_BYTES) return undefined;
-    data = readFileSync(file);
+    fd = openSync(file, "r");
   } catch {
     return undefined;
   }
-  const structure = pngStructure(data);
-  return structure === undefined ? undefined : { format: "png", ...structure };
+  try {
+    const { size } = fstatSync(fd);
+    if (size > limit) return undefined;
+    const data = Buffer.allocUnsafe(size);
+    return readSync(fd, data, 0, size, 0) === size ? data : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Format and pixel size against what was served and what the family promised. */

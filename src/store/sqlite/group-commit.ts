@@ -6,11 +6,16 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
+type Outcome = { value?: unknown; error?: unknown; failed: boolean };
+
 /**
- * The writes asked for in one turn of the event loop, committed together: one transaction, each
- * write in a savepoint of its own (its failure undoes only itself), every promise settled after
- * the commit. A busy run's claims, receipts, poll rounds, downloads and checks arrive in the
- * same turns; one commit for all of them saves most of what SQLite spends per commit.
+ * The writes asked for in one turn of the event loop, committed together, every promise
+ * settled after the commit. A busy run's claims, receipts, poll rounds, downloads and checks
+ * arrive in the same turns; one commit for all of them saves most of what SQLite spends per
+ * commit. A failed write undoes only itself: the turn is then rolled back and done again with
+ * each write in a savepoint of its own. Writes are store operations, so doing one again after
+ * a rollback gives the same answer; savepoints only then, because they cost as much as the
+ * writes themselves.
  */
 export class GroupCommit {
   readonly #commit: (writes: () => void) => void;
@@ -36,17 +41,9 @@ export class GroupCommit {
     const batch = this.#waiting;
     this.#waiting = [];
     if (batch.length === 0) return;
-    const outcomes: { value?: unknown; error?: unknown; failed: boolean }[] = [];
+    let outcomes: Outcome[];
     try {
-      this.#commit(() => {
-        for (const { write } of batch) {
-          try {
-            outcomes.push({ value: this.#savepoint(write), failed: false });
-          } catch (error) {
-            outcomes.push({ error, failed: true });
-          }
-        }
-      });
+      outcomes = this.#together(batch) ?? this.#apart(batch);
     } catch (error) {
       // Nothing of the turn was recorded.
       for (const entry of batch) entry.reject(error);
@@ -57,5 +54,41 @@ export class GroupCommit {
       if (outcome?.failed) entry.reject(outcome.error);
       else entry.resolve(outcome?.value);
     });
+  }
+
+  /** All writes in one transaction; undefined (and nothing recorded) when one of them fails. */
+  #together(batch: readonly Waiting[]): Outcome[] | undefined {
+    const outcomes: Outcome[] = [];
+    const failed = new Error("a write of the turn failed");
+    try {
+      this.#commit(() => {
+        for (const { write } of batch) {
+          try {
+            outcomes.push({ value: write(), failed: false });
+          } catch {
+            throw failed;
+          }
+        }
+      });
+    } catch (error) {
+      if (error === failed) return undefined;
+      throw error;
+    }
+    return outcomes;
+  }
+
+  /** Each write in a savepoint of its own: one that fails leaves the others recorded. */
+  #apart(batch: readonly Waiting[]): Outcome[] {
+    const outcomes: Outcome[] = [];
+    this.#commit(() => {
+      for (const { write } of batch) {
+        try {
+          outcomes.push({ value: this.#savepoint(write), failed: false });
+        } catch (error) {
+          outcomes.push({ error, failed: true });
+        }
+      }
+    });
+    return outcomes;
   }
 }
