@@ -72,7 +72,11 @@ class FileWriter {
 
   #started(): Worker {
     if (this.#thread !== undefined) return this.#thread;
-    const thread = new Worker(THREAD, { eval: true });
+    // Its heap holds a turn's files at most: kept small, so a run's memory stays the run's.
+    const thread = new Worker(THREAD, {
+      eval: true,
+      resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 },
+    });
     thread.on("message", (failures: Failure[]) => this.#answered(failures));
     const lost = (error: Error) => {
       if (this.#thread === thread) this.#thread = undefined;

@@ -80,20 +80,7 @@ export class Engine {
     this.#context = context;
     // Partial downloads of a process that was killed will never be finished: clear them.
     sweepPartials(partialDir(outputDir));
-    const tasks = await store.tasksOf(runId);
-    const start = new RunStart(tasks);
-    this.#start = start;
-    for (const task of tasks) {
-      // Taken on already by its upstream's placement, or waiting for its upstream to bind it.
-      if (this.#takenOn.has(task.key) || waitsForUpstream(task)) continue;
-      this.#takenOn.add(task.key);
-      await this.#takeOn(task);
-    }
-    await start.settled();
-    this.#start = undefined;
-    emit(start.started(this.#options, roundMoney(this.#admission.spent)));
-    for (const event of start.held) emit(event);
-    for (const upstream of this.#options.feeds ?? []) await this.#startDependants(upstream);
+    await this.#takeOnRecorded();
     // Often enough to keep polls on time, rarely enough to cost nothing while waiting.
     const tick = Math.min(50, Math.max(2, settings.poll.everyMs / 4));
     while (!this.#abort.signal.aborted) {
@@ -118,6 +105,28 @@ export class Engine {
     const result = await runResult(store, runId, this.#stopping, this.#unknownSubmits);
     emit({ type: "run:finished", ...result });
     return result;
+  }
+
+  /**
+   * Takes every recorded task on, then tells the reporters the run has started. A method of
+   * its own, so the run's rows as first read are let go once it returns, not held all run.
+   */
+  async #takeOnRecorded(): Promise<void> {
+    const { store, runId, emit } = this.#options;
+    const tasks = await store.tasksOf(runId);
+    const start = new RunStart(tasks);
+    this.#start = start;
+    for (const task of tasks) {
+      // Taken on already by its upstream's placement, or waiting for its upstream to bind it.
+      if (this.#takenOn.has(task.key) || waitsForUpstream(task)) continue;
+      this.#takenOn.add(task.key);
+      await this.#takeOn(task);
+    }
+    await start.settled();
+    this.#start = undefined;
+    emit(start.started(this.#options, roundMoney(this.#admission.spent)));
+    for (const event of start.held) emit(event);
+    for (const upstream of this.#options.feeds ?? []) await this.#startDependants(upstream);
   }
 
   get #run(): RunContext {
