@@ -72,10 +72,10 @@ class FileWriter {
 
   #started(): Worker {
     if (this.#thread !== undefined) return this.#thread;
-    // Its heap holds a turn's files at most: kept small, so a run's memory stays the run's.
+    // What it allocates lives for one write: a small young generation is all it needs.
     const thread = new Worker(THREAD, {
       eval: true,
-      resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 },
+      resourceLimits: { maxYoungGenerationSizeMb: 4 },
     });
     thread.on("message", (failures: Failure[]) => this.#answered(failures));
     const lost = (error: Error) => {
