@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import v8 from "node:v8";
 import { Command, CommanderError, Option } from "commander";
 import { coerceError, ErrorCode, GwError } from "../core/errors.js";
 import { storeUnusable } from "../store/index.js";
@@ -9,6 +8,7 @@ import { FAMILIES_DOC_COMMAND, type FieldsFlags, printFields } from "./fields.js
 import { HELP_AFTER, showUsageAfterErrors } from "./help.js";
 import { err, out } from "./output.js";
 import { planManifest } from "./plan.js";
+import { setUpProcess } from "./process-setup.js";
 import { reportRun } from "./report.js";
 import { type RetryFlags, type RunFlags, resumeRun, retryRun, runManifest } from "./run.js";
 import { type ScheduleFlags, schedule } from "./schedule.js";
@@ -340,15 +340,5 @@ function isFileError(error: unknown): error is NodeJS.ErrnoException {
   );
 }
 
-// A reader that stops early (`gwrun plan x.yaml | head`) is not an error.
-process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-  if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
-  throw error;
-});
-
-// A run's live heap is small (tens of MB) and churns fast: between full collections V8 lets
-// garbage grow the heap to several times that. Growing by half at most keeps a 10,000-task run
-// near 210 MB instead of 240–290, and its full collections stay short.
-v8.setFlagsFromString("--heap-growing-percent=50");
-
+setUpProcess();
 process.exitCode = await main(process.argv.slice(2));

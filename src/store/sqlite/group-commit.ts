@@ -8,6 +8,9 @@ interface Waiting {
 
 type Outcome = { value?: unknown; error?: unknown; failed: boolean };
 
+/** Thrown to roll a turn back when one of its writes failed (no stack trace to take). */
+const WRITE_FAILED = Symbol("a write of the turn failed");
+
 /**
  * The writes asked for in one turn of the event loop, committed together, every promise
  * settled after the commit. A busy run's claims, receipts, poll rounds, downloads and checks
@@ -59,19 +62,18 @@ export class GroupCommit {
   /** All writes in one transaction; undefined (and nothing recorded) when one of them fails. */
   #together(batch: readonly Waiting[]): Outcome[] | undefined {
     const outcomes: Outcome[] = [];
-    const failed = new Error("a write of the turn failed");
     try {
       this.#commit(() => {
         for (const { write } of batch) {
           try {
             outcomes.push({ value: write(), failed: false });
           } catch {
-            throw failed;
+            throw WRITE_FAILED;
           }
         }
       });
     } catch (error) {
-      if (error === failed) return undefined;
+      if (error === WRITE_FAILED) return undefined;
       throw error;
     }
     return outcomes;
