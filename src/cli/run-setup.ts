@@ -22,7 +22,10 @@ export interface OpenedGateway {
   close(): Promise<void>;
 }
 
-/** The gateway a run talks to; its key from the manifest or GW_API_KEY, never stored. */
+/**
+ * The gateway a run talks to, connected ahead of the first submit; its key from the manifest
+ * or GW_API_KEY, never stored.
+ */
 export async function openGateway(
   settings: ManifestSettings,
   baseUrl: string,
@@ -36,6 +39,7 @@ export async function openGateway(
     apiKey: target.apiKey,
     messagesVersion: settings.gateway.messagesVersion,
   });
+  await client.connect();
   return {
     target,
     client,

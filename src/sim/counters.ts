@@ -46,7 +46,7 @@ export function countError(counters: SimCounters, kind: string | number): void {
 /** When the submits of the last second were accepted, per counters (kept out of their JSON). */
 const lastSecond = new WeakMap<SimCounters, number[]>();
 
-/** Counts an accepted submit of the request with this hash, accepted at `now` (ms). */
+/** Counts an accepted submit of the request with this hash, which arrived at `now` (ms). */
 export function countAccepted(counters: SimCounters, requestHash: string, now: number): void {
   const seen = counters.submits.byRequest[requestHash] ?? 0;
   counters.submits.byRequest[requestHash] = seen + 1;
@@ -54,7 +54,11 @@ export function countAccepted(counters: SimCounters, requestHash: string, now: n
   if (seen === 1) counters.submits.repeated += 1;
   const window = lastSecond.get(counters) ?? [];
   lastSecond.set(counters, window);
-  window.push(now);
-  while ((window[0] ?? now) <= now - 1000) window.shift();
+  // Arrival times, handled a little out of order: kept sorted.
+  let at = window.length;
+  while (at > 0 && (window[at - 1] as number) > now) at--;
+  window.splice(at, 0, now);
+  const latest = window.at(-1) as number;
+  while ((window[0] ?? latest) <= latest - 1000) window.shift();
   counters.submits.busiest_second = Math.max(counters.submits.busiest_second, window.length);
 }

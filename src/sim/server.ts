@@ -97,6 +97,9 @@ async function handle(
   res: ServerResponse,
 ): Promise<void> {
   const { counters, options, dice } = context;
+  // The gateway's edge sees a request when it arrives; reading and checking its body after
+  // that (slow while this process warms up) must not bunch the limiter's or the counters' times.
+  const arrivedAt = options.clock.now();
   counters.requests += 1;
   const url = new URL(req.url ?? "/", "http://sim");
   const path = url.pathname;
@@ -108,6 +111,10 @@ async function handle(
   }
   if (req.method === "GET" && path.startsWith("/files/")) {
     await serveFile(context, res, path.slice("/files/".length));
+    return;
+  }
+  if (req.method === "OPTIONS") {
+    res.writeHead(204, { allow: "GET, POST, OPTIONS" }).end();
     return;
   }
   if (!path.startsWith("/v1/") && !path.startsWith("/v1beta/")) {
@@ -136,7 +143,7 @@ async function handle(
       // Announced on every generation answer, as gateways do (the IETF RateLimit-Policy form).
       res.setHeader("ratelimit-policy", `${options.rateLimit.perSecond};w=1`);
     }
-    const waitMs = context.bucket?.take(options.clock.now()) ?? 0;
+    const waitMs = context.bucket?.take(arrivedAt) ?? 0;
     if (waitMs > 0) {
       countError(counters, 429);
       sendError(res, 429, "too many requests: slow down", {
@@ -197,7 +204,7 @@ async function handle(
     await answerText(context, res, check.family, check.body, { sse, echo: credentialsOf(req) });
     return;
   }
-  acceptSubmit(context, req, res, path, check.family, check.body);
+  acceptSubmit(context, { req, res, arrivedAt }, path, check.family, check.body);
 }
 
 /** Why the credentials are refused, or undefined. Messages also takes `x-api-key`. */

@@ -23,8 +23,7 @@ const FAILURES = [
  */
 export function acceptSubmit(
   context: SimContext,
-  req: IncomingMessage,
-  res: ServerResponse,
+  { req, res, arrivedAt }: { req: IncomingMessage; res: ServerResponse; arrivedAt: number },
   path: string,
   family: Family,
   body: RequestBody,
@@ -101,7 +100,7 @@ export function acceptSubmit(
   ledger.hold(price, ticket.endsAt, fails);
   counters.tasks.created += 1;
   if (fails) counters.tasks.planned_failures += 1;
-  countAccepted(counters, requestHash, now);
+  countAccepted(counters, requestHash, arrivedAt);
   if (dice.roll("lost-response", requestHash, options.faults.lostResponseRate)) {
     // The task exists and will be billed; the client never hears of it.
     countError(counters, "lost_response");

@@ -16,7 +16,8 @@ export class TokenBucket {
   take(now: number): number {
     const elapsed = Math.max(0, now - this.#updatedAt);
     this.#tokens = Math.min(this.burst, this.#tokens + (elapsed * this.perSecond) / 1000);
-    this.#updatedAt = now;
+    // Times are arrivals, handled a little out of order: never wind the bucket back.
+    this.#updatedAt = Math.max(this.#updatedAt, now);
     if (this.#tokens >= 1) {
       this.#tokens -= 1;
       return 0;

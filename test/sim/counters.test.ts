@@ -1,3 +1,4 @@
+import { request } from "node:http";
 import { describe, expect, it } from "vitest";
 import { withSimulator } from "../helpers/sim.js";
 
@@ -19,5 +20,33 @@ describe("simulator counters", () => {
         expect(sim.counters().submits.busiest_second).toBe(3);
       },
     );
+  });
+
+  it("count a submit when it arrives, not when its body has been read", async () => {
+    await withSimulator({}, async ({ client, clock, sim }) => {
+      await client.submit(IMAGES, imageA("one"));
+      // Two arrives with one; its body comes 1,100 ms later, with three and four.
+      const body = JSON.stringify(imageA("two"));
+      const two = request(`${sim.url}${IMAGES}`, {
+        method: "POST",
+        headers: {
+          authorization: "Bearer test-key",
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+        },
+      });
+      const answered = new Promise((resolve) =>
+        two.on("response", (res) => res.resume().on("end", resolve)),
+      );
+      two.flushHeaders();
+      await expect.poll(() => sim.counters().requests).toBe(2);
+      clock.advance(1100);
+      two.end(body);
+      await answered;
+      await client.submit(IMAGES, imageA("three"));
+      await client.submit(IMAGES, imageA("four"));
+      expect(sim.counters().submits.accepted).toBe(4);
+      expect(sim.counters().submits.busiest_second).toBe(2);
+    });
   });
 });
