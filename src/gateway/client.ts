@@ -229,8 +229,9 @@ export class GatewayClient {
    * paced submits late and bunch them. OPTIONS is safe and needs no key; its answer is dropped.
    */
   async connect(): Promise<void> {
-    const options = { dispatcher: this.#dispatcher, method: "OPTIONS" as const };
-    await request(this.#url("/"), { ...options, headersTimeout: 2000, bodyTimeout: 2000 })
+    // Bounded: a gateway that does not answer is the first call's to report, not this one's.
+    const signal = AbortSignal.timeout(2000);
+    await request(this.#url("/"), { dispatcher: this.#dispatcher, method: "OPTIONS", signal })
       .then((response) => response.body.dump())
       .catch(() => undefined);
     // The pool takes the connection back a turn after the answer: ready for the first call.

@@ -45,4 +45,22 @@ describe("connecting ahead of the first call", () => {
       await client.close();
     }
   });
+
+  it("gives up on a gateway that does not answer within two seconds", async () => {
+    const server = createServer(() => {
+      // Never answers.
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    const client = new GatewayClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: "k" });
+    try {
+      const started = performance.now();
+      await client.connect();
+      expect(performance.now() - started).toBeLessThan(4000);
+    } finally {
+      await client.close().catch(() => {});
+      server.closeAllConnections();
+      server.close();
+    }
+  });
 });
