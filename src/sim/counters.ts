@@ -43,7 +43,7 @@ export function countError(counters: SimCounters, kind: string | number): void {
   counters.errors[key] = (counters.errors[key] ?? 0) + 1;
 }
 
-/** When the submits of the last second were accepted, per counters (kept out of their JSON). */
+/** When the submits accepted in the last second arrived, per counters (kept out of their JSON). */
 const lastSecond = new WeakMap<SimCounters, number[]>();
 
 /** Counts an accepted submit of the request with this hash, which arrived at `now` (ms). */
