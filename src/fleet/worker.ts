@@ -112,7 +112,9 @@ export class FleetWorker {
     const named = (kind: string, handle: (payload: unknown) => Promise<void>) =>
       Object.fromEntries(suffixes.map((suffix) => [kind + suffix, handle]));
     // Jobs fetched a batch at a time and their completions written together: a query per job
-    // to fetch it and one to delete it were much of the database's work. A worker of one run
+    // to fetch it and one to delete it were much of the database's work. Twice the jobs it
+    // runs at once: each fetch is a heavy query, and the jobs a worker holds back stay few
+    // enough that a second worker still gets its share of a small run. A worker of one run
     // fetches job by job: graphile-worker hands a batch only to fetches without forbidden
     // flags, so a batch would sit locked in its local queue.
     const batched = (concurrency: number) => ({
@@ -120,7 +122,7 @@ export class FleetWorker {
       maxPoolSize: concurrency + 2,
       preset: {
         worker: {
-          localQueue: { size: this.#options.onlyRun === undefined ? concurrency : -1 },
+          localQueue: { size: this.#options.onlyRun === undefined ? concurrency * 2 : -1 },
           completeJobBatchDelay: 0,
         },
       },

@@ -263,6 +263,55 @@ describe.each(STORE_KINDS)("store transitions (%s)", (kind) => {
     await store.close();
   });
 
+  it("records a turn's files and checks for several tasks at once", async () => {
+    const { store, runId } = await openWithTask(kind);
+    await store.recordTasks(runId, [imageTask("k2")], 2);
+    const one = await completed(store, "k1");
+    const two = await completed(store, "k2");
+    // Both of k1's files land in one turn with k2's first: k1 is downloaded, k2 waits.
+    const landed = await store.recordDownloads([file(one, 0), file(two, 0), file(one, 1)], 4);
+    expect([...landed.complete]).toEqual(["k1"]);
+    expect(landed.events.map((event) => event.key)).toEqual(["k1", "k2", "k1"]);
+    expect((await store.task("k2"))?.state).toBe("completed");
+    await store.recordDownloads([file(two, 1)], 5);
+    const check = (index: number, ok: boolean) => ({
+      index,
+      ok,
+      problems: ok ? [] : ["too dark"],
+      thumbnail: ok ? `/thumbs/${index}.jpg` : null,
+      poster: null,
+      details: { width: 8 },
+    });
+    const checked = await store.recordChecks(
+      [
+        { task: one, checks: [check(0, true), check(1, true)] },
+        { task: two, checks: [check(0, true), check(1, false)] },
+      ],
+      6,
+    );
+    // Only the task whose every check passed is done; every verdict is kept.
+    expect([...checked.done]).toEqual(["k1"]);
+    expect(checked.events.map((event) => [event.type, event.key])).toEqual([
+      ["output:checked", "k1"],
+      ["output:checked", "k1"],
+      ["task:done", "k1"],
+      ["output:checked", "k2"],
+      ["output:checked", "k2"],
+    ]);
+    expect(await store.task("k1")).toMatchObject({ state: "done", done_at: 6 });
+    expect((await store.task("k2"))?.state).toBe("downloaded");
+    const kept = await store.outputsOf("k2");
+    expect(kept.map((output) => [output.check_state, output.thumbnail])).toEqual([
+      ["ok", "/thumbs/0.jpg"],
+      ["failed", null],
+    ]);
+    expect(JSON.parse(kept[1]?.checks ?? "{}")).toEqual({ problems: ["too dark"], width: 8 });
+    // A second verdict on a done task keeps the verdict but moves nothing.
+    const again = await store.recordChecks([{ task: one, checks: [check(0, true)] }], 7);
+    expect(again.done.size).toBe(0);
+    await store.close();
+  });
+
   it("requeues a task as a new one: its task id, cost, progress and outputs forgotten", async () => {
     const { store } = await openWithTask(kind);
     const done = await completed(store);

@@ -74,15 +74,16 @@ export class PgDb {
    * Two processes moving the same tasks in different orders can deadlock; PostgreSQL then
    * aborts one of them, which is run again from the start (`fn` keeps its results inside).
    */
-  async transaction<T>(fn: (sql: pg.PoolClient) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.#once(fn);
-      } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        if (!(code === DEADLOCK || code === SERIALIZATION) || attempt >= RETRIES) throw error;
-      }
-    }
+  transaction<T>(fn: (sql: pg.PoolClient) => Promise<T>): Promise<T> {
+    return retried(() => this.#once(fn));
+  }
+
+  /**
+   * Runs one statement that moves many tasks, without a transaction around it (it is atomic on
+   * its own); again when PostgreSQL aborted it to break a deadlock.
+   */
+  statement<T>(fn: (sql: pg.Pool) => Promise<T>): Promise<T> {
+    return retried(() => fn(this.pool));
   }
 
   async #once<T>(fn: (sql: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -102,6 +103,17 @@ export class PgDb {
 
   close(): Promise<void> {
     return this.pool.end();
+  }
+}
+
+async function retried<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (!(code === DEADLOCK || code === SERIALIZATION) || tries >= RETRIES) throw error;
+    }
   }
 }
 

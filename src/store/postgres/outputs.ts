@@ -3,8 +3,8 @@ import type { TaskRow, TextAnswerRow } from "../rows.js";
 import { checkedEvent, doneEvent, downloadedEvent } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
 import { ALL_DOWNLOADED, checkColumnsOf, doneOf, textAnsweredOf } from "../transition-patches.js";
-import { changes, type PgDb, row, type Sql } from "./db.js";
-import { lockTasks, moveBy } from "./tasks.js";
+import { type PgDb, rows, type Sql } from "./db.js";
+import { moveBy } from "./tasks.js";
 
 /** A task's outputs from download to checks, as `../sqlite/outputs.ts` records them. */
 
@@ -43,40 +43,62 @@ export async function updateLinks(
   );
 }
 
-export function recordDownloads(
+/**
+ * Records downloaded files in one statement: each pending output marked, and each task whose
+ * outputs are all downloaded now moved completed → downloaded, with its event. The statement's
+ * parts see the outputs as they were before it, so a file marked in it counts as downloaded.
+ * One round trip for a turn's files, where a transaction took five per file.
+ */
+export async function recordDownloads(
   db: PgDb,
   files: readonly DownloadedFile[],
   now: number,
 ): Promise<{ events: TaskEvent[]; complete: Set<string> }> {
-  return db.transaction(async (sql) => {
-    await lockTasks(
+  if (files.length === 0) return { events: [], complete: new Set() };
+  const found = await db.statement((sql) =>
+    rows<{ key: string; idx: number | null }>(
       sql,
-      files.map((file) => file.task.key),
-    );
-    const events: TaskEvent[] = [];
-    const complete = new Set<string>();
-    for (const file of files) {
-      const { task } = file;
-      const marked = await changes(
-        sql,
-        `UPDATE outputs SET state = 'downloaded', path = $1, bytes = $2, sha256 = $3, content_type = $4
-         WHERE job_key = $5 AND idx = $6 AND state = 'pending'`,
-        [file.path, file.bytes, file.sha256, file.contentType, task.key, file.idx],
-      );
-      if (marked === 0) continue;
-      events.push(downloadedEvent(task, file));
-      const waiting = await row<{ n: number }>(
-        sql,
-        "SELECT count(*) AS n FROM outputs WHERE job_key = $1 AND state <> 'downloaded'",
-        [task.key],
-      );
-      // The last file and the task's move commit together.
-      if (waiting?.n === 0 && (await moveBy(sql, task.key, ALL_DOWNLOADED, now)))
-        complete.add(task.key);
-    }
-    return { events, complete };
-  });
+      `WITH given AS (
+         SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::bigint[], $5::text[], $6::text[])
+           AS g(key, idx, path, bytes, sha256, content_type)),
+       marked AS (
+         UPDATE outputs o SET state = 'downloaded', path = g.path, bytes = g.bytes,
+           sha256 = g.sha256, content_type = g.content_type
+         FROM given g WHERE o.job_key = g.key AND o.idx = g.idx AND o.state = 'pending'
+         RETURNING o.job_key, o.idx),
+       moved AS (
+         UPDATE jobs j SET state = $7, updated_at = $8
+         WHERE j.key IN (SELECT job_key FROM marked) AND j.state = ANY($9::text[])
+           AND NOT EXISTS (
+             SELECT 1 FROM outputs o WHERE o.job_key = j.key AND o.state <> 'downloaded'
+               AND NOT EXISTS (SELECT 1 FROM marked m WHERE m.job_key = o.job_key AND m.idx = o.idx))
+         RETURNING j.run_id, j.key),
+       logged AS (
+         INSERT INTO events (run_id, at, job_key, type, data)
+         SELECT run_id, $8, key, 'job:' || $7, NULL FROM moved)
+       SELECT job_key AS key, idx FROM marked UNION ALL SELECT key, NULL FROM moved`,
+      [
+        files.map((file) => file.task.key),
+        files.map((file) => file.idx),
+        files.map((file) => file.path),
+        files.map((file) => file.bytes),
+        files.map((file) => file.sha256),
+        files.map((file) => file.contentType),
+        ALL_DOWNLOADED.to,
+        now,
+        [...ALL_DOWNLOADED.from],
+      ],
+    ),
+  );
+  const marked = new Set(found.filter((one) => one.idx !== null).map(markOf));
+  const complete = new Set(found.filter((one) => one.idx === null).map((one) => one.key));
+  const events = files
+    .filter((file) => marked.has(markOf({ key: file.task.key, idx: file.idx })))
+    .map((file) => downloadedEvent(file.task, file));
+  return { events, complete };
 }
+
+const markOf = (output: { key: string; idx: number | null }) => `${output.idx} ${output.key}`;
 
 export function recordTextAnswer(
   db: PgDb,
@@ -124,44 +146,58 @@ export function recordTextAnswer(
   });
 }
 
-export function recordChecks(
+/**
+ * Keeps each output's checks and moves each task whose checks all passed downloaded → done,
+ * with its event, in one statement.
+ */
+export async function recordChecks(
   db: PgDb,
   checked: readonly { task: TaskRow; checks: readonly OutputCheck[] }[],
   now: number,
 ): Promise<{ done: Set<string>; events: TaskEvent[] }> {
-  return db.transaction(async (sql) => {
-    await lockTasks(
+  if (checked.length === 0) return { done: new Set(), events: [] };
+  const all = checked.flatMap(({ task, checks }) => checks.map((check) => ({ task, check })));
+  const kept = all.map(({ check }) => checkColumnsOf(check));
+  const passed = checked.filter(({ checks }) => checks.every((check) => check.ok));
+  const transition = doneOf(now);
+  const moved = await db.statement((sql) =>
+    rows<{ key: string }>(
       sql,
-      checked.map((entry) => entry.task.key),
-    );
-    const done = new Set<string>();
-    const events: TaskEvent[] = [];
-    for (const { task, checks } of checked) {
-      events.push(...(await keepChecks(sql, task, checks)));
-      if (checks.some((check) => !check.ok)) continue;
-      const moved = await markDoneIn(sql, task, now);
-      events.push(...moved);
-      if (moved.length > 0) done.add(task.key);
-    }
-    return { done, events };
-  });
-}
-
-async function keepChecks(
-  sql: Sql,
-  task: TaskRow,
-  checks: readonly OutputCheck[],
-): Promise<TaskEvent[]> {
-  const events: TaskEvent[] = [];
-  for (const check of checks) {
-    const { checkState, checks: measured } = checkColumnsOf(check);
-    await sql.query(
-      "UPDATE outputs SET check_state = $1, checks = $2, thumbnail = $3, poster = $4 WHERE job_key = $5 AND idx = $6",
-      [checkState, measured, check.thumbnail, check.poster, task.key, check.index],
-    );
-    events.push(checkedEvent(task, check));
-  }
-  return events;
+      `WITH given AS (
+         SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[])
+           AS g(key, idx, check_state, checks, thumbnail, poster)),
+       kept AS (
+         UPDATE outputs o SET check_state = g.check_state, checks = g.checks,
+           thumbnail = g.thumbnail, poster = g.poster
+         FROM given g WHERE o.job_key = g.key AND o.idx = g.idx),
+       moved AS (
+         UPDATE jobs SET state = $7, updated_at = $8, done_at = $8
+         WHERE key = ANY($9::text[]) AND state = ANY($10::text[])
+         RETURNING run_id, key),
+       logged AS (
+         INSERT INTO events (run_id, at, job_key, type, data)
+         SELECT run_id, $8, key, 'job:' || $7, NULL FROM moved)
+       SELECT key FROM moved`,
+      [
+        all.map(({ task }) => task.key),
+        all.map(({ check }) => check.index),
+        kept.map((one) => one.checkState),
+        kept.map((one) => one.checks),
+        all.map(({ check }) => check.thumbnail),
+        all.map(({ check }) => check.poster),
+        transition.to,
+        now,
+        passed.map(({ task }) => task.key),
+        [...transition.from],
+      ],
+    ),
+  );
+  const done = new Set(moved.map((one) => one.key));
+  const events = checked.flatMap(({ task, checks }) => [
+    ...checks.map((check) => checkedEvent(task, check)),
+    ...(done.has(task.key) ? [doneEvent(task)] : []),
+  ]);
+  return { done, events };
 }
 
 export function markDone(db: PgDb, task: TaskRow, now: number): Promise<TaskEvent[]> {
