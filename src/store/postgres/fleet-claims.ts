@@ -1,11 +1,10 @@
-import { checkedMove } from "../move.js";
 import type { Receipt } from "../port.js";
 import type { TaskRow } from "../rows.js";
 import { TaskState } from "../states.js";
 import { named } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
 import { type PgDb, row, rows } from "./db.js";
-import { move } from "./tasks.js";
+import { move, moveSet } from "./tasks.js";
 
 /**
  * Claims and receipts across a fleet: a claim holds the run's in-flight cap and budget for
@@ -90,8 +89,7 @@ export async function recordClaimedReceipt(
     claimed_by: null,
     unknown_submits: task.unknown_submits + receipt.unknownSubmits,
   };
-  const { columns, values } = checkedMove([TaskState.Submitting], receipt.status, patch);
-  const set = columns.map((column, i) => `, ${column} = $${i + 6}`).join("");
+  const { set, values } = moveSet([TaskState.Submitting], receipt.status, patch, 6);
   const answer = await row<{ moved: boolean; duplicate: string | null }>(
     db.pool,
     `WITH duplicate AS (SELECT label FROM jobs WHERE task_id = $4 AND key <> $3 LIMIT 1),

@@ -4,7 +4,7 @@ import { checkedEvent, doneEvent, downloadedEvent } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
 import { ALL_DOWNLOADED, checkColumnsOf, doneOf, textAnsweredOf } from "../transition-patches.js";
 import { type PgDb, rows, type Sql } from "./db.js";
-import { moveBy } from "./tasks.js";
+import { moveBy, moveSet } from "./tasks.js";
 
 /** A task's outputs from download to checks, as `../sqlite/outputs.ts` records them. */
 
@@ -55,6 +55,8 @@ export async function recordDownloads(
   now: number,
 ): Promise<{ events: TaskEvent[]; complete: Set<string> }> {
   if (files.length === 0) return { events: [], complete: new Set() };
+  const { from, to, patch } = ALL_DOWNLOADED;
+  const { set, values } = moveSet(from, to, patch, 10);
   const found = await db.statement((sql) =>
     rows<{ key: string; idx: number | null }>(
       sql,
@@ -67,7 +69,7 @@ export async function recordDownloads(
          FROM given g WHERE o.job_key = g.key AND o.idx = g.idx AND o.state = 'pending'
          RETURNING o.job_key, o.idx),
        moved AS (
-         UPDATE jobs j SET state = $7, updated_at = $8
+         UPDATE jobs j SET state = $7, updated_at = $8${set}
          WHERE j.key IN (SELECT job_key FROM marked) AND j.state = ANY($9::text[])
            AND NOT EXISTS (
              SELECT 1 FROM outputs o WHERE o.job_key = j.key AND o.state <> 'downloaded'
@@ -84,9 +86,10 @@ export async function recordDownloads(
         files.map((file) => file.bytes),
         files.map((file) => file.sha256),
         files.map((file) => file.contentType),
-        ALL_DOWNLOADED.to,
+        to,
         now,
-        [...ALL_DOWNLOADED.from],
+        [...from],
+        ...values,
       ],
     ),
   );
@@ -159,7 +162,8 @@ export async function recordChecks(
   const all = checked.flatMap(({ task, checks }) => checks.map((check) => ({ task, check })));
   const kept = all.map(({ check }) => checkColumnsOf(check));
   const passed = checked.filter(({ checks }) => checks.every((check) => check.ok));
-  const transition = doneOf(now);
+  const { from, to, patch } = doneOf(now);
+  const { set, values } = moveSet(from, to, patch, 11);
   const moved = await db.statement((sql) =>
     rows<{ key: string }>(
       sql,
@@ -171,7 +175,7 @@ export async function recordChecks(
            thumbnail = g.thumbnail, poster = g.poster
          FROM given g WHERE o.job_key = g.key AND o.idx = g.idx),
        moved AS (
-         UPDATE jobs SET state = $7, updated_at = $8, done_at = $8
+         UPDATE jobs SET state = $7, updated_at = $8${set}
          WHERE key = ANY($9::text[]) AND state = ANY($10::text[])
          RETURNING run_id, key),
        logged AS (
@@ -185,10 +189,11 @@ export async function recordChecks(
         kept.map((one) => one.checks),
         all.map(({ check }) => check.thumbnail),
         all.map(({ check }) => check.poster),
-        transition.to,
+        to,
         now,
         passed.map(({ task }) => task.key),
-        [...transition.from],
+        [...from],
+        ...values,
       ],
     ),
   );

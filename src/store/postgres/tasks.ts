@@ -20,8 +20,7 @@ export async function move(
   patch: MovePatch,
   now: number,
 ): Promise<boolean> {
-  const { columns, values } = checkedMove(from, to, patch);
-  const set = columns.map((column, i) => `, ${column} = $${i + 6}`).join("");
+  const { set, values } = moveSet(from, to, patch, 6);
   const moved = await changes(
     sql,
     `WITH moved AS (
@@ -32,6 +31,20 @@ export async function move(
     [to, now, key, [...from], patch.reason ?? null, ...values],
   );
   return moved === 1;
+}
+
+/**
+ * A guarded move's columns for its SET clause, after the state graph allowed it: each column
+ * of `patch` bound to a parameter from `$first` on (`, column = $n`), and the values in order.
+ */
+export function moveSet(
+  from: readonly TaskState[],
+  to: TaskState,
+  patch: MovePatch,
+  first: number,
+): { set: string; values: ReturnType<typeof checkedMove>["values"] } {
+  const { columns, values } = checkedMove(from, to, patch);
+  return { set: columns.map((column, i) => `, ${column} = $${i + first}`).join(""), values };
 }
 
 /**
