@@ -205,10 +205,6 @@ export async function recordChecks(
   return { done, events };
 }
 
-export function markDone(db: PgDb, task: TaskRow, now: number): Promise<TaskEvent[]> {
-  return markDoneIn(db.pool, task, now);
-}
-
-async function markDoneIn(sql: Sql, task: TaskRow, now: number): Promise<TaskEvent[]> {
-  return (await moveBy(sql, task.key, doneOf(now), now)) ? [doneEvent(task)] : [];
+export async function markDone(db: PgDb, task: TaskRow, now: number): Promise<TaskEvent[]> {
+  return (await moveBy(db.pool, task.key, doneOf(now), now)) ? [doneEvent(task)] : [];
 }
