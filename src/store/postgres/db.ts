@@ -28,15 +28,29 @@ const names = new Map<string, string>();
 const MOST_NAMES = 500;
 
 /**
+ * Statements that join a table to an array parameter (`unnest($1)`, a batch) are planned
+ * each time they run. A prepared statement gets one plan for all its runs after its first
+ * few, made without the array's length and from the table's size at that moment: made while
+ * a run's outputs were few, it read the whole table for every batch once they were many.
+ */
+const PLANNED_EACH_TIME = /\bunnest\(/;
+
+/**
  * A connection that prepares every statement with parameters once, under a name its text
  * decides, and then only binds and runs it. PostgreSQL parsed and planned each statement
  * afresh every time it ran: a quarter of its work on a busy fleet. Statements without
- * parameters (migrations, several statements in one text) go as they are.
+ * parameters (migrations, several statements in one text) go as they are, and batches are
+ * planned each time (PLANNED_EACH_TIME).
  */
 class PreparingClient extends pg.Client {
   // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads
   override query(config: any, values?: any, callback?: any): any {
-    if (typeof config !== "string" || !Array.isArray(values) || values.length === 0)
+    if (
+      typeof config !== "string" ||
+      !Array.isArray(values) ||
+      values.length === 0 ||
+      PLANNED_EACH_TIME.test(config)
+    )
       return super.query(config, values, callback);
     let name = names.get(config);
     if (name === undefined) {
