@@ -3,13 +3,12 @@
 // (no name: every scenario). One JSON object per scenario (and per kill trial) on stdout,
 // figures next to their targets. PostgreSQL: GWRUN_TEST_PG_URL, else an embedded server;
 // each scenario (each kill trial) takes a fresh database. Runs `dist/`: build first.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { rmSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { kill, leader } from "./fleet-faults.mjs";
 import { log } from "./fleet-harness.mjs";
 import { pg10k, rate, scale } from "./fleet-throughput.mjs";
+import { benchFolder } from "./folder.mjs";
 import { startPostgres } from "./postgres.mjs";
 
 const SCENARIOS = { rate, kill, leader, scale, "pg-10k": pg10k };
@@ -27,7 +26,7 @@ for (let i = 0; i < args.length; i++) {
 }
 if (names.length === 0) names.push(...Object.keys(SCENARIOS));
 
-const dir = mkdtempSync(path.join(tmpdir(), "gwrun-bench-fleet-"));
+const dir = benchFolder("fleet");
 const server = await startPostgres();
 let failed = false;
 try {

@@ -3,16 +3,17 @@
 // - 5 s 720p clips with audio (the simulator's MP4s): ffprobe checks + poster + thumbnail, and the
 //   same with blackdetect/freezedetect;
 // - results.jsonl and index.html for a run of 100,000 jobs written from the store.
-import { mkdtempSync, rmSync } from "node:fs";
-import { availableParallelism, tmpdir } from "node:os";
+import { rmSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { PostProcessor, writeReport } from "../dist/postprocess/index.js";
 import { writeMp4 } from "../dist/sim/media-clip.js";
 import { writePng } from "../dist/sim/media-image.js";
 import { openStore } from "../dist/store/index.js";
+import { benchFolder } from "./folder.mjs";
 
-const dir = mkdtempSync(path.join(tmpdir(), "gwrun-bench-post-"));
+const dir = benchFolder("post");
 const IMAGES = 48;
 const CLIPS = 12;
 

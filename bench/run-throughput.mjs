@@ -7,10 +7,10 @@
 //   settings a user would keep: HTTP requests per task, and the wall time against the ideal
 //   N/R + L (the last submit at N/R, done L later).
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { BENCH_BASE, benchFolder } from "./folder.mjs";
 import { bin, manifest, startInstantSim, startSim, ZERO_LATENCY } from "./run-helpers.mjs";
 
 /** Runs gwrun to the end; samples its peak RSS (VmHWM) and the arrival of submit events. */
@@ -77,7 +77,7 @@ function httpRequests(served) {
   );
 }
 
-const dir = mkdtempSync(path.join(tmpdir(), "gwrun-bench-run-"));
+const dir = benchFolder("run");
 try {
   {
     const jobs = 10_000;
@@ -99,6 +99,7 @@ try {
         target_http_requests_per_task: 2.2,
         peak_rss_mb: result.peakMb,
         target_peak_rss_mb: 250,
+        files_in: BENCH_BASE,
       }),
     );
   }

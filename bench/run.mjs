@@ -1,15 +1,15 @@
 // `npm run bench`: every benchmark runs in a process of its own, so its peak memory is its
 // own, and prints one JSON line of figures.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { benchFolder } from "./folder.mjs";
 import { explicitManifest, matrixManifest } from "./manifests.mjs";
 
 const here = import.meta.dirname;
 const root = path.dirname(here);
-const dir = mkdtempSync(path.join(tmpdir(), "gwrun-bench-"));
+const dir = benchFolder("manifests");
 let failed = false;
 
 function node(args) {

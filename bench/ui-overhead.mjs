@@ -3,10 +3,9 @@
 // with no UI (`--quiet`: nothing but the summary). Rounds alternate; each side's best counts.
 // Wall time is the target; gwrun's CPU time (bash's `time`) is steadier on a busy machine.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import { rmSync } from "node:fs";
 import { performance } from "node:perf_hooks";
+import { benchFolder } from "./folder.mjs";
 import { bin, manifest, startInstantSim } from "./run-helpers.mjs";
 
 const JOBS = 10_000;
@@ -46,7 +45,7 @@ function runInTerminal(file, url, quiet) {
   });
 }
 
-const dir = mkdtempSync(path.join(tmpdir(), "gwrun-bench-ui-"));
+const dir = benchFolder("ui");
 try {
   const sim = await startInstantSim(dir);
   const best = { none: Infinity, dashboard: Infinity };

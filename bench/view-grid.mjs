@@ -2,16 +2,16 @@
 // by their thumbnails, half of them reviewed) served by `gwrun view`, timed from the request
 // to the last byte, cold and warm; and the first thumbnail's answer.
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { systemClock } from "../dist/core/clock.js";
 import { openStore } from "../dist/store/index.js";
 import { startViewServer } from "../dist/view/index.js";
+import { benchFolder } from "./folder.mjs";
 
 const OUTPUTS = 10_000;
-const dir = mkdtempSync(path.join(tmpdir(), "gwrun-bench-view-"));
+const dir = benchFolder("view");
 
 async function timed(url) {
   const start = performance.now();
