@@ -84,56 +84,41 @@ export function recordTasks(
   return added;
 }
 
-/**
- * A task row as an ordinary object. better-sqlite3 builds a row of the jobs table's 30 columns
- * in V8's dictionary mode, about 1.6 KB each; a spread copy is a fifth of that, and a run holds
- * thousands of rows.
- */
-function taskRowOf(row: unknown): TaskRow {
-  return { ...(row as TaskRow) };
-}
-
 export function task(s: SqliteDb, key: string): TaskRow | undefined {
-  const row = s.sql("SELECT * FROM jobs WHERE key = ?").get(key);
-  return row === undefined ? undefined : taskRowOf(row);
+  return s.rows<TaskRow>("SELECT * FROM jobs WHERE key = ?", key)[0];
 }
 
 export function tasksOf(s: SqliteDb, runId: number): TaskRow[] {
-  return s
-    .sql(
-      "SELECT jobs.* FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key WHERE run_jobs.run_id = ? ORDER BY jobs.rowid",
-    )
-    .all(runId)
-    .map(taskRowOf);
+  return s.rows<TaskRow>(
+    "SELECT jobs.* FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key WHERE run_jobs.run_id = ? ORDER BY jobs.rowid",
+    runId,
+  );
 }
 
 /** A manifest job's current tasks in an output folder: per label its take (`withScope`). */
 export function currentTasksOf(s: SqliteDb, outputDir: string, jobId: string): TaskRow[] {
   const { sql, param } = withScope({ folder: outputDir });
-  return s
-    .sql(
-      `${sql} SELECT jobs.* FROM scope JOIN jobs ON jobs.key = scope.key
-       WHERE jobs.job_id = ? ORDER BY scope.place`,
-    )
-    .all(param, jobId)
-    .map(taskRowOf);
+  return s.rows<TaskRow>(
+    `${sql} SELECT jobs.* FROM scope JOIN jobs ON jobs.key = scope.key
+     WHERE jobs.job_id = ? ORDER BY scope.place`,
+    param,
+    jobId,
+  );
 }
 
 export function tasksByKey(s: SqliteDb, keys: readonly string[]): Map<string, TaskRow> {
   const found = new Map<string, TaskRow>();
-  const select = s.sql(
-    "SELECT jobs.* FROM json_each(?) AS wanted JOIN jobs ON jobs.key = wanted.value",
-  );
+  const select = "SELECT jobs.* FROM json_each(?) AS wanted JOIN jobs ON jobs.key = wanted.value";
   // Pages keep each statement's parameter small.
   for (let start = 0; start < keys.length; start += 5000) {
     const page = JSON.stringify(keys.slice(start, start + 5000));
-    for (const row of select.all(page).map(taskRowOf)) found.set(row.key, row);
+    for (const row of s.rows<TaskRow>(select, page)) found.set(row.key, row);
   }
   return found;
 }
 
 export function dependantsOf(s: SqliteDb, upstreamKey: string): TaskRow[] {
-  return s.sql("SELECT * FROM jobs WHERE upstream_key = ?").all(upstreamKey).map(taskRowOf);
+  return s.rows<TaskRow>("SELECT * FROM jobs WHERE upstream_key = ?", upstreamKey);
 }
 
 export function outputsOf(s: SqliteDb, key: string): OutputRow[] {
