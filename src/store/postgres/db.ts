@@ -22,7 +22,7 @@ const SERIALIZATION = "40001";
 /** Tries of a transaction PostgreSQL aborted to break a deadlock. */
 const RETRIES = 5;
 
-/** Statement names by text: each text is hashed once. */
+/** Statement names by text ("" for a batch): each text is hashed once. */
 const names = new Map<string, string>();
 /** gwrun's texts are a few dozen; past this many, new ones run unprepared. */
 const MOST_NAMES = 500;
@@ -45,19 +45,18 @@ const PLANNED_EACH_TIME = /\bunnest\(/;
 class PreparingClient extends pg.Client {
   // biome-ignore lint/suspicious/noExplicitAny: pg's query() has a dozen overloads
   override query(config: any, values?: any, callback?: any): any {
-    if (
-      typeof config !== "string" ||
-      !Array.isArray(values) ||
-      values.length === 0 ||
-      PLANNED_EACH_TIME.test(config)
-    )
+    if (typeof config !== "string" || !Array.isArray(values) || values.length === 0)
       return super.query(config, values, callback);
     let name = names.get(config);
     if (name === undefined) {
       if (names.size >= MOST_NAMES) return super.query(config, values, callback);
-      name = `gwrun_${createHash("sha1").update(config).digest("hex").slice(0, 20)}`;
+      // Decided once per text; "" for a batch, planned each time.
+      name = PLANNED_EACH_TIME.test(config)
+        ? ""
+        : `gwrun_${createHash("sha1").update(config).digest("hex").slice(0, 20)}`;
       names.set(config, name);
     }
+    if (name === "") return super.query(config, values, callback);
     return super.query({ name, text: config, values }, callback);
   }
 }
