@@ -1,7 +1,7 @@
 import type { Clock } from "../core/clock.js";
 import type { Pace } from "../engine/pace.js";
 import type { PgStore } from "../store/postgres/open.js";
-import { type PaceRow, type PaceState, pgPaceRow } from "../store/postgres/pace.js";
+import type { PaceRow, PaceState } from "../store/postgres/pace.js";
 
 /**
  * One pace for a fleet of workers on one gateway account: turns come from the account's pace
@@ -180,11 +180,13 @@ export class FleetPace implements Pace {
  * The fleet pace of `account` on a PostgreSQL store: `ceiling` is the manifest's submit rate
  * per second; a rate learned earlier (the row's) is kept if it is lower.
  */
-export function openFleetPace(
+export async function openFleetPace(
   store: Pick<PgStore, "pool">,
   clock: Clock,
   account: string,
   ceiling: number,
 ): Promise<FleetPace> {
+  // Loaded here, with `pg`: a run on SQLite never needs either.
+  const { pgPaceRow } = await import("../store/postgres/pace.js");
   return FleetPace.open(pgPaceRow(store.pool), clock, account, ceiling);
 }

@@ -119,7 +119,7 @@ export function dependantsOf(s: SqliteDb, upstreamKey: string): TaskRow[] {
 }
 
 export function outputsOf(s: SqliteDb, key: string): OutputRow[] {
-  return s.sql("SELECT * FROM outputs WHERE job_key = ? ORDER BY idx").all(key) as OutputRow[];
+  return s.rows<OutputRow>("SELECT * FROM outputs WHERE job_key = ? ORDER BY idx", key);
 }
 
 export function textAnswer(s: SqliteDb, key: string): TextAnswerRow | undefined {
