@@ -5,7 +5,7 @@ import { addedEvent, failedEvent } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
 import { skipOf, skippedKeysOf, UNSKIP } from "../transition-patches.js";
 import type { SqliteDb } from "./db.js";
-import { moveBy, task as readTask, recordTasks } from "./tasks.js";
+import { dependantsOf, moveBy, task as readTask, recordTasks } from "./tasks.js";
 
 /** Pipelines in the store: an upstream's dependants, and the stand-ins of a failed one. */
 
@@ -66,10 +66,7 @@ export function recordSkipped(
     const fresh = recordTasks(s, runId, standIns, now);
     const events: TaskEvent[] = [];
     // Real dependants of an earlier success of it, not sent yet, cannot be sent now either.
-    const recorded = s
-      .sql("SELECT * FROM jobs WHERE upstream_key = ?")
-      .all(upstream.key) as TaskRow[];
-    for (const key of skippedKeysOf(recorded, standIns)) {
+    for (const key of skippedKeysOf(dependantsOf(s, upstream.key), standIns)) {
       if (!moveBy(s, key, skip, now)) continue;
       const row = readTask(s, key);
       if (row === undefined) continue;
