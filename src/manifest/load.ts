@@ -12,6 +12,8 @@ export class ManifestSource {
   /** The plain value with `${ENV}` references replaced; undefined when the YAML is broken. */
   value: unknown;
   readonly diagnostics: Diagnostic[] = [];
+  /** `gateway.api_key` as written, before `${ENV}` is read (undefined when there is none). */
+  writtenKey: unknown;
   #doc: Document | undefined;
   #lineCounter: LineCounter | undefined;
 
@@ -75,6 +77,7 @@ export function parseManifest(
     );
     return source;
   }
+  source.writtenKey = writtenKeyOf(value);
   const problems: (EnvProblem & { path: (string | number)[] })[] = [];
   source.value = interpolateDeep(value, env, [], problems);
   if (problems.length > 0) {
@@ -89,6 +92,13 @@ export function parseManifest(
     source.diagnostics.push(...reporter.diagnostics);
   }
   return source;
+}
+
+function writtenKeyOf(value: unknown): unknown {
+  const gateway = (value as { gateway?: unknown }).gateway;
+  return typeof gateway === "object" && gateway !== null
+    ? (gateway as { api_key?: unknown }).api_key
+    : undefined;
 }
 
 /** The first syntax error, and any later one that is not a consequence of it, with hints. */
