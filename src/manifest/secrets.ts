@@ -29,15 +29,11 @@ function isLiteralValue(value: unknown): boolean {
   return String(value).replace(ENV_ONLY, "").trim() !== "";
 }
 
-function isLiteral(node: Scalar | undefined): node is Scalar {
-  return node !== undefined && isLiteralValue(node.value);
-}
-
 /** The key node when the manifest writes a literal key (the plain value says first). */
 function literalKeyNode(source: ManifestSource): Scalar | undefined {
   if (!isLiteralValue(source.writtenKey)) return undefined;
   const node = keyNode(source);
-  return isLiteral(node) ? node : undefined;
+  return node !== undefined && isLiteralValue(node.value) ? node : undefined;
 }
 
 /** Warns, at the key, that a key written in the manifest is better in `GW_API_KEY`. */
