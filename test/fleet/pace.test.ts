@@ -82,7 +82,7 @@ async function paceRow(store: PgStore): Promise<{ rate: number; epoch: number; p
 }
 
 describe("fleet pace on one PostgreSQL row", () => {
-  it("gives four processes turns exactly 1/rate apart in database time, never two in one slot", async () => {
+  it("gives four processes turns 1/rate apart in database time after a slower first second, never two in one slot", async () => {
     const clock = new ManualClock();
     const rows = (await processes(4)).map(recorded);
     const paces = await Promise.all(rows.map((row) => FleetPace.open(row, clock, ACCOUNT, 10)));
@@ -90,10 +90,27 @@ describe("fleet pace on one PostgreSQL row", () => {
     await drive(clock, () => came.every((count) => count() === 6));
     const slots = rows.flatMap((row) => row.turns.map((turn) => turn.slotAt)).sort((a, b) => a - b);
     expect(slots).toHaveLength(24);
-    // At 10/s a turn every 100 ms: booked ahead of the database's now, so back to back.
-    for (let i = 1; i < slots.length; i++)
-      expect((slots[i] ?? 0) - (slots[i - 1] ?? 0)).toBeCloseTo(100, 2);
+    // At 10/s a turn every 100 ms, booked ahead of the database's now, so back to back; in the
+    // first second every 150 ms (0, 150, … 900), so a slow start cannot crowd it.
+    const gaps = slots.slice(1).map((slot, i) => slot - (slots[i] ?? 0));
+    for (const [i, gap] of gaps.entries()) expect(gap).toBeCloseTo(i < 7 ? 150 : 100, 2);
     for (const row of rows) expect(row.turns).toHaveLength(6);
+  });
+
+  it("starts slow again after a second without turns", async () => {
+    const [store] = await processes(1);
+    const row = pgPaceRow((store as PgStore).pool);
+    await row.open(ACCOUNT, 10);
+    const gaps = async (count: number) => {
+      const slots: number[] = [];
+      for (let i = 0; i < count; i++) slots.push((await row.reserve(ACCOUNT)).slotAt);
+      return slots.slice(1).map((slot, i) => Math.round(slot - (slots[i] ?? 0)));
+    };
+    // Booked back to back: 150 ms apart until a second in, then 100.
+    expect(await gaps(10)).toEqual([150, 150, 150, 150, 150, 150, 150, 100, 100]);
+    // The last turn booked was 1.25 s on; a second after it, the pace is idle.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(await gaps(3)).toEqual([150, 150]);
   });
 
   it("halves the rate once when two processes see 429s of one burst, again after a new turn", async () => {

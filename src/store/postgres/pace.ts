@@ -4,7 +4,8 @@ import { row, type Sql } from "./db.js";
  * The gateway pace row (`gateway_pace`): one per gateway account, shared by every worker of a
  * fleet. Each operation is one guarded UPDATE timed by the database clock (`clock_timestamp()`),
  * so hosts with skewed clocks still space their submits 1/rate apart. The rules are those of
- * the in-memory `SubmitPace` (`src/engine/pace.ts`).
+ * the in-memory `SubmitPace` (`src/engine/pace.ts`), and one of its own: a fleet's first second
+ * goes slower (see `reserveTurn`).
  */
 
 /** What the row says after an operation. */
@@ -29,7 +30,10 @@ export interface PaceTurn extends PaceState {
 export interface PaceRow {
   /** Creates the row for `account` or sets its ceiling; a learned rate above it is cut to it. */
   open(account: string, ceiling: number): Promise<PaceState>;
-  /** Takes the next turn: GREATEST(next_at, now, paused_until), and moves next_at 1/rate on. */
+  /**
+   * Takes the next turn: GREATEST(next_at, now, paused_until), and moves next_at 1/rate on
+   * (1.5/rate in the first second after the pace was idle for a second).
+   */
   reserve(account: string): Promise<PaceTurn>;
   /** `count` submits went through; `announced` is the gateway's stated limit per second. */
   succeed(account: string, count: number, announced?: number): Promise<PaceState>;
@@ -91,18 +95,30 @@ export async function openPace(sql: Sql, account: string, ceiling: number): Prom
   );
 }
 
+/** A pace idle this long starts slow again. */
+const IDLE = "interval '1 second'";
+/** How much farther apart the turns of a busy spell's first second are. */
+const SLOW_START = 1.5;
+
 export async function reserveTurn(sql: Sql, account: string): Promise<PaceTurn> {
-  // The slot is next_at minus the same interval it was just moved by: exact to the microsecond.
+  // The slot is read under the row's lock, before the move: the UPDATE's RETURNING sees only
+  // the row after it.
   const found = await row<StateRow & { slot_at: number; wait_ms: number }>(
     sql,
-    `UPDATE gateway_pace p
-        SET next_at = GREATEST(p.next_at, clock_timestamp(), p.paused_until)
-                      + make_interval(secs => 1.0 / p.rate)
-      WHERE p.account = $1
+    `WITH turn AS (
+       SELECT account, GREATEST(next_at, clock_timestamp(), paused_until) AS slot,
+              CASE WHEN busy_since IS NULL OR next_at < clock_timestamp() - ${IDLE}
+                   THEN GREATEST(clock_timestamp(), paused_until) ELSE busy_since END AS since
+         FROM gateway_pace WHERE account = $1 FOR UPDATE)
+     UPDATE gateway_pace p
+        SET busy_since = t.since,
+            next_at = t.slot + make_interval(secs =>
+              CASE WHEN t.slot < t.since + ${IDLE} THEN ${SLOW_START} ELSE 1 END / p.rate)
+       FROM turn t
+      WHERE p.account = t.account
       RETURNING ${STATE},
-        (EXTRACT(EPOCH FROM p.next_at - make_interval(secs => 1.0 / p.rate)) * 1000)::float8 AS slot_at,
-        GREATEST(0, EXTRACT(EPOCH FROM p.next_at - make_interval(secs => 1.0 / p.rate)
-                                       - clock_timestamp()) * 1000)::float8 AS wait_ms`,
+        (EXTRACT(EPOCH FROM t.slot) * 1000)::float8 AS slot_at,
+        GREATEST(0, EXTRACT(EPOCH FROM t.slot - clock_timestamp()) * 1000)::float8 AS wait_ms`,
     [account],
   );
   return { ...state(found, account), slotAt: found?.slot_at ?? 0, waitMs: found?.wait_ms ?? 0 };
