@@ -5,10 +5,11 @@ import { type PgStore, type TaskRow, TaskState } from "../store/index.js";
 import { type FleetRun, haltRun } from "./fleet-run.js";
 
 /**
- * A submit job: one pending task, sent once. It claims the task (the claim holds the cap and
- * the budget for every worker; a full lane is waited out), takes its turn at the shared pace
- * and records what the gateway answered. Polls are the poll leader's;
- * outputs are download jobs the store queues when the task completes.
+ * A submit job: pending tasks (one, or up to ten of a large run: sql/pg/000014), each sent once,
+ * one after another. Each is claimed (the claim holds the cap and the budget for every worker;
+ * a full lane is waited out), takes its turn at the shared pace, and what the gateway answered
+ * is recorded. Polls are the poll leader's; outputs are download jobs the store queues when
+ * the task completes.
  */
 
 /** How often a submit waiting for room on its lane looks again. */
@@ -25,7 +26,12 @@ export interface SubmitDeps {
   wait(ms: number): Promise<void>;
 }
 
-export async function submitJob(key: string, deps: SubmitDeps): Promise<void> {
+export async function submitJob(keys: readonly string[], deps: SubmitDeps): Promise<void> {
+  // A task already sent or done is passed over, so a job tried again redoes nothing.
+  for (const key of keys) await submitTask(key, deps);
+}
+
+async function submitTask(key: string, deps: SubmitDeps): Promise<void> {
   const { store } = deps;
   const task = await store.task(key);
   if (task === undefined || task.state !== TaskState.Pending || task.placeholder === 1) return;

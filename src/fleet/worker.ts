@@ -107,6 +107,11 @@ export class FleetWorker {
       wait: (ms: number) => this.#options.clock.sleep(ms, this.#stop.signal).catch(() => {}),
     };
     const key = (payload: unknown) => String((payload as { key?: unknown }).key);
+    // A submit job names one task (`key`) or lists several (`keys`).
+    const keys = (payload: unknown) => {
+      const { keys: listed } = payload as { keys?: unknown };
+      return Array.isArray(listed) ? listed.map(String) : [key(payload)];
+    };
     // Jobs of a run against the simulator inside this process are named for it (sql/pg/000011).
     const suffixes = ["", ...[...this.#runs.keys()].map((id) => `_run_${id}`)];
     const named = (kind: string, handle: (payload: unknown) => Promise<void>) =>
@@ -131,7 +136,7 @@ export class FleetWorker {
       await run({
         ...shared,
         ...batched(this.#options.concurrency),
-        taskList: named("gwrun_submit", (payload) => submitJob(key(payload), deps)),
+        taskList: named("gwrun_submit", (payload) => submitJob(keys(payload), deps)),
       }),
       await run({
         ...shared,

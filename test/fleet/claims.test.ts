@@ -264,6 +264,24 @@ describe("claims across a fleet", () => {
     ]);
   });
 
+  it("queues a large run's pending tasks ten to a submit job, in order, and never queues one twice", async () => {
+    const { stores, runId, rows } = await fleet(1, 700);
+    const [store] = stores as [PgStore];
+    const submitJobs = async () =>
+      (
+        await store.pool.query<{ key: string | null; payload: { keys?: string[] } }>(
+          "SELECT key, payload FROM graphile_worker._private_jobs ORDER BY id",
+        )
+      ).rows;
+    const queued = await submitJobs();
+    expect(queued).toHaveLength(70);
+    expect(queued.every((job) => job.key === null)).toBe(true);
+    expect(queued.flatMap((job) => job.payload.keys ?? [])).toEqual(rows.map((task) => task.key));
+    // Queuing the run again (as `gwrun resume` does) finds every task in a job already.
+    await store.fleet.queueRun(runId);
+    expect(await submitJobs()).toHaveLength(70);
+  });
+
   it("queues a download job for a task answered outside a poll round, and one per task in a round", async () => {
     const { stores, rows } = await fleet(1, 3);
     const [store] = stores as [PgStore];

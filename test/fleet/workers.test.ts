@@ -21,10 +21,11 @@ import {
 describe("gwrun worker", () => {
   it("shares a detached run between two workers, pays each task once, and stops cleanly on SIGTERM", async () => {
     await withFleet([], async (fleet) => {
-      // A pace slow enough that both workers are up before the submits are done.
+      // A pace slow enough that both workers are up before the submits are done; tasks enough
+      // that their submit jobs carry two each.
       const manifest = fleet.write(
         "fleet.yaml",
-        fleetManifest(fleet.outputDir, 30, { submitRate: "10/s" }),
+        fleetManifest(fleet.outputDir, 130, { submitRate: "40/s" }),
       );
       const recorded = await fleet.record(manifest);
       expect(recorded.code).toBe(0);
@@ -33,15 +34,15 @@ describe("gwrun worker", () => {
       const b = fleet.worker(["--name", "b"]);
 
       expect(await runEnded(fleet.db)).toBe("done");
-      expect(await statesOf(fleet.db)).toEqual({ done: 30 });
+      expect(await statesOf(fleet.db)).toEqual({ done: 130 });
       const { rows: outputs } = await fleet.db.query<{ path: string }>(
         "SELECT path FROM outputs WHERE state = 'downloaded'",
       );
-      expect(outputs).toHaveLength(30);
+      expect(outputs).toHaveLength(130);
       for (const output of outputs)
         expect(existsSync(path.resolve(fleet.outputDir, output.path))).toBe(true);
       const counters = await fleet.counters();
-      expect(counters.submits.accepted).toBe(30);
+      expect(counters.submits.accepted).toBe(130);
       expect(counters.submits.repeated).toBe(0);
       const { rows: shares } = await fleet.db.query<{ submitted_by: string; n: number }>(
         "SELECT submitted_by, count(*)::int AS n FROM jobs GROUP BY submitted_by",
@@ -51,7 +52,7 @@ describe("gwrun worker", () => {
       const status = await fleet.gwrun(["status"]);
       expect(status.code).toBe(0);
       expect(status.stdout).toMatch(/run 1: fleet — done \(exit 0\)/);
-      expect(status.stdout).toMatch(/30 tasks: 30 done/);
+      expect(status.stdout).toMatch(/130 tasks: 130 done/);
 
       a.child.kill("SIGTERM");
       b.child.kill("SIGTERM");

@@ -98,20 +98,20 @@ export async function settleRun(
 }
 
 /**
- * Queues the run's work anew (a run just recorded, `gwrun resume`): a submit job per pending
- * task, a download job per task whose outputs wait. Job keys make this safe to repeat.
+ * Queues the run's work anew (a run just recorded, `gwrun resume`): submit jobs for the pending
+ * tasks (sql/pg/000014), a download job per task whose outputs wait. Tasks already in a job are
+ * left out, so this is safe to repeat.
  */
 export async function queueRun(db: PgDb, runId: number): Promise<void> {
   // Only tasks without their job: re-adding a queued job would lock it against the worker
   // about to finish it.
   await db.transaction(async (sql) => {
     await sql.query(
-      `SELECT graphile_worker.add_jobs(ARRAY(
-         SELECT ROW(gwrun_job_name('gwrun_submit', $1), json_build_object('key', j.key), NULL, NULL, NULL,
-                    'submit:' || j.key, NULL, gwrun_run_flags(j.run_id))::graphile_worker.job_spec
-         FROM jobs j JOIN run_jobs r ON r.key = j.key
+      `SELECT gwrun_queue_submit_jobs($1, ARRAY(
+         SELECT j.key FROM jobs j JOIN run_jobs r ON r.key = j.key
          WHERE r.run_id = $1 AND j.state = 'pending' AND j.placeholder = 0
-           AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs q WHERE q.key = 'submit:' || j.key)))`,
+           AND j.key NOT IN (SELECT key FROM gwrun_queued_submits() AS q(key) WHERE key IS NOT NULL)
+         ORDER BY j.place))`,
       [runId],
     );
     await sql.query(
