@@ -8,16 +8,18 @@ import type { RunContext } from "./context.js";
  * Downloading a completed task's outputs: each pending output streams to a temporary file,
  * checked and hashed, then renamed into place; a dead link ends the task `expired`. A link
  * past its stated expiry is still tried once (clocks differ; links outlive their dates).
- * Each file is recorded as it lands; the last one moves the task to downloaded.
+ * Each file is recorded as it lands; the last one moves the task to downloaded. `read`: the
+ * task's outputs as just read with it (read again when the links are refreshed).
  */
 export async function downloadOutputs(
   task: TaskRow,
   context: RunContext,
   refresh: boolean,
+  read?: readonly OutputRow[],
 ): Promise<DownloadResult> {
   const { store, clock, client, outputDir, signal } = context;
   if (refresh) await refreshLinks(task, context);
-  const outputs = await store.outputsOf(task.key);
+  const outputs = read === undefined || refresh ? await store.outputsOf(task.key) : [...read];
   for (const [i, output] of outputs.entries()) {
     if (output.state === "downloaded") continue;
     if (signal.aborted) break;

@@ -22,14 +22,15 @@ export interface DownloadDeps {
 }
 
 export async function downloadJob(key: string, deps: DownloadDeps): Promise<void> {
-  const task = await deps.store.task(key);
-  if (task === undefined) return;
+  const found = await deps.store.fleet.taskWithOutputs(key);
+  if (found === undefined) return;
+  const { task, outputs } = found;
   const run = await deps.runOf(task.run_id);
-  if (task.state === TaskState.Downloaded) return finish(run, task);
+  if (task.state === TaskState.Downloaded) return finish(run, task, outputs);
   if (task.state !== TaskState.Completed) return;
   const { clock } = run.context;
   const refresh = task.completed_at === null || clock.now() - task.completed_at > FRESH_LINKS_MS;
-  const result = await downloadOutputs(task, run.context, refresh);
+  const result = await downloadOutputs(task, run.context, refresh, outputs);
   if (result.complete) return finish(run, { ...task, state: TaskState.Downloaded }, result.outputs);
   if (result.localFault !== undefined) {
     // This host cannot keep files: the run stops; the job is tried again, maybe elsewhere.

@@ -27,14 +27,17 @@ export interface SubmitDeps {
 }
 
 export async function submitJob(keys: readonly string[], deps: SubmitDeps): Promise<void> {
-  // A task already sent or done is passed over, so a job tried again redoes nothing.
-  for (const key of keys) await submitTask(key, deps);
+  // Read together as the job starts: a task moved since is found out by its claim, which
+  // takes only a pending task. One already sent or done is passed over, so a job tried again
+  // redoes nothing.
+  const tasks = await deps.store.tasksByKey(keys);
+  for (const key of keys) await submitTask(tasks.get(key), deps);
 }
 
-async function submitTask(key: string, deps: SubmitDeps): Promise<void> {
+async function submitTask(task: TaskRow | undefined, deps: SubmitDeps): Promise<void> {
   const { store } = deps;
-  const task = await store.task(key);
   if (task === undefined || task.state !== TaskState.Pending || task.placeholder === 1) return;
+  const { key } = task;
   const run = await deps.runOf(task.run_id);
   if (await waitsForUpstream(store, task)) return;
   for (;;) {

@@ -4,7 +4,7 @@ import type { LeaderLock } from "./postgres/fleet-leader.js";
 import type { FleetRunRow, LoggedMove } from "./postgres/fleet-runs.js";
 import type { PaceRowStatus } from "./postgres/fleet-status.js";
 import type { WorkerIdentity, WorkerRow } from "./postgres/fleet-workers.js";
-import type { TaskRow } from "./rows.js";
+import type { OutputRow, TaskRow } from "./rows.js";
 import type { TaskEvent } from "./task-events.js";
 
 export type { ClaimLimits, FleetClaim, FleetReceipt, FleetRunRow, LoggedMove, WorkerRow };
@@ -30,6 +30,8 @@ export interface FleetStore {
     gone?: readonly string[],
   ): Promise<{ dead: string[]; claims: TaskRow[] }>;
   workersOf(): Promise<WorkerRow[]>;
+  /** A task and its outputs in one read. */
+  taskWithOutputs(key: string): Promise<{ task: TaskRow; outputs: OutputRow[] } | undefined>;
   claimWithin(task: TaskRow, owner: string, limits: ClaimLimits, now: number): Promise<FleetClaim>;
   recordClaimedReceipt(
     receipt: Receipt,

@@ -155,6 +155,7 @@ function fleetStore(db: PgDb, url: string): FleetStore {
     workerStopped: (workerId) => workers.workerStopped(db, workerId),
     reapWorkers: (leaseMs, gone) => workers.reapWorkers(db, leaseMs, gone),
     workersOf: () => workers.workersOf(db),
+    taskWithOutputs: (key) => tasks.taskWithOutputs(db.pool, key),
     claimWithin: (task, owner, limits, now) => claims.claimWithin(db, task, owner, limits, now),
     recordClaimedReceipt: (receipt, owner, now) =>
       claims.recordClaimedReceipt(db, receipt, owner, now),

@@ -139,6 +139,24 @@ export function task(sql: Sql, key: string): Promise<TaskRow | undefined> {
   return row<TaskRow>(sql, `SELECT ${TASK_COLUMNS} FROM jobs WHERE key = $1`, [key]);
 }
 
+/** A task and its outputs in one read (a download job's first look). */
+export async function taskWithOutputs(
+  sql: Sql,
+  key: string,
+): Promise<{ task: TaskRow; outputs: OutputRow[] } | undefined> {
+  const found = await row<TaskRow & { task_outputs: OutputRow[] }>(
+    sql,
+    `SELECT ${TASK_COLUMNS},
+       COALESCE((SELECT json_agg(o ORDER BY o.idx) FROM outputs o WHERE o.job_key = jobs.key), '[]')
+         AS task_outputs
+     FROM jobs WHERE key = $1`,
+    [key],
+  );
+  if (found === undefined) return undefined;
+  const { task_outputs: outputs, ...task } = found;
+  return { task, outputs };
+}
+
 export function tasksOf(sql: Sql, runId: number): Promise<TaskRow[]> {
   return rows<TaskRow>(
     sql,
