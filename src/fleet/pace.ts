@@ -1,13 +1,13 @@
 import type { Clock } from "../core/clock.js";
 import type { Pace } from "../engine/pace.js";
 import type { PgStore } from "../store/postgres/open.js";
-import type { PaceRow, PaceState } from "../store/postgres/pace.js";
+import type { PaceRow, PaceState, Successes } from "../store/postgres/pace.js";
 
 /**
  * One pace for a fleet of workers on one gateway account: turns come from the account's pace
  * row (`src/store/postgres/pace.ts`), spaced 1/rate apart by the database clock across every
  * process and host; 429s, Retry-After and successes move that row, as `SubmitPace` moves its
- * fields.
+ * fields. Successes ride on the next turn booked, or go on their own when no turn is asked for.
  */
 
 /** Turns a process holds reserved but not yet given: what a 429 can still find booked. */
@@ -33,6 +33,8 @@ export class FleetPace implements Pace {
   #waiting: (() => void)[] = [];
   /** Row updates not yet sent, sent one at a time in order; adjacent successes merge. */
   #updates: Update[] = [];
+  /** Successes not reported yet: the next turn booked carries them. */
+  #successes: Successes | undefined;
   #pumping: Promise<void> | undefined;
 
   /** Use `openFleetPace`, or `FleetPace.open` with another port. */
@@ -70,7 +72,9 @@ export class FleetPace implements Pace {
     try {
       for (;;) {
         const pausedBefore = this.#pausedUntil;
-        const turn = await this.row.reserve(this.account);
+        const succeeded = this.#successes;
+        this.#successes = undefined;
+        const turn = await this.row.reserve(this.account, succeeded);
         // The slot on this host's clock, at the latest: the row told how long from its now.
         const slot = this.clock.now() + turn.waitMs;
         this.#rate = turn.rate;
@@ -90,23 +94,36 @@ export class FleetPace implements Pace {
 
   /** A submit went through; `announced` is the gateway's stated limit, if any. Never throws. */
   succeeded(announced?: number): void {
-    const last = this.#updates.at(-1);
-    if (last?.kind === "success") {
-      last.count += 1;
-      last.announced = announced ?? last.announced;
-    } else this.#push({ kind: "success", count: 1, announced });
+    const held = this.#successes;
+    this.#successes = { count: (held?.count ?? 0) + 1, announced: announced ?? held?.announced };
+    if (this.#outstanding === 0) this.#reportSuccesses();
   }
 
   /** The gateway answered 429. Never throws. */
   rateLimited(retryAfterMs: number | undefined, announced?: number): void {
     // Held here at once, so a turn of this process waking before the row answers waits too.
     this.#pause(retryAfterMs ?? 1000 / this.#rate);
+    // The 429 ends the run of successes they would have counted in.
+    this.#successes = undefined;
     this.#push({ kind: "limited", epoch: this.#turnEpoch, retryAfterMs, announced });
   }
 
   /** Resolves once every update sent so far has been answered or dropped (tests, shutdown). */
   async flushed(): Promise<void> {
+    this.#reportSuccesses();
     while (this.#pumping !== undefined) await this.#pumping;
+  }
+
+  /** Sends the successes held, when no turn is being booked to carry them. */
+  #reportSuccesses(): void {
+    const held = this.#successes;
+    if (held === undefined) return;
+    this.#successes = undefined;
+    const last = this.#updates.at(-1);
+    if (last?.kind === "success") {
+      last.count += held.count;
+      last.announced = held.announced ?? last.announced;
+    } else this.#push({ kind: "success", ...held });
   }
 
   #push(update: Update): void {
@@ -172,7 +189,7 @@ export class FleetPace implements Pace {
   #leave(): void {
     const next = this.#waiting.shift();
     if (next !== undefined) next();
-    else this.#outstanding -= 1;
+    else if (--this.#outstanding === 0) this.#reportSuccesses();
   }
 }
 

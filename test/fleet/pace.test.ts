@@ -1,7 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { FleetPace, OUTSTANDING, openFleetPace } from "../../src/fleet/pace.js";
 import { openPgStore, type PgStore } from "../../src/store/postgres/open.js";
-import { type PaceRow, type PaceTurn, pgPaceRow } from "../../src/store/postgres/pace.js";
+import {
+  type PaceRow,
+  type PaceTurn,
+  pgPaceRow,
+  type Successes,
+} from "../../src/store/postgres/pace.js";
 import { ManualClock } from "../helpers/clock.js";
 import { testDatabase } from "../helpers/postgres.js";
 
@@ -295,6 +300,41 @@ describe("fleet pace on one PostgreSQL row", () => {
     clock.advance(350);
     await until(() => came() === 1);
     expect(reserved.map((at) => at - start)).toEqual([0, 350]);
+  });
+
+  it("reports successes with the next turn it books, and on their own when no turn is asked for", async () => {
+    const clock = new ManualClock();
+    const state = { rate: 10, epoch: 0, pausedMs: 0 };
+    const carried: (Successes | undefined)[] = [];
+    const sent: Successes[] = [];
+    const row: PaceRow = {
+      open: async () => state,
+      // Each turn lies 100 ms ahead.
+      reserve: async (_account, succeeded) => {
+        carried.push(succeeded);
+        return { ...state, slotAt: clock.now() + 100, waitMs: 100 };
+      },
+      succeed: async (_account, count, announced) => {
+        sent.push({ count, announced });
+        return state;
+      },
+      limit: async () => state,
+    };
+    const pace = await FleetPace.open(row, clock, ACCOUNT, 10);
+    const came = askTurns(pace, 1);
+    await until(() => carried.length === 1);
+    // A turn is being booked: these wait for the next one.
+    pace.succeeded();
+    pace.succeeded(50);
+    const second = askTurns(pace, 1);
+    await until(() => carried.length === 2);
+    expect(carried).toEqual([undefined, { count: 2, announced: 50 }]);
+    await drive(clock, () => came() === 1 && second() === 1);
+    expect(sent).toEqual([]);
+    // No turn asked for: sent at once.
+    pace.succeeded();
+    await pace.flushed();
+    expect(sent).toEqual([{ count: 1, announced: undefined }]);
   });
 
   it("drops a row update that fails, without throwing", async () => {

@@ -18,6 +18,12 @@ export interface PaceState {
   pausedMs: number;
 }
 
+/** Submits that went through since the last report, and the limit the gateway announced. */
+export interface Successes {
+  count: number;
+  announced: number | undefined;
+}
+
 /** A reserved turn. */
 export interface PaceTurn extends PaceState {
   /** When the turn is, in database time (ms since the Unix epoch). */
@@ -32,9 +38,10 @@ export interface PaceRow {
   open(account: string, ceiling: number): Promise<PaceState>;
   /**
    * Takes the next turn: GREATEST(next_at, now, paused_until), and moves next_at 1/rate on
-   * (1.5/rate in the first second after the pace was idle for a second).
+   * (1.5/rate in the first second after the pace was idle for a second); records the
+   * successes it carries, as `succeed` does.
    */
-  reserve(account: string): Promise<PaceTurn>;
+  reserve(account: string, succeeded?: Successes): Promise<PaceTurn>;
   /** `count` submits went through; `announced` is the gateway's stated limit per second. */
   succeed(account: string, count: number, announced?: number): Promise<PaceState>;
   /** A 429 to a submit whose turn was given at `epoch`. */
@@ -72,7 +79,7 @@ function state(found: StateRow | undefined, account: string): PaceState {
 export function pgPaceRow(sql: Sql): PaceRow {
   return {
     open: (account, ceiling) => openPace(sql, account, ceiling),
-    reserve: (account) => reserveTurn(sql, account),
+    reserve: (account, succeeded) => reserveTurn(sql, account, succeeded),
     succeed: (account, count, announced) => recordSuccesses(sql, account, count, announced),
     limit: (account, epoch, retryAfterMs, announced) =>
       recordRateLimited(sql, account, epoch, retryAfterMs, announced),
@@ -100,9 +107,13 @@ const IDLE = "interval '1 second'";
 /** How much farther apart the turns of a busy spell's first second are. */
 const SLOW_START = 1.5;
 
-export async function reserveTurn(sql: Sql, account: string): Promise<PaceTurn> {
+export async function reserveTurn(
+  sql: Sql,
+  account: string,
+  succeeded?: Successes,
+): Promise<PaceTurn> {
   // The slot is read under the row's lock, before the move: the UPDATE's RETURNING sees only
-  // the row after it.
+  // the row after it. The turn is spaced at the rate before the successes it carries.
   const found = await row<StateRow & { slot_at: number; wait_ms: number }>(
     sql,
     `WITH turn AS (
@@ -113,42 +124,43 @@ export async function reserveTurn(sql: Sql, account: string): Promise<PaceTurn> 
      UPDATE gateway_pace p
         SET busy_since = t.since,
             next_at = t.slot + make_interval(secs =>
-              CASE WHEN t.slot < t.since + ${IDLE} THEN ${SLOW_START} ELSE 1 END / p.rate)
+              CASE WHEN t.slot < t.since + ${IDLE} THEN ${SLOW_START} ELSE 1 END / p.rate),
+            ${SUCCEEDED}
        FROM turn t
       WHERE p.account = t.account
       RETURNING ${STATE},
         (EXTRACT(EPOCH FROM t.slot) * 1000)::float8 AS slot_at,
         GREATEST(0, EXTRACT(EPOCH FROM t.slot - clock_timestamp()) * 1000)::float8 AS wait_ms`,
-    [account],
+    [account, succeeded?.count ?? 0, succeeded?.announced ?? null],
   );
   return { ...state(found, account), slotAt: found?.slot_at ?? 0, waitMs: found?.wait_ms ?? 0 };
 }
 
 /**
- * After 20 successes in a row the rate climbs by 5 % of the ceiling. `count` batches several:
- * k = (successes + count) / 20 climbs at once, as k runs of 20 one by one would.
+ * After 20 successes in a row the rate climbs by 5 % of the ceiling. `count` ($2) batches
+ * several: k = (successes + count) / 20 climbs at once, as k runs of 20 one by one would.
+ * `announced` is $3.
  */
+const CLIMBS = "((p.successes + $2::int) / 20)";
+const CAPPED = `LEAST(p.rate, ${CAP})`;
+const SUCCEEDED = `announced = COALESCE($3::float8, p.announced),
+  successes = (p.successes + $2::int) % 20,
+  sustained = CASE WHEN ${CLIMBS} > 0
+                   THEN LEAST(${CAP}, ${CAPPED} + (${CLIMBS} - 1) * ${CAP} * 0.05)
+                   ELSE p.sustained END,
+  rate = LEAST(${CAP}, ${CAPPED} + ${CLIMBS} * ${CAP} * 0.05),
+  updated_at = clock_timestamp()`;
+
 export async function recordSuccesses(
   sql: Sql,
   account: string,
   count: number,
   announced?: number,
 ): Promise<PaceState> {
-  const climbs = "((p.successes + $2::int) / 20)";
-  const capped = `LEAST(p.rate, ${CAP})`;
   return state(
     await row<StateRow>(
       sql,
-      `UPDATE gateway_pace p
-          SET announced = COALESCE($3::float8, p.announced),
-              successes = (p.successes + $2::int) % 20,
-              sustained = CASE WHEN ${climbs} > 0
-                               THEN LEAST(${CAP}, ${capped} + (${climbs} - 1) * ${CAP} * 0.05)
-                               ELSE p.sustained END,
-              rate = LEAST(${CAP}, ${capped} + ${climbs} * ${CAP} * 0.05),
-              updated_at = clock_timestamp()
-        WHERE p.account = $1
-        RETURNING ${STATE}`,
+      `UPDATE gateway_pace p SET ${SUCCEEDED} WHERE p.account = $1 RETURNING ${STATE}`,
       [account, count, announced ?? null],
     ),
     account,
