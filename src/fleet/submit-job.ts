@@ -34,8 +34,11 @@ export async function submitJob(keys: readonly string[], deps: SubmitDeps): Prom
   for (const key of keys) await submitTask(tasks.get(key), deps);
 }
 
-async function submitTask(task: TaskRow | undefined, deps: SubmitDeps): Promise<void> {
+async function submitTask(read: TaskRow | undefined, deps: SubmitDeps): Promise<void> {
   const { store } = deps;
+  // A dependant's request is bound when its upstream is done, maybe since the job started.
+  const fresh = read === undefined || read.upstream_key === null;
+  const task = fresh ? read : await store.task(read.key);
   if (task === undefined || task.state !== TaskState.Pending || task.placeholder === 1) return;
   const { key } = task;
   const run = await deps.runOf(task.run_id);
