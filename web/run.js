@@ -57,10 +57,7 @@
         " outputs",
       ),
     );
-    spend.textContent =
-      progress.max_cost === null
-        ? `spent ${progress.spent}`
-        : `spent ${progress.spent} of max_cost ${progress.max_cost}`;
+    spend.textContent = spendText(progress);
     notices.replaceChildren(
       ...progress.notices.map((notice) =>
         el(
@@ -86,10 +83,18 @@
     );
   }
 
+  /** What this run paid, then what its tasks cost in all where earlier runs paid some. */
+  function spendText(progress) {
+    const budget = progress.max_cost === null ? "" : ` of max_cost ${progress.max_cost}`;
+    return progress.paid === progress.spent
+      ? `paid ${progress.paid}${budget}`
+      : `paid ${progress.paid} this run (${progress.spent} in all${budget})`;
+  }
+
   function finish(progress) {
     draw(progress);
     const done = progress.states.done ?? 0;
-    summary.textContent = `Run ${progress.run.status} after ${duration(progress.elapsed)}: ${progress.tasks} tasks, ${done} done, ${progress.failures.length} failed; ${progress.outputs} outputs; spent ${progress.spent}${progress.run.stop_reason ? ` — ${progress.run.stop_reason}` : ""}`;
+    summary.textContent = `Run ${progress.run.status} after ${duration(progress.elapsed)}: ${progress.tasks} tasks, ${done} done, ${progress.failures.length} failed; ${progress.outputs} outputs; ${spendText(progress)}${progress.run.stop_reason ? ` — ${progress.run.stop_reason}` : ""}`;
     summary.dataset.finished = "true";
     void loadTimeline();
   }

@@ -20,7 +20,7 @@
         el(
           "tr",
           {},
-          ["run", "name", "state", "started", "duration", "tasks", "outputs", "spent", ""].map(
+          ["run", "name", "state", "started", "duration", "tasks", "outputs", "paid", ""].map(
             (title) => el("th", {}, title),
           ),
         ),

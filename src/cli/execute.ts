@@ -20,7 +20,7 @@ import { fleetDriver, isFleetStore, readyForWorkers } from "./fleet.js";
 import { feedsOf, selectJobs } from "./only.js";
 import { err, out, printDiagnostics } from "./output.js";
 import { engineOptions, openGateway, type RunWork } from "./run-setup.js";
-import { dbPath, defaultStore, openStoreAt, projectOf, storeName } from "./store.js";
+import { defaultStore, openStoreAt, projectOf, storeAt, storeName } from "./store.js";
 
 /**
  * Running a manifest, shared by `run`, `resume`, `retry` and `schedule`: check it, take a
@@ -99,7 +99,7 @@ async function runTickOnce(
   flags: RunFlags,
   tick: { name: string; schedule: Schedule; tick: number },
 ): Promise<Executed> {
-  const store = await openStoreAt(dbPath(flags, projectOf(file)));
+  const store = await openStoreAt(storeAt(flags, projectOf(file)));
   try {
     const lease = await tryLease(store, tick.name, systemClock, {
       onLost: () =>
@@ -169,10 +169,10 @@ async function executeChecked(
   const { writeReport } = await import("../postprocess/index.js");
   const project = projectOf(file);
   const outputDir = path.resolve(project, outputDirOf(settings, moment));
-  const db = dbPath(flags, project);
+  const at = storeAt(flags, project);
   // Hints name the database only when a command started here would not find it.
-  const dbToName = db === defaultStore() ? undefined : storeName(db);
-  const store = await openStoreAt(db);
+  const dbToName = at.location === defaultStore() ? undefined : storeName(at.location);
+  const store = await openStoreAt(at);
   try {
     const feeds = await feedsOf(store, outputDir, jobs);
     const baseUrl = flags.baseUrl ?? settings.gateway.baseUrl;

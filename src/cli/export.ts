@@ -2,7 +2,7 @@ import path from "node:path";
 import { plural } from "../core/words.js";
 import { ExitCode } from "./exit-codes.js";
 import { out } from "./output.js";
-import { dbPath, findRun, type StoreFlags, withExistingStore } from "./store.js";
+import { findRun, type StoreFlags, storeAt, withExistingStore } from "./store.js";
 
 /**
  * `gwrun export --approved DIR [run]`: the run's approved outputs with their sidecars into a
@@ -13,9 +13,9 @@ export async function exportRun(
   flags: StoreFlags & { approved: string },
 ): Promise<ExitCode> {
   const { exportApproved } = await import("../postprocess/index.js");
-  const db = dbPath(flags);
-  return withExistingStore(db, async (store) => {
-    const run = await findRun(store, db, ref);
+  const at = storeAt(flags);
+  return withExistingStore(at, async (store) => {
+    const run = await findRun(store, at.location, ref);
     const dir = path.resolve(flags.approved);
     const exported = await exportApproved(store, run, dir);
     for (const file of exported.files) out(path.join(dir, file));

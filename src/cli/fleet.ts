@@ -206,8 +206,8 @@ export class FleetDriver {
       start.placed(taken, task);
       if (taken.to === "done") await startDependants(this.#run, taken.task);
     }
-    const { spent } = await this.#store.summaryOf({ run: this.#run.id });
-    this.#options.emit(start.started(context, spent));
+    const { spent, paid } = await this.#store.summaryOf({ run: this.#run.id });
+    this.#options.emit(start.started(context, { spent, paid }));
   }
 }
 
@@ -226,12 +226,17 @@ export async function fleetDriver(
     throw new GwError(ErrorCode.Usage, "--detach needs a gateway every worker reaches", {
       hint: "the in-process simulator (base_url: sim) lives in this process only; start `gwrun sim --port N` and give its URL with --base-url",
     });
-  // Task moves are told from the store's log (whichever worker made them), the rest as it comes.
+  // Task moves are told from the store's log (whichever worker made them), the rest as it
+  // comes: what taking on the run's tasks here found (files missing, files delivered) too.
   const emit = work.emit;
+  const fromLog = (type: string) =>
+    (type.startsWith("task:") || type.startsWith("output:")) &&
+    type !== "output:missing" &&
+    type !== "output:delivered";
   const run = await openFleetRun(store, {
     ...work,
     emit: (event) => {
-      if (!event.type.startsWith("task:") && !event.type.startsWith("output:")) emit(event);
+      if (!fromLog(event.type)) emit(event);
     },
   });
   return new FleetDriver(store, run, {

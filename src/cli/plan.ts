@@ -1,6 +1,9 @@
 import { existsSync } from "node:fs";
+import path from "node:path";
 import { roundMoney } from "../core/money.js";
+import { plural } from "../core/words.js";
 import { checkManifestFile } from "../families/index.js";
+import { outputDirOf } from "../manifest/index.js";
 import {
   dependantTemplates,
   describePipeline,
@@ -10,7 +13,7 @@ import {
 } from "../plan/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { err, out, printDiagnostics } from "./output.js";
-import { dbPath, isPostgres, projectOf, storeName, withStore } from "./store.js";
+import { isPostgres, projectOf, storeAt, storeName, withStore } from "./store.js";
 
 /**
  * `gwrun plan <manifest>`: what a run would do, per job, against the state database — new
@@ -29,16 +32,20 @@ export async function planManifest(
   const plan = planRun(file, checked.expanded.settings, checked.jobs, {
     moment: checked.expanded.moment,
   });
+  const project = projectOf(file);
+  const { settings, moment } = checked.expanded;
   const diffOptions = {
     now: Date.now(),
     force: options.force === true,
     templates: dependantTemplates(checked.jobs),
+    outputDir: path.resolve(project, outputDirOf(settings, moment)),
   };
   // Never creates a database: without one, everything is new.
-  const db = dbPath(options, projectOf(file));
+  const at = storeAt(options, project);
+  const db = at.location;
   const exists = isPostgres(db) || existsSync(db);
   const diff = exists
-    ? await withStore(db, (store) => diffPlan(plan, store, diffOptions), { migrate: false })
+    ? await withStore(at, (store) => diffPlan(plan, store, diffOptions), { migrate: false })
     : await diffPlan(plan, undefined, diffOptions);
   if (options.json === true) printJson(diff);
   else printPlan(diff, exists ? storeName(db) : `${db} does not exist yet: every task is new`);
@@ -109,7 +116,43 @@ function printPlan(plan: PlanDiff, state: string): void {
   out(
     `  of these: ${upTo}${status.new} new (cost ${costText(totals.newCost, totals.newWithUnknownCost, status.new, plan.unknownCost, "unknown")}), ${status.done} done, ${status.in_flight} in flight, ${status.failed + status.expired} failed/expired`,
   );
+  for (const line of recordLines(plan)) out(line);
 }
+
+/** What a run would do to files already paid for: supersede, deliver, or fetch or make again. */
+function recordLines(plan: PlanDiff): string[] {
+  const lines: string[] = [];
+  const per = (pick: (group: PlanDiff["groups"][number]) => number) =>
+    plan.groups
+      .filter((group) => pick(group) > 0)
+      .map((group) => `${group.job} ${pick(group)}`)
+      .join(", ");
+  const superseded = plan.groups.reduce((sum, group) => sum + group.supersedes, 0);
+  if (superseded > 0)
+    lines.push(
+      `  supersedes ${plural(superseded, "output")} (${per((group) => group.supersedes)}): their requests changed; the new files get names of their own (-v2…), the old ones stay`,
+    );
+  const delivered = plan.groups.reduce((sum, group) => sum + group.delivers, 0);
+  if (delivered > 0)
+    lines.push(
+      `  delivers ${plural(delivered, "done task")} (${per((group) => group.delivers)}) made into another folder: their files are linked or copied into this run's, not paid again`,
+    );
+  for (const missing of plan.missing.slice(0, MISSING_SHOWN))
+    lines.push(
+      `  missing: ${missing.label}: ${missing.files.map(shown).join(", ")} not on disk as recorded; ${missing.action === "download" ? "its links work: downloaded again" : "its links have expired: made again (new)"}`,
+    );
+  if (plan.missing.length > MISSING_SHOWN)
+    lines.push(`  … and ${plan.missing.length - MISSING_SHOWN} more tasks with files missing`);
+  return lines;
+}
+
+/** A file as messages show it: from the working folder. */
+function shown(file: string): string {
+  return path.relative(process.cwd(), file) || file;
+}
+
+/** Missing files named one by one; the rest are counted. */
+const MISSING_SHOWN = 10;
 
 /** A cost in a table cell: stated prices, plus `unknown_cost` × the tasks without one. */
 function cellCost(known: number, unknownTasks: number, unknownCost: number | null): string {

@@ -3,7 +3,7 @@ import type { ReportOf } from "../postprocess/index.js";
 
 import { ExitCode } from "./exit-codes.js";
 import { out } from "./output.js";
-import { dbPath, findRun, withExistingStore } from "./store.js";
+import { findRun, storeAt, withExistingStore } from "./store.js";
 
 /**
  * `gwrun report [run]`: rebuilds the output folder's results.jsonl and index.html from the
@@ -15,9 +15,9 @@ export async function reportRun(
   flags: { db?: string },
 ): Promise<ExitCode> {
   const { writeReport } = await import("../postprocess/index.js");
-  const db = dbPath(flags);
-  return withExistingStore(db, async (store) => {
-    const run = await findRun(store, db, ref);
+  const at = storeAt(flags);
+  return withExistingStore(at, async (store) => {
+    const run = await findRun(store, at.location, ref);
     const shown = (file: string) => path.relative(process.cwd(), file) || file;
     const records: ReportOf[] = ref === undefined ? ["folder"] : ["folder", "run"];
     for (const of of records) {

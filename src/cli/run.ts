@@ -14,7 +14,7 @@ import {
 import { type ExecuteOptions, executeManifest, type RunFlags } from "./execute.js";
 import { ExitCode } from "./exit-codes.js";
 import { err } from "./output.js";
-import { dbPath, findRun, withExistingStore } from "./store.js";
+import { findRun, storeAt, withExistingStore } from "./store.js";
 
 export type { RunFlags } from "./execute.js";
 
@@ -40,8 +40,8 @@ function parseTime(value: string): number {
 
 /** `gwrun resume [run]`: continues a run from the manifest snapshot stored with it. */
 export async function resumeRun(ref: string | undefined, flags: RunFlags): Promise<ExitCode> {
-  const db = dbPath(flags);
-  const run = await withExistingStore(db, (store) => findRun(store, db, ref));
+  const at = storeAt(flags);
+  const run = await withExistingStore(at, (store) => findRun(store, at.location, ref));
   return (await executeManifest(run.manifest_path, run.manifest_text, run.id, flags, atOf(run)))
     .exit;
 }
@@ -77,9 +77,9 @@ export async function retryRun(ref: string | undefined, flags: RetryFlags): Prom
         ? flags.held === true
         : flags.failed === true,
   );
-  const db = dbPath(flags);
-  const retried = await withExistingStore(db, async (store) => {
-    const found = await findRun(store, db, ref);
+  const at = storeAt(flags);
+  const retried = await withExistingStore(at, async (store) => {
+    const found = await findRun(store, at.location, ref);
     let moved = 0;
     let unfinished = 0;
     const now = Date.now();

@@ -10,7 +10,7 @@ import { describeHolder, type ScheduledManifest, Scheduler } from "../schedule/i
 import { executeManifest, type RunFlags } from "./execute.js";
 import { ExitCode } from "./exit-codes.js";
 import { err, out, printDiagnostics } from "./output.js";
-import { dbPath, openStoreAt, projectOf, withStore } from "./store.js";
+import { openStoreAt, projectOf, type StoreAt, storeAt, storeName, withStore } from "./store.js";
 
 export interface ScheduleFlags extends Pick<RunFlags, "db" | "store" | "baseUrl"> {
   /** Append plain lines to this file instead of stderr. */
@@ -70,9 +70,9 @@ async function runDaemon(
 ): Promise<ExitCode> {
   const log = logWriter(flags.log);
   // One database holds the ticks, leases and runs of every manifest scheduled here.
-  const db = scheduleDb(manifests, flags);
-  const store = await openStoreAt(db);
-  const runFlags: RunFlags = { db, baseUrl: flags.baseUrl, quiet: true };
+  const at = scheduleDb(manifests, flags);
+  const store = await openStoreAt(at);
+  const runFlags: RunFlags = { db: at.location, baseUrl: flags.baseUrl, quiet: true };
   const scheduler = new Scheduler({
     store,
     clock: systemClock,
@@ -119,7 +119,9 @@ async function runDaemon(
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
-  log(`gwrun schedule: ${plural(manifests.length, "manifest")}, state in ${db}`);
+  log(
+    `gwrun schedule: ${plural(manifests.length, "manifest")}, state in ${storeName(at.location)}`,
+  );
   try {
     await scheduler.run(manifests);
     log("gwrun schedule: stopped");
@@ -132,9 +134,9 @@ async function runDaemon(
 }
 
 /** The state database of scheduled manifests: `--db`, else the first manifest's project's. */
-function scheduleDb(manifests: readonly ScheduledManifest[], flags: ScheduleFlags): string {
+function scheduleDb(manifests: readonly ScheduledManifest[], flags: ScheduleFlags): StoreAt {
   const first = manifests[0];
-  return first === undefined ? dbPath(flags) : dbPath(flags, projectOf(first.file));
+  return storeAt(flags, first === undefined ? undefined : projectOf(first.file));
 }
 
 /** Lines with the time in front, appended to `file` (made if missing), else to stderr. */

@@ -1,12 +1,11 @@
-import { roundMoney } from "../core/money.js";
 import { plural } from "../core/words.js";
 import { FAILED_STATES, type RunRow } from "../store/index.js";
-import { formatDuration } from "../ui/index.js";
+import { formatDuration, formatSpend } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { out } from "./output.js";
 import { fleetLines, fleetStatus } from "./status-fleet.js";
 import { textLines, textSummaries } from "./status-texts.js";
-import { dbPath, findRun, withExistingStore } from "./store.js";
+import { findRun, storeAt, withExistingStore } from "./store.js";
 
 /** Links closer than this to expiry are warned about. */
 const SOON_MS = 6 * 3_600_000;
@@ -24,13 +23,12 @@ export function showStatus(
   ref: string | undefined,
   flags: { db?: string; json?: boolean },
 ): Promise<ExitCode> {
-  const db = dbPath(flags);
-  return withExistingStore(db, async (store) => {
-    const run = await findRun(store, db, ref);
+  const at = storeAt(flags);
+  return withExistingStore(at, async (store) => {
+    const run = await findRun(store, at.location, ref);
     const tasks = await store.tasksOf(run.id);
     const byState: Record<string, number> = {};
     const byJob = new Map<string, JobStatus>();
-    let spent = 0;
     const failures: { label: string; state: string; reason: string }[] = [];
     const expiring: { label: string; expiresAt: number }[] = [];
     const now = Date.now();
@@ -45,7 +43,6 @@ export function showStatus(
       byJob.set(task.job_id, job);
       job.tasks += 1;
       job.states[task.state] = (job.states[task.state] ?? 0) + 1;
-      spent += task.cost ?? 0;
       if (FAILED_STATES.includes(task.state)) {
         failures.push({
           label: task.label,
@@ -65,7 +62,8 @@ export function showStatus(
         }
       }
     }
-    spent = roundMoney(spent);
+    // What this run paid itself; what its tasks cost in all, whichever run paid.
+    const { paid, spent } = await store.summaryOf({ run: run.id });
     const texts = await textSummaries(store, run.id);
     const labels = new Map(tasks.map((task) => [task.key, task.label]));
     const reviews = (await store.reviewsOf({ run: run.id })).map((review) => ({
@@ -95,7 +93,8 @@ export function showStatus(
             tasks: tasks.length,
             states: byState,
             jobs,
-            spent,
+            spent: paid,
+            spent_in_all: spent,
             failures,
             expiring,
             texts,
@@ -111,7 +110,7 @@ export function showStatus(
     out(`run ${run.id}: ${run.name} — ${runTimes(run, now)}`);
     if (run.stop_reason !== null) out(`  stopped: ${run.stop_reason}`);
     out(
-      `  ${plural(jobs.length, "job")}, ${plural(tasks.length, "task")}: ${countsText(byState)}; spent ${spent}`,
+      `  ${plural(jobs.length, "job")}, ${plural(tasks.length, "task")}: ${countsText(byState)}; ${formatSpend({ paid, spent, maxCost: null })}`,
     );
     const width = Math.max(...jobs.map((job) => job.id.length), 0) + 2;
     for (const job of jobs)
@@ -177,12 +176,15 @@ function runTimes(run: RunRow, now: number): string {
 
 /** `gwrun runs`: the latest runs, newest first, with when each started, how long it took, its tick. */
 export function listRuns(flags: { db?: string; json?: boolean }): Promise<ExitCode> {
-  return withExistingStore(dbPath(flags), async (store) => {
+  return withExistingStore(storeAt(flags), async (store) => {
     const runs = await store.runs(50);
+    // What each run paid itself: added up, the runs' spend is what was paid.
+    const paid = new Map<number, number>();
+    for (const run of runs) paid.set(run.id, (await store.summaryOf({ run: run.id })).paid);
     if (flags.json === true) {
       out(
         JSON.stringify(
-          runs.map(({ manifest_text: _text, ...run }) => run),
+          runs.map(({ manifest_text: _text, ...run }) => ({ ...run, spent: paid.get(run.id) })),
           null,
           2,
         ),
@@ -196,7 +198,7 @@ export function listRuns(flags: { db?: string; json?: boolean }): Promise<ExitCo
     const now = Date.now();
     const name = Math.max(...runs.map((run) => run.name.length), 4) + 2;
     out(
-      `${"run".padStart(4)}  ${"name".padEnd(name)}${"status".padEnd(12)}${"started".padEnd(26)}${"took".padEnd(9)}${"tick".padEnd(26)}manifest`,
+      `${"run".padStart(4)}  ${"name".padEnd(name)}${"status".padEnd(12)}${"started".padEnd(26)}${"took".padEnd(9)}${"paid".padEnd(8)}${"tick".padEnd(26)}manifest`,
     );
     for (const run of runs) {
       const took =
@@ -205,7 +207,7 @@ export function listRuns(flags: { db?: string; json?: boolean }): Promise<ExitCo
           : formatDuration(run.finished_at - run.started_at);
       const tick = run.tick === null ? "–" : new Date(run.tick).toISOString();
       out(
-        `${String(run.id).padStart(4)}  ${run.name.padEnd(name)}${run.status.padEnd(12)}${new Date(run.started_at).toISOString().padEnd(26)}${took.padEnd(9)}${tick.padEnd(26)}${run.manifest_path}`,
+        `${String(run.id).padStart(4)}  ${run.name.padEnd(name)}${run.status.padEnd(12)}${new Date(run.started_at).toISOString().padEnd(26)}${took.padEnd(9)}${String(paid.get(run.id) ?? 0).padEnd(8)}${tick.padEnd(26)}${run.manifest_path}`,
       );
     }
     return ExitCode.Ok;

@@ -1,7 +1,17 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { ErrorCode, GwError } from "../core/errors.js";
-import { openPgStore, openStore, type RunRow, redactUrl, type Store } from "../store/index.js";
+import { outputDirTemplate } from "../manifest/index.js";
+import {
+  adoptLegacyPaths,
+  inProject,
+  openPgStore,
+  openStore,
+  PROJECT_MARKERS,
+  type RunRow,
+  redactUrl,
+  type Store,
+} from "../store/index.js";
 
 /**
  * Where a command's state and outputs live, whatever folder it is started from, and the
@@ -14,18 +24,20 @@ import { openPgStore, openStore, type RunRow, redactUrl, type Store } from "../s
  * report, resume, retry) look from the working folder the same way. `--db` and `GWRUN_DB`
  * still win (a relative one is taken from the working folder).
  *
+ * The store records paths relative to the project folder, so a project moved or mounted
+ * elsewhere finds its files. A command that names a manifest takes the project from it; one
+ * that does not takes the folder holding the database's `data/`, else the working folder's.
+ *
  * A PostgreSQL store (for several hosts) is asked for by name: `--store postgres://…`, else
  * GWRUN_STORE. Commands carry its location as the connection string; `storeName` is what
  * messages show of it (never the password).
  */
 
-const MARKERS = [".git", "package.json", path.join("data", "gwrun.db")];
-
 /** The project folder of `start` (a folder): see the rule above. */
 export function projectFolder(start: string): string {
   const from = path.resolve(start);
   for (let dir = from; ; dir = path.dirname(dir)) {
-    if (MARKERS.some((marker) => existsSync(path.join(dir, marker)))) return dir;
+    if (PROJECT_MARKERS.some((marker) => existsSync(path.join(dir, marker)))) return dir;
     if (path.dirname(dir) === dir) return from;
   }
 }
@@ -46,6 +58,30 @@ export interface StoreFlags {
 /** True for a PostgreSQL connection string. */
 export function isPostgres(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);
+}
+
+/** Where a command's state is: the store, and the project folder its paths are relative to. */
+export interface StoreAt {
+  /** A SQLite file (absolute), or a PostgreSQL connection string. */
+  location: string;
+  project: string;
+}
+
+/**
+ * The store of a command and its project (see the rule above): `project` when it names a
+ * manifest's, else the folder whose `data/gwrun.db` the store is, else the working folder's.
+ */
+export function storeAt(flags: StoreFlags, project?: string): StoreAt {
+  if (project !== undefined) return { location: dbPath(flags, project), project };
+  const location = dbPath(flags);
+  const data = path.dirname(location);
+  const owner =
+    !isPostgres(location) &&
+    path.basename(location) === "gwrun.db" &&
+    path.basename(data) === "data"
+      ? path.dirname(data)
+      : projectFolder(process.cwd());
+  return { location, project: owner };
 }
 
 /**
@@ -85,23 +121,32 @@ export function storeName(location: string): string {
 }
 
 /**
- * Opens the store at `location` (a file, or a connection string: its schema is set up or
- * brought up to date unless `migrate` is false).
+ * Opens the store at `at.location` (a file, or a connection string: its schema is set up or
+ * brought up to date unless `migrate` is false) with the paths of `at.project`. A record kept
+ * with absolute paths is rewritten relative to its project once, when first opened.
  */
 export async function openStoreAt(
-  location: string,
+  at: StoreAt,
   options: { migrate?: boolean } = {},
 ): Promise<Store> {
-  return isPostgres(location) ? openPgStore(location, options) : openStore(location);
+  const { location } = at;
+  const store = isPostgres(location) ? await openPgStore(location, options) : openStore(location);
+  try {
+    await adoptLegacyPaths(store, outputDirTemplate);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return inProject(store, at.project);
 }
 
 /** Runs `fn` with the store open, and closes it whatever happens. */
 export async function withStore<T>(
-  db: string,
+  at: StoreAt,
   fn: (store: Store) => Promise<T>,
   options: { migrate?: boolean } = {},
 ): Promise<T> {
-  const store = await openStoreAt(db, options);
+  const store = await openStoreAt(at, options);
   try {
     return await fn(store);
   } finally {
@@ -111,17 +156,19 @@ export async function withStore<T>(
 
 /** Like `withStore` for a command that only reads: a missing database is an error, not made. */
 export async function withExistingStore<T>(
-  db: string,
+  at: StoreAt,
   fn: (store: Store) => Promise<T>,
 ): Promise<T> {
   // Reads need the schema, and do not make it.
-  if (isPostgres(db)) return withStore(db, fn, { migrate: false });
-  if (!existsSync(db)) {
-    throw new GwError(ErrorCode.Usage, `no state database at ${db}: nothing has run here yet`, {
-      hint: "run a manifest first, or name the database with --db (or GWRUN_DB)",
-    });
+  if (isPostgres(at.location)) return withStore(at, fn, { migrate: false });
+  if (!existsSync(at.location)) {
+    throw new GwError(
+      ErrorCode.Usage,
+      `no state database at ${at.location}: nothing has run here yet`,
+      { hint: "run a manifest first, or name the database with --db (or GWRUN_DB)" },
+    );
   }
-  return withStore(db, fn);
+  return withStore(at, fn);
 }
 
 /** A run by id, or the latest one. */
@@ -147,7 +194,7 @@ export async function migrateStore(flags: StoreFlags): Promise<string> {
     throw new GwError(ErrorCode.Usage, "store migrate sets up a PostgreSQL store", {
       hint: "name it with --store postgres://… (or GWRUN_STORE); a SQLite file is set up when first opened",
     });
-  const store = await openStoreAt(location);
+  const store = await openStoreAt({ location, project: projectFolder(process.cwd()) });
   await store.close();
   return storeName(location);
 }

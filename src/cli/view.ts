@@ -4,7 +4,7 @@ import { ErrorCode, GwError } from "../core/errors.js";
 import { startViewServer } from "../view/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { err, out } from "./output.js";
-import { dbPath, type StoreFlags, withExistingStore } from "./store.js";
+import { type StoreFlags, storeAt, withExistingStore } from "./store.js";
 
 export interface ViewFlags extends StoreFlags {
   port?: string;
@@ -19,8 +19,7 @@ export async function viewStore(flags: ViewFlags): Promise<ExitCode> {
   const port = flags.port === undefined ? 0 : Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new GwError(ErrorCode.Usage, `--port: "${flags.port}" is not a port number`);
-  const db = dbPath(flags);
-  return withExistingStore(db, async (store) => {
+  return withExistingStore(storeAt(flags), async (store) => {
     const server = await startViewServer({
       store,
       port,

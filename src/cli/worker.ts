@@ -13,7 +13,7 @@ import {
   WORKER_DOWNLOADS,
 } from "./fleet.js";
 import { err } from "./output.js";
-import { dbPath, isPostgres, openStoreAt, storeName } from "./store.js";
+import { isPostgres, openStoreAt, storeAt, storeName } from "./store.js";
 
 export interface WorkerFlags {
   store?: string;
@@ -31,12 +31,13 @@ export interface WorkerFlags {
  * back its poll lead and jobs.
  */
 export async function runWorker(flags: WorkerFlags): Promise<ExitCode> {
-  const location = dbPath({ store: flags.store });
+  const at = storeAt({ store: flags.store });
+  const { location } = at;
   if (!isPostgres(location))
     throw new GwError(ErrorCode.Usage, "gwrun worker works a PostgreSQL store", {
       hint: "name it with --store postgres://… (or GWRUN_STORE)",
     });
-  const store = await openStoreAt(location);
+  const store = await openStoreAt(at);
   if (!isFleetStore(store)) throw new Error("not a PostgreSQL store");
   try {
     await refuseUnseenFolders(store);

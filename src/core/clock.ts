@@ -29,3 +29,8 @@ export const systemClock: Clock = {
       signal?.addEventListener("abort", onAbort, { once: true });
     }),
 };
+
+/** A recorded time (ms since the epoch) as ISO 8601, as records for people and tools give it. */
+export function isoTime(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}

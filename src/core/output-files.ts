@@ -22,7 +22,14 @@ const EXTENSIONS: Readonly<Record<string, string>> = {
   "text/plain": "txt",
 };
 
-/** `<dir>/<job id>/<label>[-<n>].<ext>`; the extension comes from the served Content-Type. */
+/** Versions a file name may take (`-v2` … `-v999`) before gwrun gives up on a name. */
+export const MOST_VERSIONS = 999;
+
+/**
+ * `<dir>/<job id>/<label>[-<n>][-v<version>].<ext>`; the extension comes from the served
+ * Content-Type. Version 1 has no suffix; a later one names a file whose first name another
+ * output holds.
+ */
 export function outputPath(
   dir: string,
   jobId: string,
@@ -30,10 +37,20 @@ export function outputPath(
   index: number,
   count: number,
   contentType: string,
+  version = 1,
 ): string {
   const ext = EXTENSIONS[contentType] ?? "bin";
   const name = count > 1 ? `${label}-${index + 1}` : label;
-  return path.join(dir, jobId, `${name}.${ext}`);
+  return path.join(dir, jobId, `${name}${version > 1 ? `-v${version}` : ""}.${ext}`);
+}
+
+/** Review images (thumbnails, clip posters) of an output folder: `<dir>/.thumbs/<job id>/`. */
+export const THUMBS_DIR = ".thumbs";
+
+/** `<dir>/.thumbs/<job>/<output file's name less its extension><suffix>`. */
+export function reviewPath(outputDir: string, jobId: string, file: string, suffix: string): string {
+  const stem = path.basename(file, path.extname(file));
+  return path.join(outputDir, THUMBS_DIR, jobId, `${stem}${suffix}`);
 }
 
 /** The folder for partial downloads: beside the output folder, so nothing partial shows in it. */

@@ -22,8 +22,10 @@ export async function checkTask(
   outputs?: OutputRow[],
 ): Promise<Checked> {
   const { store, clock, settings } = context;
+  // As recorded: its sidecars carry the times the store holds.
+  const recorded = { ...task, ...(await store.task(task.key)), state: task.state };
   const { verdicts, onFail } = await postprocess.process(
-    task,
+    recorded,
     outputs ?? (await store.outputsOf(task.key)),
   );
   if (await context.writes.checks(task, verdicts)) return { kind: "done" };

@@ -54,7 +54,10 @@ export interface EngineOptions {
 export interface RunResult {
   end: RunEnd;
   counts: StateCounts;
+  /** What the run's tasks cost in all, whichever run paid (what `max_cost` counts). */
   spent: number;
+  /** What this run paid itself: the tasks it submitted. */
+  paid: number;
   unknownSubmits: number;
 }
 
@@ -136,9 +139,10 @@ export async function runResult(
   stopping: RunEnd | undefined,
   unknownSubmits: number,
 ): Promise<RunResult> {
-  const { states: counts, spent } = await store.summaryOf({ run: runId });
+  const { states: counts, spent, paid } = await store.summaryOf({ run: runId });
   const failed = UNDONE_STATES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
-  return { end: stopping ?? (failed > 0 ? "failed" : "done"), counts, spent, unknownSubmits };
+  const end = stopping ?? (failed > 0 ? "failed" : "done");
+  return { end, counts, spent, paid, unknownSubmits };
 }
 
 /** Publishes what a store transition reported, once it has committed. */

@@ -1,8 +1,9 @@
 import { coerceError, ErrorCode, GwError } from "../core/errors.js";
-import { outputPath, partialDir } from "../core/output-files.js";
+import { partialDir } from "../core/output-files.js";
 import { GatewayError, outputLinks, withRetry } from "../gateway/index.js";
 import type { OutputRow, TaskRow } from "../store/index.js";
 import type { RunContext } from "./context.js";
+import { freeOutputPath } from "./output-names.js";
 
 /**
  * Downloading a completed task's outputs: each pending output streams to a temporary file,
@@ -34,8 +35,16 @@ export async function downloadOutputs(
         () =>
           client.download(
             url,
-            (type) =>
-              outputPath(outputDir, task.job_id, task.label, output.idx, outputs.length, type),
+            (contentType) =>
+              freeOutputPath(store, {
+                outputDir,
+                jobId: task.job_id,
+                label: task.label,
+                key: task.key,
+                index: output.idx,
+                count: outputs.length,
+                contentType,
+              }),
             {
               maxBytes: context.maxDownloadBytes[kind],
               kind,
@@ -70,8 +79,17 @@ export async function downloadOutputs(
       throw error;
     }
     const { path, bytes, sha256, contentType } = file;
-    outputs[i] = { ...output, state: "downloaded", path, bytes, sha256, content_type: contentType };
-    if (await context.writes.download({ task, idx: output.idx, ...file }))
+    const downloadedAt = clock.now();
+    outputs[i] = {
+      ...output,
+      state: "downloaded",
+      path,
+      bytes,
+      sha256,
+      content_type: contentType,
+      downloaded_at: downloadedAt,
+    };
+    if (await context.writes.download({ task, idx: output.idx, ...file, downloadedAt }))
       return { complete: true, outputs };
   }
   return { complete: false };

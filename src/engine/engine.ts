@@ -124,7 +124,8 @@ export class Engine {
     }
     await start.settled();
     this.#start = undefined;
-    emit(start.started(this.#options, roundMoney(this.#admission.spent)));
+    const { paid } = await store.summaryOf({ run: runId });
+    emit(start.started(this.#options, { spent: roundMoney(this.#admission.spent), paid }));
     for (const event of start.held) emit(event);
     for (const upstream of this.#options.feeds ?? []) await this.#startDependants(upstream);
   }

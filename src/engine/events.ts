@@ -53,9 +53,29 @@ export type EngineEvent =
       maxCost: number | null;
       /** What the jobs already done cost. */
       spent: number;
+      /** What this run paid before this process (a resumed run). */
+      paid: number;
       groups: JobGroup[];
     }
   | { type: "task:postprocessing"; key: string; job: string; label: string }
+  | {
+      type: "output:missing";
+      key: string;
+      job: string;
+      label: string;
+      /** Files of a done task not on disk with their recorded bytes, anywhere recorded. */
+      files: string[];
+      /** What the run does: fetch them again (the links still work), or make the task again. */
+      action: "download" | "redo";
+    }
+  | {
+      type: "output:delivered";
+      key: string;
+      job: string;
+      label: string;
+      /** Files of a task done into another output folder, linked or copied into the run's. */
+      outputs: number;
+    }
   | { type: "text:progress"; key: string; label: string; chars: number }
   | { type: "gateway:retry"; what: string; delayMs: number; reason: string }
   | { type: "gateway:rate-limited"; retryAfterMs: number; ratePerSecond: number }
@@ -64,7 +84,10 @@ export type EngineEvent =
       type: "run:finished";
       end: RunEnd;
       counts: StateCounts;
+      /** What the run's tasks cost in all, whichever run paid. */
       spent: number;
+      /** What this run paid itself. */
+      paid: number;
       unknownSubmits: number;
     };
 

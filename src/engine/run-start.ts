@@ -57,7 +57,7 @@ export class RunStart {
   /** `run:started`, counting the groups at the start, with the `from:` jobs that have no task yet. */
   started(
     options: Pick<EngineOptions, "runId" | "settings" | "outputDir" | "templates">,
-    spent: number,
+    spend: { spent: number; paid: number },
   ): RunStarted {
     const counted = [...this.#tasks.values()].filter(({ row }) => !this.#added.has(row.key));
     const groups = jobGroups(counted, dependantJobs(options.templates));
@@ -68,7 +68,8 @@ export class RunStart {
       name: options.settings.name,
       outputDir: options.outputDir,
       maxCost: options.settings.limits.maxCost ?? null,
-      spent,
+      spent: spend.spent,
+      paid: spend.paid,
       jobs: groups.length,
       tasks: sum((group) => group.tasks),
       alreadyDone: sum((group) => group.stages.done),

@@ -172,6 +172,7 @@ export async function submitTask(
         paced: (call) => pacedCall(`text ${task.label}`, call, deps, tally),
         onProgress: onTextProgress,
         outputDir: context.outputDir,
+        store: context.store,
       });
       context.pace.succeeded();
       return { kind: "answer", result, unknownSubmits: tally.unknown };

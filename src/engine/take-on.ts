@@ -1,8 +1,9 @@
 import { CLAIM_OWNER } from "../core/process.js";
-import { factsOf, placementOf } from "../plan/index.js";
+import { factsOf, type Placement, placementOf } from "../plan/index.js";
 import { type TaskRow, TaskState } from "../store/index.js";
 import type { RunContext } from "./context.js";
-import type { Stage } from "./events.js";
+import { deliverOutputs } from "./deliver.js";
+import type { EngineEvent, Stage } from "./events.js";
 import { stageOf } from "./job-groups.js";
 
 /**
@@ -36,15 +37,16 @@ export function stageTakenOn(taken: TakenOn, recorded: TaskRow): Stage {
 }
 
 export async function takeOnTask(task: TaskRow, context: RunContext): Promise<TakenOn> {
-  const { store, clock, force, postprocess } = context;
+  const { store, clock, force, postprocess, outputDir } = context;
   const now = clock.now();
-  const facts = await factsOf(task, () => store.outputsOf(task.key), {
-    now,
-    force,
-    ownClaim: CLAIM_OWNER,
-    checksRun: postprocess !== undefined,
-  });
+  const facts = await factsOf(
+    task,
+    { outputs: () => store.outputsOf(task.key), copies: () => store.copiesOf(task.key) },
+    { now, force, ownClaim: CLAIM_OWNER, checksRun: postprocess !== undefined, outputDir },
+  );
   const placement = placementOf(task, facts);
+  if (facts.found !== undefined && facts.found.missing.length > 0)
+    context.emit(missingEvent(task, facts.found.missing, placement));
   switch (placement) {
     case "queue":
       return { to: "queue", task, unknownSubmit: false };
@@ -55,6 +57,21 @@ export async function takeOnTask(task: TaskRow, context: RunContext): Promise<Ta
       return { to: placement, task };
     case "leave":
       return { to: "leave" };
+    case "deliver": {
+      const { outputs, found } = facts;
+      if (outputs !== undefined && found !== undefined) {
+        const copies = await deliverOutputs(task, outputs, found.intact, { store, outputDir, now });
+        if (copies.length > 0)
+          context.emit({
+            type: "output:delivered",
+            key: task.key,
+            job: task.job_id,
+            label: task.label,
+            outputs: copies.length,
+          });
+      }
+      return { to: "done", task };
+    }
     case "release-unknown": {
       // The process that claimed it died mid-submit: the gateway may have made a task.
       if (!(await store.releaseClaim(task, { unknownSubmits: 1 }, now))) return { to: "leave" };
@@ -94,4 +111,20 @@ export async function takeOnTask(task: TaskRow, context: RunContext): Promise<Ta
  */
 export function waitsForUpstream(task: TaskRow): boolean {
   return task.upstream_key !== null && task.state === TaskState.Pending && task.take === 1;
+}
+
+/** A done task some of whose files are gone: which, and what the run does about it. */
+function missingEvent(
+  task: TaskRow,
+  missing: readonly { idx: number; path: string | null }[],
+  placement: Placement,
+): EngineEvent {
+  return {
+    type: "output:missing",
+    key: task.key,
+    job: task.job_id,
+    label: task.label,
+    files: missing.map((file) => file.path ?? `output ${file.idx}`),
+    action: placement === "redownload" ? "download" : "redo",
+  };
 }

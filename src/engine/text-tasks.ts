@@ -1,8 +1,9 @@
 import path from "node:path";
 import { sha256 } from "../core/hash.js";
-import { outputPath, partialDir, writeWhole } from "../core/output-files.js";
+import { partialDir, writeWhole } from "../core/output-files.js";
 import type { GatewayClient, TextAnswer, TextFormat } from "../gateway/index.js";
-import { type TaskRow, type TextAnswerRow, variablesOf } from "../store/index.js";
+import { type Store, type TaskRow, type TextAnswerRow, variablesOf } from "../store/index.js";
+import { freeOutputPath } from "./output-names.js";
 
 const FORMATS: Readonly<Record<string, TextFormat>> = {
   "text-chat": "chat",
@@ -18,6 +19,8 @@ export interface TextTaskDeps {
   /** Told the characters received so far while a streamed answer arrives. */
   onProgress: (chars: number) => void;
   outputDir: string;
+  /** Who holds a file name already (`freeOutputPath`). */
+  store: Pick<Store, "outputAt">;
 }
 
 export interface WrittenFile {
@@ -36,7 +39,8 @@ export interface TextTaskResult {
 
 /**
  * A text task is one synchronous call: each choice's text is written as `<label>.txt`, and the
- * whole answer (finish reason, usage, tool calls, refusal, the vendor response) as `<label>.json`.
+ * whole answer (finish reason, usage, tool calls, refusal, the vendor response) beside the
+ * first as `<label>.json` (a name another output holds gets a version: `freeOutputPath`).
  * A refusal without text is written as the `.txt`, so the file says why there is no answer.
  */
 export async function callTextTask(row: TaskRow, deps: TextTaskDeps): Promise<TextTaskResult> {
@@ -63,17 +67,19 @@ export async function callTextTask(row: TaskRow, deps: TextTaskDeps): Promise<Te
   const texts = answer.choices.length > 0 ? answer.choices : [answer.text];
   const files: WrittenFile[] = [];
   for (const [index, choice] of writtenTexts(texts, answer.refusal).entries()) {
-    const file = outputPath(
-      deps.outputDir,
-      row.job_id,
-      row.label,
-      index,
-      texts.length,
-      "text/plain",
-    );
     const text = choice.endsWith("\n") ? choice : `${choice}\n`;
+    const hash = sha256(text);
+    const file = await freeOutputPath(deps.store, {
+      outputDir: deps.outputDir,
+      jobId: row.job_id,
+      label: row.label,
+      key: row.key,
+      index,
+      count: texts.length,
+      contentType: "text/plain",
+    });
     await writeWhole(file, text, tempDir);
-    files.push({ path: file, bytes: Buffer.byteLength(text), sha256: sha256(text) });
+    files.push({ path: file, bytes: Buffer.byteLength(text), sha256: hash });
   }
   const record = {
     job: row.job_id,
@@ -91,8 +97,11 @@ export async function callTextTask(row: TaskRow, deps: TextTaskDeps): Promise<Te
     tool_calls: answer.toolCalls,
     response: answer.raw,
   };
+  // Beside the first text, by its name less its choice number: `<label>[-v<n>].json`.
+  const first = files[0]?.path ?? path.join(deps.outputDir, row.job_id, `${row.label}.txt`);
+  const stem = first.slice(0, -".txt".length);
   await writeWhole(
-    path.join(deps.outputDir, row.job_id, `${row.label}.json`),
+    `${texts.length > 1 ? stem.replace(/-1(?=(-v\d+)?$)/, "") : stem}.json`,
     `${JSON.stringify(record, null, 2)}\n`,
     tempDir,
   );

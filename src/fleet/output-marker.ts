@@ -4,9 +4,10 @@ import { ErrorCode, GwError } from "../core/errors.js";
 
 /**
  * The shared output folder's marker. Every host of a fleet must see the same folder (NFS or
- * similar) at the same path: a host that cannot see a done task's file would redo it, and pay
- * again. `run` writes the store's identity into the folder; a worker that cannot read it there
- * refuses to work the run.
+ * similar) in its project folder (paths in the store are relative to the project, so the
+ * mount point may differ between hosts): a host that cannot see a done task's file would redo
+ * it, and pay again. `run` writes the store's identity into the folder; a worker that cannot
+ * read it there refuses to work the run.
  */
 
 export const MARKER_FILE = ".gwrun-store";
@@ -37,7 +38,7 @@ export function checkMarker(outputDir: string, storeId: string): void {
       ? `this host cannot see the shared output folder ${outputDir} (no ${file})`
       : `${outputDir} on this host belongs to another gwrun store (${MARKER_FILE} says ${found})`,
     {
-      hint: "mount the fleet's shared output folder at the same path on every host (NFS or similar), then start the worker again",
+      hint: "start the worker in the project folder (it finds the folder from there), with the fleet's shared output folder mounted inside it (NFS or similar)",
     },
   );
 }

@@ -3,7 +3,12 @@ import type { Clock } from "../core/clock.js";
 import { systemClock } from "../core/clock.js";
 import { coerceError, ErrorCode } from "../core/errors.js";
 import { batchRecords } from "./batch.js";
-import { type DownloadOptions, type DownloadResult, downloadFile } from "./download.js";
+import {
+  type Destination,
+  type DownloadOptions,
+  type DownloadResult,
+  downloadFile,
+} from "./download.js";
 import { badResponse, envelopeData, readReceipt, type SubmitReceipt } from "./envelope.js";
 import { errorFromResponse, GatewayError, networkError, rateLimitOf } from "./errors.js";
 import { GATEWAY_TEXT_MAX, gatewayText, redacted } from "./gateway-text.js";
@@ -176,11 +181,7 @@ export class GatewayClient {
   }
 
   /** Downloads a result link to `dest` (see `downloadFile`). */
-  download(
-    url: string,
-    dest: string | ((contentType: string) => string),
-    options: DownloadOptions,
-  ): Promise<DownloadResult> {
+  download(url: string, dest: Destination, options: DownloadOptions): Promise<DownloadResult> {
     return downloadFile(this.#dispatcher, url, dest, options);
   }
 

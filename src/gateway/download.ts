@@ -37,15 +37,18 @@ const invalid = (message: string, retryable: boolean) =>
 const truncated = (bytes: number, announced: number) =>
   invalid(`download: truncated, got ${bytes} of ${announced} bytes`, true);
 
+/** Where a download goes: a path, or a function of the served Content-Type. */
+export type Destination = string | ((contentType: string) => string | Promise<string>);
+
 /**
- * Downloads `url` to `destination` (a path, or a function of the served Content-Type): streamed to a temporary file beside it, checked (status, type,
- * size cap, announced length), hashed, then renamed into place — a file at `dest` is always
- * whole. No credentials are sent: result links are public mirrored links.
+ * Downloads `url` to `destination`: streamed to a temporary file beside it, checked (status,
+ * type, size cap, announced length), hashed, then renamed into place — a file at `dest` is
+ * always whole. No credentials are sent: result links are public mirrored links.
  */
 export async function downloadFile(
   dispatcher: Dispatcher,
   url: string,
-  destination: string | ((contentType: string) => string),
+  destination: Destination,
   options: DownloadOptions,
 ): Promise<DownloadResult> {
   const what = "download";
@@ -94,7 +97,13 @@ export async function downloadFile(
       false,
     );
   }
-  const dest = typeof destination === "string" ? destination : destination(contentType);
+  let dest: string;
+  try {
+    dest = typeof destination === "string" ? destination : await destination(contentType);
+  } catch (error) {
+    body.destroy();
+    throw error;
+  }
   const tempDir = options.tempDir ?? path.dirname(dest);
   for (const dir of [path.dirname(dest), tempDir]) {
     try {

@@ -3,7 +3,13 @@ export { type Diagnostic, formatDiagnostic, sortDiagnostics } from "./diagnostic
 export { type ExpandedManifest, expandManifest, INPUT_PLACEHOLDERS } from "./expand.js";
 export { jobPath } from "./job-path.js";
 export { loadManifest, ManifestSource, parseManifest } from "./load.js";
-export { MOMENT_NAMES, outputDirOf, type RunMoment, runMoment } from "./moment.js";
+export {
+  MOMENT_NAMES,
+  outputDirOf,
+  outputDirTemplate,
+  type RunMoment,
+  runMoment,
+} from "./moment.js";
 export { manifestSchema } from "./schema.js";
 export { hasMaskedKey, maskLiteralKey, resolvedManifest } from "./secrets.js";
 export {

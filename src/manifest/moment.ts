@@ -1,3 +1,5 @@
+import { parse } from "yaml";
+import { DEFAULTS } from "./settings.js";
 import {
   dateOf,
   latestTick,
@@ -67,4 +69,18 @@ export function outputDirOf(
     .replaceAll("{name}", settings.name)
     .replaceAll("{date}", moment.date)
     .replaceAll("{tick}", moment.tickLabel ?? "{tick}");
+}
+
+/**
+ * The `output.dir` a manifest's text names, as written (with `{name}` and the like), or the
+ * default; undefined when the text does not read as YAML.
+ */
+export function outputDirTemplate(text: string): string | undefined {
+  try {
+    const doc = parse(text) as { output?: { dir?: unknown } } | null;
+    const dir = doc?.output?.dir;
+    return typeof dir === "string" ? dir : DEFAULTS.outputDir;
+  } catch {
+    return undefined;
+  }
 }

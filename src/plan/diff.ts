@@ -10,6 +10,7 @@ import {
 import { factsOf, placementOf } from "./placement.js";
 import type { Plan, PlanGroup } from "./plan.js";
 import { emptyCounts, type StatusCounts, statusOf, TaskStatus } from "./status.js";
+import { supersededOutputs } from "./supersede.js";
 import { dependantsOfOutputs } from "./tasks.js";
 
 /**
@@ -35,6 +36,17 @@ export interface GroupDiff extends PlanGroup {
   newCost: number;
   /** New tasks whose price the spec does not state. */
   newWithUnknownCost: number;
+  /** Outputs in the folder whose label a new task takes: they stay, the new ones get a name of their own. */
+  supersedes: number;
+  /** Done tasks whose files lie in another output folder only: delivered into this one, unpaid. */
+  delivers: number;
+}
+
+/** A done task whose files are gone: which, and what a run does (fetch them again, or redo it). */
+export interface MissingFiles {
+  label: string;
+  files: string[];
+  action: "download" | "redo";
 }
 
 export interface PlanDiff extends Omit<Plan, "groups" | "totals" | "tasks"> {
@@ -49,10 +61,15 @@ export interface PlanDiff extends Omit<Plan, "groups" | "totals" | "tasks"> {
   };
   /** The rows `gwrun run` would record, each with its status. */
   tasks: PlannedTask[];
+  /** Done tasks whose files are gone from disk. */
+  missing: MissingFiles[];
 }
 
 /** What `diffPlan` reads of the store. */
-export type PlanStore = Pick<Store, "tasksByKey" | "outputsOf">;
+export type PlanStore = Pick<
+  Store,
+  "tasksByKey" | "outputsOf" | "copiesOf" | "currentTasksOf" | "dependantsOf"
+>;
 
 export interface DiffOptions {
   /** ms: links expire against it. */
@@ -61,6 +78,8 @@ export interface DiffOptions {
   force: boolean;
   /** `from:` jobs by the job they follow (`dependantTemplates`). */
   templates: ReadonlyMap<string, readonly CheckedJob[]>;
+  /** The run's output folder (absolute): where its files belong. */
+  outputDir: string;
 }
 
 /**
@@ -78,10 +97,19 @@ export async function diffPlan(
     groups: new Map(
       plan.groups.map((group) => [
         group.job,
-        { ...group, status: emptyCounts(), statusExact: true, newCost: 0, newWithUnknownCost: 0 },
+        {
+          ...group,
+          status: emptyCounts(),
+          statusExact: true,
+          newCost: 0,
+          newWithUnknownCost: 0,
+          supersedes: 0,
+          delivers: 0,
+        },
       ]),
     ),
     outputs: new Map(),
+    missing: [],
   };
   const recorded = await recordedTasks(context, plan.tasks);
   const tasks: PlannedTask[] = [];
@@ -99,6 +127,11 @@ export async function diffPlan(
     level = await nextLevel(context, level);
   const groups = [...context.groups.values()];
   for (const group of groups) group.newCost = round(group.newCost);
+  if (store !== undefined)
+    for (const [job, n] of await supersededOutputs(tasks, store, options.outputDir)) {
+      const group = context.groups.get(job);
+      if (group !== undefined) group.supersedes = n;
+    }
   const status = emptyCounts();
   for (const group of groups)
     for (const key of Object.values(TaskStatus)) status[key] += group.status[key];
@@ -113,6 +146,7 @@ export async function diffPlan(
       newWithUnknownCost: groups.reduce((sum, group) => sum + group.newWithUnknownCost, 0),
     },
     tasks,
+    missing: context.missing,
   };
 }
 
@@ -122,6 +156,7 @@ interface Context {
   groups: Map<string, GroupDiff>;
   /** Each task's outputs, read once (the status and the dependants both need them). */
   outputs: Map<string, Promise<OutputRow[]>>;
+  missing: MissingFiles[];
 }
 
 /** A task whose dependants come next: its row when recorded. */
@@ -247,17 +282,33 @@ function count(
   else group.newCost += cost * tasks;
 }
 
-/** The status of a recorded task: where the engine would place it, from the same facts. */
+/**
+ * The status of a recorded task: where the engine would place it, from the same facts; a
+ * delivery and missing files are noted.
+ */
 async function statusOfRow(context: Context, row: TaskRow): Promise<TaskStatus> {
-  const { now, force } = context.options;
-  const facts = await factsOf(row, () => outputsOf(context, row.key), {
-    now,
-    force,
-    ownClaim: CLAIM_OWNER,
+  const { now, force, outputDir } = context.options;
+  const store = context.store;
+  const facts = await factsOf(
+    row,
+    {
+      outputs: () => outputsOf(context, row.key),
+      copies: async () => (store === undefined ? [] : store.copiesOf(row.key)),
+    },
     // `gwrun run` always checks outputs and makes their thumbnails.
-    checksRun: true,
-  });
-  return statusOf(row, placementOf(row, facts));
+    { now, force, ownClaim: CLAIM_OWNER, checksRun: true, outputDir },
+  );
+  const placement = placementOf(row, facts);
+  const missing = facts.found?.missing ?? [];
+  if (missing.length > 0)
+    context.missing.push({
+      label: row.label,
+      files: missing.map((file) => file.path ?? `output ${file.idx}`),
+      action: placement === "redownload" ? "download" : "redo",
+    });
+  const group = context.groups.get(row.job_id);
+  if (placement === "deliver" && group !== undefined) group.delivers += 1;
+  return statusOf(row, placement);
 }
 
 /** What one task should make, by its family (a passthrough request: one, maybe more). */

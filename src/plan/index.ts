@@ -13,7 +13,15 @@ export {
 } from "./diff.js";
 export { type TaskIdentity, taskKey } from "./identity.js";
 export { describePipeline, type PipelineStep } from "./pipelines.js";
-export { factsOf, type Placement, type PlacementFacts, placementOf } from "./placement.js";
+export {
+  type FilePlace,
+  type FoundFiles,
+  factsOf,
+  isInside,
+  type Placement,
+  type PlacementFacts,
+  placementOf,
+} from "./placement.js";
 export { type Plan, type PlanGroup, planRun } from "./plan.js";
 export { type StatusCounts, TaskStatus } from "./status.js";
 export { nextTakes, rootLabel } from "./takes.js";

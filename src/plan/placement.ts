@@ -1,7 +1,8 @@
 import { existsSync } from "node:fs";
+import path from "node:path";
 import { fileMatches } from "../core/output-files.js";
 import { claimAlive } from "../core/process.js";
-import { type OutputRow, type TaskRow, TaskState } from "../store/index.js";
+import { type OutputCopy, type OutputRow, type TaskRow, TaskState } from "../store/index.js";
 
 /**
  * Where a recorded task goes when a run takes it on (at the start, or as a dependant): the
@@ -23,6 +24,8 @@ export type Placement =
   | "check"
   /** Done, files intact: nothing to pay. */
   | "done"
+  /** Done, files intact in another output folder only: deliver them into the run's. */
+  | "deliver"
   /** Done, files intact, a thumbnail or poster gone: check again to make them. */
   | "recheck"
   /** Done, a file gone while its links work: download again. */
@@ -35,8 +38,16 @@ export interface PlacementFacts {
   force: boolean;
   /** The process named in a submitting task's claim may still be alive. */
   claimAlive: boolean;
-  /** Every output file of a done task is on disk with its recorded size and hash. */
+  /**
+   * Every output file of a done task is on disk with its recorded size and hash, where it was
+   * downloaded or in a folder it was delivered into.
+   */
   filesIntact: boolean;
+  /**
+   * Some output is intact only outside the run's output folder, or its copy delivered there
+   * lacks a review image: it is delivered (again).
+   */
+  toDeliver: boolean;
   /** A thumbnail or poster recorded for a done task is gone (and post-processing runs). */
   reviewImagesGone: boolean;
   /** Every output of a done task has a link that has not expired. */
@@ -58,6 +69,7 @@ export function placementOf(task: TaskRow, facts: PlacementFacts): Placement {
       return "check";
     case TaskState.Done:
       if (facts.force) return "redo";
+      if (facts.filesIntact && facts.toDeliver) return "deliver";
       if (facts.filesIntact) return facts.reviewImagesGone ? "recheck" : "done";
       return facts.linksLive ? "redownload" : "redo";
     case TaskState.Failed:
@@ -73,35 +85,129 @@ export function placementOf(task: TaskRow, facts: PlacementFacts): Placement {
   }
 }
 
+/** One place an output's file is recorded at: where it was downloaded, or a delivered copy. */
+export interface FilePlace {
+  idx: number;
+  /** The output folder it lies in (a copy's); null for where it was downloaded. */
+  outputDir: string | null;
+  path: string;
+  thumbnail: string | null;
+  poster: string | null;
+}
+
+/** A done task's outputs as found on disk: where each is intact, and which are gone. */
+export interface FoundFiles {
+  /** Per output, an intact place: in the run's folder when there is one there. */
+  intact: Map<number, FilePlace>;
+  /** Outputs with no intact file anywhere, by the file recorded where they were downloaded. */
+  missing: { idx: number; path: string | null }[];
+}
+
+/** What a task's facts are read from: its outputs and their delivered copies. */
+export interface RecordedFiles {
+  outputs(): Promise<OutputRow[]>;
+  copies(): Promise<OutputCopy[]>;
+}
+
 /** Reads what `placementOf` needs to know of a task: its claim, and a done task's files. */
 export async function factsOf(
   task: TaskRow,
-  outputs: () => Promise<OutputRow[]>,
-  options: { now: number; force: boolean; ownClaim: string; checksRun: boolean },
-): Promise<PlacementFacts> {
+  recorded: RecordedFiles,
+  options: {
+    now: number;
+    force: boolean;
+    ownClaim: string;
+    checksRun: boolean;
+    /** The run's output folder: files intact only elsewhere are delivered into it. */
+    outputDir: string;
+  },
+): Promise<PlacementFacts & { found?: FoundFiles; outputs?: OutputRow[] }> {
   const facts: PlacementFacts = {
     force: options.force,
     claimAlive: task.claimed_by !== options.ownClaim && claimAlive(task.claimed_by),
     filesIntact: false,
+    toDeliver: false,
     reviewImagesGone: false,
     linksLive: false,
   };
   if (task.state !== TaskState.Done || options.force) return facts;
-  const recorded = await outputs();
-  facts.filesIntact = true;
-  for (const output of recorded)
-    if (!(await fileMatches(output.path, output.bytes, output.sha256))) facts.filesIntact = false;
-  facts.reviewImagesGone = options.checksRun && reviewImagesGone(recorded);
+  const outputs = await recorded.outputs();
+  const found = await findFiles(outputs, () => recorded.copies(), options.outputDir);
+  facts.filesIntact = found.missing.length === 0;
+  const places = [...found.intact.values()];
+  facts.toDeliver = places.some(
+    (place) =>
+      !isInside(options.outputDir, place.path) ||
+      (place.outputDir !== null && reviewImagesGone([place])),
+  );
+  // A copy's review images are delivered again; only the downloaded file's are made again.
+  facts.reviewImagesGone =
+    options.checksRun && reviewImagesGone(places.filter((place) => place.outputDir === null));
   facts.linksLive =
-    recorded.length > 0 &&
-    recorded.every(
+    outputs.length > 0 &&
+    outputs.every(
       (o) => o.url !== null && (o.expires_at ?? Number.POSITIVE_INFINITY) > options.now,
     );
-  return facts;
+  return { ...facts, found, outputs };
 }
 
-function reviewImagesGone(outputs: readonly OutputRow[]): boolean {
-  return outputs.some((output) =>
-    [output.thumbnail, output.poster].some((file) => file !== null && !existsSync(file)),
+/**
+ * Where each output is intact: the place in `outputDir` first (downloaded there, or delivered),
+ * else any other. Copies are read only when some output is not intact in the folder.
+ */
+async function findFiles(
+  outputs: readonly OutputRow[],
+  copies: () => Promise<OutputCopy[]>,
+  outputDir: string,
+): Promise<FoundFiles> {
+  const found: FoundFiles = { intact: new Map(), missing: [] };
+  let delivered: OutputCopy[] | undefined;
+  for (const output of outputs) {
+    const own: FilePlace | null =
+      output.path === null
+        ? null
+        : { idx: output.idx, outputDir: null, ...pick(output, output.path) };
+    if (own !== null && isInside(outputDir, own.path) && (await intact(own, output))) {
+      found.intact.set(output.idx, own);
+      continue;
+    }
+    delivered ??= await copies();
+    const places: FilePlace[] = delivered
+      .filter((copy) => copy.idx === output.idx)
+      .map((copy) => ({ idx: copy.idx, outputDir: copy.output_dir, ...pick(copy, copy.path) }))
+      .sort((a, b) => Number(isInside(outputDir, b.path)) - Number(isInside(outputDir, a.path)));
+    if (own !== null && !isInside(outputDir, own.path)) places.push(own);
+    let place: FilePlace | undefined;
+    for (const candidate of places)
+      if (await intact(candidate, output)) {
+        place = candidate;
+        break;
+      }
+    if (place === undefined) found.missing.push({ idx: output.idx, path: output.path });
+    else found.intact.set(output.idx, place);
+  }
+  return found;
+}
+
+function pick(
+  row: { thumbnail: string | null; poster: string | null },
+  file: string,
+): Pick<FilePlace, "path" | "thumbnail" | "poster"> {
+  return { path: file, thumbnail: row.thumbnail, poster: row.poster };
+}
+
+function intact(place: FilePlace, output: OutputRow): Promise<boolean> {
+  return fileMatches(place.path, output.bytes, output.sha256);
+}
+
+/** Whether `file` lies below `dir`. */
+export function isInside(dir: string, file: string): boolean {
+  const relative = path.relative(dir, file);
+  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
+}
+
+function reviewImagesGone(places: readonly FilePlace[]): boolean {
+  return places.some((place) =>
+    [place.thumbnail, place.poster].some((file) => file !== null && !existsSync(file)),
   );
 }

@@ -43,6 +43,8 @@ export function statusOf(task: TaskRow, placement: Placement): TaskStatus {
     case "redownload":
       return TaskStatus.InFlight;
     case "done":
+    // Delivered into the run's folder from another: nothing to pay, nothing to fetch.
+    case "deliver":
       return TaskStatus.Done;
     case "leave":
       return leftAs(task.state);

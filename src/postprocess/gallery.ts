@@ -56,7 +56,10 @@ export interface GallerySummary {
   run: number | null;
   states: Record<string, number>;
   outputs: number;
+  /** What the page's outputs cost in all, whichever run paid. */
   spent: number;
+  /** The run that wrote the page, and what it paid itself. */
+  paidBy: { run: number; paid: number };
   reviews: { approved: number; rejected: number };
 }
 
@@ -81,8 +84,17 @@ export function galleryStart(summary: GallerySummary): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
 <title>${title}</title><style>${STYLE}</style></head>
 <body><header><h1>${name}</h1><p>${scope}</p>
-<ul class="summary"><li><b data-count="tasks">${tasks}</b> tasks</li>${states}<li><b data-count="outputs">${summary.outputs}</b> outputs</li><li>spent <b data-count="spent">${summary.spent}</b></li><li><b data-count="approved">${summary.reviews.approved}</b> approved</li><li><b data-count="rejected-outputs">${summary.reviews.rejected}</b> rejected by review</li></ul></header>
+<ul class="summary"><li><b data-count="tasks">${tasks}</b> tasks</li>${states}<li><b data-count="outputs">${summary.outputs}</b> outputs</li>${spendItems(summary)}<li><b data-count="approved">${summary.reviews.approved}</b> approved</li><li><b data-count="rejected-outputs">${summary.reviews.rejected}</b> rejected by review</li></ul></header>
 `;
+}
+
+/** What the run paid, then, where different, what the outputs shown cost in all. */
+function spendItems(summary: GallerySummary): string {
+  const { run, paid } = summary.paidBy;
+  const own = `<li>run ${run} paid <b data-count="paid">${paid}</b></li>`;
+  return paid === summary.spent
+    ? own
+    : `${own}<li><b data-count="spent">${summary.spent}</b> in all</li>`;
 }
 
 /** The failures list: one item per job that ended without its outputs, with the reason. */

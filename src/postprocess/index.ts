@@ -1,4 +1,6 @@
 /** Post-processing: output checks and thumbnails during a run; results.jsonl and the gallery after. */
+
+export { THUMBS_DIR } from "../core/output-files.js";
 export { defaultTolerance } from "./check-clip.js";
 export { type Exported, exportApproved, REVIEW_CSV } from "./export.js";
 export { PostProcessor, type PostProcessorOptions } from "./post-processor.js";
@@ -10,4 +12,3 @@ export {
   writeReport,
 } from "./report.js";
 export type { ReviewRecord } from "./review-record.js";
-export { THUMBS_DIR } from "./thumbnails.js";

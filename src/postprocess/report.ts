@@ -130,7 +130,15 @@ export async function writeReport(
   const gallery = new ChunkedFile(path.join(dir, files.gallery));
   try {
     const summary = await store.summaryOf(scope);
-    gallery.write(galleryStart({ name: run.name, run: of === "run" ? run.id : null, ...summary }));
+    const { paid } = of === "run" ? summary : await store.summaryOf({ run: run.id });
+    gallery.write(
+      galleryStart({
+        name: run.name,
+        run: of === "run" ? run.id : null,
+        ...summary,
+        paidBy: { run: run.id, paid },
+      }),
+    );
     gallery.write(failuresStart());
     let failures = 0;
     for await (const failure of store.failuresOf(scope)) {

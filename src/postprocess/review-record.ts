@@ -1,4 +1,5 @@
 import path from "node:path";
+import { isoTime } from "../core/clock.js";
 import { redactDataUris } from "../core/values.js";
 import {
   type ReportOutput,
@@ -29,6 +30,10 @@ export interface ReviewRecord extends TaskVariables {
   bytes: number | null;
   /** What the task cost (all of its outputs together). */
   cost: number | null;
+  /** When the gateway took the task, finished it, and its file landed (ISO 8601). */
+  submitted_at: string | null;
+  completed_at: string | null;
+  downloaded_at: string | null;
   checks: { state: "ok" | "failed" | null; problems: string[]; [measured: string]: unknown };
   /** What a reviewer decided about it; null until reviewed. */
   review: { decision: ReviewDecision; note: string | null } | null;
@@ -94,6 +99,9 @@ export function reviewRecord(
     sha256: output.sha256,
     bytes: output.bytes,
     cost: job.cost,
+    submitted_at: isoTime(job.submitted_at),
+    completed_at: isoTime(job.completed_at),
+    downloaded_at: isoTime(output.downloaded_at),
     checks: { state: output.check_state, ...measured },
     review: output.review === null ? null : { decision: output.review, note: output.review_note },
   };

@@ -21,7 +21,12 @@ export async function writeSidecar(
   const text = provenanceText(
     row,
     output.idx,
-    { sha256: output.sha256, bytes: output.bytes, contentType: output.content_type },
+    {
+      sha256: output.sha256,
+      bytes: output.bytes,
+      contentType: output.content_type,
+      downloadedAt: output.downloaded_at,
+    },
     {
       checks: {
         state: verdict.ok ? "ok" : "failed",

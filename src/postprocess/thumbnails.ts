@@ -1,14 +1,13 @@
 import { mkdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { partialFile } from "../core/fs.js";
-import { partialDir } from "../core/output-files.js";
+import { partialDir, reviewPath } from "../core/output-files.js";
 import { extractFrame, loadSharp } from "../media/index.js";
 
 /**
  * Review images of a run: thumbnails and clip posters in `<output dir>/.thumbs/<job id>/`, named
- * after the output's own file (so from its label), never after a URL.
+ * after the output's own file (so from its label), never after a URL (`reviewPath`).
  */
-export const THUMBS_DIR = ".thumbs";
 
 export interface ThumbnailSettings {
   width: number;
@@ -21,12 +20,6 @@ const EXTENSION: Readonly<Record<ThumbnailSettings["format"], string>> = {
   png: "png",
   avif: "avif",
 };
-
-/** `<dir>/.thumbs/<job>/<output name><suffix>`. */
-function reviewPath(outputDir: string, jobId: string, file: string, suffix: string): string {
-  const stem = path.basename(file, path.extname(file));
-  return path.join(outputDir, THUMBS_DIR, jobId, `${stem}${suffix}`);
-}
 
 /**
  * Where a review image is written before it is renamed into place: among the run's partial

@@ -16,11 +16,13 @@ export type {
   WorkerIdentity,
   WorkerRow,
 } from "./fleet-port.js";
+export { adoptLegacyPaths, PROJECT_MARKERS } from "./legacy-paths.js";
 export { openPgStore } from "./pg.js";
 export type {
   DownloadedFile,
   OutputCheck,
   OutputLink,
+  PathRebase,
   PollOutcome,
   Receipt,
   RecordedDependant,
@@ -29,6 +31,7 @@ export type {
 } from "./port.js";
 export type { PgStore } from "./postgres/open.js";
 export { pgStoreUnusable, redactUrl } from "./postgres/unusable.js";
+export { inProject, type ProjectPaths, projectPaths } from "./project-paths.js";
 export {
   type FailureRow,
   type GridRow,
@@ -36,6 +39,7 @@ export {
   type LeaseRow,
   type NewRun,
   type NewTask,
+  type OutputCopy,
   type OutputRow,
   type ReportOutput,
   type ReportRow,

@@ -16,6 +16,7 @@ const MOVE_COLUMN_NAMES = [
   "started_at",
   "completed_at",
   "done_at",
+  "paid_run",
 ] as const satisfies readonly (keyof TaskRow)[];
 
 /** Guards the column names spliced into a move's SQL: only these may be set. */

@@ -5,6 +5,7 @@ import type {
   LeaseRow,
   NewRun,
   NewTask,
+  OutputCopy,
   OutputRow,
   ReportRow,
   ReportSummary,
@@ -69,6 +70,21 @@ export interface RunStore {
   runNoticesOf(runId: number, limit: number): Promise<RunNotice[]>;
   /** Forgets a run: its row, events, and the tasks (with outputs and answers) no other run holds. */
   deleteRun(runId: number): Promise<void>;
+  /** Runs recorded while the record kept absolute paths (`project_dir` unset), oldest first. */
+  legacyRuns(): Promise<RunRow[]>;
+  /**
+   * Gives legacy runs their paths relative to `root`, and every recorded file below a root
+   * its path relative to it, in one transaction.
+   */
+  rebasePaths(rebases: readonly PathRebase[]): Promise<void>;
+}
+
+/** A legacy run's paths made relative to the project folder it was recorded in (`root`). */
+export interface PathRebase {
+  runId: number;
+  root: string;
+  manifestPath: string;
+  outputDir: string;
 }
 
 export interface TaskReads {
@@ -82,6 +98,10 @@ export interface TaskReads {
   /** Tasks fed by an upstream task's outputs. */
   dependantsOf(upstreamKey: string): Promise<TaskRow[]>;
   outputsOf(key: string): Promise<OutputRow[]>;
+  /** Where a task's outputs were delivered into other output folders than their own. */
+  copiesOf(key: string): Promise<OutputCopy[]>;
+  /** The output whose recorded file (or delivered copy) is `path`, if any. */
+  outputAt(path: string): Promise<{ key: string; idx: number } | undefined>;
   textAnswer(key: string): Promise<TextAnswerRow | undefined>;
 }
 
@@ -119,6 +139,8 @@ export interface DownloadedFile {
   bytes: number;
   sha256: string;
   contentType: string;
+  /** When it landed (ms); default: when it is recorded. */
+  downloadedAt?: number;
 }
 
 /** What post-processing found for one output, to keep with it. */
@@ -182,6 +204,8 @@ export interface TaskTransitions {
     round: readonly { task: TaskRow; outcome: PollOutcome }[],
     now: number,
   ): Promise<{ events: TaskEvent[]; lost: Set<string> }>;
+  /** Records outputs delivered into another output folder (replacing an earlier copy there). */
+  recordCopies(copies: readonly OutputCopy[]): Promise<void>;
   /** Replaces a completed task's output links (the gateway's current ones). */
   updateLinks(key: string, links: readonly OutputLink[]): Promise<void>;
   /**

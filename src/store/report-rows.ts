@@ -26,6 +26,8 @@ export function reportRowOf(joined: ReportJoined): ReportRow {
     repeat_index: joined.repeat_index,
     take: joined.take,
     upstream_key: joined.upstream_key,
+    submitted_at: joined.submitted_at,
+    completed_at: joined.completed_at,
   };
   if (joined.idx === null) return { task, output: null };
   return {
@@ -41,6 +43,7 @@ export function reportRowOf(joined: ReportJoined): ReportRow {
       checks: joined.checks,
       thumbnail: joined.thumbnail,
       poster: joined.poster,
+      downloaded_at: joined.downloaded_at,
       review: joined.review ?? null,
       review_note: joined.review_note ?? null,
     },
@@ -49,17 +52,19 @@ export function reportRowOf(joined: ReportJoined): ReportRow {
 
 /** The summary of a scope from its counts: tasks (and spend) by state, outputs, reviews. */
 export function summaryFromCounts(
-  byState: readonly { state: string; n: number; spent: number }[],
+  byState: readonly { state: string; n: number; spent: number; paid: number }[],
   downloaded: number,
   decided: readonly { decision: keyof ReportSummary["reviews"]; n: number }[],
 ): ReportSummary {
   const states: Record<string, number> = {};
   let spent = 0;
+  let paid = 0;
   for (const entry of byState) {
     states[entry.state] = entry.n;
     spent += entry.spent;
+    paid += entry.paid;
   }
   const reviews = { approved: 0, rejected: 0 };
   for (const entry of decided) reviews[entry.decision] = entry.n;
-  return { states, outputs: downloaded, spent: roundMoney(spent), reviews };
+  return { states, outputs: downloaded, spent: roundMoney(spent), paid: roundMoney(paid), reviews };
 }

@@ -17,6 +17,11 @@ export interface RunRow {
   tick: number | null;
   /** Why the run stopped before its end ("the gateway balance ran out: …"); null otherwise. */
   stop_reason: string | null;
+  /**
+   * The project folder the run was started in, as that process saw it. Paths in the record
+   * are relative to the project folder (the store port gives them back absolute).
+   */
+  project_dir: string | null;
 }
 
 /** Something a run said while it went on (rate limiting, a stop), kept for viewers. */
@@ -30,9 +35,10 @@ export interface RunNotice {
 /** A run as it is first recorded. */
 export type NewRun = Omit<
   RunRow,
-  "id" | "status" | "exit_code" | "finished_at" | "tick" | "stop_reason"
+  "id" | "status" | "exit_code" | "finished_at" | "tick" | "stop_reason" | "project_dir"
 > & {
   tick?: number;
+  project_dir?: string;
 };
 
 /** One task: a request sent (or to be sent) once, under its key (table `jobs`). */
@@ -72,6 +78,8 @@ export interface TaskRow {
   repeat_index: number;
   /** 1 for the first take; a regeneration after review is the next. */
   take: number;
+  /** The run whose submit the gateway took: the task's cost is that run's spend. */
+  paid_run: number | null;
 }
 
 /** A task as a run first records it. */
@@ -111,6 +119,19 @@ export interface OutputRow {
   checks: string | null;
   thumbnail: string | null;
   poster: string | null;
+  /** When its file landed (ms); null until then. */
+  downloaded_at: number | null;
+}
+
+/** Where an output was delivered into another output folder than its own (`output_copies`). */
+export interface OutputCopy {
+  job_key: string;
+  idx: number;
+  output_dir: string;
+  path: string;
+  thumbnail: string | null;
+  poster: string | null;
+  copied_at: number;
 }
 
 /** What a report shows of a task. */
@@ -128,6 +149,8 @@ export type ReportTask = Pick<
   | "repeat_index"
   | "take"
   | "upstream_key"
+  | "submitted_at"
+  | "completed_at"
 >;
 
 export type ReviewDecision = "approved" | "rejected";
@@ -154,6 +177,7 @@ export type ReportOutput = Pick<
   | "checks"
   | "thumbnail"
   | "poster"
+  | "downloaded_at"
 > & { review: ReviewDecision | null; review_note: string | null };
 
 /** One output with its task, as reports read them. */
@@ -170,7 +194,10 @@ export type FailureRow = Pick<TaskRow, "key" | "job_id" | "label" | "state" | "r
 export interface ReportSummary {
   states: Record<string, number>;
   outputs: number;
+  /** What the scope's tasks cost, whichever run paid. */
   spent: number;
+  /** What the run of a run's scope paid itself (its submits); a folder's: `spent`. */
+  paid: number;
   /** Outputs reviewed, by decision. */
   reviews: Record<ReviewDecision, number>;
 }

@@ -9,7 +9,10 @@ import type { LeaseHolder, LeaseRow, NewRun } from "./rows.js";
 /** A tick recorded without a run (the port's `recordTickNotRun`). */
 export type TickNotRun = Parameters<ScheduleStore["recordTickNotRun"]>[0];
 
-/** A new run's values for `(name, manifest_path, manifest_text, base_url, output_dir, started_at, tick)`. */
+/**
+ * A new run's values for
+ * `(name, manifest_path, manifest_text, base_url, output_dir, started_at, tick, project_dir)`.
+ */
 export function newRunValues(run: NewRun): (string | number | null)[] {
   return [
     run.name,
@@ -19,6 +22,7 @@ export function newRunValues(run: NewRun): (string | number | null)[] {
     run.output_dir,
     run.started_at,
     run.tick ?? null,
+    run.project_dir ?? null,
   ];
 }
 

@@ -50,6 +50,7 @@ export function receiptOf(receipt: Receipt, now: number): Transition & { event: 
       next_poll_at: receipt.nextPollAt,
       claimed_by: null,
       unknown_submits: receipt.task.unknown_submits + receipt.unknownSubmits,
+      paid_run: receipt.task.run_id,
     },
     event: submittedEvent(receipt, now),
   };
@@ -167,11 +168,11 @@ export function failOf(from: readonly TaskState[], to: FailState, reason: string
 export const ALL_DOWNLOADED: Transition = { from: [Completed], to: Downloaded, patch: {} };
 
 /** submitting → downloaded: a text task answered at once, its answer kept as its outputs. */
-export function textAnsweredOf(now: number): Transition {
+export function textAnsweredOf(task: TaskRow, now: number): Transition {
   return {
     from: [Submitting],
     to: Downloaded,
-    patch: { claimed_by: null, submitted_at: now, completed_at: now },
+    patch: { claimed_by: null, submitted_at: now, completed_at: now, paid_run: task.run_id },
   };
 }
 

@@ -32,6 +32,7 @@ const events = [
     outputDir: z.string(),
     maxCost: z.number().nullable(),
     spent: z.number(),
+    paid: z.number(),
     groups: z.array(
       z.object({
         job: z.string(),
@@ -101,10 +102,18 @@ const events = [
   }),
   z.object({ type: z.literal("run:stopping"), reason: runEnd, message: z.string() }),
   z.object({
+    type: z.literal("output:missing"),
+    ...task,
+    files: z.array(z.string()),
+    action: z.enum(["download", "redo"]),
+  }),
+  z.object({ type: z.literal("output:delivered"), ...task, outputs: z.number().int() }),
+  z.object({
     type: z.literal("run:finished"),
     end: runEnd,
     counts: z.record(z.string(), z.number().int()),
     spent: z.number(),
+    paid: z.number(),
     unknownSubmits: z.number().int(),
   }),
 ] as const;

@@ -13,10 +13,15 @@ export function formatDuration(ms: number | null): string {
   return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, "0")}m`;
 }
 
-/** Spend, and the budget when there is one: "3.4 of 25". */
-export function formatSpend(spent: number, maxCost: number | null): string {
+/**
+ * What a run paid, then what its tasks cost in all where earlier runs paid some, then the
+ * budget: "paid 3.4 of 25", "paid 0 this run (2.2 in all of 25)".
+ */
+export function formatSpend(view: Pick<RunView, "paid" | "spent" | "maxCost">): string {
   const money = (n: number) => String(Math.round(n * 100) / 100);
-  return maxCost === null ? money(spent) : `${money(spent)} of ${money(maxCost)}`;
+  const budget = view.maxCost === null ? "" : ` of ${money(view.maxCost)}`;
+  if (money(view.paid) === money(view.spent)) return `paid ${money(view.paid)}${budget}`;
+  return `paid ${money(view.paid)} this run (${money(view.spent)} in all${budget})`;
 }
 
 /** Finished tasks by how they ended; `failed` leaves out the skipped. */
@@ -119,9 +124,18 @@ export function summaryLines(view: RunView, options: SummaryOptions): string[] {
     .filter(([state]) => state !== "done")
     .map(([state, n]) => `${n} ${state}`);
   const lines = [
-    `run ${view.runId ?? "?"} ${STATUS_BY_END[end]} after ${formatDuration(view.elapsedMs)}: ${plural(tasks, "task")}, ${counts.done ?? 0} done${others.length > 0 ? `, ${others.join(", ")}` : ""}; spent ${formatSpend(view.spent, view.maxCost)}; outputs in ${view.outputDir ?? "."}`,
+    `run ${view.runId ?? "?"} ${STATUS_BY_END[end]} after ${formatDuration(view.elapsedMs)}: ${plural(tasks, "task")}, ${counts.done ?? 0} done${others.length > 0 ? `, ${others.join(", ")}` : ""}; ${formatSpend(view)}; outputs in ${view.outputDir ?? "."}`,
   ];
   for (const { reason, count } of view.reasons) lines.push(`  ${count} × ${reason}`);
+  if (view.delivered > 0)
+    lines.push(
+      `  ${plural(view.delivered, "output")} made before into another folder delivered into ${view.outputDir ?? "."} (linked or copied; not paid again)`,
+    );
+  const { download, redo } = view.missing;
+  if (download + redo > 0)
+    lines.push(
+      `  ${plural(download + redo, "output")} of earlier runs missing on disk: ${download} fetched again, ${redo} made again`,
+    );
   const next = nextStep(view, end, options.db);
   if (next !== undefined) lines.push(`next: ${next}`);
   if (options.galleryExists && view.gallery !== null)
@@ -181,7 +195,7 @@ export function progressLine(view: RunView): string {
   ];
   if (s.postprocessing > 0) parts.push(`post-processing ${s.postprocessing}`);
   parts.push(`${Math.round(view.tasksPerMinute)}/min`);
-  parts.push(`spent ${formatSpend(view.spent, view.maxCost)}`);
+  parts.push(formatSpend(view));
   parts.push(`ETA ${formatDuration(view.etaMs)}`);
   return parts.join(" · ");
 }

@@ -1,3 +1,4 @@
+import path from "node:path";
 import { plural } from "../core/words.js";
 import type { EngineEvent } from "../engine/index.js";
 import { progressLine, summaryLines } from "./format.js";
@@ -72,6 +73,12 @@ export function plainReporter(options: PlainOptions): Reporter & { tick(): void 
         break;
       case "run:stopping":
         say(event.message);
+        break;
+      case "output:missing":
+        // A file gone from disk costs a download or a new task: worth a line even when quiet.
+        say(
+          `${event.label}: ${event.files.map((file) => path.relative(options.cwd, file) || file).join(", ")} ${event.files.length === 1 ? "is" : "are"} not on disk as recorded; ${event.action === "download" ? "its links still work: downloading again" : "its links have expired: it is made again (paid)"}`,
+        );
         break;
       case "run:finished":
         if (!options.quiet) say(progressLine(viewOf(state, now, options.cwd)));

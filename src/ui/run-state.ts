@@ -21,6 +21,8 @@ export interface RunState {
   finishedAt: number | null;
   total: number;
   spent: number;
+  /** What this run paid itself (its own submits); `spent` also counts tasks paid before. */
+  paid: number;
   stages: StageCounts;
   /** Of `stages.failed`, the tasks skipped because their upstream failed. */
   skipped: number;
@@ -41,6 +43,10 @@ export interface RunState {
   failures: Failure[];
   /** Failures by reason, for the summary. */
   reasons: Map<string, number>;
+  /** Outputs of done tasks found gone: how many, fetched again or made again. */
+  missing: { download: number; redo: number };
+  /** Outputs made before into another folder, delivered into the run's. */
+  delivered: number;
   stopping: { reason: RunEnd; message: string } | null;
   end: RunEnd | null;
   /** The run's tasks by store state, once it has finished. */
@@ -88,6 +94,7 @@ export function createRunState(): RunState {
     finishedAt: null,
     total: 0,
     spent: 0,
+    paid: 0,
     stages: emptyStages(),
     skipped: 0,
     runningProgress: 0,
@@ -100,6 +107,8 @@ export function createRunState(): RunState {
     backoffUntil: 0,
     failures: [],
     reasons: new Map(),
+    missing: { download: 0, redo: 0 },
+    delivered: 0,
     stopping: null,
     end: null,
     counts: {},
@@ -136,6 +145,7 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
       state.startedAt = now;
       state.total = event.tasks;
       state.spent = event.spent;
+      state.paid = event.paid;
       for (const group of event.groups) {
         state.groups.set(group.job, {
           job: group.job,
@@ -178,6 +188,7 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
     }
     case "task:completed":
       state.spent += event.cost ?? 0;
+      state.paid += event.cost ?? 0;
       move(state, event.key, event.job, "downloading");
       break;
     case "output:downloaded":
@@ -228,6 +239,12 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
     case "gateway:retry":
       state.backoffUntil = Math.max(state.backoffUntil, now + event.delayMs);
       break;
+    case "output:missing":
+      state.missing[event.action] += event.files.length;
+      break;
+    case "output:delivered":
+      state.delivered += event.outputs;
+      break;
     case "run:stopping":
       state.stopping = { reason: event.reason, message: event.message };
       break;
@@ -235,6 +252,7 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
       state.end = event.end;
       state.finishedAt = now;
       state.spent = event.spent;
+      state.paid = event.paid;
       state.counts = { ...event.counts };
       state.unknownSubmits = event.unknownSubmits;
       break;

@@ -11,6 +11,7 @@ export interface RunView {
   /** Time left at the recent pace; null while nothing has finished yet. */
   etaMs: number | null;
   spent: number;
+  paid: number;
   maxCost: number | null;
   total: number;
   /** Tasks by stage; `running` leaves out those waiting for their first poll. */
@@ -33,6 +34,10 @@ export interface RunView {
   /** Milliseconds until a retry backoff ends; 0 when none is in force. */
   backoffMs: number;
   failures: readonly Failure[];
+  /** Outputs of done tasks found gone: fetched again, or made again. */
+  missing: { download: number; redo: number };
+  /** Outputs made before into another folder, delivered into this run's. */
+  delivered: number;
   /** The most common failure reasons, most frequent first. */
   reasons: { reason: string; count: number }[];
   stopMessage: string | null;
@@ -84,6 +89,7 @@ export function viewOf(state: RunState, now: number, cwd: string): RunView {
     etaMs:
       state.end !== null ? 0 : tasksPerMinute > 0 ? (remaining / tasksPerMinute) * 60_000 : null,
     spent: Math.round(state.spent * 1e6) / 1e6,
+    paid: Math.round(state.paid * 1e6) / 1e6,
     maxCost: state.maxCost,
     total: state.total,
     stages: { ...state.stages, running },
@@ -112,6 +118,8 @@ export function viewOf(state: RunState, now: number, cwd: string): RunView {
     ratePerSecond: state.ratePerSecond,
     backoffMs: state.end === null ? Math.max(0, state.backoffUntil - now) : 0,
     failures: [...state.failures],
+    missing: { ...state.missing },
+    delivered: state.delivered,
     reasons: [...state.reasons.entries()]
       .map(([reason, count]) => ({ reason, count }))
       .sort((a, b) => b.count - a.count)

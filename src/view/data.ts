@@ -18,6 +18,7 @@ export interface RunItem {
   tasks: number;
   states: Record<string, number>;
   outputs: number;
+  /** What the run paid itself: added up over runs, what was paid. */
   spent: number;
 }
 
@@ -36,7 +37,7 @@ export async function runItems(store: Store, now: number, limit = 100): Promise<
       tasks: Object.values(summary.states).reduce((sum, n) => sum + n, 0),
       states: summary.states,
       outputs: summary.outputs,
-      spent: summary.spent,
+      spent: summary.paid,
     });
   }
   return items;
@@ -58,6 +59,9 @@ export interface Progress {
   tasks: number;
   states: Record<string, number>;
   outputs: number;
+  /** What the run paid itself. */
+  paid: number;
+  /** What its tasks cost in all, whichever run paid. */
   spent: number;
   max_cost: number | null;
   /** Tasks finished per minute since the start. */
@@ -89,6 +93,7 @@ export async function progressOf(store: Store, run: RunRow, now: number): Promis
     tasks,
     states: summary.states,
     outputs: summary.outputs,
+    paid: summary.paid,
     spent: summary.spent,
     max_cost: maxCostOf(run),
     rate: elapsed > 0 ? Math.round((finished / elapsed) * 60_000 * 10) / 10 : 0,

@@ -5,7 +5,8 @@ import type { Store } from "../store/index.js";
 /**
  * Recorded files, and only those: a file is asked for by its output's id (task key and index)
  * and which of its files (the output, its thumbnail, its poster); its path comes from the
- * store, never from the URL.
+ * store, never from the URL: where it was downloaded, else a copy delivered into another
+ * output folder when that one is gone.
  */
 
 export type FileKind = "file" | "thumb" | "poster";
@@ -30,13 +31,25 @@ export async function recordedFile(
   if (!KEY.test(key) || !/^\d{1,6}$/.test(index)) return undefined;
   const output = (await store.outputsOf(key)).find((row) => row.idx === Number(index));
   if (output === undefined || output.state !== "downloaded") return undefined;
-  const file = kind === "file" ? output.path : kind === "thumb" ? output.thumbnail : output.poster;
+  const copies = (await store.copiesOf(key)).filter((copy) => copy.idx === output.idx);
+  const places = [output, ...copies].map((place) =>
+    kind === "file" ? place.path : kind === "thumb" ? place.thumbnail : place.poster,
+  );
+  const file = places.find((place) => place !== null && isFile(place)) ?? places[0] ?? null;
   if (file === null) return undefined;
   const type =
     kind === "file"
       ? servedType(output.content_type)
       : (TYPES[file.split(".").at(-1)?.toLowerCase() ?? ""] ?? "application/octet-stream");
   return { path: file, type };
+}
+
+function isFile(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** Media and plain text keep the type the gateway gave them; anything else (HTML…) is bytes. */

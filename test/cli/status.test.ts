@@ -20,7 +20,7 @@ jobs:
       expect((await scope.gwrun(["run", manifest]).done).code).toBe(0);
       const status = (await scope.gwrun(["status"]).done).stdout;
       expect(status).toMatch(/^run 1: two — done \(exit 0\), started \S+Z, took \d+s$/m);
-      expect(status).toContain("  2 jobs, 3 tasks: 3 done; spent");
+      expect(status).toContain("  2 jobs, 3 tasks: 3 done; paid");
       expect(status).toMatch(/^ {2}hero {4}image-a {8}2 done$/m);
       expect(status).toMatch(/^ {2}detail {2}image-a {8}1 done$/m);
       // A SQLite store has no fleet.
@@ -36,9 +36,9 @@ jobs:
       });
 
       const runs = (await scope.gwrun(["runs"]).done).stdout.split("\n");
-      expect(runs[0]).toMatch(/^ run {2}name +status +started +took +tick +manifest$/);
+      expect(runs[0]).toMatch(/^ run {2}name +status +started +took +paid +tick +manifest$/);
       expect(runs[1]).toMatch(
-        /^ {3}1 {2}two +done +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z +\d+s +– +\S+two\.yaml$/,
+        /^ {3}1 {2}two +done +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z +\d+s +[\d.]+ +– +\S+two\.yaml$/,
       );
     });
   }, 60_000);

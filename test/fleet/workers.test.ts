@@ -40,7 +40,7 @@ describe("gwrun worker", () => {
       );
       expect(outputs).toHaveLength(130);
       for (const output of outputs)
-        expect(existsSync(path.resolve(fleet.outputDir, output.path))).toBe(true);
+        expect(existsSync(path.resolve(fleet.dir, output.path))).toBe(true);
       const counters = await fleet.counters();
       expect(counters.submits.accepted).toBe(130);
       expect(counters.submits.repeated).toBe(0);
@@ -139,7 +139,7 @@ describe("gwrun worker", () => {
       expect(unseen.stderr).toContain(
         `this host cannot see the shared output folder ${fleet.outputDir} (no ${marker})`,
       );
-      expect(unseen.stderr).toMatch(/mount the fleet's shared output folder at the same path/);
+      expect(unseen.stderr).toMatch(/start the worker in the project folder/);
 
       // As on a host where that path holds another store's outputs.
       writeFileSync(marker, `${JSON.stringify({ store: "another-store" })}\n`);

@@ -3,6 +3,7 @@ import { readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { type SimOptionsInput, type Simulator, startSimulator } from "../../src/sim/index.js";
 import {
+  inProject,
   type OutputRow,
   openPgStore,
   openStore,
@@ -25,7 +26,7 @@ export interface RunScope {
   outputDir: string;
   write(name: string, yaml: string): string;
   gwrun(args: readonly string[]): ReturnType<typeof gwrunAsync>;
-  /** Opens the store the runs record into (the caller closes it). */
+  /** Opens the store the runs record into, its paths as gwrun gives them (the caller closes it). */
   open(): Promise<Store>;
   /** The latest run's tasks, each with its outputs, as the store has them now. */
   tasks(): Promise<(TaskRow & { outputs: OutputRow[] })[]>;
@@ -64,7 +65,8 @@ export async function withRun<T>(
       children.push(run.child);
       return run;
     },
-    open: async () => (pgUrl === undefined ? openStore(db) : await openPgStore(pgUrl)),
+    open: async () =>
+      inProject(pgUrl === undefined ? openStore(db) : await openPgStore(pgUrl), dir),
     async tasks() {
       const store = await scope.open();
       try {

@@ -34,6 +34,7 @@ export function taskRow(fields: Partial<TaskRow> = {}): TaskRow {
     vars: null,
     repeat_index: 0,
     take: 1,
+    paid_run: null,
     ...fields,
   };
 }

@@ -35,7 +35,7 @@ async function scope(yaml: string) {
     store,
     runId,
     templates,
-    diff: (force = false) => diffPlan(plan, store, { now: NOW, force, templates }),
+    diff: (force = false) => diffPlan(plan, store, { now: NOW, force, templates, outputDir: dir }),
     /** Sets a recorded task's state (and columns) directly. */
     set(key: string, state: TaskState, columns: Record<string, unknown> = {}) {
       const names = Object.keys(columns);
@@ -94,7 +94,12 @@ jobs:
 describe("a plan against the store", () => {
   it("counts every task new with its cost when the store knows none of them", async () => {
     const { plan, templates } = await scope(SHOTS);
-    const diff = await diffPlan(plan, undefined, { now: NOW, force: false, templates });
+    const diff = await diffPlan(plan, undefined, {
+      now: NOW,
+      force: false,
+      templates,
+      outputDir: "/out",
+    });
     expect(group(diff, "shots")).toMatchObject({
       tasks: 3,
       cost: 0.6,

@@ -8,6 +8,7 @@ const plain: PlacementFacts = {
   force: false,
   claimAlive: false,
   filesIntact: true,
+  toDeliver: false,
   reviewImagesGone: false,
   linksLive: true,
 };
@@ -63,6 +64,18 @@ describe("placement of a recorded task", () => {
       { filesIntact: false, reviewImagesGone: true, linksLive: true },
       "redownload",
     ],
+    [
+      "a done task whose files are intact only in another output folder is delivered",
+      TaskState.Done,
+      { toDeliver: true },
+      "deliver",
+    ],
+    [
+      "a done task whose files are gone is not delivered but downloaded again",
+      TaskState.Done,
+      { filesIntact: false, toDeliver: true, linksLive: true },
+      "redownload",
+    ],
     ["a failed task is left", TaskState.Failed, {}, "leave"],
     ["a rejected task is left", TaskState.Rejected, {}, "leave"],
     ["an expired task is left", TaskState.Expired, {}, "leave"],
@@ -85,6 +98,7 @@ describe("placement of a recorded task", () => {
       force: true,
       claimAlive: true,
       filesIntact: false,
+      toDeliver: true,
       reviewImagesGone: true,
       linksLive: false,
     };

@@ -63,7 +63,7 @@ describe("cron-friendly one-shot runs", () => {
       // --quiet: the summary and nothing else.
       expect(ran.stderr.trim().split("\n")).toEqual([
         expect.stringMatching(
-          /^\S+Z gwrun: run 1 done after [^:]+: 1 task, 1 done; spent [\d.]+; outputs in /,
+          /^\S+Z gwrun: run 1 done after [^:]+: 1 task, 1 done; paid [\d.]+; outputs in /,
         ),
         expect.stringMatching(/^\S+Z gallery: .*index\.html; results: .*results\.jsonl$/),
       ]);
@@ -153,7 +153,7 @@ describe("gwrun schedule", () => {
       const text = readFileSync(log, "utf8");
       expect(text).toMatch(/^\S+Z gwrun schedule: 1 manifest, state in /m);
       expect(text).toMatch(/daily: tick \S+ fired \(on-time\)/);
-      expect(text).toMatch(/daily: run \d+ done after [^:]+: 1 task, 1 done; spent/);
+      expect(text).toMatch(/daily: run \d+ done after [^:]+: 1 task, 1 done; paid/);
       expect(text).toMatch(/gwrun schedule: stopped\n$/);
       expect(text).not.toContain("test-key");
       const list = await scope.gwrun(["schedule", "--list", manifest]).done;

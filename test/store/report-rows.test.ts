@@ -65,6 +65,7 @@ describe.each(STORE_KINDS)("store (%s): what reports read", (kind) => {
         states: { pending: 2, skipped: 1 },
         outputs: 1,
         spent: 0,
+        paid: 0,
         reviews: { approved: 0, rejected: 0 },
       });
     } finally {
@@ -108,6 +109,7 @@ describe.each(STORE_KINDS)("store (%s): what reports read", (kind) => {
         states: { done: 3 },
         outputs: 3,
         spent: 0.75,
+        paid: 0.75,
         reviews: { approved: 0, rejected: 0 },
       });
 

@@ -50,6 +50,7 @@ const finished: EngineEvent = {
   end: "failed",
   counts: {},
   spent: 0,
+  paid: 0,
   unknownSubmits: 0,
 };
 

@@ -88,7 +88,7 @@ describe.runIf(runsWith("tmux"))("the dashboard in a terminal (tmux)", () => {
     expect(last).toMatch(/100% 11\/11/);
     expect(last).toMatch(/teaser\s+video-1\s+█+ 2\/2/);
     expect(last).toMatch(
-      /run 1 done after \d+s: 11 tasks, 11 done; spent [\d.]+ of 25; outputs in data\/outputs\/spring-campaign/,
+      /run 1 done after \d+s: 11 tasks, 11 done; paid [\d.]+ of 25; outputs in data\/outputs\/spring-campaign/,
     );
     expect(last).not.toContain("q or Ctrl-C: stop");
     const db = readFileSync(path.join(dir, "gwrun.db"));
@@ -114,6 +114,6 @@ describe.runIf(runsWith("tmux"))("the dashboard in a terminal (tmux)", () => {
     // The summary wraps at word boundaries on 50 columns.
     expect(last).toMatch(/run 1 interrupted after \d+s:\s+\d+\s+tasks,\s+\d+\s+done/);
     expect(last).toMatch(/next: gwrun resume 1/);
-    expect(last).toMatch(/^spring-campaign.* · interrupted · spent/m);
+    expect(last).toMatch(/^spring-campaign.* · interrupted · paid/m);
   }, 180_000);
 });

@@ -46,7 +46,7 @@ describe("dashboard", () => {
     ]);
     const text = frame(view);
     expect(text).toContain("spring · run 7");
-    expect(text).toContain("spent 1 of 25");
+    expect(text).toContain("paid 1 of 25");
     expect(text).toMatch(/33% 2\/6/);
     expect(text).toContain("queued 3  submitting 0  running 1 (avg 50%)  downloading 0");
     expect(text).toContain("done 2  failed 0");
@@ -113,12 +113,13 @@ describe("dashboard", () => {
         end: "failed",
         counts: { done: 2, failed: 2 },
         spent: 1,
+        paid: 1,
         unknownSubmits: 0,
       },
     ]);
     const text = frame(view, {}, { galleryExists: true });
     expect(text).toContain(
-      "run 7 failed after 0s: 4 tasks, 2 done, 2 failed; spent 1 of 25; outputs in out/spring",
+      "run 7 failed after 0s: 4 tasks, 2 done, 2 failed; paid 1 of 25; outputs in out/spring",
     );
     expect(text).toContain("2 × the task failed: content filtered");
     expect(text).toContain("gallery: out/spring/index.html; results: out/spring/results.jsonl");
@@ -186,14 +187,15 @@ describe("dashboard", () => {
         end: "interrupted",
         counts: { done: 1, pending: 1 },
         spent: 0.5,
+        paid: 0.5,
         unknownSubmits: 0,
       },
     ]);
     const header = frame(view).split("\n")[0] ?? "";
-    expect(header).toMatch(/spring · run 7 · \d+s elapsed · interrupted · spent/);
+    expect(header).toMatch(/spring · run 7 · \d+s elapsed · interrupted · paid/);
     expect(header).not.toContain("finished");
     // A narrow screen cuts the name, not how the run ended.
-    expect(frame(view, { columns: 40 }).split("\n")[0]).toMatch(/… · interrupted · spent/);
+    expect(frame(view, { columns: 40 }).split("\n")[0]).toMatch(/… · interrupted · paid/);
   });
 
   it("item 5: a run with failures ends on a bar counting every task ended, failed and skipped apart", () => {
@@ -222,6 +224,7 @@ describe("dashboard", () => {
         end: "failed",
         counts: { done: 2, failed: 1, skipped: 1 },
         spent: 1,
+        paid: 1,
         unknownSubmits: 0,
       },
     ]);

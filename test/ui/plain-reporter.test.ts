@@ -27,6 +27,7 @@ const finished: EngineEvent = {
   end: "done",
   counts: { done: 2 },
   spent: 1,
+  paid: 1,
   unknownSubmits: 0,
 };
 
@@ -62,8 +63,8 @@ describe("plain reporter", () => {
     advance(5000);
     plain.tick();
     expect(lines.filter((line) => line.includes("· queued"))).toEqual([
-      "gwrun: 0/2 tasks done, 0 failed · queued 2 · submitting 0 · running 0 (avg 0%) · downloading 0 · 0/min · spent 0 of 25 · ETA –",
-      "gwrun: 1/2 tasks done, 0 failed · queued 1 · submitting 0 · running 0 (avg 0%) · downloading 0 · 24/min · spent 0.5 of 25 · ETA 3s",
+      "gwrun: 0/2 tasks done, 0 failed · queued 2 · submitting 0 · running 0 (avg 0%) · downloading 0 · 0/min · paid 0 of 25 · ETA –",
+      "gwrun: 1/2 tasks done, 0 failed · queued 1 · submitting 0 · running 0 (avg 0%) · downloading 0 · 24/min · paid 0.5 of 25 · ETA 3s",
     ]);
   });
 
@@ -88,7 +89,7 @@ describe("plain reporter", () => {
     await plain.close();
     expect(lines).toEqual([
       "gwrun: a-2 rejected: http 422: bad size",
-      "gwrun: run 7 failed after 10s: 2 tasks, 1 done, 1 rejected; spent 1 of 25; outputs in out/spring",
+      "gwrun: run 7 failed after 10s: 2 tasks, 1 done, 1 rejected; paid 1 of 25; outputs in out/spring",
       "  1 × http 422: bad size",
       "next: gwrun retry --failed 7 (a-2)",
       "gallery: out/spring/index.html; results: out/spring/results.jsonl",
@@ -102,11 +103,17 @@ describe("plain reporter", () => {
     const message =
       "budget reached: max_cost 25 (spent 0.5 plus tasks running); raise max_cost and run again; done work is not paid twice";
     plain.emit({ type: "run:stopping", reason: "budget", message });
-    plain.emit({ ...finished, end: "budget", counts: { done: 1, pending: 2 }, spent: 0.5 });
+    plain.emit({
+      ...finished,
+      end: "budget",
+      counts: { done: 1, pending: 2 },
+      spent: 0.5,
+      paid: 0.5,
+    });
     await plain.close();
     expect(lines).toEqual([
       `gwrun: ${message}`,
-      "gwrun: run 7 stopped after 0s: 3 tasks, 1 done, 2 pending; spent 0.5 of 25; outputs in out/spring",
+      "gwrun: run 7 stopped after 0s: 3 tasks, 1 done, 2 pending; paid 0.5 of 25; outputs in out/spring",
       "next: raise max_cost and run again; done work is not paid twice",
       "gallery: out/spring/index.html; results: out/spring/results.jsonl",
     ]);
@@ -130,8 +137,8 @@ describe("plain reporter", () => {
     expect(lines).toEqual([
       "2026-11-24T09:00:00.000Z gwrun: run 7: 1 job, 2 tasks, 0 already done",
       "2026-11-24T09:01:01.000Z gwrun: a-2 failed: content filtered",
-      "2026-11-24T09:01:01.000Z gwrun: 1/2 tasks done, 1 failed · queued 0 · submitting 0 · running 0 (avg 0%) · downloading 0 · 1/min · spent 1 of 25 · ETA 0s",
-      "2026-11-24T09:01:01.000Z gwrun: run 7 failed after 1m 01s: 2 tasks, 1 done, 1 failed; spent 1 of 25; outputs in out/spring",
+      "2026-11-24T09:01:01.000Z gwrun: 1/2 tasks done, 1 failed · queued 0 · submitting 0 · running 0 (avg 0%) · downloading 0 · 1/min · paid 1 of 25 · ETA 0s",
+      "2026-11-24T09:01:01.000Z gwrun: run 7 failed after 1m 01s: 2 tasks, 1 done, 1 failed; paid 1 of 25; outputs in out/spring",
       "  1 × content filtered",
       "2026-11-24T09:01:01.000Z next: gwrun retry --failed 7 (a-2)",
       "2026-11-24T09:01:01.000Z gallery: out/spring/index.html; results: out/spring/results.jsonl",

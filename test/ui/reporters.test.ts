@@ -66,7 +66,7 @@ describe("reporters of a real run", () => {
       expect(stderr).toMatch(/^gwrun: stills-\S+ failed: the task failed: /m);
       expect(stderr).toMatch(/^gwrun: \d+\/20 tasks done, \d+ failed · queued 0 · /m);
       expect(stderr).toMatch(
-        /^gwrun: run 1 failed after \d+s: 20 tasks, \d+ done, \d+ failed; spent \S+; outputs in out$/m,
+        /^gwrun: run 1 failed after \d+s: 20 tasks, \d+ done, \d+ failed; paid \S+; outputs in out$/m,
       );
       expect(stderr).toMatch(/^ {2}\d+ × the task failed: /m);
       expect(stderr).toMatch(/^next: gwrun retry --failed 1 --db \S+ \(stills-\S+, /m);

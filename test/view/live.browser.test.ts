@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
-import { openStore } from "../../src/store/index.js";
 import { startViewServer } from "../../src/view/index.js";
 import { withChromium } from "../helpers/chromium.js";
 import { withRun } from "../helpers/run.js";
@@ -24,7 +23,7 @@ interface Doc {
 describe.runIf(runsWith(CHROMIUM))("gwrun view in Chromium: a run under way", () => {
   it("changes the run page's counts without a reload and ends with the summary", async () => {
     await withRun({ timeScale: 60 }, async (scope) => {
-      const store = openStore(scope.db);
+      const store = await scope.open();
       const viewer = await startViewServer({
         store,
         port: 0,
@@ -64,7 +63,7 @@ describe.runIf(runsWith(CHROMIUM))("gwrun view in Chromium: a run under way", ()
           expect(seen.at(-1)).toBe("12");
           expect(seen.map(Number)).toEqual([...seen.map(Number)].sort((a, b) => a - b));
           expect(await page.textContent("#summary")).toMatch(
-            /^Run done after .*: 12 tasks, 12 done, 0 failed; 12 outputs; spent /,
+            /^Run done after .*: 12 tasks, 12 done, 0 failed; 12 outputs; paid /,
           );
           expect(
             await page.evaluate(() => (globalThis as unknown as { stayed?: boolean }).stayed),

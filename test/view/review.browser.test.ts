@@ -2,7 +2,6 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
-import { openStore } from "../../src/store/index.js";
 import { startViewServer } from "../../src/view/index.js";
 import { withChromium } from "../helpers/chromium.js";
 import { fastSettings, withRun } from "../helpers/run.js";
@@ -44,7 +43,7 @@ describe.runIf(runsWith(CHROMIUM))("gwrun view in Chromium: review and regenerat
     await withRun({}, async (scope) => {
       const manifest = scope.write("grid.yaml", `${fastSettings(scope.outputDir)}${JOBS}`);
       expect((await scope.gwrun(["run", manifest]).done).code).toBe(0);
-      const store = openStore(scope.db);
+      const store = await scope.open();
       const viewer = await startViewServer({ store, port: 0, token: "t0ken", clock: systemClock });
       try {
         await withChromium(async ({ page, problems }) => {

@@ -181,6 +181,7 @@ export const TASK_COLUMNS = [
   "vars",
   "repeat_index",
   "take",
+  "paid_run",
 ]
   .map((column) => `jobs.${column}`)
   .join(", ");

@@ -3,6 +3,7 @@ import type { TaskRow } from "../rows.js";
 import { TaskState } from "../states.js";
 import { named } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
+import { receiptOf } from "../transition-patches.js";
 import { type PgDb, row, rows } from "./db.js";
 import { move, moveSet } from "./tasks.js";
 
@@ -82,13 +83,8 @@ export async function recordClaimedReceipt(
   now: number,
 ): Promise<{ recorded: FleetReceipt; events: TaskEvent[] }> {
   const { task, taskId } = receipt;
-  const patch = {
-    task_id: taskId,
-    submitted_at: now,
-    next_poll_at: receipt.nextPollAt,
-    claimed_by: null,
-    unknown_submits: task.unknown_submits + receipt.unknownSubmits,
-  };
+  // What any receipt sets (`receiptOf`); the claim's owner is this statement's own guard.
+  const { patch } = receiptOf(receipt, now);
   const { set, values } = moveSet([TaskState.Submitting], receipt.status, patch, 6);
   const answer = await row<{ moved: boolean; duplicate: string | null }>(
     db.pool,

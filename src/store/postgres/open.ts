@@ -1,5 +1,6 @@
 import type { FleetStore } from "../fleet-port.js";
 import type { Store } from "../port.js";
+import * as copies from "./copies.js";
 import { PgDb } from "./db.js";
 import * as dependants from "./dependants.js";
 import * as claims from "./fleet-claims.js";
@@ -88,6 +89,8 @@ function pgStore(db: PgDb, url: string): PgStore {
     deleteRun: (runId) => runs.deleteRun(db, runId),
     recordRunNotice: (runId, notice) => runs.recordRunNotice(db, runId, notice),
     runNoticesOf: (runId, limit) => runs.runNoticesOf(db, runId, limit),
+    legacyRuns: () => copies.legacyRuns(db),
+    rebasePaths: (rebases) => copies.rebasePaths(db, rebases),
 
     task: (key) => tasks.task(db.pool, key),
     tasksOf: (runId) => tasks.tasksOf(db.pool, runId),
@@ -95,6 +98,8 @@ function pgStore(db: PgDb, url: string): PgStore {
     currentTasksOf: (outputDir, jobId) => tasks.currentTasksOf(db.pool, outputDir, jobId),
     dependantsOf: (upstreamKey) => tasks.dependantsOf(db.pool, upstreamKey),
     outputsOf: (key) => tasks.outputsOf(db.pool, key),
+    copiesOf: (key) => copies.copiesOf(db, key),
+    outputAt: (path) => copies.outputAt(db, path),
     textAnswer: (key) => tasks.textAnswer(db.pool, key),
 
     recordTasks: (runId, list, now) =>
@@ -104,6 +109,7 @@ function pgStore(db: PgDb, url: string): PgStore {
     releaseClaim: (task, release, now) => transitions.releaseClaim(db, task, release, now),
     recordPollRound: (round, now) => recordPollRound(db, round, now),
     updateLinks: (key, links) => outputs.updateLinks(db, key, links),
+    recordCopies: (list) => copies.recordCopies(db, list),
     recordDownloads: (files, now) => outputs.recordDownloads(db, files, now),
     recordTextAnswer: (task, answer, files, now) =>
       outputs.recordTextAnswer(db, task, answer, files, now),

@@ -56,16 +56,16 @@ export async function recordDownloads(
 ): Promise<{ events: TaskEvent[]; complete: Set<string> }> {
   if (files.length === 0) return { events: [], complete: new Set() };
   const { from, to, patch } = ALL_DOWNLOADED;
-  const { set, values } = moveSet(from, to, patch, 10);
+  const { set, values } = moveSet(from, to, patch, 11);
   const found = await db.statement((sql) =>
     rows<{ key: string; idx: number | null }>(
       sql,
       `WITH given AS (
-         SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::bigint[], $5::text[], $6::text[])
-           AS g(key, idx, path, bytes, sha256, content_type)),
+         SELECT * FROM unnest($1::text[], $2::int[], $3::text[], $4::bigint[], $5::text[], $6::text[],
+           $10::bigint[]) AS g(key, idx, path, bytes, sha256, content_type, downloaded_at)),
        marked AS (
          UPDATE outputs o SET state = 'downloaded', path = g.path, bytes = g.bytes,
-           sha256 = g.sha256, content_type = g.content_type
+           sha256 = g.sha256, content_type = g.content_type, downloaded_at = g.downloaded_at
          FROM given g WHERE o.job_key = g.key AND o.idx = g.idx AND o.state = 'pending'
          RETURNING o.job_key, o.idx),
        moved AS (
@@ -89,6 +89,7 @@ export async function recordDownloads(
         to,
         now,
         [...from],
+        files.map((file) => file.downloadedAt ?? now),
         ...values,
       ],
     ),
@@ -111,7 +112,7 @@ export function recordTextAnswer(
   now: number,
 ): Promise<{ moved: boolean; events: TaskEvent[] }> {
   return db.transaction(async (sql) => {
-    if (!(await moveBy(sql, task.key, textAnsweredOf(now), now)))
+    if (!(await moveBy(sql, task.key, textAnsweredOf(task, now), now)))
       return { moved: false, events: [] };
     await sql.query("DELETE FROM outputs WHERE job_key = $1", [task.key]);
     await insertOutputs(sql, [
@@ -119,9 +120,10 @@ export function recordTextAnswer(
     ]);
     for (const [idx, file] of files.entries())
       await sql.query(
-        `UPDATE outputs SET state = 'downloaded', path = $1, bytes = $2, sha256 = $3, content_type = $4
+        `UPDATE outputs SET state = 'downloaded', path = $1, bytes = $2, sha256 = $3, content_type = $4,
+           downloaded_at = $7
          WHERE job_key = $5 AND idx = $6`,
-        [file.path, file.bytes, file.sha256, file.contentType, task.key, idx],
+        [file.path, file.bytes, file.sha256, file.contentType, task.key, idx, now],
       );
     await sql.query(
       `INSERT INTO text_answers

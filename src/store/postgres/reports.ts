@@ -29,21 +29,35 @@ export async function* reportRows(db: PgDb, scope: ReportScope): AsyncGenerator<
       [param],
     )
   ).map((entry) => entry.place);
+  // The scope's folder: an output delivered into it is shown by its copy there.
+  const folder =
+    "folder" in scope
+      ? scope.folder
+      : (
+          await row<{ output_dir: string }>(db.pool, "SELECT output_dir FROM runs WHERE id = $1", [
+            scope.run,
+          ])
+        )?.output_dir;
   for (let start = 0; start < order.length; start += REPORT_PAGE) {
     // Only the columns a report shows: wide rows are most of the cost at 100k tasks.
     const page = await rows<ReportJoined>(
       db.pool,
       `SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason, jobs.request, jobs.cost,
-         jobs.task_id, jobs.vars, jobs.repeat_index, jobs.take, jobs.upstream_key, outputs.idx,
-         outputs.state AS output_state, outputs.path, outputs.bytes, outputs.sha256,
-         outputs.content_type, outputs.check_state, outputs.checks, outputs.thumbnail,
-         outputs.poster, reviews.decision AS review, reviews.note AS review_note
+         jobs.task_id, jobs.vars, jobs.repeat_index, jobs.take, jobs.upstream_key,
+         jobs.submitted_at, jobs.completed_at, outputs.idx, outputs.state AS output_state,
+         coalesce(copies.path, outputs.path) AS path, outputs.bytes, outputs.sha256,
+         outputs.content_type, outputs.check_state, outputs.checks,
+         CASE WHEN copies.path IS NULL THEN outputs.thumbnail ELSE copies.thumbnail END AS thumbnail,
+         CASE WHEN copies.path IS NULL THEN outputs.poster ELSE copies.poster END AS poster,
+         outputs.downloaded_at, reviews.decision AS review, reviews.note AS review_note
        FROM unnest($1::bigint[]) WITH ORDINALITY AS wanted(place, n)
          JOIN jobs ON jobs.place = wanted.place
          LEFT JOIN outputs ON outputs.job_key = jobs.key
+         LEFT JOIN output_copies AS copies ON copies.job_key = outputs.job_key
+           AND copies.idx = outputs.idx AND copies.output_dir = $2
          LEFT JOIN reviews ON reviews.job_key = outputs.job_key AND reviews.idx = outputs.idx
        ORDER BY wanted.n, outputs.idx`,
-      [order.slice(start, start + REPORT_PAGE)],
+      [order.slice(start, start + REPORT_PAGE), folder ?? null],
     );
     for (const joined of page) yield reportRowOf(joined);
   }
@@ -63,11 +77,15 @@ export async function* failuresOf(db: PgDb, scope: ReportScope): AsyncGenerator<
 
 export async function summaryOf(db: PgDb, scope: ReportScope): Promise<ReportSummary> {
   const { sql, param } = withScope(scope);
-  const byState = await rows<{ state: string; n: number; spent: number }>(
+  // A run pays for what it submitted; an output folder holds what every run paid.
+  const payer = "run" in scope ? scope.run : null;
+  const byState = await rows<{ state: string; n: number; spent: number; paid: number }>(
     db.pool,
-    `${sql} SELECT jobs.state AS state, count(*) AS n, sum(coalesce(jobs.cost, 0)) AS spent
+    `${sql} SELECT jobs.state AS state, count(*) AS n, sum(coalesce(jobs.cost, 0)) AS spent,
+       sum(CASE WHEN $2::int IS NULL OR jobs.paid_run = $2::int THEN coalesce(jobs.cost, 0) ELSE 0 END)
+         AS paid
      FROM scope JOIN jobs ON jobs.key = scope.key GROUP BY jobs.state`,
-    [param],
+    [param, payer],
   );
   const outputs = await row<{ n: number }>(
     db.pool,

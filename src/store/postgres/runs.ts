@@ -7,8 +7,8 @@ import { type PgDb, row, rows } from "./db.js";
 export async function createRun(db: PgDb, run: NewRun): Promise<number> {
   const created = await row<{ id: number }>(
     db.pool,
-    `INSERT INTO runs (name, manifest_path, manifest_text, base_url, output_dir, status, started_at, tick)
-     VALUES ($1, $2, $3, $4, $5, 'running', $6, $7) RETURNING id`,
+    `INSERT INTO runs (name, manifest_path, manifest_text, base_url, output_dir, status, started_at, tick, project_dir)
+     VALUES ($1, $2, $3, $4, $5, 'running', $6, $7, $8) RETURNING id`,
     newRunValues(run),
   );
   if (created === undefined) throw new Error("the run was not recorded");
@@ -98,6 +98,7 @@ export function deleteRun(db: PgDb, runId: number): Promise<void> {
     const keys = (await rows<{ key: string }>(sql, own, [runId])).map((entry) => entry.key);
     await sql.query("DELETE FROM text_answers WHERE job_key = ANY($1::text[])", [keys]);
     await sql.query("DELETE FROM reviews WHERE job_key = ANY($1::text[])", [keys]);
+    await sql.query("DELETE FROM output_copies WHERE job_key = ANY($1::text[])", [keys]);
     await sql.query("DELETE FROM outputs WHERE job_key = ANY($1::text[])", [keys]);
     await sql.query("DELETE FROM events WHERE job_key = ANY($1::text[])", [keys]);
     await sql.query("DELETE FROM events WHERE run_id = $1", [runId]);

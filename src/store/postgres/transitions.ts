@@ -84,6 +84,7 @@ export function requeue(
 ): Promise<boolean> {
   return db.transaction(async (sql) => {
     if (!(await moveBy(sql, task.key, patches.requeueOf(from, reason), now))) return false;
+    await sql.query("DELETE FROM output_copies WHERE job_key = $1", [task.key]);
     await sql.query("DELETE FROM outputs WHERE job_key = $1", [task.key]);
     return true;
   });

@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import type { Store } from "../port.js";
+import * as copies from "./copies.js";
 import { SqliteDb } from "./db.js";
 import * as dependants from "./dependants.js";
 import { GroupCommit } from "./group-commit.js";
@@ -50,6 +51,8 @@ export function openStore(file: string): SqliteStore {
       deleteRun: async (runId) => runs.deleteRun(s, runId),
       recordRunNotice: async (runId, notice) => runs.recordRunNotice(s, runId, notice),
       runNoticesOf: async (runId, limit) => runs.runNoticesOf(s, runId, limit),
+      legacyRuns: async () => copies.legacyRuns(s),
+      rebasePaths: async (rebases) => copies.rebasePaths(s, rebases),
 
       task: async (key) => tasks.task(s, key),
       tasksOf: async (runId) => tasks.tasksOf(s, runId),
@@ -57,6 +60,8 @@ export function openStore(file: string): SqliteStore {
       currentTasksOf: async (outputDir, jobId) => tasks.currentTasksOf(s, outputDir, jobId),
       dependantsOf: async (upstreamKey) => tasks.dependantsOf(s, upstreamKey),
       outputsOf: async (key) => tasks.outputsOf(s, key),
+      copiesOf: async (key) => copies.copiesOf(s, key),
+      outputAt: async (path) => copies.outputAt(s, path),
       textAnswer: async (key) => tasks.textAnswer(s, key),
 
       recordTasks: async (runId, list, now) => tasks.recordTasks(s, runId, list, now),
@@ -68,6 +73,7 @@ export function openStore(file: string): SqliteStore {
       recordPollRound: (round, now) =>
         group.write(() => transitions.recordPollRound(s, round, now)),
       updateLinks: async (key, links) => outputs.updateLinks(s, key, links),
+      recordCopies: async (list) => copies.recordCopies(s, list),
       recordDownloads: (files, now) => group.write(() => outputs.recordDownloads(s, files, now)),
       recordTextAnswer: async (task, answer, files, now) =>
         outputs.recordTextAnswer(s, task, answer, files, now),

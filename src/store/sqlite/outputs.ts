@@ -26,7 +26,8 @@ export function recordDownloads(
   const events: TaskEvent[] = [];
   const complete = new Set<string>();
   const mark = s.sql(
-    `UPDATE outputs SET state = 'downloaded', path = ?, bytes = ?, sha256 = ?, content_type = ?
+    `UPDATE outputs SET state = 'downloaded', path = ?, bytes = ?, sha256 = ?, content_type = ?,
+       downloaded_at = ?
      WHERE job_key = ? AND idx = ? AND state = 'pending'`,
   );
   const waiting = s
@@ -36,8 +37,15 @@ export function recordDownloads(
     for (const file of files) {
       const { task } = file;
       if (
-        mark.run(file.path, file.bytes, file.sha256, file.contentType, task.key, file.idx)
-          .changes === 0
+        mark.run(
+          file.path,
+          file.bytes,
+          file.sha256,
+          file.contentType,
+          file.downloadedAt ?? now,
+          task.key,
+          file.idx,
+        ).changes === 0
       )
         continue;
       events.push(downloadedEvent(task, file));
@@ -57,11 +65,12 @@ export function recordTextAnswer(
   now: number,
 ): { moved: boolean; events: TaskEvent[] } {
   const mark = s.sql(
-    `UPDATE outputs SET state = 'downloaded', path = ?, bytes = ?, sha256 = ?, content_type = ?
+    `UPDATE outputs SET state = 'downloaded', path = ?, bytes = ?, sha256 = ?, content_type = ?,
+       downloaded_at = ?
      WHERE job_key = ? AND idx = ?`,
   );
   return s.transaction(() => {
-    if (!moveBy(s, task.key, textAnsweredOf(now), now)) return { moved: false, events: [] };
+    if (!moveBy(s, task.key, textAnsweredOf(task, now), now)) return { moved: false, events: [] };
     s.sql("DELETE FROM outputs WHERE job_key = ?").run(task.key);
     insertOutputs(
       s,
@@ -69,7 +78,7 @@ export function recordTextAnswer(
       files.map(() => ({ url: null, expiresAt: null })),
     );
     files.forEach((file, idx) => {
-      mark.run(file.path, file.bytes, file.sha256, file.contentType, task.key, idx);
+      mark.run(file.path, file.bytes, file.sha256, file.contentType, now, task.key, idx);
     });
     s.sql(
       `INSERT OR REPLACE INTO text_answers

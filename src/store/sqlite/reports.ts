@@ -31,20 +31,32 @@ export async function* reportRows(s: SqliteDb, scope: ReportScope): AsyncGenerat
     )
     .pluck()
     .all(param) as number[];
+  // The scope's folder: an output delivered into it is shown by its copy there.
+  const folder =
+    "folder" in scope
+      ? scope.folder
+      : (s.sql("SELECT output_dir FROM runs WHERE id = ?").pluck().get(scope.run) as string | null);
   // Only the columns a report shows: wide rows are most of the cost at 100k tasks.
   const page = s.sql(
     `SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason, jobs.request, jobs.cost,
-       jobs.task_id, jobs.vars, jobs.repeat_index, jobs.take, jobs.upstream_key, outputs.idx, outputs.state AS output_state, outputs.path, outputs.bytes,
-       outputs.sha256, outputs.content_type, outputs.check_state, outputs.checks,
-       outputs.thumbnail, outputs.poster, reviews.decision AS review, reviews.note AS review_note
+       jobs.task_id, jobs.vars, jobs.repeat_index, jobs.take, jobs.upstream_key, jobs.submitted_at,
+       jobs.completed_at, outputs.idx, outputs.state AS output_state,
+       coalesce(copies.path, outputs.path) AS path, outputs.bytes, outputs.sha256,
+       outputs.content_type, outputs.check_state, outputs.checks,
+       CASE WHEN copies.path IS NULL THEN outputs.thumbnail ELSE copies.thumbnail END AS thumbnail,
+       CASE WHEN copies.path IS NULL THEN outputs.poster ELSE copies.poster END AS poster,
+       outputs.downloaded_at, reviews.decision AS review, reviews.note AS review_note
      FROM json_each(?) AS wanted JOIN jobs ON jobs.rowid = wanted.value
      LEFT JOIN outputs ON outputs.job_key = jobs.key
+     LEFT JOIN output_copies AS copies ON copies.job_key = outputs.job_key
+       AND copies.idx = outputs.idx AND copies.output_dir = ?
      LEFT JOIN reviews ON reviews.job_key = outputs.job_key AND reviews.idx = outputs.idx
      ORDER BY wanted.key, outputs.idx`,
   );
   for (let start = 0; start < order.length; start += REPORT_PAGE) {
     const rows = page.all(
       JSON.stringify(order.slice(start, start + REPORT_PAGE)),
+      folder,
     ) as ReportJoined[];
     for (const row of rows) yield reportRowOf(row);
   }
@@ -65,12 +77,15 @@ export async function* failuresOf(s: SqliteDb, scope: ReportScope): AsyncGenerat
 
 export function summaryOf(s: SqliteDb, scope: ReportScope): ReportSummary {
   const { sql, param } = withScope(scope);
+  // A run pays for what it submitted; an output folder holds what every run paid.
+  const payer = "run" in scope ? scope.run : null;
   const byState = s
     .sql(
-      `${sql} SELECT jobs.state AS state, count(*) AS n, sum(coalesce(jobs.cost, 0)) AS spent
+      `${sql} SELECT jobs.state AS state, count(*) AS n, sum(coalesce(jobs.cost, 0)) AS spent,
+         sum(CASE WHEN ? IS NULL OR jobs.paid_run = ? THEN coalesce(jobs.cost, 0) ELSE 0 END) AS paid
        FROM scope JOIN jobs ON jobs.key = scope.key GROUP BY jobs.state`,
     )
-    .all(param) as { state: string; n: number; spent: number }[];
+    .all(param, payer, payer) as { state: string; n: number; spent: number; paid: number }[];
   const outputs = s
     .sql(
       `${sql} SELECT count(*) AS n FROM scope JOIN outputs ON outputs.job_key = scope.key

@@ -7,8 +7,8 @@ import type { SqliteDb } from "./db.js";
 export function createRun(s: SqliteDb, run: NewRun): number {
   const result = s
     .sql(
-      `INSERT INTO runs (name, manifest_path, manifest_text, base_url, output_dir, status, started_at, tick)
-       VALUES (?, ?, ?, ?, ?, 'running', ?, ?)`,
+      `INSERT INTO runs (name, manifest_path, manifest_text, base_url, output_dir, status, started_at, tick, project_dir)
+       VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?)`,
     )
     .run(...newRunValues(run));
   return Number(result.lastInsertRowid);
@@ -86,6 +86,7 @@ export function deleteRun(s: SqliteDb, runId: number): void {
       AND key NOT IN (SELECT key FROM run_jobs WHERE run_id != @run)`;
     s.sql(`DELETE FROM text_answers WHERE job_key IN (${own})`).run({ run: runId });
     s.sql(`DELETE FROM reviews WHERE job_key IN (${own})`).run({ run: runId });
+    s.sql(`DELETE FROM output_copies WHERE job_key IN (${own})`).run({ run: runId });
     s.sql(`DELETE FROM outputs WHERE job_key IN (${own})`).run({ run: runId });
     s.sql(`DELETE FROM events WHERE job_key IN (${own})`).run({ run: runId });
     const keys = s.sql(own).pluck().all({ run: runId }) as string[];

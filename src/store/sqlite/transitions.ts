@@ -115,6 +115,7 @@ export function requeue(
 ): boolean {
   return s.transaction(() => {
     if (!moveBy(s, task.key, patches.requeueOf(from, reason), now)) return false;
+    s.sql("DELETE FROM output_copies WHERE job_key = ?").run(task.key);
     s.sql("DELETE FROM outputs WHERE job_key = ?").run(task.key);
     return true;
   });

@@ -13,7 +13,7 @@ export function Header({ view, columns }: { view: RunView; columns: number }) {
       : view.phase === "stopping"
         ? "stopping"
         : `ETA ${formatDuration(view.etaMs)}`;
-  const spend = `spent ${formatSpend(view.spent, view.maxCost)}`;
+  const spend = formatSpend(view);
   const room = Math.max(0, columns - spend.length - 3);
   const full = [name, elapsed, status].join(" · ");
   // On a narrow screen the elapsed time gives way first, then the name: how the run stands stays.

@@ -1,0 +1,159 @@
+import { copyFile, link, readFile, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { ensureDir } from "../core/fs.js";
+import { hashFile, reviewPath } from "../core/output-files.js";
+import { type FilePlace, isInside } from "../plan/index.js";
+import type { OutputCopy, OutputRow, Store, TaskRow } from "../store/index.js";
+import { freeOutputPath } from "./output-names.js";
+
+/**
+ * Every output folder is a whole delivery. A task done before into another folder (a copied
+ * manifest under a new name, a dated `output.dir` run again the next day) is not paid again:
+ * its files are delivered into the run's folder — hard-linked where the file system allows,
+ * else copied — under a name of their own there (`freeOutputPath`), each verified by its
+ * hash, with its sidecar and review images, and recorded as a copy in that folder.
+ */
+
+/** What delivering needs: the store, and the folder to deliver into. */
+export interface DeliverInto {
+  store: Pick<Store, "outputAt" | "recordCopies">;
+  outputDir: string;
+  now: number;
+}
+
+/**
+ * Delivers the outputs of `task` whose intact file (`intact`, by index) lies outside the
+ * folder, or whose copy there lacks a review image; returns the copies recorded.
+ */
+export async function deliverOutputs(
+  task: TaskRow,
+  outputs: readonly OutputRow[],
+  intact: ReadonlyMap<number, FilePlace>,
+  into: DeliverInto,
+): Promise<OutputCopy[]> {
+  const copies: OutputCopy[] = [];
+  for (const output of outputs) {
+    const source = intact.get(output.idx);
+    if (source === undefined || output.sha256 === null) continue;
+    if (isInside(into.outputDir, source.path) && source.outputDir === null) continue;
+    const file = isInside(into.outputDir, source.path)
+      ? source.path
+      : await freeOutputPath(into.store, {
+          outputDir: into.outputDir,
+          jobId: task.job_id,
+          label: task.label,
+          key: task.key,
+          index: output.idx,
+          count: outputs.length,
+          contentType: output.content_type ?? "application/octet-stream",
+        });
+    if (file !== source.path) await placeFile(source.path, file, output.sha256);
+    // Review images from the source, else (a copy's gone) from where the file was downloaded.
+    const from = [
+      source,
+      { path: output.path, thumbnail: output.thumbnail, poster: output.poster },
+    ];
+    const images = {
+      thumbnail: await placeImage(
+        from.map((place) => ({ image: place.thumbnail, of: place.path })),
+        file,
+        into.outputDir,
+        task,
+      ),
+      poster: await placeImage(
+        from.map((place) => ({ image: place.poster, of: place.path })),
+        file,
+        into.outputDir,
+        task,
+      ),
+    };
+    if (file !== source.path) await placeSidecar(source.path, file, images);
+    copies.push({
+      job_key: task.key,
+      idx: output.idx,
+      output_dir: into.outputDir,
+      path: file,
+      ...images,
+      copied_at: into.now,
+    });
+  }
+  if (copies.length > 0) await into.store.recordCopies(copies);
+  return copies;
+}
+
+/** A file at `target` with the bytes of `source`: linked, else copied; checked by its hash. */
+async function placeFile(source: string, target: string, sha256: string): Promise<void> {
+  if ((await exists(target)) && (await hashFile(target)) === sha256) return;
+  await ensureDir(path.dirname(target));
+  await rm(target, { force: true });
+  try {
+    await link(source, target);
+  } catch {
+    // Another file system, or one without hard links.
+    await copyFile(source, target);
+  }
+  if ((await hashFile(target)) !== sha256) {
+    await rm(target, { force: true });
+    throw new Error(`${target} does not match ${source} after copying it: nothing was delivered`);
+  }
+}
+
+/**
+ * A review image of the delivered file, named after it as post-processing names its own:
+ * `<folder>/.thumbs/<job>/<name><suffix>`, from the first of `sources` still on disk (each an
+ * image and the file it was made of); null when none is.
+ */
+async function placeImage(
+  sources: readonly { image: string | null; of: string | null }[],
+  file: string,
+  outputDir: string,
+  task: TaskRow,
+): Promise<string | null> {
+  let found: { image: string; of: string } | undefined;
+  for (const { image, of } of sources)
+    if (image !== null && of !== null && (await exists(image))) {
+      found = { image, of };
+      break;
+    }
+  if (found === undefined) return null;
+  const { image } = found;
+  const stem = path.basename(found.of, path.extname(found.of));
+  const suffix = path.basename(image).slice(stem.length);
+  const target = reviewPath(outputDir, task.job_id, file, suffix);
+  if (target === image) return image;
+  await ensureDir(path.dirname(target));
+  await rm(target, { force: true });
+  await link(image, target).catch(() => copyFile(image, target));
+  return target;
+}
+
+/** The provenance sidecar beside the delivered file, its review images named as delivered. */
+async function placeSidecar(
+  source: string,
+  file: string,
+  images: { thumbnail: string | null; poster: string | null },
+): Promise<void> {
+  let sidecar: Record<string, unknown>;
+  try {
+    sidecar = JSON.parse(await readFile(`${source}.json`, "utf8")) as Record<string, unknown>;
+  } catch {
+    return;
+  }
+  const relative = (target: string | null) =>
+    target === null ? null : path.relative(path.dirname(file), target).split(path.sep).join("/");
+  const placed = {
+    ...sidecar,
+    thumbnail: relative(images.thumbnail),
+    poster: relative(images.poster),
+  };
+  await writeFile(`${file}.json`, `${JSON.stringify(placed, null, 2)}\n`);
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
