@@ -22,6 +22,23 @@ import type {
 } from "./rows.js";
 import type { TaskState } from "./states.js";
 import type { TaskEvent } from "./task-events.js";
+import type {
+  DownloadedFile,
+  OutputCheck,
+  OutputLink,
+  PollOutcome,
+  Receipt,
+  RecordedDependant,
+} from "./transition-inputs.js";
+
+export type {
+  DownloadedFile,
+  OutputCheck,
+  OutputLink,
+  PollOutcome,
+  Receipt,
+  RecordedDependant,
+} from "./transition-inputs.js";
 
 /**
  * The store port: everything the engine, the CLI, the scheduler and the reports ask of the
@@ -103,63 +120,6 @@ export interface TaskReads {
   /** The output whose recorded file (or delivered copy) is `path`, if any. */
   outputAt(path: string): Promise<{ key: string; idx: number } | undefined>;
   textAnswer(key: string): Promise<TextAnswerRow | undefined>;
-}
-
-/** The gateway's answer to a submit, to record. */
-export interface Receipt {
-  task: TaskRow;
-  taskId: string;
-  status: "submitted" | "processing";
-  nextPollAt: number;
-  /** Tries of this submit whose outcome is unknown (they may have created tasks). */
-  unknownSubmits: number;
-}
-
-/** What one poll answer means for one task (see the engine's `pollOutcome`). */
-export type PollOutcome =
-  | { kind: "running"; status: "submitted" | "processing"; progress: number; nextPollAt: number }
-  | {
-      kind: "completed";
-      links: OutputLink[];
-      cost: number | null;
-      /** Links listed beyond what the request was promised: left out. */
-      surplus?: number;
-    }
-  | { kind: "failed"; to: "failed" | "expired"; reason: string };
-
-export interface OutputLink {
-  url: string | null;
-  expiresAt: number | null;
-}
-
-export interface DownloadedFile {
-  task: TaskRow;
-  idx: number;
-  path: string;
-  bytes: number;
-  sha256: string;
-  contentType: string;
-  /** When it landed (ms); default: when it is recorded. */
-  downloadedAt?: number;
-}
-
-/** What post-processing found for one output, to keep with it. */
-export interface OutputCheck {
-  index: number;
-  ok: boolean;
-  problems: string[];
-  thumbnail: string | null;
-  poster: string | null;
-  /** What was measured (format, pixels, duration, streams). */
-  details: Record<string, unknown>;
-}
-
-export interface RecordedDependant {
-  task: TaskRow;
-  /** First recorded now (not taken on from an earlier run). */
-  fresh: boolean;
-  /** Why it cannot be sent; null when it can. */
-  problem: string | null;
 }
 
 export interface TaskTransitions {
