@@ -20,6 +20,7 @@ import { recordDependants, recordFailure, skipDependants } from "./dependants.js
 import { deadlineFirst, downloadOutputs, localFaultMessage } from "./download.js";
 import type { RunEnd } from "./events.js";
 import { Poller, pollBatch } from "./poll.js";
+import { finishUnchecked } from "./refusals.js";
 import { RunStart } from "./run-start.js";
 import { StoreFault } from "./store-fault.js";
 import { sendTask } from "./submit.js";
@@ -283,9 +284,7 @@ export class Engine {
   }
 
   async #markDone(task: TaskRow): Promise<void> {
-    const events = await this.#options.store.markDone(task, this.#options.clock.now());
-    publish(this.#run, events);
-    if (events.length > 0) await this.#startDependants(task);
+    if (await finishUnchecked(this.#run, task)) await this.#startDependants(task);
   }
 
   async #startDependants(task: TaskRow): Promise<void> {

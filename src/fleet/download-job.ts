@@ -1,7 +1,7 @@
 import { checkTask } from "../engine/checks.js";
-import { publish } from "../engine/context.js";
 import { recordFailure } from "../engine/dependants.js";
 import { downloadOutputs, localFaultMessage } from "../engine/download.js";
+import { finishUnchecked } from "../engine/refusals.js";
 import type { OutputRow, PgStore, TaskRow } from "../store/index.js";
 import { TaskState } from "../store/index.js";
 import { startDependants } from "./endings.js";
@@ -46,11 +46,9 @@ export async function downloadJob(key: string, deps: DownloadDeps): Promise<void
 
 /** Downloaded → checks and thumbnails → done → dependants. */
 async function finish(run: FleetRun, task: TaskRow, outputs?: OutputRow[]): Promise<void> {
-  const { postprocess, store, clock } = run.context;
+  const { postprocess } = run.context;
   if (postprocess === undefined || task.lane === "text") {
-    const events = await store.markDone(task, clock.now());
-    publish(run.context, events);
-    if (events.length > 0) await startDependants(run, task);
+    if (await finishUnchecked(run.context, task)) await startDependants(run, task);
     return;
   }
   const checked = await checkTask(task, postprocess, run.context, outputs);

@@ -6,4 +6,4 @@ export { GatewayError } from "./errors.js";
 export { GATEWAY_TEXT_MAX, gatewayText } from "./gateway-text.js";
 export { backoffMs, isRetryable, mayHaveArrived, type RetryPolicy, withRetry } from "./retry.js";
 export { type OutputLink, outputLinks, type TaskRecord } from "./task-record.js";
-export type { TextAnswer, TextFormat, ToolCall } from "./text-answer.js";
+export { isDeclined, type TextAnswer, type TextFormat, type ToolCall } from "./text-answer.js";

@@ -43,7 +43,7 @@ export interface TextAnswer {
 export type Json = Record<string, unknown>;
 export type OnText = (delta: string) => void;
 
-/** The finish reason a refusal is recorded with, in every format. */
+/** The messages format's stop reason for a refusal. */
 export const REFUSAL = "refusal";
 
 export function fail(where: string, problem: string): never {
@@ -115,4 +115,24 @@ const CUT_OFF = new Set(["length", "max_tokens", "model_context_window_exceeded"
 /** Whether a finish reason says the answer was cut off by its token limit. */
 export function isCutOff(finishReason: string | null): boolean {
   return finishReason !== null && CUT_OFF.has(finishReason);
+}
+
+/**
+ * Finish reasons that say the model declined or was stopped by a filter, in any format's words:
+ * chat's and responses' `content_filter`, messages' `refusal`, native's safety and policy stops.
+ */
+const DECLINED = new Set([
+  "content_filter",
+  REFUSAL,
+  "SAFETY",
+  "RECITATION",
+  "BLOCKLIST",
+  "PROHIBITED_CONTENT",
+  "SPII",
+  "IMAGE_SAFETY",
+]);
+
+/** Whether a finish reason says the model declined (a refusal, a safety or content filter). */
+export function isDeclined(finishReason: string | null): boolean {
+  return finishReason !== null && DECLINED.has(finishReason);
 }

@@ -6,7 +6,6 @@ import {
   type Json,
   type OnText,
   parseEvent,
-  REFUSAL,
   readToolCall,
   recordOrNull,
   stringOr,
@@ -44,9 +43,9 @@ export function readChoices(data: Json, where: string): TextAnswer {
       isCutOff(sent),
     );
   });
+  // The vendor ends a refusal with `stop`, like an answer: the refusal field tells them apart,
+  // and the finish reason is kept as the vendor sent it.
   const refused = stringOr(refusal, null);
-  // The vendor ends a refusal with `stop`, like an answer; it is recorded as what it is.
-  const finishReason = refused !== null && (sent === null || sent === "stop") ? REFUSAL : sent;
   const alternatives = choices
     .filter((entry): entry is Json => isRecord(entry) && isRecord(entry.message))
     .sort((a, b) => Number(a.index ?? 0) - Number(b.index ?? 0))
@@ -54,7 +53,7 @@ export function readChoices(data: Json, where: string): TextAnswer {
   return {
     text: content ?? "",
     choices: alternatives,
-    finishReason,
+    finishReason: sent,
     usage: recordOrNull(data.usage),
     toolCalls,
     refusal: refused,

@@ -6,7 +6,6 @@ import {
   type Json,
   type OnText,
   parseEvent,
-  REFUSAL,
   readToolCall,
   recordOrNull,
   stringOr,
@@ -55,7 +54,7 @@ export function readResponse(data: Json, where: string): TextAnswer {
   return {
     text,
     choices: [text],
-    finishReason: finishOf(data, toolCalls, refusal),
+    finishReason: finishOf(data, toolCalls),
     usage: recordOrNull(data.usage),
     toolCalls,
     refusal,
@@ -67,12 +66,11 @@ export function readResponse(data: Json, where: string): TextAnswer {
  * The finish reason in the contract's words for this endpoint (`stop`, `tool_calls`, `length`),
  * from the object's `status` and `incomplete_details.reason`.
  */
-function finishOf(data: Json, toolCalls: readonly ToolCall[], refusal: string | null): string {
+function finishOf(data: Json, toolCalls: readonly ToolCall[]): string {
   if (data.status === "incomplete") {
     const reason = stringOr(recordOrNull(data.incomplete_details)?.reason, "incomplete");
     return reason === "max_output_tokens" ? "length" : reason;
   }
-  if (refusal !== null) return REFUSAL;
   return toolCalls.length > 0 ? "tool_calls" : "stop";
 }
 

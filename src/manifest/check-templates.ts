@@ -1,17 +1,19 @@
 import { didYouMean } from "../core/suggest.js";
 import { isRecord } from "../core/values.js";
-import { templateNames } from "./interpolate.js";
+import { templateNames, unreadableTemplates } from "./interpolate.js";
 import { jobPath } from "./job-path.js";
 import type { Reporter } from "./report.js";
 import { TEXT_ENDPOINTS } from "./schema.js";
 import type { JobSpec } from "./types.js";
+import { type ChainStart, VarChains } from "./var-chains.js";
 
 /** Names a `{{template}}` may use in a job with `from:`. */
 export const INPUT_NAMES = ["input.url", "input.file", "input.text"];
 
 /**
  * Every `{{name}}` must name a var, a matrix key, the run's `date` (and `tick` when
- * `scheduled`), or `input.*` in a job with `from:`.
+ * `scheduled`), or `input.*` in a job with `from:`; a var that names other vars must lead to
+ * values (see `VarChains`). Nothing in double braces may stand in a request after rendering.
  */
 export function checkTemplates(
   specs: readonly JobSpec[],
@@ -21,25 +23,41 @@ export function checkTemplates(
   scheduled: boolean,
 ): void {
   const vars = { date: true, ...(scheduled ? { tick: true } : {}), ...manifestVars };
+  const chains = new VarChains(manifestVars, reporter, undefinedMessage);
+  const moment = Object.keys(vars).filter((name) => !Object.hasOwn(manifestVars, name));
   const matrixKeys = new Set(specs.flatMap((spec) => Object.keys(spec.matrix ?? {})));
   const defaultNames = [...Object.keys(vars), ...matrixKeys, ...INPUT_NAMES];
+  const defaultsStart = chainStart("defaults", [...moment, ...matrixKeys, ...INPUT_NAMES]);
   walkStrings(defaults, ["defaults"], (text, path) => {
-    checkNames(text, path, defaultNames, undefined, reporter);
+    checkNames(text, path, defaultNames, undefined, reporter, chains, defaultsStart);
   });
   const byId = new Map(specs.map((spec) => [spec.id, spec]));
   for (const spec of specs) {
-    const names = [...Object.keys(vars), ...Object.keys(spec.matrix ?? {})];
+    const own = Object.keys(spec.matrix ?? {});
+    const names = [...Object.keys(vars), ...own];
     if (spec.from !== undefined) names.push(...INPUT_NAMES);
+    const inputs = spec.from === undefined ? [] : INPUT_NAMES;
+    const start = chainStart(`job ${spec.id}`, [...moment, ...own, ...inputs], own);
     walkStrings(spec.fields, [], (text, path) => {
       checkSingleBraces(text, path, spec, reporter);
-      checkNames(text, path, names, spec, reporter);
+      checkNames(text, path, names, spec, reporter, chains, start);
       const upstream = spec.from === undefined ? undefined : byId.get(spec.from);
       if (upstream !== undefined) checkInputKind(text, path, spec, upstream, reporter);
     });
+    // Matrix values are rendered with the vars alone.
+    const matrixStart = chainStart(`the matrix of job ${spec.id}`, [...moment, ...inputs]);
     walkStrings(spec.matrix ?? {}, ["matrix"], (text, path) =>
-      checkNames(text, path, Object.keys(vars), spec, reporter),
+      checkNames(text, path, Object.keys(vars), spec, reporter, chains, matrixStart),
     );
   }
+}
+
+function chainStart(
+  reader: string,
+  defined: readonly string[],
+  shadowing: readonly string[] = [],
+): ChainStart {
+  return { reader, defined: new Set(defined), shadowing: new Set(shadowing) };
 }
 
 function checkNames(
@@ -48,25 +66,43 @@ function checkNames(
   allowed: readonly string[],
   spec: JobSpec | undefined,
   reporter: Reporter,
+  chains: VarChains,
+  start: ChainStart,
 ): void {
+  const base = spec === undefined ? [] : jobPath(spec);
+  for (const { text: braced, index } of unreadableTemplates(text)) {
+    reporter.at(
+      path,
+      "template-syntax",
+      `${braced} is no name gwrun reads (letters, digits and _) and would be sent as written`,
+      { inner: index },
+      base,
+    );
+  }
   for (const { name, index } of templateNames(text)) {
-    if (allowed.includes(name)) continue;
-    const message =
-      name === "tick"
-        ? "{{tick}} names a schedule tick: only a manifest with schedule: has one (use {{date}})"
-        : name.startsWith("input.")
-          ? INPUT_NAMES.includes(name)
-            ? `{{${name}}} is only available in a job with from:`
-            : `{{${name}}} is not defined; an upstream output offers ${INPUT_NAMES.map((n) => `{{${n}}}`).join(", ")}`
-          : `{{${name}}} is not defined in vars or the job's matrix${didYouMean(name, allowed)}`;
+    if (allowed.includes(name)) {
+      chains.follow(name, start);
+      continue;
+    }
     reporter.at(
       path,
       "undefined-variable",
-      message,
+      undefinedMessage(name, allowed),
       { inner: index },
-      spec === undefined ? [] : jobPath(spec),
+      base,
     );
   }
+}
+
+/** Why `{{name}}` reads nothing where `defined` names are. */
+function undefinedMessage(name: string, defined: readonly string[]): string {
+  if (name === "tick")
+    return "{{tick}} names a schedule tick: only a manifest with schedule: has one (use {{date}})";
+  if (!name.startsWith("input."))
+    return `{{${name}}} is not defined in vars or the job's matrix${didYouMean(name, defined)}`;
+  return INPUT_NAMES.includes(name)
+    ? `{{${name}}} is only available in a job with from:`
+    : `{{${name}}} is not defined; an upstream output offers ${INPUT_NAMES.map((n) => `{{${n}}}`).join(", ")}`;
 }
 
 const OUTPUT_DIR_NAME = /(?<!\{)\{(date|tick)\}(?!\})/g;

@@ -2,7 +2,7 @@ import { isRecord } from "../core/values.js";
 import { describeZodIssues, type Issue } from "../core/zod-issues.js";
 import { checkTemplates } from "./check-templates.js";
 import type { Diagnostic } from "./diagnostics.js";
-import { renderTemplates } from "./interpolate.js";
+import { hasTemplate, nestedVars, renderTemplates, type VarLookup } from "./interpolate.js";
 import { checkIds, checkLinks, willRun } from "./job-graph.js";
 import type { ManifestSource } from "./load.js";
 import { momentVars, type RunMoment, runMoment } from "./moment.js";
@@ -111,6 +111,7 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
     tick: result.moment.tickId,
     defaults,
     defaultsTemplated: hasTemplate(defaults),
+    nested: Object.values(vars).some(hasTemplate),
     options,
   };
   const runs = willRun(result.specs);
@@ -223,14 +224,9 @@ interface ExpandContext {
   tick: string | undefined;
   defaults: Record<string, unknown>;
   defaultsTemplated: boolean;
+  /** Whether some var's value names other vars: then vars are read through `nestedVars`. */
+  nested: boolean;
   options: ExpandOptions;
-}
-
-function hasTemplate(value: unknown): boolean {
-  if (typeof value === "string") return value.includes("{{");
-  if (Array.isArray(value)) return value.some(hasTemplate);
-  if (isRecord(value)) return Object.values(value).some(hasTemplate);
-  return false;
 }
 
 function expandSpec(spec: JobSpec, context: ExpandContext): ExpandedJob[] {
@@ -246,16 +242,21 @@ function expandSpec(spec: JobSpec, context: ExpandContext): ExpandedJob[] {
     ]);
   }
   const templated = hasTemplate(spec.fields);
+  const lookupOf = (map: ReadonlyMap<string, unknown>): VarLookup =>
+    context.nested ? nestedVars(map) : map;
+  const specVars = lookupOf(vars);
   return combos.map((matrixIndex, expansion) => {
     const localVars = spec.matrix === undefined ? vars : new Map(vars);
     const matrixValues: Record<string, unknown> = {};
     for (const [key, index] of Object.entries(matrixIndex)) {
-      const item = renderTemplates(spec.matrix?.[key]?.[index], vars);
+      const item = renderTemplates(spec.matrix?.[key]?.[index], specVars);
       matrixValues[key] = item;
       (localVars as Map<string, unknown>).set(key, item);
     }
+    // A matrix value wins over a var of its name, also inside the values of other vars.
+    const lookup = localVars === vars ? specVars : lookupOf(localVars);
     const fields = templated
-      ? (renderTemplates(spec.fields, localVars) as Record<string, unknown>)
+      ? (renderTemplates(spec.fields, lookup) as Record<string, unknown>)
       : spec.fields;
     const model =
       typeof fields.model === "string" ? fields.model : (matrixValues.model as string | undefined);
@@ -284,7 +285,7 @@ function expandSpec(spec: JobSpec, context: ExpandContext): ExpandedJob[] {
     const body: Record<string, unknown> = {};
     for (const key of fromDefaults) {
       body[key] = context.defaultsTemplated
-        ? renderTemplates(defaults[key], localVars)
+        ? renderTemplates(defaults[key], lookup)
         : defaults[key];
     }
     Object.assign(body, fields);

@@ -1,7 +1,8 @@
 /**
  * The manifest's two kinds of substitution, and nothing more:
  * `${ENV}` / `${ENV:-default}` read the environment when the file is loaded;
- * `{{name}}` reads vars, matrix values and `input` when a job is expanded.
+ * `{{name}}` reads vars, matrix values and `input` when a job is expanded. A var's value may
+ * name other vars in turn; what an upstream output brings at run time is data, never read again.
  */
 
 const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
@@ -41,6 +42,10 @@ export function interpolateEnv(
 const TEMPLATE = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}/g;
 const WHOLE_TEMPLATE = /^\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\s*\}\}$/;
 
+/** Anything in double braces: a reference, or something meant as one. */
+const BRACED = /\{\{([^{}]*)\}\}/g;
+const NAME = /^\s*[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\s*$/;
+
 /** Template variable names used in a string, with their offsets. */
 export function templateNames(value: string): { name: string; index: number }[] {
   if (!value.includes("{{")) return [];
@@ -50,12 +55,91 @@ export function templateNames(value: string): { name: string; index: number }[] 
   }));
 }
 
+/** Double braces holding no name gwrun reads (`{{product-name}}`), with their offsets. */
+export function unreadableTemplates(value: string): { text: string; index: number }[] {
+  if (!value.includes("{{")) return [];
+  return [...value.matchAll(BRACED)]
+    .filter((match) => !NAME.test(match[1] as string))
+    .map((match) => ({ text: match[0], index: match.index }));
+}
+
+/** Whether any string in `value` (deeply) holds a `{{`. */
+export function hasTemplate(value: unknown): boolean {
+  if (typeof value === "string") return value.includes("{{");
+  if (Array.isArray(value)) return value.some(hasTemplate);
+  if (value !== null && typeof value === "object") return Object.values(value).some(hasTemplate);
+  return false;
+}
+
+/** Where `renderTemplates` reads variables: a map, or `nestedVars` over one. */
+export type VarLookup = Pick<ReadonlyMap<string, unknown>, "has" | "get">;
+
+/** Characters a var may grow to once the vars it names are filled in: more is an error. */
+export const MAX_VAR_CHARS = 1_000_000;
+
+/**
+ * How many characters each var grows to once the vars it names are filled in (at most; a
+ * cycle counts once), reckoned without building the text: vars that name each other many
+ * times over would otherwise grow beyond any memory.
+ */
+export function varSizes(vars: VarLookup): (name: string) => number {
+  const sizes = new Map<string, number>();
+  const open = new Set<string>();
+  const size = (name: string): number => {
+    const known = sizes.get(name);
+    if (known !== undefined) return known;
+    const raw = vars.get(name);
+    let total = typeof raw === "string" ? raw.length : (JSON.stringify(raw)?.length ?? 0);
+    if (open.has(name) || !hasTemplate(raw)) return total;
+    open.add(name);
+    for (const text of stringsOf(raw))
+      for (const { name: next } of templateNames(text)) if (vars.has(next)) total += size(next);
+    open.delete(name);
+    sizes.set(name, total);
+    return total;
+  };
+  return size;
+}
+
+function stringsOf(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsOf);
+  if (value !== null && typeof value === "object") return Object.values(value).flatMap(stringsOf);
+  return [];
+}
+
+/**
+ * `vars` with each value rendered in turn when it is first read, so a var may name other vars
+ * (`subject: "a {{colour}} mug"`). A var met again while it is being rendered (a cycle), or one
+ * that would grow past `MAX_VAR_CHARS`, keeps its text as written: validation reports it, and
+ * it is never sent.
+ */
+export function nestedVars(vars: ReadonlyMap<string, unknown>): VarLookup {
+  const rendered = new Map<string, unknown>();
+  const open = new Set<string>();
+  const size = varSizes(vars);
+  const lookup: VarLookup = {
+    has: (name) => vars.has(name),
+    get: (name) => {
+      if (rendered.has(name)) return rendered.get(name);
+      const raw = vars.get(name);
+      if (open.has(name) || !hasTemplate(raw) || size(name) > MAX_VAR_CHARS) return raw;
+      open.add(name);
+      const value = renderTemplates(raw, lookup);
+      open.delete(name);
+      rendered.set(name, value);
+      return value;
+    },
+  };
+  return lookup;
+}
+
 /**
  * Renders `{{name}}` references in every string of `value` (deeply). A string that is exactly
  * one reference takes the variable's own type, so `duration: "{{seconds}}"` stays a number.
  * Names not in `vars` are left as written (reported separately by the caller).
  */
-export function renderTemplates(value: unknown, vars: ReadonlyMap<string, unknown>): unknown {
+export function renderTemplates(value: unknown, vars: VarLookup): unknown {
   if (typeof value === "string") {
     if (!value.includes("{{")) return value;
     const whole = WHOLE_TEMPLATE.exec(value);

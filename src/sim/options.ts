@@ -52,6 +52,8 @@ export interface SimFaults {
    * terminal escapes and the request's credentials.
    */
   streamErrorRate: number;
+  /** Fraction of text calls the model declines, in its format's way, whatever they ask. */
+  textRefusalRate: number;
 }
 
 /** How `POST /v1/tasks/batch` answers (its body is not shown in the spec). */
@@ -127,6 +129,7 @@ export const NO_FAULTS: SimFaults = {
   duplicateTaskIdRate: 0,
   unpublishedResultPolls: 0,
   streamErrorRate: 0,
+  textRefusalRate: 0,
 };
 
 export const SIM_DEFAULTS: SimOptions = {

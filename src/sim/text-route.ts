@@ -45,8 +45,9 @@ export async function answerText(
     id: `${ID_PREFIX[format]}${digest.slice(0, 24)}`,
     created: Math.floor(context.options.clock.now() / 1000),
     model: typeof body.model === "string" ? body.model : "unknown",
-    // Text models decline what family A's safety filter rejects.
+    // Text models decline what family A's safety filter rejects, and now and then anything.
     unsafeWord: context.options.unsafeWord,
+    refuse: context.dice.roll("text-refusal", digest, context.options.faults.textRefusalRate),
   };
   context.counters.text.calls += 1;
   if (!wantsStream(format, body)) {

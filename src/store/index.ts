@@ -67,4 +67,5 @@ export {
   UNDONE_STATES,
 } from "./states.js";
 export type { TaskEvent } from "./task-events.js";
+export { REFUSED } from "./transition-patches.js";
 export { type TaskVariables, variablesOf } from "./variables.js";

@@ -195,9 +195,16 @@ export function checkColumnsOf(check: OutputCheck): {
 /** skipped → pending: the upstream that failed once has given its input now. */
 export const UNSKIP: Transition = { from: [Skipped], to: Pending, patch: { reason: null } };
 
-/** pending → skipped below a failed upstream; `reason` says which and why, for its event. */
+/** How the reason of a task whose text answer refused begins (see `src/engine/refusals.ts`). */
+export const REFUSED = "refused: ";
+
+/**
+ * pending → skipped below a failed upstream; `reason` says which and why, for its event:
+ * "upstream X failed: …", or "upstream X refused: …" below a refusal.
+ */
 export function skipOf(upstream: TaskRow, reason: string): Transition & { reason: string } {
-  const why = `upstream ${upstream.label} failed: ${reason}`;
+  const verb = reason.startsWith(REFUSED) ? "" : "failed: ";
+  const why = `upstream ${upstream.label} ${verb}${reason}`;
   return { from: [Pending], to: Skipped, patch: { reason: why }, reason: why };
 }
 

@@ -147,7 +147,7 @@ describe("item 4: answers cut off by the token limit", () => {
 });
 
 describe("item 4: refusals", () => {
-  it("item 4: keeps a chat refusal streamed in delta.refusal, with finish reason refusal", async () => {
+  it("item 4: keeps a chat refusal streamed in delta.refusal, with the vendor's finish reason (issue 37 item 7)", async () => {
     const chunk = (delta: object, finish: string | null = null, extra = {}): FixtureEvent => [
       undefined,
       {
@@ -176,7 +176,7 @@ describe("item 4: refusals", () => {
     expect(answer).toMatchObject({
       text: "",
       refusal: "I'm sorry, I can't help with that.",
-      finishReason: "refusal",
+      finishReason: "stop",
       usage: { total_tokens: 21 },
       toolCalls: [],
     });
@@ -191,7 +191,7 @@ describe("item 4: refusals", () => {
       ],
       usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
     });
-    expect(whole).toMatchObject({ text: "", refusal: "No.", finishReason: "refusal" });
+    expect(whole).toMatchObject({ text: "", refusal: "No.", finishReason: "stop" });
   });
 
   it("item 4: keeps a messages refusal with the text before it and stop_details' explanation", async () => {
@@ -243,7 +243,7 @@ describe("item 4: refusals", () => {
     expect(answer).toMatchObject({
       text: "",
       refusal: "I can't help with that.",
-      finishReason: "refusal",
+      finishReason: "stop",
       usage: { total_tokens: 11 },
     });
   });

@@ -45,9 +45,12 @@ describe("text jobs with tools, refusals and cut-off answers", () => {
     await withRun({ seed: "text-tools" }, async (scope) => {
       const file = scope.write("tools.yaml", manifest(scope.outputDir));
       const result = await scope.gwrun(["run", file, "--json"]).done;
-      expect(result.code).toBe(0);
+      // item 7 of issue 37: the refusal fails its task (retry --failed asks again).
+      expect(result.code).toBe(1);
       const jobs = new Map((await scope.tasks()).map((job) => [job.label, job]));
-      expect([...jobs.values()].every((job) => job.state === "done")).toBe(true);
+      for (const [label, job] of jobs)
+        expect(job.state, label).toBe(label === "refused" ? "failed" : "done");
+      expect(jobs.get("refused")?.reason).toMatch(/^refused: I'm sorry.* \(finish reason stop\)$/);
       const record = (label: string) => {
         const job = jobs.get(label);
         const dir = path.join(scope.outputDir, job?.job_id ?? "");
@@ -72,7 +75,8 @@ describe("text jobs with tools, refusals and cut-off answers", () => {
       }
 
       const refused = record("refused");
-      expect(refused).toMatchObject({ text: "", finish_reason: "refusal", tool_calls: [] });
+      // The vendor's finish reason, beside the refusal.
+      expect(refused).toMatchObject({ text: "", finish_reason: "stop", tool_calls: [] });
       expect(refused.refusal).toMatch(/^I'm sorry/);
       // The .txt says why there is no answer.
       const txt = jobs.get("refused")?.outputs[0]?.path ?? "";
@@ -94,7 +98,7 @@ describe("text jobs with tools, refusals and cut-off answers", () => {
       const store = openStore(scope.db);
       try {
         const stored = await store.textAnswer(jobs.get("refused")?.key ?? "");
-        expect(stored).toMatchObject({ refusal: refused.refusal, finish_reason: "refusal" });
+        expect(stored).toMatchObject({ refusal: refused.refusal, finish_reason: "stop" });
         const partial = await store.textAnswer(jobs.get("cut")?.key ?? "");
         expect(JSON.parse(partial?.tool_calls ?? "[]")).toEqual(cut.tool_calls);
       } finally {
@@ -103,7 +107,7 @@ describe("text jobs with tools, refusals and cut-off answers", () => {
 
       const status = (await scope.gwrun(["status"]).done).stdout;
       expect(status).toMatch(
-        /refused \(chat; streamed; finish refusal; .*\):\n {6}refused: I'm sorry/,
+        /refused \(chat; streamed; finish stop; .*\):\n {6}refused: I'm sorry/,
       );
       expect(status).toMatch(
         /cut \(messages; streamed; finish max_tokens; .*\):\n {6}asks for lookup_sku\(\{"sku.*… cut off by the token limit\)/,

@@ -165,7 +165,7 @@ describe("text endpoints", () => {
         model: "acme-5",
         messages: [{ role: "user", content: "Caption a forbidden photo" }],
       });
-      expect(refused).toMatchObject({ text: "", finishReason: "refusal", toolCalls: [] });
+      expect(refused).toMatchObject({ text: "", finishReason: "stop", toolCalls: [] });
       expect(refused.refusal).toMatch(/^I'm sorry/);
       expect(refused.usage).toMatchObject({ completion_tokens: expect.any(Number) });
       const cut = await client.callText("messages", "/v1/messages", {

@@ -228,7 +228,7 @@ describe("text streams", () => {
     expect(refusals.length).toBeGreaterThan(1);
     expect(chatted.streamed).toMatchObject({
       text: "",
-      finishReason: "refusal",
+      finishReason: "stop",
       refusal: chatted.whole.refusal,
     });
     expect(chatted.streamed.refusal).toMatch(/^I'm sorry/);
@@ -238,7 +238,7 @@ describe("text streams", () => {
     const answered = await roundTrip("responses", responses(prompt), refusing);
     expect(answered.streamed).toMatchObject({
       text: "",
-      finishReason: "refusal",
+      finishReason: "stop",
       refusal: expect.any(String),
     });
     const blocked = await roundTrip("native", native(prompt), refusing);

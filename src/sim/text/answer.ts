@@ -96,8 +96,16 @@ function firstStop(text: string, stops: readonly string[]) {
 /** What a model says in declining. */
 export const REFUSAL_TEXT = "I'm sorry, but I can't help with that request.";
 
-/** Whether the model declines: the last user turn holds the server's unsafe word (any case). */
-export function refuses(prompt: Prompt, unsafeWord: string | undefined): boolean {
+/**
+ * Whether the model declines: the server decided so for this call, or the last user turn holds
+ * its unsafe word (any case).
+ */
+export function refuses(
+  prompt: Prompt,
+  ctx: { unsafeWord?: string | undefined; refuse?: boolean | undefined },
+): boolean {
+  if (ctx.refuse === true) return true;
+  const { unsafeWord } = ctx;
   if (unsafeWord === undefined || unsafeWord === "") return false;
   return prompt.lastUser.toLowerCase().includes(unsafeWord.toLowerCase());
 }

@@ -84,7 +84,7 @@ function chatChoices(body: Body, ctx: TextContext): { prompt: Prompt; choices: C
   const prompt = turnsPrompt(body.messages as ChatMessage[], toolTokens(body));
   const count = typeof body.n === "number" ? body.n : 1;
   const indexes = Array.from({ length: count }, (_, index) => index);
-  if (refuses(prompt, ctx.unsafeWord)) {
+  if (refuses(prompt, ctx)) {
     const tokens = countTokens(REFUSAL_TEXT);
     const refusal = { text: null, refusal: REFUSAL_TEXT, calls: [], finish: "stop", tokens };
     return { prompt, choices: indexes.map(() => refusal) };

@@ -108,7 +108,7 @@ export function planMessages(body: Body, ctx: TextContext): MessagesPlan {
     stops: Array.isArray(body.stop_sequences) ? (body.stop_sequences as string[]) : [],
     prefill,
   });
-  if (refuses(prompt, ctx.unsafeWord)) {
+  if (refuses(prompt, ctx)) {
     // The refusal cuts in after the answer's first words; stop_details says why.
     const text = truncate(answer.text, 2);
     const reply = {

@@ -87,7 +87,7 @@ function nativeAnswer(body: Body, ctx: TextContext): NativeAnswer {
     thinking.includeThoughts === true && ctx.model.includes("thinking")
       ? "Weighing what the prompt asks for before answering."
       : null;
-  if (refuses(prompt, ctx.unsafeWord)) {
+  if (refuses(prompt, ctx)) {
     return { parts: [], thought: null, finishReason: "SAFETY", usageMetadata: usage(0) };
   }
   const calls = planToolCalls(declaredFunctions(body.tools), prompt.lastUser, forceOf(body));

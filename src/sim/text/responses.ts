@@ -79,7 +79,7 @@ export function responsesReply(body: Body, ctx: TextContext): Record<string, unk
     });
   }
   if (calls.length === 0) {
-    const refused = refuses(prompt, ctx.unsafeWord);
+    const refused = refuses(prompt, ctx);
     const maxTokens = typeof body.max_tokens === "number" ? body.max_tokens : undefined;
     const answer = answerPrompt(ctx.model, prompt, { maxTokens });
     incomplete = !refused && answer.finish === "length";

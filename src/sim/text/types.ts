@@ -8,6 +8,8 @@ export interface TextContext {
   model: string;
   /** A prompt whose last user turn holds this word (any case) is refused; none when unset. */
   unsafeWord?: string | undefined;
+  /** The model declines this call whatever it asks (the server's refusal fault). */
+  refuse?: boolean | undefined;
 }
 
 /** A streamed answer: the content type and the wire chunks, each written separately. */
