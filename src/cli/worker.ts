@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { systemClock } from "../core/clock.js";
 import { ErrorCode, GwError } from "../core/errors.js";
+import { terminalText } from "../core/terminal-text.js";
 import { checkMarker, DEFAULT_LEASE_MS, FleetWorker } from "../fleet/index.js";
 import { parseDuration } from "../manifest/index.js";
 import type { PgStore } from "../store/index.js";
@@ -53,7 +54,8 @@ export async function runWorker(flags: WorkerFlags): Promise<ExitCode> {
       },
       clock: systemClock,
       leaseMs: flags.lease === undefined ? DEFAULT_LEASE_MS : leaseOf(flags.lease),
-      log: (line) => err(`gwrun worker ${name}: ${line}`),
+      // A line may carry a gateway's words: none drives the terminal.
+      log: (line) => err(terminalText(`gwrun worker ${name}: ${line}`)),
     });
     await worker.start();
     err(
