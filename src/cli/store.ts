@@ -1,7 +1,14 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { ErrorCode, GwError } from "../core/errors.js";
-import { openPgStore, openStore, type RunRow, redactUrl, type Store } from "../store/index.js";
+import {
+  hasPassword,
+  openPgStore,
+  openStore,
+  type RunRow,
+  redactUrl,
+  type Store,
+} from "../store/index.js";
 
 /**
  * Where a command's state and outputs live, whatever folder it is started from, and the
@@ -55,8 +62,10 @@ export function isPostgres(location: string): boolean {
 export function dbPath(flags: StoreFlags, project = projectFolder(process.cwd())): string {
   if (flags.store !== undefined && flags.db !== undefined)
     throw new GwError(ErrorCode.Usage, "give --db FILE or --store URL, not both");
-  if (flags.store !== undefined) return postgresUrl(flags.store, "--store");
-  if (flags.db !== undefined) return isPostgres(flags.db) ? flags.db : path.resolve(flags.db);
+  if (flags.store !== undefined)
+    return withoutPassword(postgresUrl(flags.store, "--store"), "--store");
+  if (flags.db !== undefined)
+    return isPostgres(flags.db) ? withoutPassword(flags.db, "--db") : path.resolve(flags.db);
   const store = process.env.GWRUN_STORE;
   if (store !== undefined && store !== "") return postgresUrl(store, "GWRUN_STORE");
   const named = process.env.GWRUN_DB;
@@ -77,6 +86,21 @@ function postgresUrl(value: string, where: string): string {
   throw new GwError(ErrorCode.Usage, `${where} takes a postgres://… connection string`, {
     hint: "a SQLite state database is named with --db FILE (or GWRUN_DB)",
   });
+}
+
+/**
+ * A connection string given on the command line, refused when it holds a password: every user
+ * of the machine reads a process's arguments (`ps`), not its environment.
+ */
+function withoutPassword(url: string, flag: string): string {
+  if (!hasPassword(url)) return url;
+  throw new GwError(
+    ErrorCode.Usage,
+    `${flag} holds a password, which every user of this machine can read in \`ps\`: nothing was opened`,
+    {
+      hint: "give the connection string in GWRUN_STORE instead, or leave the password out of it and keep it in ~/.pgpass (or the file PGPASSFILE names) or PGPASSWORD",
+    },
+  );
 }
 
 /** The store as messages name it: the file, or the connection string without its password. */

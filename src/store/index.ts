@@ -28,7 +28,7 @@ export type {
   Store,
 } from "./port.js";
 export type { PgStore } from "./postgres/open.js";
-export { pgStoreUnusable, redactUrl } from "./postgres/unusable.js";
+export { hasPassword, pgStoreUnusable, redactUrl } from "./postgres/unusable.js";
 export {
   type FailureRow,
   type GridRow,
