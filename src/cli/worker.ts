@@ -116,7 +116,7 @@ export function addWorkerCommand(program: Command, setExit: (code: ExitCode) => 
     )
     .option(
       "--store <url>",
-      "the PostgreSQL store, a postgres://… connection string (default: GWRUN_STORE)",
+      "the PostgreSQL store, a postgres://… connection string without a password (default: GWRUN_STORE, which may hold one)",
     )
     .option("--name <name>", "how status names this worker (default: worker-<pid>)")
     .option("--concurrency <n>", "submit jobs at once (default: 8)")
