@@ -14,11 +14,14 @@ const ENV = { ...process.env, GW_API_KEY: "bench" };
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Runs a gwrun command to its end: { code, stdout, stderr }. */
-export function gwrun(args) {
+/** The environment of a gwrun working `storeUrl`: a password stays off the command line. */
+const storeEnv = (storeUrl) => ({ ...ENV, GWRUN_STORE: storeUrl });
+
+/** Runs a gwrun command on the store `storeUrl` to its end: { code, stdout, stderr }. */
+export function gwrun(args, storeUrl) {
   const child = spawn(process.execPath, [bin, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: ENV,
+    env: storeEnv(storeUrl),
   });
   let stdout = "";
   let stderr = "";
@@ -38,7 +41,7 @@ export function gwrun(args) {
 /** A fresh database on the server, migrated by `gwrun store migrate`. */
 export async function freshStore(serverUrl) {
   const url = await freshDatabase(serverUrl);
-  const migrated = await gwrun(["store", "migrate", "--store", url]);
+  const migrated = await gwrun(["store", "migrate"], url);
   if (migrated.code !== 0) throw new Error(`gwrun store migrate failed: ${migrated.stderr}`);
   const db = new pg.Pool({ connectionString: url, max: 4, application_name: "gwrun-bench" });
   db.on("error", () => {});
@@ -63,16 +66,17 @@ export const OWN_HOSTS = process.getuid?.() === 0 && existsSync("/usr/bin/unshar
 /** A `gwrun worker` process. */
 export function startWorker(storeUrl, name, extra = [], { host } = {}) {
   // BENCH_WORKER_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles workers.
-  const args = [...nodeArgs(), bin, "worker", "--store", storeUrl, "--name", name, ...extra];
+  const args = [...nodeArgs(), bin, "worker", "--name", name, ...extra];
+  const env = storeEnv(storeUrl);
   // `host`: the worker runs under a host name of its own (a UTS namespace, as root), so the
   // fleet can tell its death only by its lease, as for a host that went dark.
   const child =
     host === undefined
-      ? spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env: ENV })
+      ? spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], env })
       : spawn(
           "unshare",
           ["--uts", "sh", "-c", `hostname ${host} && exec "$0" "$@"`, process.execPath, ...args],
-          { stdio: ["ignore", "pipe", "pipe"], env: ENV },
+          { stdio: ["ignore", "pipe", "pipe"], env },
         );
   const worker = {
     name,
@@ -137,7 +141,7 @@ export async function waitWorkersUp(db, workers, timeoutMs = 30_000) {
 
 /** `gwrun run --detach`: the run id. */
 export async function recordRun(file, storeUrl, simUrl) {
-  const result = await gwrun(["run", file, "--store", storeUrl, "--base-url", simUrl, "--detach"]);
+  const result = await gwrun(["run", file, "--base-url", simUrl, "--detach"], storeUrl);
   const id = /run (\d+) recorded/.exec(result.stdout + result.stderr)?.[1];
   if (result.code !== 0 || id === undefined)
     throw new Error(`gwrun run --detach: exit ${result.code}\n${result.stdout}${result.stderr}`);

@@ -29,17 +29,41 @@ window.gw = (() => {
     return JSON.parse(document.getElementById("data").textContent);
   }
 
+  /**
+   * The token: kept by the tab from the URL `gwrun view` printed; a page opened without it
+   * (`gwrun view --open` keeps it off the browser's command line) asks for it once. Null when
+   * the person declines.
+   */
+  function token(refused) {
+    const kept = sessionStorage.getItem("gwrun-token");
+    if (kept !== null && !refused) return kept;
+    const asked = prompt(
+      `${refused ? "That token was refused. " : ""}Changes need the URL gwrun view printed (or the token in it): paste it here.`,
+    );
+    if (asked === null || asked.trim() === "") return null;
+    let given = asked.trim();
+    try {
+      given = new URL(given).searchParams.get("token") ?? given;
+    } catch {
+      // Not a URL: the token itself.
+    }
+    sessionStorage.setItem("gwrun-token", given);
+    return given;
+  }
+
   async function post(url, body) {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "x-gwrun-token": sessionStorage.getItem("gwrun-token") ?? "",
-      },
-      body: JSON.stringify(body),
-    });
-    if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
-    return response.json();
+    for (let refused = false; ; refused = true) {
+      const given = token(refused);
+      if (given === null) throw new Error("no token given: the change was not made");
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-gwrun-token": given },
+        body: JSON.stringify(body),
+      });
+      if (response.status === 403) continue;
+      if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
+      return response.json();
+    }
   }
 
   function duration(ms) {

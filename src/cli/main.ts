@@ -21,7 +21,7 @@ import { type ViewFlags, viewStore } from "./view.js";
 import { addWorkerCommand } from "./worker.js";
 
 const STORE_HELP =
-  "PostgreSQL store shared by several hosts, a postgres://… connection string (default: GWRUN_STORE); instead of --db";
+  "PostgreSQL store shared by several hosts, a postgres://… connection string without a password (default: GWRUN_STORE, which may hold one); instead of --db";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
   version: string;
@@ -275,7 +275,7 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     )
     .option(
       "--store <url>",
-      "the PostgreSQL store, a postgres://… connection string (default: GWRUN_STORE)",
+      "the PostgreSQL store, a postgres://… connection string without a password (default: GWRUN_STORE, which may hold one)",
     )
     .action(async (flags: StoreFlags) => {
       out(`gwrun: the store at ${await migrateStore(flags)} is up to date`);

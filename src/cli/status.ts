@@ -1,3 +1,4 @@
+import { terminalJson, terminalText } from "../core/terminal-text.js";
 import { plural } from "../core/words.js";
 import { FAILED_STATES, type RunRow } from "../store/index.js";
 import { formatDuration, formatSpend } from "../ui/index.js";
@@ -77,7 +78,7 @@ export function showStatus(
     if (flags.json === true) {
       // Everything, never shortened: this is what scripts read.
       out(
-        JSON.stringify(
+        terminalJson(
           {
             run: {
               id: run.id,
@@ -101,38 +102,39 @@ export function showStatus(
             reviews,
             ...(fleet === undefined ? {} : { fleet }),
           },
-          null,
           2,
         ),
       );
       return ExitCode.Ok;
     }
-    out(`run ${run.id}: ${run.name} — ${runTimes(run, now)}`);
-    if (run.stop_reason !== null) out(`  stopped: ${run.stop_reason}`);
-    out(
+    // Answers, refusals, tool calls, notes and reasons are others' words: none drives the terminal.
+    const say = (line: string) => out(terminalText(line));
+    say(`run ${run.id}: ${run.name} — ${runTimes(run, now)}`);
+    if (run.stop_reason !== null) say(`  stopped: ${run.stop_reason}`);
+    say(
       `  ${plural(jobs.length, "job")}, ${plural(tasks.length, "task")}: ${countsText(byState)}; ${formatSpend({ paid, spent, maxCost: null })}`,
     );
     const width = Math.max(...jobs.map((job) => job.id.length), 0) + 2;
     for (const job of jobs)
-      out(`  ${job.id.padEnd(width)}${job.family.padEnd(14)} ${countsText(job.states)}`);
+      say(`  ${job.id.padEnd(width)}${job.family.padEnd(14)} ${countsText(job.states)}`);
     if (expiring.length > 0) {
-      out(
+      say(
         `  warning: ${expiring.length} finished result(s) not downloaded yet, links expiring soon: run \`gwrun resume ${run.id}\``,
       );
       for (const item of expiring.slice(0, 10))
-        out(`    ${item.label}: expires ${new Date(item.expiresAt).toISOString()}`);
+        say(`    ${item.label}: expires ${new Date(item.expiresAt).toISOString()}`);
     }
     if (failures.length > 0) {
-      out("  failures:");
+      say("  failures:");
       for (const failure of failures.slice(0, 50))
-        out(`    ${failure.label} ${failure.state}: ${failure.reason}`);
+        say(`    ${failure.label} ${failure.state}: ${failure.reason}`);
       if (failures.length > 50)
-        out(`    … and ${failures.length - 50} more (gwrun status --json has them all)`);
+        say(`    … and ${failures.length - 50} more (gwrun status --json has them all)`);
     }
-    for (const line of textLines(texts)) out(line);
-    for (const line of reviewLines(reviews)) out(line);
-    if (fleet !== undefined) for (const line of fleetLines(fleet)) out(line);
-    out(`  outputs: ${run.output_dir}`);
+    for (const line of textLines(texts)) say(line);
+    for (const line of reviewLines(reviews)) say(line);
+    if (fleet !== undefined) for (const line of fleetLines(fleet)) say(line);
+    say(`  outputs: ${run.output_dir}`);
     return ExitCode.Ok;
   });
 }

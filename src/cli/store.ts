@@ -4,6 +4,7 @@ import { ErrorCode, GwError } from "../core/errors.js";
 import { outputDirTemplate } from "../manifest/index.js";
 import {
   adoptLegacyPaths,
+  hasPassword,
   inProject,
   openPgStore,
   openStore,
@@ -91,8 +92,10 @@ export function storeAt(flags: StoreFlags, project?: string): StoreAt {
 export function dbPath(flags: StoreFlags, project = projectFolder(process.cwd())): string {
   if (flags.store !== undefined && flags.db !== undefined)
     throw new GwError(ErrorCode.Usage, "give --db FILE or --store URL, not both");
-  if (flags.store !== undefined) return postgresUrl(flags.store, "--store");
-  if (flags.db !== undefined) return isPostgres(flags.db) ? flags.db : path.resolve(flags.db);
+  if (flags.store !== undefined)
+    return withoutPassword(postgresUrl(flags.store, "--store"), "--store");
+  if (flags.db !== undefined)
+    return isPostgres(flags.db) ? withoutPassword(flags.db, "--db") : path.resolve(flags.db);
   const store = process.env.GWRUN_STORE;
   if (store !== undefined && store !== "") return postgresUrl(store, "GWRUN_STORE");
   const named = process.env.GWRUN_DB;
@@ -113,6 +116,21 @@ function postgresUrl(value: string, where: string): string {
   throw new GwError(ErrorCode.Usage, `${where} takes a postgres://… connection string`, {
     hint: "a SQLite state database is named with --db FILE (or GWRUN_DB)",
   });
+}
+
+/**
+ * A connection string given on the command line, refused when it holds a password: every user
+ * of the machine reads a process's arguments (`ps`), not its environment.
+ */
+function withoutPassword(url: string, flag: string): string {
+  if (!hasPassword(url)) return url;
+  throw new GwError(
+    ErrorCode.Usage,
+    `${flag} holds a password, which every user of this machine can read in \`ps\`: nothing was opened`,
+    {
+      hint: "give the connection string in GWRUN_STORE instead, or leave the password out of it and keep it in ~/.pgpass (or the file PGPASSFILE names) or PGPASSWORD",
+    },
+  );
 }
 
 /** The store as messages name it: the file, or the connection string without its password. */

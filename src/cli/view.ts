@@ -38,7 +38,12 @@ export async function viewStore(flags: ViewFlags): Promise<ExitCode> {
     if (flags.open === true) {
       // Loaded only here: the media tools are not needed to serve pages.
       const { openInBrowser } = await import("../media/index.js");
-      openInBrowser(url, () => err(`gwrun view: no browser to open here; open ${url}`));
+      // Every user of the machine reads a browser's command line (`ps`): the page opens without
+      // the token, and asks for it once, at the first review.
+      openInBrowser(`${server.url}/`, () =>
+        err(`gwrun view: no browser to open here; open ${url}`),
+      );
+      err("gwrun view: opened without the token; the first review asks for the URL above");
     }
     await new Promise<void>((resolve) => {
       process.once("SIGINT", resolve);

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { systemClock } from "../core/clock.js";
 import { ErrorCode, GwError } from "../core/errors.js";
+import { terminalText } from "../core/terminal-text.js";
 import { checkMarker, DEFAULT_LEASE_MS, FleetWorker } from "../fleet/index.js";
 import { parseDuration } from "../manifest/index.js";
 import type { PgStore } from "../store/index.js";
@@ -54,7 +55,8 @@ export async function runWorker(flags: WorkerFlags): Promise<ExitCode> {
       },
       clock: systemClock,
       leaseMs: flags.lease === undefined ? DEFAULT_LEASE_MS : leaseOf(flags.lease),
-      log: (line) => err(`gwrun worker ${name}: ${line}`),
+      // A line may carry a gateway's words: none drives the terminal.
+      log: (line) => err(terminalText(`gwrun worker ${name}: ${line}`)),
     });
     await worker.start();
     err(
@@ -115,7 +117,7 @@ export function addWorkerCommand(program: Command, setExit: (code: ExitCode) => 
     )
     .option(
       "--store <url>",
-      "the PostgreSQL store, a postgres://… connection string (default: GWRUN_STORE)",
+      "the PostgreSQL store, a postgres://… connection string without a password (default: GWRUN_STORE, which may hold one)",
     )
     .option("--name <name>", "how status names this worker (default: worker-<pid>)")
     .option("--concurrency <n>", "submit jobs at once (default: 8)")

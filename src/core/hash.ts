@@ -9,7 +9,8 @@ export function sha256(data: string | Uint8Array): string {
 // sent by thousands of jobs, and V8 caches a string's own hash for Map lookups.
 const dataUriDigests = new Map<string, string>();
 
-function digestDataUri(value: string): string {
+/** `sha256:<hex>` of a Data URI, as a whole. */
+export function digestDataUri(value: string): string {
   let digest = dataUriDigests.get(value);
   if (digest === undefined) {
     digest = `sha256:${sha256(value)}`;

@@ -30,7 +30,7 @@ export type {
   Store,
 } from "./port.js";
 export type { PgStore } from "./postgres/open.js";
-export { pgStoreUnusable, redactUrl } from "./postgres/unusable.js";
+export { hasPassword, pgStoreUnusable, redactUrl } from "./postgres/unusable.js";
 export { inProject, type ProjectPaths, projectPaths } from "./project-paths.js";
 export {
   type FailureRow,

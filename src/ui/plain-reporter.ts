@@ -1,4 +1,5 @@
 import path from "node:path";
+import { terminalText } from "../core/terminal-text.js";
 import { plural } from "../core/words.js";
 import type { EngineEvent } from "../engine/index.js";
 import { progressLine, summaryLines } from "./format.js";
@@ -29,8 +30,10 @@ export interface PlainOptions {
  */
 export function plainReporter(options: PlainOptions): Reporter & { tick(): void } {
   const state = createRunState();
+  // Reasons carry others' words (a gateway's, a model's): none drives the terminal.
+  const write = (line: string) => options.write(terminalText(line));
   const stamp = () => (options.timestamps ? `${new Date(options.now()).toISOString()} ` : "");
-  const say = (line: string) => options.write(`${stamp()}gwrun: ${line}`);
+  const say = (line: string) => write(`${stamp()}gwrun: ${line}`);
   let shown = 0;
   let lastLine = Number.NEGATIVE_INFINITY;
   let rateLimited = false;
@@ -101,7 +104,7 @@ export function plainReporter(options: PlainOptions): Reporter & { tick(): void 
       });
       say(first ?? "");
       // Indented lines belong to the line above; the others are stamped for a log.
-      for (const line of rest) options.write(line.startsWith(" ") ? line : `${stamp()}${line}`);
+      for (const line of rest) write(line.startsWith(" ") ? line : `${stamp()}${line}`);
     },
   };
 }

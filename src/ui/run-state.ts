@@ -1,3 +1,4 @@
+import { terminalText } from "../core/terminal-text.js";
 import {
   type EngineEvent,
   emptyStages,
@@ -222,14 +223,11 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
         state.skipped += 1;
         groupOf(state, event.job).skipped += 1;
       }
-      state.failures.push({
-        label: event.label,
-        state: event.state,
-        reason: event.reason,
-        at: now,
-      });
+      // Shown on the terminal: a reason may carry a gateway's or a model's words.
+      const reason = terminalText(event.reason);
+      state.failures.push({ label: event.label, state: event.state, reason, at: now });
       if (state.failures.length > RECENT_FAILURES) state.failures.shift();
-      state.reasons.set(event.reason, (state.reasons.get(event.reason) ?? 0) + 1);
+      state.reasons.set(reason, (state.reasons.get(reason) ?? 0) + 1);
       break;
     }
     case "gateway:rate-limited":

@@ -1,4 +1,5 @@
 import { parse } from "yaml";
+import { redactDataUris } from "../core/values.js";
 import { reviewRecord } from "../postprocess/review-record.js";
 import type { RunNotice, RunRow, Store, TimelineRow } from "../store/index.js";
 
@@ -175,7 +176,8 @@ export async function outputDetail(
   });
   return {
     ...record,
-    request: JSON.parse(task.request) as unknown,
+    // A request may inline megabytes of reference images: each is named by size and hash.
+    request: redactDataUris(JSON.parse(task.request)),
     provenance: {
       key: task.key,
       task_id: task.task_id,

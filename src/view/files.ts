@@ -1,6 +1,7 @@
 import { createReadStream, statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Store } from "../store/index.js";
+import { contentPolicy } from "./headers.js";
 
 /**
  * Recorded files, and only those: a file is asked for by its output's id (task key and index)
@@ -81,7 +82,9 @@ export function sendFile(
     "cache-control": "private, max-age=60",
     "x-content-type-options": "nosniff",
     // A gateway's file is data: opened on its own, it runs nothing on the viewer's origin.
-    "content-security-policy": "default-src 'none'; img-src 'self'; media-src 'self'; sandbox",
+    "content-security-policy": contentPolicy(
+      "default-src 'none'; img-src 'self'; media-src 'self'; sandbox",
+    ),
   };
   const range = /^bytes=(\d*)-(\d*)$/.exec(request.headers.range ?? "");
   if (range !== null && size > 0) {

@@ -6,6 +6,7 @@ import type { Clock } from "../core/clock.js";
 import type { Store } from "../store/index.js";
 import { gridItems, outputDetail, progressOf, runItems, timelineItems } from "./data.js";
 import { type FileKind, recordedFile, sendFile } from "./files.js";
+import { contentPolicy, refuseFraming } from "./headers.js";
 import { page } from "./pages.js";
 import { streamProgress } from "./progress-stream.js";
 
@@ -34,13 +35,14 @@ export interface ViewServer {
 }
 
 const WEB = new URL("../../web/", import.meta.url);
-const ASSETS: Readonly<Record<string, string>> = {
-  "view.css": "text/css; charset=utf-8",
-  "common.js": "text/javascript; charset=utf-8",
-  "runs.js": "text/javascript; charset=utf-8",
-  "run.js": "text/javascript; charset=utf-8",
-  "outputs.js": "text/javascript; charset=utf-8",
-};
+/** A Map, not an object: a name like `toString` is no asset. */
+const ASSETS: ReadonlyMap<string, string> = new Map([
+  ["view.css", "text/css; charset=utf-8"],
+  ["common.js", "text/javascript; charset=utf-8"],
+  ["runs.js", "text/javascript; charset=utf-8"],
+  ["run.js", "text/javascript; charset=utf-8"],
+  ["outputs.js", "text/javascript; charset=utf-8"],
+]);
 
 /** A refusal with its status, answered as short text. */
 class Refused extends Error {
@@ -66,8 +68,9 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
       "content-type": type,
       "cache-control": "no-store",
       "x-content-type-options": "nosniff",
-      "content-security-policy":
+      "content-security-policy": contentPolicy(
         "default-src 'self'; img-src 'self'; media-src 'self'; style-src 'self'; script-src 'self'",
+      ),
     });
     response.end(body);
   };
@@ -138,13 +141,9 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
           outputs: await gridItems(store, run),
         }),
       );
-    } else if (
-      first === "assets" &&
-      parts.length === 2 &&
-      second !== undefined &&
-      second in ASSETS
-    ) {
-      send(response, 200, ASSETS[second] as string, readFileSync(new URL(second, WEB), "utf8"));
+    } else if (first === "assets" && parts.length === 2 && ASSETS.has(second ?? "")) {
+      const name = second as string;
+      send(response, 200, ASSETS.get(name) as string, readFileSync(new URL(name, WEB), "utf8"));
     } else if (first === "api" && second === "runs" && parts.length === 2) {
       json(response, await runItems(store, clock.now()));
     } else if (first === "api" && second === "runs" && parts.length === 4) {
@@ -183,6 +182,7 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
   }
 
   const server = createServer((request, response) => {
+    refuseFraming(response);
     route(request, response).catch((error: unknown) => {
       if (response.headersSent) {
         response.destroy();

@@ -152,7 +152,7 @@ describe("gwrun status on a PostgreSQL store", () => {
     );
     expect(await store.fleet.heartbeat(W1)).toBe(true);
 
-    const text = await gwrunAsync(["status", "1", "--store", url]).done;
+    const text = await gwrunAsync(["status", "1"], { env: { GWRUN_STORE: url } }).done;
     expect(text.stderr).toBe("");
     expect(text.code).toBe(0);
     const lines = text.stdout.split("\n");
@@ -178,7 +178,7 @@ describe("gwrun status on a PostgreSQL store", () => {
     expect(lines).toContain("    links expiring within the hour: 1 task");
     expect(lines).toContain("    orphan task ids: 1");
 
-    const json = await gwrunAsync(["status", "1", "--store", url, "--json"]).done;
+    const json = await gwrunAsync(["status", "1", "--json"], { env: { GWRUN_STORE: url } }).done;
     expect(json.code).toBe(0);
     const { fleet } = JSON.parse(json.stdout) as { fleet: FleetStatus };
     const byName = Object.fromEntries(fleet.workers.map((worker) => [worker.name, worker]));

@@ -81,7 +81,8 @@ export async function withFleet<T>(
   const db = new pg.Pool({ connectionString: url, max: 2 });
   const children: ChildProcess[] = [sim.child];
   const spawnCli = (args: readonly string[]) => {
-    const run = gwrunAsync(args, { cwd: dir, env: ENV });
+    // The store's connection string holds a password: it goes in the environment, as a user's.
+    const run = gwrunAsync(args, { cwd: dir, env: { ...ENV, GWRUN_STORE: url } });
     children.push(run.child);
     return run;
   };
@@ -97,17 +98,16 @@ export async function withFleet<T>(
       writeFileSync(file, yaml);
       return file;
     },
-    record: (manifest) =>
-      spawnCli(["run", manifest, "--detach", "--store", url, "--base-url", sim.url]).done,
+    record: (manifest) => spawnCli(["run", manifest, "--detach", "--base-url", sim.url]).done,
     worker(args = []) {
-      const run = spawnCli(["worker", "--store", url, ...args]);
+      const run = spawnCli(["worker", ...args]);
       let stderr = "";
       run.child.stderr?.on("data", (chunk: Buffer) => {
         stderr += chunk.toString();
       });
       return { ...run, id: `${run.child.pid}@${hostname()}`, stderr: () => stderr };
     },
-    gwrun: (args) => spawnCli([...args, "--store", url]).done,
+    gwrun: (args) => spawnCli(args).done,
   };
   try {
     return await fn(scope);

@@ -68,11 +68,13 @@ export async function withProject<T>(
     },
     gwrun(args, { cwd = project, builtIn = false } = {}) {
       const talks = !["status", "runs", "report", "export", "view", "plan"].includes(args[0] ?? "");
-      const extra = [
-        ...(store === undefined ? [] : ["--store", store]),
-        ...(talks && !builtIn ? ["--base-url", sim.url] : []),
-      ];
-      return gwrunAsync([...args, ...extra], { cwd, env: { GW_API_KEY: "test-key" } }).done;
+      const extra = talks && !builtIn ? ["--base-url", sim.url] : [];
+      // A PostgreSQL store is named as a user names one with a password in it: in the environment.
+      const env = {
+        GW_API_KEY: "test-key",
+        ...(store === undefined ? {} : { GWRUN_STORE: store }),
+      };
+      return gwrunAsync([...args, ...extra], { cwd, env }).done;
     },
     move(to) {
       const target = path.join(base, to);

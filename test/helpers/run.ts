@@ -44,7 +44,9 @@ export async function withRun<T>(
   const sim = await startSimulator({ timeScale: FAST, mediaVariants: 4, ...options });
   const dir = tempDir();
   const db = pgUrl ?? path.join(dir, "gwrun.db");
-  const storeFlag = [pgUrl === undefined ? "--db" : "--store", db];
+  // A PostgreSQL store is named as a user names one with a password in it: in the environment.
+  const storeFlag = pgUrl === undefined ? ["--db", db] : [];
+  const env = { GW_API_KEY: "test-key", ...(pgUrl === undefined ? {} : { GWRUN_STORE: pgUrl }) };
   const outputDir = path.join(dir, "out");
   const children: ChildProcess[] = [];
   const scope: RunScope = {
@@ -61,7 +63,7 @@ export async function withRun<T>(
       // Commands that talk to the gateway get the simulator's URL; all get the database.
       const talks = !["status", "runs", "report", "export", "view"].includes(args[0] ?? "");
       const extra = talks ? [...storeFlag, "--base-url", sim.url] : storeFlag;
-      const run = gwrunAsync([...args, ...extra], { cwd: dir, env: { GW_API_KEY: "test-key" } });
+      const run = gwrunAsync([...args, ...extra], { cwd: dir, env });
       children.push(run.child);
       return run;
     },

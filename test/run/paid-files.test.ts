@@ -102,12 +102,10 @@ describe.each<StoreKind>(["sqlite", "postgres"])("paid files on %s", (kind) => {
       const gallery = readFileSync(path.join(output(scope, "shop"), "index.html"), "utf8");
       expect(gallery).toContain('run 2 paid <b data-count="paid">0</b>');
       expect(gallery).toContain(`<b data-count="spent">${total}</b> in all`);
-      const view = gwrunAsync(
-        ["view", ...(scope.store === undefined ? [] : ["--store", scope.store])],
-        {
-          cwd: scope.project,
-        },
-      );
+      const view = gwrunAsync(["view"], {
+        cwd: scope.project,
+        env: scope.store === undefined ? {} : { GWRUN_STORE: scope.store },
+      });
       try {
         const url = await new Promise<string>((resolve) => {
           let text = "";

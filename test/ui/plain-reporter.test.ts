@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { EngineEvent } from "../../src/engine/index.js";
 import { plainReporter } from "../../src/ui/plain-reporter.js";
-import { started, through } from "./script.js";
+import { play, started, through } from "./script.js";
 
 function reporter(quiet = false, extra: { timestamps?: boolean; db?: string } = {}) {
   const lines: string[] = [];
@@ -192,5 +192,32 @@ describe("plain reporter", () => {
     plain.emit(finished);
     await plain.close();
     expect(lines.some((line) => line.startsWith("next:"))).toBe(false);
+  });
+
+  it("item 5: a failure reason with terminal escapes reaches neither its lines nor the dashboard raw", async () => {
+    const reason =
+      "the task failed: \u001b]8;;https://evil.example/\u001b\\see\u001b]8;;\u001b\\ \u001b]0;owned\u0007\u001b[2Jwhy\u009b1;1H";
+    const failed: EngineEvent = {
+      type: "task:failed",
+      key: "a-1",
+      job: "a",
+      label: "a-1",
+      state: "failed",
+      reason,
+    };
+    const { plain, lines } = reporter(true);
+    plain.emit(started({ a: 1 }));
+    plain.emit(failed);
+    plain.emit({ ...finished, end: "failed", counts: { failed: 1 } });
+    await plain.close();
+    expect(lines.slice(0, 3)).toEqual([
+      "gwrun: a-1 failed: the task failed: see why",
+      "gwrun: run 7 failed after 0s: 1 task, 0 done, 1 failed; spent 1 of 25; outputs in out/spring",
+      "  1 × the task failed: see why",
+    ]);
+    // The dashboard draws from the run's state.
+    const { view } = play([started({ a: 1 }), failed]);
+    expect(view.failures.map((failure) => failure.reason)).toEqual(["the task failed: see why"]);
+    expect(view.reasons).toEqual([{ reason: "the task failed: see why", count: 1 }]);
   });
 });

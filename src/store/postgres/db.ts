@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
+import { passwordFromFile } from "./password-file.js";
 
 /**
  * The PostgreSQL handle: one pool, queries that return rows, and one transaction wrapper for
@@ -68,6 +69,9 @@ export class PgDb {
   readonly pool: pg.Pool;
 
   constructor(url: string, max = 8) {
+    // A connection given no password by its connection string or PGPASSWORD asks the password
+    // file: set as pg's default, so every connection of the process does (graphile-worker's too).
+    (pg.defaults as { password?: unknown }).password = passwordFromFile;
     this.pool = new pg.Pool({
       connectionString: url,
       max,

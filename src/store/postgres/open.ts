@@ -33,6 +33,7 @@ export async function openPgStore(
 ): Promise<PgStore> {
   const db = new PgDb(url);
   try {
+    await requireSchemaSelected(db);
     if (options.migrate === false) {
       if (await needsMigration(db)) throw missingSchema(url);
     } else await migrate(db);
@@ -64,6 +65,21 @@ function located(store: PgStore, url: string): PgStore {
   }
   return wrapped as unknown as PgStore;
 }
+
+/**
+ * A search_path that names no schema that exists leaves nowhere to find or make the tables:
+ * said before anything is made (graphile-worker's schema would be, in its own).
+ */
+async function requireSchemaSelected(db: PgDb): Promise<void> {
+  const { rows } = await db.pool.query<{ schema: string | null }>(
+    "SELECT current_schema() AS schema",
+  );
+  if (rows[0]?.schema === null)
+    throw Object.assign(new Error("no schema selected"), { code: INVALID_SCHEMA_NAME });
+}
+
+/** PostgreSQL's code for "no schema has been selected to create in". */
+const INVALID_SCHEMA_NAME = "3F000";
 
 function missingSchema(url: string): Error {
   return Object.assign(new Error("schema missing"), { code: "GWRUN_NO_SCHEMA", url });

@@ -7,16 +7,33 @@ import { adviseUnusable, type UnusableAdvice } from "../unusable-advice.js";
  * its password.
  */
 
+/** Parameters of a connection string that carry a secret (`password`, `sslpassword`). */
+const SECRET_PARAMETER = /pass/i;
+
 /** The connection string with its password replaced, fit for errors and logs. */
 export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password !== "") parsed.password = "***";
     for (const key of [...parsed.searchParams.keys()])
-      if (/pass/i.test(key)) parsed.searchParams.set(key, "***");
+      if (SECRET_PARAMETER.test(key)) parsed.searchParams.set(key, "***");
     return parsed.toString();
   } catch {
     return "the PostgreSQL store (its connection string could not be read)";
+  }
+}
+
+/** Whether a connection string holds a password (`user:password@`, or a parameter). */
+export function hasPassword(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return (
+      parsed.password !== "" ||
+      [...parsed.searchParams.keys()].some((key) => SECRET_PARAMETER.test(key))
+    );
+  } catch {
+    // Unreadable as a URL, but the driver may still read a password in it.
+    return /:[^/@]*@/.test(url) || SECRET_PARAMETER.test(url);
   }
 }
 
@@ -34,7 +51,12 @@ const ADVICE: UnusableAdvice = [
   [
     /^(28P01|28000)$/,
     (where) => `PostgreSQL refused the login at ${where}`,
-    "check the user and password in the connection string",
+    "check the user, and the password: GWRUN_STORE's connection string, PGPASSWORD, or ~/.pgpass (or the file PGPASSFILE names; one others may read is ignored)",
+  ],
+  [
+    /^3F000$/,
+    (where) => `no schema named by the search_path of ${where} exists`,
+    "correct search_path (the connection string's options, or the role's setting), or create the schema it names",
   ],
   [
     /^3D000$/,
