@@ -12,7 +12,7 @@ import {
   tickLabel,
 } from "../manifest/index.js";
 import { planRun } from "../plan/index.js";
-import { describeHolder, runTickUnderLease, tryLease } from "../schedule/index.js";
+import { describeHolder, idleTickReason, runTickUnderLease, tryLease } from "../schedule/index.js";
 import { type RunRow, type Store, TickTrigger } from "../store/index.js";
 import { openLogReporter, openReporter, STATUS_BY_END } from "../ui/index.js";
 import { EXIT_BY_END, ExitCode } from "./exit-codes.js";
@@ -90,7 +90,9 @@ export async function executeManifest(
 
 /**
  * A one-shot run of a scheduled manifest (a system crontab's `gwrun run`): takes the lease or
- * politely refuses with exit 4, then runs the tick as the scheduler would.
+ * politely refuses with exit 4, then runs the tick as the scheduler would. A new run (not a
+ * resume or retry, nor `--force`) of a tick that already ran to its end, or before any is
+ * due, says so and exits 6: a cron line out of step with the schedule does not pass unseen.
  */
 async function runTickOnce(
   file: string,
@@ -120,6 +122,17 @@ async function runTickOnce(
       return { exit: ExitCode.Busy, runId: undefined };
     }
     try {
+      const idle =
+        runId === undefined && flags.force !== true
+          ? await idleTickReason(store, tick.name, tick.schedule, {
+              tick: tick.tick,
+              due: checked.expanded.moment.due,
+            })
+          : undefined;
+      if (idle !== undefined) {
+        err(`gwrun: ${idle}; nothing was run`);
+        return { exit: ExitCode.NoTick, runId: undefined };
+      }
       const quiet = flags.quiet === true || flags.json === true;
       const exit = await runTickUnderLease({
         store,

@@ -7,6 +7,7 @@ export { MOMENT_NAMES, outputDirOf, type RunMoment, runMoment } from "./moment.j
 export { manifestSchema } from "./schema.js";
 export { hasMaskedKey, maskLiteralKey, resolvedManifest } from "./secrets.js";
 export {
+  dueTick,
   latestTick,
   nextTick,
   nextTicks,

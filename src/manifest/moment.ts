@@ -1,12 +1,4 @@
-import {
-  dateOf,
-  latestTick,
-  localTimeZone,
-  nextTick,
-  type Schedule,
-  tickIdentity,
-  tickLabel,
-} from "./ticks.js";
+import { dateOf, dueTick, localTimeZone, type Schedule, tickIdentity, tickLabel } from "./ticks.js";
 import type { ManifestSettings } from "./types.js";
 
 /**
@@ -23,6 +15,8 @@ export interface RunMoment {
   date: string;
   /** `{tick}`: "2026-11-23T0600"; undefined for an unscheduled run. */
   tickLabel: string | undefined;
+  /** False when the tick is still ahead of the time asked for (none fell in the past year). */
+  due: boolean;
 }
 
 /** Template names a manifest gets from its run: `{{date}}` always, `{{tick}}` when scheduled. */
@@ -36,15 +30,16 @@ export function runMoment(schedule: Schedule | undefined, at: number): RunMoment
       tickId: undefined,
       date: dateOf(at, localTimeZone()),
       tickLabel: undefined,
+      due: true,
     };
   }
-  // A pattern with no tick in the past year (29 February) names its next one.
-  const tick = latestTick(schedule, at) ?? nextTick(schedule, at) ?? at;
+  const { tick, due } = dueTick(schedule, at) ?? { tick: at, due: true };
   return {
     tick,
     tickId: tickIdentity(tick),
     date: dateOf(tick, schedule.timezone),
     tickLabel: tickLabel(tick, schedule),
+    due,
   };
 }
 
