@@ -5,16 +5,18 @@ import { type CheckedManifest, checkManifestText } from "../families/index.js";
 import {
   formatDiagnostic,
   hasMaskedKey,
+  isSimulator,
   type ManifestSettings,
   maskLiteralKey,
   outputDirOf,
   type Schedule,
   tickLabel,
+  whySimulator,
 } from "../manifest/index.js";
 import { planRun } from "../plan/index.js";
 import { describeHolder, idleTickReason, runTickUnderLease, tryLease } from "../schedule/index.js";
 import { type RunRow, type Store, TickTrigger } from "../store/index.js";
-import { openLogReporter, openReporter, STATUS_BY_END } from "../ui/index.js";
+import { linePrefix, openLogReporter, openReporter, STATUS_BY_END } from "../ui/index.js";
 import { EXIT_BY_END, ExitCode } from "./exit-codes.js";
 import { fleetDriver, isFleetStore, readyForWorkers } from "./fleet.js";
 import { feedsOf, selectJobs } from "./only.js";
@@ -189,6 +191,11 @@ async function executeChecked(
   try {
     const feeds = await feedsOf(store, outputDir, jobs);
     const baseUrl = flags.baseUrl ?? settings.gateway.baseUrl;
+    // A schedule left on the simulator (a variable its cron job lacks) is told at every tick.
+    if (moment.tick !== undefined && isSimulator(baseUrl))
+      (log ?? err)(
+        `${linePrefix(true)}warning: tick ${moment.tickLabel} of ${settings.name} runs against the built-in simulator (${whySimulator(checked.source, process.env, flags.baseUrl)}): stand-in outputs, nothing paid`,
+      );
     const gateway = await openGateway(settings, baseUrl, hasMaskedKey(checked.source));
     try {
       const now = Date.now();

@@ -53,6 +53,8 @@ export type EngineEvent =
       maxCost: number | null;
       /** What the jobs already done cost. */
       spent: number;
+      /** True when the gateway is the built-in simulator: stand-in outputs, nothing paid. */
+      simulator: boolean;
       groups: JobGroup[];
     }
   | { type: "task:postprocessing"; key: string; job: string; label: string }

@@ -1,3 +1,4 @@
+import { isSimulator } from "../manifest/index.js";
 import { type TaskRow, TaskState } from "../store/index.js";
 import type { EngineOptions } from "./context.js";
 import type { EngineEvent, JobGroup, Stage } from "./events.js";
@@ -56,7 +57,7 @@ export class RunStart {
 
   /** `run:started`, counting the groups at the start, with the `from:` jobs that have no task yet. */
   started(
-    options: Pick<EngineOptions, "runId" | "settings" | "outputDir" | "templates">,
+    options: Pick<EngineOptions, "runId" | "settings" | "outputDir" | "templates" | "baseUrl">,
     spent: number,
   ): RunStarted {
     const counted = [...this.#tasks.values()].filter(({ row }) => !this.#added.has(row.key));
@@ -69,6 +70,7 @@ export class RunStart {
       outputDir: options.outputDir,
       maxCost: options.settings.limits.maxCost ?? null,
       spent,
+      simulator: isSimulator(options.baseUrl),
       jobs: groups.length,
       tasks: sum((group) => group.tasks),
       alreadyDone: sum((group) => group.stages.done),

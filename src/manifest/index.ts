@@ -6,6 +6,7 @@ export { loadManifest, ManifestSource, parseManifest } from "./load.js";
 export { MOMENT_NAMES, outputDirOf, type RunMoment, runMoment } from "./moment.js";
 export { manifestSchema } from "./schema.js";
 export { hasMaskedKey, maskLiteralKey, resolvedManifest } from "./secrets.js";
+export { isSimulator, whySimulator } from "./simulator.js";
 export {
   dueTick,
   latestTick,

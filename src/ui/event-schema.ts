@@ -32,6 +32,7 @@ const events = [
     outputDir: z.string(),
     maxCost: z.number().nullable(),
     spent: z.number(),
+    simulator: z.boolean(),
     groups: z.array(
       z.object({
         job: z.string(),

@@ -97,6 +97,14 @@ export const STATUS_BY_END: Readonly<Record<RunEnd, string>> = {
   interrupted: "interrupted",
 };
 
+/** What a run against the built-in simulator is, said wherever the run is shown. */
+export const SIMULATOR_NOTE = "against the built-in simulator: stand-in outputs, nothing paid";
+
+/** The start of every plain line: it names the simulator when the run talks to it. */
+export function linePrefix(simulator: boolean): string {
+  return simulator ? "gwrun (simulator): " : "gwrun: ";
+}
+
 export interface SummaryOptions {
   /** Whether the gallery was written (a run that never started has none). */
   galleryExists: boolean;
@@ -121,6 +129,7 @@ export function summaryLines(view: RunView, options: SummaryOptions): string[] {
   const lines = [
     `run ${view.runId ?? "?"} ${STATUS_BY_END[end]} after ${formatDuration(view.elapsedMs)}: ${plural(tasks, "task")}, ${counts.done ?? 0} done${others.length > 0 ? `, ${others.join(", ")}` : ""}; spent ${formatSpend(view.spent, view.maxCost)}; outputs in ${view.outputDir ?? "."}`,
   ];
+  if (view.simulator) lines[0] += `; ${SIMULATOR_NOTE}`;
   for (const { reason, count } of view.reasons) lines.push(`  ${count} × ${reason}`);
   const next = nextStep(view, end, options.db);
   if (next !== undefined) lines.push(`next: ${next}`);

@@ -1,6 +1,6 @@
 import { plural } from "../core/words.js";
 import type { EngineEvent } from "../engine/index.js";
-import { progressLine, summaryLines } from "./format.js";
+import { linePrefix, progressLine, SIMULATOR_NOTE, summaryLines } from "./format.js";
 import type { Reporter } from "./reporter.js";
 import { applyEvent, createRunState } from "./run-state.js";
 import { viewOf } from "./run-view.js";
@@ -29,7 +29,7 @@ export interface PlainOptions {
 export function plainReporter(options: PlainOptions): Reporter & { tick(): void } {
   const state = createRunState();
   const stamp = () => (options.timestamps ? `${new Date(options.now()).toISOString()} ` : "");
-  const say = (line: string) => options.write(`${stamp()}gwrun: ${line}`);
+  const say = (line: string) => options.write(`${stamp()}${linePrefix(state.simulator)}${line}`);
   let shown = 0;
   let lastLine = Number.NEGATIVE_INFINITY;
   let rateLimited = false;
@@ -48,7 +48,7 @@ export function plainReporter(options: PlainOptions): Reporter & { tick(): void 
       case "run:started":
         if (!options.quiet)
           say(
-            `run ${event.runId}: ${plural(event.jobs, "job")}, ${plural(event.tasks, "task")}, ${event.alreadyDone} already done`,
+            `run ${event.runId}: ${plural(event.jobs, "job")}, ${plural(event.tasks, "task")}, ${event.alreadyDone} already done${event.simulator ? `; ${SIMULATOR_NOTE}` : ""}`,
           );
         break;
       case "task:failed":

@@ -17,6 +17,8 @@ export interface RunState {
   name: string;
   outputDir: string | null;
   maxCost: number | null;
+  /** The gateway is the built-in simulator. */
+  simulator: boolean;
   startedAt: number | null;
   finishedAt: number | null;
   total: number;
@@ -84,6 +86,7 @@ export function createRunState(): RunState {
     name: "",
     outputDir: null,
     maxCost: null,
+    simulator: false,
     startedAt: null,
     finishedAt: null,
     total: 0,
@@ -133,6 +136,7 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
       state.name = event.name;
       state.outputDir = event.outputDir;
       state.maxCost = event.maxCost;
+      state.simulator = event.simulator;
       state.startedAt = now;
       state.total = event.tasks;
       state.spent = event.spent;

@@ -12,6 +12,8 @@ export interface RunView {
   etaMs: number | null;
   spent: number;
   maxCost: number | null;
+  /** The gateway is the built-in simulator: stand-in outputs, nothing paid. */
+  simulator: boolean;
   total: number;
   /** Tasks by stage; `running` leaves out those waiting for their first poll. */
   stages: StageCounts;
@@ -85,6 +87,7 @@ export function viewOf(state: RunState, now: number, cwd: string): RunView {
       state.end !== null ? 0 : tasksPerMinute > 0 ? (remaining / tasksPerMinute) * 60_000 : null,
     spent: Math.round(state.spent * 1e6) / 1e6,
     maxCost: state.maxCost,
+    simulator: state.simulator,
     total: state.total,
     stages: { ...state.stages, running },
     skipped: state.skipped,

@@ -27,6 +27,7 @@ export function started(
     outputDir: "/work/out/spring",
     maxCost: 25,
     spent: 0,
+    simulator: false,
     groups: list,
     ...extra,
   };
