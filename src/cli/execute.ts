@@ -13,7 +13,7 @@ import {
   tickLabel,
   whySimulator,
 } from "../manifest/index.js";
-import { planRun } from "../plan/index.js";
+import { dependantRules, dependantTemplates, planRun } from "../plan/index.js";
 import { describeHolder, idleTickReason, runTickUnderLease, tryLease } from "../schedule/index.js";
 import { type RunRow, type Store, TickTrigger } from "../store/index.js";
 import { linePrefix, openLogReporter, openReporter, STATUS_BY_END } from "../ui/index.js";
@@ -219,6 +219,8 @@ async function executeChecked(
       const plan = planRun(file, settings, jobs, { moment });
       if (isFleetStore(store)) await readyForWorkers(store, id, outputDir, checked);
       await store.recordTasks(id, plan.tasks, now);
+      // Kept so that `gwrun status` counts the dependants still to come as the run does.
+      await store.setDependantRules(id, JSON.stringify(dependantRules(dependantTemplates(jobs))));
       let interrupt = () => {};
       // `q` or Ctrl-C on the dashboard (which reads the keys) is the same stop as SIGINT.
       const reporter =

@@ -17,6 +17,8 @@ export interface RunRow {
   tick: number | null;
   /** Why the run stopped before its end ("the gateway balance ran out: …"); null otherwise. */
   stop_reason: string | null;
+  /** What each of its `from:` jobs makes per upstream output (JSON); null when not recorded. */
+  dependant_rules: string | null;
 }
 
 /** Something a run said while it went on (rate limiting, a stop), kept for viewers. */
@@ -30,7 +32,7 @@ export interface RunNotice {
 /** A run as it is first recorded. */
 export type NewRun = Omit<
   RunRow,
-  "id" | "status" | "exit_code" | "finished_at" | "tick" | "stop_reason"
+  "id" | "status" | "exit_code" | "finished_at" | "tick" | "stop_reason" | "dependant_rules"
 > & {
   tick?: number;
 };

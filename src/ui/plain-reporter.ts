@@ -48,7 +48,7 @@ export function plainReporter(options: PlainOptions): Reporter & { tick(): void 
       case "run:started":
         if (!options.quiet)
           say(
-            `run ${event.runId}: ${plural(event.jobs, "job")}, ${plural(event.tasks, "task")}, ${event.alreadyDone} already done${event.simulator ? `; ${SIMULATOR_NOTE}` : ""}`,
+            `run ${event.runId}: ${plural(event.jobs, "job")}, ${plural(event.tasks + event.awaiting, "task")}, ${event.alreadyDone} already done${event.simulator ? `; ${SIMULATOR_NOTE}` : ""}`,
           );
         break;
       case "task:failed":

@@ -60,6 +60,8 @@ export interface GroupState {
   skipped: number;
   /** Tasks counted at the start that no event has named yet, by the stage they started in. */
   unseen: StageCounts;
+  /** Tasks still to be made from upstream outputs, counted as queued until each is added. */
+  awaiting: number;
   runningProgress: number;
 }
 
@@ -138,28 +140,34 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
       state.maxCost = event.maxCost;
       state.simulator = event.simulator;
       state.startedAt = now;
-      state.total = event.tasks;
+      state.total = event.tasks + event.awaiting;
       state.spent = event.spent;
       for (const group of event.groups) {
+        const awaiting = group.awaiting ?? 0;
         state.groups.set(group.job, {
           job: group.job,
           family: group.family,
-          tasks: group.tasks,
-          stages: { ...group.stages },
+          tasks: group.tasks + awaiting,
+          stages: { ...group.stages, queued: group.stages.queued + awaiting },
           skipped: group.skipped ?? 0,
           unseen: { ...group.stages },
+          awaiting,
           runningProgress: 0,
         });
         for (const [stage, n] of Object.entries(group.stages)) state.stages[stage as Stage] += n;
+        state.stages.queued += awaiting;
         state.skipped += group.skipped ?? 0;
       }
       break;
     case "task:added": {
-      state.total += 1;
       const group = groupOf(state, event.job, event.family);
-      group.tasks += 1;
-      group.stages.queued += 1;
-      state.stages.queued += 1;
+      if (group.awaiting > 0) group.awaiting -= 1;
+      else {
+        state.total += 1;
+        group.tasks += 1;
+        group.stages.queued += 1;
+        state.stages.queued += 1;
+      }
       state.tasks.set(event.key, { job: event.job, stage: "queued", progress: 0 });
       break;
     }
@@ -241,11 +249,24 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
       state.spent = event.spent;
       state.counts = { ...event.counts };
       state.unknownSubmits = event.unknownSubmits;
+      // Run to its end, it made all it was to (an upstream may make fewer than its most).
+      if (event.end === "done" || event.end === "failed") dropAwaiting(state);
       break;
     default: {
       // Every event is handled; a new one fails to compile here.
       event satisfies never;
     }
+  }
+}
+
+/** Takes the tasks no upstream is to make any more out of every count. */
+function dropAwaiting(state: RunState): void {
+  for (const group of state.groups.values()) {
+    state.total -= group.awaiting;
+    state.stages.queued -= group.awaiting;
+    group.tasks -= group.awaiting;
+    group.stages.queued -= group.awaiting;
+    group.awaiting = 0;
   }
 }
 
@@ -259,6 +280,7 @@ function groupOf(state: RunState, job: string, family: string | null = null): Gr
       stages: emptyStages(),
       skipped: 0,
       unseen: emptyStages(),
+      awaiting: 0,
       runningProgress: 0,
     };
     state.groups.set(job, group);
@@ -285,12 +307,17 @@ function move(
   let was: Stage | null;
   if (task === undefined) {
     was = from.find((s) => group.unseen[s] > 0) ?? null;
+    if (was !== null) group.unseen[was] -= 1;
+    else if (group.awaiting > 0 && from.includes("queued")) {
+      // A dependant made and moved on at once (a stand-in skipped): it was awaiting.
+      group.awaiting -= 1;
+      was = "queued";
+    }
     if (was === null) {
       // Never counted (a task of another process): it joins the run here.
       group.tasks += 1;
       state.total += 1;
     } else {
-      group.unseen[was] -= 1;
       group.stages[was] -= 1;
       state.stages[was] -= 1;
     }

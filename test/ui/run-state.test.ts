@@ -12,6 +12,33 @@ const fail = (job: string, n: number, reason: string, state = "failed"): EngineE
 });
 
 describe("run state", () => {
+  it("item 10: dependants awaiting their upstream count as queued; one skipped at once is one of them", () => {
+    const start = started({ hero: 2, teaser: { awaiting: 3 } });
+    const added: EngineEvent = {
+      type: "task:added",
+      key: "teaser-1",
+      job: "teaser",
+      label: "teaser-1",
+      upstream: "hero-1",
+      family: "fam-teaser",
+    };
+    const { view } = play([start, ...through("hero", 1), added, fail("teaser", 2, "x", "skipped")]);
+    expect(view).toMatchObject({ total: 5, stages: { queued: 3, done: 1, failed: 1 }, skipped: 1 });
+    expect(view.groups.find((g) => g.job === "teaser")).toMatchObject({ tasks: 3, skipped: 1 });
+    const end = (reason: "done" | "budget"): EngineEvent => ({
+      type: "run:finished",
+      end: reason,
+      counts: {},
+      spent: 0,
+      unknownSubmits: 0,
+    });
+    // Run to its end, an upstream made fewer than its most: the one never made drops out.
+    const done = play([start, ...through("hero", 1), ...through("hero", 2), added, end("done")]);
+    expect(done.view).toMatchObject({ total: 3, stages: { queued: 1 } });
+    // Stopped early, the rest is still to come.
+    expect(play([start, end("budget")]).view).toMatchObject({ total: 5, stages: { queued: 5 } });
+  });
+
   it("counts tasks per stage as they move, overall and per job id", () => {
     const { view } = play([
       started({ hero: 2, styles: 4 }),
