@@ -24,7 +24,9 @@ export async function idleTickReason(
   if (run === undefined || run.finished_at === null || !ENDED.includes(run.status))
     return undefined;
   const next = nextTick(schedule, tick);
-  return `${name}: tick ${tickLabel(tick, schedule)} already done (run ${run.id}, ${run.status}); next tick due at ${next === undefined ? "never" : when(schedule, next)}`;
+  const retry =
+    run.status === "failed" ? `; gwrun retry ${run.id} --failed redoes its failures` : "";
+  return `${name}: tick ${tickLabel(tick, schedule)} already done (run ${run.id}, ${run.status}${retry}); next tick due at ${next === undefined ? "never" : when(schedule, next)}`;
 }
 
 /** A tick as the schedule names it, and as an instant: "2026-11-24T0600 Europe/Berlin (2026-11-24T05:00:00.000Z)". */
