@@ -122,10 +122,12 @@ export interface SummaryOptions {
 export function summaryLines(view: RunView, options: SummaryOptions): string[] {
   const counts = view.counts;
   const end = view.end ?? "interrupted";
-  const tasks = Object.values(counts).reduce((sum, n) => sum + n, 0);
+  // A run stopped early has dependants still to come: counted as `gwrun status` counts them.
+  const tasks = Object.values(counts).reduce((sum, n) => sum + n, 0) + view.awaiting;
   const others = Object.entries(counts)
     .filter(([state]) => state !== "done")
     .map(([state, n]) => `${n} ${state}`);
+  if (view.awaiting > 0) others.push(`${view.awaiting} awaiting upstream`);
   const lines = [
     `run ${view.runId ?? "?"} ${STATUS_BY_END[end]} after ${formatDuration(view.elapsedMs)}: ${plural(tasks, "task")}, ${counts.done ?? 0} done${others.length > 0 ? `, ${others.join(", ")}` : ""}; spent ${formatSpend(view.spent, view.maxCost)}; outputs in ${view.outputDir ?? "."}`,
   ];

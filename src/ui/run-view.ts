@@ -15,6 +15,8 @@ export interface RunView {
   /** The gateway is the built-in simulator: stand-in outputs, nothing paid. */
   simulator: boolean;
   total: number;
+  /** Of `total`, the tasks still to be made from upstream outputs (counted as queued). */
+  awaiting: number;
   /** Tasks by stage; `running` leaves out those waiting for their first poll. */
   stages: StageCounts;
   /** Of `stages.failed`, the tasks skipped because their upstream failed. */
@@ -89,6 +91,7 @@ export function viewOf(state: RunState, now: number, cwd: string): RunView {
     maxCost: state.maxCost,
     simulator: state.simulator,
     total: state.total,
+    awaiting: [...state.groups.values()].reduce((sum, group) => sum + group.awaiting, 0),
     stages: { ...state.stages, running },
     skipped: state.skipped,
     waiting,

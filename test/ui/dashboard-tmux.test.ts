@@ -116,6 +116,6 @@ describe.runIf(runsWith("tmux"))("the dashboard in a terminal (tmux)", () => {
     // The summary wraps at word boundaries on 50 columns.
     expect(last).toMatch(/run 1 interrupted after \d+s:\s+\d+\s+tasks,\s+\d+\s+done/);
     expect(last).toMatch(/next: gwrun resume 1/);
-    expect(last).toMatch(/^SIMULATOR · spring-campaign.* · interrupted · spent/m);
+    expect(last).toMatch(/^SIMULATOR · spring-\S* · interrupted · spent/m);
   }, 180_000);
 });
