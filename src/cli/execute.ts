@@ -5,16 +5,18 @@ import { type CheckedManifest, checkManifestText } from "../families/index.js";
 import {
   formatDiagnostic,
   hasMaskedKey,
+  isSimulator,
   type ManifestSettings,
   maskLiteralKey,
   outputDirOf,
   type Schedule,
   tickLabel,
+  whySimulator,
 } from "../manifest/index.js";
-import { planRun } from "../plan/index.js";
-import { describeHolder, runTickUnderLease, tryLease } from "../schedule/index.js";
+import { dependantRules, dependantTemplates, planRun } from "../plan/index.js";
+import { describeHolder, idleTickReason, runTickUnderLease, tryLease } from "../schedule/index.js";
 import { type RunRow, type Store, TickTrigger } from "../store/index.js";
-import { openLogReporter, openReporter, STATUS_BY_END } from "../ui/index.js";
+import { linePrefix, openLogReporter, openReporter, STATUS_BY_END } from "../ui/index.js";
 import { EXIT_BY_END, ExitCode } from "./exit-codes.js";
 import { fleetDriver, isFleetStore, readyForWorkers } from "./fleet.js";
 import { feedsOf, selectJobs } from "./only.js";
@@ -90,7 +92,9 @@ export async function executeManifest(
 
 /**
  * A one-shot run of a scheduled manifest (a system crontab's `gwrun run`): takes the lease or
- * politely refuses with exit 4, then runs the tick as the scheduler would.
+ * politely refuses with exit 4, then runs the tick as the scheduler would. A new run (not a
+ * resume or retry, nor `--force`) of a tick that already ran to its end, or before any is
+ * due, says so and exits 6: a cron line out of step with the schedule does not pass unseen.
  */
 async function runTickOnce(
   file: string,
@@ -120,6 +124,17 @@ async function runTickOnce(
       return { exit: ExitCode.Busy, runId: undefined };
     }
     try {
+      const idle =
+        runId === undefined && flags.force !== true
+          ? await idleTickReason(store, tick.name, tick.schedule, {
+              tick: tick.tick,
+              due: checked.expanded.moment.due,
+            })
+          : undefined;
+      if (idle !== undefined) {
+        err(`gwrun: ${idle}; nothing was run`);
+        return { exit: ExitCode.NoTick, runId: undefined };
+      }
       const quiet = flags.quiet === true || flags.json === true;
       const exit = await runTickUnderLease({
         store,
@@ -176,6 +191,11 @@ async function executeChecked(
   try {
     const feeds = await feedsOf(store, outputDir, jobs);
     const baseUrl = flags.baseUrl ?? settings.gateway.baseUrl;
+    // A schedule left on the simulator (a variable its cron job lacks) is told at every tick.
+    if (moment.tick !== undefined && isSimulator(baseUrl))
+      (log ?? err)(
+        `${linePrefix(true)}warning: tick ${moment.tickLabel} of ${settings.name} runs against the built-in simulator (${whySimulator(checked.source, process.env, flags.baseUrl)}): stand-in outputs, no real money`,
+      );
     const gateway = await openGateway(settings, baseUrl, hasMaskedKey(checked.source));
     try {
       const now = Date.now();
@@ -199,6 +219,8 @@ async function executeChecked(
       const plan = planRun(file, settings, jobs, { moment });
       if (isFleetStore(store)) await readyForWorkers(store, id, outputDir, checked);
       await store.recordTasks(id, plan.tasks, now);
+      // Kept so that `gwrun status` counts the dependants still to come as the run does.
+      await store.setDependantRules(id, JSON.stringify(dependantRules(dependantTemplates(jobs))));
       let interrupt = () => {};
       // `q` or Ctrl-C on the dashboard (which reads the keys) is the same stop as SIGINT.
       const reporter =

@@ -13,6 +13,8 @@ export const ExitCode = {
   Busy: 4,
   /** The state database cannot be used (full disk, read-only, damaged, locked too long). */
   Store: 5,
+  /** A scheduled manifest's tick already ran to its end, or none is due yet; nothing was done. */
+  NoTick: 6,
   Interrupted: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
@@ -26,6 +28,8 @@ export const EXIT_CODE_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [ExitCode.Busy]: "another run of the same scheduled manifest holds its lease; nothing done",
   [ExitCode.Store]:
     "the state database cannot be used (full disk, read-only, damaged, locked); nothing more submitted",
+  [ExitCode.NoTick]:
+    "a scheduled manifest's tick due now already ran to its end, or none is due yet; nothing done",
   [ExitCode.Interrupted]: "interrupted (Ctrl-C)",
 };
 

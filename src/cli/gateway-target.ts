@@ -1,5 +1,5 @@
 import { ErrorCode, GwError } from "../core/errors.js";
-import type { ManifestSettings } from "../manifest/index.js";
+import { isSimulator, type ManifestSettings } from "../manifest/index.js";
 import type { Simulator } from "../sim/index.js";
 
 /** Where a run sends its requests, and what to release afterwards. */
@@ -27,7 +27,7 @@ export async function openGatewayTarget(
   options: { keyMasked?: boolean } = {},
 ): Promise<GatewayTarget> {
   const apiKey = gateway.apiKey ?? env.GW_API_KEY;
-  if (gateway.baseUrl !== "sim") {
+  if (!isSimulator(gateway.baseUrl)) {
     if ((apiKey === undefined || apiKey === "") && options.keyMasked === true) {
       throw new GwError(
         ErrorCode.Usage,

@@ -84,7 +84,11 @@ async function runDaemon(
     run:
       (manifest) =>
       async ({ tick, resume }) => {
-        const prefix = (line: string) => log(`${manifest.name}: ${line.replace(/^gwrun: /, "")}`);
+        // "gwrun: " gives way to the manifest's name; the simulator's mark stays.
+        const prefix = (line: string) =>
+          log(
+            `${manifest.name}: ${line.replace(/^gwrun(?: (\(simulator\)))?: /, (_, sim) => (sim === undefined ? "" : `${sim} `))}`,
+          );
         const done =
           resume === undefined
             ? await executeManifest(

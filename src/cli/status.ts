@@ -1,5 +1,6 @@
 import { terminalJson, terminalText } from "../core/terminal-text.js";
 import { plural } from "../core/words.js";
+import { awaitingTotal, awaitingUpstream, recordedRules } from "../plan/index.js";
 import { FAILED_STATES, type RunRow } from "../store/index.js";
 import { formatDuration, formatSpend } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
@@ -17,6 +18,8 @@ interface JobStatus {
   family: string;
   tasks: number;
   states: Record<string, number>;
+  /** Tasks its upstreams are still to make (not in `tasks`); left out when none. */
+  awaiting_upstream?: number;
 }
 
 /** `gwrun status [run]`: tasks by state and by job, spend, failures with their reasons. */
@@ -65,6 +68,14 @@ export function showStatus(
     }
     // What this run paid itself; what its tasks cost in all, whichever run paid.
     const { paid, spent } = await store.summaryOf({ run: run.id });
+    // The dependants still to come, as the run counts them: the totals are the plan's.
+    const awaiting = awaitingUpstream(tasks, recordedRules(run.dependant_rules));
+    for (const [id, { tasks: n, family }] of awaiting) {
+      const job = byJob.get(id) ?? { id, family: family ?? "passthrough", tasks: 0, states: {} };
+      byJob.set(id, { ...job, awaiting_upstream: n });
+    }
+    const toCome = awaitingTotal(awaiting);
+    const upTo = toCome.exact ? "" : "up to ";
     const texts = await textSummaries(store, run.id);
     const labels = new Map(tasks.map((task) => [task.key, task.label]));
     const reviews = (await store.reviewsOf({ run: run.id })).map((review) => ({
@@ -93,6 +104,9 @@ export function showStatus(
             },
             tasks: tasks.length,
             states: byState,
+            awaiting_upstream: toCome.tasks,
+            expected_tasks: tasks.length + toCome.tasks,
+            expected_exact: toCome.exact,
             jobs,
             spent: paid,
             spent_in_all: spent,
@@ -112,11 +126,13 @@ export function showStatus(
     say(`run ${run.id}: ${run.name} — ${runTimes(run, now)}`);
     if (run.stop_reason !== null) say(`  stopped: ${run.stop_reason}`);
     say(
-      `  ${plural(jobs.length, "job")}, ${plural(tasks.length, "task")}: ${countsText(byState)}; ${formatSpend({ paid, spent, maxCost: null })}`,
+      `  ${plural(jobs.length, "job")}, ${upTo}${plural(tasks.length + toCome.tasks, "task")}: ${countsText(byState, toCome.tasks, upTo)}; ${formatSpend({ paid, spent, maxCost: null })}`,
     );
     const width = Math.max(...jobs.map((job) => job.id.length), 0) + 2;
     for (const job of jobs)
-      say(`  ${job.id.padEnd(width)}${job.family.padEnd(14)} ${countsText(job.states)}`);
+      say(
+        `  ${job.id.padEnd(width)}${job.family.padEnd(14)} ${countsText(job.states, job.awaiting_upstream ?? 0, upTo)}`,
+      );
     if (expiring.length > 0) {
       say(
         `  warning: ${expiring.length} finished result(s) not downloaded yet, links expiring soon: run \`gwrun resume ${run.id}\``,
@@ -156,13 +172,11 @@ function reviewLines(
   return lines;
 }
 
-/** "3 done, 1 failed", or "none". */
-function countsText(states: Record<string, number>): string {
-  return (
-    Object.entries(states)
-      .map(([state, n]) => `${n} ${state}`)
-      .join(", ") || "none"
-  );
+/** "3 done, 1 failed, 2 awaiting upstream", or "none". */
+function countsText(states: Record<string, number>, awaiting = 0, upTo = ""): string {
+  const counts = Object.entries(states).map(([state, n]) => `${n} ${state}`);
+  if (awaiting > 0) counts.push(`${upTo}${awaiting} awaiting upstream`);
+  return counts.join(", ") || "none";
 }
 
 /** How a run stands in time: its status, start, how long it took (or has run), its tick. */

@@ -21,8 +21,8 @@ export type StageCounts = Record<Stage, number>;
 
 /**
  * One job id of the manifest at the start of a run: its family and its tasks by the stage the
- * run takes them on in. A `from:` job's group is there from the start, empty until its
- * upstream has outputs.
+ * run takes them on in. A `from:` job's group is there from the start, its tasks awaiting
+ * their upstream's outputs counted apart until `task:added` makes each.
  */
 export interface JobGroup {
   job: string;
@@ -32,6 +32,8 @@ export interface JobGroup {
   stages: StageCounts;
   /** Of `stages.failed`, those skipped because their upstream failed. */
   skipped?: number;
+  /** Tasks not made yet, awaiting their upstream's outputs (not in `tasks`). */
+  awaiting?: number;
 }
 
 export type EngineEvent =
@@ -41,8 +43,10 @@ export type EngineEvent =
       runId: number;
       /** Manifest job ids in the run (dependants' included). */
       jobs: number;
-      /** The tasks they expand into. */
+      /** The tasks they expand into, recorded so far. */
       tasks: number;
+      /** Tasks still to be made from upstream outputs, as the plan counts them; `task:added` makes each. */
+      awaiting: number;
       /** Tasks done before this run started (files intact). */
       alreadyDone: number;
       /** The manifest's run name. */
@@ -55,6 +59,8 @@ export type EngineEvent =
       spent: number;
       /** What this run paid before this process (a resumed run). */
       paid: number;
+      /** True when the gateway is the built-in simulator: stand-in outputs, no real money. */
+      simulator: boolean;
       groups: JobGroup[];
     }
   | { type: "task:postprocessing"; key: string; job: string; label: string }

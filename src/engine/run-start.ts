@@ -1,3 +1,5 @@
+import { isSimulator } from "../manifest/index.js";
+import { awaitingUpstream, dependantRules } from "../plan/index.js";
 import { type TaskRow, TaskState } from "../store/index.js";
 import type { EngineOptions } from "./context.js";
 import type { EngineEvent, JobGroup, Stage } from "./events.js";
@@ -56,11 +58,20 @@ export class RunStart {
 
   /** `run:started`, counting the groups at the start, with the `from:` jobs that have no task yet. */
   started(
-    options: Pick<EngineOptions, "runId" | "settings" | "outputDir" | "templates">,
+    options: Pick<EngineOptions, "runId" | "settings" | "outputDir" | "templates" | "baseUrl">,
     spend: { spent: number; paid: number },
   ): RunStarted {
     const counted = [...this.#tasks.values()].filter(({ row }) => !this.#added.has(row.key));
     const groups = jobGroups(counted, dependantJobs(options.templates));
+    // What the plan counts still to come, those added while starting included (told next).
+    const awaiting = awaitingUpstream(
+      counted.map(({ row }) => row),
+      dependantRules(options.templates),
+    );
+    for (const group of groups) {
+      const tasks = awaiting.get(group.job)?.tasks ?? 0;
+      if (tasks > 0) group.awaiting = tasks;
+    }
     const sum = (of: (group: JobGroup) => number) => groups.reduce((n, group) => n + of(group), 0);
     return {
       type: "run:started",
@@ -70,8 +81,10 @@ export class RunStart {
       maxCost: options.settings.limits.maxCost ?? null,
       spent: spend.spent,
       paid: spend.paid,
+      simulator: isSimulator(options.baseUrl),
       jobs: groups.length,
       tasks: sum((group) => group.tasks),
+      awaiting: sum((group) => group.awaiting ?? 0),
       alreadyDone: sum((group) => group.stages.done),
       groups,
     };

@@ -12,7 +12,9 @@ export {
 } from "./moment.js";
 export { manifestSchema } from "./schema.js";
 export { hasMaskedKey, maskLiteralKey, resolvedManifest } from "./secrets.js";
+export { isSimulator, whySimulator } from "./simulator.js";
 export {
+  dueTick,
   latestTick,
   nextTick,
   nextTicks,

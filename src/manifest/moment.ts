@@ -1,14 +1,6 @@
 import { parse } from "yaml";
 import { DEFAULTS } from "./settings.js";
-import {
-  dateOf,
-  latestTick,
-  localTimeZone,
-  nextTick,
-  type Schedule,
-  tickIdentity,
-  tickLabel,
-} from "./ticks.js";
+import { dateOf, dueTick, localTimeZone, type Schedule, tickIdentity, tickLabel } from "./ticks.js";
 import type { ManifestSettings } from "./types.js";
 
 /**
@@ -25,6 +17,8 @@ export interface RunMoment {
   date: string;
   /** `{tick}`: "2026-11-23T0600"; undefined for an unscheduled run. */
   tickLabel: string | undefined;
+  /** False when the tick is still ahead of the time asked for (none fell in the past year). */
+  due: boolean;
 }
 
 /** Template names a manifest gets from its run: `{{date}}` always, `{{tick}}` when scheduled. */
@@ -38,15 +32,16 @@ export function runMoment(schedule: Schedule | undefined, at: number): RunMoment
       tickId: undefined,
       date: dateOf(at, localTimeZone()),
       tickLabel: undefined,
+      due: true,
     };
   }
-  // A pattern with no tick in the past year (29 February) names its next one.
-  const tick = latestTick(schedule, at) ?? nextTick(schedule, at) ?? at;
+  const { tick, due } = dueTick(schedule, at) ?? { tick: at, due: true };
   return {
     tick,
     tickId: tickIdentity(tick),
     date: dateOf(tick, schedule.timezone),
     tickLabel: tickLabel(tick, schedule),
+    due,
   };
 }
 

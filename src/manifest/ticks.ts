@@ -108,6 +108,27 @@ export function latestTick(
   return undefined;
 }
 
+/** A run asked for this little before a tick belongs to it: a cron line that fires early, ms. */
+export const EARLY_MS = 30_000;
+
+/**
+ * The tick a run asked for at `at` belongs to: the latest at or before `at`, or the next one
+ * when it is at most EARLY_MS ahead (and nearer than a tenth of the gap from the last, so a
+ * schedule of seconds keeps its ticks apart). `due` is false for a tick still ahead: a pattern
+ * with no tick in the past year (29 February) names its next one. Undefined when there is none.
+ */
+export function dueTick(
+  schedule: Pick<Schedule, "cron" | "timezone">,
+  at: number,
+): { tick: number; due: boolean } | undefined {
+  const latest = latestTick(schedule, at);
+  const next = nextTick(schedule, at);
+  if (next === undefined) return latest === undefined ? undefined : { tick: latest, due: true };
+  const early = Math.min(EARLY_MS, latest === undefined ? EARLY_MS : (next - latest) / 10);
+  if (next - at <= early) return { tick: next, due: true };
+  return latest === undefined ? { tick: next, due: false } : { tick: latest, due: true };
+}
+
 /** Calendar fields of an instant in a time zone. */
 function partsIn(at: number, timezone: string): Record<string, string> {
   const format = new Intl.DateTimeFormat("en-CA", {

@@ -1,5 +1,5 @@
 import { CLAIM_OWNER } from "../core/process.js";
-import { type CheckedJob, FAMILIES } from "../families/index.js";
+import type { CheckedJob } from "../families/index.js";
 import {
   type NewTask,
   type OutputRow,
@@ -7,6 +7,12 @@ import {
   type TaskRow,
   TaskState,
 } from "../store/index.js";
+import {
+  type DependantRule,
+  dependantRules,
+  estimateDependants,
+  expectedOutputsOf,
+} from "./expected.js";
 import { factsOf, placementOf } from "./placement.js";
 import type { Plan, PlanGroup } from "./plan.js";
 import { emptyCounts, type StatusCounts, statusOf, TaskStatus } from "./status.js";
@@ -94,6 +100,7 @@ export async function diffPlan(
   const context: Context = {
     store,
     options,
+    rules: dependantRules(options.templates),
     groups: new Map(
       plan.groups.map((group) => [
         group.job,
@@ -153,6 +160,8 @@ export async function diffPlan(
 interface Context {
   store: PlanStore | undefined;
   options: DiffOptions;
+  /** What each `from:` job makes per upstream output. */
+  rules: DependantRule[];
   groups: Map<string, GroupDiff>;
   /** Each task's outputs, read once (the status and the dependants both need them). */
   outputs: Map<string, Promise<OutputRow[]>>;
@@ -174,12 +183,11 @@ async function nextLevel(context: Context, level: readonly Upstream[]): Promise<
     if (templates === undefined) continue;
     if (upstream.status === TaskStatus.Failed || upstream.status === TaskStatus.Expired) {
       // A run records its dependants skipped; `gwrun retry` of it brings them.
-      estimate(context, templates, expectedOutputsOf(upstream.task), TaskStatus.Failed, 0);
+      estimate(context, upstream.task, TaskStatus.Failed);
       continue;
     }
     const outputs = upstream.row === undefined ? [] : await outputsOf(context, upstream.row.key);
-    if (outputs.length === 0)
-      estimate(context, templates, expectedOutputsOf(upstream.task), TaskStatus.New, 0);
+    if (outputs.length === 0) estimate(context, upstream.task, TaskStatus.New);
     else expected.push(...keyedDependants(context, templates, upstream, outputs));
   }
   const recorded = await recordedTasks(
@@ -234,35 +242,14 @@ async function dependantStatus(
   return statusOfRow(context, bound);
 }
 
-/**
- * Dependants no run has keyed yet, counted from the outputs their upstream should make: each
- * template and repeat once per output, and theirs in turn down the chain.
- */
-function estimate(
-  context: Context,
-  templates: readonly CheckedJob[],
-  outputs: { count: number; exact: boolean },
-  status: TaskStatus,
-  depth: number,
-): void {
-  if (depth > context.groups.size) return;
-  for (const checked of templates) {
-    const { family, body } = checked;
-    const tasks = checked.job.spec.repeat * outputs.count;
-    if (tasks === 0) continue;
-    const id = checked.job.spec.id;
-    count(context, id, status, family?.estimateCost(body) ?? null, tasks, outputs.exact);
-    const below = context.options.templates.get(id);
-    if (below === undefined) continue;
-    const each = family?.expectedOutputs(body);
-    estimate(
-      context,
-      below,
-      { count: (each?.count ?? 1) * tasks, exact: outputs.exact && each?.exact === true },
-      status,
-      depth + 1,
-    );
-  }
+/** Dependants no run has keyed yet, counted from the outputs their upstream should make. */
+function estimate(context: Context, upstream: NewTask, status: TaskStatus): void {
+  estimateDependants(
+    context.rules,
+    upstream.jobId,
+    expectedOutputsOf(upstream),
+    (rule, tasks, exact) => count(context, rule.job, status, rule.cost, tasks, exact),
+  );
 }
 
 function count(
@@ -309,13 +296,6 @@ async function statusOfRow(context: Context, row: TaskRow): Promise<TaskStatus> 
   const group = context.groups.get(row.job_id);
   if (placement === "deliver" && group !== undefined) group.delivers += 1;
   return statusOf(row, placement);
-}
-
-/** What one task should make, by its family (a passthrough request: one, maybe more). */
-function expectedOutputsOf(task: NewTask): { count: number; exact: boolean } {
-  const family = FAMILIES.find((candidate) => candidate.id === task.family);
-  if (family === undefined) return { count: 1, exact: false };
-  return family.expectedOutputs(JSON.parse(task.request) as Record<string, unknown>);
 }
 
 async function recordedTasks(

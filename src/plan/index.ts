@@ -11,6 +11,15 @@ export {
   type PlannedTask,
   type PlanStore,
 } from "./diff.js";
+export {
+  type Awaiting,
+  type AwaitingRow,
+  awaitingTotal,
+  awaitingUpstream,
+  type DependantRule,
+  dependantRules,
+  recordedRules,
+} from "./expected.js";
 export { type TaskIdentity, taskKey } from "./identity.js";
 export { describePipeline, type PipelineStep } from "./pipelines.js";
 export {

@@ -72,7 +72,7 @@ export interface FleetStore {
   ): Promise<{ submits: number; downloads: number; running: number; expiringLinks: number }>;
   /** Every gateway account's pace row: rate, ceiling, announced limit, pause left. */
   paceRows(): Promise<PaceRowStatus[]>;
-  /** A run's submits per worker id. */
+  /** Submits made for a run (a task kept from an earlier run is not one), per worker id. */
   submitsByWorker(runId: number): Promise<Record<string, number>>;
   orphanCount(): Promise<number>;
 }

@@ -70,6 +70,8 @@ export interface RunStore {
     now: number,
     stopReason?: string | null,
   ): Promise<void>;
+  /** Keeps what each `from:` job of the run makes per upstream output (JSON). */
+  setDependantRules(id: number, rules: string): Promise<void>;
   run(id: number): Promise<RunRow | undefined>;
   /** The latest run, of the manifest named `name` when given. */
   latestRun(name?: string): Promise<RunRow | undefined>;

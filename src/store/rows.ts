@@ -22,6 +22,8 @@ export interface RunRow {
    * are relative to the project folder (the store port gives them back absolute).
    */
   project_dir: string | null;
+  /** What each of its `from:` jobs makes per upstream output (JSON); null when not recorded. */
+  dependant_rules: string | null;
 }
 
 /** Something a run said while it went on (rate limiting, a stop), kept for viewers. */
@@ -35,7 +37,14 @@ export interface RunNotice {
 /** A run as it is first recorded. */
 export type NewRun = Omit<
   RunRow,
-  "id" | "status" | "exit_code" | "finished_at" | "tick" | "stop_reason" | "project_dir"
+  | "id"
+  | "status"
+  | "exit_code"
+  | "finished_at"
+  | "tick"
+  | "stop_reason"
+  | "project_dir"
+  | "dependant_rules"
 > & {
   tick?: number;
   project_dir?: string;

@@ -27,12 +27,14 @@ const events = [
     runId: z.number().int(),
     jobs: z.number().int(),
     tasks: z.number().int(),
+    awaiting: z.number().int(),
     alreadyDone: z.number().int(),
     name: z.string(),
     outputDir: z.string(),
     maxCost: z.number().nullable(),
     spent: z.number(),
     paid: z.number(),
+    simulator: z.boolean(),
     groups: z.array(
       z.object({
         job: z.string(),
@@ -41,6 +43,7 @@ const events = [
         tasks: z.number().int(),
         stages,
         skipped: z.number().int().optional(),
+        awaiting: z.number().int().optional(),
       }),
     ),
   }),

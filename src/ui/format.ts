@@ -102,6 +102,14 @@ export const STATUS_BY_END: Readonly<Record<RunEnd, string>> = {
   interrupted: "interrupted",
 };
 
+/** What a run against the built-in simulator is, said wherever the run is shown. */
+export const SIMULATOR_NOTE = "against the built-in simulator: stand-in outputs, no real money";
+
+/** The start of every plain line: it names the simulator when the run talks to it. */
+export function linePrefix(simulator: boolean): string {
+  return simulator ? "gwrun (simulator): " : "gwrun: ";
+}
+
 export interface SummaryOptions {
   /** Whether the gallery was written (a run that never started has none). */
   galleryExists: boolean;
@@ -119,13 +127,16 @@ export interface SummaryOptions {
 export function summaryLines(view: RunView, options: SummaryOptions): string[] {
   const counts = view.counts;
   const end = view.end ?? "interrupted";
-  const tasks = Object.values(counts).reduce((sum, n) => sum + n, 0);
+  // A run stopped early has dependants still to come: counted as `gwrun status` counts them.
+  const tasks = Object.values(counts).reduce((sum, n) => sum + n, 0) + view.awaiting;
   const others = Object.entries(counts)
     .filter(([state]) => state !== "done")
     .map(([state, n]) => `${n} ${state}`);
+  if (view.awaiting > 0) others.push(`${view.awaiting} awaiting upstream`);
   const lines = [
     `run ${view.runId ?? "?"} ${STATUS_BY_END[end]} after ${formatDuration(view.elapsedMs)}: ${plural(tasks, "task")}, ${counts.done ?? 0} done${others.length > 0 ? `, ${others.join(", ")}` : ""}; ${formatSpend(view)}; outputs in ${view.outputDir ?? "."}`,
   ];
+  if (view.simulator) lines[0] += `; ${SIMULATOR_NOTE}`;
   for (const { reason, count } of view.reasons) lines.push(`  ${count} × ${reason}`);
   if (view.delivered > 0)
     lines.push(

@@ -2,7 +2,7 @@ import path from "node:path";
 import { terminalText } from "../core/terminal-text.js";
 import { plural } from "../core/words.js";
 import type { EngineEvent } from "../engine/index.js";
-import { progressLine, summaryLines } from "./format.js";
+import { linePrefix, progressLine, SIMULATOR_NOTE, summaryLines } from "./format.js";
 import type { Reporter } from "./reporter.js";
 import { applyEvent, createRunState } from "./run-state.js";
 import { viewOf } from "./run-view.js";
@@ -33,7 +33,7 @@ export function plainReporter(options: PlainOptions): Reporter & { tick(): void 
   // Reasons carry others' words (a gateway's, a model's): none drives the terminal.
   const write = (line: string) => options.write(terminalText(line));
   const stamp = () => (options.timestamps ? `${new Date(options.now()).toISOString()} ` : "");
-  const say = (line: string) => write(`${stamp()}gwrun: ${line}`);
+  const say = (line: string) => write(`${stamp()}${linePrefix(state.simulator)}${line}`);
   let shown = 0;
   let lastLine = Number.NEGATIVE_INFINITY;
   let rateLimited = false;
@@ -52,7 +52,7 @@ export function plainReporter(options: PlainOptions): Reporter & { tick(): void 
       case "run:started":
         if (!options.quiet)
           say(
-            `run ${event.runId}: ${plural(event.jobs, "job")}, ${plural(event.tasks, "task")}, ${event.alreadyDone} already done`,
+            `run ${event.runId}: ${plural(event.jobs, "job")}, ${plural(event.tasks + event.awaiting, "task")}, ${event.alreadyDone} already done${event.simulator ? `; ${SIMULATOR_NOTE}` : ""}`,
           );
         break;
       case "task:failed":

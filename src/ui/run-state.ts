@@ -1,85 +1,8 @@
 import { terminalText } from "../core/terminal-text.js";
-import {
-  type EngineEvent,
-  emptyStages,
-  type RunEnd,
-  type Stage,
-  type StageCounts,
-  type StateCounts,
-} from "../engine/index.js";
+import { type EngineEvent, emptyStages, type Stage } from "../engine/index.js";
+import type { GroupState, RunState } from "./run-state-types.js";
 
-/**
- * A run as its reporters see it, aggregated from engine events. `applyEvent` folds one event
- * in (O(1), no IO; `now` is passed in), `viewOf` derives what a screen shows at a moment.
- * The state is updated in place: a 10,000-job run sends tens of thousands of events.
- */
-export interface RunState {
-  runId: number | null;
-  name: string;
-  outputDir: string | null;
-  maxCost: number | null;
-  startedAt: number | null;
-  finishedAt: number | null;
-  total: number;
-  spent: number;
-  /** What this run paid itself (its own submits); `spent` also counts tasks paid before. */
-  paid: number;
-  stages: StageCounts;
-  /** Of `stages.failed`, the tasks skipped because their upstream failed. */
-  skipped: number;
-  /** Sum of the progress (0–100) of the tasks in the running stage. */
-  runningProgress: number;
-  /**
-   * Submitted tasks not polled yet, in submit order: when their first poll is due (by `now`).
-   * Until then the gateway has said nothing of their progress.
-   */
-  firstPolls: Map<string, number>;
-  groups: Map<string, GroupState>;
-  tasks: Map<string, TaskState>;
-  /** Jobs done per second of the clock, for the last minute. */
-  doneBySecond: Map<number, number>;
-  rateLimitedUntil: number;
-  ratePerSecond: number | null;
-  backoffUntil: number;
-  failures: Failure[];
-  /** Failures by reason, for the summary. */
-  reasons: Map<string, number>;
-  /** Outputs of done tasks found gone: how many, fetched again or made again. */
-  missing: { download: number; redo: number };
-  /** Outputs made before into another folder, delivered into the run's. */
-  delivered: number;
-  stopping: { reason: RunEnd; message: string } | null;
-  end: RunEnd | null;
-  /** The run's tasks by store state, once it has finished. */
-  counts: StateCounts;
-  unknownSubmits: number;
-  /** Bumped by every event: a reporter redraws only when it changed. */
-  version: number;
-}
-
-export interface GroupState {
-  job: string;
-  family: string | null;
-  tasks: number;
-  stages: StageCounts;
-  skipped: number;
-  /** Tasks counted at the start that no event has named yet, by the stage they started in. */
-  unseen: StageCounts;
-  runningProgress: number;
-}
-
-interface TaskState {
-  job: string;
-  stage: Stage;
-  progress: number;
-}
-
-export interface Failure {
-  label: string;
-  state: string;
-  reason: string;
-  at: number;
-}
+export type { Failure, GroupState, RunState } from "./run-state-types.js";
 
 /** Failures kept for the screen. */
 export const RECENT_FAILURES = 5;
@@ -91,6 +14,7 @@ export function createRunState(): RunState {
     name: "",
     outputDir: null,
     maxCost: null,
+    simulator: false,
     startedAt: null,
     finishedAt: null,
     total: 0,
@@ -143,30 +67,37 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
       state.name = event.name;
       state.outputDir = event.outputDir;
       state.maxCost = event.maxCost;
+      state.simulator = event.simulator;
       state.startedAt = now;
-      state.total = event.tasks;
+      state.total = event.tasks + event.awaiting;
       state.spent = event.spent;
       state.paid = event.paid;
       for (const group of event.groups) {
+        const awaiting = group.awaiting ?? 0;
         state.groups.set(group.job, {
           job: group.job,
           family: group.family,
-          tasks: group.tasks,
-          stages: { ...group.stages },
+          tasks: group.tasks + awaiting,
+          stages: { ...group.stages, queued: group.stages.queued + awaiting },
           skipped: group.skipped ?? 0,
           unseen: { ...group.stages },
+          awaiting,
           runningProgress: 0,
         });
         for (const [stage, n] of Object.entries(group.stages)) state.stages[stage as Stage] += n;
+        state.stages.queued += awaiting;
         state.skipped += group.skipped ?? 0;
       }
       break;
     case "task:added": {
-      state.total += 1;
       const group = groupOf(state, event.job, event.family);
-      group.tasks += 1;
-      group.stages.queued += 1;
-      state.stages.queued += 1;
+      if (group.awaiting > 0) group.awaiting -= 1;
+      else {
+        state.total += 1;
+        group.tasks += 1;
+        group.stages.queued += 1;
+        state.stages.queued += 1;
+      }
       state.tasks.set(event.key, { job: event.job, stage: "queued", progress: 0 });
       break;
     }
@@ -253,11 +184,24 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
       state.paid = event.paid;
       state.counts = { ...event.counts };
       state.unknownSubmits = event.unknownSubmits;
+      // Run to its end, it made all it was to (an upstream may make fewer than its most).
+      if (event.end === "done" || event.end === "failed") dropAwaiting(state);
       break;
     default: {
       // Every event is handled; a new one fails to compile here.
       event satisfies never;
     }
+  }
+}
+
+/** Takes the tasks no upstream is to make any more out of every count. */
+function dropAwaiting(state: RunState): void {
+  for (const group of state.groups.values()) {
+    state.total -= group.awaiting;
+    state.stages.queued -= group.awaiting;
+    group.tasks -= group.awaiting;
+    group.stages.queued -= group.awaiting;
+    group.awaiting = 0;
   }
 }
 
@@ -271,6 +215,7 @@ function groupOf(state: RunState, job: string, family: string | null = null): Gr
       stages: emptyStages(),
       skipped: 0,
       unseen: emptyStages(),
+      awaiting: 0,
       runningProgress: 0,
     };
     state.groups.set(job, group);
@@ -297,12 +242,17 @@ function move(
   let was: Stage | null;
   if (task === undefined) {
     was = from.find((s) => group.unseen[s] > 0) ?? null;
+    if (was !== null) group.unseen[was] -= 1;
+    else if (group.awaiting > 0 && from.includes("queued")) {
+      // A dependant made and moved on at once (a stand-in skipped): it was awaiting.
+      group.awaiting -= 1;
+      was = "queued";
+    }
     if (was === null) {
       // Never counted (a task of another process): it joins the run here.
       group.tasks += 1;
       state.total += 1;
     } else {
-      group.unseen[was] -= 1;
       group.stages[was] -= 1;
       state.stages[was] -= 1;
     }

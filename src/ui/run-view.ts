@@ -13,7 +13,11 @@ export interface RunView {
   spent: number;
   paid: number;
   maxCost: number | null;
+  /** The gateway is the built-in simulator: stand-in outputs, no real money. */
+  simulator: boolean;
   total: number;
+  /** Of `total`, the tasks still to be made from upstream outputs (counted as queued). */
+  awaiting: number;
   /** Tasks by stage; `running` leaves out those waiting for their first poll. */
   stages: StageCounts;
   /** Of `stages.failed`, the tasks skipped because their upstream failed. */
@@ -91,7 +95,9 @@ export function viewOf(state: RunState, now: number, cwd: string): RunView {
     spent: Math.round(state.spent * 1e6) / 1e6,
     paid: Math.round(state.paid * 1e6) / 1e6,
     maxCost: state.maxCost,
+    simulator: state.simulator,
     total: state.total,
+    awaiting: [...state.groups.values()].reduce((sum, group) => sum + group.awaiting, 0),
     stages: { ...state.stages, running },
     skipped: state.skipped,
     waiting,

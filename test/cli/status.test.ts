@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { gwrunAsync } from "../helpers/cli.js";
 import { fastSettings, withRun } from "../helpers/run.js";
 
 describe("gwrun status and runs", () => {
@@ -40,6 +41,65 @@ jobs:
       expect(runs[1]).toMatch(
         /^ {3}1 {2}two +done +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z +\d+s +[\d.]+ +– +\S+two\.yaml$/,
       );
+    });
+  }, 60_000);
+
+  it("item 10: status mid-run, the run's plain lines and plan count the plan's tasks, dependants included", async () => {
+    await withRun({ seed: "expected" }, async (scope) => {
+      // The first poll comes late, so the run is seen with its pictures submitted and no clip yet.
+      const settings = fastSettings(scope.outputDir).replace(
+        "first_after: 20ms",
+        "first_after: 3s",
+      );
+      const manifest = scope.write(
+        "chain.yaml",
+        `${settings}name: chain
+jobs:
+  - { id: hero, model: acme-image-2, prompt: a ceramic mug, size: "1:1", repeat: 2 }
+  - { id: styles, model: acme2.7-image, prompt: "a mug, {{style}}", matrix: { style: [clay, ink] } }
+  - { id: teaser, model: acme-video-2.3-Fast, from: hero, first_frame_image: "{{input.url}}", prompt: "[推进] in" }
+`,
+      );
+      const planned = gwrunAsync(["plan", manifest, "--json", "--db", scope.db], {
+        cwd: scope.dir,
+      });
+      const plan = JSON.parse((await planned.done).stdout);
+      expect(plan.totals.tasks).toBe(6);
+      const run = scope.gwrun(["run", manifest]);
+      const deadline = Date.now() + 20_000;
+      let json: { states: Record<string, number> } = { states: {} };
+      // All four pictures at the gateway (submitted, or processing by its answer).
+      while ((json.states.submitted ?? 0) + (json.states.processing ?? 0) < 4) {
+        expect(Date.now()).toBeLessThan(deadline);
+        const seen = await scope.gwrun(["status", "--json"]).done;
+        if (seen.code === 0) json = JSON.parse(seen.stdout);
+      }
+      expect(json).toMatchObject({
+        tasks: 4,
+        awaiting_upstream: 2,
+        expected_tasks: 6,
+        expected_exact: true,
+      });
+      expect(json).toHaveProperty(
+        "jobs",
+        expect.arrayContaining([
+          { id: "teaser", family: "video-1", tasks: 0, states: {}, awaiting_upstream: 2 },
+        ]),
+      );
+      const mid = (await scope.gwrun(["status"]).done).stdout;
+      expect(mid).toMatch(
+        /^ {2}3 jobs, 6 tasks: (\d+ (submitted|processing), )+2 awaiting upstream;/m,
+      );
+      expect(mid).toMatch(/^ {2}teaser {2}video-1 {8}2 awaiting upstream$/m);
+      const ended = await run.done;
+      expect(ended.code, ended.stderr).toBe(0);
+      // The run's own lines count six from the start.
+      expect(ended.stderr).toMatch(/gwrun: run 1: 3 jobs, 6 tasks, 0 already done\n/);
+      const progress = ended.stderr.match(/ \d+\/\d+ tasks done/g) ?? [];
+      expect(progress.length).toBeGreaterThan(0);
+      for (const line of progress) expect(line).toMatch(/\/6 tasks done$/);
+      const after = (await scope.gwrun(["status"]).done).stdout;
+      expect(after).toMatch(/^ {2}3 jobs, 6 tasks: 6 done;/m);
     });
   }, 60_000);
 });

@@ -62,6 +62,20 @@ describe("a run's start", () => {
     });
   });
 
+  it("item 10: a first run counts the dependants it will make from the start: its total never moves", async () => {
+    await withEngine(LATENCY, PIPELINE, async (rig) => {
+      const { events } = await runOnce(rig);
+      const started = startOf(events);
+      expect(started).toMatchObject({ tasks: 2, awaiting: 2 });
+      expect(byJob(started.groups).clip).toMatchObject({ tasks: 0, awaiting: 2 });
+      // Event by event, the screen's total is the plan's four; the clips were queued all along.
+      const totals = new Set<number>();
+      for (let n = 1; n <= events.length; n++) totals.add(play(events.slice(0, n)).view.total);
+      expect([...totals]).toEqual([4]);
+      expect(play(events).view).toMatchObject({ total: 4, stages: { done: 4, queued: 0 } });
+    });
+  });
+
   it("item 5: with --force the tasks to redo start queued, not done", async () => {
     await withEngine(LATENCY, PIPELINE, async (rig) => {
       await runOnce(rig);

@@ -214,4 +214,47 @@ describe("gwrun status on a PostgreSQL store", () => {
     expect(fleet.pace[0]?.paused_s).toBeGreaterThan(20);
     expect(fleet.pace[0]?.paused_s).toBeLessThanOrEqual(30);
   }, 60_000);
+
+  it("item 10: a worker that died before the run is not credited with the submits it made for an earlier one", async () => {
+    const url = await testDatabase({ schema: true });
+    const store = await openPgStore(url);
+    cleanups.push(() => store.close());
+    await store.fleet.registerWorker({
+      id: W1,
+      name: "w1",
+      host: "host-a",
+      pid: 1234,
+      leaseMs: 90_000,
+    });
+    // Run 1: w1 pays for three pictures, then dies.
+    for (const task of await recordRun(store, "daily", ["a", "b", "c"]))
+      await submit(store, task, W1);
+    await store.pool.query(
+      "UPDATE workers SET heartbeat_at = clock_timestamp() - interval '2 minutes' WHERE id = $1",
+      [W1],
+    );
+    expect((await store.fleet.reapWorkers(90_000)).dead).toEqual([W1]);
+    // Run 2 keeps those three as they are and adds one, which w2 submits.
+    await store.fleet.registerWorker({
+      id: W2,
+      name: "w2",
+      host: "host-b",
+      pid: 99,
+      leaseMs: 90_000,
+    });
+    const second = await recordRun(store, "daily", ["a", "b", "c", "f"]);
+    await submit(store, second.find((task) => task.key === "f") as TaskRow, W2);
+
+    const text = await gwrunAsync(["status", "2", "--store", url]).done;
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(
+      /^ {4}w1 host-a 1234 heartbeat \S+ s ago, dead, 0 submits for this run$/m,
+    );
+    expect(text.stdout).toMatch(/^ {4}w2 host-b 99 heartbeat \S+ s ago, 1 submit for this run$/m);
+    const json = await gwrunAsync(["status", "2", "--store", url, "--json"]).done;
+    expect(JSON.parse(json.stdout).fleet.submits).toEqual({ [W2]: 1 });
+    // Run 1 keeps its own.
+    const first = await gwrunAsync(["status", "1", "--store", url, "--json"]).done;
+    expect(JSON.parse(first.stdout).fleet.submits).toEqual({ [W1]: 3 });
+  }, 60_000);
 });

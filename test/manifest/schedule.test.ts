@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  dueTick,
   latestTick,
   nextTicks,
   outputDirOf,
@@ -54,6 +55,32 @@ describe("schedule ticks", () => {
     expect(tickLabel(evening, late)).toBe("2026-11-22T2330");
     const seconds = { cron: "*/20 * * * * *", timezone: "UTC" };
     expect(tickLabel(Date.parse("2026-11-23T06:00:40Z"), seconds)).toBe("2026-11-23T060040");
+  });
+
+  it("item 9: a run asked for seconds before a tick belongs to it; a minute before, to the last one", () => {
+    const at = (text: string) => dueTick(BERLIN_6AM, Date.parse(text));
+    expect(at("2026-11-24T04:59:59Z")).toEqual({
+      tick: Date.parse("2026-11-24T05:00Z"),
+      due: true,
+    });
+    expect(at("2026-11-24T04:59:00Z")).toEqual({
+      tick: Date.parse("2026-11-23T05:00Z"),
+      due: true,
+    });
+    // Every 10 s: early by at most a tenth of the gap (1 s) belongs to the coming tick.
+    const every10s = { cron: "*/10 * * * * *", timezone: "UTC" };
+    expect(dueTick(every10s, Date.parse("2026-11-24T06:00:09.5Z"))?.tick).toBe(
+      Date.parse("2026-11-24T06:00:10Z"),
+    );
+    expect(dueTick(every10s, Date.parse("2026-11-24T06:00:08Z"))?.tick).toBe(
+      Date.parse("2026-11-24T06:00:00Z"),
+    );
+    // No tick in the past year: the next one, not due yet.
+    const leap = { cron: "0 6 29 2 *", timezone: "UTC" };
+    expect(dueTick(leap, Date.parse("2026-11-23T06:00Z"))).toEqual({
+      tick: Date.parse("2028-02-29T06:00Z"),
+      due: false,
+    });
   });
 
   it("keeps only the newest ticks of a long outage, and says how many it left out", () => {

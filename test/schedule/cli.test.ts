@@ -124,14 +124,54 @@ describe("cron-friendly one-shot runs", () => {
       );
       // Each tick was its own task: four paid, none twice.
       expect(scope.sim.counters().submits.accepted).toBe(4);
-      // Running a kept tick again continues its run and pays nothing.
+      // Running a kept tick again pays nothing: it ran to its end, and says so.
       const again = await scope.gwrun(["run", manifest, "--quiet", "--at", "2026-11-04T23:00Z"])
         .done;
-      expect(again.code).toBe(0);
-      expect(again.stderr).toMatch(/run 4 done/);
+      expect(again.code).toBe(6);
+      expect(again.stderr).toMatch(/tick 2026-11-04T0600 already done \(run 4, done\)/);
       expect(scope.sim.counters().submits.accepted).toBe(4);
     });
   }, 60_000);
+
+  it("item 9: a tick already done says so and exits 6; a cron line a second early runs the coming tick", async () => {
+    await withRun({ seed: "early" }, async (scope) => {
+      const manifest = scheduledManifest(scope, '{ cron: "0 6 * * *", timezone: UTC }');
+      const first = await scope.gwrun(["run", manifest, "--quiet", "--at", "2026-11-23T06:00Z"])
+        .done;
+      expect(first.code).toBe(0);
+      // Later that day, by hand or by a second cron line: nothing to do, and it says when.
+      const again = await scope.gwrun(["run", manifest, "--quiet", "--at", "2026-11-23T12:00Z"])
+        .done;
+      expect(again.code).toBe(6);
+      expect(again.stderr.trim()).toBe(
+        "gwrun: daily: tick 2026-11-23T0600 already done (run 1, done); next tick due at 2026-11-24T0600 UTC (2026-11-24T06:00:00.000Z); nothing was run",
+      );
+      expect(scope.sim.counters().submits.accepted).toBe(1);
+      // The next morning's cron line fires a second early: it is that morning's run.
+      const early = await scope.gwrun(["run", manifest, "--quiet", "--at", "2026-11-24T05:59:59Z"])
+        .done;
+      expect(early.code).toBe(0);
+      expect(early.stderr).toMatch(/run 2 done after .*outputs in \S*2026-11-24T0600/);
+      expect(scope.sim.counters().submits.accepted).toBe(2);
+      const ticks = await inStore(scope, (store) => store.ticksOf("daily", 5));
+      expect(ticks.map((tick) => new Date(tick.tick).toISOString())).toEqual([
+        "2026-11-24T06:00:00.000Z",
+        "2026-11-23T06:00:00.000Z",
+      ]);
+    });
+  }, 60_000);
+
+  it("item 9: a manifest with no tick due yet says when the first one is and exits 6", async () => {
+    await withRun({ seed: "leap" }, async (scope) => {
+      const manifest = scheduledManifest(scope, '{ cron: "0 6 29 2 *", timezone: UTC }');
+      const ran = await scope.gwrun(["run", manifest, "--quiet", "--at", "2026-11-23T06:00Z"]).done;
+      expect(ran.code).toBe(6);
+      expect(ran.stderr.trim()).toBe(
+        "gwrun: daily: no tick due yet; next tick due at 2028-02-29T0600 UTC (2028-02-29T06:00:00.000Z); nothing was run",
+      );
+      expect(scope.sim.counters().submits.received).toBe(0);
+    });
+  });
 });
 
 describe("gwrun schedule", () => {

@@ -132,6 +132,14 @@ describe.each(STORE_KINDS)("store (%s)", (kind) => {
     expect((await store.tasksOf(second)).map((row) => row.state)).toEqual(["submitting"]);
     await store.close();
   });
+
+  it("item 10: keeps a run's dependant rules with it, none until recorded", async () => {
+    const { store, runId } = await openStoreOf(kind);
+    expect((await store.run(runId))?.dependant_rules).toBeNull();
+    await store.setDependantRules(runId, '[{"job":"clip","from":"shots"}]');
+    expect((await store.run(runId))?.dependant_rules).toBe('[{"job":"clip","from":"shots"}]');
+    await store.close();
+  });
 });
 
 describe("the task state table", () => {

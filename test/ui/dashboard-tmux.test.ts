@@ -77,6 +77,8 @@ describe.runIf(runsWith("tmux"))("the dashboard in a terminal (tmux)", () => {
     };
     const first = await watch((text) => text.includes("spring-campaign · run 1"), seen);
     expect(first).toContain("q or Ctrl-C: stop");
+    // item 6: the demo runs offline on the built-in simulator, and the header says so.
+    expect(first).toMatch(/^SIMULATOR · spring-campaign · run 1 · /m);
     expect(first).toMatch(
       /queued \d+ {2}submitting \d+ {2}(waiting \d+ \(first poll in \d+s\) {2})?running \d+ \(avg \d+%\)/,
     );
@@ -114,6 +116,6 @@ describe.runIf(runsWith("tmux"))("the dashboard in a terminal (tmux)", () => {
     // The summary wraps at word boundaries on 50 columns.
     expect(last).toMatch(/run 1 interrupted after \d+s:\s+\d+\s+tasks,\s+\d+\s+done/);
     expect(last).toMatch(/next: gwrun resume 1/);
-    expect(last).toMatch(/^spring-campaign.* · interrupted · paid/m);
+    expect(last).toMatch(/^SIMULATOR · spring-\S* · interrupted · paid/m);
   }, 180_000);
 });

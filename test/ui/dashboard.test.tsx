@@ -198,6 +198,32 @@ describe("dashboard", () => {
     expect(frame(view, { columns: 40 }).split("\n")[0]).toMatch(/… · interrupted · paid/);
   });
 
+  it("item 6: the header names the simulator first, also on a narrow screen, and the summary says so", () => {
+    const { view } = play([started({ a: 1 }, { simulator: true }), ...through("a", 1)]);
+    expect(frame(view).split("\n")[0]).toMatch(/^SIMULATOR · spring · run 7 · \d+s elapsed/);
+    expect(frame(view, { columns: 40 }).split("\n")[0]).toMatch(
+      /^SIMULATOR · .* · paid 0\.5 of 25$/,
+    );
+    const ended = play([
+      started({ a: 1 }, { simulator: true }),
+      ...through("a", 1),
+      {
+        type: "run:finished",
+        end: "done",
+        counts: { done: 1 },
+        spent: 0.5,
+        paid: 0.5,
+        unknownSubmits: 0,
+      },
+    ]).view;
+    expect(frame(ended, { columns: 200 })).toMatch(
+      /run 7 done after .*; against the built-in simulator: stand-in outputs, no real money/,
+    );
+    // A real gateway's run is not marked.
+    const real = play([started({ a: 1 }), ...through("a", 1)]).view;
+    expect(frame(real)).not.toMatch(/SIMULATOR|simulator/);
+  });
+
   it("item 5: a run with failures ends on a bar counting every task ended, failed and skipped apart", () => {
     const { view } = play([
       started({ hero: 2, teaser: 2 }),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { EngineEvent } from "../../src/engine/index.js";
+import { summaryLines } from "../../src/ui/format.js";
 import { play, started, through } from "./script.js";
 
 const fail = (job: string, n: number, reason: string, state = "failed"): EngineEvent => ({
@@ -12,6 +13,38 @@ const fail = (job: string, n: number, reason: string, state = "failed"): EngineE
 });
 
 describe("run state", () => {
+  it("item 10: dependants awaiting their upstream count as queued; one skipped at once is one of them", () => {
+    const start = started({ hero: 2, teaser: { awaiting: 3 } });
+    const added: EngineEvent = {
+      type: "task:added",
+      key: "teaser-1",
+      job: "teaser",
+      label: "teaser-1",
+      upstream: "hero-1",
+      family: "fam-teaser",
+    };
+    const { view } = play([start, ...through("hero", 1), added, fail("teaser", 2, "x", "skipped")]);
+    expect(view).toMatchObject({ total: 5, stages: { queued: 3, done: 1, failed: 1 }, skipped: 1 });
+    expect(view.groups.find((g) => g.job === "teaser")).toMatchObject({ tasks: 3, skipped: 1 });
+    const end = (reason: "done" | "budget", counts = {}): EngineEvent => ({
+      type: "run:finished",
+      end: reason,
+      counts,
+      spent: 0,
+      paid: 0,
+      unknownSubmits: 0,
+    });
+    // Run to its end, an upstream made fewer than its most: the one never made drops out.
+    const done = play([start, ...through("hero", 1), ...through("hero", 2), added, end("done")]);
+    expect(done.view).toMatchObject({ total: 3, stages: { queued: 1 } });
+    // Stopped early, the rest is still to come, and the summary counts it as status does.
+    const stopped = play([start, end("budget", { pending: 2 })]).view;
+    expect(stopped).toMatchObject({ total: 5, stages: { queued: 5 } });
+    expect(summaryLines(stopped, { galleryExists: false })[0]).toMatch(
+      /^run 7 stopped after 0s: 5 tasks, 0 done, 2 pending, 3 awaiting upstream;/,
+    );
+  });
+
   it("counts tasks per stage as they move, overall and per job id", () => {
     const { view } = play([
       started({ hero: 2, styles: 4 }),

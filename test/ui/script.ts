@@ -4,30 +4,36 @@ import { type RunView, viewOf } from "../../src/ui/run-view.js";
 
 /**
  * A run start with job ids of `tasks` queued tasks each (or the stages given; `skipped` ones
- * count as failed).
+ * count as failed; `awaiting` ones are still to be made from upstream outputs).
  */
 export function started(
-  groups: Record<string, number | (Partial<StageCounts> & { skipped?: number })>,
+  groups: Record<string, number | (Partial<StageCounts> & { skipped?: number; awaiting?: number })>,
   extra: Partial<Extract<EngineEvent, { type: "run:started" }>> = {},
 ): EngineEvent {
   const list = Object.entries(groups).map(([job, spec]) => {
-    const { skipped = 0, ...given } = typeof spec === "number" ? { queued: spec } : spec;
+    const {
+      skipped = 0,
+      awaiting,
+      ...given
+    } = typeof spec === "number" ? { queued: spec, awaiting: undefined } : spec;
     const stages = { ...emptyStages(), ...given };
     stages.failed += skipped;
     const tasks = Object.values(stages).reduce((a, b) => a + b, 0);
-    return { job, family: `fam-${job}`, lane: "image", tasks, stages, skipped };
+    return { job, family: `fam-${job}`, lane: "image", tasks, stages, skipped, awaiting };
   });
   return {
     type: "run:started",
     runId: 7,
     jobs: list.length,
     tasks: list.reduce((n, g) => n + g.tasks, 0),
+    awaiting: list.reduce((n, g) => n + (g.awaiting ?? 0), 0),
     alreadyDone: list.reduce((n, g) => n + g.stages.done, 0),
     name: "spring",
     outputDir: "/work/out/spring",
     maxCost: 25,
     spent: 0,
     paid: 0,
+    simulator: false,
     groups: list,
     ...extra,
   };

@@ -29,13 +29,19 @@ export function paceRows(db: PgDb): Promise<PaceRowStatus[]> {
   );
 }
 
-/** How many of a run's tasks each worker submitted (the receipt recorded under its claim). */
+/**
+ * How many of a run's tasks each worker submitted for it (the receipt recorded under its
+ * claim): a task's last claim was this run's. A task an earlier run paid for, kept by this one,
+ * is not this run's submit.
+ */
 export async function submitsByWorker(db: PgDb, runId: number): Promise<Record<string, number>> {
   const found = await rows<{ worker: string; n: number }>(
     db.pool,
     `SELECT j.submitted_by AS worker, count(*) AS n
      FROM run_jobs r JOIN jobs j ON j.key = r.key
      WHERE r.run_id = $1 AND j.submitted_by IS NOT NULL
+       AND (SELECT e.run_id FROM events e WHERE e.job_key = j.key AND e.type = 'job:submitting'
+            ORDER BY e.id DESC LIMIT 1) = $1
      GROUP BY j.submitted_by ORDER BY j.submitted_by`,
     [runId],
   );

@@ -96,6 +96,7 @@ function pgStore(db: PgDb, url: string): PgStore {
     createRun: (run) => runs.createRun(db, run),
     finishRun: (id, status, exitCode, now, stopReason) =>
       runs.finishRun(db, id, status, exitCode, now, stopReason),
+    setDependantRules: (id, rules) => runs.setDependantRules(db, id, rules),
     run: (id) => runs.run(db, id),
     latestRun: (name) => runs.latestRun(db, name),
     runs: (limit) => runs.runs(db, limit),

@@ -29,6 +29,10 @@ export async function finishRun(
   );
 }
 
+export async function setDependantRules(db: PgDb, id: number, rules: string): Promise<void> {
+  await db.pool.query("UPDATE runs SET dependant_rules = $1 WHERE id = $2", [rules, id]);
+}
+
 export function run(db: PgDb, id: number): Promise<RunRow | undefined> {
   // An id that is no integer names no run (SQLite compares it and finds none).
   if (!Number.isSafeInteger(id) || Math.abs(id) > 2 ** 31 - 1) return Promise.resolve(undefined);

@@ -42,6 +42,7 @@ export function openStore(file: string): SqliteStore {
       createRun: async (run) => runs.createRun(s, run),
       finishRun: async (id, status, exitCode, now, stopReason) =>
         runs.finishRun(s, id, status, exitCode, now, stopReason),
+      setDependantRules: async (id, rules) => runs.setDependantRules(s, id, rules),
       run: async (id) => runs.run(s, id),
       latestRun: async (name) => runs.latestRun(s, name),
       runs: async (limit) => runs.runs(s, limit),

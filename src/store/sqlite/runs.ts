@@ -27,6 +27,10 @@ export function finishRun(
   ).run(status, exitCode, now, stopReason, id);
 }
 
+export function setDependantRules(s: SqliteDb, id: number, rules: string): void {
+  s.sql("UPDATE runs SET dependant_rules = ? WHERE id = ?").run(rules, id);
+}
+
 export function run(s: SqliteDb, id: number): RunRow | undefined {
   return s.sql("SELECT * FROM runs WHERE id = ?").get(id) as RunRow | undefined;
 }

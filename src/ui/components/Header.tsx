@@ -14,7 +14,9 @@ export function Header({ view, columns }: { view: RunView; columns: number }) {
         ? "stopping"
         : `ETA ${formatDuration(view.etaMs)}`;
   const spend = formatSpend(view);
-  const room = Math.max(0, columns - spend.length - 3);
+  // The simulator's tag is never cut: its outputs are stand-ins, whatever else fits.
+  const tag = view.simulator ? "SIMULATOR" : "";
+  const room = Math.max(0, columns - spend.length - 3 - (tag === "" ? 0 : tag.length + 3));
   const full = [name, elapsed, status].join(" · ");
   // On a narrow screen the elapsed time gives way first, then the name: how the run stands stays.
   const head =
@@ -23,6 +25,14 @@ export function Header({ view, columns }: { view: RunView; columns: number }) {
       : truncate(`${truncate(name, Math.max(1, room - status.length - 3))} · ${status}`, room);
   return (
     <Text wrap="truncate">
+      {tag === "" ? (
+        ""
+      ) : (
+        <Text inverse color="yellow">
+          {tag}
+        </Text>
+      )}
+      {tag === "" ? "" : " · "}
       <Text bold>{head}</Text>
       {head.length > 0 ? " · " : ""}
       <Text color={over ? "red" : undefined}>{spend}</Text>

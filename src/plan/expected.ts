@@ -1,0 +1,150 @@
+import { type CheckedJob, FAMILIES } from "../families/index.js";
+import { FAILED_STATES, type TaskRow, TaskState } from "../store/index.js";
+import { laneOf } from "./tasks.js";
+
+/**
+ * The tasks a run is still to make: the dependants (`from:` jobs) of upstream tasks that have
+ * not made theirs yet, counted from the outputs each upstream should make, down the chain.
+ * One rule for `gwrun plan`, `gwrun status` and the run's own reporters, so their totals agree
+ * with the plan's from the start. A run keeps its rules (`DependantRule[]` as JSON) so that
+ * `status` counts the same without the manifest.
+ */
+
+/** What one `from:` job (one combination of it) makes for each output of the job it follows. */
+export interface DependantRule {
+  job: string;
+  /** The job it follows. */
+  from: string;
+  family: string | null;
+  lane: string;
+  /** Tasks per upstream output (its repeat). */
+  tasks: number;
+  /** Outputs each of its tasks should make. */
+  outputs: { count: number; exact: boolean };
+  /** The estimated cost of one of its tasks; null when no price is stated. */
+  cost: number | null;
+}
+
+/** The rules of a run's `from:` jobs (`dependantTemplates`), one per combination. */
+export function dependantRules(
+  templates: ReadonlyMap<string, readonly CheckedJob[]>,
+): DependantRule[] {
+  return [...templates.entries()].flatMap(([from, list]) =>
+    list.map(({ job, family, endpoint, body }) => ({
+      job: job.spec.id,
+      from,
+      family: family?.id ?? null,
+      lane: family?.lane ?? laneOf(endpoint),
+      tasks: job.spec.repeat,
+      outputs: family?.expectedOutputs(body) ?? { count: 1, exact: false },
+      cost: family?.estimateCost(body) ?? null,
+    })),
+  );
+}
+
+/** The rules a run recorded; none for a run recorded before they were kept. */
+export function recordedRules(json: string | null | undefined): DependantRule[] {
+  if (json === null || json === undefined || json === "") return [];
+  return JSON.parse(json) as DependantRule[];
+}
+
+/**
+ * Visits every rule reached from `upstreamJob` whose `outputs` are not made yet, with the
+ * tasks it will make: each rule's tasks per output, and theirs in turn down the chain.
+ */
+export function estimateDependants(
+  rules: readonly DependantRule[],
+  upstreamJob: string,
+  outputs: { count: number; exact: boolean },
+  visit: (rule: DependantRule, tasks: number, exact: boolean) => void,
+  depth = 0,
+): void {
+  // A chain is no longer than its rules.
+  if (depth > rules.length) return;
+  for (const rule of rules) {
+    if (rule.from !== upstreamJob) continue;
+    const tasks = rule.tasks * outputs.count;
+    if (tasks === 0) continue;
+    visit(rule, tasks, outputs.exact);
+    estimateDependants(
+      rules,
+      rule.job,
+      { count: rule.outputs.count * tasks, exact: outputs.exact && rule.outputs.exact },
+      visit,
+      depth + 1,
+    );
+  }
+}
+
+/** What one task should make, by its family (a passthrough request: one, maybe more). */
+export function expectedOutputsOf(task: { family: string | null; request: string }): {
+  count: number;
+  exact: boolean;
+} {
+  const family = FAMILIES.find((candidate) => candidate.id === task.family);
+  if (family === undefined) return { count: 1, exact: false };
+  return family.expectedOutputs(JSON.parse(task.request) as Record<string, unknown>);
+}
+
+/** Tasks awaiting their upstream, of one job. */
+export interface Awaiting {
+  tasks: number;
+  /** False when `tasks` is an upper bound (an upstream of a variable output count). */
+  exact: boolean;
+  family: string | null;
+  lane: string;
+}
+
+/** What `awaitingUpstream` reads of a task. */
+export type AwaitingRow = Pick<
+  TaskRow,
+  "key" | "job_id" | "family" | "request" | "state" | "upstream_key" | "placeholder"
+>;
+
+/**
+ * The tasks, by job, that upstreams among `rows` are still to make: an upstream that has not
+ * failed and has no dependant recorded yet should make them. A stand-in waiting on a retried
+ * upstream (a pending placeholder) is not one of its dependants.
+ */
+export function awaitingUpstream(
+  rows: Iterable<AwaitingRow>,
+  rules: readonly DependantRule[],
+): Map<string, Awaiting> {
+  const awaiting = new Map<string, Awaiting>();
+  if (rules.length === 0) return awaiting;
+  const followed = new Set(rules.map((rule) => rule.from));
+  const counted = [...rows].filter(
+    (row) => !(row.placeholder === 1 && row.state === TaskState.Pending),
+  );
+  const made = new Set(counted.map((row) => row.upstream_key));
+  for (const row of counted) {
+    if (!followed.has(row.job_id) || made.has(row.key) || FAILED_STATES.includes(row.state))
+      continue;
+    estimateDependants(rules, row.job_id, expectedOutputsOf(row), (rule, tasks, exact) => {
+      const job = awaiting.get(rule.job) ?? {
+        tasks: 0,
+        exact: true,
+        family: rule.family,
+        lane: rule.lane,
+      };
+      job.tasks += tasks;
+      job.exact &&= exact;
+      awaiting.set(rule.job, job);
+    });
+  }
+  return awaiting;
+}
+
+/** The sum of `awaitingUpstream`'s counts, and whether it is exact. */
+export function awaitingTotal(awaiting: ReadonlyMap<string, Awaiting>): {
+  tasks: number;
+  exact: boolean;
+} {
+  let tasks = 0;
+  let exact = true;
+  for (const job of awaiting.values()) {
+    tasks += job.tasks;
+    exact &&= job.exact;
+  }
+  return { tasks, exact };
+}
