@@ -4,6 +4,7 @@ export { type ExpandedManifest, expandManifest, INPUT_PLACEHOLDERS } from "./exp
 export { jobPath } from "./job-path.js";
 export { loadManifest, ManifestSource, parseManifest } from "./load.js";
 export { MOMENT_NAMES, outputDirOf, type RunMoment, runMoment } from "./moment.js";
+export { checkRequestSecrets, concealSecrets } from "./request-secrets.js";
 export { manifestSchema } from "./schema.js";
 export { hasMaskedKey, maskLiteralKey, resolvedManifest } from "./secrets.js";
 export {

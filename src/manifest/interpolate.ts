@@ -4,7 +4,8 @@
  * `{{name}}` reads vars, matrix values and `input` when a job is expanded.
  */
 
-const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+/** `${NAME}` or `${NAME:-default}`: group 1 is the name, group 2 the default. */
+export const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 const ONE_REFERENCE = new RegExp(ENV_REFERENCE.source, "y");
 
 export interface EnvProblem {
