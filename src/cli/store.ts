@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { ErrorCode, GwError } from "../core/errors.js";
+import { projectFolder } from "../core/project.js";
 import { openPgStore, openStore, type RunRow, redactUrl, type Store } from "../store/index.js";
 
 /**
@@ -19,21 +20,7 @@ import { openPgStore, openStore, type RunRow, redactUrl, type Store } from "../s
  * messages show of it (never the password).
  */
 
-const MARKERS = [".git", "package.json", path.join("data", "gwrun.db")];
-
-/** The project folder of `start` (a folder): see the rule above. */
-export function projectFolder(start: string): string {
-  const from = path.resolve(start);
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    if (MARKERS.some((marker) => existsSync(path.join(dir, marker)))) return dir;
-    if (path.dirname(dir) === dir) return from;
-  }
-}
-
-/** The project folder of a manifest file. */
-export function projectOf(manifestFile: string): string {
-  return projectFolder(path.dirname(path.resolve(manifestFile)));
-}
+export { projectFolder, projectOf } from "../core/project.js";
 
 /** Where the store is chosen, as the flags every command that opens one takes. */
 export interface StoreFlags {

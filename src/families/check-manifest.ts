@@ -11,6 +11,7 @@ import {
 } from "../manifest/index.js";
 import { checkBudget } from "./check-budget.js";
 import { type CheckedJob, checkJobs } from "./check-jobs.js";
+import { checkOutputNames } from "./check-names.js";
 import { familyFields, familyFor } from "./resolve.js";
 
 /** A manifest read, expanded and checked against every family's rules. */
@@ -71,6 +72,7 @@ async function checkManifestSource(
     ...secrets.diagnostics,
     ...checked.diagnostics,
     ...checkBudget(expanded, checked.jobs),
+    ...checkOutputNames(expanded, checked.jobs),
   ]);
   const valid = expanded.settings !== undefined && !diagnostics.some((d) => d.severity === "error");
   const shownText = concealSecrets(source.text, secrets.secrets);

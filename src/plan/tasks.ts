@@ -1,5 +1,6 @@
 import { canonicalJson, sha256 } from "../core/hash.js";
 import type { CheckedJob } from "../families/index.js";
+import { dependantLabel, expansionLabel } from "../manifest/index.js";
 import type { NewTask, OutputRow } from "../store/index.js";
 import { bindInputs, type UpstreamOutput } from "./bind-inputs.js";
 import { taskKey } from "./identity.js";
@@ -13,10 +14,7 @@ import { taskKey } from "./identity.js";
 /** Job id, plus the combination and repeat when there are several: `styles-e3-r2`. */
 export function labelOf(checked: CheckedJob, repeatIndex: number): string {
   const { spec, expansion, expansions } = checked.job;
-  let label = spec.id;
-  if (expansions > 1) label += `-e${expansion + 1}`;
-  if (spec.repeat > 1) label += `-r${repeatIndex + 1}`;
-  return label;
+  return expansionLabel(spec, expansion, expansions, repeatIndex);
 }
 
 /** The lane of an endpoint, for jobs without a family (passthrough, text). */
@@ -99,13 +97,17 @@ export function dependantTasks(
       dataUri: () => stable,
       text: () => stable,
     }).body;
-    const suffix = upstream.outputs > 1 ? `-${upstream.outputIndex + 1}` : "";
     return Array.from({ length: checked.job.spec.repeat }, (_, repeat) => ({
       task: taskOf(
         checked,
         problem === null ? body : identity,
         repeat,
-        `${labelOf(checked, repeat)}-of-${upstream.label}${suffix}`,
+        dependantLabel(
+          labelOf(checked, repeat),
+          upstream.label,
+          upstream.outputIndex,
+          upstream.outputs,
+        ),
         upstream.key,
         identity,
       ),
@@ -170,7 +172,7 @@ export function standInsOf(
             repeat,
           }),
         );
-        const label = `${labelOf(checked, repeat)}-of-${upstream.label}`;
+        const label = dependantLabel(labelOf(checked, repeat), upstream.label, 0, 1);
         const standIn: NewTask = {
           ...taskOf(checked, checked.body, repeat, label, upstream.key),
           key,

@@ -1,14 +1,14 @@
 import { mkdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { partialFile } from "../core/fs.js";
-import { partialDir } from "../core/output-files.js";
+import { partialDir, THUMBS_DIR } from "../core/output-files.js";
 import { extractFrame, loadSharp } from "../media/index.js";
 
 /**
  * Review images of a run: thumbnails and clip posters in `<output dir>/.thumbs/<job id>/`, named
  * after the output's own file (so from its label), never after a URL.
  */
-export const THUMBS_DIR = ".thumbs";
+export { THUMBS_DIR };
 
 export interface ThumbnailSettings {
   width: number;
