@@ -12,6 +12,7 @@ import {
 import { checkBudget } from "./check-budget.js";
 import { type CheckedJob, checkJobs } from "./check-jobs.js";
 import { checkOutputNames } from "./check-names.js";
+import { checkTwins } from "./check-twins.js";
 import { familyFields, familyFor } from "./resolve.js";
 
 /** A manifest read, expanded and checked against every family's rules. */
@@ -73,6 +74,7 @@ async function checkManifestSource(
     ...checked.diagnostics,
     ...checkBudget(expanded, checked.jobs),
     ...checkOutputNames(expanded, checked.jobs),
+    ...checkTwins(expanded, checked.jobs),
   ]);
   const valid = expanded.settings !== undefined && !diagnostics.some((d) => d.severity === "error");
   const shownText = concealSecrets(source.text, secrets.secrets);

@@ -6,6 +6,7 @@ export {
   sortDiagnostics,
 } from "./diagnostics.js";
 export { type ExpandedManifest, expandManifest, INPUT_PLACEHOLDERS } from "./expand.js";
+export { templateNames } from "./interpolate.js";
 export { jobPath } from "./job-path.js";
 export { dependantLabel, expansionLabel } from "./labels.js";
 export { loadManifest, ManifestSource, parseManifest } from "./load.js";
