@@ -73,7 +73,7 @@ export async function executeManifest(
   options: ExecuteOptions = {},
 ): Promise<Executed> {
   const checked = await checkManifestText(text, file, process.env, options.at ?? Date.now());
-  if (options.log === undefined) printDiagnostics(checked.diagnostics, checked.source.text);
+  if (options.log === undefined) printDiagnostics(checked.diagnostics, checked.shownText);
   else
     for (const diagnostic of checked.diagnostics)
       options.log(formatDiagnostic(diagnostic, undefined, false));

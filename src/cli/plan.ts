@@ -24,7 +24,7 @@ export async function planManifest(
   options: { json?: boolean; db?: string; store?: string; force?: boolean },
 ): Promise<ExitCode> {
   const checked = await checkManifestFile(file);
-  printDiagnostics(checked.diagnostics, checked.source.text);
+  printDiagnostics(checked.diagnostics, checked.shownText);
   if (!checked.valid || checked.expanded.settings === undefined) {
     err(`${file}: invalid; nothing was planned`);
     return ExitCode.Invalid;

@@ -55,7 +55,7 @@ export async function schedule(files: readonly string[], flags: ScheduleFlags): 
 /** A valid manifest with a schedule, or what is wrong with it (diagnostics printed unless quiet). */
 async function loadScheduled(file: string, quiet = false): Promise<ScheduledManifest | string> {
   const checked = await checkManifestFile(file);
-  if (!quiet) printDiagnostics(checked.diagnostics, checked.source.text);
+  if (!quiet) printDiagnostics(checked.diagnostics, checked.shownText);
   const settings = checked.expanded.settings;
   if (!checked.valid || settings === undefined) return "invalid";
   if (settings.schedule === undefined) {

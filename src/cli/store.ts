@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { ErrorCode, GwError } from "../core/errors.js";
+import { projectFolder } from "../core/project.js";
 import { outputDirTemplate } from "../manifest/index.js";
 import {
   adoptLegacyPaths,
@@ -8,7 +9,6 @@ import {
   inProject,
   openPgStore,
   openStore,
-  PROJECT_MARKERS,
   type RunRow,
   redactUrl,
   type Store,
@@ -34,19 +34,7 @@ import {
  * messages show of it (never the password).
  */
 
-/** The project folder of `start` (a folder): see the rule above. */
-export function projectFolder(start: string): string {
-  const from = path.resolve(start);
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    if (PROJECT_MARKERS.some((marker) => existsSync(path.join(dir, marker)))) return dir;
-    if (path.dirname(dir) === dir) return from;
-  }
-}
-
-/** The project folder of a manifest file. */
-export function projectOf(manifestFile: string): string {
-  return projectFolder(path.dirname(path.resolve(manifestFile)));
-}
+export { projectFolder, projectOf } from "../core/project.js";
 
 /** Where the store is chosen, as the flags every command that opens one takes. */
 export interface StoreFlags {

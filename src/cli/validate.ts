@@ -13,7 +13,7 @@ export async function validateManifests(files: readonly string[]): Promise<ExitC
   let invalid = false;
   for (const file of files) {
     const checked = await checkManifestFile(file);
-    const errors = printDiagnostics(checked.diagnostics, checked.source.text);
+    const errors = printDiagnostics(checked.diagnostics, checked.shownText);
     if (!checked.valid) {
       invalid = true;
       err(`${file}: ${errors} ${errors === 1 ? "error" : "errors"}; nothing was submitted`);

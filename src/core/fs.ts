@@ -19,6 +19,12 @@ let partials = 0;
 const started = randomBytes(4).toString("hex");
 
 /**
+ * The longest tail `partialFile` gives a name: a pid of 7 digits (Linux's largest, 4194304),
+ * this process's 8 hex digits and a count of up to 8 more.
+ */
+export const LONGEST_PARTIAL_TAIL = ".4194304-ffffffffffffffff.part";
+
+/**
  * A fresh name for the partial file of `dest` in `dir`: `<name>.<pid>-<hex>.part`. The pid
  * says whose it is, so a later run can remove what a killed process left behind.
  */

@@ -3,7 +3,7 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { writeFileWhole } from "./file-writer.js";
-import { ensureDir, partialFile } from "./fs.js";
+import { ensureDir, LONGEST_PARTIAL_TAIL, partialFile } from "./fs.js";
 
 /**
  * Where outputs go and how they are checked. Paths are built only from job labels and
@@ -22,8 +22,46 @@ const EXTENSIONS: Readonly<Record<string, string>> = {
   "text/plain": "txt",
 };
 
+/** Review images (thumbnails, clip posters) go in `<dir>/.thumbs/<job id>/`. */
+export const THUMBS_DIR = ".thumbs";
+
+/** Partial files, before they are renamed into place: `<dir>/../.gwrun-partial/`. */
+const PARTIAL_DIR = ".gwrun-partial";
+
+/** What a take adds to a label: `-t<take>`, allowing for 999 takes. */
+export const TAKE_TAIL = "-t999";
+
 /** Versions a file name may take (`-v2` … `-v999`) before gwrun gives up on a name. */
 export const MOST_VERSIONS = 999;
+
+/**
+ * The longest tail gwrun appends to an output's name (`<label>[-<n>]`) in a file it writes for
+ * it: a take and a version (`-t999-v999`), then a clip's poster (`.poster.jpg`) as written
+ * first, a partial file keeping its extension. Longer than any other: a partial sidecar
+ * (`.webm.json` and the partial tail), a thumbnail (`.avif`).
+ */
+export const LONGEST_NAME_TAIL = `${TAKE_TAIL}-v${MOST_VERSIONS}.poster.jpg${LONGEST_PARTIAL_TAIL}.jpg`;
+
+/** File system limits (Linux): bytes in one name, and in a whole path (PATH_MAX less its NUL). */
+export const NAME_MAX_BYTES = 255;
+export const PATH_MAX_BYTES = 4095;
+
+/**
+ * The longest name and path, in UTF-8 bytes, of any file gwrun writes for an output named
+ * `name` (`<label>[-<n>]`) of job `jobId` in `outputDir` (absolute): its review images and
+ * partial files included.
+ */
+export function longestOutputPath(
+  outputDir: string,
+  jobId: string,
+  name: string,
+): { name: number; path: number } {
+  const nameBytes = Buffer.byteLength(name) + LONGEST_NAME_TAIL.length;
+  // `<dir>/.thumbs/<job id>/` and `<dir>/../.gwrun-partial/`, `outputDir` being absolute.
+  const thumbs = Buffer.byteLength(outputDir) + THUMBS_DIR.length + Buffer.byteLength(jobId) + 3;
+  const partials = Buffer.byteLength(path.dirname(outputDir)) + PARTIAL_DIR.length + 2;
+  return { name: nameBytes, path: Math.max(thumbs, partials) + nameBytes };
+}
 
 /**
  * `<dir>/<job id>/<label>[-<n>][-v<version>].<ext>`; the extension comes from the served
@@ -44,9 +82,6 @@ export function outputPath(
   return path.join(dir, jobId, `${name}${version > 1 ? `-v${version}` : ""}.${ext}`);
 }
 
-/** Review images (thumbnails, clip posters) of an output folder: `<dir>/.thumbs/<job id>/`. */
-export const THUMBS_DIR = ".thumbs";
-
 /** `<dir>/.thumbs/<job>/<output file's name less its extension><suffix>`. */
 export function reviewPath(outputDir: string, jobId: string, file: string, suffix: string): string {
   const stem = path.basename(file, path.extname(file));
@@ -55,7 +90,7 @@ export function reviewPath(outputDir: string, jobId: string, file: string, suffi
 
 /** The folder for partial downloads: beside the output folder, so nothing partial shows in it. */
 export function partialDir(outputDir: string): string {
-  return path.join(path.dirname(path.resolve(outputDir)), ".gwrun-partial");
+  return path.join(path.dirname(path.resolve(outputDir)), PARTIAL_DIR);
 }
 
 /** Hex sha256 of a file, streamed. */

@@ -1,4 +1,6 @@
 import {
+  checkRequestSecrets,
+  concealSecrets,
   type Diagnostic,
   type ExpandedManifest,
   expandManifest,
@@ -9,6 +11,8 @@ import {
 } from "../manifest/index.js";
 import { checkBudget } from "./check-budget.js";
 import { type CheckedJob, checkJobs } from "./check-jobs.js";
+import { checkOutputNames } from "./check-names.js";
+import { checkTwins } from "./check-twins.js";
 import { familyFields, familyFor } from "./resolve.js";
 
 /** A manifest read, expanded and checked against every family's rules. */
@@ -19,6 +23,8 @@ export interface CheckedManifest {
   /** Errors and warnings, in file order. */
   diagnostics: Diagnostic[];
   valid: boolean;
+  /** The manifest text as diagnostics show it: any secret written in it masked. */
+  shownText: string;
 }
 
 /**
@@ -30,7 +36,7 @@ export async function checkManifestFile(
   env: NodeJS.ProcessEnv = process.env,
   at: number = Date.now(),
 ): Promise<CheckedManifest> {
-  return checkManifestSource(await loadManifest(file, env), at);
+  return checkManifestSource(await loadManifest(file, env), env, at);
 }
 
 /** The same for manifest text held elsewhere (a run's snapshot); `file` places local paths. */
@@ -40,10 +46,14 @@ export async function checkManifestText(
   env: NodeJS.ProcessEnv = process.env,
   at: number = Date.now(),
 ): Promise<CheckedManifest> {
-  return checkManifestSource(parseManifest(text, file, env), at);
+  return checkManifestSource(parseManifest(text, file, env), env, at);
 }
 
-async function checkManifestSource(source: ManifestSource, at: number): Promise<CheckedManifest> {
+async function checkManifestSource(
+  source: ManifestSource,
+  env: NodeJS.ProcessEnv,
+  at: number,
+): Promise<CheckedManifest> {
   const expanded = expandManifest(source, {
     at,
     fieldsFor: (model, endpoint) => {
@@ -51,12 +61,22 @@ async function checkManifestSource(source: ManifestSource, at: number): Promise<
       return family === undefined ? undefined : familyFields(family);
     },
   });
-  const checked = await checkJobs(expanded);
+  const secrets = checkRequestSecrets(expanded, env);
+  // An expansion carrying a secret is checked no further: other rules quote what they refuse.
+  const checked = await checkJobs(
+    secrets.withSecrets.size === 0
+      ? expanded
+      : { ...expanded, jobs: expanded.jobs.filter((job) => !secrets.withSecrets.has(job)) },
+  );
   const diagnostics = sortDiagnostics([
     ...expanded.diagnostics,
+    ...secrets.diagnostics,
     ...checked.diagnostics,
     ...checkBudget(expanded, checked.jobs),
+    ...checkOutputNames(expanded, checked.jobs),
+    ...checkTwins(expanded, checked.jobs),
   ]);
   const valid = expanded.settings !== undefined && !diagnostics.some((d) => d.severity === "error");
-  return { source, expanded, jobs: checked.jobs, diagnostics, valid };
+  const shownText = concealSecrets(source.text, secrets.secrets);
+  return { source, expanded, jobs: checked.jobs, diagnostics, valid, shownText };
 }

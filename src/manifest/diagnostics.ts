@@ -78,8 +78,12 @@ export function formatDiagnostic(
   return `${head}${frame}${hint}`;
 }
 
+// The lines of the text framed last: a manifest's diagnostics are framed one after another.
+let framed: { text: string; lines: string[] } | undefined;
+
 function codeFrame(text: string, line: number, col: number): string {
-  const lines = text.split(/\r?\n/);
+  if (framed?.text !== text) framed = { text, lines: text.split(/\r?\n/) };
+  const { lines } = framed;
   const first = Math.max(1, line - 1);
   const last = Math.min(lines.length, line + 1);
   const width = String(last).length;

@@ -160,7 +160,8 @@ function checkOutputDir(settings: ManifestSettings, reporter: Reporter): void {
   }
 }
 
-function pathLabel(path: readonly (string | number)[]): string {
+/** A path into the manifest as its text names it: `jobs[2].messages[0].content`. */
+export function pathLabel(path: readonly (string | number)[]): string {
   return path.reduce<string>(
     (label, step) =>
       typeof step === "number" ? `${label}[${step}]` : label === "" ? step : `${label}.${step}`,

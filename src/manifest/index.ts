@@ -1,7 +1,14 @@
 /** Manifests: YAML text → checked settings and expanded jobs, with positions for every problem. */
-export { type Diagnostic, formatDiagnostic, sortDiagnostics } from "./diagnostics.js";
+export {
+  type Diagnostic,
+  diagnosticAt,
+  formatDiagnostic,
+  sortDiagnostics,
+} from "./diagnostics.js";
 export { type ExpandedManifest, expandManifest, INPUT_PLACEHOLDERS } from "./expand.js";
+export { templateNames } from "./interpolate.js";
 export { jobPath } from "./job-path.js";
+export { dependantLabel, expansionLabel } from "./labels.js";
 export { loadManifest, ManifestSource, parseManifest } from "./load.js";
 export {
   MOMENT_NAMES,
@@ -10,7 +17,8 @@ export {
   type RunMoment,
   runMoment,
 } from "./moment.js";
-export { manifestSchema } from "./schema.js";
+export { checkRequestSecrets, concealSecrets } from "./request-secrets.js";
+export { MAX_JOB_ID, manifestSchema } from "./schema.js";
 export { hasMaskedKey, maskLiteralKey, resolvedManifest } from "./secrets.js";
 export { isSimulator, whySimulator } from "./simulator.js";
 export {

@@ -5,7 +5,8 @@
  * name other vars in turn; what an upstream output brings at run time is data, never read again.
  */
 
-const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+/** `${NAME}` or `${NAME:-default}`: group 1 is the name, group 2 the default. */
+export const ENV_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 const ONE_REFERENCE = new RegExp(ENV_REFERENCE.source, "y");
 
 export interface EnvProblem {

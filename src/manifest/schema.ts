@@ -31,7 +31,7 @@ export const MEDIA_ENDPOINTS = ["images", "edits", "videos"] as const;
 
 export const JOB_ID = /^[A-Za-z0-9_-]+$/;
 /** Ids become parts of file names, which most file systems cap at 255 bytes. */
-const MAX_JOB_ID = 100;
+export const MAX_JOB_ID = 100;
 const jobId = z
   .string()
   .regex(JOB_ID, { error: "must use only letters, digits, _ and -" })

@@ -9,6 +9,12 @@ export interface TaskIdentity {
   tick?: string;
   /** A regeneration after review (take 2 on); take 1 leaves the key as it always was. */
   take?: number;
+  /**
+   * The label of a task whose request an earlier task of its job already sends (an expansion,
+   * or a take of one): it stays a task of its own. Absent for every other task, whose key is as
+   * it always was.
+   */
+  twin?: string;
 }
 
 /**
@@ -17,9 +23,10 @@ export interface TaskIdentity {
  * and YAML formatting; any change to the request gives a new key.
  */
 export function taskKey(identity: TaskIdentity): string {
-  const { endpoint, body, repeatIndex, tick, take } = identity;
+  const { endpoint, body, repeatIndex, tick, take, twin } = identity;
   const named: Record<string, unknown> = { endpoint, body, repeatIndex };
   if (tick !== undefined) named.tick = tick;
   if (take !== undefined && take > 1) named.take = take;
+  if (twin !== undefined) named.twin = twin;
   return sha256(canonicalJson(named));
 }

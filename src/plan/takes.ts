@@ -2,6 +2,7 @@ import type { Random } from "../core/random.js";
 import { FAMILIES, familyFields } from "../families/index.js";
 import type { NewTask, TaskRow } from "../store/index.js";
 import { taskKey } from "./identity.js";
+import { twinsAmong } from "./twins.js";
 
 /**
  * New takes: after review, a rejected output's task is made again as a new task beside it —
@@ -41,15 +42,18 @@ export function nextTakes(
     if (seen === undefined || task.take > seen.take) latest.set(root, task);
   }
   const takes: NewTask[] = [];
+  const twins = twinsAmong(tasks);
   for (const [root, task] of latest) {
     if (!rejected.has(task.key)) continue;
     const take = task.take + 1;
+    const label = `${root}-t${take}`;
     const body = JSON.parse(task.request) as Record<string, unknown>;
     if (takesSeed(task.family)) body.seed = Math.floor(random.next() * SEED_LIMIT);
+    const twin = twins(task) ? label : undefined;
     takes.push({
-      key: taskKey({ endpoint: task.endpoint, body, repeatIndex: task.repeat_index, take }),
+      key: taskKey({ endpoint: task.endpoint, body, repeatIndex: task.repeat_index, take, twin }),
       jobId: task.job_id,
-      label: `${root}-t${take}`,
+      label,
       family: task.family,
       lane: task.lane,
       endpoint: task.endpoint,

@@ -1,8 +1,10 @@
 import { canonicalJson, sha256 } from "../core/hash.js";
 import type { CheckedJob } from "../families/index.js";
+import { dependantLabel, expansionLabel } from "../manifest/index.js";
 import type { NewTask, OutputRow } from "../store/index.js";
 import { bindInputs, type UpstreamOutput } from "./bind-inputs.js";
 import { taskKey } from "./identity.js";
+import { keepTwinsApart } from "./twins.js";
 
 /**
  * From checked manifest jobs to the tasks a run records: one per combination × repeat, each
@@ -13,10 +15,7 @@ import { taskKey } from "./identity.js";
 /** Job id, plus the combination and repeat when there are several: `styles-e3-r2`. */
 export function labelOf(checked: CheckedJob, repeatIndex: number): string {
   const { spec, expansion, expansions } = checked.job;
-  let label = spec.id;
-  if (expansions > 1) label += `-e${expansion + 1}`;
-  if (spec.repeat > 1) label += `-r${repeatIndex + 1}`;
-  return label;
+  return expansionLabel(spec, expansion, expansions, repeatIndex);
 }
 
 /** The lane of an endpoint, for jobs without a family (passthrough, text). */
@@ -33,6 +32,7 @@ function taskOf(
   label: string,
   upstreamKey: string | null,
   identity: Record<string, unknown> = body,
+  twin?: string,
 ): NewTask {
   return {
     key: taskKey({
@@ -40,6 +40,7 @@ function taskOf(
       body: identity,
       repeatIndex,
       tick: checked.job.tick,
+      twin,
     }),
     jobId: checked.job.spec.id,
     label,
@@ -56,13 +57,17 @@ function taskOf(
 
 /** The tasks of every job that does not wait for an upstream output. */
 export function initialTasks(jobs: readonly CheckedJob[]): NewTask[] {
-  return jobs
+  const made = jobs
     .filter((checked) => checked.job.spec.from === undefined)
     .flatMap((checked) =>
-      Array.from({ length: checked.job.spec.repeat }, (_, repeat) =>
-        taskOf(checked, checked.body, repeat, labelOf(checked, repeat), null),
-      ),
+      Array.from({ length: checked.job.spec.repeat }, (_, repeat) => {
+        const label = labelOf(checked, repeat);
+        const make = (twin?: string) =>
+          taskOf(checked, checked.body, repeat, label, null, checked.body, twin);
+        return { task: make(), asTwin: () => ({ task: make(label) }) };
+      }),
     );
+  return keepTwinsApart(made).map(({ task }) => task);
 }
 
 /** `from:` jobs by the id of the job they follow. */
@@ -88,7 +93,7 @@ export function dependantTasks(
   upstream: { key: string; label: string; outputIndex: number; outputs: number },
   output: UpstreamOutput,
 ): DependantTask[] {
-  return templates.flatMap((checked) => {
+  const made = templates.flatMap((checked) => {
     const { body, problem } = bindInputs(checked, output);
     // The key names the upstream output, not its link: links change, the output does not.
     const stable = `gwrun-output:${upstream.key}/${upstream.outputIndex}`;
@@ -99,19 +104,27 @@ export function dependantTasks(
       dataUri: () => stable,
       text: () => stable,
     }).body;
-    const suffix = upstream.outputs > 1 ? `-${upstream.outputIndex + 1}` : "";
-    return Array.from({ length: checked.job.spec.repeat }, (_, repeat) => ({
-      task: taskOf(
-        checked,
-        problem === null ? body : identity,
-        repeat,
-        `${labelOf(checked, repeat)}-of-${upstream.label}${suffix}`,
-        upstream.key,
-        identity,
-      ),
-      problem,
-    }));
+    return Array.from({ length: checked.job.spec.repeat }, (_, repeat) => {
+      const label = dependantLabel(
+        labelOf(checked, repeat),
+        upstream.label,
+        upstream.outputIndex,
+        upstream.outputs,
+      );
+      const make = (twin?: string) =>
+        taskOf(
+          checked,
+          problem === null ? body : identity,
+          repeat,
+          label,
+          upstream.key,
+          identity,
+          twin,
+        );
+      return { task: make(), problem, asTwin: () => ({ task: make(label), problem }) };
+    });
   });
+  return keepTwinsApart(made).map(({ task, problem }) => ({ task, problem }));
 }
 
 /**
@@ -170,7 +183,7 @@ export function standInsOf(
             repeat,
           }),
         );
-        const label = `${labelOf(checked, repeat)}-of-${upstream.label}`;
+        const label = dependantLabel(labelOf(checked, repeat), upstream.label, 0, 1);
         const standIn: NewTask = {
           ...taskOf(checked, checked.body, repeat, label, upstream.key),
           key,

@@ -16,7 +16,7 @@ export type {
   WorkerIdentity,
   WorkerRow,
 } from "./fleet-port.js";
-export { adoptLegacyPaths, PROJECT_MARKERS } from "./legacy-paths.js";
+export { adoptLegacyPaths } from "./legacy-paths.js";
 export { openPgStore } from "./pg.js";
 export type {
   DownloadedFile,

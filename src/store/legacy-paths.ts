@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { PROJECT_MARKERS } from "../core/project.js";
 import type { PathRebase, Store } from "./port.js";
 import { projectPaths } from "./project-paths.js";
 import type { RunRow } from "./rows.js";
@@ -11,9 +12,6 @@ import type { RunRow } from "./rows.js";
  * (`data/outputs/{name}` is three folders below the project); else the nearest folder above
  * the manifest holding a project marker; else the manifest's own folder.
  */
-
-/** Files that mark a project folder (as the command line finds it). */
-export const PROJECT_MARKERS = [".git", "package.json", path.join("data", "gwrun.db")];
 
 /**
  * Rewrites the runs recorded with absolute paths, and their files, relative to their project.

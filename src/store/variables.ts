@@ -1,4 +1,4 @@
-import type { TaskRow } from "./rows.js";
+import type { NewTask, TaskRow } from "./rows.js";
 
 /** What tells a task apart from its siblings, as records show it. */
 export interface TaskVariables {
@@ -22,4 +22,11 @@ export function variablesOf(
     take: task.take,
     upstream: task.upstream_key,
   };
+}
+
+/** A task's matrix variables as the `vars` column holds them: JSON, or null when it has none. */
+export function varsColumn(task: Pick<NewTask, "vars">): string | null {
+  return task.vars === undefined || Object.keys(task.vars).length === 0
+    ? null
+    : JSON.stringify(task.vars);
 }

@@ -2,6 +2,7 @@ import { checkedMove, type MovePatch } from "../move.js";
 import type { NewTask, OutputRow, TaskRow, TextAnswerRow } from "../rows.js";
 import type { TaskState } from "../states.js";
 import type { Transition } from "../transition-patches.js";
+import { varsColumn } from "../variables.js";
 import { changes, row, rows, type Sql, TASK_COLUMNS } from "./db.js";
 import { withScope } from "./scope.js";
 
@@ -101,11 +102,7 @@ export async function recordTasks(
         column((task) => task.upstreamKey),
         column((task) => task.estimatedCost),
         column((task) => (task.placeholder === true ? 1 : 0)),
-        column((task) =>
-          task.vars === undefined || Object.keys(task.vars).length === 0
-            ? null
-            : JSON.stringify(task.vars),
-        ),
+        column(varsColumn),
         column((task) => task.repeatIndex ?? 0),
         column((task) => task.take ?? 1),
       ],
@@ -113,17 +110,21 @@ export async function recordTasks(
     const fresh = new Set(inserted.map((found) => found.key));
     for (const key of fresh) added.add(key);
     const known = batch.filter((task) => !fresh.has(task.key));
-    // A known key joins this run as it is: only its run and names change.
+    // A known key joins this run as it is: only its run and names (label, variables) change.
     if (known.length > 0)
       await sql.query(
-        `UPDATE jobs SET run_id = $1, job_id = t.job_id, label = t.label
-         FROM unnest($2::text[], $3::text[], $4::text[]) AS t(key, job_id, label)
+        `UPDATE jobs SET run_id = $1, job_id = t.job_id, label = t.label,
+           vars = CASE WHEN t.has_vars THEN t.vars ELSE jobs.vars END
+         FROM unnest($2::text[], $3::text[], $4::text[], $5::boolean[], $6::text[])
+           AS t(key, job_id, label, has_vars, vars)
          WHERE jobs.key = t.key`,
         [
           runId,
           known.map((task) => task.key),
           known.map((task) => task.jobId),
           known.map((task) => task.label),
+          known.map((task) => task.vars !== undefined),
+          known.map(varsColumn),
         ],
       );
     await sql.query(

@@ -2,6 +2,7 @@ import { checkedMove, type MovePatch } from "../move.js";
 import type { NewTask, OutputRow, TaskRow, TextAnswerRow } from "../rows.js";
 import type { TaskState } from "../states.js";
 import type { Transition } from "../transition-patches.js";
+import { varsColumn } from "../variables.js";
 import type { SqliteDb } from "./db.js";
 import { withScope } from "./scope.js";
 
@@ -49,7 +50,10 @@ export function recordTasks(
        state, estimated_cost, created_at, updated_at, placeholder, vars, repeat_index, take)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const adopt = s.sql("UPDATE jobs SET run_id = ?, job_id = ?, label = ? WHERE key = ?");
+  // A known key joins this run as it is: only its run and names (label, variables) change.
+  const adopt = s.sql(
+    "UPDATE jobs SET run_id = ?, job_id = ?, label = ?, vars = CASE WHEN ? THEN ? ELSE vars END WHERE key = ?",
+  );
   const link = s.sql("INSERT OR IGNORE INTO run_jobs (run_id, key) VALUES (?, ?)");
   s.transaction(() => {
     for (const task of tasks) {
@@ -67,13 +71,19 @@ export function recordTasks(
         now,
         now,
         task.placeholder === true ? 1 : 0,
-        task.vars === undefined || Object.keys(task.vars).length === 0
-          ? null
-          : JSON.stringify(task.vars),
+        varsColumn(task),
         task.repeatIndex ?? 0,
         task.take ?? 1,
       ).changes;
-      if (inserted === 0) adopt.run(runId, task.jobId, task.label, task.key);
+      if (inserted === 0)
+        adopt.run(
+          runId,
+          task.jobId,
+          task.label,
+          task.vars === undefined ? 0 : 1,
+          varsColumn(task),
+          task.key,
+        );
       else added.add(task.key);
       link.run(runId, task.key);
     }
