@@ -245,16 +245,16 @@ describe("gwrun status on a PostgreSQL store", () => {
     const second = await recordRun(store, "daily", ["a", "b", "c", "f"]);
     await submit(store, second.find((task) => task.key === "f") as TaskRow, W2);
 
-    const text = await gwrunAsync(["status", "2", "--store", url]).done;
+    const text = await gwrunAsync(["status", "2"], { env: { GWRUN_STORE: url } }).done;
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(
       /^ {4}w1 host-a 1234 heartbeat \S+ s ago, dead, 0 submits for this run$/m,
     );
     expect(text.stdout).toMatch(/^ {4}w2 host-b 99 heartbeat \S+ s ago, 1 submit for this run$/m);
-    const json = await gwrunAsync(["status", "2", "--store", url, "--json"]).done;
+    const json = await gwrunAsync(["status", "2", "--json"], { env: { GWRUN_STORE: url } }).done;
     expect(JSON.parse(json.stdout).fleet.submits).toEqual({ [W2]: 1 });
     // Run 1 keeps its own.
-    const first = await gwrunAsync(["status", "1", "--store", url, "--json"]).done;
+    const first = await gwrunAsync(["status", "1", "--json"], { env: { GWRUN_STORE: url } }).done;
     expect(JSON.parse(first.stdout).fleet.submits).toEqual({ [W1]: 3 });
   }, 60_000);
 });

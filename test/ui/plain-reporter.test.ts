@@ -212,7 +212,7 @@ describe("plain reporter", () => {
     await plain.close();
     expect(lines.slice(0, 3)).toEqual([
       "gwrun: a-1 failed: the task failed: see why",
-      "gwrun: run 7 failed after 0s: 1 task, 0 done, 1 failed; spent 1 of 25; outputs in out/spring",
+      "gwrun: run 7 failed after 0s: 1 task, 0 done, 1 failed; paid 1 of 25; outputs in out/spring",
       "  1 × the task failed: see why",
     ]);
     // The dashboard draws from the run's state.
