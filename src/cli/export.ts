@@ -1,7 +1,7 @@
 import path from "node:path";
 import { plural } from "../core/words.js";
 import { ExitCode } from "./exit-codes.js";
-import { out } from "./output.js";
+import { err, out } from "./output.js";
 import { findRun, type StoreFlags, storeAt, withExistingStore } from "./store.js";
 
 /**
@@ -10,17 +10,22 @@ import { findRun, type StoreFlags, storeAt, withExistingStore } from "./store.js
  */
 export async function exportRun(
   ref: string | undefined,
-  flags: StoreFlags & { approved: string },
+  flags: StoreFlags & { approved: string; force?: boolean },
 ): Promise<ExitCode> {
-  const { exportApproved } = await import("../postprocess/index.js");
+  const { exportApproved, REVIEW_CSV } = await import("../postprocess/index.js");
   const at = storeAt(flags);
   return withExistingStore(at, async (store) => {
     const run = await findRun(store, at.location, ref);
     const dir = path.resolve(flags.approved);
-    const exported = await exportApproved(store, run, dir);
+    const exported = await exportApproved(store, run, {
+      dir,
+      project: at.project,
+      force: flags.force === true,
+    });
     for (const file of exported.files) out(path.join(dir, file));
-    out(exported.csv);
+    if (!exported.refused.some((refused) => refused.what === REVIEW_CSV)) out(exported.csv);
     out(`run ${run.id}: ${plural(exported.files.length, "approved output")} exported to ${dir}`);
-    return ExitCode.Ok;
+    for (const { what, reason } of exported.refused) err(`gwrun: not exported: ${what}: ${reason}`);
+    return exported.refused.length === 0 ? ExitCode.Ok : ExitCode.Failed;
   });
 }

@@ -194,14 +194,20 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
     )
     .argument("[run]", "run id (default: the latest)")
     .requiredOption("--approved <dir>", "the delivery folder (made if missing)")
+    .option("--force", "replace files in the delivery folder this export did not write")
     .option(
       "--db <file>",
       "state database (default: GWRUN_DB, else data/gwrun.db of the project folder)",
     )
     .option("--store <url>", STORE_HELP)
-    .action(async (run: string | undefined, flags: StoreFlags & { approved: string }) => {
-      setExit(await exportRun(run, flags));
-    });
+    .action(
+      async (
+        run: string | undefined,
+        flags: StoreFlags & { approved: string; force?: boolean },
+      ) => {
+        setExit(await exportRun(run, flags));
+      },
+    );
 
   program
     .command("view")

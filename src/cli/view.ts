@@ -19,9 +19,11 @@ export async function viewStore(flags: ViewFlags): Promise<ExitCode> {
   const port = flags.port === undefined ? 0 : Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new GwError(ErrorCode.Usage, `--port: "${flags.port}" is not a port number`);
-  return withExistingStore(storeAt(flags), async (store) => {
+  const at = storeAt(flags);
+  return withExistingStore(at, async (store) => {
     const server = await startViewServer({
       store,
+      project: at.project,
       port,
       token: randomBytes(18).toString("base64url"),
       clock: systemClock,

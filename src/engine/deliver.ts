@@ -2,7 +2,8 @@ import { copyFile, link, readFile, rm, stat, writeFile } from "node:fs/promises"
 import path from "node:path";
 import { ensureDir } from "../core/fs.js";
 import { hashFile, reviewPath } from "../core/output-files.js";
-import { type FilePlace, isInside } from "../plan/index.js";
+import { isBelow } from "../core/safe-files.js";
+import type { FilePlace } from "../plan/index.js";
 import type { OutputCopy, OutputRow, Store, TaskRow } from "../store/index.js";
 import { freeOutputPath } from "./output-names.js";
 
@@ -35,8 +36,8 @@ export async function deliverOutputs(
   for (const output of outputs) {
     const source = intact.get(output.idx);
     if (source === undefined || output.sha256 === null) continue;
-    if (isInside(into.outputDir, source.path) && source.outputDir === null) continue;
-    const file = isInside(into.outputDir, source.path)
+    if (isBelow(into.outputDir, source.path) && source.outputDir === null) continue;
+    const file = isBelow(into.outputDir, source.path)
       ? source.path
       : await freeOutputPath(into.store, {
           outputDir: into.outputDir,

@@ -26,7 +26,6 @@ export {
   type FilePlace,
   type FoundFiles,
   factsOf,
-  isInside,
   type Placement,
   type PlacementFacts,
   placementOf,

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
-import path from "node:path";
 import { fileMatches } from "../core/output-files.js";
 import { claimAlive } from "../core/process.js";
+import { isBelow } from "../core/safe-files.js";
 import { type OutputCopy, type OutputRow, type TaskRow, TaskState } from "../store/index.js";
 
 /**
@@ -137,7 +137,7 @@ export async function factsOf(
   const places = [...found.intact.values()];
   facts.toDeliver = places.some(
     (place) =>
-      !isInside(options.outputDir, place.path) ||
+      !isBelow(options.outputDir, place.path) ||
       (place.outputDir !== null && reviewImagesGone([place])),
   );
   // A copy's review images are delivered again; only the downloaded file's are made again.
@@ -167,7 +167,7 @@ async function findFiles(
       output.path === null
         ? null
         : { idx: output.idx, outputDir: null, ...pick(output, output.path) };
-    if (own !== null && isInside(outputDir, own.path) && (await intact(own, output))) {
+    if (own !== null && isBelow(outputDir, own.path) && (await intact(own, output))) {
       found.intact.set(output.idx, own);
       continue;
     }
@@ -175,8 +175,8 @@ async function findFiles(
     const places: FilePlace[] = delivered
       .filter((copy) => copy.idx === output.idx)
       .map((copy) => ({ idx: copy.idx, outputDir: copy.output_dir, ...pick(copy, copy.path) }))
-      .sort((a, b) => Number(isInside(outputDir, b.path)) - Number(isInside(outputDir, a.path)));
-    if (own !== null && !isInside(outputDir, own.path)) places.push(own);
+      .sort((a, b) => Number(isBelow(outputDir, b.path)) - Number(isBelow(outputDir, a.path)));
+    if (own !== null && !isBelow(outputDir, own.path)) places.push(own);
     let place: FilePlace | undefined;
     for (const candidate of places)
       if (await intact(candidate, output)) {
@@ -198,12 +198,6 @@ function pick(
 
 function intact(place: FilePlace, output: OutputRow): Promise<boolean> {
   return fileMatches(place.path, output.bytes, output.sha256);
-}
-
-/** Whether `file` lies below `dir`. */
-export function isInside(dir: string, file: string): boolean {
-  const relative = path.relative(dir, file);
-  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative);
 }
 
 function reviewImagesGone(places: readonly FilePlace[]): boolean {

@@ -1,7 +1,19 @@
-import { copyFileSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import {
+  constants,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
-import type { RunRow, Store } from "../store/index.js";
-import { reviewRecord } from "./review-record.js";
+import { sha256 as sha256Of } from "../core/hash.js";
+import { hashFile } from "../core/output-files.js";
+import { isBelow, unsafeFile } from "../core/safe-files.js";
+import type { ReportRow, RunRow, Store } from "../store/index.js";
+import { type ReviewRecord, reviewRecord } from "./review-record.js";
 
 export const REVIEW_CSV = "review.csv";
 
@@ -18,57 +30,148 @@ const CSV_COLUMNS = [
   "sha256",
 ] as const;
 
-/** One CSV field: quoted when it holds a comma, a quote or a line break. */
-function csvField(value: unknown): string {
-  const text = value === null || value === undefined ? "" : String(value);
+/**
+ * One CSV field: quoted when it holds a comma, a quote or a line break; a cell a spreadsheet
+ * would run as a formula (it begins with `=`, `+`, `-`, `@`, a tab or a carriage return) is
+ * kept as text by a leading apostrophe.
+ */
+export function csvField(value: unknown): string {
+  const raw = value === null || value === undefined ? "" : String(value);
+  const text = /^[=+\-@\t\r]/.test(raw) ? `'${raw}` : raw;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+export interface ExportOptions {
+  /** The delivery folder (absolute). */
+  dir: string;
+  /** The project folder: recorded files are read only below it or the run's output folder. */
+  project: string;
+  /** Replace files in `dir` this export did not write. */
+  force: boolean;
+}
+
 export interface Exported {
-  /** Outputs copied, relative to the delivery folder. */
+  /** Outputs in the delivery folder, relative to it. */
   files: string[];
   csv: string;
+  /** What was not delivered ("hero-r1 output 0", review.csv), each with why. */
+  refused: { what: string; reason: string }[];
 }
 
 /**
- * Copies a run's approved outputs, each with its provenance sidecar, into `dir` at the same
- * place below it as below the output folder, and writes `review.csv` there: one row per
- * output of the run with the decision on it (blank when not reviewed) and the note.
+ * Copies a run's approved outputs, each with its provenance sidecar, into `dir`, and writes
+ * `review.csv` there: one row per output of the run with the decision on it (blank when not
+ * reviewed) and the note. Nothing is written outside `dir`: an output is placed where it lies
+ * below the run's output folder, and one that lies elsewhere (taken over from another folder)
+ * under its job id. Each file is read only when it is a regular file inside the project or the
+ * run's folder and holds the bytes the record says; a file already in `dir` is replaced only
+ * with `force` (or left when it holds the same bytes).
  */
-export async function exportApproved(store: Store, run: RunRow, dir: string): Promise<Exported> {
-  const files: string[] = [];
+export async function exportApproved(
+  store: Store,
+  run: RunRow,
+  options: ExportOptions,
+): Promise<Exported> {
+  const { dir } = options;
+  const exported: Exported = { files: [], csv: path.join(dir, REVIEW_CSV), refused: [] };
   const rows = [CSV_COLUMNS.join(",")];
   mkdirSync(dir, { recursive: true });
   for await (const row of store.reportRows({ run: run.id })) {
     if (row.output === null || row.output.path === null) continue;
     const record = reviewRecord(run.output_dir, row.task, row.output);
-    const decision = record.review?.decision ?? "";
-    rows.push(
-      [
-        record.file,
-        record.job,
-        record.label,
-        record.output,
-        record.take,
-        record.repeat,
-        JSON.stringify(record.vars),
-        decision,
-        record.review?.note ?? "",
-        record.sha256,
-      ]
-        .map(csvField)
-        .join(","),
-    );
-    if (decision !== "approved" || record.file === null) continue;
-    // The recorded path, relative: never a path read from a response or a URL.
-    const target = path.join(dir, record.file);
-    mkdirSync(path.dirname(target), { recursive: true });
-    copyFileSync(row.output.path, target);
-    const sidecar = `${row.output.path}.json`;
-    if (existsSync(sidecar)) copyFileSync(sidecar, `${target}.json`);
-    files.push(record.file);
+    rows.push(csvRow(record));
+    if (record.review?.decision !== "approved") continue;
+    const refusal = await deliver(row, record, run, options, exported.files);
+    if (refusal !== undefined)
+      exported.refused.push({ what: `${record.label} output ${record.output}`, reason: refusal });
   }
-  const csv = path.join(dir, REVIEW_CSV);
-  writeFileSync(csv, `${rows.join("\n")}\n`);
-  return { files, csv };
+  const csv = `${rows.join("\n")}\n`;
+  const there = await holding(exported.csv);
+  if (there === undefined || there === sha256Of(csv) || options.force) {
+    rmSync(exported.csv, { force: true });
+    writeFileSync(exported.csv, csv, { flag: "wx" });
+  } else
+    exported.refused.push({
+      what: REVIEW_CSV,
+      reason: `${exported.csv} is there already and was not written by this export (--force replaces it)`,
+    });
+  return exported;
+}
+
+function csvRow(record: ReviewRecord): string {
+  return [
+    record.file,
+    record.job,
+    record.label,
+    record.output,
+    record.take,
+    record.repeat,
+    JSON.stringify(record.vars),
+    record.review?.decision ?? "",
+    record.review?.note ?? "",
+    record.sha256,
+  ]
+    .map(csvField)
+    .join(",");
+}
+
+/** Copies one approved output and its sidecar into the delivery folder; why not, when not. */
+async function deliver(
+  row: ReportRow,
+  record: ReviewRecord,
+  run: RunRow,
+  options: ExportOptions,
+  written: string[],
+): Promise<string | undefined> {
+  const source = row.output?.path;
+  if (source === undefined || source === null) return "no file is recorded";
+  const roots = [options.project, run.output_dir];
+  const unsafe = unsafeFile(source, roots);
+  if (unsafe !== undefined) return `${source} is refused: ${unsafe}`;
+  const sha256 = await hashFile(source);
+  if (sha256 !== record.sha256)
+    return `${source} no longer holds the bytes recorded for it (sha256 ${sha256}, recorded ${record.sha256})`;
+  const name = placeInDelivery(run.output_dir, record.job, source);
+  const target = path.resolve(options.dir, name);
+  if (!isBelow(options.dir, target)) return `${name} would lie outside ${options.dir}`;
+  const there = await holding(target);
+  if (there !== undefined && there !== sha256 && !options.force)
+    return `${target} is there already and was not written by this export (--force replaces it)`;
+  mkdirSync(path.dirname(target), { recursive: true });
+  if (!isBelow(realpathSync(options.dir), path.join(realpathSync(path.dirname(target)), "x")))
+    return `${path.dirname(target)} leads outside ${options.dir} (a link)`;
+  if (there !== sha256) place(source, target);
+  const sidecar = `${source}.json`;
+  if (existsSync(sidecar) && unsafeFile(sidecar, roots) === undefined) {
+    const sidecarThere = await holding(`${target}.json`);
+    if (sidecarThere === undefined || options.force) place(sidecar, `${target}.json`);
+  }
+  written.push(name.split(path.sep).join("/"));
+  return undefined;
+}
+
+/** Writes `source` at `target`, which is gone first: a link there is removed, not followed. */
+function place(source: string, target: string): void {
+  rmSync(target, { force: true });
+  copyFileSync(source, target, constants.COPYFILE_EXCL);
+}
+
+/**
+ * Where an output goes in the delivery folder: where it lies below the run's output folder,
+ * else (an output taken over from another folder) `<job id>/<its name>`.
+ */
+export function placeInDelivery(outputDir: string, jobId: string, file: string): string {
+  return isBelow(outputDir, file)
+    ? path.relative(outputDir, file)
+    : path.join(jobId, path.basename(file));
+}
+
+/** The sha256 of the regular file at `target`; "" for anything else there; undefined for nothing. */
+async function holding(target: string): Promise<string | undefined> {
+  try {
+    const stat = lstatSync(target);
+    return stat.isFile() ? await hashFile(target) : "";
+  } catch {
+    return undefined;
+  }
 }

@@ -25,6 +25,14 @@ export function href(relative: string): string {
   return escapeHtml(relative.split("/").map(encodeURIComponent).join("/"));
 }
 
+/** A path relative to the page's folder, or null when it leads out of it. */
+function inFolder(relative: string | null): string | null {
+  if (relative === null) return null;
+  return relative.startsWith("../") || relative.startsWith("/") || relative === ".."
+    ? null
+    : relative;
+}
+
 /** Thumbnails past this many load as they scroll into view. */
 const EAGER_IMAGES = 200;
 
@@ -186,10 +194,12 @@ function figure(record: ReviewRecord, position: number, answer: string | null): 
     record.review === null
       ? ""
       : ` <span class="badge ${record.review.decision}">${record.review.decision}</span>${record.review.note === null ? "" : ` <span class="note">${escapeHtml(record.review.note)}</span>`}`;
+  // The page links only what lies in its folder: a file taken over from another is named, not linked.
+  const file = inFolder(record.file);
   const picture =
-    record.thumbnail ??
-    record.poster ??
-    (record.content_type?.startsWith("image/") ? record.file : null);
+    inFolder(record.thumbnail) ??
+    inFolder(record.poster) ??
+    (record.content_type?.startsWith("image/") ? file : null);
   const loading = position < EAGER_IMAGES ? "" : ' loading="lazy"';
   const inner =
     picture === null
@@ -198,9 +208,9 @@ function figure(record: ReviewRecord, position: number, answer: string | null): 
   const link =
     answer !== null
       ? `<pre class="answer">${escapeHtml(answer)}</pre>`
-      : record.file === null
+      : file === null
         ? inner
-        : `<a href="${href(record.file)}">${inner}</a>`;
+        : `<a href="${href(file)}">${inner}</a>`;
   const size = [sizeOf(record), bytesText(record.bytes)].filter((part) => part !== "").join(" · ");
   return `<figure class="output">${link}<figcaption>${badge}${review} ${escapeHtml(name)}${size === "" ? "" : ` · ${escapeHtml(size)}`}${problems}</figcaption></figure>`;
 }

@@ -1,5 +1,6 @@
 import { createReadStream, statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { unsafeFile } from "../core/safe-files.js";
 import type { Store } from "../store/index.js";
 import { contentPolicy } from "./headers.js";
 
@@ -7,7 +8,8 @@ import { contentPolicy } from "./headers.js";
  * Recorded files, and only those: a file is asked for by its output's id (task key and index)
  * and which of its files (the output, its thumbnail, its poster); its path comes from the
  * store, never from the URL: where it was downloaded, else a copy delivered into another
- * output folder when that one is gone.
+ * output folder when that one is gone. Only a regular file inside the folders allowed (the
+ * project's, the runs' output folders) is served: a link placed there is not followed.
  */
 
 export type FileKind = "file" | "thumb" | "poster";
@@ -22,12 +24,13 @@ const TYPES: Readonly<Record<string, string>> = {
   avif: "image/avif",
 };
 
-/** The recorded path and type of an output's file; undefined when none is recorded. */
+/** The recorded path and type of an output's file; undefined when none may be served. */
 export async function recordedFile(
   store: Store,
   key: string,
   index: string,
   kind: FileKind,
+  roots: readonly string[],
 ): Promise<{ path: string; type: string } | undefined> {
   if (!KEY.test(key) || !/^\d{1,6}$/.test(index)) return undefined;
   const output = (await store.outputsOf(key)).find((row) => row.idx === Number(index));
@@ -36,21 +39,13 @@ export async function recordedFile(
   const places = [output, ...copies].map((place) =>
     kind === "file" ? place.path : kind === "thumb" ? place.thumbnail : place.poster,
   );
-  const file = places.find((place) => place !== null && isFile(place)) ?? places[0] ?? null;
-  if (file === null) return undefined;
+  const file = places.find((place) => place !== null && unsafeFile(place, roots) === undefined);
+  if (file === undefined || file === null) return undefined;
   const type =
     kind === "file"
       ? servedType(output.content_type)
       : (TYPES[file.split(".").at(-1)?.toLowerCase() ?? ""] ?? "application/octet-stream");
   return { path: file, type };
-}
-
-function isFile(file: string): boolean {
-  try {
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** Media and plain text keep the type the gateway gave them; anything else (HTML…) is bytes. */

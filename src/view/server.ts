@@ -25,6 +25,8 @@ export interface ViewOptions {
   clock: Clock;
   /** How often a live run page's counts are read again, ms (default 500). */
   everyMs?: number;
+  /** The project folder: files are served from it (and from runs' output folders) only. */
+  project: string;
 }
 
 export interface ViewServer {
@@ -44,6 +46,10 @@ const ASSETS: ReadonlyMap<string, string> = new Map([
   ["outputs.js", "text/javascript; charset=utf-8"],
 ]);
 
+/** The runs whose output folders files may be served from, and how long that list is kept, ms. */
+const FOLDERS_OF_RUNS = 1000;
+const FOLDERS_FOR_MS = 5000;
+
 /** A refusal with its status, answered as short text. */
 class Refused extends Error {
   constructor(
@@ -62,6 +68,15 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
   const token = Buffer.from(options.token);
   let port = 0;
   const streams = new Set<() => void>();
+  // The folders files are served from: the project's, and any run's output folder outside it.
+  let folders: { at: number; roots: string[] } | undefined;
+  const servedFolders = async (): Promise<string[]> => {
+    if (folders === undefined || clock.now() - folders.at > FOLDERS_FOR_MS) {
+      const runs = await store.runs(FOLDERS_OF_RUNS);
+      folders = { at: clock.now(), roots: [options.project, ...runs.map((run) => run.output_dir)] };
+    }
+    return folders.roots;
+  };
 
   const send = (response: ServerResponse, status: number, type: string, body: string) => {
     response.writeHead(status, {
@@ -173,7 +188,13 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
       parts.length === 4 &&
       ["file", "thumb", "poster"].includes(fourth ?? "")
     ) {
-      const file = await recordedFile(store, second ?? "", third ?? "", fourth as FileKind);
+      const file = await recordedFile(
+        store,
+        second ?? "",
+        third ?? "",
+        fourth as FileKind,
+        await servedFolders(),
+      );
       if (file === undefined || !sendFile(request, response, file))
         throw new Refused(404, "no such file recorded");
     } else {

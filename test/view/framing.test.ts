@@ -15,7 +15,8 @@ const REFERENCE = `data:image/png;base64,${Buffer.alloc(1_500_000, 7).toString("
 /** A viewer over a store with one run and one downloaded picture, `k1/0`, made from REFERENCE. */
 async function withViewer(fn: (url: string, store: SqliteStore) => Promise<void>): Promise<void> {
   const { store, runId } = await openTestStore();
-  const picture = path.join(tempDir(), "a.png");
+  const dir = tempDir();
+  const picture = path.join(dir, "a.png");
   writeFileSync(picture, "not really a png");
   const request = { model: "acme-image-2", prompt: "a mug", images: [REFERENCE, REFERENCE] };
   await store.recordTasks(runId, [{ ...imageTask("k1"), request: JSON.stringify(request) }], 1);
@@ -26,6 +27,7 @@ async function withViewer(fn: (url: string, store: SqliteStore) => Promise<void>
     .run(picture);
   const server = await startViewServer({
     store,
+    project: dir,
     port: 0,
     token: "s3cret",
     clock: new ManualClock(),

@@ -26,6 +26,7 @@ describe.runIf(runsWith(CHROMIUM))("gwrun view in Chromium: a run under way", ()
       const store = await scope.open();
       const viewer = await startViewServer({
         store,
+        project: scope.dir,
         port: 0,
         token: "t",
         clock: systemClock,

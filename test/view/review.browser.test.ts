@@ -44,7 +44,13 @@ describe.runIf(runsWith(CHROMIUM))("gwrun view in Chromium: review and regenerat
       const manifest = scope.write("grid.yaml", `${fastSettings(scope.outputDir)}${JOBS}`);
       expect((await scope.gwrun(["run", manifest]).done).code).toBe(0);
       const store = await scope.open();
-      const viewer = await startViewServer({ store, port: 0, token: "t0ken", clock: systemClock });
+      const viewer = await startViewServer({
+        store,
+        project: scope.dir,
+        port: 0,
+        token: "t0ken",
+        clock: systemClock,
+      });
       try {
         await withChromium(async ({ page, problems }) => {
           await page.goto(`${viewer.url}/?token=t0ken`);

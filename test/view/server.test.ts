@@ -49,6 +49,7 @@ async function withViewer(
     .run(picture);
   const server = await startViewServer({
     store,
+    project: dir,
     port: 0,
     token: "s3cret",
     clock: new ManualClock(),
