@@ -1,4 +1,7 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
+import { ErrorCode, GwError } from "../core/errors.js";
+import { isBelow } from "../core/safe-files.js";
 import type { ReportOf } from "../postprocess/index.js";
 
 import { ExitCode } from "./exit-codes.js";
@@ -18,6 +21,14 @@ export async function reportRun(
   const at = storeAt(flags);
   return withExistingStore(at, async (store) => {
     const run = await findRun(store, at.location, ref);
+    // A folder recorded outside this project (an absolute output.dir) is written only where
+    // it still is: a record from elsewhere never makes folders on this machine.
+    if (!isBelow(at.project, run.output_dir) && !existsSync(run.output_dir))
+      throw new GwError(
+        ErrorCode.Usage,
+        `run ${run.id}'s output folder ${run.output_dir} lies outside this project and is not here: nothing was written`,
+        { hint: "run gwrun report in the project the run belongs to, or where that folder is" },
+      );
     const shown = (file: string) => path.relative(process.cwd(), file) || file;
     const records: ReportOf[] = ref === undefined ? ["folder"] : ["folder", "run"];
     for (const of of records) {

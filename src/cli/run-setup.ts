@@ -3,7 +3,7 @@ import { seededRandom } from "../core/random.js";
 import type { DownloadCaps, Emit, EngineOptions } from "../engine/index.js";
 import type { CheckedJob } from "../families/index.js";
 import { GatewayClient } from "../gateway/index.js";
-import type { JobChecks, ManifestSettings } from "../manifest/index.js";
+import { isSimulator, type JobChecks, type ManifestSettings } from "../manifest/index.js";
 import { dependantTemplates } from "../plan/index.js";
 import type { Store, TaskRow } from "../store/index.js";
 import { type GatewayTarget, inGatewayTime, openGatewayTarget } from "./gateway-target.js";
@@ -86,6 +86,7 @@ export async function engineOptions(work: RunWork): Promise<EngineOptions> {
       outputDir,
       thumbnails: settings.output.thumbnails,
       checksFor: checksByJob(jobs, settings.checks),
+      simulator: isSimulator(work.baseUrl),
     }),
     emit: work.emit,
   };

@@ -53,6 +53,7 @@ figcaption{font-size:12px;color:#555}
 .badge{display:inline-block;border-radius:3px;padding:0 5px;font-size:12px;color:#fff}
 .ok{background:#2a7d3b}.failed{background:#b3261e}.unchecked{background:#888}
 .approved{background:#1f5fae}.rejected{background:#7a3e9d}.note{font-style:italic}
+.sim{background:#b7791f}p.sim{background:#fdf3e1;color:#7a4e0e;padding:.3rem .5rem;border-radius:4px}
 .problems{color:#b3261e;font-size:12px;margin:.2rem 0 0;padding-left:1rem}
 .failures li{margin:.2rem 0}.state{font-weight:normal;color:#777;font-size:12px}
 .vars{margin:.2rem 0;font-size:12px}.vars span{background:#e8eef7;border-radius:3px;padding:0 5px;margin-right:.3rem}
@@ -68,6 +69,8 @@ export interface GallerySummary {
   spent: number;
   /** The run that wrote the page, and what it paid itself. */
   paidBy: { run: number; paid: number };
+  /** That run talked to the built-in simulator. */
+  simulator: boolean;
   reviews: { approved: number; rejected: number };
 }
 
@@ -91,7 +94,7 @@ export function galleryStart(summary: GallerySummary): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
 <title>${title}</title><style>${STYLE}</style></head>
-<body><header><h1>${name}</h1><p>${scope}</p>
+<body><header><h1>${name}</h1><p>${scope}</p>${summary.simulator ? `<p class="sim">Run ${summary.paidBy.run} talked to the built-in simulator: its outputs are stand-ins, no real money.</p>` : ""}
 <ul class="summary"><li><b data-count="tasks">${tasks}</b> tasks</li>${states}<li><b data-count="outputs">${summary.outputs}</b> outputs</li>${spendItems(summary)}<li><b data-count="approved">${summary.reviews.approved}</b> approved</li><li><b data-count="rejected-outputs">${summary.reviews.rejected}</b> rejected by review</li></ul></header>
 `;
 }
@@ -184,7 +187,8 @@ export function variablesLine(variables: TaskVariables): string {
 
 function figure(record: ReviewRecord, position: number, answer: string | null): string {
   const state = record.checks.state ?? "unchecked";
-  const badge = `<span class="badge ${state}">${state === "ok" ? "checks ok" : state === "failed" ? "check failed" : "not checked"}</span>`;
+  const checked = `<span class="badge ${state}">${state === "ok" ? "checks ok" : state === "failed" ? "check failed" : "not checked"}</span>`;
+  const badge = record.simulator ? `<span class="badge sim">simulator</span> ${checked}` : checked;
   const problems =
     record.checks.problems.length === 0
       ? ""

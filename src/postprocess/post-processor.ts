@@ -21,6 +21,8 @@ export interface PostProcessorOptions {
   checksFor(jobId: string): JobChecks;
   /** Outputs checked at once; default: the machine's cores. */
   concurrency?: number;
+  /** The run talks to the built-in simulator: its sidecars say the outputs are stand-ins. */
+  simulator?: boolean;
 }
 
 /**
@@ -65,7 +67,13 @@ export class PostProcessor implements PostProcess {
         const verdict = verdicts[i];
         return output.path === null || verdict === undefined
           ? undefined
-          : writeSidecar(row, { ...output, path: output.path }, this.#o.outputDir, verdict);
+          : writeSidecar(
+              row,
+              { ...output, path: output.path },
+              this.#o.outputDir,
+              verdict,
+              this.#o.simulator === true,
+            );
       }),
     );
     return { verdicts, onFail: checks.on_fail ?? "report" };

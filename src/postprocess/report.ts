@@ -9,6 +9,7 @@ import {
   writeSync,
 } from "node:fs";
 import path from "node:path";
+import { isSimulator } from "../manifest/index.js";
 import {
   type ReportScope,
   type ReportTask,
@@ -137,6 +138,7 @@ export async function writeReport(
         run: of === "run" ? run.id : null,
         ...summary,
         paidBy: { run: run.id, paid },
+        simulator: isSimulator(run.base_url),
       }),
     );
     gallery.write(failuresStart());

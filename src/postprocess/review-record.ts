@@ -30,6 +30,8 @@ export interface ReviewRecord extends TaskVariables {
   bytes: number | null;
   /** What the task cost (all of its outputs together). */
   cost: number | null;
+  /** Made by the built-in simulator: a stand-in, not a paid output. */
+  simulator: boolean;
   /** When the gateway took the task, finished it, and its file landed (ISO 8601). */
   submitted_at: string | null;
   completed_at: string | null;
@@ -99,6 +101,7 @@ export function reviewRecord(
     sha256: output.sha256,
     bytes: output.bytes,
     cost: job.cost,
+    simulator: job.simulated,
     submitted_at: isoTime(job.submitted_at),
     completed_at: isoTime(job.completed_at),
     downloaded_at: isoTime(output.downloaded_at),

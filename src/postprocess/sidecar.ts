@@ -14,6 +14,7 @@ export async function writeSidecar(
   output: OutputRow & { path: string },
   outputDir: string,
   verdict: OutputVerdict,
+  simulator: boolean,
 ): Promise<void> {
   const file = output.path;
   const relative = (target: string | null) =>
@@ -28,6 +29,7 @@ export async function writeSidecar(
       downloadedAt: output.downloaded_at,
     },
     {
+      simulator,
       checks: {
         state: verdict.ok ? "ok" : "failed",
         problems: verdict.problems,

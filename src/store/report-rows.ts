@@ -10,7 +10,8 @@ import type { ReportOutput, ReportRow, ReportSummary, ReportTask } from "./rows.
 export const REPORT_PAGE = 1000;
 
 /** A task joined with one of its outputs (all output columns null when it has none). */
-export type ReportJoined = ReportTask & ReportOutput & { output_state: string };
+export type ReportJoined = Omit<ReportTask, "simulated"> &
+  ReportOutput & { output_state: string; simulated: boolean | number | null };
 
 export function reportRowOf(joined: ReportJoined): ReportRow {
   const task: ReportTask = {
@@ -28,6 +29,7 @@ export function reportRowOf(joined: ReportJoined): ReportRow {
     upstream_key: joined.upstream_key,
     submitted_at: joined.submitted_at,
     completed_at: joined.completed_at,
+    simulated: Boolean(joined.simulated),
   };
   if (joined.idx === null) return { task, output: null };
   return {

@@ -160,7 +160,10 @@ export type ReportTask = Pick<
   | "upstream_key"
   | "submitted_at"
   | "completed_at"
->;
+> & {
+  /** Made by the built-in simulator: the run that paid for it talked to it (stand-ins). */
+  simulated: boolean;
+};
 
 export type ReviewDecision = "approved" | "rejected";
 

@@ -1,5 +1,6 @@
 import { parse } from "yaml";
 import { redactDataUris } from "../core/values.js";
+import { isSimulator } from "../manifest/index.js";
 import { reviewRecord } from "../postprocess/review-record.js";
 import type { RunNotice, RunRow, Store, TimelineRow } from "../store/index.js";
 
@@ -168,12 +169,14 @@ export async function outputDetail(
   const output = task === undefined ? undefined : (await store.outputsOf(key))[index];
   if (task === undefined || output === undefined || output.idx !== index) return undefined;
   const run = await store.run(task.run_id);
+  const payer = task.paid_run === null ? undefined : await store.run(task.paid_run);
   // The review is the grid's to show: it changes while the viewer is open.
-  const record = reviewRecord(run?.output_dir ?? "", task, {
-    ...output,
-    review: null,
-    review_note: null,
-  });
+  const simulated = payer !== undefined && isSimulator(payer.base_url);
+  const record = reviewRecord(
+    run?.output_dir ?? "",
+    { ...task, simulated },
+    { ...output, review: null, review_note: null },
+  );
   return {
     ...record,
     // A request may inline megabytes of reference images: each is named by size and hash.
@@ -183,7 +186,7 @@ export async function outputDetail(
       task_id: task.task_id,
       family: task.family,
       endpoint: task.endpoint,
-      run: task.run_id,
+      run: task.paid_run ?? task.run_id,
       queued_at: task.created_at,
       submitted_at: task.submitted_at,
       completed_at: task.completed_at,

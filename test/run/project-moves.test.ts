@@ -168,6 +168,24 @@ describe("item 1: the record holds wherever the project sits", () => {
     });
   }, 120_000);
 
+  it("item 1: report does not make a folder outside the project because the record names one", async () => {
+    await withProject("sqlite", async (scope) => {
+      const outside = path.join(path.dirname(scope.project), "shared-out");
+      const manifest = scope.write(
+        "shop.yaml",
+        SHOP.replace("output: {", `output: { dir: ${JSON.stringify(outside)},`),
+      );
+      expect((await scope.gwrun(["run", manifest])).code).toBe(0);
+      rmSync(outside, { recursive: true });
+      const report = await scope.gwrun(["report", "1"]);
+      expect(report.code).toBe(2);
+      expect(report.stderr).toContain(
+        `run 1's output folder ${outside} lies outside this project and is not here: nothing was written`,
+      );
+      expect(existsSync(outside)).toBe(false);
+    });
+  }, 120_000);
+
   it("item 1: plan and run name a file that is genuinely gone, and what they do about it", async () => {
     await withProject("sqlite", async (scope) => {
       const manifest = scope.write("shop.yaml", SHOP);

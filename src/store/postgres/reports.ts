@@ -49,13 +49,15 @@ export async function* reportRows(db: PgDb, scope: ReportScope): AsyncGenerator<
          outputs.content_type, outputs.check_state, outputs.checks,
          CASE WHEN copies.path IS NULL THEN outputs.thumbnail ELSE copies.thumbnail END AS thumbnail,
          CASE WHEN copies.path IS NULL THEN outputs.poster ELSE copies.poster END AS poster,
-         outputs.downloaded_at, reviews.decision AS review, reviews.note AS review_note
+         outputs.downloaded_at, reviews.decision AS review, reviews.note AS review_note,
+         payer.base_url = 'sim' AS simulated
        FROM unnest($1::bigint[]) WITH ORDINALITY AS wanted(place, n)
          JOIN jobs ON jobs.place = wanted.place
          LEFT JOIN outputs ON outputs.job_key = jobs.key
          LEFT JOIN output_copies AS copies ON copies.job_key = outputs.job_key
            AND copies.idx = outputs.idx AND copies.output_dir = $2
          LEFT JOIN reviews ON reviews.job_key = outputs.job_key AND reviews.idx = outputs.idx
+         LEFT JOIN runs AS payer ON payer.id = jobs.paid_run
        ORDER BY wanted.n, outputs.idx`,
       [order.slice(start, start + REPORT_PAGE), folder ?? null],
     );

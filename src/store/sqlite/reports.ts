@@ -45,12 +45,14 @@ export async function* reportRows(s: SqliteDb, scope: ReportScope): AsyncGenerat
        outputs.content_type, outputs.check_state, outputs.checks,
        CASE WHEN copies.path IS NULL THEN outputs.thumbnail ELSE copies.thumbnail END AS thumbnail,
        CASE WHEN copies.path IS NULL THEN outputs.poster ELSE copies.poster END AS poster,
-       outputs.downloaded_at, reviews.decision AS review, reviews.note AS review_note
+       outputs.downloaded_at, reviews.decision AS review, reviews.note AS review_note,
+       payer.base_url = 'sim' AS simulated
      FROM json_each(?) AS wanted JOIN jobs ON jobs.rowid = wanted.value
      LEFT JOIN outputs ON outputs.job_key = jobs.key
      LEFT JOIN output_copies AS copies ON copies.job_key = outputs.job_key
        AND copies.idx = outputs.idx AND copies.output_dir = ?
      LEFT JOIN reviews ON reviews.job_key = outputs.job_key AND reviews.idx = outputs.idx
+     LEFT JOIN runs AS payer ON payer.id = jobs.paid_run
      ORDER BY wanted.key, outputs.idx`,
   );
   for (let start = 0; start < order.length; start += REPORT_PAGE) {
