@@ -1,4 +1,3 @@
-import type { Receipt } from "./port.js";
 import type { ClaimLimits, FleetClaim, FleetReceipt } from "./postgres/fleet-claims.js";
 import type { LeaderLock } from "./postgres/fleet-leader.js";
 import type { FleetRunRow, LoggedMove } from "./postgres/fleet-runs.js";
@@ -6,6 +5,7 @@ import type { PaceRowStatus } from "./postgres/fleet-status.js";
 import type { WorkerIdentity, WorkerRow } from "./postgres/fleet-workers.js";
 import type { OutputRow, TaskRow } from "./rows.js";
 import type { TaskEvent } from "./task-events.js";
+import type { Receipt } from "./transition-inputs.js";
 
 export type { ClaimLimits, FleetClaim, FleetReceipt, FleetRunRow, LoggedMove, WorkerRow };
 export type { LeaderLock, PaceRowStatus, WorkerIdentity };

@@ -18,17 +18,7 @@ export type {
 } from "./fleet-port.js";
 export { adoptLegacyPaths } from "./legacy-paths.js";
 export { openPgStore } from "./pg.js";
-export type {
-  DownloadedFile,
-  OutputCheck,
-  OutputLink,
-  PathRebase,
-  PollOutcome,
-  Receipt,
-  RecordedDependant,
-  ReportScope,
-  Store,
-} from "./port.js";
+export type { PathRebase, ReportScope, Store } from "./port.js";
 export type { PgStore } from "./postgres/open.js";
 export { hasPassword, pgStoreUnusable, redactUrl } from "./postgres/unusable.js";
 export { inProject, type ProjectPaths, projectPaths } from "./project-paths.js";
@@ -67,5 +57,13 @@ export {
   UNDONE_STATES,
 } from "./states.js";
 export type { TaskEvent } from "./task-events.js";
+export type {
+  DownloadedFile,
+  OutputCheck,
+  OutputLink,
+  PollOutcome,
+  Receipt,
+  RecordedDependant,
+} from "./transition-inputs.js";
 export { REFUSED } from "./transition-patches.js";
 export { type TaskVariables, variablesOf } from "./variables.js";

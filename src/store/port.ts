@@ -31,15 +31,6 @@ import type {
   RecordedDependant,
 } from "./transition-inputs.js";
 
-export type {
-  DownloadedFile,
-  OutputCheck,
-  OutputLink,
-  PollOutcome,
-  Receipt,
-  RecordedDependant,
-} from "./transition-inputs.js";
-
 /**
  * The store port: everything the engine, the CLI, the scheduler and the reports ask of the
  * state database. Writes are named, guarded transitions: each owns the states it moves from

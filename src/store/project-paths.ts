@@ -1,8 +1,9 @@
 import path from "node:path";
 import type { FleetStore } from "./fleet-port.js";
-import type { DownloadedFile, OutputCheck, ReportScope, Store } from "./port.js";
+import type { ReportScope, Store } from "./port.js";
 import type { OutputCopy, OutputRow, ReportRow, RunRow } from "./rows.js";
 import type { TaskEvent } from "./task-events.js";
+import type { DownloadedFile, OutputCheck } from "./transition-inputs.js";
 
 /**
  * The record holds wherever the project sits: every path the store keeps (the manifest, the

@@ -1,6 +1,6 @@
-import type { OutputCheck, PollOutcome, Receipt } from "./port.js";
 import type { TaskRow } from "./rows.js";
 import type { TaskEvent } from "./task-events.js";
+import type { OutputCheck, PollOutcome, Receipt } from "./transition-inputs.js";
 
 /**
  * The task events each transition reports, built from the rows it moved. Both adapters build

@@ -1,9 +1,9 @@
 import type { MovePatch } from "./move.js";
-import type { OutputCheck, OutputLink, PollOutcome, Receipt } from "./port.js";
 import type { NewTask, TaskRow } from "./rows.js";
 import { RUNNING_STATES, TaskState } from "./states.js";
 import { completedEvent, progressEvent, submittedEvent, submittingEvent } from "./task-event-of.js";
 import type { TaskEvent } from "./task-events.js";
+import type { OutputCheck, OutputLink, PollOutcome, Receipt } from "./transition-inputs.js";
 
 /**
  * What each named transition does to a task, without SQL: the states it may leave, the state

@@ -1,8 +1,8 @@
-import type { RecordedDependant } from "../port.js";
 import type { NewTask, TaskRow } from "../rows.js";
 import { TaskState } from "../states.js";
 import { addedEvent, failedEvent } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
+import type { RecordedDependant } from "../transition-inputs.js";
 import { skipOf, skippedKeysOf, UNSKIP } from "../transition-patches.js";
 import { changes, type PgDb, rows, type Sql, TASK_COLUMNS } from "./db.js";
 import { moveBy, task as readTask, recordTasks } from "./tasks.js";

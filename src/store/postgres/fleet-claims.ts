@@ -1,8 +1,8 @@
-import type { Receipt } from "../port.js";
 import type { TaskRow } from "../rows.js";
 import { TaskState } from "../states.js";
 import { named } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
+import type { Receipt } from "../transition-inputs.js";
 import { receiptOf } from "../transition-patches.js";
 import { type PgDb, row, rows } from "./db.js";
 import { move, moveSet } from "./tasks.js";

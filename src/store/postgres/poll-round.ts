@@ -1,7 +1,7 @@
-import type { PollOutcome } from "../port.js";
 import type { TaskRow } from "../rows.js";
 import { TaskState } from "../states.js";
 import type { TaskEvent } from "../task-events.js";
+import type { PollOutcome } from "../transition-inputs.js";
 import * as patches from "../transition-patches.js";
 import { type PgDb, rows, type Sql } from "./db.js";
 import { insertOutputs } from "./outputs.js";

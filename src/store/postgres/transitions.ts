@@ -1,8 +1,8 @@
-import type { Receipt } from "../port.js";
 import type { TaskRow } from "../rows.js";
 import type { TaskState } from "../states.js";
 import { failedEvent } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
+import type { Receipt } from "../transition-inputs.js";
 import type { FailState } from "../transition-patches.js";
 import * as patches from "../transition-patches.js";
 import { type PgDb, row, type Sql } from "./db.js";

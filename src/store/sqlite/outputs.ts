@@ -1,7 +1,7 @@
-import type { DownloadedFile, OutputCheck, OutputLink } from "../port.js";
 import type { TaskRow, TextAnswerRow } from "../rows.js";
 import { checkedEvent, doneEvent, downloadedEvent } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
+import type { DownloadedFile, OutputCheck, OutputLink } from "../transition-inputs.js";
 import { ALL_DOWNLOADED, checkColumnsOf, doneOf, textAnsweredOf } from "../transition-patches.js";
 import type { SqliteDb } from "./db.js";
 import { moveBy } from "./tasks.js";

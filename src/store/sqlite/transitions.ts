@@ -1,8 +1,8 @@
-import type { OutputLink, PollOutcome, Receipt } from "../port.js";
 import type { TaskRow } from "../rows.js";
 import type { TaskState } from "../states.js";
 import { failedEvent } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
+import type { OutputLink, PollOutcome, Receipt } from "../transition-inputs.js";
 import type { FailState } from "../transition-patches.js";
 import * as patches from "../transition-patches.js";
 import type { SqliteDb } from "./db.js";
