@@ -116,6 +116,56 @@ export async function withProject<T>(
   }
 }
 
+/**
+ * A small shop (into `data/outputs/<name>`, or `dir`): two pictures, a clip of each, a caption:
+ * five paid tasks.
+ */
+export function shopManifest(
+  options: { name?: string; prompt?: string; dir?: string; clips?: boolean } = {},
+): string {
+  const { name = "shop", prompt = "a mug", dir, clips = true } = options;
+  const settings =
+    dir === undefined
+      ? QUICK
+      : QUICK.replace("output: {", `output: { dir: ${JSON.stringify(dir)},`);
+  const more = `  - id: clip
+    model: acme-video-2.3-Fast
+    from: hero
+    first_frame_image: "{{input.url}}"
+    prompt: slow push in
+    duration: 6
+  - { id: caption, endpoint: chat, model: acme-5, messages: [{ role: user, content: "a caption" }], stream: false }
+`;
+  return `${settings}name: ${name}
+jobs:
+  - { id: hero, model: acme-image-2, prompt: "${prompt}", size: "1:1", repeat: 2 }
+${clips ? more : ""}`;
+}
+
+/** `gwrun view` started in `cwd`: its URL once it listens, and how to stop it. */
+export async function startView(
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ url: string; stop(): Promise<void> }> {
+  const view = gwrunAsync(["view"], { cwd, env });
+  const url = await new Promise<string>((resolve, reject) => {
+    let text = "";
+    view.child.stdout?.on("data", (chunk: Buffer) => {
+      text += chunk.toString();
+      const found = /http:\/\/127\.0\.0\.1:\d+/.exec(text)?.[0];
+      if (found !== undefined) resolve(found);
+    });
+    view.child.once("exit", () => reject(new Error(`gwrun view exited: ${text}`)));
+  });
+  return {
+    url,
+    async stop() {
+      view.child.kill("SIGINT");
+      await view.done;
+    },
+  };
+}
+
 /** The demo manifest of the repository, with its reference photo, in the project's manifests. */
 export function copyDemo(scope: ProjectScope): string {
   cpSync(path.join(ROOT, "manifests", "refs"), path.join(scope.project, "manifests", "refs"), {

@@ -12,13 +12,9 @@ import {
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { csvField, placeInDelivery } from "../../src/postprocess/export.js";
-import { gwrunAsync } from "../helpers/cli.js";
-import { type ProjectScope, QUICK, withProject } from "../helpers/project.js";
+import { type ProjectScope, shopManifest, startView, withProject } from "../helpers/project.js";
 
-const shop = (dir: string) => `${QUICK.replace("output: {", `output: { dir: "${dir}",`)}name: shop
-jobs:
-  - { id: hero, model: acme-image-2, prompt: "a mug", size: "1:1", repeat: 2 }
-`;
+const shop = (dir: string) => shopManifest({ dir, clips: false });
 
 /** Approves every output of run `run`, with `note`. */
 async function approveAll(scope: ProjectScope, run: number, note: string | null = null) {
@@ -131,21 +127,12 @@ describe("export stays in its folder, and takes only what the record says", () =
       const [key] = (await scope.sql("SELECT key FROM jobs WHERE label = 'hero-r1'")).map((row) =>
         String(row.key),
       );
-      const view = gwrunAsync(["view"], { cwd: scope.project });
+      const view = await startView(scope.project);
       try {
-        const url = await new Promise<string>((resolve) => {
-          let text = "";
-          view.child.stdout?.on("data", (chunk: Buffer) => {
-            text += chunk.toString();
-            const found = /http:\/\/127\.0\.0\.1:\d+/.exec(text)?.[0];
-            if (found !== undefined) resolve(found);
-          });
-        });
-        expect((await fetch(`${url}/files/${key}/0/file`)).status).toBe(404);
-        expect((await fetch(`${url}/files/${key}/0/thumb`)).status).toBe(404);
+        expect((await fetch(`${view.url}/files/${key}/0/file`)).status).toBe(404);
+        expect((await fetch(`${view.url}/files/${key}/0/thumb`)).status).toBe(404);
       } finally {
-        view.child.kill("SIGINT");
-        await view.done;
+        await view.stop();
       }
       const exported = await scope.gwrun(["export", "--approved", "handover"]);
       expect(exported.code).toBe(1);

@@ -2,21 +2,15 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gwrunAsync } from "../helpers/cli.js";
-import { type ProjectScope, QUICK, type StoreKind, withProject } from "../helpers/project.js";
+import {
+  type ProjectScope,
+  type StoreKind,
+  shopManifest,
+  startView,
+  withProject,
+} from "../helpers/project.js";
 
-/** Two pictures, a clip of each, a caption: five paid tasks. */
-const shop = (name: string, prompt = "a mug") => `${QUICK}name: ${name}
-jobs:
-  - { id: hero, model: acme-image-2, prompt: "${prompt}", size: "1:1", repeat: 2 }
-  - id: clip
-    model: acme-video-2.3-Fast
-    from: hero
-    first_frame_image: "{{input.url}}"
-    prompt: slow push in
-    duration: 6
-  - { id: caption, endpoint: chat, model: acme-5, messages: [{ role: user, content: "a caption" }], stream: false }
-`;
+const shop = (name: string, prompt = "a mug") => shopManifest({ name, prompt });
 
 interface Row {
   label: string;
@@ -102,28 +96,17 @@ describe.each<StoreKind>(["sqlite", "postgres"])("paid files on %s", (kind) => {
       const gallery = readFileSync(path.join(output(scope, "shop"), "index.html"), "utf8");
       expect(gallery).toContain('run 2 paid <b data-count="paid">0</b>');
       expect(gallery).toContain(`<b data-count="spent">${total}</b> in all`);
-      const view = gwrunAsync(["view"], {
-        cwd: scope.project,
-        env: scope.store === undefined ? {} : { GWRUN_STORE: scope.store },
-      });
+      const view = await startView(
+        scope.project,
+        scope.store === undefined ? {} : { GWRUN_STORE: scope.store },
+      );
       try {
-        const url = await new Promise<string>((resolve) => {
-          let text = "";
-          view.child.stdout?.on("data", (chunk: Buffer) => {
-            text += chunk.toString();
-            const found = /http:\/\/127\.0\.0\.1:\d+\S*/.exec(text)?.[0];
-            if (found !== undefined) resolve(found);
-          });
-        });
-        const items = (await (await fetch(new URL("/api/runs", url))).json()) as {
-          spent: number;
-        }[];
+        const items = (await (await fetch(`${view.url}/api/runs`)).json()) as { spent: number }[];
         expect(items.map((item) => item.spent)).toEqual([0, total]);
-        const progress = await (await fetch(new URL("/api/runs/2/progress", url))).json();
+        const progress = await (await fetch(`${view.url}/api/runs/2/progress`)).json();
         expect(progress).toMatchObject({ paid: 0, spent: total });
       } finally {
-        view.child.kill("SIGINT");
-        await view.done;
+        await view.stop();
       }
     });
   }, 120_000);

@@ -1,21 +1,15 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gwrunAsync } from "../helpers/cli.js";
-import { copyDemo, QUICK, type StoreKind, withProject } from "../helpers/project.js";
+import {
+  copyDemo,
+  type StoreKind,
+  shopManifest,
+  startView,
+  withProject,
+} from "../helpers/project.js";
 
-/** A small project: two pictures, a clip of each, a caption. */
-const SHOP = `${QUICK}name: shop
-jobs:
-  - { id: hero, model: acme-image-2, prompt: "a mug", size: "1:1", repeat: 2 }
-  - id: clip
-    model: acme-video-2.3-Fast
-    from: hero
-    first_frame_image: "{{input.url}}"
-    prompt: slow push in
-    duration: 6
-  - { id: caption, endpoint: chat, model: acme-5, messages: [{ role: user, content: "a caption" }], stream: false }
-`;
+const SHOP = shopManifest();
 
 /** Every file below `dir` with its modification time, to see that nothing touched it. */
 function snapshot(dir: string): Map<string, number> {
@@ -101,28 +95,18 @@ describe("item 1: the record holds wherever the project sits", () => {
       const report = await scope.gwrun(["report", "1"], { cwd: copy });
       expect(report.code).toBe(0);
       expect(existsSync(path.join(copy, "data/outputs/shop/run-1.html"))).toBe(true);
-      const view = gwrunAsync(["view"], { cwd: copy });
+      const view = await startView(copy);
       try {
-        const line = await new Promise<string>((resolve, reject) => {
-          let text = "";
-          view.child.stdout?.on("data", (chunk: Buffer) => {
-            text += chunk.toString();
-            const url = /http:\/\/127\.0\.0\.1:\d+\S*/.exec(text)?.[0];
-            if (url !== undefined) resolve(url);
-          });
-          view.child.once("exit", () => reject(new Error(`gwrun view exited: ${text}`)));
-        });
-        const grid = (await (await fetch(new URL("/api/runs/1/outputs", line))).json()) as {
+        const grid = (await (await fetch(`${view.url}/api/runs/1/outputs`)).json()) as {
           id: string;
         }[];
         expect(grid.length).toBeGreaterThanOrEqual(4);
         // Serve the copy's own file: with the first project's gone, it is still there.
         rmSync(path.join(first, "data/outputs"), { recursive: true });
-        const file = await fetch(new URL(`/files/${grid[0]?.id}/file`, line));
+        const file = await fetch(`${view.url}/files/${grid[0]?.id}/file`);
         expect(file.status).toBe(200);
       } finally {
-        view.child.kill("SIGINT");
-        await view.done;
+        await view.stop();
       }
       const after = snapshot(first);
       for (const [file, mtime] of after) expect(before.get(file)).toBe(mtime);
@@ -171,10 +155,7 @@ describe("item 1: the record holds wherever the project sits", () => {
   it("item 1: report does not make a folder outside the project because the record names one", async () => {
     await withProject("sqlite", async (scope) => {
       const outside = path.join(path.dirname(scope.project), "shared-out");
-      const manifest = scope.write(
-        "shop.yaml",
-        SHOP.replace("output: {", `output: { dir: ${JSON.stringify(outside)},`),
-      );
+      const manifest = scope.write("shop.yaml", shopManifest({ dir: outside }));
       expect((await scope.gwrun(["run", manifest])).code).toBe(0);
       rmSync(outside, { recursive: true });
       const report = await scope.gwrun(["report", "1"]);
