@@ -7,6 +7,8 @@ ALTER TABLE runs ADD COLUMN project_dir TEXT;
 
 -- The run whose submit the gateway took: what the task cost is that run's spend.
 ALTER TABLE jobs ADD COLUMN paid_run INTEGER;
+-- Whether another task goes by a task's label: only then may its file name be taken.
+CREATE INDEX jobs_by_label ON jobs (job_id, label);
 
 -- When the output's file landed (ms since the epoch).
 ALTER TABLE outputs ADD COLUMN downloaded_at BIGINT;

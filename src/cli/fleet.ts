@@ -15,11 +15,20 @@ import {
   followRun,
   type OpenRun,
   openFleetPace,
+  runProject,
   startDependants,
   writeMarker,
 } from "../fleet/index.js";
 import { hasMaskedKey, perSecond, resolvedManifest } from "../manifest/index.js";
-import type { FleetRunRow, PgStore, RunRow, Store } from "../store/index.js";
+import {
+  type FleetRunRow,
+  inProject,
+  locatedRun,
+  type PgStore,
+  projectPaths,
+  type RunRow,
+  type Store,
+} from "../store/index.js";
 import { STATUS_BY_END } from "../ui/index.js";
 import type { RunFlags } from "./execute.js";
 import { EXIT_BY_END } from "./exit-codes.js";
@@ -62,11 +71,20 @@ export async function openFleetRun(store: PgStore, work: RunWork): Promise<Fleet
 
 /**
  * Opens a recorded run from the manifest it recorded (no file, no environment but the key);
- * a run against another process's in-process simulator is not this worker's.
+ * a run against another process's in-process simulator is not this worker's. `record` keeps
+ * paths as recorded: each run is worked in its project (`runProject`), with a store of its own
+ * that gives them as that project's.
  */
-export function storedRunOpener(store: PgStore, emit: (event: EngineEvent) => void): OpenRun {
-  return async (row) => {
-    if (row.base_url === "sim") return undefined;
+export function storedRunOpener(
+  record: PgStore,
+  workerProject: string,
+  emit: (event: EngineEvent) => void,
+): OpenRun {
+  return async (recorded) => {
+    if (recorded.base_url === "sim") return undefined;
+    const paths = projectPaths(runProject(recorded, workerProject));
+    const store = inProject(record, paths.root);
+    const row = locatedRun(paths, recorded);
     const at = row.tick ?? row.started_at;
     const text = row.resolved_manifest ?? row.manifest_text;
     const checked = await checkManifestText(text, row.manifest_path, process.env, at);
@@ -91,7 +109,8 @@ export function storedRunOpener(store: PgStore, emit: (event: EngineEvent) => vo
       await closeRun();
       await gateway.close();
     };
-    return run;
+    // The run is held by its writes: it is completed in place, not copied.
+    return Object.assign(run, { paths });
   };
 }
 
@@ -174,7 +193,8 @@ export class FleetDriver {
       downloads: context.settings.limits.downloads,
       onlyRun: id,
       opened: [this.#run],
-      openRun: storedRunOpener(store, context.emit),
+      // Only its own run, opened above.
+      openRun: async () => undefined,
       settle: async (row) => {
         reported ||= await settleFleetRun(store, row);
       },

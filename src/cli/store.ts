@@ -128,14 +128,24 @@ export function storeName(location: string): string {
 
 /**
  * Opens the store at `at.location` (a file, or a connection string: its schema is set up or
- * brought up to date unless `migrate` is false) with the paths of `at.project`. A record kept
- * with absolute paths is rewritten relative to its project once, when first opened.
+ * brought up to date unless `migrate` is false) with the paths of `at.project`.
  */
 export async function openStoreAt(
   at: StoreAt,
   options: { migrate?: boolean } = {},
 ): Promise<Store> {
-  const { location } = at;
+  return inProject(await openRecordAt(at.location, options), at.project);
+}
+
+/**
+ * The store at `location` with paths as recorded (relative to each run's project), for a
+ * worker that works runs of any project. A record kept with absolute paths is rewritten
+ * relative to its project once, when first opened.
+ */
+export async function openRecordAt(
+  location: string,
+  options: { migrate?: boolean } = {},
+): Promise<Store> {
   const store = isPostgres(location) ? await openPgStore(location, options) : openStore(location);
   try {
     await adoptLegacyPaths(store, outputDirTemplate);
@@ -143,7 +153,7 @@ export async function openStoreAt(
     await store.close();
     throw error;
   }
-  return inProject(store, at.project);
+  return store;
 }
 
 /** Runs `fn` with the store open, and closes it whatever happens. */

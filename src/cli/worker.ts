@@ -2,9 +2,9 @@ import type { Command } from "commander";
 import { systemClock } from "../core/clock.js";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { terminalText } from "../core/terminal-text.js";
-import { checkMarker, DEFAULT_LEASE_MS, FleetWorker } from "../fleet/index.js";
+import { checkMarker, DEFAULT_LEASE_MS, FleetWorker, runProject } from "../fleet/index.js";
 import { parseDuration } from "../manifest/index.js";
-import type { PgStore } from "../store/index.js";
+import { inProject, locatedRun, type PgStore, projectPaths } from "../store/index.js";
 import { ExitCode } from "./exit-codes.js";
 import {
   isFleetStore,
@@ -14,7 +14,7 @@ import {
   WORKER_DOWNLOADS,
 } from "./fleet.js";
 import { err } from "./output.js";
-import { isPostgres, openStoreAt, storeAt, storeName } from "./store.js";
+import { isPostgres, openRecordAt, storeAt, storeName } from "./store.js";
 
 export interface WorkerFlags {
   store?: string;
@@ -38,10 +38,11 @@ export async function runWorker(flags: WorkerFlags): Promise<ExitCode> {
     throw new GwError(ErrorCode.Usage, "gwrun worker works a PostgreSQL store", {
       hint: "name it with --store postgres://… (or GWRUN_STORE)",
     });
-  const store = await openStoreAt(at);
+  // Paths as recorded: each run is worked in its own project (`runProject`).
+  const store = await openRecordAt(location);
   if (!isFleetStore(store)) throw new Error("not a PostgreSQL store");
   try {
-    await refuseUnseenFolders(store);
+    await refuseUnseenFolders(store, at.project);
     const name = flags.name ?? `worker-${process.pid}`;
     const worker = new FleetWorker({
       store,
@@ -49,9 +50,10 @@ export async function runWorker(flags: WorkerFlags): Promise<ExitCode> {
       concurrency: count(flags.concurrency, "--concurrency", WORKER_CONCURRENCY),
       downloads: count(flags.downloads, "--downloads", WORKER_DOWNLOADS),
       onlyRun: flags.run === undefined ? undefined : count(flags.run, "--run", 0),
-      openRun: storedRunOpener(store, () => {}),
+      openRun: storedRunOpener(store, at.project, () => {}),
       settle: async (row) => {
-        await settleFleetRun(store, row);
+        const paths = projectPaths(runProject(row, at.project));
+        await settleFleetRun(inProject(store, paths.root), locatedRun(paths, row));
       },
       clock: systemClock,
       leaseMs: flags.lease === undefined ? DEFAULT_LEASE_MS : leaseOf(flags.lease),
@@ -81,10 +83,13 @@ export async function runWorker(flags: WorkerFlags): Promise<ExitCode> {
 }
 
 /** A worker that cannot see a running run's shared output folder must not start: it would redo. */
-async function refuseUnseenFolders(store: PgStore): Promise<void> {
+async function refuseUnseenFolders(store: PgStore, project: string): Promise<void> {
   const id = await store.fleet.storeId();
   for (const run of await store.fleet.activeRuns())
-    if (run.base_url !== "sim") checkMarker(run.output_dir, id);
+    if (run.base_url !== "sim") {
+      const paths = projectPaths(runProject(run, project));
+      checkMarker(paths.absolute(run.output_dir), id);
+    }
 }
 
 function count(value: string | undefined, flag: string, fallback: number): number {

@@ -22,8 +22,9 @@ export async function checkTask(
   outputs?: OutputRow[],
 ): Promise<Checked> {
   const { store, clock, settings } = context;
-  // As recorded: its sidecars carry the times the store holds.
-  const recorded = { ...task, ...(await store.task(task.key)), state: task.state };
+  // As recorded: its sidecars carry the times the store holds (a row read fresh has them).
+  const fresh = task.submitted_at !== null && task.completed_at !== null;
+  const recorded = fresh ? task : { ...task, ...(await store.task(task.key)), state: task.state };
   const { verdicts, onFail } = await postprocess.process(
     recorded,
     outputs ?? (await store.outputsOf(task.key)),

@@ -16,11 +16,12 @@ export async function downloadOutputs(
   task: TaskRow,
   context: RunContext,
   refresh: boolean,
-  read?: readonly OutputRow[],
+  read?: { outputs: readonly OutputRow[]; labelShared: boolean },
 ): Promise<DownloadResult> {
   const { store, clock, client, outputDir, signal } = context;
   if (refresh) await refreshLinks(task, context);
-  const outputs = read === undefined || refresh ? await store.outputsOf(task.key) : [...read];
+  const outputs =
+    read === undefined || refresh ? await store.outputsOf(task.key) : [...read.outputs];
   for (const [i, output] of outputs.entries()) {
     if (output.state === "downloaded") continue;
     if (signal.aborted) break;
@@ -36,15 +37,19 @@ export async function downloadOutputs(
           client.download(
             url,
             (contentType) =>
-              freeOutputPath(store, {
-                outputDir,
-                jobId: task.job_id,
-                label: task.label,
-                key: task.key,
-                index: output.idx,
-                count: outputs.length,
-                contentType,
-              }),
+              freeOutputPath(
+                store,
+                {
+                  outputDir,
+                  jobId: task.job_id,
+                  label: task.label,
+                  key: task.key,
+                  index: output.idx,
+                  count: outputs.length,
+                  contentType,
+                },
+                read?.labelShared ?? true,
+              ),
             {
               maxBytes: context.maxDownloadBytes[kind],
               kind,

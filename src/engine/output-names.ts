@@ -21,13 +21,18 @@ export interface OutputPlace {
   contentType: string;
 }
 
-/** The first name of `place` no other output's record holds (see above). */
+/**
+ * The first name of `place` no other output's record holds (see above). `labelShared`: another
+ * task may go by its label (false when known it does not: then its first name is free).
+ */
 export async function freeOutputPath(
   store: Pick<Store, "outputAt">,
   place: OutputPlace,
+  labelShared = true,
 ): Promise<string> {
+  const { outputDir, jobId, label, index, count, contentType } = place;
+  if (!labelShared) return outputPath(outputDir, jobId, label, index, count, contentType);
   for (let version = 1; version <= MOST_VERSIONS; version++) {
-    const { outputDir, jobId, label, index, count, contentType } = place;
     const file = outputPath(outputDir, jobId, label, index, count, contentType, version);
     const holder = await store.outputAt(file);
     if (holder === undefined || (holder.key === place.key && holder.idx === index)) return file;

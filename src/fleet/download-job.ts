@@ -2,8 +2,13 @@ import { checkTask } from "../engine/checks.js";
 import { recordFailure } from "../engine/dependants.js";
 import { downloadOutputs, localFaultMessage } from "../engine/download.js";
 import { finishUnchecked } from "../engine/refusals.js";
-import type { OutputRow, PgStore, TaskRow } from "../store/index.js";
-import { TaskState } from "../store/index.js";
+import {
+  locatedOutput,
+  type OutputRow,
+  type PgStore,
+  type TaskRow,
+  TaskState,
+} from "../store/index.js";
 import { startDependants } from "./endings.js";
 import { type FleetRun, haltRun } from "./fleet-run.js";
 
@@ -24,13 +29,19 @@ export interface DownloadDeps {
 export async function downloadJob(key: string, deps: DownloadDeps): Promise<void> {
   const found = await deps.store.fleet.taskWithOutputs(key);
   if (found === undefined) return;
-  const { task, outputs } = found;
+  const { task } = found;
   const run = await deps.runOf(task.run_id);
+  const { paths } = run;
+  const outputs =
+    paths === undefined ? found.outputs : found.outputs.map((row) => locatedOutput(paths, row));
   if (task.state === TaskState.Downloaded) return finish(run, task, outputs);
   if (task.state !== TaskState.Completed) return;
   const { clock } = run.context;
   const refresh = task.completed_at === null || clock.now() - task.completed_at > FRESH_LINKS_MS;
-  const result = await downloadOutputs(task, run.context, refresh, outputs);
+  const result = await downloadOutputs(task, run.context, refresh, {
+    outputs,
+    labelShared: found.labelShared,
+  });
   if (result.complete) return finish(run, { ...task, state: TaskState.Downloaded }, result.outputs);
   if (result.localFault !== undefined) {
     // This host cannot keep files: the run stops; the job is tried again, maybe elsewhere.

@@ -1,6 +1,6 @@
 import { capacityLane } from "../engine/admission.js";
 import type { RunContext } from "../engine/context.js";
-import type { ClaimLimits, FleetRunRow, PgStore, TaskRow } from "../store/index.js";
+import type { ClaimLimits, FleetRunRow, PgStore, ProjectPaths, TaskRow } from "../store/index.js";
 
 /**
  * One run as a worker holds it: the run context its tasks are worked in (built from the
@@ -16,6 +16,11 @@ export interface FleetRun {
   halt: string | undefined;
   /** Why the last claim of a task was refused, by key (read once). */
   readonly refusals: Map<string, "full" | "budget" | "gone">;
+  /**
+   * The project paths of the run, when the worker's own store keeps paths as recorded (a
+   * `gwrun worker` works runs of any project); undefined when they are the worker's store's.
+   */
+  readonly paths?: ProjectPaths;
   close: () => Promise<void>;
 }
 

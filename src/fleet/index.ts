@@ -10,6 +10,7 @@ export { type FleetRun, haltRun, type OpenRun } from "./fleet-run.js";
 export { followRun } from "./follow.js";
 export { checkMarker, MARKER_FILE, writeMarker } from "./output-marker.js";
 export { FleetPace, openFleetPace } from "./pace.js";
+export { runProject } from "./run-project.js";
 export { DEFAULT_LEASE_MS, fleetTiming } from "./timing.js";
 export { FleetWorker, type WorkerOptions } from "./worker.js";
 export { fleetWrites } from "./writes.js";

@@ -30,8 +30,10 @@ export interface FleetStore {
     gone?: readonly string[],
   ): Promise<{ dead: string[]; claims: TaskRow[] }>;
   workersOf(): Promise<WorkerRow[]>;
-  /** A task and its outputs in one read. */
-  taskWithOutputs(key: string): Promise<{ task: TaskRow; outputs: OutputRow[] } | undefined>;
+  /** A task and its outputs in one read, and whether another task goes by its label. */
+  taskWithOutputs(
+    key: string,
+  ): Promise<{ task: TaskRow; outputs: OutputRow[]; labelShared: boolean } | undefined>;
   claimWithin(task: TaskRow, owner: string, limits: ClaimLimits, now: number): Promise<FleetClaim>;
   recordClaimedReceipt(
     receipt: Receipt,

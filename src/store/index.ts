@@ -21,7 +21,13 @@ export { openPgStore } from "./pg.js";
 export type { PathRebase, ReportScope, Store } from "./port.js";
 export type { PgStore } from "./postgres/open.js";
 export { hasPassword, pgStoreUnusable, redactUrl } from "./postgres/unusable.js";
-export { inProject, type ProjectPaths, projectPaths } from "./project-paths.js";
+export {
+  inProject,
+  locatedOutput,
+  locatedRun,
+  type ProjectPaths,
+  projectPaths,
+} from "./project-paths.js";
 export {
   type FailureRow,
   type GridRow,

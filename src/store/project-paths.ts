@@ -41,6 +41,21 @@ export function projectPaths(root: string): ProjectPaths {
   };
 }
 
+/** An output row with the absolute paths of this project (as the located store gives it). */
+export function locatedOutput(paths: ProjectPaths, row: OutputRow): OutputRow {
+  const abs = (file: string | null) => (file === null ? null : paths.absolute(file));
+  return { ...row, path: abs(row.path), thumbnail: abs(row.thumbnail), poster: abs(row.poster) };
+}
+
+/** A run row with the absolute paths of this project. */
+export function locatedRun<R extends RunRow>(paths: ProjectPaths, row: R): R {
+  return {
+    ...row,
+    manifest_path: paths.absolute(row.manifest_path),
+    output_dir: paths.absolute(row.output_dir),
+  };
+}
+
 /** The store with the paths of the project at `root`: absolute to its users, relative on record. */
 export function inProject<S extends Store>(store: S, root: string): S {
   const paths = projectPaths(root);
@@ -48,15 +63,8 @@ export function inProject<S extends Store>(store: S, root: string): S {
   const orNull = (map: (file: string) => string) => (file: string | null) =>
     file === null ? null : map(file);
   const run = <R extends RunRow | undefined>(row: R): R =>
-    row === undefined
-      ? row
-      : { ...row, manifest_path: abs(row.manifest_path), output_dir: abs(row.output_dir) };
-  const output = (row: OutputRow): OutputRow => ({
-    ...row,
-    path: orNull(abs)(row.path),
-    thumbnail: orNull(abs)(row.thumbnail),
-    poster: orNull(abs)(row.poster),
-  });
+    row === undefined ? row : locatedRun(paths, row);
+  const output = (row: OutputRow): OutputRow => locatedOutput(paths, row);
   const copy = (row: OutputCopy, map: (file: string) => string): OutputCopy => ({
     ...row,
     output_dir: map(row.output_dir),

@@ -140,22 +140,27 @@ export function task(sql: Sql, key: string): Promise<TaskRow | undefined> {
   return row<TaskRow>(sql, `SELECT ${TASK_COLUMNS} FROM jobs WHERE key = $1`, [key]);
 }
 
-/** A task and its outputs in one read (a download job's first look). */
+/**
+ * A task and its outputs in one read (a download job's first look), and whether another task
+ * goes by its label (only then may a name of its files be another's: `freeOutputPath`).
+ */
 export async function taskWithOutputs(
   sql: Sql,
   key: string,
-): Promise<{ task: TaskRow; outputs: OutputRow[] } | undefined> {
-  const found = await row<TaskRow & { task_outputs: OutputRow[] }>(
+): Promise<{ task: TaskRow; outputs: OutputRow[]; labelShared: boolean } | undefined> {
+  const found = await row<TaskRow & { task_outputs: OutputRow[]; label_shared: boolean }>(
     sql,
     `SELECT ${TASK_COLUMNS},
        COALESCE((SELECT json_agg(o ORDER BY o.idx) FROM outputs o WHERE o.job_key = jobs.key), '[]')
-         AS task_outputs
+         AS task_outputs,
+       EXISTS (SELECT 1 FROM jobs other WHERE other.job_id = jobs.job_id
+         AND other.label = jobs.label AND other.key <> jobs.key) AS label_shared
      FROM jobs WHERE key = $1`,
     [key],
   );
   if (found === undefined) return undefined;
-  const { task_outputs: outputs, ...task } = found;
-  return { task, outputs };
+  const { task_outputs: outputs, label_shared: labelShared, ...task } = found;
+  return { task, outputs, labelShared };
 }
 
 export function tasksOf(sql: Sql, runId: number): Promise<TaskRow[]> {
