@@ -256,10 +256,12 @@ describe("claims across a fleet", () => {
         now,
       );
     }
-    // A download job reads a task and its outputs at once, as the store port reads them apart.
+    // A download job reads a task and its outputs at once, as the store port reads them apart,
+    // and whether another task goes by its label (none does here).
     expect(await store.fleet.taskWithOutputs(b.key)).toEqual({
       task: await store.task(b.key),
       outputs: await store.outputsOf(b.key),
+      labelShared: false,
     });
     expect(await store.fleet.taskWithOutputs("no-such-task")).toBeUndefined();
     const downloads = (await jobs()).filter((job) => job.task_identifier === "gwrun_download");
