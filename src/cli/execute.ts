@@ -1,6 +1,6 @@
 import path from "node:path";
 import { systemClock } from "../core/clock.js";
-import { Engine, type EngineEvent } from "../engine/index.js";
+import { Engine, type EngineEvent, EXIT_BY_END, STATUS_BY_END } from "../engine/index.js";
 import { type CheckedManifest, checkManifestText } from "../families/index.js";
 import {
   formatDiagnostic,
@@ -16,8 +16,8 @@ import {
 import { dependantRules, dependantTemplates, planRun } from "../plan/index.js";
 import { describeHolder, idleTickReason, runTickUnderLease, tryLease } from "../schedule/index.js";
 import { type RunRow, type Store, TickTrigger } from "../store/index.js";
-import { linePrefix, openLogReporter, openReporter, STATUS_BY_END } from "../ui/index.js";
-import { EXIT_BY_END, ExitCode } from "./exit-codes.js";
+import { linePrefix, openLogReporter, openReporter } from "../ui/index.js";
+import { ExitCode } from "./exit-codes.js";
 import { fleetDriver, isFleetStore, readyForWorkers } from "./fleet.js";
 import { feedsOf, selectJobs } from "./only.js";
 import { err, out, printDiagnostics } from "./output.js";

@@ -1,5 +1,3 @@
-import type { RunEnd } from "../engine/index.js";
-
 /** Exit codes of every gwrun command (README "Exit codes"). */
 export const ExitCode = {
   Ok: 0,
@@ -31,13 +29,4 @@ export const EXIT_CODE_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [ExitCode.NoTick]:
     "a scheduled manifest's tick due now already ran to its end, or none is due yet; nothing done",
   [ExitCode.Interrupted]: "interrupted (Ctrl-C)",
-};
-
-/** How a run that ended so exits. */
-export const EXIT_BY_END: Readonly<Record<RunEnd, ExitCode>> = {
-  done: ExitCode.Ok,
-  failed: ExitCode.Failed,
-  budget: ExitCode.Stopped,
-  balance: ExitCode.Stopped,
-  interrupted: ExitCode.Interrupted,
 };

@@ -2,9 +2,19 @@ import { setMaxListeners } from "node:events";
 import { systemClock } from "../core/clock.js";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { CLAIM_OWNER } from "../core/process.js";
-import { type EngineEvent, type RunEnd, type RunResult, runResult } from "../engine/index.js";
-import { RunStart } from "../engine/run-start.js";
-import { takeOnTask, waitsForUpstream } from "../engine/take-on.js";
+import {
+  type EngineEvent,
+  EXIT_BY_END,
+  openRunContext,
+  type RunEnd,
+  type RunResult,
+  RunStart,
+  runResult,
+  STATUS_BY_END,
+  takeOnTask,
+  waitsForUpstream,
+} from "../engine/index.js";
+
 import type { CheckedManifest } from "../families/index.js";
 import { checkManifestText } from "../families/index.js";
 import {
@@ -29,9 +39,7 @@ import {
   type RunRow,
   type Store,
 } from "../store/index.js";
-import { STATUS_BY_END } from "../ui/index.js";
 import type { RunFlags } from "./execute.js";
-import { EXIT_BY_END } from "./exit-codes.js";
 import { engineOptions, openGateway, type RunWork } from "./run-setup.js";
 
 /**
@@ -49,7 +57,6 @@ export async function openFleetRun(store: PgStore, work: RunWork): Promise<Fleet
   const abort = new AbortController();
   // Each of a worker's jobs under way waits on it (retries, turns at the pace).
   setMaxListeners(0, abort.signal);
-  const { openRunContext } = await import("../engine/context.js");
   const context = await openRunContext(await engineOptions(work), abort.signal);
   const run: FleetRun = {
     id: work.runId,

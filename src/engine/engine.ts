@@ -7,21 +7,19 @@ import { partialDir } from "../core/output-files.js";
 import { type OutputRow, type TaskRow, TaskState, TRANSITIONS } from "../store/index.js";
 import { Admission, budgetStopMessage, DOWNLOAD_BACKLOG, SUBMIT_CONCURRENCY } from "./admission.js";
 import { Background } from "./background.js";
-import { checkTask } from "./checks.js";
 import {
   type EngineOptions,
   openRunContext,
-  publish,
   type RunContext,
   type RunResult,
   runResult,
 } from "./context.js";
-import { recordDependants, recordFailure, skipDependants } from "./dependants.js";
-import { deadlineFirst, downloadOutputs, localFaultMessage } from "./download.js";
+import { recordFailure } from "./dependants.js";
+import { deadlineFirst, downloadOutputs } from "./download.js";
 import type { RunEnd } from "./events.js";
-import { Poller, pollBatch } from "./poll.js";
-import { finishUnchecked } from "./refusals.js";
+import { Poller } from "./poll.js";
 import { RunStart } from "./run-start.js";
+import { afterDownload, afterSend, finishDownloaded, pollRound, startDependants } from "./steps.js";
 import { StoreFault } from "./store-fault.js";
 import { sendTask } from "./submit.js";
 import { takeOnTask, waitsForUpstream } from "./take-on.js";
@@ -184,50 +182,51 @@ export class Engine {
     // Within the budget when taken, it goes; after a 402 nothing more does.
     const sent = await sendTask(task, this.#run, () => this.#stopping !== "balance");
     this.#unknownSubmits += sent.unknownSubmits;
-    if (sent.kind === "unrecorded") {
-      this.#storeFault.unrecorded(sent.what);
-      throw sent.error;
+    const after = await afterSend(sent, this.#run);
+    switch (after.next) {
+      case "fault":
+        this.#storeFault.unrecorded(after.what);
+        throw after.error;
+      case "poll":
+        this.#poller.track(after.task, after.at);
+        return;
+      case "finish":
+        this.#admission.finished(task, after.task.cost);
+        this.#check(after.task);
+        return;
+      case "halt":
+        this.#admission.ended(task);
+        this.#halt(after.end, after.message);
+        return;
+      case "none":
+        this.#admission.ended(task);
+        return;
+      default: {
+        const never: never = after;
+        throw new Error(`unknown step ${JSON.stringify(never)}`);
+      }
     }
-    if (sent.kind === "polling") {
-      this.#poller.track(sent.task, sent.nextPollAt);
-      return;
-    }
-    if (sent.kind === "answered") {
-      this.#admission.finished(task, sent.task.cost);
-      this.#check(sent.task);
-      return;
-    }
-    this.#admission.ended(task);
-    if (sent.kind === "failed")
-      await this.#fail(sent.task, [TaskState.Submitting], sent.reason, sent.to);
-    else if (sent.kind === "released" && sent.halt === "balance")
-      this.#halt("balance", `the gateway balance ran out: ${sent.reason}`);
   }
 
   async #pollDue(): Promise<void> {
-    const { clock, emit } = this.#options;
+    const { clock } = this.#options;
     for (const batch of this.#poller.due(clock.now())) {
-      let polled: Awaited<ReturnType<typeof pollBatch>>;
+      let round: Awaited<ReturnType<typeof pollRound>>;
       try {
-        polled = await pollBatch(batch, this.#run, (key) => this.#poller.unpublished(key));
+        round = await pollRound(batch, this.#poller, this.#run);
       } catch (error) {
         if (this.#storeFault.caught(error) || this.#abort.signal.aborted) return;
-        // The tasks are still the gateway's: polled later, unless its answers stay unreadable.
-        const { delayMs, givenUp } = this.#poller.unanswered(batch, error, clock.now());
-        emit({ type: "gateway:retry", what: "poll", delayMs, reason: coerceError(error).message });
-        for (const { task, reason } of givenUp) await this.#fail(task, [task.state], reason);
-        continue;
+        throw error;
       }
+      for (const task of round.givenUp) this.#admission.ended(task);
       // Completed, failed, or moved on by another process: no longer this engine's to poll.
-      for (const { task, outcome, lost } of this.#poller.settle(polled, clock.now())) {
+      for (const { task, outcome, lost } of round.ended) {
         if (!lost && outcome.kind === "completed") this.#admission.finished(task, outcome.cost);
         else this.#admission.ended(task);
-        if (lost) continue;
-        if (outcome.kind === "completed") {
-          const completed = { ...task, state: TaskState.Completed, cost: outcome.cost };
-          const expiries = outcome.links.map((link) => link.expiresAt);
-          this.#enqueueDownload(completed, false, expiries);
-        } else if (outcome.kind === "failed") await skipDependants(this.#run, task, outcome.reason);
+        if (lost || outcome.kind !== "completed") continue;
+        const completed = { ...task, state: TaskState.Completed, cost: outcome.cost };
+        const expiries = outcome.links.map((link) => link.expiresAt);
+        this.#enqueueDownload(completed, false, expiries);
       }
     }
   }
@@ -243,12 +242,9 @@ export class Engine {
   #enqueueDownload(task: TaskRow, refresh: boolean, expiries: readonly (number | null)[]): void {
     const download = async () => {
       const result = await downloadOutputs(task, this.#run, refresh);
-      if (result.complete) this.#check({ ...task, state: TaskState.Downloaded }, result.outputs);
-      else if (result.localFault !== undefined) this.#halt("failed", localFaultMessage(result));
-      else if (result.expired !== undefined) {
-        const { reason, idx } = result.expired;
-        await this.#fail(task, [TaskState.Completed], reason, TaskState.Expired, idx);
-      }
+      const after = await afterDownload(result, task, this.#run);
+      if (after.next === "finish") this.#check(after.task, after.outputs);
+      else if (after.next === "halt") this.#halt("failed", after.message);
     };
     void this.#downloads.add(() => this.#background.guard(download(), task, "download failed"), {
       priority: deadlineFirst(expiries),
@@ -258,8 +254,9 @@ export class Engine {
   /** Downloaded → post-processing (checks, thumbnails) → done; then its dependants start. */
   #check(task: TaskRow, outputs?: OutputRow[]): void {
     const { postprocess, emit } = this.#options;
-    if (postprocess === undefined || task.lane === "text") {
-      this.#background.spawn(this.#markDone(task), task, "cannot finish");
+    const checks = postprocess !== undefined && task.lane !== "text";
+    if (!checks) {
+      this.#background.spawn(this.#finish(task), task, "cannot finish");
       return;
     }
     // Interrupted: it stays downloaded, and the resumed run checks it.
@@ -268,11 +265,7 @@ export class Engine {
     this.#checking += 1;
     const checking = async () => {
       try {
-        const checked = await checkTask(task, postprocess, this.#run, outputs);
-        if (checked.kind === "done") await this.#startDependants(task);
-        else if (checked.kind === "failed")
-          await this.#fail(task, [TaskState.Downloaded], checked.reason);
-        else if (checked.kind === "requeued") this.#admission.enqueue(checked.task);
+        await this.#finish(task, outputs);
       } catch (error) {
         // Interrupted: it stays downloaded, and the resumed run checks it.
         if (!this.#storeFault.caught(error) && !this.#abort.signal.aborted) throw error;
@@ -283,27 +276,21 @@ export class Engine {
     this.#background.spawn(checking(), task, "checks could not run");
   }
 
-  async #markDone(task: TaskRow): Promise<void> {
-    if (await finishUnchecked(this.#run, task)) await this.#startDependants(task);
+  async #finish(task: TaskRow, outputs?: OutputRow[]): Promise<void> {
+    const finished = await finishDownloaded(task, this.#run, outputs);
+    if (finished.kind === "done") await this.#startDependants(task);
+    else if (finished.kind === "requeued") this.#admission.enqueue(finished.task);
   }
 
   async #startDependants(task: TaskRow): Promise<void> {
-    const templates = this.#options.templates.get(task.job_id);
-    if (templates === undefined) return;
-    const { dependants, events } = await recordDependants(this.#run, templates, task);
-    publish(this.#run, events);
-    for (const { task: dependant, problem } of dependants) {
-      if (this.#takenOn.has(dependant.key)) continue;
+    await startDependants(task, this.#run, async (dependant) => {
+      if (this.#takenOn.has(dependant.key)) return;
       this.#takenOn.add(dependant.key);
-      if (problem !== null && dependant.state === TaskState.Pending)
-        await this.#fail(dependant, [TaskState.Pending], problem);
-      else {
-        // Taken on like any recorded task: pending is queued, running is polled, done is checked.
-        const takingOn = this.#takeOn(dependant);
-        this.#background.spawn(takingOn, dependant, "cannot resume");
-        this.#start?.track(takingOn);
-      }
-    }
+      // Taken on like any recorded task: pending is queued, running is polled, done is checked.
+      const takingOn = this.#takeOn(dependant);
+      this.#background.spawn(takingOn, dependant, "cannot resume");
+      this.#start?.track(takingOn);
+    });
   }
 
   async #fail(

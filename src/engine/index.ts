@@ -14,13 +14,24 @@
  * - output: one file a task made (a picture, a clip, a text), with its link and checks.
  * - tick: one due time of a scheduled manifest; each tick is a run of its own.
  */
-export { Admission, BUDGET_ADVICE, capacityLane, SUBMIT_CONCURRENCY } from "./admission.js";
+export {
+  Admission,
+  BUDGET_ADVICE,
+  budgetStopMessage,
+  capacityLane,
+  SUBMIT_CONCURRENCY,
+} from "./admission.js";
 export {
   type DownloadCaps,
   type EngineOptions,
+  openRunContext,
+  publish,
+  type RunContext,
   type RunResult,
   runResult,
+  type TaskWrites,
 } from "./context.js";
+export { downloadOutputs } from "./download.js";
 export { Engine } from "./engine.js";
 export type {
   Emit,
@@ -32,7 +43,18 @@ export type {
   StateCounts,
 } from "./events.js";
 export { emptyStages } from "./job-groups.js";
+export type { Pace } from "./pace.js";
 export { Poller, pollOutcome } from "./poll.js";
 export { isStuckReason } from "./poll-trouble.js";
 export type { OutputVerdict, PostProcess } from "./post-process.js";
-export { classifySubmitFailure } from "./submit.js";
+export { EXIT_BY_END, STATUS_BY_END } from "./run-end.js";
+export { RunStart } from "./run-start.js";
+export {
+  afterDownload,
+  afterSend,
+  finishDownloaded,
+  pollRound,
+  startDependants,
+} from "./steps.js";
+export { classifySubmitFailure, sendTask } from "./submit.js";
+export { type TakenOn, takeOnTask, waitsForUpstream } from "./take-on.js";

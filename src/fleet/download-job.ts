@@ -1,7 +1,4 @@
-import { checkTask } from "../engine/checks.js";
-import { recordFailure } from "../engine/dependants.js";
-import { downloadOutputs, localFaultMessage } from "../engine/download.js";
-import { finishUnchecked } from "../engine/refusals.js";
+import { afterDownload, downloadOutputs, finishDownloaded } from "../engine/index.js";
 import {
   locatedOutput,
   type OutputRow,
@@ -42,28 +39,30 @@ export async function downloadJob(key: string, deps: DownloadDeps): Promise<void
     outputs,
     labelShared: found.labelShared,
   });
-  if (result.complete) return finish(run, { ...task, state: TaskState.Downloaded }, result.outputs);
-  if (result.localFault !== undefined) {
-    // This host cannot keep files: the run stops; the job is tried again, maybe elsewhere.
-    await haltRun(deps.store, run, "failed", localFaultMessage(result));
-    throw result.localFault;
+  const after = await afterDownload(result, task, run.context);
+  switch (after.next) {
+    case "finish":
+      return finish(run, after.task, after.outputs);
+    case "halt":
+      // This host cannot keep files: the run stops; the job is tried again, maybe elsewhere.
+      await haltRun(deps.store, run, "failed", after.message);
+      throw after.fault;
+    case "again":
+      throw new Error(`the download of ${task.label} was interrupted; it is tried again`);
+    case "none":
+      return;
+    default: {
+      const never: never = after;
+      throw new Error(`unknown step ${JSON.stringify(never)}`);
+    }
   }
-  if (result.expired !== undefined) {
-    const { reason, idx } = result.expired;
-    return recordFailure(run.context, task, [TaskState.Completed], reason, TaskState.Expired, idx);
-  }
-  throw new Error(`the download of ${task.label} was interrupted; it is tried again`);
 }
 
-/** Downloaded → checks and thumbnails → done → dependants. */
+/**
+ * Downloaded → checks and thumbnails → done → dependants. A task requeued by a failed check is
+ * pending again: the store queues its submit job.
+ */
 async function finish(run: FleetRun, task: TaskRow, outputs?: OutputRow[]): Promise<void> {
-  const { postprocess } = run.context;
-  if (postprocess === undefined || task.lane === "text") {
-    if (await finishUnchecked(run.context, task)) await startDependants(run, task);
-    return;
-  }
-  const checked = await checkTask(task, postprocess, run.context, outputs);
-  if (checked.kind === "done") await startDependants(run, task);
-  else if (checked.kind === "failed")
-    await recordFailure(run.context, task, [TaskState.Downloaded], checked.reason);
+  const finished = await finishDownloaded(task, run.context, outputs);
+  if (finished.kind === "done") await startDependants(run, task);
 }

@@ -1,5 +1,4 @@
-import { capacityLane } from "../engine/admission.js";
-import type { RunContext } from "../engine/context.js";
+import { capacityLane, type RunContext } from "../engine/index.js";
 import type { ClaimLimits, FleetRunRow, PgStore, ProjectPaths, TaskRow } from "../store/index.js";
 
 /**

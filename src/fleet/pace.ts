@@ -1,5 +1,5 @@
 import type { Clock } from "../core/clock.js";
-import type { Pace } from "../engine/pace.js";
+import type { Pace } from "../engine/index.js";
 import type { PgStore } from "../store/postgres/open.js";
 import type { PaceRow, PaceState, Successes } from "../store/postgres/pace.js";
 

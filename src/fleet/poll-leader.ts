@@ -1,6 +1,4 @@
-import { coerceError } from "../core/errors.js";
-import { recordFailure, skipDependants } from "../engine/dependants.js";
-import { Poller, pollBatch } from "../engine/poll.js";
+import { Poller, pollRound } from "../engine/index.js";
 import { type LeaderLock, type PgStore, TaskState } from "../store/index.js";
 import type { FleetRun } from "./fleet-run.js";
 
@@ -64,22 +62,9 @@ export class PollLeader {
     return poller;
   }
 
+  /** The store queues a completed task's download job itself: the rest is the round's. */
   async #pollDue(run: FleetRun, poller: Poller): Promise<void> {
-    const { clock, emit } = run.context;
-    for (const batch of poller.due(clock.now())) {
-      let polled: Awaited<ReturnType<typeof pollBatch>>;
-      try {
-        polled = await pollBatch(batch, run.context, (key) => poller.unpublished(key));
-      } catch (error) {
-        const { delayMs, givenUp } = poller.unanswered(batch, error, clock.now());
-        emit({ type: "gateway:retry", what: "poll", delayMs, reason: coerceError(error).message });
-        for (const { task, reason } of givenUp)
-          await recordFailure(run.context, task, [task.state], reason);
-        continue;
-      }
-      for (const { task, outcome, lost } of poller.settle(polled, clock.now()))
-        if (!lost && outcome.kind === "failed")
-          await skipDependants(run.context, task, outcome.reason);
-    }
+    for (const batch of poller.due(run.context.clock.now()))
+      await pollRound(batch, poller, run.context);
   }
 }

@@ -1,6 +1,4 @@
-import { budgetStopMessage } from "../engine/admission.js";
-import { recordFailure } from "../engine/dependants.js";
-import { sendTask } from "../engine/submit.js";
+import { afterSend, budgetStopMessage, sendTask } from "../engine/index.js";
 import { type PgStore, type TaskRow, TaskState } from "../store/index.js";
 import { type FleetRun, haltRun } from "./fleet-run.js";
 
@@ -62,11 +60,11 @@ async function submitTask(read: TaskRow | undefined, deps: SubmitDeps): Promise<
       }
       return;
     }
-    if (sent.kind === "unrecorded") throw sent.error;
-    if (sent.kind === "failed")
-      await recordFailure(run.context, sent.task, [TaskState.Submitting], sent.reason, sent.to);
-    else if (sent.kind === "released" && sent.halt === "balance")
-      await haltRun(store, run, "balance", `the gateway balance ran out: ${sent.reason}`);
+    // The rest is the store's: it queues what follows (polls are the leader's, a text answer's
+    // finishing a download job).
+    const after = await afterSend(sent, run.context);
+    if (after.next === "fault") throw after.error;
+    if (after.next === "halt") await haltRun(store, run, after.end, after.message);
     return;
   }
 }

@@ -1,4 +1,4 @@
-import { publish, type RunContext, type TaskWrites } from "../engine/context.js";
+import { publish, type RunContext, type TaskWrites } from "../engine/index.js";
 import type { PgStore } from "../store/index.js";
 import { claimLimits, type FleetRun } from "./fleet-run.js";
 

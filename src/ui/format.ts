@@ -1,6 +1,6 @@
 import path from "node:path";
 import { plural } from "../core/words.js";
-import { BUDGET_ADVICE, type RunEnd } from "../engine/index.js";
+import { BUDGET_ADVICE, type RunEnd, STATUS_BY_END } from "../engine/index.js";
 import type { RunView } from "./run-view.js";
 
 /** A duration for people: "42s", "3m 05s", "2h 10m"; "–" when unknown. */
@@ -92,15 +92,6 @@ export function truncate(text: string, width: number): string {
   if (width <= 0) return "";
   return text.length <= width ? text : `${text.slice(0, width - 1)}…`;
 }
-
-/** How a run's end reads in the summary and in `gwrun runs`. */
-export const STATUS_BY_END: Readonly<Record<RunEnd, string>> = {
-  done: "done",
-  failed: "failed",
-  budget: "stopped",
-  balance: "stopped",
-  interrupted: "interrupted",
-};
 
 /** What a run against the built-in simulator is, said wherever the run is shown. */
 export const SIMULATOR_NOTE = "against the built-in simulator: stand-in outputs, no real money";

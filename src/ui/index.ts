@@ -5,7 +5,7 @@ import { plainReporter } from "./plain-reporter.js";
 import type { Reporter } from "./reporter.js";
 
 export { EVENT_STREAM_VERSION, eventLine, eventLineSchema } from "./event-schema.js";
-export { formatDuration, formatSpend, linePrefix, STATUS_BY_END } from "./format.js";
+export { formatDuration, formatSpend, linePrefix } from "./format.js";
 export type { Reporter } from "./reporter.js";
 
 export type ReporterKind = "dashboard" | "plain" | "json";

@@ -1,5 +1,6 @@
 import { Text } from "ink";
-import { formatDuration, formatSpend, STATUS_BY_END, truncate } from "../format.js";
+import { STATUS_BY_END } from "../../engine/index.js";
+import { formatDuration, formatSpend, truncate } from "../format.js";
 import type { RunView } from "../run-view.js";
 
 /** Run name and id, elapsed time, ETA (or how the run ends), spend against the budget. */

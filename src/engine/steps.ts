@@ -1,0 +1,181 @@
+import { coerceError } from "../core/errors.js";
+import type { CheckedJob } from "../families/index.js";
+import { type OutputRow, type TaskRow, TaskState } from "../store/index.js";
+import { checkTask } from "./checks.js";
+import { publish, type RunContext } from "./context.js";
+import { recordDependants, recordFailure, skipDependants } from "./dependants.js";
+import { type DownloadResult, localFaultMessage } from "./download.js";
+import type { Polled, Poller } from "./poll.js";
+import { pollBatch } from "./poll.js";
+import { finishUnchecked } from "./refusals.js";
+import { isStoreUnusable } from "./store-fault.js";
+import type { Sent } from "./submit.js";
+
+/**
+ * What follows each step of a task, decided once for every driver. Each function records in
+ * the store what the step means and returns what the driver does next: the single-process
+ * `Engine` with its in-memory queues, a fleet with graphile-worker jobs (which the store queues
+ * itself as tasks move, so a fleet often has nothing left to do).
+ */
+
+/** What a driver does after a submit. */
+export type AfterSend =
+  /** The gateway holds it: poll it from `at`. */
+  | { next: "poll"; task: TaskRow; at: number }
+  /** A text answer is on disk and recorded: finish it (`finishDownloaded`). */
+  | { next: "finish"; task: TaskRow }
+  /** The gateway's balance ran out: no more submits for the run. */
+  | { next: "halt"; end: "balance"; message: string }
+  /** The gateway answered and the store could not record it: stop, naming `what`. */
+  | { next: "fault"; what: string; error: unknown }
+  /** Nothing: not sent, another process moved it, back to pending, or failed (recorded). */
+  | { next: "none" };
+
+export async function afterSend(sent: Sent, context: RunContext): Promise<AfterSend> {
+  switch (sent.kind) {
+    case "polling":
+      return { next: "poll", task: sent.task, at: sent.nextPollAt };
+    case "answered":
+      return { next: "finish", task: sent.task };
+    case "unrecorded":
+      return { next: "fault", what: sent.what, error: sent.error };
+    case "failed":
+      await recordFailure(context, sent.task, [TaskState.Submitting], sent.reason, sent.to);
+      return { next: "none" };
+    case "released":
+      return sent.halt === "balance"
+        ? { next: "halt", end: "balance", message: `the gateway balance ran out: ${sent.reason}` }
+        : { next: "none" };
+    case "not-sent":
+    case "lost":
+      return { next: "none" };
+    default: {
+      const never: never = sent;
+      throw new Error(`unknown submit ending ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/**
+ * One poll call about `batch` and what it means: answers recorded, tasks still running
+ * polled on, a failed task's dependants skipped. An unreadable or missing answer is polled
+ * again later, backing off; tasks it gave up on are failed. Returns the tasks no longer
+ * polled (completed, failed, given up, or moved on by another process). Throws a store that
+ * cannot record, and an abort.
+ */
+export async function pollRound(
+  batch: readonly TaskRow[],
+  poller: Poller,
+  context: RunContext,
+): Promise<{ ended: Polled[]; givenUp: TaskRow[] }> {
+  const { clock, emit } = context;
+  let polled: Polled[];
+  try {
+    polled = await pollBatch(batch, context, (key) => poller.unpublished(key));
+  } catch (error) {
+    if (isStoreUnusable(error) || context.signal.aborted) throw error;
+    // The tasks are still the gateway's: polled later, unless its answers stay unreadable.
+    const { delayMs, givenUp } = poller.unanswered(batch, error, clock.now());
+    emit({ type: "gateway:retry", what: "poll", delayMs, reason: coerceError(error).message });
+    for (const { task, reason } of givenUp) {
+      poller.untrack(task.key);
+      await recordFailure(context, task, [task.state], reason);
+    }
+    return { ended: [], givenUp: givenUp.map(({ task }) => task) };
+  }
+  const ended = poller.settle(polled, clock.now());
+  for (const { task, outcome, lost } of ended)
+    if (!lost && outcome.kind === "failed") await skipDependants(context, task, outcome.reason);
+  return { ended, givenUp: [] };
+}
+
+/** What a driver does after a download. */
+export type AfterDownload =
+  /** Every output is on disk: finish it (`finishDownloaded`) with its outputs as recorded. */
+  | { next: "finish"; task: TaskRow; outputs: OutputRow[] }
+  /** This machine cannot keep the file: the run stops, the task stays completed. */
+  | { next: "halt"; message: string; fault: Error }
+  /** Stopped midway (interrupted): the task stays completed, to be downloaded again. */
+  | { next: "again" }
+  /** A dead link: the task ended expired (recorded, its dependants skipped). */
+  | { next: "none" };
+
+export async function afterDownload(
+  result: DownloadResult,
+  task: TaskRow,
+  context: RunContext,
+): Promise<AfterDownload> {
+  if (result.complete)
+    return {
+      next: "finish",
+      task: { ...task, state: TaskState.Downloaded },
+      outputs: result.outputs,
+    };
+  if (result.localFault !== undefined)
+    return { next: "halt", message: localFaultMessage(result), fault: result.localFault };
+  if (result.expired === undefined) return { next: "again" };
+  const { reason, idx } = result.expired;
+  await recordFailure(context, task, [TaskState.Completed], reason, TaskState.Expired, idx);
+  return { next: "none" };
+}
+
+/** How a downloaded task ended its checks. */
+export type Finished =
+  /** Done: its dependants start. */
+  | { kind: "done" }
+  /** A check failed with `on_fail: retry`: back to pending as a new task. */
+  | { kind: "requeued"; task: TaskRow }
+  /** Failed (recorded, its dependants skipped), or moved on by another process. */
+  | { kind: "ended" };
+
+/**
+ * Downloaded → checks and thumbnails → done. Without checks (a text answer, or a run that
+ * makes none) it is done at once, unless it is a text answer that refused. `outputs`: the
+ * task's outputs as just recorded, when the caller has them.
+ */
+export async function finishDownloaded(
+  task: TaskRow,
+  context: RunContext,
+  outputs?: OutputRow[],
+): Promise<Finished> {
+  const { postprocess } = context;
+  if (postprocess === undefined || task.lane === "text")
+    return (await finishUnchecked(context, task)) ? { kind: "done" } : { kind: "ended" };
+  const checked = await checkTask(task, postprocess, context, outputs);
+  switch (checked.kind) {
+    case "done":
+      return { kind: "done" };
+    case "requeued":
+      return { kind: "requeued", task: checked.task };
+    case "failed":
+      await recordFailure(context, task, [TaskState.Downloaded], checked.reason);
+      return { kind: "ended" };
+    case "lost":
+      return { kind: "ended" };
+    default: {
+      const never: never = checked;
+      throw new Error(`unknown check ending ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/**
+ * A done task's dependants: recorded (one per output, template and repeat, their requests
+ * bound to its outputs), those that cannot be sent failed, and every other one handed to
+ * `takeOn` — taken on as any recorded task is (queued, polled, delivered, made again…).
+ */
+export async function startDependants(
+  task: TaskRow,
+  context: RunContext,
+  takeOn: (dependant: TaskRow) => Promise<void>,
+): Promise<void> {
+  const templates: readonly CheckedJob[] | undefined = context.templates.get(task.job_id);
+  if (templates === undefined) return;
+  const { dependants, events } = await recordDependants(context, templates, task);
+  publish(context, events);
+  for (const { task: dependant, problem } of dependants) {
+    if (problem !== null && dependant.state === TaskState.Pending)
+      await recordFailure(context, dependant, [TaskState.Pending], problem);
+    else await takeOn(dependant);
+  }
+}
