@@ -2,6 +2,7 @@ import path from "node:path";
 import { systemClock } from "../core/clock.js";
 import { Engine, type EngineEvent, EXIT_BY_END, STATUS_BY_END } from "../engine/index.js";
 import { type CheckedManifest, checkManifestText } from "../families/index.js";
+import { fleetDriver, isFleetStore, readyForWorkers } from "../fleet/index.js";
 import {
   formatDiagnostic,
   hasMaskedKey,
@@ -14,14 +15,13 @@ import {
   whySimulator,
 } from "../manifest/index.js";
 import { dependantRules, dependantTemplates, planRun } from "../plan/index.js";
+import { engineOptions, openGateway, type RunWork } from "../run/index.js";
 import { describeHolder, idleTickReason, runTickUnderLease, tryLease } from "../schedule/index.js";
 import { type RunRow, type Store, TickTrigger } from "../store/index.js";
 import { linePrefix, openLogReporter, openReporter } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
-import { fleetDriver, isFleetStore, readyForWorkers } from "./fleet.js";
 import { feedsOf, selectJobs } from "./only.js";
 import { err, out, printDiagnostics } from "./output.js";
-import { engineOptions, openGateway, type RunWork } from "./run-setup.js";
 import { defaultStore, openStoreAt, projectOf, storeAt, storeName } from "./store.js";
 
 /**
@@ -248,7 +248,7 @@ async function executeChecked(
           },
         };
         const driver = isFleetStore(store)
-          ? await fleetDriver(store, work, flags, reporter)
+          ? await fleetDriver(store, work, { detach: flags.detach === true }, reporter)
           : new Engine(await engineOptions(work));
         const onSignal = onInterrupt(
           () => driver.stop(),

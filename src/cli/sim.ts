@@ -3,15 +3,15 @@ import { Option } from "commander";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { didYouMean } from "../core/suggest.js";
 import { parseDuration, parseRate, perSecond } from "../manifest/index.js";
-import { LATENCY_KEYS } from "../sim/latency.js";
 import {
   BATCH_SHAPES,
   type BatchShape,
+  LATENCY_KEYS,
   type SimFaults,
   type SimOptionsInput,
   VIDEO_RESULTS,
   type VideoResult,
-} from "../sim/options.js";
+} from "../sim/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { err, out } from "./output.js";
 

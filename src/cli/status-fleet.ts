@@ -1,7 +1,6 @@
 import { plural } from "../core/words.js";
-import { fleetTiming } from "../fleet/index.js";
+import { fleetTiming, isFleetStore } from "../fleet/index.js";
 import type { RunRow, Store, WorkerRow } from "../store/index.js";
-import { isFleetStore } from "./fleet.js";
 
 /**
  * The fleet part of `gwrun status` on a PostgreSQL store: the workers and their heartbeats,

@@ -2,17 +2,20 @@ import type { Command } from "commander";
 import { systemClock } from "../core/clock.js";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { terminalText } from "../core/terminal-text.js";
-import { checkMarker, DEFAULT_LEASE_MS, FleetWorker, runProject } from "../fleet/index.js";
-import { parseDuration } from "../manifest/index.js";
-import { inProject, locatedRun, type PgStore, projectPaths } from "../store/index.js";
-import { ExitCode } from "./exit-codes.js";
 import {
+  checkMarker,
+  DEFAULT_LEASE_MS,
+  FleetWorker,
   isFleetStore,
+  runProject,
   settleFleetRun,
   storedRunOpener,
   WORKER_CONCURRENCY,
   WORKER_DOWNLOADS,
-} from "./fleet.js";
+} from "../fleet/index.js";
+import { parseDuration } from "../manifest/index.js";
+import { inProject, locatedRun, type PgStore, projectPaths } from "../store/index.js";
+import { ExitCode } from "./exit-codes.js";
 import { err } from "./output.js";
 import { isPostgres, openRecordAt, storeAt, storeName } from "./store.js";
 

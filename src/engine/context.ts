@@ -74,6 +74,11 @@ export interface RunContext extends EngineOptions {
 
 /** Each answers for its own task: whether the store moved it (another process may have first). */
 export interface TaskWrites {
+  /**
+   * A claim is made before the submit's turn at the pace, not after: a claim that is a round
+   * trip of its own (across processes) must not push a send past its turn into the next one's.
+   */
+  readonly claimFirst?: boolean;
   /** The claimed task, or undefined when another process took it. */
   claim(task: TaskRow): Promise<TaskRow | undefined>;
   /** `duplicateOf`: the label of another task the gateway gave the same task id; not recorded. */

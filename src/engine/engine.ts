@@ -18,11 +18,11 @@ import { recordFailure } from "./dependants.js";
 import { deadlineFirst, downloadOutputs } from "./download.js";
 import type { RunEnd } from "./events.js";
 import { Poller } from "./poll.js";
-import { RunStart } from "./run-start.js";
+import { RunStart, startRun } from "./run-start.js";
 import { afterDownload, afterSend, finishDownloaded, pollRound, startDependants } from "./steps.js";
 import { StoreFault } from "./store-fault.js";
 import { sendTask } from "./submit.js";
-import { takeOnTask, waitsForUpstream } from "./take-on.js";
+import { takeOnTask } from "./take-on.js";
 
 /**
  * One run: submits pending tasks (paced, within each lane's in-flight cap and the budget),
@@ -115,16 +115,14 @@ export class Engine {
     const tasks = await store.tasksOf(runId);
     const start = new RunStart(tasks);
     this.#start = start;
-    for (const task of tasks) {
-      // Taken on already by its upstream's placement, or waiting for its upstream to bind it.
-      if (this.#takenOn.has(task.key) || waitsForUpstream(task)) continue;
+    const started = await startRun(this.#run, start, tasks, async (task) => {
+      // Taken on already by its upstream's placement.
+      if (this.#takenOn.has(task.key)) return;
       this.#takenOn.add(task.key);
       await this.#takeOn(task);
-    }
-    await start.settled();
+    });
     this.#start = undefined;
-    const { paid } = await store.summaryOf({ run: runId });
-    emit(start.started(this.#options, { spent: roundMoney(this.#admission.spent), paid }));
+    emit(started);
     for (const event of start.held) emit(event);
     for (const upstream of this.#options.feeds ?? []) await this.#startDependants(upstream);
   }

@@ -48,7 +48,7 @@ export { Poller, pollOutcome } from "./poll.js";
 export { isStuckReason } from "./poll-trouble.js";
 export type { OutputVerdict, PostProcess } from "./post-process.js";
 export { EXIT_BY_END, STATUS_BY_END } from "./run-end.js";
-export { RunStart } from "./run-start.js";
+export { RunStart, startRun } from "./run-start.js";
 export {
   afterDownload,
   afterSend,

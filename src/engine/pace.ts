@@ -13,8 +13,6 @@ export interface Pace {
   succeeded(announced?: number): void;
   /** The gateway answered 429. */
   rateLimited(retryAfterMs: number | undefined, announced?: number): void;
-  /** Shared by processes (a fleet's): a turn is used the moment it comes, claims go first. */
-  readonly shared?: boolean;
 }
 
 /**

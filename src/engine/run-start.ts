@@ -1,10 +1,10 @@
 import { isSimulator } from "../manifest/index.js";
 import { awaitingUpstream, dependantRules } from "../plan/index.js";
 import { type TaskRow, TaskState } from "../store/index.js";
-import type { EngineOptions } from "./context.js";
+import type { EngineOptions, RunContext } from "./context.js";
 import type { EngineEvent, JobGroup, Stage } from "./events.js";
 import { dependantJobs, jobGroups, stageOf } from "./job-groups.js";
-import { stageTakenOn, type TakenOn } from "./take-on.js";
+import { stageTakenOn, type TakenOn, waitsForUpstream } from "./take-on.js";
 
 type RunStarted = Extract<EngineEvent, { type: "run:started" }>;
 
@@ -94,4 +94,21 @@ export class RunStart {
   get held(): readonly EngineEvent[] {
     return this.#held;
   }
+}
+
+/**
+ * Takes a run's recorded tasks on, each by the driver's `takeOn` (which places it in `start`),
+ * but for a first take waiting for its upstream: the upstream's take-on binds and starts it.
+ * Then the run's start as its reporters are told it, with what its tasks cost before.
+ */
+export async function startRun(
+  context: Pick<RunContext, "store" | "runId" | "settings" | "outputDir" | "templates" | "baseUrl">,
+  start: RunStart,
+  tasks: readonly TaskRow[],
+  takeOn: (task: TaskRow) => Promise<void>,
+): Promise<RunStarted> {
+  for (const task of tasks) if (!waitsForUpstream(task)) await takeOn(task);
+  await start.settled();
+  const { spent, paid } = await context.store.summaryOf({ run: context.runId });
+  return start.started(context, { spent, paid });
 }

@@ -37,9 +37,9 @@ export type Sent =
   | { kind: "unrecorded"; what: string; error: unknown; unknownSubmits: number };
 
 /**
- * The task claimed, with its turn at the pace come. A pace shared by processes (a fleet's)
- * times the sends themselves: the claim, a database round trip of its own, goes before the
- * turn, so it cannot push a send past its turn into the next one's second.
+ * The task claimed, with its turn at the pace come. Writes whose claim is a round trip of its
+ * own (`claimFirst`) claim before the turn, so the claim cannot push a send past its turn into
+ * the next one's second; others claim once the turn has come.
  */
 async function claimInTurn(
   task: TaskRow,
@@ -48,7 +48,7 @@ async function claimInTurn(
 ): Promise<TaskRow | undefined> {
   const { signal } = context;
   const mayGo = () => !signal.aborted && mayStillSend();
-  if (context.pace.shared !== true) {
+  if (context.writes.claimFirst !== true) {
     await context.pace.acquire(signal).catch(() => undefined);
     return mayGo() ? await context.writes.claim(task) : undefined;
   }

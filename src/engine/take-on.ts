@@ -106,11 +106,15 @@ export async function takeOnTask(task: TaskRow, context: RunContext): Promise<Ta
 }
 
 /**
- * A pending first take of a `from:` task waits for its upstream, whose placement or ending binds
- * it afresh; a later take (a regeneration after review) was bound when it was made, and goes.
+ * A pending first take of a `from:` task goes only once its upstream is done, which binds its
+ * request: until `upstream` (when the caller knows it) is done, it waits — at a run's start it is
+ * left to its upstream's take-on, which binds it afresh and starts it. A later take (a
+ * regeneration after review) was bound when it was made, and goes.
  */
-export function waitsForUpstream(task: TaskRow): boolean {
-  return task.upstream_key !== null && task.state === TaskState.Pending && task.take === 1;
+export function waitsForUpstream(task: TaskRow, upstream?: Pick<TaskRow, "state">): boolean {
+  if (task.upstream_key === null || task.state !== TaskState.Pending || task.take !== 1)
+    return false;
+  return upstream?.state !== TaskState.Done;
 }
 
 /** A done task some of whose files are gone: which, and what the run does about it. */

@@ -1,6 +1,7 @@
 /** Model families: one file each, one registry, and the checks that apply them to jobs. */
 export { type CheckedJob, checkJobs } from "./check-jobs.js";
 export { type CheckedManifest, checkManifestFile, checkManifestText } from "./check-manifest.js";
+export { parsePixels, stringAt } from "./common.js";
 export {
   type FamilyReference,
   type FieldReference,

@@ -23,7 +23,6 @@ type Update =
     };
 
 export class FleetPace implements Pace {
-  readonly shared = true;
   #rate: number;
   /** The epoch of the last turn given: a 429 cuts the rate only if no cut came since. */
   #turnEpoch: number;

@@ -1,4 +1,4 @@
-import { afterSend, budgetStopMessage, sendTask } from "../engine/index.js";
+import { afterSend, budgetStopMessage, sendTask, waitsForUpstream } from "../engine/index.js";
 import { type PgStore, type TaskRow, TaskState } from "../store/index.js";
 import { type FleetRun, haltRun } from "./fleet-run.js";
 
@@ -40,7 +40,8 @@ async function submitTask(read: TaskRow | undefined, deps: SubmitDeps): Promise<
   if (task === undefined || task.state !== TaskState.Pending || task.placeholder === 1) return;
   const { key } = task;
   const run = await deps.runOf(task.run_id);
-  if (await waitsForUpstream(store, task)) return;
+  const upstream = task.upstream_key === null ? undefined : await store.task(task.upstream_key);
+  if (waitsForUpstream(task, upstream)) return;
   for (;;) {
     deps.mayClaim();
     if (run.halt !== undefined) return;
@@ -67,10 +68,4 @@ async function submitTask(read: TaskRow | undefined, deps: SubmitDeps): Promise<
     if (after.next === "halt") await haltRun(store, run, after.end, after.message);
     return;
   }
-}
-
-/** A first take of a `from:` task goes once its upstream is done (which binds its request). */
-async function waitsForUpstream(store: PgStore, task: TaskRow): Promise<boolean> {
-  if (task.upstream_key === null || task.take !== 1) return false;
-  return (await store.task(task.upstream_key))?.state !== TaskState.Done;
 }

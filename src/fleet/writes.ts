@@ -16,6 +16,8 @@ export function fleetWrites(
   const { clock } = context;
   return {
     ...context.writes,
+    // A claim holds caps fleet-wide in a round trip of its own: made before the pace's turn.
+    claimFirst: true,
     claim: async (task) => {
       const claim = await store.fleet.claimWithin(
         task,

@@ -3,6 +3,7 @@
 export { THUMBS_DIR } from "../core/output-files.js";
 export { defaultTolerance } from "./check-clip.js";
 export { type Exported, exportApproved, REVIEW_CSV } from "./export.js";
+export { escapeHtml } from "./gallery.js";
 export { PostProcessor, type PostProcessorOptions } from "./post-processor.js";
 export {
   GALLERY_FILE,
@@ -11,4 +12,4 @@ export {
   type ReportWritten,
   writeReport,
 } from "./report.js";
-export type { ReviewRecord } from "./review-record.js";
+export { type ReviewRecord, reviewRecord } from "./review-record.js";

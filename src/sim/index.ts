@@ -1,5 +1,6 @@
 /** The gateway simulator: the spec on loopback, with real media and injectable faults. */
 export type { SimCounters } from "./counters.js";
+export { LATENCY_KEYS } from "./latency.js";
 export {
   BATCH_SHAPES,
   type BatchShape,

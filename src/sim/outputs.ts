@@ -1,6 +1,6 @@
 import { sha256 } from "../core/hash.js";
-import { parsePixels, stringAt } from "../families/common.js";
 import type { Family, RequestBody } from "../families/index.js";
+import { parsePixels, stringAt } from "../families/index.js";
 
 /**
  * What a task will deliver: the family's promised outputs where the spec states them, and a

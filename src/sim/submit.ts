@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { canonicalJson, sha256 } from "../core/hash.js";
-import { stringAt } from "../families/common.js";
 import type { Family, RequestBody } from "../families/index.js";
+import { stringAt } from "../families/index.js";
 import { type SimContext, scaled } from "./context.js";
 import { countAccepted, countError } from "./counters.js";
 import { sendError, sendJson } from "./http.js";

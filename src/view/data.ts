@@ -1,7 +1,7 @@
 import { parse } from "yaml";
 import { redactDataUris } from "../core/values.js";
 import { isSimulator } from "../manifest/index.js";
-import { reviewRecord } from "../postprocess/review-record.js";
+import { reviewRecord } from "../postprocess/index.js";
 import type { RunNotice, RunRow, Store, TimelineRow } from "../store/index.js";
 
 /**

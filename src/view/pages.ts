@@ -1,4 +1,4 @@
-import { escapeHtml } from "../postprocess/gallery.js";
+import { escapeHtml } from "../postprocess/index.js";
 
 /**
  * The viewer's pages: a small shell each, its data inline as JSON (one request per page, even

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { inGatewayTime } from "../../src/cli/gateway-target.js";
 import { checkManifestText } from "../../src/families/index.js";
+import { inGatewayTime } from "../../src/run/index.js";
 
 describe("the manifest's waits against a faster simulator", () => {
   it("scales them to whole milliseconds, which every store can keep", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { openGatewayTarget } from "../../src/cli/gateway-target.js";
 import { GatewayClient } from "../../src/gateway/index.js";
+import { openGatewayTarget } from "../../src/run/index.js";
 
 describe("base_url: sim", () => {
   it("starts the simulator in-process on a free loopback port, with no key needed", async () => {

@@ -1,0 +1,101 @@
+import { setMaxListeners } from "node:events";
+import { CLAIM_OWNER } from "../core/process.js";
+import { type EngineEvent, openRunContext } from "../engine/index.js";
+import { type CheckedManifest, checkManifestText } from "../families/index.js";
+import { hasMaskedKey, perSecond, resolvedManifest } from "../manifest/index.js";
+import { engineOptions, openGateway, type RunWork } from "../run/index.js";
+import { inProject, locatedRun, type PgStore, projectPaths } from "../store/index.js";
+import type { FleetRun, OpenRun } from "./fleet-run.js";
+import { checkMarker, writeMarker } from "./output-marker.js";
+import { openFleetPace } from "./pace.js";
+import { runProject } from "./run-project.js";
+import { fleetWrites } from "./writes.js";
+
+/**
+ * A run opened for a fleet's worker: its engine parts with fleet-wide claims and receipts and
+ * the account's shared pace, from the manifest the run recorded.
+ */
+
+/** Opens a run for this process: its engine parts, with fleet-wide claims and receipts. */
+export async function openFleetRun(store: PgStore, work: RunWork): Promise<FleetRun> {
+  const abort = new AbortController();
+  // Each of a worker's jobs under way waits on it (retries, turns at the pace).
+  setMaxListeners(0, abort.signal);
+  const context = await openRunContext(await engineOptions(work), abort.signal);
+  const run: FleetRun = {
+    id: work.runId,
+    context,
+    // The in-process simulator is one process's gateway; a real one is an account.
+    account: work.baseUrl === "sim" ? `sim:${process.pid}:${work.runId}` : work.baseUrl,
+    halt: undefined,
+    refusals: new Map(),
+    close: async () => {
+      abort.abort();
+    },
+  };
+  context.writes = fleetWrites(store, context, run, CLAIM_OWNER);
+  // One pace for every worker on the account, timed by the database's clock.
+  const ceiling = perSecond(context.settings.limits.submitRate);
+  context.pace = await openFleetPace(store, context.clock, run.account, ceiling);
+  return run;
+}
+
+/**
+ * Opens a recorded run from the manifest it recorded (no file, no environment but the key);
+ * a run against another process's in-process simulator is not this worker's. `record` keeps
+ * paths as recorded: each run is worked in its project (`runProject`), with a store of its own
+ * that gives them as that project's.
+ */
+export function storedRunOpener(
+  record: PgStore,
+  workerProject: string,
+  emit: (event: EngineEvent) => void,
+): OpenRun {
+  return async (recorded) => {
+    if (recorded.base_url === "sim") return undefined;
+    const paths = projectPaths(runProject(recorded, workerProject));
+    const store = inProject(record, paths.root);
+    const row = locatedRun(paths, recorded);
+    const at = row.tick ?? row.started_at;
+    const text = row.resolved_manifest ?? row.manifest_text;
+    const checked = await checkManifestText(text, row.manifest_path, process.env, at);
+    const settings = checked.expanded.settings;
+    if (!checked.valid || settings === undefined)
+      throw new Error(`the manifest run ${row.id} recorded does not check on this host`);
+    checkMarker(row.output_dir, await store.fleet.storeId());
+    const gateway = await openGateway(settings, row.base_url, hasMaskedKey(checked.source));
+    const run = await openFleetRun(store, {
+      store,
+      gateway,
+      runId: row.id,
+      settings,
+      jobs: checked.jobs,
+      outputDir: row.output_dir,
+      baseUrl: row.base_url,
+      force: false,
+      emit,
+    });
+    const closeRun = run.close;
+    run.close = async () => {
+      await closeRun();
+      await gateway.close();
+    };
+    // The run is held by its writes: it is completed in place, not copied.
+    return Object.assign(run, { paths });
+  };
+}
+
+/**
+ * What a worker needs to open a run, in place before its tasks (and so their jobs) are
+ * recorded: the manifest as checked, for workers to run without the file or its environment,
+ * and the marker by which a host shows it sees the shared output folder.
+ */
+export async function readyForWorkers(
+  store: PgStore,
+  runId: number,
+  outputDir: string,
+  checked: CheckedManifest,
+): Promise<void> {
+  await store.fleet.setResolvedManifest(runId, resolvedManifest(checked.source));
+  writeMarker(outputDir, await store.fleet.storeId());
+}
