@@ -1,6 +1,5 @@
 import path from "node:path";
-import { systemClock } from "../core/clock.js";
-import { Engine, type EngineEvent, EXIT_BY_END, STATUS_BY_END } from "../engine/index.js";
+import { Engine, EXIT_BY_END, STATUS_BY_END } from "../engine/index.js";
 import { type CheckedManifest, checkManifestText } from "../families/index.js";
 import { fleetDriver, isFleetStore, readyForWorkers } from "../fleet/index.js";
 import {
@@ -10,19 +9,18 @@ import {
   type ManifestSettings,
   maskLiteralKey,
   outputDirOf,
-  type Schedule,
-  tickLabel,
   whySimulator,
 } from "../manifest/index.js";
 import { dependantRules, dependantTemplates, planRun } from "../plan/index.js";
 import { engineOptions, openGateway, type RunWork } from "../run/index.js";
-import { describeHolder, idleTickReason, runTickUnderLease, tryLease } from "../schedule/index.js";
-import { type RunRow, type Store, TickTrigger } from "../store/index.js";
+import type { RunRow } from "../store/index.js";
 import { linePrefix, openLogReporter, openReporter } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { feedsOf, selectJobs } from "./only.js";
 import { err, out, printDiagnostics } from "./output.js";
+import { onInterrupt, runNotices } from "./run-signals.js";
 import { defaultStore, openStoreAt, projectOf, storeAt, storeName } from "./store.js";
+import { runTickOnce } from "./tick-once.js";
 
 /**
  * Running a manifest, shared by `run`, `resume`, `retry` and `schedule`: check it, take a
@@ -87,87 +85,14 @@ export async function executeManifest(
   if (schedule === undefined || tick === undefined || options.underLease === true) {
     return executeChecked(file, checked, runId, flags, options.log);
   }
-  return runTickOnce(file, checked, runId, flags, { name: settings.name, schedule, tick });
-}
-
-/**
- * A one-shot run of a scheduled manifest (a system crontab's `gwrun run`): takes the lease or
- * politely refuses with exit 4, then runs the tick as the scheduler would. A new run (not a
- * resume or retry, nor `--force`) of a tick that already ran to its end, or before any is
- * due, says so and exits 6: a cron line out of step with the schedule does not pass unseen.
- */
-async function runTickOnce(
-  file: string,
-  checked: CheckedManifest,
-  runId: number | undefined,
-  flags: RunFlags,
-  tick: { name: string; schedule: Schedule; tick: number },
-): Promise<Executed> {
-  const store = await openStoreAt(storeAt(flags, projectOf(file)));
-  try {
-    const lease = await tryLease(store, tick.name, systemClock, {
-      onLost: () =>
-        err(
-          `gwrun: ${tick.name} lost its lease: this process stalled past its expiry, and another took it over`,
-        ),
-    });
-    if (!("release" in lease)) {
-      const holder = describeHolder(lease.heldBy, Date.now());
-      const reason = `another run of ${tick.name} holds its lease (${holder})`;
-      await store.recordTickNotRun(
-        { ...tick, status: "skipped", trigger: TickTrigger.Run, reason },
-        Date.now(),
-      );
-      err(
-        `gwrun: ${tick.name} is already running (${holder}); tick ${tickLabel(tick.tick, tick.schedule)} not started`,
-      );
-      return { exit: ExitCode.Busy, runId: undefined };
-    }
-    try {
-      const idle =
-        runId === undefined && flags.force !== true
-          ? await idleTickReason(store, tick.name, tick.schedule, {
-              tick: tick.tick,
-              due: checked.expanded.moment.due,
-            })
-          : undefined;
-      if (idle !== undefined) {
-        err(`gwrun: ${idle}; nothing was run`);
-        return { exit: ExitCode.NoTick, runId: undefined };
-      }
-      const quiet = flags.quiet === true || flags.json === true;
-      const exit = await runTickUnderLease({
-        store,
-        ...tick,
-        trigger: TickTrigger.Run,
-        clock: systemClock,
-        run: async ({ tick: at, resume }) => {
-          const done =
-            resume === undefined
-              ? await executeChecked(file, checked, runId, flags, undefined)
-              : await executeManifest(
-                  resume.manifest_path,
-                  resume.manifest_text,
-                  resume.id,
-                  flags,
-                  {
-                    at,
-                    underLease: true,
-                  },
-                );
-          return { exitCode: done.exit, runId: done.runId };
-        },
-        log: (line) => {
-          if (!quiet) err(`gwrun: ${line}`);
-        },
-      });
-      return { exit: exit as ExitCode, runId: (await store.runOfTick(tick.name, tick.tick))?.id };
-    } finally {
-      await lease.release();
-    }
-  } finally {
-    await store.close();
-  }
+  return runTickOnce(
+    file,
+    checked,
+    runId,
+    flags,
+    { name: settings.name, schedule, tick },
+    { checked: executeChecked, manifest: executeManifest },
+  );
 }
 
 async function executeChecked(
@@ -287,57 +212,4 @@ async function executeChecked(
   } finally {
     await store.close();
   }
-}
-
-/** Rate limiting noted at most this often: a spell of 429s is one notice, not hundreds. */
-const NOTICE_EVERY_MS = 10_000;
-
-/** Keeps what a viewer of the run's progress should hear: rate limiting, and a stop. */
-function runNotices(store: Store, runId: number): { note(event: EngineEvent): void } {
-  let lastRateLimit = Number.NEGATIVE_INFINITY;
-  const keep = (type: string, message: string) => {
-    // A notice is a courtesy: failing to keep one must not stop the run.
-    store.recordRunNotice(runId, { at: Date.now(), type, message }).catch(() => {});
-  };
-  return {
-    note(event) {
-      if (event.type === "run:stopping") keep(event.type, event.message);
-      if (event.type !== "gateway:rate-limited" || Date.now() - lastRateLimit < NOTICE_EVERY_MS)
-        return;
-      lastRateLimit = Date.now();
-      keep(
-        event.type,
-        `the gateway is rate limiting; submitting at ${event.ratePerSecond.toFixed(2)}/s`,
-      );
-    },
-  };
-}
-
-/**
- * First Ctrl-C (or SIGTERM, or `q` on the dashboard): stop gracefully. A second: exit at once —
- * the store is already consistent. `say` tells the person through the reporter.
- */
-function onInterrupt(
-  stop: () => void,
-  say: (message: string) => void,
-): { interrupt(): void; dispose(): void } {
-  let count = 0;
-  const handler = () => {
-    count += 1;
-    if (count === 1) {
-      say("stopping: no new submits; Ctrl-C again to exit at once");
-      stop();
-    } else {
-      process.exit(ExitCode.Interrupted);
-    }
-  };
-  process.on("SIGINT", handler);
-  process.on("SIGTERM", handler);
-  return {
-    interrupt: handler,
-    dispose() {
-      process.off("SIGINT", handler);
-      process.off("SIGTERM", handler);
-    },
-  };
 }
