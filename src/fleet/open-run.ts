@@ -17,7 +17,11 @@ import { fleetWrites } from "./writes.js";
  */
 
 /** Opens a run for this process: its engine parts, with fleet-wide claims and receipts. */
-export async function openFleetRun(store: PgStore, work: RunWork): Promise<FleetRun> {
+export async function openFleetRun(
+  store: PgStore,
+  work: RunWork,
+  owner = CLAIM_OWNER,
+): Promise<FleetRun> {
   const abort = new AbortController();
   // Each of a worker's jobs under way waits on it (retries, turns at the pace).
   setMaxListeners(0, abort.signal);
@@ -33,7 +37,7 @@ export async function openFleetRun(store: PgStore, work: RunWork): Promise<Fleet
       abort.abort();
     },
   };
-  context.writes = fleetWrites(store, context, run, CLAIM_OWNER);
+  context.writes = fleetWrites(store, context, run, owner);
   // One pace for every worker on the account, timed by the database's clock.
   const ceiling = perSecond(context.settings.limits.submitRate);
   context.pace = await openFleetPace(store, context.clock, run.account, ceiling);
@@ -50,6 +54,7 @@ export function storedRunOpener(
   record: PgStore,
   workerProject: string,
   emit: (event: EngineEvent) => void,
+  owner = CLAIM_OWNER,
 ): OpenRun {
   return async (recorded) => {
     if (recorded.base_url === "sim") return undefined;
@@ -64,17 +69,21 @@ export function storedRunOpener(
       throw new Error(`the manifest run ${row.id} recorded does not check on this host`);
     checkMarker(row.output_dir, await store.fleet.storeId());
     const gateway = await openGateway(settings, row.base_url, hasMaskedKey(checked.source));
-    const run = await openFleetRun(store, {
+    const run = await openFleetRun(
       store,
-      gateway,
-      runId: row.id,
-      settings,
-      jobs: checked.jobs,
-      outputDir: row.output_dir,
-      baseUrl: row.base_url,
-      force: false,
-      emit,
-    });
+      {
+        store,
+        gateway,
+        runId: row.id,
+        settings,
+        jobs: checked.jobs,
+        outputDir: row.output_dir,
+        baseUrl: row.base_url,
+        force: false,
+        emit,
+      },
+      owner,
+    );
     const closeRun = run.close;
     run.close = async () => {
       await closeRun();

@@ -19,6 +19,11 @@ const MAINTAIN_EVERY_MS = 1000;
 
 export interface WorkerOptions {
   store: PgStore;
+  /**
+   * Its id in the fleet, which its claims name (default: this process's, `pid@host`); a
+   * process holding several workers gives each its own, and opens their runs with it.
+   */
+  id?: string;
   /** How the fleet names it (`--name`); its claims name `pid@host`. */
   name: string;
   /** Submit jobs at once. */
@@ -45,7 +50,7 @@ export interface WorkerOptions {
  * submits under way record their task ids, and gives back its lock and jobs.
  */
 export class FleetWorker {
-  readonly id = CLAIM_OWNER;
+  readonly id: string;
   readonly #options: WorkerOptions;
   readonly #timing: FleetTiming;
   readonly #runs = new Map<number, Promise<FleetRun | undefined>>();
@@ -59,6 +64,7 @@ export class FleetWorker {
 
   constructor(options: WorkerOptions) {
     this.#options = options;
+    this.id = options.id ?? CLAIM_OWNER;
     // Every job under way and every loop waits on the stop signal: more than ten is normal.
     setMaxListeners(0, this.#stop.signal);
     this.#timing = fleetTiming(options.leaseMs);
