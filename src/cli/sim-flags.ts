@@ -18,6 +18,8 @@ export interface SimFlags {
   seed?: string;
   key?: string;
   rateLimit?: string;
+  rateLimitCounts: "generations" | "calls";
+  rateLimitUnannounced?: boolean;
   burst?: string;
   balance?: string;
   latency?: string[];
@@ -122,6 +124,8 @@ export function simOptionsOf(flags: SimFlags): SimOptionsInput {
         : {
             perSecond: limit,
             burst: number("--burst", flags.burst, 1) ?? Math.max(1, Math.ceil(limit)),
+            counts: flags.rateLimitCounts,
+            announced: flags.rateLimitUnannounced !== true,
           },
     balance: number("--balance", flags.balance, 0),
     latencySeconds: latenciesOf(flags.latency ?? []),

@@ -27,6 +27,15 @@ export function addSimCommand(program: Command, setExit: (code: ExitCode) => voi
       'generation calls allowed, e.g. "10/s" (429 with Retry-After beyond)',
     )
     .option("--burst <n>", "calls allowed at once under --rate-limit (default: one second's worth)")
+    .addOption(
+      new Option(
+        "--rate-limit-counts <calls>",
+        "what --rate-limit counts: generating calls, or every API call (task queries too; downloads never)",
+      )
+        .choices(["generations", "calls"])
+        .default("generations"),
+    )
+    .option("--rate-limit-unannounced", "do not state --rate-limit in answers (RateLimit-Policy)")
     .option(
       "--balance <amount>",
       "currency units available; 402 once spent (charged on completion)",

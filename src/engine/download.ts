@@ -125,11 +125,15 @@ export function localFaultMessage(result: { localFault?: GwError }): string {
 async function refreshLinks(task: TaskRow, context: RunContext): Promise<void> {
   if (task.task_id === null) return;
   try {
-    const record = await context.client.getTask(task.task_id);
+    const record = await context.client.getTask(task.task_id, undefined, () =>
+      context.pace.query(context.signal),
+    );
     if (record.status !== "completed") return;
     await context.store.updateLinks(task.key, outputLinks(record));
-  } catch {
-    // The recorded links are all there is.
+  } catch (error) {
+    // The recorded links are all there is; a 429 still tells the pace that queries count.
+    if (error instanceof GatewayError && error.code === ErrorCode.HttpRateLimited)
+      context.pace.rateLimited(error.retryAfterMs, error.rateLimitPerSecond, true);
   }
 }
 

@@ -43,7 +43,7 @@ export type {
   StateCounts,
 } from "./events.js";
 export { emptyStages } from "./job-groups.js";
-export type { Pace } from "./pace.js";
+export { type Pace, QueryRule } from "./pace.js";
 export { Poller, pollOutcome } from "./poll.js";
 export { isStuckReason } from "./poll-trouble.js";
 export type { OutputVerdict, PostProcess } from "./post-process.js";

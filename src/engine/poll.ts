@@ -1,4 +1,5 @@
-import { outputLinks, type TaskRecord, withRetry } from "../gateway/index.js";
+import { ErrorCode } from "../core/errors.js";
+import { type GatewayError, outputLinks, type TaskRecord, withRetry } from "../gateway/index.js";
 import { type PollOutcome, type TaskRow, TaskState } from "../store/index.js";
 import { publish, type RunContext } from "./context.js";
 import {
@@ -247,6 +248,19 @@ export class Poller {
   }
 }
 
+/**
+ * A query answered with an error it is tried again after: a 429 tells the pace its limit counts
+ * queries (they take turns from now on) and slows it; anything else is a retry.
+ */
+export function queryRetried(context: RunContext, error: GatewayError, delayMs: number): void {
+  const { pace, emit } = context;
+  if (error.code === ErrorCode.HttpRateLimited) {
+    pace.rateLimited(error.retryAfterMs, error.rateLimitPerSecond, true);
+    const retryAfterMs = error.retryAfterMs ?? delayMs;
+    emit({ type: "gateway:rate-limited", retryAfterMs, ratePerSecond: pace.rate });
+  } else emit({ type: "gateway:retry", what: "poll", delayMs, reason: error.message });
+}
+
 /** One task's share of a poll round: what the answer meant, and whether another process moved it first. */
 export interface Polled {
   task: TaskRow;
@@ -264,17 +278,16 @@ export async function pollBatch(
   context: RunContext,
   unpublished: (key: string) => number = () => 0,
 ): Promise<Polled[]> {
-  const { client, clock, random, signal, store, emit, settings } = context;
+  const { client, clock, random, signal, store, settings } = context;
   const answer = await withRetry(
-    () => client.getTasks(batch.map((task) => task.task_id as string)),
+    () =>
+      client.getTasks(
+        batch.map((task) => task.task_id as string),
+        undefined,
+        () => context.pace.query(signal),
+      ),
     context.retry,
-    {
-      clock,
-      random,
-      signal,
-      onRetry: (error, delayMs) =>
-        emit({ type: "gateway:retry", what: "poll", delayMs, reason: error.message }),
-    },
+    { clock, random, signal, onRetry: (error, delayMs) => queryRetried(context, error, delayMs) },
   );
   const now = clock.now();
   const unknown = new Set(answer.unknown);

@@ -1,7 +1,7 @@
 import type { Clock } from "../core/clock.js";
-import type { Pace } from "../engine/index.js";
+import { type Pace, QueryRule } from "../engine/index.js";
 import type { PgStore } from "../store/postgres/open.js";
-import type { PaceRow, PaceState, Successes } from "../store/postgres/pace.js";
+import { type PaceRow, type PaceState, type Successes, UNDER } from "../store/postgres/pace.js";
 
 /**
  * One pace for a fleet of workers on one gateway account: turns come from the account's pace
@@ -23,6 +23,7 @@ type Update =
     };
 
 export class FleetPace implements Pace {
+  readonly #queries: QueryRule;
   #rate: number;
   /** The epoch of the last turn given: a 429 cuts the rate only if no cut came since. */
   #turnEpoch: number;
@@ -44,6 +45,7 @@ export class FleetPace implements Pace {
     readonly account: string,
     opened: PaceState,
   ) {
+    this.#queries = new QueryRule(clock);
     this.#rate = opened.rate;
     this.#turnEpoch = opened.epoch;
     this.#learn(opened);
@@ -91,6 +93,15 @@ export class FleetPace implements Pace {
     }
   }
 
+  /**
+   * Waits for a query's turn: at once, unless the gateway's limit counts queries (the poll
+   * leader learns it; it is the one process that queries an account).
+   */
+  async query(signal?: AbortSignal): Promise<void> {
+    this.#queries.queried();
+    if (this.#queries.counted) await this.acquire(signal);
+  }
+
   /** A submit went through; `announced` is the gateway's stated limit, if any. Never throws. */
   succeeded(announced?: number): void {
     const held = this.#successes;
@@ -98,8 +109,10 @@ export class FleetPace implements Pace {
     if (this.#outstanding === 0) this.#reportSuccesses();
   }
 
-  /** The gateway answered 429. Never throws. */
-  rateLimited(retryAfterMs: number | undefined, announced?: number): void {
+  /** The gateway answered 429 to a generating call, or (`query`) to a query. Never throws. */
+  rateLimited(retryAfterMs: number | undefined, announced?: number, query?: boolean): void {
+    const withinLimit = announced !== undefined && this.#rate <= announced * UNDER * 1.001;
+    this.#queries.learn(query, withinLimit);
     // Held here at once, so a turn of this process waking before the row answers waits too.
     this.#pause(retryAfterMs ?? 1000 / this.#rate);
     // The 429 ends the run of successes they would have counted in.

@@ -2,7 +2,13 @@ import { Agent, type Dispatcher, request } from "undici";
 import type { Clock } from "../core/clock.js";
 import { systemClock } from "../core/clock.js";
 import { coerceError, ErrorCode } from "../core/errors.js";
-import { batchRecords } from "./batch.js";
+import {
+  batchRecords,
+  isUnknownTask,
+  type QueryTurn,
+  SINGLE_QUERY_PARALLELISM,
+  type TaskBatch,
+} from "./batch.js";
 import {
   type Destination,
   type DownloadOptions,
@@ -31,16 +37,6 @@ export interface GatewayOptions {
   timeoutMs?: number;
   clock?: Clock;
 }
-
-/** Task records from one round of polling. */
-export interface TaskBatch {
-  records: Map<string, TaskRecord>;
-  /** Ids the gateway says do not exist or have expired. */
-  unknown: string[];
-}
-
-/** Parallel single queries when the batch endpoint is unusable. */
-const SINGLE_QUERY_PARALLELISM = 8;
 
 /**
  * gwrun's only HTTP client of the gateway: one request per call (retrying is the caller's
@@ -93,10 +89,14 @@ export class GatewayClient {
     return rate === undefined ? receipt : { ...receipt, rateLimitPerSecond: rate };
   }
 
-  /** `GET /v1/tasks/{id}`; a task the gateway does not know is a GW_TASK_UNKNOWN error. */
-  async getTask(taskId: string, signal?: AbortSignal): Promise<TaskRecord> {
+  /**
+   * `GET /v1/tasks/{id}`; a task the gateway does not know is a GW_TASK_UNKNOWN error. `turn`
+   * is awaited before the request leaves (the run's pace, when its gateway counts queries).
+   */
+  async getTask(taskId: string, signal?: AbortSignal, turn?: QueryTurn): Promise<TaskRecord> {
     const what = `task query ${taskId}`;
     try {
+      await turn?.();
       const json = await this.#json(
         "GET",
         `/v1/tasks/${encodeURIComponent(taskId)}`,
@@ -121,13 +121,19 @@ export class GatewayClient {
   /**
    * Several tasks in one `POST /v1/tasks/batch`, falling back to single queries (for good)
    * when that endpoint is missing or its body cannot be read. Ids left out of a batch answer
-   * are asked for singly, to learn whether they still exist.
+   * are asked for singly, to learn whether they still exist. `turn` is awaited before each
+   * request leaves.
    */
-  async getTasks(taskIds: readonly string[], signal?: AbortSignal): Promise<TaskBatch> {
+  async getTasks(
+    taskIds: readonly string[],
+    signal?: AbortSignal,
+    turn?: QueryTurn,
+  ): Promise<TaskBatch> {
     const batch: TaskBatch = { records: new Map(), unknown: [] };
     if (taskIds.length === 0) return batch;
     let missing = taskIds;
     if (!this.#batchUnusable) {
+      await turn?.();
       const records = await this.#batch(taskIds, signal);
       if (records !== undefined) {
         for (const record of records) batch.records.set(record.id, record);
@@ -136,7 +142,7 @@ export class GatewayClient {
     }
     for (let start = 0; start < missing.length; start += SINGLE_QUERY_PARALLELISM) {
       const slice = missing.slice(start, start + SINGLE_QUERY_PARALLELISM);
-      const results = await Promise.allSettled(slice.map((id) => this.getTask(id, signal)));
+      const results = await Promise.allSettled(slice.map((id) => this.getTask(id, signal, turn)));
       results.forEach((result, index) => {
         if (result.status === "fulfilled") batch.records.set(result.value.id, result.value);
         else if (
@@ -336,14 +342,4 @@ export class GatewayClient {
     }
     return headers;
   }
-}
-
-/** The spec shows only the message of an unknown-task answer, not its status. */
-function isUnknownTask(error: GatewayError): boolean {
-  return (
-    error.status === 404 ||
-    (error.status !== undefined &&
-      error.status < 500 &&
-      /does not exist|has expired|not found/i.test(error.message))
-  );
 }

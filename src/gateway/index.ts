@@ -1,5 +1,6 @@
 /** The only module that speaks HTTP to the gateway. */
-export { GatewayClient, type GatewayOptions, type TaskBatch } from "./client.js";
+export type { QueryTurn, TaskBatch } from "./batch.js";
+export { GatewayClient, type GatewayOptions } from "./client.js";
 export type { DownloadOptions, DownloadResult } from "./download.js";
 export type { SubmitReceipt } from "./envelope.js";
 export { GatewayError } from "./errors.js";

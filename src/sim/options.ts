@@ -69,6 +69,13 @@ export interface RateLimit {
   perSecond: number;
   /** Requests allowed at once after a quiet spell. */
   burst: number;
+  /**
+   * What it counts: generating calls only (media submits and text calls), or every API call —
+   * task queries, single and batch, too; downloads never. Default: generating calls.
+   */
+  counts?: "generations" | "calls";
+  /** Whether answers state the limit (a RateLimit-Policy header); default true. */
+  announced?: boolean;
 }
 
 export interface SimOptions {
@@ -80,7 +87,7 @@ export interface SimOptions {
   seed: string;
   /** When set, only this API key is accepted; otherwise any non-empty key is. */
   key: string | undefined;
-  /** Token bucket for generation calls (media submits and text calls); none by default. */
+  /** Token bucket for generation calls (or every API call: `counts`); none by default. */
   rateLimit: RateLimit | undefined;
   /** Currency units available; charged when a task completes. Unlimited by default. */
   balance: number | undefined;

@@ -138,8 +138,9 @@ async function handle(
     return;
   }
   // Rate limiting comes before the injected faults, so a 429 does not use up a request's rolls.
-  if (GENERATION.test(path) && req.method === "POST") {
-    if (options.rateLimit !== undefined) {
+  const generates = GENERATION.test(path) && req.method === "POST";
+  if (generates || options.rateLimit?.counts === "calls") {
+    if (options.rateLimit !== undefined && options.rateLimit.announced !== false) {
       // Announced on every generation answer, as gateways do (the IETF RateLimit-Policy form).
       res.setHeader("ratelimit-policy", `${options.rateLimit.perSecond};w=1`);
     }

@@ -103,3 +103,90 @@ describe("submit pace under bursts of 429s", () => {
     expect(pace.rate).toBe(8);
   });
 });
+
+describe("one pace for every call", () => {
+  it("books again, at the new rate and after Retry-After, the turns booked before a 429", async () => {
+    const clock = new ManualClock(0);
+    const pace = new SubmitPace(clock, 10);
+    const came = askTurns(pace, 6);
+    await pass(clock, 0);
+    expect(came()).toBe(1);
+    // Five turns were booked 100 ms apart; a 429 halves the rate and asks for a second.
+    pace.rateLimited(1000);
+    await pass(clock, 500);
+    expect(came()).toBe(1);
+    await pass(clock, 500);
+    expect(came()).toBe(2);
+    await pass(clock, 199);
+    expect(came()).toBe(2);
+    await pass(clock, 1);
+    expect(came()).toBe(3);
+  });
+
+  it("learns a silent limit from what got through between two 429s and stays under it for a minute", async () => {
+    const clock = new ManualClock(0);
+    const pace = new SubmitPace(clock, 40);
+    // Back to back at 40/s for a second: the gateway says no (its bucket started full).
+    askTurns(pace, 40);
+    await pass(clock, 1000);
+    pace.rateLimited(50);
+    expect(pace.rate).toBe(20);
+    // 30 turns went out over the next 1.5 s, the last answered 429: 29 got through.
+    for (let i = 0; i < 20; i++) pace.succeeded();
+    askTurns(pace, 30);
+    for (let t = 0; t < 1500; t += 10) await pass(clock, 10);
+    pace.rateLimited(50);
+    for (let i = 0; i < 400; i++) pace.succeeded();
+    expect(pace.rate).toBeCloseTo(0.97 * (29 / 1.5), 5);
+    // A minute on, the pace climbs to the manifest's rate again, probing.
+    await pass(clock, 60_000);
+    for (let i = 0; i < 400; i++) pace.succeeded();
+    expect(pace.rate).toBe(40);
+  });
+
+  it("makes queries take turns once the gateway answers one with 429, not before", async () => {
+    const clock = new ManualClock(0);
+    const pace = new SubmitPace(clock, 2);
+    let queried = 0;
+    const ask = () =>
+      pace.query().then(() => {
+        queried += 1;
+      });
+    await Promise.all([ask(), ask(), ask()]);
+    expect(queried).toBe(3);
+    // The 429 also halves the pace: queries now come one a second.
+    pace.rateLimited(0, undefined, true);
+    void ask();
+    void ask();
+    await pass(clock, 0);
+    expect(queried).toBe(4);
+    await pass(clock, 999);
+    expect(queried).toBe(4);
+    await pass(clock, 1);
+    expect(queried).toBe(5);
+  });
+
+  it("learns that queries count from a 429 to a submit sent within an announced limit while polling", async () => {
+    const clock = new ManualClock(0);
+    const submitsOnly = new SubmitPace(clock, 10);
+    submitsOnly.succeeded(20);
+    submitsOnly.rateLimited(100, 20);
+    let free = 0;
+    await submitsOnly.query().then(() => {
+      free += 1;
+    });
+    expect(free).toBe(1);
+    const polling = new SubmitPace(clock, 10);
+    polling.succeeded(20);
+    await polling.query();
+    polling.rateLimited(100, 20);
+    let came = false;
+    void polling.query().then(() => {
+      came = true;
+    });
+    await settle();
+    expect(came).toBe(false);
+    await pass(clock, 100);
+    expect(came).toBe(true);
+  });
+});

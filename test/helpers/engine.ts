@@ -17,9 +17,10 @@ import { dependantTemplates, initialTasks } from "../../src/plan/index.js";
 import { PostProcessor } from "../../src/postprocess/index.js";
 import type { SimOptionsInput, Simulator } from "../../src/sim/index.js";
 import { openStore, type SqliteStore, type Store, type TaskRow } from "../../src/store/index.js";
-import { type ManualClock, settle } from "./clock.js";
+import type { ManualClock } from "./clock.js";
 import { tempDir } from "./manifest.js";
 import { LONG_ENOUGH_MS, withSimulator } from "./sim.js";
+import { UnderWay } from "./under-way.js";
 
 /**
  * The engine in virtual time: a checked inline manifest, a store with its run and initial
@@ -112,10 +113,10 @@ export async function withEngine<T>(
         return id;
       };
       const runId = await newRun();
-      const underWay = new Set<Promise<unknown>>();
-      const tracked = trackCalls(client, underWay);
+      const underWay = new UnderWay();
+      const tracked = underWay.client(client);
       const events: EngineEvent[] = [];
-      const quiet = () => waitQuiet(underWay);
+      const quiet = () => underWay.quiet();
       const rig: EngineRig = {
         sim,
         clock,
@@ -150,7 +151,7 @@ export async function withEngine<T>(
             checksFor: (jobId) => ({ ...settings.checks, ...checksOf.get(jobId) }),
           });
           return {
-            process: (task, outputs) => track(underWay, processor.process(task, outputs)),
+            process: (task, outputs) => underWay.track(processor.process(task, outputs)),
             drain: () => processor.drain(),
           };
         },
@@ -209,40 +210,6 @@ export function stateCounts(tasks: readonly TaskRow[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const task of tasks) counts[task.state] = (counts[task.state] ?? 0) + 1;
   return counts;
-}
-
-function track<T>(underWay: Set<Promise<unknown>>, work: Promise<T>): Promise<T> {
-  underWay.add(work);
-  const forget = () => underWay.delete(work);
-  work.then(forget, forget);
-  return work;
-}
-
-/** The client, each call it has under way kept in `underWay` until it settles. */
-function trackCalls(client: GatewayClient, underWay: Set<Promise<unknown>>): GatewayClient {
-  return new Proxy(client, {
-    get(target, property) {
-      // The client keeps private fields: its methods run on the client itself.
-      const value: unknown = Reflect.get(target, property, target);
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        const result: unknown = value.apply(target, args);
-        return result instanceof Promise ? track(underWay, result) : result;
-      };
-    },
-  });
-}
-
-/** Waits until no gateway call or check is under way and the engine has reacted to the last. */
-async function waitQuiet(underWay: Set<Promise<unknown>>): Promise<void> {
-  for (;;) {
-    await settle();
-    if (underWay.size === 0) {
-      await settle();
-      if (underWay.size === 0) return;
-    }
-    await Promise.allSettled([...underWay]);
-  }
 }
 
 /** The `jobs:` of a manifest with `count` family A images of 256x256, every request distinct. */

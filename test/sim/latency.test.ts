@@ -15,6 +15,7 @@ const flags = (latency: string[]): Flags => ({
   retention: "7d",
   linkTtl: "24h",
   batchShape: "list",
+  rateLimitCounts: "generations",
   videoResult: "videos",
   latency,
 });

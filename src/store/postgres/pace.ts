@@ -58,7 +58,7 @@ export interface PaceRow {
  * dry. Closer than one process's pace (0.97): turns come from one clock, the database's, so
  * no two processes' clocks drift against each other.
  */
-const UNDER = 0.99;
+export const UNDER = 0.99;
 const CAP = `LEAST(p.ceiling, ${UNDER} * COALESCE($3::float8, p.announced, 'Infinity'::float8))`;
 const STATE = `p.rate, p.epoch,
   GREATEST(0, COALESCE(EXTRACT(EPOCH FROM p.paused_until - clock_timestamp()) * 1000, 0))::float8 AS paused_ms`;
