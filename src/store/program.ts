@@ -1,3 +1,4 @@
+import type { Store } from "./port.js";
 import type { NewTask, OutputCopy } from "./rows.js";
 import type { DownloadedFile, OutputLink } from "./transition-inputs.js";
 import type { Transition } from "./transition-patches.js";
@@ -21,7 +22,7 @@ export type Step =
   | { kind: "move"; key: string; transition: Transition; now: number }
   /** Row locks on these tasks, in key order, for the rest of the transaction. */
   | { kind: "lock"; keys: readonly string[] }
-  /** A lock on a manifest's name for the rest of the transaction. */
+  /** A lock on a name (a manifest's) for the rest of the transaction. */
   | { kind: "lockName"; name: string }
   | Batch;
 
@@ -148,6 +149,9 @@ export const transaction = operation("transaction");
 export function perTask<A extends unknown[], T>(given: Operation<A, T>): Operation<A, T> {
   return { ...given, perTask: true };
 }
+
+/** The parameters of the port's method `K`: an operation takes them as the port states them. */
+export type ArgsOf<K extends keyof Store> = Parameters<Store[K]>;
 
 /** Runs programs on one database: an adapter. */
 export interface Executor {

@@ -1,6 +1,6 @@
 import { checkedMove } from "../move.js";
 import type { BatchKind, BatchOf, BatchResult } from "../program.js";
-import type { NewTask } from "../rows.js";
+import { NEW_TASK_COLUMNS, NEW_TASK_NAMES } from "../queries/tasks.js";
 import type { Transition } from "../transition-patches.js";
 import { varsColumn } from "../variables.js";
 import type { Sql } from "./db.js";
@@ -16,6 +16,15 @@ import { lockTasks, logged, moveSet } from "./moves.js";
 const PAGE = 5000;
 
 type Batches = { [K in BatchKind]: (sql: Sql, batch: BatchOf<K>) => Promise<BatchResult<K>> };
+
+/** A page of new tasks, in their order; a known key is left as it is. */
+const INSERT_TASKS = `
+  INSERT INTO jobs (run_id, state, created_at, updated_at, ${NEW_TASK_NAMES})
+  SELECT $1, 'pending', $2, $2, ${NEW_TASK_NAMES}
+  FROM unnest(${NEW_TASK_COLUMNS.map(([, type], i) => `$${i + 3}::${type}[]`).join(", ")})
+    WITH ORDINALITY AS t(${NEW_TASK_NAMES}, n)
+  ORDER BY t.n
+  ON CONFLICT (key) DO NOTHING RETURNING key`;
 
 /** The values of `pick` of each item, as one array parameter. */
 const column = <T, V>(items: readonly T[], pick: (item: T) => V) => items.map(pick);
@@ -55,38 +64,13 @@ export const BATCHES: Batches = {
     const added = new Set<string>();
     for (let start = 0; start < tasks.length; start += PAGE) {
       const page = tasks.slice(start, start + PAGE);
-      const of = <V>(pick: (task: NewTask) => V) => column(page, pick);
-      const keys = of((task) => task.key);
+      const keys = column(page, (task) => task.key);
       await lockTasks(sql, keys);
-      const inserted = await sql.query<{ key: string }>(
-        `INSERT INTO jobs (key, run_id, job_id, label, family, lane, endpoint, request, upstream_key,
-           state, estimated_cost, created_at, updated_at, placeholder, vars, repeat_index, take)
-         SELECT t.key, $1, t.job_id, t.label, t.family, t.lane, t.endpoint, t.request, t.upstream_key,
-           'pending', t.estimated_cost, $2, $2, t.placeholder, t.vars, t.repeat_index, t.take
-         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-           $9::text[], $10::text[], $11::float8[], $12::int[], $13::text[], $14::int[], $15::int[])
-           WITH ORDINALITY AS t(key, job_id, label, family, lane, endpoint, request, upstream_key,
-             estimated_cost, placeholder, vars, repeat_index, take, n)
-         ORDER BY t.n
-         ON CONFLICT (key) DO NOTHING RETURNING key`,
-        [
-          runId,
-          now,
-          keys,
-          of((task) => task.jobId),
-          of((task) => task.label),
-          of((task) => task.family),
-          of((task) => task.lane),
-          of((task) => task.endpoint),
-          of((task) => task.request),
-          of((task) => task.upstreamKey),
-          of((task) => task.estimatedCost),
-          of((task) => (task.placeholder === true ? 1 : 0)),
-          of(varsColumn),
-          of((task) => task.repeatIndex ?? 0),
-          of((task) => task.take ?? 1),
-        ],
-      );
+      const inserted = await sql.query<{ key: string }>(INSERT_TASKS, [
+        runId,
+        now,
+        ...NEW_TASK_COLUMNS.map(([, , value]) => column(page, value)),
+      ]);
       const fresh = new Set(inserted.rows.map((found) => found.key));
       for (const key of fresh) added.add(key);
       const known = page.filter((task) => !fresh.has(task.key));

@@ -1,4 +1,13 @@
-import { changes, first, perTask, read, rows, transaction, write } from "../program.js";
+import {
+  type ArgsOf,
+  changes,
+  first,
+  perTask,
+  read,
+  rows,
+  transaction,
+  write,
+} from "../program.js";
 import type { RunRow } from "../rows.js";
 import { pollRound } from "../transitions/poll-round.js";
 
@@ -148,7 +157,7 @@ export const fleetRuns = {
  * this transaction's completions to it.
  */
 export const fleetPollRound = perTask(
-  transaction(function* (...args: Parameters<typeof pollRound>) {
+  transaction(function* (...args: ArgsOf<"recordPollRound">) {
     const { events, lost, downloadable } = yield* pollRound(...args);
     if (downloadable.length > 0)
       yield* rows(

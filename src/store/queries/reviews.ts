@@ -1,6 +1,6 @@
 import type { ReportScope } from "../port.js";
-import { changes, first, read, rows, transaction } from "../program.js";
-import type { ReviewDecision, ReviewRow } from "../rows.js";
+import { type ArgsOf, changes, first, read, rows, transaction } from "../program.js";
+import type { ReviewRow } from "../rows.js";
 import { withScope } from "./scope.js";
 
 /** Reviews: one decision per output, replaced when decided again. */
@@ -10,10 +10,7 @@ export const reviewOperations = {
    * Records the decision on an output (null clears it); false when no such output is on disk,
    * so a reviewer can only judge what a run made.
    */
-  recordReview: transaction(function* (
-    review: { key: string; index: number; decision: ReviewDecision | null; note: string | null },
-    now: number,
-  ) {
+  recordReview: transaction(function* (...[review, now]: ArgsOf<"recordReview">) {
     const output = yield* first(
       "SELECT 1 AS found FROM outputs WHERE job_key = ? AND idx = ? AND state = 'downloaded' FOR SHARE",
       [review.key, review.index],

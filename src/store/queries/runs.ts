@@ -1,5 +1,5 @@
 import type { PathRebase } from "../port.js";
-import { changes, first, read, rows, transaction, write } from "../program.js";
+import { type ArgsOf, changes, first, read, rows, transaction, write } from "../program.js";
 import type { NewRun, RunNotice, RunRow } from "../rows.js";
 
 /** Runs: recording, finding, following, rebasing a legacy one, and forgetting a pruned one. */
@@ -25,16 +25,10 @@ export const runOperations = {
     if (created === undefined) throw new Error("the run was not recorded");
     return created.id;
   }),
-  finishRun: write(function* (
-    id: number,
-    status: string,
-    exitCode: number,
-    now: number,
-    stopReason: string | null = null,
-  ) {
+  finishRun: write(function* (...[id, status, exitCode, now, stopReason]: ArgsOf<"finishRun">) {
     yield* changes(
       "UPDATE runs SET status = ?, exit_code = ?, finished_at = ?, stop_reason = ? WHERE id = ?",
-      [status, exitCode, now, stopReason, id],
+      [status, exitCode, now, stopReason ?? null, id],
     );
   }),
   setDependantRules: write(function* (id: number, rules: string) {

@@ -1,4 +1,5 @@
 import {
+  type ArgsOf,
   changes,
   first,
   lockName,
@@ -8,7 +9,7 @@ import {
   transaction,
   write,
 } from "../program.js";
-import type { LeaseHolder, LeaseRow, TickRow, TickStatus, TickTrigger } from "../rows.js";
+import type { LeaseRow, TickRow } from "../rows.js";
 
 /** Scheduled manifests: tick records, and the lease that keeps a manifest from running twice. */
 
@@ -17,26 +18,14 @@ function* leaseOf(name: string): Program<LeaseRow | undefined> {
 }
 
 export const scheduleOperations = {
-  recordTickNotRun: write(function* (
-    tick: {
-      name: string;
-      tick: number;
-      status: "skipped" | "missed";
-      trigger: TickTrigger;
-      reason: string;
-    },
-    now: number,
-  ) {
+  recordTickNotRun: write(function* (...[tick, now]: ArgsOf<"recordTickNotRun">) {
     yield* changes(
       "INSERT INTO ticks (name, tick, status, trigger, reason, fired_at) VALUES (?, ?, ?, ?, ?, ?)",
       [tick.name, tick.tick, tick.status, tick.trigger, tick.reason, now],
     );
   }),
   /** An unfinished record of the tick is taken up again; else a new one. */
-  startTick: transaction(function* (
-    tick: { name: string; tick: number; trigger: TickTrigger },
-    now: number,
-  ) {
+  startTick: transaction(function* (...[tick, now]: ArgsOf<"startTick">) {
     yield* lockName(tick.name);
     const open = yield* first<{ id: number }>(
       `SELECT id FROM ticks WHERE name = ? AND tick = ? AND status IN ('running', 'interrupted')
@@ -59,11 +48,7 @@ export const scheduleOperations = {
     if (created === undefined) throw new Error("the tick was not recorded");
     return created.id;
   }),
-  finishTick: write(function* (
-    id: number,
-    end: { runId: number | null; exitCode: number; status: TickStatus },
-    now: number,
-  ) {
+  finishTick: write(function* (...[id, end, now]: ArgsOf<"finishTick">) {
     yield* changes(
       "UPDATE ticks SET status = ?, run_id = ?, exit_code = ?, finished_at = ? WHERE id = ?",
       [end.status, end.runId, end.exitCode, now, id],
@@ -93,11 +78,7 @@ export const scheduleOperations = {
   }),
   /** Two processes asking at once: the second reads the first's lease. */
   acquireLease: transaction(function* (
-    name: string,
-    holder: LeaseHolder,
-    now: number,
-    ttlMs: number,
-    isGone: (lease: LeaseRow) => boolean,
+    ...[name, holder, now, ttlMs, isGone]: ArgsOf<"acquireLease">
   ) {
     yield* lockName(name);
     const lease = yield* leaseOf(name);

@@ -1,45 +1,41 @@
 import { first, type Program, read, rows } from "../program.js";
-import type { OutputCopy, OutputRow, TaskRow, TextAnswerRow } from "../rows.js";
+import type { NewTask, OutputCopy, OutputRow, TaskRow, TextAnswerRow } from "../rows.js";
+import { varsColumn } from "../variables.js";
 import { withScope } from "./scope.js";
 
 /** Reading tasks, their outputs, copies and answers. */
 
 /** A task row's columns, qualified by `jobs.` (PostgreSQL's table has columns of its own). */
-export const TASK_COLUMNS = [
-  "key",
-  "run_id",
-  "job_id",
-  "label",
-  "family",
-  "lane",
-  "endpoint",
-  "request",
-  "upstream_key",
-  "state",
-  "task_id",
-  "attempts",
-  "unknown_submits",
-  "claimed_by",
-  "progress",
-  "polls",
-  "next_poll_at",
-  "estimated_cost",
-  "cost",
-  "reason",
-  "created_at",
-  "submitted_at",
-  "started_at",
-  "completed_at",
-  "done_at",
-  "updated_at",
-  "placeholder",
-  "vars",
-  "repeat_index",
-  "take",
-  "paid_run",
-]
+export const TASK_COLUMNS = `key run_id job_id label family lane endpoint request upstream_key state
+  task_id attempts unknown_submits claimed_by progress polls next_poll_at estimated_cost cost
+  reason created_at submitted_at started_at completed_at done_at updated_at placeholder vars
+  repeat_index take paid_run`
+  .split(/\s+/)
   .map((column) => `jobs.${column}`)
   .join(", ");
+
+/**
+ * The columns a task is first recorded with besides its run, state (pending) and times, as
+ * both stores insert them; and PostgreSQL's type of each, for a batch of them.
+ */
+export const NEW_TASK_COLUMNS: readonly [string, string, (task: NewTask) => unknown][] = [
+  ["key", "text", (task) => task.key],
+  ["job_id", "text", (task) => task.jobId],
+  ["label", "text", (task) => task.label],
+  ["family", "text", (task) => task.family],
+  ["lane", "text", (task) => task.lane],
+  ["endpoint", "text", (task) => task.endpoint],
+  ["request", "text", (task) => task.request],
+  ["upstream_key", "text", (task) => task.upstreamKey],
+  ["estimated_cost", "float8", (task) => task.estimatedCost],
+  ["placeholder", "int", (task) => (task.placeholder === true ? 1 : 0)],
+  ["vars", "text", varsColumn],
+  ["repeat_index", "int", (task) => task.repeatIndex ?? 0],
+  ["take", "int", (task) => task.take ?? 1],
+];
+
+/** Their names, in order. */
+export const NEW_TASK_NAMES = NEW_TASK_COLUMNS.map(([name]) => name).join(", ");
 
 /** Keys per statement when reading many. */
 const PAGE = 5000;

@@ -1,10 +1,10 @@
 import type Database from "better-sqlite3";
 import { storeOf } from "../open-store.js";
 import type { Store } from "../port.js";
-import { bind, changes, type Executor, first, read, write } from "../program.js";
+import { bind, changes, first, read, write } from "../program.js";
 import { SqliteDb } from "./db.js";
+import { sqliteExecutor } from "./executor.js";
 import { GroupCommit } from "./group-commit.js";
-import { runSync } from "./steps.js";
 import { storeUnusable } from "./unusable.js";
 
 /** The SQLite store; `db` is the raw handle, for tests that set up odd states. */
@@ -14,8 +14,6 @@ export type SqliteStore = Store & { readonly db: Database.Database };
  * Opens (creating and migrating) the state database at `file` as the store port. Each
  * operation commits before its promise resolves: most are one synchronous better-sqlite3
  * call; the transitions every task makes are committed together per turn (`GroupCommit`).
- * A failure says which file and what to do (a disk that fills mid-run, a file turned
- * read-only).
  */
 export function openStore(file: string): SqliteStore {
   let s: SqliteDb;
@@ -25,17 +23,7 @@ export function openStore(file: string): SqliteStore {
     throw storeUnusable(error, file) ?? error;
   }
   const group = new GroupCommit(s.db);
-  const executor: Executor = {
-    async execute(commit, program) {
-      try {
-        const run = () => runSync(s, program());
-        if (commit.perTask) return await group.write(run);
-        return commit.mode === "read" ? run() : s.transaction(run);
-      } catch (error) {
-        throw storeUnusable(error, file) ?? error;
-      }
-    },
-  };
+  const executor = sqliteExecutor(s, group, file);
   const learned = bind(executor, {
     learnedRate: read(function* (baseUrl: string) {
       const found = yield* first<{ submit_rate: number | null }>(

@@ -1,7 +1,7 @@
-import { batch, changes, move, perTask, transaction, write } from "../program.js";
-import type { OutputCopy, TaskRow, TextAnswerRow } from "../rows.js";
+import { type ArgsOf, batch, changes, move, perTask, transaction, write } from "../program.js";
+import type { OutputCopy, TaskRow } from "../rows.js";
 import { checkedEvent, doneEvent, downloadedEvent } from "../task-event-of.js";
-import type { DownloadedFile, OutputCheck, OutputLink } from "../transition-inputs.js";
+import type { DownloadedFile, OutputLink } from "../transition-inputs.js";
 import { ALL_DOWNLOADED, checkColumnsOf, doneOf, textAnsweredOf } from "../transition-patches.js";
 
 /** A task's outputs from their links to their checks: files recorded, answers kept, done. */
@@ -25,10 +25,7 @@ export const outputTransitions = {
     }),
   ),
   recordTextAnswer: transaction(function* (
-    task: TaskRow,
-    answer: Omit<TextAnswerRow, "job_key" | "answered_at">,
-    files: readonly Omit<DownloadedFile, "task" | "idx">[],
-    now: number,
+    ...[task, answer, files, now]: ArgsOf<"recordTextAnswer">
   ) {
     if (!(yield* move(task.key, textAnsweredOf(task, now), now)))
       return { moved: false, events: [] };
@@ -68,10 +65,7 @@ export const outputTransitions = {
   }),
   /** Keeps each output's checks; a task whose every check passed moves downloaded → done. */
   recordChecks: perTask(
-    write(function* (
-      checked: readonly { task: TaskRow; checks: readonly OutputCheck[] }[],
-      now: number,
-    ) {
+    write(function* (...[checked, now]: ArgsOf<"recordChecks">) {
       if (checked.length === 0) return { done: new Set<string>(), events: [] };
       const done = yield* batch("keepChecks", {
         kept: checked.flatMap(({ task, checks }) =>

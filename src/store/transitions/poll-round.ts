@@ -1,4 +1,4 @@
-import { batch, lock, type Program } from "../program.js";
+import { type ArgsOf, batch, lock, type Program, perTask, transaction } from "../program.js";
 import type { TaskRow } from "../rows.js";
 import { TaskState } from "../states.js";
 import { failedEvent } from "../task-event-of.js";
@@ -55,3 +55,13 @@ export function* pollRound(
   }
   return { events, lost, downloadable };
 }
+
+export const pollRounds = {
+  /** PostgreSQL's fleet adds the download jobs of the round's tasks (`../postgres/fleet-runs.ts`). */
+  recordPollRound: perTask(
+    transaction(function* (...args: ArgsOf<"recordPollRound">) {
+      const { events, lost } = yield* pollRound(...args);
+      return { events, lost };
+    }),
+  ),
+};

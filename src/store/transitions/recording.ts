@@ -1,6 +1,6 @@
-import { batch, changes, move, type Program, rows, transaction } from "../program.js";
+import { type ArgsOf, batch, changes, move, type Program, rows, transaction } from "../program.js";
 import { dependantsOf, taskOf } from "../queries/tasks.js";
-import type { NewTask, TaskRow } from "../rows.js";
+import type { NewTask } from "../rows.js";
 import { TaskState } from "../states.js";
 import { addedEvent, failedEvent } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
@@ -38,10 +38,7 @@ export const recordings = {
   }),
   /** Stand-ins go, skipped dependants come back pending, pending ones are bound afresh. */
   recordDependants: transaction(function* (
-    runId: number,
-    upstream: TaskRow,
-    dependants: readonly { task: NewTask; problem: string | null }[],
-    now: number,
+    ...[runId, upstream, dependants, now]: ArgsOf<"recordDependants">
   ) {
     yield* dropStandIns(upstream.key);
     const tasks = dependants.map((entry) => entry.task);
@@ -72,11 +69,7 @@ export const recordings = {
     return { dependants: recorded, events };
   }),
   recordSkipped: transaction(function* (
-    runId: number,
-    upstream: TaskRow,
-    standIns: readonly NewTask[],
-    reason: string,
-    now: number,
+    ...[runId, upstream, standIns, reason, now]: ArgsOf<"recordSkipped">
   ) {
     if (standIns.length === 0) return [];
     const skip = skipOf(upstream, reason);

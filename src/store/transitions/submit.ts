@@ -1,4 +1,4 @@
-import { batch, first, lock, move, perTask, transaction, write } from "../program.js";
+import { type ArgsOf, batch, first, lock, move, perTask, transaction, write } from "../program.js";
 import type { TaskRow } from "../rows.js";
 import type { TaskEvent } from "../task-events.js";
 import type { Receipt } from "../transition-inputs.js";
@@ -43,11 +43,7 @@ export const submitTransitions = {
       return { events, duplicates };
     }),
   ),
-  releaseClaim: write(function* (
-    task: TaskRow,
-    release: { reason?: string | null; unknownSubmits: number },
-    now: number,
-  ) {
+  releaseClaim: write(function* (...[task, release, now]: ArgsOf<"releaseClaim">) {
     return yield* move(task.key, releaseOf(task, release), now);
   }),
 };

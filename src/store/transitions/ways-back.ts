@@ -1,26 +1,13 @@
-import { changes, move, type Program, transaction, write } from "../program.js";
+import { type ArgsOf, changes, move, type Program, transaction, write } from "../program.js";
 import type { TaskRow } from "../rows.js";
-import type { TaskState } from "../states.js";
 import { failedEvent } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
-import {
-  type FailState,
-  failOf,
-  RECHECK,
-  REDOWNLOAD,
-  repollOf,
-  requeueOf,
-} from "../transition-patches.js";
+import { failOf, RECHECK, REDOWNLOAD, repollOf, requeueOf } from "../transition-patches.js";
 
 /** The ways back (requeue, repoll, redownload, recheck) and out (fail) of a task. */
 
 function* failTask(
-  task: TaskRow,
-  from: readonly TaskState[],
-  to: FailState,
-  reason: string,
-  now: number,
-  expiredOutput?: number,
+  ...[task, from, to, reason, now, expiredOutput]: ArgsOf<"failTask">
 ): Program<TaskEvent[]> {
   if (!(yield* move(task.key, failOf(from, to, reason), now))) return [];
   if (expiredOutput !== undefined)
@@ -32,12 +19,7 @@ function* failTask(
 }
 
 export const waysBack = {
-  requeue: transaction(function* (
-    task: TaskRow,
-    from: readonly TaskState[],
-    reason: string | null,
-    now: number,
-  ) {
+  requeue: transaction(function* (...[task, from, reason, now]: ArgsOf<"requeue">) {
     if (!(yield* move(task.key, requeueOf(from, reason), now))) return false;
     yield* changes("DELETE FROM output_copies WHERE job_key = ?", [task.key]);
     yield* changes("DELETE FROM outputs WHERE job_key = ?", [task.key]);

@@ -1,15 +1,34 @@
 import { checkedMove } from "../move.js";
-import type { BatchKind, BatchOf, BatchResult, Program, Step } from "../program.js";
+import type { BatchKind, BatchOf, BatchResult, Executor, Program, Step } from "../program.js";
+import { NEW_TASK_COLUMNS, NEW_TASK_NAMES } from "../queries/tasks.js";
 import type { Transition } from "../transition-patches.js";
 import { varsColumn } from "../variables.js";
 import type { SqliteDb } from "./db.js";
+import type { GroupCommit } from "./group-commit.js";
+import { storeUnusable } from "./unusable.js";
 
 /**
- * How SQLite makes a program's steps: synchronously, one statement at a time; its batches are
- * row loops, as cheap here as a set statement (no round trips), and locks are nothing to
- * take: a write transaction holds the whole database.
+ * How SQLite runs a program: synchronously, inside one transaction for a write (or the
+ * turn's, for the transitions every task makes: `GroupCommit`). Its batches are row loops, as
+ * cheap here as a set statement (no round trips), and locks are nothing to take: a write
+ * transaction holds the whole database. A failure says which file and what to do (a disk
+ * that fills mid-run, a file turned read-only).
  */
-export function runSync<T>(s: SqliteDb, program: Program<T>): T {
+export function sqliteExecutor(s: SqliteDb, group: GroupCommit, file: string): Executor {
+  return {
+    async execute(commit, program) {
+      try {
+        const run = () => runSync(s, program());
+        if (commit.perTask) return await group.write(run);
+        return commit.mode === "read" ? run() : s.transaction(run);
+      } catch (error) {
+        throw storeUnusable(error, file) ?? error;
+      }
+    },
+  };
+}
+
+function runSync<T>(s: SqliteDb, program: Program<T>): T {
   let next = program.next();
   while (!next.done) next = program.next(step(s, next.value));
   return next.value;
@@ -60,10 +79,8 @@ const BATCHES: Batches = {
     new Set(moves.filter((one) => move(s, one.key, one.transition, now)).map((one) => one.key)),
   insertTasks: (s, { runId, tasks, now }) => {
     const insert = s.sql(
-      `INSERT OR IGNORE INTO jobs (key, run_id, job_id, label, family, lane, endpoint, request,
-         upstream_key, state, estimated_cost, created_at, updated_at, placeholder, vars,
-         repeat_index, take)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT OR IGNORE INTO jobs (run_id, state, created_at, updated_at, ${NEW_TASK_NAMES})
+       VALUES (?, 'pending', ?, ?, ${NEW_TASK_COLUMNS.map(() => "?").join(", ")})`,
     );
     // A known key joins this run as it is: only its run and names (label, variables) change.
     const adopt = s.sql(
@@ -72,28 +89,12 @@ const BATCHES: Batches = {
     const link = s.sql("INSERT OR IGNORE INTO run_jobs (run_id, key) VALUES (?, ?)");
     const added = new Set<string>();
     for (const task of tasks) {
-      const vars = varsColumn(task);
-      const inserted = insert.run(
-        task.key,
-        runId,
-        task.jobId,
-        task.label,
-        task.family,
-        task.lane,
-        task.endpoint,
-        task.request,
-        task.upstreamKey,
-        task.estimatedCost,
-        now,
-        now,
-        task.placeholder === true ? 1 : 0,
-        vars,
-        task.repeatIndex ?? 0,
-        task.take ?? 1,
-      ).changes;
-      if (inserted === 1) added.add(task.key);
-      else
-        adopt.run(runId, task.jobId, task.label, task.vars === undefined ? 0 : 1, vars, task.key);
+      const values = NEW_TASK_COLUMNS.map(([, , value]) => value(task));
+      if (insert.run(runId, now, now, ...values).changes === 1) added.add(task.key);
+      else {
+        const vars = task.vars === undefined ? 0 : 1;
+        adopt.run(runId, task.jobId, task.label, vars, varsColumn(task), task.key);
+      }
       link.run(runId, task.key);
     }
     return added;
