@@ -1,3 +1,4 @@
+import type { FleetStore } from "../fleet-port.js";
 import { first, move, read, rows, transaction, write } from "../program.js";
 import { TASK_COLUMNS } from "../queries/tasks.js";
 import type { OutputRow, TaskRow } from "../rows.js";
@@ -104,10 +105,7 @@ export const fleetClaims = {
    * submit counted, or held for `gwrun retry --held`. Only while the dead worker still holds it.
    */
   resolveDeadClaim: transaction(function* (
-    task: TaskRow,
-    policy: "resubmit" | "hold",
-    reason: string,
-    now: number,
+    ...[task, policy, reason, now]: Parameters<FleetStore["resolveDeadClaim"]>
   ) {
     const holder = yield* first<{ claimed_by: string | null }>(
       "SELECT claimed_by FROM jobs WHERE key = $1 AND state = 'submitting' FOR UPDATE",
