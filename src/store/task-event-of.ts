@@ -3,8 +3,8 @@ import type { TaskEvent } from "./task-events.js";
 import type { OutputCheck, PollOutcome, Receipt } from "./transition-inputs.js";
 
 /**
- * The task events each transition reports, built from the rows it moved. Both adapters build
- * them here so that a run announces the same thing whichever store it keeps.
+ * The task events each transition reports, built from the rows it moved: one run announces
+ * the same things whichever store it keeps.
  */
 
 /** A task as events name it. */

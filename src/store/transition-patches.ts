@@ -7,8 +7,8 @@ import type { OutputCheck, OutputLink, PollOutcome, Receipt } from "./transition
 
 /**
  * What each named transition does to a task, without SQL: the states it may leave, the state
- * it enters, the columns it sets. Both adapters make the guarded move in their own dialect;
- * keeping the rule here keeps the two stores from drifting apart.
+ * it enters, the columns it sets. The programs (`./transitions/`) make the moves, each
+ * adapter in its own dialect (`./program.ts`).
  */
 
 const { Pending, Submitting, Submitted, Processing, Completed, Downloaded, Done, Skipped } =

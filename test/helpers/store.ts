@@ -52,6 +52,51 @@ export async function claimOne(
   return first === undefined ? undefined : { task: first, events };
 }
 
+/** The task `key` as the store holds it now. */
+export async function taskNow(store: Store, key: string): Promise<TaskRow> {
+  const found = await store.task(key);
+  if (found === undefined) throw new Error(`no task ${key}`);
+  return found;
+}
+
+/** Claims and submits `key`: the gateway answered with task id `task-<key>`. */
+export async function submitTask(store: Store, key: string, now: number): Promise<TaskRow> {
+  const claim = await claimOne(store, await taskNow(store, key), "me", now);
+  if (claim === undefined) throw new Error(`could not claim ${key}`);
+  await store.recordReceipts(
+    [
+      {
+        task: claim.task,
+        taskId: `task-${key}`,
+        status: "submitted",
+        nextPollAt: now + 1,
+        unknownSubmits: 0,
+      },
+    ],
+    now,
+  );
+  return taskNow(store, key);
+}
+
+/** Submits `key` and records it completed with two output links, costing 0.25. */
+export async function completeTask(store: Store, key: string, now: number): Promise<TaskRow> {
+  const running = await submitTask(store, key, now - 1);
+  const links = [
+    { url: "https://x.invalid/0.png", expiresAt: null },
+    { url: "https://x.invalid/1.png", expiresAt: null },
+  ];
+  await store.recordPollRound(
+    [{ task: running, outcome: { kind: "completed", links, cost: 0.25 } }],
+    now,
+  );
+  return taskNow(store, key);
+}
+
+/** Output `idx` of `task` as downloaded to `/out/<idx>.png`. */
+export function downloadedFile(task: TaskRow, idx: number) {
+  return { task, idx, path: `/out/${idx}.png`, bytes: 3, sha256: "abc", contentType: "image/png" };
+}
+
 /** The adapters of the store port, each test of the contract runs against both. */
 export const STORE_KINDS = ["sqlite", "postgres"] as const;
 export type StoreKind = (typeof STORE_KINDS)[number];

@@ -3,11 +3,15 @@ import { type TaskRow, TaskState, TRANSITIONS } from "../../src/store/index.js";
 import { canMove } from "../../src/store/states.js";
 import {
   claimOne,
+  completeTask,
+  downloadedFile,
   imageTask,
   openStoreOf,
   STORE_KINDS,
   type StoreKind,
+  submitTask,
   type TestStore,
+  taskNow,
 } from "../helpers/store.js";
 
 const task = imageTask("k1");
@@ -18,49 +22,10 @@ async function openWithTask(kind: StoreKind): Promise<{ store: TestStore; runId:
   return opened;
 }
 
-/** The task as the store holds it now. */
-async function row(store: TestStore, key = "k1"): Promise<TaskRow> {
-  const found = await store.task(key);
-  if (found === undefined) throw new Error(`no task ${key}`);
-  return found;
-}
-
-/** Claims and submits `key`: the gateway answered with task id `task-<key>`. */
-async function submitted(store: TestStore, key = "k1", now = 2): Promise<TaskRow> {
-  const claim = await claimOne(store, await row(store, key), "me", now);
-  if (claim === undefined) throw new Error(`could not claim ${key}`);
-  await store.recordReceipts(
-    [
-      {
-        task: claim.task,
-        taskId: `task-${key}`,
-        status: "submitted",
-        nextPollAt: now + 1,
-        unknownSubmits: 0,
-      },
-    ],
-    now,
-  );
-  return row(store, key);
-}
-
-/** Submits `key` and records it completed with two output links, costing 0.25. */
-async function completed(store: TestStore, key = "k1", now = 3): Promise<TaskRow> {
-  const running = await submitted(store, key, now - 1);
-  const links = [
-    { url: "https://x.invalid/0.png", expiresAt: null },
-    { url: "https://x.invalid/1.png", expiresAt: null },
-  ];
-  await store.recordPollRound(
-    [{ task: running, outcome: { kind: "completed", links, cost: 0.25 } }],
-    now,
-  );
-  return row(store, key);
-}
-
-function file(task: TaskRow, idx: number) {
-  return { task, idx, path: `/out/${idx}.png`, bytes: 3, sha256: "abc", contentType: "image/png" };
-}
+const row = (store: TestStore, key = "k1") => taskNow(store, key);
+const submitted = (store: TestStore, key = "k1", now = 2) => submitTask(store, key, now);
+const completed = (store: TestStore, key = "k1", now = 3) => completeTask(store, key, now);
+const file = downloadedFile;
 
 describe.each(STORE_KINDS)("store (%s)", (kind) => {
   it("moves a job only from the state it is in (compare-and-set), and logs the move", async () => {

@@ -3,9 +3,9 @@ import pg from "pg";
 import { passwordFromFile } from "./password-file.js";
 
 /**
- * The PostgreSQL handle: one pool, queries that return rows, and one transaction wrapper for
- * every module of the adapter. Times are BIGINT ms and counts are BIGINT: read as numbers,
- * as the port uses them (exact up to 2^53).
+ * The PostgreSQL handle: one pool of connections that prepare their statements, and
+ * transactions. Times are BIGINT ms and counts are BIGINT: read as numbers, as the port uses
+ * them (exact up to 2^53).
  */
 
 const INT8 = 20;
@@ -92,18 +92,11 @@ export class PgDb {
    * aborts one of them, which is run again from the start (`fn` keeps its results inside).
    */
   transaction<T>(fn: (sql: pg.PoolClient) => Promise<T>): Promise<T> {
-    return retried(() => this.#once(fn));
+    return retried(() => this.once(fn));
   }
 
-  /**
-   * Runs one statement that moves many tasks, without a transaction around it (it is atomic on
-   * its own); again when PostgreSQL aborted it to break a deadlock.
-   */
-  statement<T>(fn: (sql: pg.Pool) => Promise<T>): Promise<T> {
-    return retried(() => fn(this.pool));
-  }
-
-  async #once<T>(fn: (sql: pg.PoolClient) => Promise<T>): Promise<T> {
+  /** Runs `fn` in one transaction, once. */
+  async once<T>(fn: (sql: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
       await client.query("BEGIN");
@@ -123,7 +116,8 @@ export class PgDb {
   }
 }
 
-async function retried<T>(attempt: () => Promise<T>): Promise<T> {
+/** Tries `attempt` again while PostgreSQL aborts it to break a deadlock. */
+export async function retried<T>(attempt: () => Promise<T>): Promise<T> {
   for (let tries = 1; ; tries++) {
     try {
       return await attempt();
@@ -134,58 +128,11 @@ async function retried<T>(attempt: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The rows of one statement. */
-export async function rows<T>(sql: Sql, text: string, values: unknown[] = []): Promise<T[]> {
-  return (await sql.query(text, values)).rows as T[];
-}
-
 /** The first row of one statement, if any. */
 export async function row<T>(
   sql: Sql,
   text: string,
   values: unknown[] = [],
 ): Promise<T | undefined> {
-  return (await rows<T>(sql, text, values))[0];
+  return (await sql.query(text, values)).rows[0] as T | undefined;
 }
-
-/** How many rows one statement changed. */
-export async function changes(sql: Sql, text: string, values: unknown[] = []): Promise<number> {
-  return (await sql.query(text, values)).rowCount ?? 0;
-}
-
-/** A task row's columns (the table's `place` is the adapter's own), qualified by `jobs.`. */
-export const TASK_COLUMNS = [
-  "key",
-  "run_id",
-  "job_id",
-  "label",
-  "family",
-  "lane",
-  "endpoint",
-  "request",
-  "upstream_key",
-  "state",
-  "task_id",
-  "attempts",
-  "unknown_submits",
-  "claimed_by",
-  "progress",
-  "polls",
-  "next_poll_at",
-  "estimated_cost",
-  "cost",
-  "reason",
-  "created_at",
-  "submitted_at",
-  "started_at",
-  "completed_at",
-  "done_at",
-  "updated_at",
-  "placeholder",
-  "vars",
-  "repeat_index",
-  "take",
-  "paid_run",
-]
-  .map((column) => `jobs.${column}`)
-  .join(", ");

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { type PgDb, rows } from "./db.js";
+import { read, rows } from "../program.js";
 
 /**
  * The poll leader: one process per gateway account polls for the whole fleet, so batch calls
@@ -66,40 +66,35 @@ export class LeaderLock {
   }
 }
 
-/** Which worker leads polls for each account, as PostgreSQL's lock table says. */
-export async function pollLeaders(db: PgDb): Promise<string[]> {
-  const found = await rows<{ name: string }>(
-    db.pool,
-    `SELECT a.application_name AS name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-     WHERE l.locktype = 'advisory' AND l.granted AND a.application_name LIKE $1`,
-    [`${LEADER_PREFIX}%`],
-  );
-  return found.map((leader) => leader.name.slice(LEADER_PREFIX.length));
-}
-
-/** The fleet's queue: submit and download jobs waiting and running; links about to expire. */
-export async function queueDepth(
-  db: PgDb,
-  expiringWithinMs: number,
-): Promise<{ submits: number; downloads: number; running: number; expiringLinks: number }> {
-  const [depth] = await rows<{ submits: number; downloads: number; running: number }>(
-    db.pool,
-    `SELECT count(*) FILTER (WHERE task_identifier LIKE 'gwrun_submit%') AS submits,
-            count(*) FILTER (WHERE task_identifier LIKE 'gwrun_download%') AS downloads,
-            count(*) FILTER (WHERE locked_at IS NOT NULL) AS running
-     FROM graphile_worker.jobs`,
-  );
-  const [expiring] = await rows<{ n: number }>(
-    db.pool,
-    `SELECT count(DISTINCT o.job_key) AS n FROM outputs o JOIN jobs j ON j.key = o.job_key
-     WHERE j.state = 'completed' AND o.state = 'pending'
-       AND o.expires_at < EXTRACT(EPOCH FROM clock_timestamp()) * 1000 + $1`,
-    [expiringWithinMs],
-  );
-  return {
-    submits: depth?.submits ?? 0,
-    downloads: depth?.downloads ?? 0,
-    running: depth?.running ?? 0,
-    expiringLinks: expiring?.n ?? 0,
-  };
-}
+export const fleetLeaders = {
+  /** Which worker leads polls for each account, as PostgreSQL's lock table says. */
+  pollLeaders: read(function* () {
+    const found = yield* rows<{ name: string }>(
+      `SELECT a.application_name AS name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+       WHERE l.locktype = 'advisory' AND l.granted AND a.application_name LIKE $1`,
+      [`${LEADER_PREFIX}%`],
+    );
+    return found.map((leader) => leader.name.slice(LEADER_PREFIX.length));
+  }),
+  /** The fleet's queue: submit and download jobs waiting and running; links about to expire. */
+  queueDepth: read(function* (expiringWithinMs: number) {
+    const [depth] = yield* rows<{ submits: number; downloads: number; running: number }>(
+      `SELECT count(*) FILTER (WHERE task_identifier LIKE 'gwrun_submit%') AS submits,
+              count(*) FILTER (WHERE task_identifier LIKE 'gwrun_download%') AS downloads,
+              count(*) FILTER (WHERE locked_at IS NOT NULL) AS running
+       FROM graphile_worker.jobs`,
+    );
+    const [expiring] = yield* rows<{ n: number }>(
+      `SELECT count(DISTINCT o.job_key) AS n FROM outputs o JOIN jobs j ON j.key = o.job_key
+       WHERE j.state = 'completed' AND o.state = 'pending'
+         AND o.expires_at < EXTRACT(EPOCH FROM clock_timestamp()) * 1000 + $1`,
+      [expiringWithinMs],
+    );
+    return {
+      submits: depth?.submits ?? 0,
+      downloads: depth?.downloads ?? 0,
+      running: depth?.running ?? 0,
+      expiringLinks: expiring?.n ?? 0,
+    };
+  }),
+};

@@ -1,5 +1,15 @@
+import {
+  type ArgsOf,
+  changes,
+  first,
+  perTask,
+  read,
+  rows,
+  transaction,
+  write,
+} from "../program.js";
 import type { RunRow } from "../rows.js";
-import { type PgDb, row, rows } from "./db.js";
+import { pollRound } from "../transitions/poll-round.js";
 
 /**
  * Runs as a fleet works them: the manifest every worker runs, the halt every worker obeys,
@@ -15,98 +25,80 @@ export interface FleetRunRow extends RunRow {
   queued: boolean;
 }
 
-export async function setResolvedManifest(db: PgDb, runId: number, text: string): Promise<void> {
-  await db.pool.query("UPDATE runs SET resolved_manifest = $2 WHERE id = $1", [runId, text]);
-}
-
-export function fleetRun(db: PgDb, runId: number): Promise<FleetRunRow | undefined> {
-  return row<FleetRunRow>(db.pool, "SELECT * FROM runs WHERE id = $1", [runId]);
-}
-
-/** Runs still going, oldest first. */
-export function activeRuns(db: PgDb): Promise<FleetRunRow[]> {
-  return rows<FleetRunRow>(db.pool, "SELECT * FROM runs WHERE status = 'running' ORDER BY id");
-}
-
-/** Stops the run's submits fleet-wide; false when it was halted already (the first reason stays). */
-export async function haltRun(
-  db: PgDb,
-  runId: number,
-  halt: string,
-  message: string,
-): Promise<boolean> {
-  const halted = await row<{ id: number }>(
-    db.pool,
-    "UPDATE runs SET halt = $2, stop_reason = $3 WHERE id = $1 AND halt IS NULL RETURNING id",
-    [runId, halt, message],
-  );
-  return halted !== undefined;
-}
-
-/** Lets a halted run submit again (`gwrun resume`). */
-export async function clearHalt(db: PgDb, runId: number): Promise<void> {
-  await db.pool.query(
-    `UPDATE runs SET halt = NULL, stop_reason = NULL, status = 'running', exit_code = NULL,
-       finished_at = NULL, queued = false WHERE id = $1`,
-    [runId],
-  );
-}
-
-/**
- * Whether the fleet still has work for a run: tasks to submit (none once halted), in flight,
- * or with outputs to fetch or check. False means the run has settled. Every worker asks each
- * second: the first such task answers, where a count would read all of a large run's tasks.
- */
-export async function hasWorkLeft(db: PgDb, runId: number, halted: boolean): Promise<boolean> {
-  const states = halted
-    ? ["submitting", "submitted", "processing", "completed", "downloaded"]
-    : ["pending", "submitting", "submitted", "processing", "completed", "downloaded"];
-  // While the run is busy its own tasks in flight answer at once (by index); only near its end
-  // is its whole scope (which may hold tasks of earlier runs) read.
-  const flying = await row<{ key: string }>(
-    db.pool,
-    `SELECT key FROM jobs WHERE run_id = $1 AND state IN ('submitting', 'submitted', 'processing')
-     LIMIT 1`,
-    [runId],
-  );
-  if (flying !== undefined) return true;
-  const left = await row<{ key: string }>(
-    db.pool,
-    `SELECT j.key FROM jobs j JOIN run_jobs r ON r.key = j.key
-     WHERE r.run_id = $1 AND j.placeholder = 0 AND j.state = ANY($2::text[]) LIMIT 1`,
-    [runId, states],
-  );
-  return left !== undefined;
-}
-
-/**
- * Records the run's ending once: false when another process recorded it first, or when the
- * run is still being recorded (not queued yet).
- */
-export async function settleRun(
-  db: PgDb,
-  runId: number,
-  end: { status: string; exitCode: number; now: number },
-): Promise<boolean> {
-  const settled = await row<{ id: number }>(
-    db.pool,
-    `UPDATE runs SET status = $2, exit_code = $3, finished_at = $4
-     WHERE id = $1 AND status = 'running' AND queued RETURNING id`,
-    [runId, end.status, end.exitCode, end.now],
-  );
-  return settled !== undefined;
-}
-
-/**
- * Queues the run's work anew (a run just recorded, `gwrun resume`): submit jobs for the pending
- * tasks (sql/pg/000014), a download job per task whose outputs wait. Tasks already in a job are
- * left out, so this is safe to repeat.
- */
-export async function queueRun(db: PgDb, runId: number): Promise<void> {
-  // Only tasks without their job: re-adding a queued job would lock it against the worker
-  // about to finish it.
-  await db.transaction(async (sql) => {
-    await sql.query(
+export const fleetRuns = {
+  setResolvedManifest: write(function* (runId: number, text: string) {
+    yield* changes("UPDATE runs SET resolved_manifest = $2 WHERE id = $1", [runId, text]);
+  }),
+  fleetRun: read(function* (runId: number) {
+    return yield* first<FleetRunRow>("SELECT * FROM runs WHERE id = $1", [runId]);
+  }),
+  /** Runs still going, oldest first. */
+  activeRuns: read(function* () {
+    return yield* rows<FleetRunRow>("SELECT * FROM runs WHERE status = 'running' ORDER BY id");
+  }),
+  /** Stops the run's submits fleet-wide; false when halted already (the first reason stays). */
+  haltRun: write(function* (runId: number, halt: string, message: string) {
+    const halted = yield* first<{ id: number }>(
+      "UPDATE runs SET halt = $2, stop_reason = $3 WHERE id = $1 AND halt IS NULL RETURNING id",
+      [runId, halt, message],
+    );
+    return halted !== undefined;
+  }),
+  /** Lets a halted run submit again (`gwrun resume`). */
+  clearHalt: write(function* (runId: number) {
+    yield* changes(
+      `UPDATE runs SET halt = NULL, stop_reason = NULL, status = 'running', exit_code = NULL,
+         finished_at = NULL, queued = false WHERE id = $1`,
+      [runId],
+    );
+  }),
+  /**
+   * Whether the fleet still has work for a run: tasks to submit (none once halted), in flight,
+   * or with outputs to fetch or check. False means the run has settled. Every worker asks each
+   * second: the first such task answers, where a count would read all of a large run's tasks.
+   */
+  hasWorkLeft: read(function* (runId: number, halted: boolean) {
+    const states = halted
+      ? ["submitting", "submitted", "processing", "completed", "downloaded"]
+      : ["pending", "submitting", "submitted", "processing", "completed", "downloaded"];
+    // While the run is busy its own tasks in flight answer at once (by index); only near its
+    // end is its whole scope (which may hold tasks of earlier runs) read.
+    const flying = yield* first<{ key: string }>(
+      `SELECT key FROM jobs WHERE run_id = $1 AND state IN ('submitting', 'submitted', 'processing')
+       LIMIT 1`,
+      [runId],
+    );
+    if (flying !== undefined) return true;
+    const left = yield* first<{ key: string }>(
+      `SELECT j.key FROM jobs j JOIN run_jobs r ON r.key = j.key
+       WHERE r.run_id = $1 AND j.placeholder = 0 AND j.state = ANY($2::text[]) LIMIT 1`,
+      [runId, states],
+    );
+    return left !== undefined;
+  }),
+  /**
+   * Records the run's ending once: false when another process recorded it first, or when the
+   * run is still being recorded (not queued yet).
+   */
+  settleRun: write(function* (
+    runId: number,
+    end: { status: string; exitCode: number; now: number },
+  ) {
+    const settled = yield* first<{ id: number }>(
+      `UPDATE runs SET status = $2, exit_code = $3, finished_at = $4
+       WHERE id = $1 AND status = 'running' AND queued RETURNING id`,
+      [runId, end.status, end.exitCode, end.now],
+    );
+    return settled !== undefined;
+  }),
+  /**
+   * Queues the run's work anew (a run just recorded, `gwrun resume`): submit jobs for the
+   * pending tasks (sql/pg/000014), a download job per task whose outputs wait. Only tasks
+   * without their job: re-adding a queued job would lock it against the worker about to
+   * finish it, so this is safe to repeat.
+   */
+  queueRun: transaction(function* (runId: number) {
+    yield* rows(
       `SELECT gwrun_queue_submit_jobs($1, ARRAY(
          SELECT j.key FROM jobs j JOIN run_jobs r ON r.key = j.key
          WHERE r.run_id = $1 AND j.state = 'pending' AND j.placeholder = 0
@@ -114,7 +106,7 @@ export async function queueRun(db: PgDb, runId: number): Promise<void> {
          ORDER BY j.place))`,
       [runId],
     );
-    await sql.query(
+    yield* rows(
       `SELECT graphile_worker.add_jobs(ARRAY(
          SELECT ROW(gwrun_job_name('gwrun_download', $1), json_build_object('key', j.key), NULL, NULL, NULL,
                     'download:' || j.key, gwrun_download_priority(j.key),
@@ -124,9 +116,57 @@ export async function queueRun(db: PgDb, runId: number): Promise<void> {
            AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs q WHERE q.key = 'download:' || j.key)))`,
       [runId],
     );
-    await sql.query("UPDATE runs SET queued = true WHERE id = $1", [runId]);
-  });
-}
+    yield* changes("UPDATE runs SET queued = true WHERE id = $1", [runId]);
+  }),
+  /** The run's logged task moves after event `afterId`, oldest first. */
+  movesSince: read(function* (runId: number, afterId: number, limit = 1000) {
+    return yield* rows<LoggedMove>(
+      `SELECT e.id, e.type, e.job_key AS key, e.data AS reason, j.job_id, j.label, j.task_id, j.cost,
+         j.progress, (SELECT count(*) FROM outputs o WHERE o.job_key = j.key) AS outputs
+       FROM events e JOIN jobs j ON j.key = e.job_key
+       WHERE e.run_id = $1 AND e.id > $2 AND e.type LIKE 'job:%'
+       ORDER BY e.id LIMIT $3`,
+      [runId, afterId, limit],
+    );
+  }),
+  /** Submits of the run's tasks whose outcome was unknown (they may have made a task). */
+  unknownSubmitsOf: read(function* (runId: number) {
+    const found = yield* first<{ n: number }>(
+      `SELECT COALESCE(SUM(j.unknown_submits), 0) AS n FROM jobs j JOIN run_jobs r ON r.key = j.key
+       WHERE r.run_id = $1`,
+      [runId],
+    );
+    return found?.n ?? 0;
+  }),
+  /** This store's identity, written into the output folders its runs share. */
+  storeId: read(function* () {
+    const found = yield* first<{ id: string }>("SELECT id FROM store_identity LIMIT 1");
+    if (found === undefined) throw new Error("the store has no identity; run gwrun store migrate");
+    return found.id;
+  }),
+  /** The newest logged event: a follower starts after it. */
+  lastEventId: read(function* () {
+    const found = yield* first<{ id: number | null }>("SELECT max(id) AS id FROM events");
+    return found?.id ?? 0;
+  }),
+};
+
+/**
+ * The poll round of a fleet: the one of both stores (`../transitions/poll-round.ts`), and the
+ * download jobs of the tasks it completed in one call (sql/pg/000011); the row trigger leaves
+ * this transaction's completions to it.
+ */
+export const fleetPollRound = perTask(
+  transaction(function* (...args: ArgsOf<"recordPollRound">) {
+    const { events, lost, downloadable } = yield* pollRound(...args);
+    if (downloadable.length > 0)
+      yield* rows(
+        "SELECT set_config('gwrun.downloads_queued', 'yes', true), gwrun_queue_downloads($1::text[])",
+        [downloadable],
+      );
+    return { events, lost };
+  }),
+);
 
 /** One logged move of a task of the run, for a process following it. */
 export interface LoggedMove {
@@ -140,46 +180,4 @@ export interface LoggedMove {
   cost: number | null;
   progress: number | null;
   outputs: number;
-}
-
-/** The run's logged task moves after event `afterId`, oldest first. */
-export function movesSince(
-  db: PgDb,
-  runId: number,
-  afterId: number,
-  limit = 1000,
-): Promise<LoggedMove[]> {
-  return rows<LoggedMove>(
-    db.pool,
-    `SELECT e.id, e.type, e.job_key AS key, e.data AS reason, j.job_id, j.label, j.task_id, j.cost,
-       j.progress, (SELECT count(*) FROM outputs o WHERE o.job_key = j.key) AS outputs
-     FROM events e JOIN jobs j ON j.key = e.job_key
-     WHERE e.run_id = $1 AND e.id > $2 AND e.type LIKE 'job:%'
-     ORDER BY e.id LIMIT $3`,
-    [runId, afterId, limit],
-  );
-}
-
-/** Submits of the run's tasks whose outcome was unknown (they may have made a task). */
-export async function unknownSubmitsOf(db: PgDb, runId: number): Promise<number> {
-  const found = await row<{ n: number }>(
-    db.pool,
-    `SELECT COALESCE(SUM(j.unknown_submits), 0) AS n FROM jobs j JOIN run_jobs r ON r.key = j.key
-     WHERE r.run_id = $1`,
-    [runId],
-  );
-  return found?.n ?? 0;
-}
-
-/** This store's identity, written into the output folders its runs share. */
-export async function storeId(db: PgDb): Promise<string> {
-  const found = await row<{ id: string }>(db.pool, "SELECT id FROM store_identity LIMIT 1");
-  if (found === undefined) throw new Error("the store has no identity; run gwrun store migrate");
-  return found.id;
-}
-
-/** The newest logged event: a follower starts after it. */
-export async function lastEventId(db: PgDb): Promise<number> {
-  const found = await row<{ id: number | null }>(db.pool, "SELECT max(id) AS id FROM events");
-  return found?.id ?? 0;
 }

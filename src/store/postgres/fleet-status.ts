@@ -1,4 +1,4 @@
-import { type PgDb, rows } from "./db.js";
+import { first, read, rows } from "../program.js";
 
 /**
  * What `gwrun status` shows of a fleet beyond its workers and queue: the pace rows, who
@@ -18,38 +18,35 @@ export interface PaceRowStatus {
   paused_ms: number;
 }
 
-/** Every pace row, by account. */
-export function paceRows(db: PgDb): Promise<PaceRowStatus[]> {
-  return rows<PaceRowStatus>(
-    db.pool,
-    `SELECT account, rate, ceiling, announced,
-       GREATEST(0, COALESCE(EXTRACT(EPOCH FROM paused_until - clock_timestamp()) * 1000, 0))::float8
-         AS paused_ms
-     FROM gateway_pace ORDER BY account`,
-  );
-}
-
-/**
- * How many of a run's tasks each worker submitted for it (the receipt recorded under its
- * claim): a task's last claim was this run's. A task an earlier run paid for, kept by this one,
- * is not this run's submit.
- */
-export async function submitsByWorker(db: PgDb, runId: number): Promise<Record<string, number>> {
-  const found = await rows<{ worker: string; n: number }>(
-    db.pool,
-    `SELECT j.submitted_by AS worker, count(*) AS n
-     FROM run_jobs r JOIN jobs j ON j.key = r.key
-     WHERE r.run_id = $1 AND j.submitted_by IS NOT NULL
-       AND (SELECT e.run_id FROM events e WHERE e.job_key = j.key AND e.type = 'job:submitting'
-            ORDER BY e.id DESC LIMIT 1) = $1
-     GROUP BY j.submitted_by ORDER BY j.submitted_by`,
-    [runId],
-  );
-  return Object.fromEntries(found.map((submits) => [submits.worker, submits.n]));
-}
-
-/** How many task ids came back to a worker whose claim had been taken over. */
-export async function orphanCount(db: PgDb): Promise<number> {
-  const [found] = await rows<{ n: number }>(db.pool, "SELECT count(*) AS n FROM orphan_tasks");
-  return found?.n ?? 0;
-}
+export const fleetStatus = {
+  /** Every pace row, by account. */
+  paceRows: read(function* () {
+    return yield* rows<PaceRowStatus>(
+      `SELECT account, rate, ceiling, announced,
+         GREATEST(0, COALESCE(EXTRACT(EPOCH FROM paused_until - clock_timestamp()) * 1000, 0))::float8
+           AS paused_ms
+       FROM gateway_pace ORDER BY account`,
+    );
+  }),
+  /**
+   * How many of a run's tasks each worker submitted for it (the receipt recorded under its
+   * claim): a task's last claim was this run's. A task an earlier run paid for, kept by this
+   * one, is not this run's submit.
+   */
+  submitsByWorker: read(function* (runId: number) {
+    const found = yield* rows<{ worker: string; n: number }>(
+      `SELECT j.submitted_by AS worker, count(*) AS n
+       FROM run_jobs r JOIN jobs j ON j.key = r.key
+       WHERE r.run_id = $1 AND j.submitted_by IS NOT NULL
+         AND (SELECT e.run_id FROM events e WHERE e.job_key = j.key AND e.type = 'job:submitting'
+              ORDER BY e.id DESC LIMIT 1) = $1
+       GROUP BY j.submitted_by ORDER BY j.submitted_by`,
+      [runId],
+    );
+    return Object.fromEntries(found.map((submits) => [submits.worker, submits.n]));
+  }),
+  /** How many task ids came back to a worker whose claim had been taken over. */
+  orphanCount: read(function* () {
+    return (yield* first<{ n: number }>("SELECT count(*) AS n FROM orphan_tasks"))?.n ?? 0;
+  }),
+};

@@ -1,19 +1,27 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
+import { sqliteText } from "../dialect.js";
 import { migrate } from "../migrate.js";
+
+/** A statement prepared once per text: SQLite's text of it (`../dialect.ts`) and its rows' shape. */
+interface Prepared {
+  statement: Database.Statement;
+  /** The parameters passed as JSON arrays. */
+  lists: number[];
+  build: (values: unknown[]) => unknown;
+}
 
 /**
  * The SQLite handle: opened in WAL mode and migrated, with one cache of prepared statements
- * and one transaction wrapper for every module of the adapter.
+ * and one transaction wrapper for the adapter.
  */
 export class SqliteDb {
   readonly db: Database.Database;
   readonly #statements = new Map<string, Database.Statement>();
-  readonly #rowStatements = new Map<
-    string,
-    { statement: Database.Statement; build: (values: unknown[]) => unknown }
-  >();
+  /** Statements of the store's SQL, by text: those read for rows, those run for changes. */
+  readonly #readers = new Map<string, Prepared>();
+  readonly #writers = new Map<string, Prepared>();
   readonly #transaction: (fn: () => unknown) => unknown;
 
   constructor(file: string) {
@@ -33,7 +41,7 @@ export class SqliteDb {
     this.#transaction = db.transaction((fn: () => unknown) => fn()).immediate;
   }
 
-  /** A prepared statement, prepared once per text. */
+  /** A prepared statement of SQLite's own text, prepared once per text. */
   sql(text: string): Database.Statement {
     let statement = this.#statements.get(text);
     if (statement === undefined) {
@@ -44,21 +52,39 @@ export class SqliteDb {
   }
 
   /**
-   * The rows `text` selects, as ordinary objects of one shape. better-sqlite3 builds each row
-   * object in V8's dictionary mode: a task row of 30 columns takes about 1.6 KB and is slow to
-   * copy into the compact object a run holds thousands of. Read as arrays and laid out by one
-   * object literal per statement, they come out as compact in a third of the time (10,000
-   * tasks at a run's start: 67 ms instead of 227).
+   * The rows a statement of the store's SQL gives, as ordinary objects of one shape.
+   * better-sqlite3 builds each row object in V8's dictionary mode: a task row of 30 columns
+   * takes about 1.6 KB and is slow to copy into the compact object a run holds thousands of.
+   * Read as arrays and laid out by one object literal per statement, they come out as compact
+   * in a third of the time (10,000 tasks at a run's start: 67 ms instead of 227).
    */
-  rows<T>(text: string, ...params: unknown[]): T[] {
-    let prepared = this.#rowStatements.get(text);
+  rows<T>(text: string, params: readonly unknown[]): T[] {
+    const { statement, lists, build } = this.#prepare(text, true);
+    return (statement.all(...valuesOf(params, lists)) as unknown[][]).map(build) as T[];
+  }
+
+  /** How many rows a statement of the store's SQL changed. */
+  changes(text: string, params: readonly unknown[]): number {
+    const { statement, lists } = this.#prepare(text, false);
+    return statement.run(...valuesOf(params, lists)).changes;
+  }
+
+  #prepare(text: string, reads: boolean): Prepared {
+    const cache = reads ? this.#readers : this.#writers;
+    let prepared = cache.get(text);
     if (prepared === undefined) {
-      const statement = this.db.prepare(text).raw(true);
-      prepared = { statement, build: rowBuilder(statement.columns().map((column) => column.name)) };
-      this.#rowStatements.set(text, prepared);
+      const { text: sqlite, lists } = sqliteText(text);
+      const statement = this.db.prepare(sqlite);
+      const names = reads
+        ? statement
+            .raw(true)
+            .columns()
+            .map((column) => column.name)
+        : [];
+      prepared = { statement, lists, build: rowBuilder(names) };
+      cache.set(text, prepared);
     }
-    const { statement, build } = prepared;
-    return (statement.all(...params) as unknown[][]).map(build) as T[];
+    return prepared;
   }
 
   /**
@@ -88,6 +114,12 @@ function enableWal(db: Database.Database): void {
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
     }
   }
+}
+
+/** Parameters as SQLite binds them: arrays as JSON text, for `json_each`. */
+function valuesOf(params: readonly unknown[], lists: readonly number[]): unknown[] {
+  if (lists.length === 0) return params as unknown[];
+  return params.map((value, i) => (lists.includes(i) ? JSON.stringify(value) : value));
 }
 
 /**

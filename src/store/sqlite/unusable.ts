@@ -39,31 +39,3 @@ const ADVICE: UnusableAdvice = [
 export function storeUnusable(error: unknown, file: string): GwError | undefined {
   return adviseUnusable(ADVICE, error, () => file);
 }
-
-/**
- * `store` with every operation's SQLite failure turned into the located error above, so a
- * disk that fills (or a file that turns read-only) mid-run says which file and what to do.
- */
-export function locatedFailures<T extends object>(store: T, file: string): T {
-  const locate = (error: unknown) => storeUnusable(error, file) ?? error;
-  const located: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(store)) {
-    if (typeof value !== "function") {
-      located[name] = value;
-      continue;
-    }
-    located[name] = (...args: unknown[]) => {
-      try {
-        const result: unknown = value(...args);
-        return result instanceof Promise
-          ? result.catch((error: unknown) => {
-              throw locate(error);
-            })
-          : result;
-      } catch (error) {
-        throw locate(error);
-      }
-    };
-  }
-  return located as T;
-}

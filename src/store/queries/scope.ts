@@ -11,17 +11,17 @@ export function withScope(scope: ReportScope): { sql: string; param: number | st
   if ("run" in scope) {
     return {
       sql: `WITH scope(key, place) AS (
-        SELECT jobs.key, jobs.rowid FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+        SELECT jobs.key, jobs.place FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
         WHERE run_jobs.run_id = ?)`,
       param: scope.run,
     };
   }
   return {
     sql: `WITH takes AS (
-        SELECT jobs.key, min(jobs.rowid) OVER (PARTITION BY jobs.label) AS place,
+        SELECT jobs.key, min(jobs.place) OVER (PARTITION BY jobs.label) AS place,
           row_number() OVER (
             PARTITION BY jobs.label
-            ORDER BY jobs.state = 'done' DESC, run_jobs.run_id DESC, jobs.rowid DESC) AS take
+            ORDER BY jobs.state = 'done' DESC, run_jobs.run_id DESC, jobs.place DESC) AS take
         FROM runs JOIN run_jobs ON run_jobs.run_id = runs.id JOIN jobs ON jobs.key = run_jobs.key
         WHERE runs.output_dir = ?),
       scope(key, place) AS (SELECT key, place FROM takes WHERE take = 1)`,

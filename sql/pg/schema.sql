@@ -1,0 +1,445 @@
+-- The PostgreSQL store's schema as the migrations in this folder leave it: tables, then
+-- functions and triggers with their current bodies. Written by `npm run schema:pg`; do not edit
+-- (a change is a new numbered migration). Read it to see what the store is; it is not run.
+
+-- Tables
+
+CREATE TABLE events (
+  id bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
+  run_id integer,
+  at bigint NOT NULL,
+  job_key text,
+  type text NOT NULL,
+  data text,
+  CONSTRAINT events_pkey PRIMARY KEY (id)
+);
+CREATE INDEX events_by_job ON public.events USING btree (job_key);
+CREATE INDEX events_by_run ON public.events USING btree (run_id);
+CREATE INDEX events_notices_by_run ON public.events USING btree (run_id, id) WHERE (job_key IS NULL);
+
+CREATE TABLE gateway_pace (
+  account text NOT NULL,
+  rate double precision NOT NULL,
+  ceiling double precision NOT NULL,
+  announced double precision,
+  next_at timestamp with time zone NOT NULL DEFAULT clock_timestamp(),
+  paused_until timestamp with time zone,
+  successes integer NOT NULL DEFAULT 0,
+  sustained double precision NOT NULL DEFAULT 0,
+  epoch bigint NOT NULL DEFAULT 0,
+  updated_at timestamp with time zone NOT NULL DEFAULT clock_timestamp(),
+  busy_since timestamp with time zone,
+  CONSTRAINT gateway_pace_pkey PRIMARY KEY (account),
+  CONSTRAINT gateway_pace_ceiling_check CHECK ((ceiling > (0)::double precision)),
+  CONSTRAINT gateway_pace_rate_check CHECK ((rate > (0)::double precision))
+);
+
+CREATE TABLE gateway_state (
+  base_url text NOT NULL,
+  submit_rate double precision,
+  CONSTRAINT gateway_state_pkey PRIMARY KEY (base_url)
+);
+
+CREATE TABLE jobs (
+  key text NOT NULL,
+  place bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
+  run_id integer NOT NULL,
+  job_id text NOT NULL,
+  label text NOT NULL,
+  family text,
+  lane text NOT NULL,
+  endpoint text NOT NULL,
+  request text NOT NULL,
+  upstream_key text,
+  state text NOT NULL,
+  task_id text,
+  attempts integer NOT NULL DEFAULT 0,
+  unknown_submits integer NOT NULL DEFAULT 0,
+  claimed_by text,
+  progress integer,
+  polls integer NOT NULL DEFAULT 0,
+  next_poll_at bigint,
+  estimated_cost double precision,
+  cost double precision,
+  reason text,
+  created_at bigint NOT NULL,
+  submitted_at bigint,
+  started_at bigint,
+  completed_at bigint,
+  done_at bigint,
+  updated_at bigint NOT NULL,
+  placeholder integer NOT NULL DEFAULT 0,
+  vars text,
+  repeat_index integer NOT NULL DEFAULT 0,
+  take integer NOT NULL DEFAULT 1,
+  submitted_by text,
+  paid_run integer,
+  CONSTRAINT jobs_place_key UNIQUE (place),
+  CONSTRAINT jobs_pkey PRIMARY KEY (key),
+  CONSTRAINT jobs_run_id_fkey FOREIGN KEY (run_id) REFERENCES runs(id)
+);
+CREATE INDEX jobs_by_label ON public.jobs USING btree (job_id, label);
+CREATE INDEX jobs_by_task_id ON public.jobs USING btree (task_id) WHERE (task_id IS NOT NULL);
+CREATE INDEX jobs_by_upstream ON public.jobs USING btree (upstream_key);
+CREATE INDEX jobs_claimed ON public.jobs USING btree (claimed_by) WHERE (state = 'submitting'::text);
+CREATE INDEX jobs_in_flight ON public.jobs USING btree (run_id, lane) WHERE (state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text]));
+
+CREATE TABLE lane_flights (
+  run_id integer NOT NULL,
+  lane text NOT NULL,
+  way text NOT NULL,
+  tasks bigint NOT NULL,
+  CONSTRAINT lane_flights_pkey PRIMARY KEY (run_id, lane, way),
+  CONSTRAINT lane_flights_way_check CHECK ((way = ANY (ARRAY['in'::text, 'out'::text])))
+);
+
+CREATE TABLE leases (
+  name text NOT NULL,
+  holder text NOT NULL,
+  host text NOT NULL,
+  pid integer NOT NULL,
+  acquired_at bigint NOT NULL,
+  expires_at bigint NOT NULL,
+  CONSTRAINT leases_pkey PRIMARY KEY (name)
+);
+
+CREATE TABLE migrations (
+  version integer NOT NULL,
+  name text NOT NULL,
+  applied_at bigint NOT NULL,
+  CONSTRAINT migrations_pkey PRIMARY KEY (version)
+);
+
+CREATE TABLE orphan_tasks (
+  task_id text NOT NULL,
+  job_key text NOT NULL,
+  worker_id text NOT NULL,
+  received_at bigint NOT NULL,
+  CONSTRAINT orphan_tasks_pkey PRIMARY KEY (task_id)
+);
+
+CREATE TABLE output_copies (
+  job_key text NOT NULL,
+  idx integer NOT NULL,
+  output_dir text NOT NULL,
+  path text NOT NULL,
+  thumbnail text,
+  poster text,
+  copied_at bigint NOT NULL,
+  CONSTRAINT output_copies_pkey PRIMARY KEY (job_key, idx, output_dir),
+  CONSTRAINT output_copies_job_key_fkey FOREIGN KEY (job_key) REFERENCES jobs(key)
+);
+CREATE INDEX output_copies_by_path ON public.output_copies USING btree (path);
+
+CREATE TABLE outputs (
+  job_key text NOT NULL,
+  idx integer NOT NULL,
+  url text,
+  expires_at bigint,
+  state text NOT NULL,
+  path text,
+  bytes bigint,
+  sha256 text,
+  content_type text,
+  reason text,
+  check_state text,
+  checks text,
+  thumbnail text,
+  poster text,
+  downloaded_at bigint,
+  CONSTRAINT outputs_pkey PRIMARY KEY (job_key, idx),
+  CONSTRAINT outputs_job_key_fkey FOREIGN KEY (job_key) REFERENCES jobs(key)
+);
+CREATE INDEX outputs_by_path ON public.outputs USING btree (path) WHERE (path IS NOT NULL);
+
+CREATE TABLE reviews (
+  job_key text NOT NULL,
+  idx integer NOT NULL,
+  decision text NOT NULL,
+  note text,
+  decided_at bigint NOT NULL,
+  CONSTRAINT reviews_pkey PRIMARY KEY (job_key, idx),
+  CONSTRAINT reviews_job_key_fkey FOREIGN KEY (job_key) REFERENCES jobs(key),
+  CONSTRAINT reviews_decision_check CHECK ((decision = ANY (ARRAY['approved'::text, 'rejected'::text])))
+);
+
+CREATE TABLE run_jobs (
+  run_id integer NOT NULL,
+  key text NOT NULL,
+  CONSTRAINT run_jobs_pkey PRIMARY KEY (run_id, key),
+  CONSTRAINT run_jobs_key_fkey FOREIGN KEY (key) REFERENCES jobs(key),
+  CONSTRAINT run_jobs_run_id_fkey FOREIGN KEY (run_id) REFERENCES runs(id)
+);
+CREATE INDEX run_jobs_by_key ON public.run_jobs USING btree (key);
+
+CREATE TABLE runs (
+  id integer GENERATED BY DEFAULT AS IDENTITY NOT NULL,
+  name text NOT NULL,
+  manifest_path text NOT NULL,
+  manifest_text text NOT NULL,
+  base_url text NOT NULL,
+  output_dir text NOT NULL,
+  status text NOT NULL,
+  exit_code integer,
+  started_at bigint NOT NULL,
+  finished_at bigint,
+  tick bigint,
+  stop_reason text,
+  resolved_manifest text,
+  halt text,
+  queued boolean NOT NULL DEFAULT false,
+  project_dir text,
+  dependant_rules text,
+  CONSTRAINT runs_pkey PRIMARY KEY (id)
+);
+CREATE INDEX runs_by_tick ON public.runs USING btree (name, tick) WHERE (tick IS NOT NULL);
+
+CREATE TABLE store_identity (
+  id text NOT NULL
+);
+
+CREATE TABLE text_answers (
+  job_key text NOT NULL,
+  format text NOT NULL,
+  model text,
+  text text NOT NULL,
+  choices integer NOT NULL,
+  finish_reason text,
+  usage text,
+  tool_calls text,
+  streamed integer NOT NULL,
+  answered_at bigint NOT NULL,
+  refusal text,
+  CONSTRAINT text_answers_pkey PRIMARY KEY (job_key),
+  CONSTRAINT text_answers_job_key_fkey FOREIGN KEY (job_key) REFERENCES jobs(key)
+);
+
+CREATE TABLE ticks (
+  id integer GENERATED BY DEFAULT AS IDENTITY NOT NULL,
+  name text NOT NULL,
+  tick bigint NOT NULL,
+  status text NOT NULL,
+  trigger text NOT NULL,
+  run_id integer,
+  exit_code integer,
+  reason text,
+  fired_at bigint NOT NULL,
+  finished_at bigint,
+  CONSTRAINT ticks_pkey PRIMARY KEY (id)
+);
+CREATE INDEX ticks_by_name ON public.ticks USING btree (name, tick);
+
+CREATE TABLE workers (
+  id text NOT NULL,
+  name text NOT NULL,
+  host text NOT NULL,
+  pid integer NOT NULL,
+  pool_ids text[] NOT NULL DEFAULT '{}'::text[],
+  started_at timestamp with time zone NOT NULL DEFAULT clock_timestamp(),
+  heartbeat_at timestamp with time zone NOT NULL DEFAULT clock_timestamp(),
+  stopped_at timestamp with time zone,
+  dead_at timestamp with time zone,
+  lease_ms integer,
+  CONSTRAINT workers_pkey PRIMARY KEY (id)
+);
+
+-- Functions
+
+CREATE OR REPLACE FUNCTION public.gwrun_claim(claim_key text, claim_run integer, claim_lanes text[], cap bigint, max_cost double precision, unknown_cost double precision, own_cost double precision, claimer text, next_attempts integer, claimed_at bigint)
+ RETURNS text
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  flying BIGINT;
+  spent FLOAT8;
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtext('gwrun:claim:' || claim_run || ':' || claim_lanes[1]));
+  SELECT COALESCE(sum(CASE WHEN way = 'in' THEN tasks ELSE -tasks END), 0) INTO flying
+    FROM lane_flights WHERE run_id = claim_run AND lane = ANY(claim_lanes);
+  IF flying >= cap THEN
+    RETURN 'full';
+  END IF;
+  IF max_cost IS NOT NULL THEN
+    -- What is spent (a cost, else its reservation) plus what is in flight, at reservations;
+    -- to a millionth, as the port's budget counts.
+    SELECT round(COALESCE(SUM(CASE WHEN state IN ('completed', 'downloaded', 'done')
+                                   THEN COALESCE(cost, estimated_cost, unknown_cost)
+                                   ELSE COALESCE(estimated_cost, unknown_cost) END), 0) * 1e6) / 1e6
+      INTO spent
+      FROM jobs WHERE run_id = claim_run
+        AND state IN ('completed', 'downloaded', 'done', 'submitting', 'submitted', 'processing');
+    IF spent >= max_cost OR round((spent + own_cost) * 1e6) / 1e6 > max_cost THEN
+      RETURN 'budget';
+    END IF;
+  END IF;
+  WITH moved AS (
+    UPDATE jobs SET state = 'submitting', updated_at = claimed_at, claimed_by = claimer,
+      attempts = next_attempts
+    WHERE key = claim_key AND state = 'pending' RETURNING run_id, key)
+  INSERT INTO events (run_id, at, job_key, type, data)
+  SELECT run_id, claimed_at, key, 'job:submitting', NULL FROM moved;
+  IF NOT FOUND THEN
+    RETURN 'gone';
+  END IF;
+  RETURN 'claimed';
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.gwrun_count_flight()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  IF TG_OP <> 'INSERT' AND gwrun_in_flight(OLD.state) THEN
+    INSERT INTO lane_flights AS f VALUES (OLD.run_id, OLD.lane, 'out', 1)
+      ON CONFLICT (run_id, lane, way) DO UPDATE SET tasks = f.tasks + 1;
+  END IF;
+  IF TG_OP <> 'DELETE' AND gwrun_in_flight(NEW.state) THEN
+    INSERT INTO lane_flights AS f VALUES (NEW.run_id, NEW.lane, 'in', 1)
+      ON CONFLICT (run_id, lane, way) DO UPDATE SET tasks = f.tasks + 1;
+  END IF;
+  RETURN NULL;
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.gwrun_download_priority(task_key text)
+ RETURNS integer
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT COALESCE(
+    LEAST(1440, GREATEST(0, ((MIN(expires_at) - EXTRACT(EPOCH FROM clock_timestamp()) * 1000) / 60000)::INTEGER)),
+    1440)
+  FROM outputs WHERE job_key = task_key AND state = 'pending'
+$function$;
+
+CREATE OR REPLACE FUNCTION public.gwrun_in_flight(state text)
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+  SELECT state IN ('submitting', 'submitted', 'processing')
+$function$;
+
+CREATE OR REPLACE FUNCTION public.gwrun_job_name(kind text, run integer)
+ RETURNS text
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT kind || COALESCE((SELECT '_run_' || id FROM runs WHERE id = run AND base_url = 'sim'), '')
+$function$;
+
+CREATE OR REPLACE FUNCTION public.gwrun_queue_downloads(task_keys text[])
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  IF cardinality(task_keys) = 0 THEN
+    RETURN;
+  END IF;
+  PERFORM graphile_worker.add_jobs(ARRAY(
+    SELECT ROW(gwrun_job_name('gwrun_download', gwrun_working_run(j.key, j.run_id)),
+               json_build_object('key', j.key), NULL,
+               NULL, NULL, 'download:' || j.key, gwrun_download_priority(j.key),
+               gwrun_run_flags(j.run_id))::graphile_worker.job_spec
+    FROM jobs j WHERE j.key = ANY(task_keys) AND j.placeholder = 0));
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.gwrun_queue_submit_jobs(run integer, task_keys text[])
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  per_job INTEGER := GREATEST(1, LEAST(10, cardinality(task_keys) / 64));
+BEGIN
+  IF cardinality(task_keys) = 0 THEN
+    RETURN;
+  END IF;
+  PERFORM graphile_worker.add_jobs(ARRAY(
+    SELECT ROW(gwrun_job_name('gwrun_submit', run),
+               CASE WHEN per_job = 1 THEN json_build_object('key', min(c.key))
+                    ELSE json_build_object('keys', json_agg(c.key ORDER BY c.n)) END,
+               NULL, NULL, NULL,
+               CASE WHEN per_job = 1 THEN 'submit:' || min(c.key) END,
+               NULL, gwrun_run_flags(c.run_id))::graphile_worker.job_spec
+    FROM (SELECT k.key, k.n, j.run_id, (k.n - 1) / per_job AS chunk
+            FROM unnest(task_keys) WITH ORDINALITY AS k(key, n) JOIN jobs j ON j.key = k.key) c
+    GROUP BY c.chunk, c.run_id
+    ORDER BY min(c.n)));
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.gwrun_queue_submits()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  recording INTEGER;
+BEGIN
+  FOR recording IN SELECT DISTINCT t.run_id FROM inserted t LOOP
+    PERFORM gwrun_queue_submit_jobs(recording, ARRAY(
+      SELECT t.key FROM inserted t
+      WHERE t.run_id = recording AND t.state = 'pending' AND t.placeholder = 0
+      ORDER BY t.place));
+  END LOOP;
+  RETURN NULL;
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.gwrun_queue_work()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+  IF NEW.placeholder <> 0 THEN
+    RETURN NULL;
+  END IF;
+  IF NEW.state = 'pending' THEN
+    PERFORM graphile_worker.add_job(gwrun_job_name('gwrun_submit', gwrun_working_run(NEW.key, NEW.run_id)),
+      json_build_object('key', NEW.key), job_key := 'submit:' || NEW.key,
+      flags := gwrun_run_flags(NEW.run_id));
+  ELSIF (NEW.state = 'completed' OR (NEW.state = 'downloaded' AND TG_OP = 'UPDATE' AND OLD.state <> 'completed'))
+        AND current_setting('gwrun.downloads_queued', true) IS DISTINCT FROM 'yes' THEN
+    PERFORM gwrun_queue_downloads(ARRAY[NEW.key]);
+  END IF;
+  RETURN NULL;
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.gwrun_queued_submits()
+ RETURNS SETOF text
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT COALESCE(q.payload->>'key', k.key)
+    FROM graphile_worker._private_jobs q
+    JOIN graphile_worker._private_tasks t ON t.id = q.task_id
+    LEFT JOIN LATERAL json_array_elements_text(q.payload->'keys') AS k(key) ON true
+   WHERE t.identifier LIKE 'gwrun_submit%'
+$function$;
+
+CREATE OR REPLACE FUNCTION public.gwrun_run_flags(run integer)
+ RETURNS text[]
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT ARRAY['run:' || run]
+$function$;
+
+CREATE OR REPLACE FUNCTION public.gwrun_working_run(task_key text, recorded_by integer)
+ RETURNS integer
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT COALESCE((SELECT max(run_id) FROM run_jobs WHERE key = task_key), recorded_by)
+$function$;
+
+-- Triggers
+
+CREATE TRIGGER jobs_flight_deleted AFTER DELETE ON jobs FOR EACH ROW WHEN (old.state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text])) EXECUTE FUNCTION gwrun_count_flight();
+CREATE TRIGGER jobs_flight_inserted AFTER INSERT ON jobs FOR EACH ROW WHEN (new.state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text])) EXECUTE FUNCTION gwrun_count_flight();
+CREATE TRIGGER jobs_flight_moved AFTER UPDATE OF state, run_id, lane ON jobs FOR EACH ROW WHEN (((old.state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text])) OR (new.state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text]))) AND ((old.state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text])) IS DISTINCT FROM (new.state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text])) OR old.run_id IS DISTINCT FROM new.run_id OR old.lane IS DISTINCT FROM new.lane)) EXECUTE FUNCTION gwrun_count_flight();
+CREATE TRIGGER jobs_queue_submits AFTER INSERT ON jobs REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION gwrun_queue_submits();
+CREATE CONSTRAINT TRIGGER jobs_queue_work_inserted AFTER INSERT ON jobs DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (new.state = ANY (ARRAY['completed'::text, 'downloaded'::text])) EXECUTE FUNCTION gwrun_queue_work();
+CREATE CONSTRAINT TRIGGER jobs_queue_work_moved AFTER UPDATE ON jobs DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN ((new.state = ANY (ARRAY['pending'::text, 'completed'::text, 'downloaded'::text])) AND (old.state IS DISTINCT FROM new.state OR old.request IS DISTINCT FROM new.request)) EXECUTE FUNCTION gwrun_queue_work();

@@ -1,0 +1,34 @@
+import type { Store } from "./port.js";
+import { bind, type Executor } from "./program.js";
+import { failuresOf, reportReads, reportRows } from "./queries/reports.js";
+import { reviewOperations } from "./queries/reviews.js";
+import { runOperations } from "./queries/runs.js";
+import { scheduleOperations } from "./queries/schedules.js";
+import { taskReads } from "./queries/tasks.js";
+import { outputTransitions } from "./transitions/outputs.js";
+import { pollRounds } from "./transitions/poll-round.js";
+import { recordings } from "./transitions/recording.js";
+import { submitTransitions } from "./transitions/submit.js";
+import { waysBack } from "./transitions/ways-back.js";
+
+/** What an adapter keeps its own way: the learned submit rate, and closing. */
+export type AdapterOwn = Pick<Store, "learnedRate" | "saveLearnedRate" | "close">;
+
+/** The store port, built once from the programs, run by an adapter's executor. */
+export function storeOf(executor: Executor, own: AdapterOwn): Store {
+  return {
+    ...own,
+    ...bind(executor, runOperations),
+    ...bind(executor, taskReads),
+    ...bind(executor, recordings),
+    ...bind(executor, submitTransitions),
+    ...bind(executor, pollRounds),
+    ...bind(executor, outputTransitions),
+    ...bind(executor, waysBack),
+    ...bind(executor, reportReads),
+    ...bind(executor, reviewOperations),
+    ...bind(executor, scheduleOperations),
+    reportRows: (scope) => reportRows(executor, scope),
+    failuresOf: (scope) => failuresOf(executor, scope),
+  };
+}

@@ -1,0 +1,215 @@
+import { roundMoney } from "../../core/money.js";
+import type { ReportScope } from "../port.js";
+import { type Commit, type Executor, first, type Program, read, rows } from "../program.js";
+import type {
+  FailureRow,
+  GridRow,
+  ReportOutput,
+  ReportRow,
+  ReportSummary,
+  ReportTask,
+  ReviewDecision,
+  TextAnswerRow,
+  TimelineRow,
+} from "../rows.js";
+import { FAILED_STATES } from "../states.js";
+import { withScope } from "./scope.js";
+
+/**
+ * What reports read, of a run or of an output folder: the outputs page by page, the
+ * failures, the summary; and a run's text answers, timeline and review grid.
+ */
+
+/** Tasks per page of a report: small enough to stay lean at 100k tasks. */
+const REPORT_PAGE = 1000;
+
+/** A task joined with one of its outputs (all output columns null when it has none). */
+type ReportJoined = Omit<ReportTask, "simulated"> &
+  ReportOutput & { place: number; output_state: string; simulated: boolean | number | null };
+
+/**
+ * The order (the tasks of one manifest job together, in the order recorded) as places, and
+ * the scope's folder: an output delivered into it is shown by its copy there.
+ */
+function* reportOrder(scope: ReportScope): Program<{ order: number[]; folder: string | null }> {
+  const { sql, param } = withScope(scope);
+  const order = yield* rows<{ place: number }>(
+    `${sql} SELECT jobs.place AS place FROM scope JOIN jobs ON jobs.key = scope.key
+     ORDER BY min(scope.place) OVER (PARTITION BY jobs.job_id), scope.place`,
+    [param],
+  );
+  const folder =
+    "folder" in scope
+      ? scope.folder
+      : (yield* first<{ output_dir: string }>("SELECT output_dir FROM runs WHERE id = ?", [
+          scope.run,
+        ]))?.output_dir;
+  return { order: order.map((entry) => entry.place), folder: folder ?? null };
+}
+
+/** A page of the report in the order of `places`; only the columns a report shows. */
+function* reportPage(places: readonly number[], folder: string | null): Program<ReportJoined[]> {
+  const found = yield* rows<ReportJoined>(
+    `SELECT jobs.place AS place, jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason,
+       jobs.request, jobs.cost, jobs.task_id, jobs.vars, jobs.repeat_index, jobs.take,
+       jobs.upstream_key, jobs.submitted_at, jobs.completed_at, outputs.idx,
+       outputs.state AS output_state, coalesce(copies.path, outputs.path) AS path, outputs.bytes,
+       outputs.sha256, outputs.content_type, outputs.check_state, outputs.checks,
+       CASE WHEN copies.path IS NULL THEN outputs.thumbnail ELSE copies.thumbnail END AS thumbnail,
+       CASE WHEN copies.path IS NULL THEN outputs.poster ELSE copies.poster END AS poster,
+       outputs.downloaded_at, reviews.decision AS review, reviews.note AS review_note,
+       payer.base_url = 'sim' AS simulated
+     FROM jobs
+       LEFT JOIN outputs ON outputs.job_key = jobs.key
+       LEFT JOIN output_copies AS copies ON copies.job_key = outputs.job_key
+         AND copies.idx = outputs.idx AND copies.output_dir = ?
+       LEFT JOIN reviews ON reviews.job_key = outputs.job_key AND reviews.idx = outputs.idx
+       LEFT JOIN runs AS payer ON payer.id = jobs.paid_run
+     WHERE jobs.place = ANY(?)`,
+    [folder, places],
+  );
+  const at = new Map(places.map((place, i) => [place, i]));
+  const position = (row: ReportJoined) => at.get(row.place) ?? 0;
+  return found.sort((a, b) => position(a) - position(b) || (a.idx ?? 0) - (b.idx ?? 0));
+}
+
+function reportRowOf(joined: ReportJoined): ReportRow {
+  const task: ReportTask = {
+    key: joined.key,
+    job_id: joined.job_id,
+    label: joined.label,
+    state: joined.state,
+    reason: joined.reason,
+    request: joined.request,
+    cost: joined.cost,
+    task_id: joined.task_id,
+    vars: joined.vars,
+    repeat_index: joined.repeat_index,
+    take: joined.take,
+    upstream_key: joined.upstream_key,
+    submitted_at: joined.submitted_at,
+    completed_at: joined.completed_at,
+    simulated: Boolean(joined.simulated),
+  };
+  if (joined.idx === null) return { task, output: null };
+  return {
+    task,
+    output: {
+      idx: joined.idx,
+      state: joined.output_state as ReportOutput["state"],
+      path: joined.path,
+      bytes: joined.bytes,
+      sha256: joined.sha256,
+      content_type: joined.content_type,
+      check_state: joined.check_state,
+      checks: joined.checks,
+      thumbnail: joined.thumbnail,
+      poster: joined.poster,
+      downloaded_at: joined.downloaded_at,
+      review: joined.review ?? null,
+      review_note: joined.review_note ?? null,
+    },
+  };
+}
+
+/** Pages are read on their own, as the report is read. */
+const READ: Commit = { mode: "read", perTask: false };
+
+/** Read in pages, so other statements may run between them. */
+export async function* reportRows(exec: Executor, scope: ReportScope): AsyncGenerator<ReportRow> {
+  const { order, folder } = await exec.execute(READ, () => reportOrder(scope));
+  for (let start = 0; start < order.length; start += REPORT_PAGE) {
+    const page = order.slice(start, start + REPORT_PAGE);
+    for (const joined of await exec.execute(READ, () => reportPage(page, folder)))
+      yield reportRowOf(joined);
+  }
+}
+
+export async function* failuresOf(exec: Executor, scope: ReportScope): AsyncGenerator<FailureRow> {
+  const { sql, param } = withScope(scope);
+  yield* await exec.execute(READ, () =>
+    rows<FailureRow>(
+      `${sql} SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason
+       FROM scope JOIN jobs ON jobs.key = scope.key
+       WHERE jobs.state = ANY(?) ORDER BY scope.place`,
+      [param, FAILED_STATES],
+    ),
+  );
+}
+
+export const reportReads = {
+  summaryOf: read(function* (scope: ReportScope) {
+    const { sql, param } = withScope(scope);
+    // A run pays for what it submitted; an output folder holds what every run paid.
+    const payer = "run" in scope ? scope.run : null;
+    const byState = yield* rows<{ state: string; n: number; spent: number; paid: number }>(
+      `${sql} SELECT jobs.state AS state, count(*) AS n, sum(coalesce(jobs.cost, 0)) AS spent,
+         sum(CASE WHEN CAST(? AS INTEGER) IS NULL OR jobs.paid_run = ? THEN coalesce(jobs.cost, 0)
+           ELSE 0 END) AS paid
+       FROM scope JOIN jobs ON jobs.key = scope.key GROUP BY jobs.state`,
+      [param, payer, payer],
+    );
+    const outputs = yield* first<{ n: number }>(
+      `${sql} SELECT count(*) AS n FROM scope JOIN outputs ON outputs.job_key = scope.key
+       WHERE outputs.state = 'downloaded'`,
+      [param],
+    );
+    const decided = yield* rows<{ decision: ReviewDecision; n: number }>(
+      `${sql} SELECT reviews.decision AS decision, count(*) AS n FROM scope
+       JOIN reviews ON reviews.job_key = scope.key GROUP BY reviews.decision`,
+      [param],
+    );
+    const states: Record<string, number> = {};
+    for (const entry of byState) states[entry.state] = entry.n;
+    const total = (pick: (entry: (typeof byState)[number]) => number) =>
+      roundMoney(byState.reduce((sum, entry) => sum + pick(entry), 0));
+    const reviews = { approved: 0, rejected: 0 };
+    for (const entry of decided) reviews[entry.decision] = entry.n;
+    return {
+      states,
+      outputs: outputs?.n ?? 0,
+      spent: total((entry) => entry.spent),
+      paid: total((entry) => entry.paid),
+      reviews,
+    } satisfies ReportSummary;
+  }),
+  textAnswersOf: read(function* (runId: number) {
+    return yield* rows<TextAnswerRow & { label: string }>(
+      `SELECT text_answers.*, jobs.label FROM run_jobs
+         JOIN jobs ON jobs.key = run_jobs.key
+         JOIN text_answers ON text_answers.job_key = jobs.key
+       WHERE run_jobs.run_id = ? ORDER BY jobs.place`,
+      [runId],
+    );
+  }),
+  /** Each task of a run with its times; downloads are read from the event log in one pass. */
+  timelineOf: read(function* (runId: number) {
+    return yield* rows<TimelineRow>(
+      `WITH downloads AS (
+         SELECT job_key, min(at) AS at FROM events
+         WHERE run_id = ? AND type = 'job:downloaded' GROUP BY job_key)
+       SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason,
+         jobs.created_at AS queued_at, jobs.submitted_at, jobs.completed_at,
+         downloads.at AS downloaded_at, jobs.done_at, jobs.updated_at
+       FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+       LEFT JOIN downloads ON downloads.job_key = jobs.key
+       WHERE run_jobs.run_id = ? AND jobs.placeholder = 0 ORDER BY jobs.place`,
+      [runId, runId],
+    );
+  }),
+  /** A run's downloaded outputs for a review grid, the tasks of one manifest job together. */
+  gridOf: read(function* (runId: number) {
+    return yield* rows<GridRow>(
+      `SELECT jobs.key, jobs.job_id, jobs.label, jobs.vars, jobs.repeat_index, jobs.take,
+         outputs.idx, outputs.content_type,
+         CASE WHEN outputs.thumbnail IS NULL AND outputs.poster IS NULL THEN 0 ELSE 1 END AS pictured,
+         outputs.check_state, reviews.decision AS review, reviews.note AS review_note
+       FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+       JOIN outputs ON outputs.job_key = jobs.key AND outputs.state = 'downloaded'
+       LEFT JOIN reviews ON reviews.job_key = outputs.job_key AND reviews.idx = outputs.idx
+       WHERE run_jobs.run_id = ?
+       ORDER BY min(jobs.place) OVER (PARTITION BY jobs.job_id), jobs.place, outputs.idx`,
+      [runId],
+    );
+  }),
+};

@@ -1,0 +1,103 @@
+import { first, type Program, read, rows } from "../program.js";
+import type { NewTask, OutputCopy, OutputRow, TaskRow, TextAnswerRow } from "../rows.js";
+import { varsColumn } from "../variables.js";
+import { withScope } from "./scope.js";
+
+/** Reading tasks, their outputs, copies and answers. */
+
+/** A task row's columns, qualified by `jobs.` (PostgreSQL's table has columns of its own). */
+export const TASK_COLUMNS = `key run_id job_id label family lane endpoint request upstream_key state
+  task_id attempts unknown_submits claimed_by progress polls next_poll_at estimated_cost cost
+  reason created_at submitted_at started_at completed_at done_at updated_at placeholder vars
+  repeat_index take paid_run`
+  .split(/\s+/)
+  .map((column) => `jobs.${column}`)
+  .join(", ");
+
+/**
+ * The columns a task is first recorded with besides its run, state (pending) and times, as
+ * both stores insert them; and PostgreSQL's type of each, for a batch of them.
+ */
+export const NEW_TASK_COLUMNS: readonly [string, string, (task: NewTask) => unknown][] = [
+  ["key", "text", (task) => task.key],
+  ["job_id", "text", (task) => task.jobId],
+  ["label", "text", (task) => task.label],
+  ["family", "text", (task) => task.family],
+  ["lane", "text", (task) => task.lane],
+  ["endpoint", "text", (task) => task.endpoint],
+  ["request", "text", (task) => task.request],
+  ["upstream_key", "text", (task) => task.upstreamKey],
+  ["estimated_cost", "float8", (task) => task.estimatedCost],
+  ["placeholder", "int", (task) => (task.placeholder === true ? 1 : 0)],
+  ["vars", "text", varsColumn],
+  ["repeat_index", "int", (task) => task.repeatIndex ?? 0],
+  ["take", "int", (task) => task.take ?? 1],
+];
+
+/** Their names, in order. */
+export const NEW_TASK_NAMES = NEW_TASK_COLUMNS.map(([name]) => name).join(", ");
+
+/** Keys per statement when reading many. */
+const PAGE = 5000;
+
+export function* taskOf(key: string): Program<TaskRow | undefined> {
+  return yield* first<TaskRow>(`SELECT ${TASK_COLUMNS} FROM jobs WHERE key = ?`, [key]);
+}
+
+export function* dependantsOf(upstreamKey: string): Program<TaskRow[]> {
+  return yield* rows<TaskRow>(
+    `SELECT ${TASK_COLUMNS} FROM jobs WHERE upstream_key = ? ORDER BY jobs.place`,
+    [upstreamKey],
+  );
+}
+
+export const taskReads = {
+  task: read(taskOf),
+  tasksOf: read(function* (runId: number) {
+    return yield* rows<TaskRow>(
+      `SELECT ${TASK_COLUMNS} FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+       WHERE run_jobs.run_id = ? ORDER BY jobs.place`,
+      [runId],
+    );
+  }),
+  tasksByKey: read(function* (keys: readonly string[]) {
+    const found = new Map<string, TaskRow>();
+    for (let start = 0; start < keys.length; start += PAGE) {
+      const page = keys.slice(start, start + PAGE);
+      for (const row of yield* rows<TaskRow>(
+        `SELECT ${TASK_COLUMNS} FROM jobs WHERE key = ANY(?)`,
+        [page],
+      ))
+        found.set(row.key, row);
+    }
+    return found;
+  }),
+  /** A manifest job's current tasks in an output folder: per label its take (`withScope`). */
+  currentTasksOf: read(function* (outputDir: string, jobId: string) {
+    const scope = withScope({ folder: outputDir });
+    return yield* rows<TaskRow>(
+      `${scope.sql} SELECT ${TASK_COLUMNS} FROM scope JOIN jobs ON jobs.key = scope.key
+       WHERE jobs.job_id = ? ORDER BY scope.place`,
+      [scope.param, jobId],
+    );
+  }),
+  dependantsOf: read(dependantsOf),
+  outputsOf: read(function* (key: string) {
+    return yield* rows<OutputRow>("SELECT * FROM outputs WHERE job_key = ? ORDER BY idx", [key]);
+  }),
+  copiesOf: read(function* (key: string) {
+    return yield* rows<OutputCopy>("SELECT * FROM output_copies WHERE job_key = ? ORDER BY idx", [
+      key,
+    ]);
+  }),
+  outputAt: read(function* (path: string) {
+    return yield* first<{ key: string; idx: number }>(
+      `SELECT job_key AS key, idx FROM outputs WHERE path = ?
+       UNION ALL SELECT job_key, idx FROM output_copies WHERE path = ? LIMIT 1`,
+      [path, path],
+    );
+  }),
+  textAnswer: read(function* (key: string) {
+    return yield* first<TextAnswerRow>("SELECT * FROM text_answers WHERE job_key = ?", [key]);
+  }),
+};
