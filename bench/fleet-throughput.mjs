@@ -23,7 +23,7 @@ import {
   waitSettled,
   waitWorkersUp,
 } from "./fleet-harness.mjs";
-import { startSim, ZERO_LATENCY } from "./run-helpers.mjs";
+import { COUNTS_POLLS, startSim, ZERO_LATENCY } from "./run-helpers.mjs";
 
 // 1. rate: 4 workers against a gateway limit of R/s (burst R).
 export async function rate(bench) {
@@ -88,6 +88,58 @@ export async function rate(bench) {
         target_worker_share: 0.25,
         submits_repeated: served.submits.repeated,
         run_refusals_by_workers: runRefusals(workers),
+        worker_exits: await stopAll(workers),
+      });
+    } finally {
+      await endCase(workers, sim, db);
+    }
+  }
+}
+
+// 2b. limit-counts-polls: 3 workers against each of COUNTS_POLLS.
+export async function limitCountsPolls(bench) {
+  for (const { announced, ask } of COUNTS_POLLS) {
+    const folder = caseDir(bench.dir, `limit-counts-polls-${announced}-${ask}`);
+    const limit = 20;
+    const sim = await startSim([
+      "--latency",
+      "image=2s",
+      ...mediaArgs(bench.dir),
+      "--rate-limit",
+      `${limit}/s`,
+      "--rate-limit-counts",
+      "calls",
+      ...(announced ? [] : ["--rate-limit-unannounced"]),
+    ]);
+    const { url, db } = await freshStore(bench.serverUrl);
+    const workers = [1, 2, 3].map((n) => startWorker(url, `w${n}`, ["--concurrency", "8"]));
+    try {
+      await waitWorkersUp(db, workers);
+      const file = manifestWith(folder, 600, `${ask * limit}/s`, {
+        poll: "{ first_after: 2s, every: 1s, batch_size: 50 }",
+      });
+      const runId = await recordRun(file, url, sim.url);
+      const settled = await waitSettled(db, runId, 180_000);
+      const served = await counters(sim.url);
+      const queries = served.queries.single + served.queries.batch;
+      const calls = served.submits.received + queries;
+      const limited = served.errors["429"] ?? 0;
+      const figures = paceFigures(await receiptTimes(db, runId));
+      print({
+        bench: "fleet-limit-counts-polls",
+        workers: 3,
+        gateway_limit_per_s: limit,
+        limit_announced: announced,
+        manifest_submit_rate: ask * limit,
+        run_status: settled.status,
+        states: await statesOf(db, runId),
+        wall_s: round(settled.ms / 1000, 2),
+        calls,
+        queries,
+        http_429: limited,
+        http_429_per_call: round(limited / calls, 4),
+        target_http_429_per_call: 0.005,
+        steady_submits_per_s: round(figures.steady_per_s, 2),
         worker_exits: await stopAll(workers),
       });
     } finally {

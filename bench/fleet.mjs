@@ -1,5 +1,5 @@
 // Fleet benches: `gwrun worker` processes on one PostgreSQL store against `gwrun sim`.
-// Usage: node bench/fleet.mjs [rate|kill|leader|scale|pg-10k ...] [--trials N]
+// Usage: node bench/fleet.mjs [rate|limit-counts-polls|kill|leader|scale|pg-10k ...] [--trials N]
 // (no name: every scenario). One JSON object per scenario (and per kill trial) on stdout,
 // figures next to their targets. PostgreSQL: GWRUN_TEST_PG_URL, else an embedded server;
 // each scenario (each kill trial) takes a fresh database. Runs `dist/`: build first.
@@ -7,11 +7,18 @@ import { rmSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { kill, leader } from "./fleet-faults.mjs";
 import { log } from "./fleet-harness.mjs";
-import { pg10k, rate, scale } from "./fleet-throughput.mjs";
+import { limitCountsPolls, pg10k, rate, scale } from "./fleet-throughput.mjs";
 import { benchFolder } from "./folder.mjs";
 import { startPostgres } from "./postgres.mjs";
 
-const SCENARIOS = { rate, kill, leader, scale, "pg-10k": pg10k };
+const SCENARIOS = {
+  rate,
+  "limit-counts-polls": limitCountsPolls,
+  kill,
+  leader,
+  scale,
+  "pg-10k": pg10k,
+};
 
 const args = process.argv.slice(2);
 let trials = 20;

@@ -68,3 +68,14 @@ export function startInstantSim(dir) {
     path.join(dir, "media"),
   ]);
 }
+
+/**
+ * The gateway limits of the limit-counts-polls scenarios: 20/s counting every call, polls
+ * too, kept to itself or announced; the manifest asks for it (a user who knows it) or twice
+ * it (one who does not).
+ */
+export const COUNTS_POLLS = [
+  { announced: false, ask: 1 },
+  { announced: false, ask: 2 },
+  { announced: true, ask: 2 },
+];

@@ -5,11 +5,14 @@
 //   fraction of R, and how many 429s gwrun received;
 // - N images that take L seconds at the gateway, submitted at R per second with the poll
 //   settings a user would keep: HTTP requests per task, and the wall time against the ideal
-//   N/R + L (the last submit at N/R, done L later).
+//   N/R + L (the last submit at N/R, done L later);
+// - a gateway limit that counts every call, polls too (COUNTS_POLLS: announced or kept to
+//   itself, the manifest asking for it or twice it): 429s as a share of the calls.
 import { spawn } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import { COUNTS_POLLS } from "./fleet-throughput.mjs";
 import { BENCH_BASE, benchFolder } from "./folder.mjs";
 import { bin, manifest, startInstantSim, startSim, ZERO_LATENCY } from "./run-helpers.mjs";
 
@@ -184,6 +187,53 @@ try {
         n_over_r_plus_l_s: ideal,
         wall_ratio: Math.round((result.seconds / ideal) * 1000) / 1000,
         target_wall_ratio: 1.05,
+      }),
+    );
+  }
+  for (const { announced, ask } of COUNTS_POLLS) {
+    // Real time, 2 s tasks polled every second: polls are a tenth of the calls. About 35 s.
+    const jobs = 600;
+    const limit = 20;
+    const sim = await startSim([
+      "--latency",
+      "image=2s",
+      "--media-variants",
+      "1",
+      "--cache-dir",
+      path.join(dir, "media"),
+      "--rate-limit",
+      `${limit}/s`,
+      "--rate-limit-counts",
+      "calls",
+      ...(announced ? [] : ["--rate-limit-unannounced"]),
+    ]);
+    const poll = "{ first_after: 2s, every: 1s, batch_size: 50 }";
+    const file = manifest(dir, jobs, `${ask * limit}/s`, `-counts-${announced}-${ask}`, poll);
+    const result = await runGwrun(file, sim.url);
+    const served = await counters(sim.url);
+    sim.stop();
+    if (result.code !== 0) process.stderr.write(result.stderr);
+    const queries = served.queries.single + served.queries.batch;
+    const calls = served.submits.received + queries;
+    const limited = served.errors["429"] ?? 0;
+    const first = result.submits[0] ?? 0;
+    const last = result.submits.at(-1) ?? 0;
+    const achieved = (result.submits.length - 1) / ((last - first) / 1000);
+    console.log(
+      JSON.stringify({
+        bench: "run-limit-counts-polls",
+        jobs,
+        exit_code: result.code,
+        gateway_limit_per_s: limit,
+        limit_announced: announced,
+        manifest_submit_rate_per_s: ask * limit,
+        calls,
+        queries,
+        http_429: limited,
+        http_429_per_call: Math.round((limited / calls) * 10000) / 10000,
+        target_http_429_per_call: 0.005,
+        achieved_submits_per_s: Math.round(achieved * 100) / 100,
+        calls_per_s_of_limit: Math.round(((calls / (last - first)) * 1000 * 1000) / limit) / 1000,
       }),
     );
   }

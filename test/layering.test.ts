@@ -32,6 +32,19 @@ describe("the stage order, enforced by npm run lint", () => {
     expect(later.output).toContain("src/engine comes before src/fleet in the stage order");
   });
 
+  it("lets a stage's folders use each other's files, and fails their deep imports elsewhere", () => {
+    const own = lint(
+      "src/store/sqlite/probe.ts",
+      'export { TASK_COLUMNS } from "../queries/tasks.js";\n',
+    );
+    expect(own.output).not.toContain("noRestrictedImports");
+    const deep = lint(
+      "src/store/sqlite/probe.ts",
+      'export { hashOf } from "../../gateway/batch.js";\n',
+    );
+    expect(deep.output).toContain("Another stage is reached through its index.js only");
+  });
+
   it("lets a stage use an earlier one through its index", () => {
     const fine = lint("src/fleet/probe.ts", 'export { sendTask } from "../engine/index.js";\n');
     expect(fine.output).not.toContain("noRestrictedImports");

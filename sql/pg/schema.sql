@@ -29,6 +29,10 @@ CREATE TABLE gateway_pace (
   epoch bigint NOT NULL DEFAULT 0,
   updated_at timestamp with time zone NOT NULL DEFAULT clock_timestamp(),
   busy_since timestamp with time zone,
+  limit_told double precision,
+  limit_until timestamp with time zone,
+  limited_at timestamp with time zone,
+  turns_since integer NOT NULL DEFAULT 0,
   CONSTRAINT gateway_pace_pkey PRIMARY KEY (account),
   CONSTRAINT gateway_pace_ceiling_check CHECK ((ceiling > (0)::double precision)),
   CONSTRAINT gateway_pace_rate_check CHECK ((rate > (0)::double precision))

@@ -59,7 +59,7 @@ export const LIMIT_MEMORY_MS = 60_000;
  * When the gateway announces its limit (RateLimit-Policy) it settles just under it; when it
  * does not, a 429 that came while turns went out back to back tells the limit: the calls that
  * went through since the 429 before it (the gateway's bucket was empty at both) over the time
- * between them, or at first the rate itself. The pace stays under it for a minute
+ * between them when that is a second or more, else the rate itself; never under the floor. The pace stays under it for a minute
  * (LIMIT_MEMORY_MS), so it does not probe the limit again on every climb.
  * After a run of successes it climbs back toward the manifest's rate.
  */
@@ -143,10 +143,12 @@ export class SubmitPace implements Pace {
     this.#queries.learn(query, limit !== undefined && this.#rate <= limit * UNDER_LIMIT * 1.001);
     if (announced !== undefined) this.#cap(announced);
     else if (this.#sentSinceCut) {
-      // Half a second's turns went out back to back: the gateway's limit is what got through.
-      if (this.#inARow >= Math.max(2, this.#rate / 2))
-        this.#limited = { rate: this.#limitSeen(now), until: now + LIMIT_MEMORY_MS };
       const floor = Math.max(this.#ceiling / 64, this.#sustained / 2);
+      // Half a second's turns went out back to back: the gateway's limit is what got through.
+      if (this.#inARow >= Math.max(2, this.#rate / 2)) {
+        const seen = Math.max(floor, this.#limitSeen(now));
+        this.#limited = { rate: seen, until: now + LIMIT_MEMORY_MS };
+      }
       const halved = Math.max(Math.min(floor, this.#rate), this.#rate / 2);
       this.#rate = Math.min(this.#top(), halved);
       this.#sentSinceCut = false;
@@ -161,11 +163,13 @@ export class SubmitPace implements Pace {
 
   /**
    * Calls per second the gateway let through since the 429 before this one (less this one's
-   * call), when that came within LIMIT_MEMORY_MS; else the rate now. Never above the rate.
+   * call), when that came a second to a minute (LIMIT_MEMORY_MS) ago; else the rate now.
+   * Never above the rate.
    */
   #limitSeen(now: number): number {
     const since = this.#lastLimitedAt;
-    if (since === undefined || now - since >= LIMIT_MEMORY_MS || now <= since) return this.#rate;
+    if (since === undefined || now - since >= LIMIT_MEMORY_MS || now - since < 1000)
+      return this.#rate;
     return Math.min(this.#rate, (Math.max(0, this.#callsSince - 1) * 1000) / (now - since));
   }
 

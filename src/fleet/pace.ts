@@ -1,11 +1,10 @@
 import type { Clock } from "../core/clock.js";
 import { type Pace, QueryRule } from "../engine/index.js";
-import type { PgStore } from "../store/postgres/open.js";
-import { type PaceRow, type PaceState, type Successes, UNDER } from "../store/postgres/pace.js";
+import type { FleetStore, PaceRow, PaceState, Successes } from "../store/index.js";
 
 /**
  * One pace for a fleet of workers on one gateway account: turns come from the account's pace
- * row (`src/store/postgres/pace.ts`), spaced 1/rate apart by the database clock across every
+ * row (the store's `fleet.pace`), spaced 1/rate apart by the database clock across every
  * process and host; 429s, Retry-After and successes move that row, as `SubmitPace` moves its
  * fields. Successes ride on the next turn booked, or go on their own when no turn is asked for.
  */
@@ -27,6 +26,10 @@ export class FleetPace implements Pace {
   #rate: number;
   /** The epoch of the last turn given: a 429 cuts the rate only if no cut came since. */
   #turnEpoch: number;
+  /** The newest epoch this process has heard of: a turn booked at an older one is booked again. */
+  #epoch: number;
+  /** Bumped by a 429 here: a turn booked before it is booked again. */
+  #booking = 0;
   /** Local clock ms before which no turn is given (Retry-After, here or from the row). */
   #pausedUntil = 0;
   #outstanding = 0;
@@ -48,6 +51,7 @@ export class FleetPace implements Pace {
     this.#queries = new QueryRule(clock);
     this.#rate = opened.rate;
     this.#turnEpoch = opened.epoch;
+    this.#epoch = opened.epoch;
     this.#learn(opened);
   }
 
@@ -73,15 +77,19 @@ export class FleetPace implements Pace {
     try {
       for (;;) {
         const pausedBefore = this.#pausedUntil;
+        const booking = this.#booking;
         const succeeded = this.#successes;
         this.#successes = undefined;
         const turn = await this.row.reserve(this.account, succeeded);
         // The slot on this host's clock, at the latest: the row told how long from its now.
         const slot = this.clock.now() + turn.waitMs;
         this.#rate = turn.rate;
+        this.#epoch = Math.max(this.#epoch, turn.epoch);
         if (turn.waitMs > 0) await this.clock.sleep(turn.waitMs, signal);
         // A pause came while this turn waited: its slot lies inside it, so book one after it.
         if (this.#pausedUntil > pausedBefore && this.#pausedUntil > this.clock.now()) continue;
+        // A 429 came, here or to another process, since this turn was booked at the old rate.
+        if (booking !== this.#booking || turn.epoch < this.#epoch) continue;
         // Woken a whole turn late (a busy host): sent now, it would land in the
         // next turn's place and crowd a second past the limit. Let it go; book another.
         if (this.clock.now() - slot > 1000 / turn.rate) continue;
@@ -111,10 +119,12 @@ export class FleetPace implements Pace {
 
   /** The gateway answered 429 to a generating call, or (`query`) to a query. Never throws. */
   rateLimited(retryAfterMs: number | undefined, announced?: number, query?: boolean): void {
-    const withinLimit = announced !== undefined && this.#rate <= announced * UNDER * 1.001;
+    const withinLimit =
+      announced !== undefined && this.#rate <= announced * this.row.underLimit * 1.001;
     this.#queries.learn(query, withinLimit);
     // Held here at once, so a turn of this process waking before the row answers waits too.
     this.#pause(retryAfterMs ?? 1000 / this.#rate);
+    this.#booking += 1;
     // The 429 ends the run of successes they would have counted in.
     this.#successes = undefined;
     this.#push({ kind: "limited", epoch: this.#turnEpoch, retryAfterMs, announced });
@@ -171,6 +181,7 @@ export class FleetPace implements Pace {
 
   #learn(state: PaceState): void {
     this.#rate = state.rate;
+    this.#epoch = Math.max(this.#epoch, state.epoch);
     if (state.pausedMs > 0) this.#pause(state.pausedMs);
   }
 
@@ -209,13 +220,11 @@ export class FleetPace implements Pace {
  * The fleet pace of `account` on a PostgreSQL store: `ceiling` is the manifest's submit rate
  * per second; a rate learned earlier (the row's) is kept if it is lower.
  */
-export async function openFleetPace(
-  store: Pick<PgStore, "pool">,
+export function openFleetPace(
+  store: { readonly fleet: Pick<FleetStore, "pace"> },
   clock: Clock,
   account: string,
   ceiling: number,
 ): Promise<FleetPace> {
-  // Loaded here, with `pg`: a run on SQLite never needs either.
-  const { pgPaceRow } = await import("../store/postgres/pace.js");
-  return FleetPace.open(pgPaceRow(store.pool), clock, account, ceiling);
+  return FleetPace.open(store.fleet.pace, clock, account, ceiling);
 }

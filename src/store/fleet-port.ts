@@ -3,12 +3,14 @@ import type { LeaderLock } from "./postgres/fleet-leader.js";
 import type { FleetRunRow, LoggedMove } from "./postgres/fleet-runs.js";
 import type { PaceRowStatus } from "./postgres/fleet-status.js";
 import type { WorkerIdentity, WorkerRow } from "./postgres/fleet-workers.js";
+import type { PaceRow, PaceState, PaceTurn, Successes } from "./postgres/pace.js";
 import type { OutputRow, TaskRow } from "./rows.js";
 import type { TaskEvent } from "./task-events.js";
 import type { Receipt } from "./transition-inputs.js";
 
 export type { ClaimLimits, FleetClaim, FleetReceipt, FleetRunRow, LoggedMove, WorkerRow };
 export type { LeaderLock, PaceRowStatus, WorkerIdentity };
+export type { PaceRow, PaceState, PaceTurn, Successes };
 
 /**
  * What a fleet of workers sharing one PostgreSQL store asks of it beyond the store port:
@@ -19,6 +21,8 @@ export type { LeaderLock, PaceRowStatus, WorkerIdentity };
 export interface FleetStore {
   /** The connection string, for graphile-worker's own pool. */
   readonly url: string;
+  /** The gateway pace rows every worker takes its turns from. */
+  readonly pace: PaceRow;
   registerWorker(worker: WorkerIdentity): Promise<void>;
   addWorkerPool(workerId: string, poolId: string): Promise<void>;
   /** False when a reaper found this worker dead already. */

@@ -12,7 +12,11 @@ export type {
   FleetStore,
   LeaderLock,
   LoggedMove,
+  PaceRow,
   PaceRowStatus,
+  PaceState,
+  PaceTurn,
+  Successes,
   WorkerIdentity,
   WorkerRow,
 } from "./fleet-port.js";

@@ -282,6 +282,7 @@ describe("fleet pace on one PostgreSQL row", () => {
     const reserved: number[] = [];
     const state = { rate: 10, epoch: 0, pausedMs: 0 };
     const row: PaceRow = {
+      underLimit: 0.99,
       open: async () => state,
       // The first turn lies 100 ms ahead, the next one is due at once.
       reserve: async () => {
@@ -308,6 +309,7 @@ describe("fleet pace on one PostgreSQL row", () => {
     const carried: (Successes | undefined)[] = [];
     const sent: Successes[] = [];
     const row: PaceRow = {
+      underLimit: 0.99,
       open: async () => state,
       // Each turn lies 100 ms ahead.
       reserve: async (_account, succeeded) => {
@@ -340,6 +342,7 @@ describe("fleet pace on one PostgreSQL row", () => {
   it("drops a row update that fails, without throwing", async () => {
     const clock = new ManualClock();
     const failing: PaceRow = {
+      underLimit: 0.99,
       open: async () => ({ rate: 5, epoch: 0, pausedMs: 0 }),
       reserve: async () => ({ rate: 5, epoch: 0, pausedMs: 0, slotAt: 0, waitMs: 0 }),
       succeed: async () => {

@@ -10,6 +10,7 @@ import { fleetPollRound, fleetRuns } from "./fleet-runs.js";
 import { fleetStatus } from "./fleet-status.js";
 import { fleetWorkers } from "./fleet-workers.js";
 import { migrate, needsMigration } from "./migrate.js";
+import { pgPaceRow } from "./pace.js";
 import { pgStoreUnusable } from "./unusable.js";
 
 /** The PostgreSQL store; `pool` is the raw handle, for tests that set up odd states. */
@@ -79,6 +80,7 @@ function pgStore(db: PgDb, url: string): PgStore {
   });
   const fleet: FleetStore = {
     url,
+    pace: pgPaceRow(db.pool),
     leaderLock: (account, workerId) => new LeaderLock(url, account, workerId),
     ...bind(executor, fleetWorkers),
     ...bind(executor, fleetClaims),

@@ -34,6 +34,8 @@ export interface PaceTurn extends PaceState {
 
 /** The row operations a fleet pace needs: the port `src/fleet/pace.ts` is built on. */
 export interface PaceRow {
+  /** How far under an announced limit the row settles (a fraction of it). */
+  readonly underLimit: number;
   /** Creates the row for `account` or sets its ceiling; a learned rate above it is cut to it. */
   open(account: string, ceiling: number): Promise<PaceState>;
   /**
@@ -58,8 +60,13 @@ export interface PaceRow {
  * dry. Closer than one process's pace (0.97): turns come from one clock, the database's, so
  * no two processes' clocks drift against each other.
  */
-export const UNDER = 0.99;
-const CAP = `LEAST(p.ceiling, ${UNDER} * COALESCE($3::float8, p.announced, 'Infinity'::float8))`;
+const UNDER = 0.99;
+/** How far under a limit its 429s told the row settles: the telling is rougher. */
+const UNDER_TOLD = 0.97;
+/** How long a limit told by 429s holds the rate under it (`LIMIT_MEMORY_MS` of `SubmitPace`). */
+const TOLD_FOR = "interval '60 seconds'";
+const TOLD = `CASE WHEN p.limit_until > clock_timestamp() THEN ${UNDER_TOLD} * p.limit_told END`;
+const CAP = `LEAST(p.ceiling, ${UNDER} * COALESCE($3::float8, p.announced, 'Infinity'::float8), ${TOLD})`;
 const STATE = `p.rate, p.epoch,
   GREATEST(0, COALESCE(EXTRACT(EPOCH FROM p.paused_until - clock_timestamp()) * 1000, 0))::float8 AS paused_ms`;
 
@@ -78,6 +85,7 @@ function state(found: StateRow | undefined, account: string): PaceState {
 /** The pace row operations on `sql` (a pool). */
 export function pgPaceRow(sql: Sql): PaceRow {
   return {
+    underLimit: UNDER,
     open: (account, ceiling) => openPace(sql, account, ceiling),
     reserve: (account, succeeded) => reserveTurn(sql, account, succeeded),
     succeed: (account, count, announced) => recordSuccesses(sql, account, count, announced),
@@ -123,6 +131,7 @@ export async function reserveTurn(
          FROM gateway_pace WHERE account = $1 FOR UPDATE)
      UPDATE gateway_pace p
         SET busy_since = t.since,
+            turns_since = p.turns_since + 1,
             next_at = t.slot + make_interval(secs =>
               CASE WHEN t.slot < t.since + ${IDLE} THEN ${SLOW_START} ELSE 1 END / p.rate),
             ${SUCCEEDED}
@@ -170,7 +179,11 @@ export async function recordSuccesses(
 /**
  * A 429: honours Retry-After fleet-wide (paused_until), settles under an announced limit, else
  * halves the rate, but only when the turn was given at the current epoch (compare-and-set), so
- * one burst halves it once; never below max(ceiling/64, sustained/2).
+ * one burst halves it once; never below max(ceiling/64, sustained/2). A cut that came while
+ * turns went out back to back for half a second learns the limit (`limit_told`): the turns
+ * given since the 429 before it, less this one, over the time between them when that was a
+ * second to a minute, else the rate itself, never under the floor; the rate stays under it for
+ * a minute.
  */
 export async function recordRateLimited(
   sql: Sql,
@@ -180,9 +193,21 @@ export async function recordRateLimited(
   announced?: number,
 ): Promise<PaceState> {
   const cuts = "($3::float8 IS NULL AND p.epoch = $2)";
+  const busy = `(p.busy_since <= clock_timestamp() - interval '500 milliseconds'
+                 AND p.next_at >= clock_timestamp() - make_interval(secs => 1.5 / p.rate))`;
+  const since = "EXTRACT(EPOCH FROM clock_timestamp() - p.limited_at)";
   const floor = `GREATEST(${CAP} / 64, p.sustained / 2)`;
+  const seen = `GREATEST(${floor}, CASE
+                  WHEN p.limited_at > clock_timestamp() - ${TOLD_FOR} AND ${since} >= 1
+                  THEN LEAST(p.rate, GREATEST(0, p.turns_since - 1) / ${since})
+                  ELSE p.rate END)`;
+  const learns = `(${cuts} AND ${busy})`;
+  const told = `CASE WHEN ${learns} THEN ${seen} ELSE p.limit_told END`;
+  const until = `CASE WHEN ${learns} THEN clock_timestamp() + ${TOLD_FOR} ELSE p.limit_until END`;
+  const halved = `GREATEST(LEAST(${floor}, p.rate), p.rate / 2)`;
+  const underTold = `CASE WHEN ${learns} THEN ${UNDER_TOLD} * ${seen} END`;
   const rate = `CASE WHEN $3::float8 IS NOT NULL THEN LEAST(p.rate, ${CAP})
-                     WHEN ${cuts} THEN GREATEST(LEAST(${floor}, p.rate), p.rate / 2)
+                     WHEN ${cuts} THEN LEAST(${halved}, ${underTold})
                      ELSE p.rate END`;
   return state(
     await row<StateRow>(
@@ -190,6 +215,10 @@ export async function recordRateLimited(
       `UPDATE gateway_pace p
           SET announced = COALESCE($3::float8, p.announced),
               rate = ${rate},
+              limit_told = ${told},
+              limit_until = ${until},
+              limited_at = clock_timestamp(),
+              turns_since = 0,
               epoch = CASE WHEN ${cuts} THEN p.epoch + 1 ELSE p.epoch END,
               successes = 0,
               paused_until = GREATEST(p.paused_until, clock_timestamp()

@@ -1,0 +1,91 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { FleetPace } from "../../src/fleet/pace.js";
+import type { PaceRow, PaceTurn } from "../../src/store/index.js";
+import { openPgStore, type PgStore } from "../../src/store/postgres/open.js";
+import { ManualClock } from "../helpers/clock.js";
+import { testDatabase } from "../helpers/postgres.js";
+
+/**
+ * One pace for every call, in a fleet: turns booked before a 429 anywhere in the fleet are
+ * booked again, and a gateway that keeps its limit to itself tells it by its 429s.
+ */
+
+const ACCOUNT = "http://gateway.test:8080";
+
+let stores: PgStore[] = [];
+afterEach(async () => {
+  await Promise.all(stores.map((store) => store.close()));
+  stores = [];
+});
+
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200_000 && !done(); i++)
+    await new Promise((resolve) => setImmediate(resolve));
+  expect(done()).toBe(true);
+}
+
+describe("the fleet's pace after a 429", () => {
+  it("books again a turn booked before a 429 that another process met", async () => {
+    const clock = new ManualClock();
+    let epoch = 0;
+    const reserved: number[] = [];
+    const row: PaceRow = {
+      underLimit: 0.99,
+      open: async () => ({ rate: 10, epoch, pausedMs: 0 }),
+      // Every turn lies 100 ms ahead, at the epoch the row is at.
+      reserve: async () => {
+        reserved.push(epoch);
+        return { rate: 10, epoch, pausedMs: 0, slotAt: clock.now() + 100, waitMs: 100 };
+      },
+      succeed: async () => ({ rate: 10, epoch, pausedMs: 0 }),
+      limit: async () => ({ rate: 10, epoch, pausedMs: 0 }),
+    };
+    const pace = await FleetPace.open(row, clock, ACCOUNT, 10);
+    let came = 0;
+    const ask = () =>
+      void pace.acquire().then(() => {
+        came += 1;
+      });
+    ask();
+    await until(() => reserved.length === 1);
+    // Another process met a 429 and cut the rate: the next turn booked here says so.
+    epoch = 1;
+    ask();
+    await until(() => reserved.length === 2);
+    clock.advance(100);
+    // The first turn, booked at the old rate, is booked again; the second goes.
+    await until(() => came === 1 && reserved.length === 3);
+    expect(reserved).toEqual([0, 1, 1]);
+    clock.advance(100);
+    await until(() => came === 2);
+  });
+
+  it("learns a silent limit from the turns between two 429s and stays under it", async () => {
+    const url = await testDatabase({ schema: true });
+    const store = await openPgStore(url);
+    stores.push(store);
+    const row = store.fleet.pace;
+    await row.open(ACCOUNT, 40);
+    // Turns booked back to back for over half a second at 40/s; then the gateway says no.
+    const book = async (count: number): Promise<PaceTurn> => {
+      let turn: PaceTurn | undefined;
+      for (let i = 0; i < count; i++) turn = await row.reserve(ACCOUNT);
+      if (turn === undefined) throw new Error("no turn");
+      return turn;
+    };
+    const first = await book(30);
+    await sleep(600);
+    const cut = await row.limit(ACCOUNT, first.epoch, undefined);
+    expect(cut.rate).toBe(20);
+    // 25 turns over the next 1.2 s, the last answered 429: 24 got through, 20 a second.
+    const second = await book(25);
+    await sleep(1200);
+    const told = await row.limit(ACCOUNT, second.epoch, undefined);
+    expect(told.rate).toBe(10);
+    // 400 successes would climb back to 40; the rate stays under what the 429s told.
+    const climbed = await row.succeed(ACCOUNT, 400);
+    expect(climbed.rate).toBeLessThan(0.97 * 20);
+    expect(climbed.rate).toBeGreaterThan(0.97 * 16);
+  });
+});
