@@ -194,6 +194,7 @@ CREATE TABLE runs (
   queued boolean NOT NULL DEFAULT false,
   project_dir text,
   dependant_rules text,
+  worked_alone boolean NOT NULL DEFAULT false,
   CONSTRAINT runs_pkey PRIMARY KEY (id)
 );
 CREATE INDEX runs_by_tick ON public.runs USING btree (name, tick) WHERE (tick IS NOT NULL);
@@ -317,20 +318,20 @@ AS $function$
   FROM outputs WHERE job_key = task_key AND state = 'pending'
 $function$;
 
+CREATE OR REPLACE FUNCTION public.gwrun_fleet_works(run integer)
+ RETURNS boolean
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT NOT COALESCE((SELECT worked_alone FROM runs WHERE id = run), false)
+$function$;
+
 CREATE OR REPLACE FUNCTION public.gwrun_in_flight(state text)
  RETURNS boolean
  LANGUAGE sql
  IMMUTABLE
 AS $function$
   SELECT state IN ('submitting', 'submitted', 'processing')
-$function$;
-
-CREATE OR REPLACE FUNCTION public.gwrun_job_name(kind text, run integer)
- RETURNS text
- LANGUAGE sql
- STABLE
-AS $function$
-  SELECT kind || COALESCE((SELECT '_run_' || id FROM runs WHERE id = run AND base_url = 'sim'), '')
 $function$;
 
 CREATE OR REPLACE FUNCTION public.gwrun_queue_downloads(task_keys text[])
@@ -342,11 +343,11 @@ BEGIN
     RETURN;
   END IF;
   PERFORM graphile_worker.add_jobs(ARRAY(
-    SELECT ROW(gwrun_job_name('gwrun_download', gwrun_working_run(j.key, j.run_id)),
-               json_build_object('key', j.key), NULL,
+    SELECT ROW('gwrun_download', json_build_object('key', j.key), NULL,
                NULL, NULL, 'download:' || j.key, gwrun_download_priority(j.key),
                gwrun_run_flags(j.run_id))::graphile_worker.job_spec
-    FROM jobs j WHERE j.key = ANY(task_keys) AND j.placeholder = 0));
+    FROM jobs j WHERE j.key = ANY(task_keys) AND j.placeholder = 0
+      AND gwrun_fleet_works(gwrun_working_run(j.key, j.run_id))));
 END
 $function$;
 
@@ -357,11 +358,11 @@ AS $function$
 DECLARE
   per_job INTEGER := GREATEST(1, LEAST(10, cardinality(task_keys) / 64));
 BEGIN
-  IF cardinality(task_keys) = 0 THEN
+  IF cardinality(task_keys) = 0 OR NOT gwrun_fleet_works(run) THEN
     RETURN;
   END IF;
   PERFORM graphile_worker.add_jobs(ARRAY(
-    SELECT ROW(gwrun_job_name('gwrun_submit', run),
+    SELECT ROW('gwrun_submit',
                CASE WHEN per_job = 1 THEN json_build_object('key', min(c.key))
                     ELSE json_build_object('keys', json_agg(c.key ORDER BY c.n)) END,
                NULL, NULL, NULL,
@@ -396,11 +397,11 @@ CREATE OR REPLACE FUNCTION public.gwrun_queue_work()
  LANGUAGE plpgsql
 AS $function$
 BEGIN
-  IF NEW.placeholder <> 0 THEN
+  IF NEW.placeholder <> 0 OR NOT gwrun_fleet_works(gwrun_working_run(NEW.key, NEW.run_id)) THEN
     RETURN NULL;
   END IF;
   IF NEW.state = 'pending' THEN
-    PERFORM graphile_worker.add_job(gwrun_job_name('gwrun_submit', gwrun_working_run(NEW.key, NEW.run_id)),
+    PERFORM graphile_worker.add_job('gwrun_submit',
       json_build_object('key', NEW.key), job_key := 'submit:' || NEW.key,
       flags := gwrun_run_flags(NEW.run_id));
   ELSIF (NEW.state = 'completed' OR (NEW.state = 'downloaded' AND TG_OP = 'UPDATE' AND OLD.state <> 'completed'))

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { Engine, EXIT_BY_END, STATUS_BY_END } from "../engine/index.js";
 import { type CheckedManifest, checkManifestText } from "../families/index.js";
-import { fleetDriver, isFleetStore, readyForWorkers } from "../fleet/index.js";
+import { fleetDriver, fleetFor, isFleetStore, readyForWorkers } from "../fleet/index.js";
 import {
   formatDiagnostic,
   hasMaskedKey,
@@ -121,6 +121,8 @@ async function executeChecked(
       (log ?? err)(
         `${linePrefix(true)}warning: tick ${moment.tickLabel} of ${settings.name} runs against the built-in simulator (${whySimulator(checked.source, process.env, flags.baseUrl)}): stand-in outputs, no real money`,
       );
+    // A fleet works the run, or (the simulator in this process) this process alone.
+    const fleet = fleetFor(store, baseUrl, flags.detach === true);
     const gateway = await openGateway(settings, baseUrl, hasMaskedKey(checked.source));
     try {
       const now = Date.now();
@@ -142,7 +144,8 @@ async function executeChecked(
         }));
       // The plan is what runs: its tasks are recorded as `gwrun plan --json` prints them.
       const plan = planRun(file, settings, jobs, { moment });
-      if (isFleetStore(store)) await readyForWorkers(store, id, outputDir, checked);
+      if (fleet !== undefined) await readyForWorkers(fleet, id, outputDir, checked);
+      else if (isFleetStore(store)) await store.fleet.workAlone(id);
       await store.recordTasks(id, plan.tasks, now);
       // Kept so that `gwrun status` counts the dependants still to come as the run does.
       await store.setDependantRules(id, JSON.stringify(dependantRules(dependantTemplates(jobs))));
@@ -172,8 +175,8 @@ async function executeChecked(
             reporter.emit(event);
           },
         };
-        const driver = isFleetStore(store)
-          ? await fleetDriver(store, work, { detach: flags.detach === true }, reporter)
+        const driver = fleet
+          ? await fleetDriver(fleet, work, { detach: flags.detach === true }, reporter)
           : new Engine(await engineOptions(work));
         const onSignal = onInterrupt(
           () => driver.stop(),

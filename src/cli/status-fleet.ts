@@ -65,8 +65,6 @@ export async function fleetStatus(store: Store, run: RunRow): Promise<FleetStatu
     fleet.queueDepth(EXPIRING_WITHIN_MS),
     fleet.orphanCount(),
   ]);
-  // A run against the in-process simulator paces as `sim:<pid>:<run>`.
-  const sim = new RegExp(`^sim:\\d+:${run.id}$`);
   // The live first; each group newest first, as the store lists them.
   const listed = [...workers].sort((x, y) => gone(x) - gone(y));
   return {
@@ -84,7 +82,7 @@ export async function fleetStatus(store: Store, run: RunRow): Promise<FleetStatu
     submits,
     poll_leaders: leaders,
     pace: paceRows
-      .filter((pace) => pace.account === run.base_url || sim.test(pace.account))
+      .filter((pace) => pace.account === run.base_url)
       .map((pace) => ({
         account: pace.account,
         rate: pace.rate,

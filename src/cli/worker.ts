@@ -88,11 +88,10 @@ export async function runWorker(flags: WorkerFlags): Promise<ExitCode> {
 /** A worker that cannot see a running run's shared output folder must not start: it would redo. */
 async function refuseUnseenFolders(store: PgStore, project: string): Promise<void> {
   const id = await store.fleet.storeId();
-  for (const run of await store.fleet.activeRuns())
-    if (run.base_url !== "sim") {
-      const paths = projectPaths(runProject(run, project));
-      checkMarker(paths.absolute(run.output_dir), id);
-    }
+  for (const run of await store.fleet.activeRuns()) {
+    const paths = projectPaths(runProject(run, project));
+    checkMarker(paths.absolute(run.output_dir), id);
+  }
 }
 
 function count(value: string | undefined, flag: string, fallback: number): number {

@@ -9,6 +9,7 @@ import {
   startRun,
   takeOnTask,
 } from "../engine/index.js";
+import { isSimulator } from "../manifest/index.js";
 import type { RunWork } from "../run/index.js";
 import type { PgStore, Store } from "../store/index.js";
 import { startDependants } from "./endings.js";
@@ -119,6 +120,28 @@ export function isFleetStore(store: Store): store is PgStore {
   return "fleet" in store;
 }
 
+/**
+ * The store, when a fleet works a run against `baseUrl` on it: a PostgreSQL store, and a
+ * gateway every worker reaches. The built-in simulator lives in the process that started the
+ * run, whose engine works it alone (`workAlone`: no jobs are queued for it), so it cannot be
+ * left to the workers (`detach`); nor can a run on a SQLite store.
+ */
+export function fleetFor(store: Store, baseUrl: string, detach: boolean): PgStore | undefined {
+  if (!isFleetStore(store)) {
+    if (detach)
+      throw new GwError(ErrorCode.Usage, "--detach needs a PostgreSQL store for workers to share", {
+        hint: "give --store postgres://… (or GWRUN_STORE); on a SQLite store the run is worked by this process, so leave out --detach",
+      });
+    return undefined;
+  }
+  if (!isSimulator(baseUrl)) return store;
+  if (detach)
+    throw new GwError(ErrorCode.Usage, "--detach needs a gateway every worker reaches", {
+      hint: "the in-process simulator (base_url: sim) lives in this process only; start `gwrun sim --port N` and give its URL with --base-url",
+    });
+  return undefined;
+}
+
 /** The run on a fleet: its engine parts opened as a worker's, task events read from the store. */
 export async function fleetDriver(
   store: PgStore,
@@ -126,10 +149,6 @@ export async function fleetDriver(
   options: { detach: boolean },
   reporter: { emit(event: EngineEvent): void; notice(message: string): void },
 ): Promise<FleetDriver> {
-  if (options.detach && work.baseUrl === "sim")
-    throw new GwError(ErrorCode.Usage, "--detach needs a gateway every worker reaches", {
-      hint: "the in-process simulator (base_url: sim) lives in this process only; start `gwrun sim --port N` and give its URL with --base-url",
-    });
   // Task moves are told from the store's log (whichever worker made them), the rest as it
   // comes: what taking on the run's tasks here found (files missing, files delivered) too.
   const emit = work.emit;

@@ -8,6 +8,7 @@
 export {
   FleetDriver,
   fleetDriver,
+  fleetFor,
   isFleetStore,
   WORKER_CONCURRENCY,
   WORKER_DOWNLOADS,

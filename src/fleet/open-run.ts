@@ -29,8 +29,7 @@ export async function openFleetRun(
   const run: FleetRun = {
     id: work.runId,
     context,
-    // The in-process simulator is one process's gateway; a real one is an account.
-    account: work.baseUrl === "sim" ? `sim:${process.pid}:${work.runId}` : work.baseUrl,
+    account: work.baseUrl,
     halt: undefined,
     refusals: new Map(),
     close: async () => {
@@ -45,8 +44,8 @@ export async function openFleetRun(
 }
 
 /**
- * Opens a recorded run from the manifest it recorded (no file, no environment but the key);
- * a run against another process's in-process simulator is not this worker's. `record` keeps
+ * Opens a recorded run from the manifest it recorded (no file, no environment but the key).
+ * `record` keeps
  * paths as recorded: each run is worked in its project (`runProject`), with a store of its own
  * that gives them as that project's.
  */
@@ -57,7 +56,6 @@ export function storedRunOpener(
   owner = CLAIM_OWNER,
 ): OpenRun {
   return async (recorded) => {
-    if (recorded.base_url === "sim") return undefined;
     const paths = projectPaths(runProject(recorded, workerProject));
     const store = inProject(record, paths.root);
     const row = locatedRun(paths, recorded);

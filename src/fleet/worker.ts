@@ -118,10 +118,6 @@ export class FleetWorker {
       const { keys: listed } = payload as { keys?: unknown };
       return Array.isArray(listed) ? listed.map(String) : [key(payload)];
     };
-    // Jobs of a run against the simulator inside this process are named for it (sql/pg/000011).
-    const suffixes = ["", ...[...this.#runs.keys()].map((id) => `_run_${id}`)];
-    const named = (kind: string, handle: (payload: unknown) => Promise<void>) =>
-      Object.fromEntries(suffixes.map((suffix) => [kind + suffix, handle]));
     // Jobs fetched a batch at a time and their completions written together: a query per job
     // to fetch it and one to delete it were much of the database's work. Twice the jobs it
     // runs at once: each fetch is a heavy query, and the jobs a worker holds back stay few
@@ -142,12 +138,12 @@ export class FleetWorker {
       await run({
         ...shared,
         ...batched(this.#options.concurrency),
-        taskList: named("gwrun_submit", (payload) => submitJob(keys(payload), deps)),
+        taskList: { gwrun_submit: (payload) => submitJob(keys(payload), deps) },
       }),
       await run({
         ...shared,
         ...batched(this.#options.downloads),
-        taskList: named("gwrun_download", (payload) => downloadJob(key(payload), deps)),
+        taskList: { gwrun_download: (payload) => downloadJob(key(payload), deps) },
       }),
     );
     this.#loops = [
@@ -213,8 +209,8 @@ export class FleetWorker {
   }
 
   /**
-   * A job's run, or an error that puts the job back in the queue: another process works the
-   * run alone (the simulator inside it), or this worker works another run (`--run`).
+   * A job's run, or an error that puts the job back in the queue: this worker works another
+   * run (`--run`).
    */
   async #workableRun(id: number): Promise<FleetRun> {
     const run = await this.#runOf(id);

@@ -56,7 +56,10 @@ export interface FleetStore {
     limit: number,
   ): Promise<{ task_id: string; job_key: string; worker_id: string; received_at: number }[]>;
   setResolvedManifest(runId: number, text: string): Promise<void>;
+  /** Marks a run only its own process works (before its tasks are recorded): no jobs queue. */
+  workAlone(runId: number): Promise<void>;
   fleetRun(runId: number): Promise<FleetRunRow | undefined>;
+  /** Runs the fleet works (not those worked alone) that are still going, oldest first. */
   activeRuns(): Promise<FleetRunRow[]>;
   haltRun(runId: number, halt: string, message: string): Promise<boolean>;
   clearHalt(runId: number): Promise<void>;

@@ -122,6 +122,16 @@ describe("gwrun worker", () => {
       );
       expect(rows.map((row) => row.submitted_by)).not.toContain(other.id);
       expect(rows).toHaveLength(1);
+      // Its engine worked it alone: no job was queued under a name of its own.
+      const { rows: runs } = await fleet.db.query<{ worked_alone: boolean }>(
+        "SELECT worked_alone FROM runs",
+      );
+      expect(runs).toEqual([{ worked_alone: true }]);
+      const { rows: tasks } = await fleet.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM graphile_worker._private_tasks
+          WHERE identifier NOT IN ('gwrun_submit', 'gwrun_download')`,
+      );
+      expect(tasks).toEqual([{ n: 0 }]);
     });
   }, 90_000);
 

@@ -29,12 +29,18 @@ export const fleetRuns = {
   setResolvedManifest: write(function* (runId: number, text: string) {
     yield* changes("UPDATE runs SET resolved_manifest = $2 WHERE id = $1", [runId, text]);
   }),
+  /** The run is worked by the process that started it alone: no jobs are queued for it. */
+  workAlone: write(function* (runId: number) {
+    yield* changes("UPDATE runs SET worked_alone = true WHERE id = $1", [runId]);
+  }),
   fleetRun: read(function* (runId: number) {
     return yield* first<FleetRunRow>("SELECT * FROM runs WHERE id = $1", [runId]);
   }),
-  /** Runs still going, oldest first. */
+  /** Runs the fleet works that are still going, oldest first. */
   activeRuns: read(function* () {
-    return yield* rows<FleetRunRow>("SELECT * FROM runs WHERE status = 'running' ORDER BY id");
+    return yield* rows<FleetRunRow>(
+      "SELECT * FROM runs WHERE status = 'running' AND NOT worked_alone ORDER BY id",
+    );
   }),
   /** Stops the run's submits fleet-wide; false when halted already (the first reason stays). */
   haltRun: write(function* (runId: number, halt: string, message: string) {
@@ -108,7 +114,7 @@ export const fleetRuns = {
     );
     yield* rows(
       `SELECT graphile_worker.add_jobs(ARRAY(
-         SELECT ROW(gwrun_job_name('gwrun_download', $1), json_build_object('key', j.key), NULL, NULL, NULL,
+         SELECT ROW('gwrun_download', json_build_object('key', j.key), NULL, NULL, NULL,
                     'download:' || j.key, gwrun_download_priority(j.key),
                     gwrun_run_flags(j.run_id))::graphile_worker.job_spec
          FROM jobs j JOIN run_jobs r ON r.key = j.key
