@@ -127,8 +127,9 @@ export async function kill(bench) {
         ),
       ];
       const partialsAtSettle = partialsNow();
+      // Recorded paths are relative to the project folder (the manifest's), or absolute.
       const absent = missing.filter(
-        (row) => row.path === null || !existsSync(path.resolve(outputDir, row.path)),
+        (row) => row.path === null || !existsSync(path.resolve(folder, row.path)),
       );
       Object.assign(result, {
         tasks: sums[0].tasks,
