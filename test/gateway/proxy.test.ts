@@ -10,6 +10,7 @@ import {
   readProxies,
 } from "../../src/gateway/index.js";
 import { type Proxies, proxyFor } from "../../src/gateway/proxy.js";
+import { requestFailure } from "../../src/gateway/proxy-errors.js";
 import { closedPort, startProxy, type TestProxy } from "../helpers/proxy.js";
 
 /** A gateway that takes any submit. */
@@ -187,5 +188,25 @@ describe("a proxy that refuses", () => {
       expect(mayHaveArrived(error)).toBe(false);
       expect(proxy.tunnels).toEqual([host]);
     });
+  });
+
+  it("item 2: a connection lost once the tunnel was open stays a network failure that may have reached the gateway, naming the proxy", () => {
+    const proxies = readProxies({ HTTPS_PROXY: "http://bob:tunnel-pw@proxy.corp:3128" });
+    const url = "https://gw.example.com/v1/images/generations";
+    const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
+    const error = requestFailure(
+      reset,
+      "submit to /v1/images/generations",
+      url,
+      proxyFor(url, proxies),
+    );
+    expect(error.code).toBe(ErrorCode.Network);
+    expect(error.message).toBe(
+      "submit to /v1/images/generations through the proxy http://***@proxy.corp:3128 (HTTPS_PROXY): connection failed (ECONNRESET)",
+    );
+    expect(mayHaveArrived(error)).toBe(true);
+    // Without a proxy on the route, the error is the one gwrun always gave.
+    const direct = requestFailure(reset, "download", "https://cdn.example.com/a.png", undefined);
+    expect(direct.message).toBe("download: connection failed (ECONNRESET)");
   });
 });
