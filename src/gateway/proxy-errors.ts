@@ -69,5 +69,7 @@ export function proxyFailure(
       { retryable: true, cause: error },
     );
   }
-  return networkError(error, `${what} through ${named}`);
+  // Should the library's words quote the proxy's URL, they show it masked.
+  const masked = (text: string) => text.split(proxy.url).join(proxy.shown);
+  return networkError(error, `${what} through ${named}`, masked);
 }

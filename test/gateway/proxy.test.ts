@@ -205,6 +205,11 @@ describe("a proxy that refuses", () => {
       "submit to /v1/images/generations through the proxy http://***@proxy.corp:3128 (HTTPS_PROXY): connection failed (ECONNRESET)",
     );
     expect(mayHaveArrived(error)).toBe(true);
+    // Where the library quotes the proxy's URL, the credentials are masked.
+    const quoted = new Error("socket hang up at http://bob:tunnel-pw@proxy.corp:3128");
+    const masked = requestFailure(quoted, "download", url, proxyFor(url, proxies));
+    expect(masked.message).toContain("(socket hang up at http://***@proxy.corp:3128)");
+    expect(masked.message).not.toContain("tunnel-pw");
     // Without a proxy on the route, the error is the one gwrun always gave.
     const direct = requestFailure(reset, "download", "https://cdn.example.com/a.png", undefined);
     expect(direct.message).toBe("download: connection failed (ECONNRESET)");
