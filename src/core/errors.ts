@@ -18,6 +18,8 @@ export const ErrorCode = {
   HttpOther: "GW_HTTP_OTHER",
   /** The connection failed, was reset or timed out. */
   Network: "GW_NETWORK",
+  /** A proxy could not be reached or refused the connection: nothing reached the gateway. */
+  Proxy: "GW_PROXY",
   /** A response whose body is not what the spec says. */
   BadResponse: "GW_BAD_RESPONSE",
   /** The gateway says the task does not exist or has expired. */

@@ -1,4 +1,4 @@
-import { Agent, type Dispatcher, request } from "undici";
+import { type Dispatcher, request } from "undici";
 import type { Clock } from "../core/clock.js";
 import { systemClock } from "../core/clock.js";
 import { coerceError, ErrorCode } from "../core/errors.js";
@@ -18,6 +18,8 @@ import {
 import { badResponse, envelopeData, readReceipt, type SubmitReceipt } from "./envelope.js";
 import { errorFromResponse, GatewayError, networkError, rateLimitOf } from "./errors.js";
 import { GATEWAY_TEXT_MAX, gatewayText, redacted } from "./gateway-text.js";
+import { outboundDispatcher, type Proxies, proxyFor } from "./proxy.js";
+import { requestFailure } from "./proxy-errors.js";
 import { readSse } from "./sse.js";
 import { readTaskRecord, type TaskRecord } from "./task-record.js";
 import type { TextAnswer, TextFormat } from "./text-answer.js";
@@ -33,6 +35,8 @@ export interface GatewayOptions {
   messagesVersion?: { header: string; value: string };
   /** An undici dispatcher to send through; by default a keep-alive pool owned by the client. */
   dispatcher?: Dispatcher;
+  /** The proxies of the client's own pool (see `readProxies`); none: every request is direct. */
+  proxies?: Proxies;
   /** Milliseconds to wait for response headers, and between body chunks. Default 60 s. */
   timeoutMs?: number;
   clock?: Clock;
@@ -52,15 +56,8 @@ export class GatewayClient {
 
   constructor(options: GatewayOptions) {
     this.#options = options;
-    const timeout = options.timeoutMs ?? 60_000;
     this.#dispatcher =
-      options.dispatcher ??
-      new Agent({
-        connections: 32,
-        keepAliveTimeout: 4_000,
-        headersTimeout: timeout,
-        bodyTimeout: timeout,
-      });
+      options.dispatcher ?? outboundDispatcher(options.timeoutMs ?? 60_000, options.proxies);
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#clock = options.clock ?? systemClock;
   }
@@ -188,7 +185,8 @@ export class GatewayClient {
 
   /** Downloads a result link to `dest` (see `downloadFile`). */
   download(url: string, dest: Destination, options: DownloadOptions): Promise<DownloadResult> {
-    return downloadFile(this.#dispatcher, url, dest, options);
+    const proxy = proxyFor(url, this.#options.proxies);
+    return downloadFile(this.#dispatcher, url, dest, options, proxy);
   }
 
   /**
@@ -267,9 +265,10 @@ export class GatewayClient {
     what: string,
     signal?: AbortSignal,
   ): Promise<Dispatcher.ResponseData> {
+    const url = this.#url(path);
     let response: Dispatcher.ResponseData;
     try {
-      response = await request(this.#url(path), {
+      response = await request(url, {
         dispatcher: this.#dispatcher,
         method,
         headers: this.#headers(path, body !== undefined),
@@ -278,7 +277,7 @@ export class GatewayClient {
       });
     } catch (error) {
       if (signal?.aborted === true) throw error;
-      throw networkError(error, what);
+      throw requestFailure(error, what, url, proxyFor(url, this.#options.proxies));
     }
     if (response.statusCode >= 200 && response.statusCode < 300) return response;
     const text = await response.body.text().catch(() => "");

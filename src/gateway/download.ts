@@ -8,8 +8,10 @@ import { type Dispatcher, request } from "undici";
 import { coerceError, ErrorCode, localWriteError } from "../core/errors.js";
 import { writeFileWhole } from "../core/file-writer.js";
 import { ensureDir, partialFile } from "../core/fs.js";
-import { GatewayError, networkError } from "./errors.js";
+import { GatewayError } from "./errors.js";
 import { gatewayText } from "./gateway-text.js";
+import type { NetworkProxy } from "./proxy.js";
+import { requestFailure } from "./proxy-errors.js";
 
 export interface DownloadOptions {
   /** Refuse files larger than this many bytes. */
@@ -43,20 +45,22 @@ export type Destination = string | ((contentType: string) => string | Promise<st
 /**
  * Downloads `url` to `destination`: streamed to a temporary file beside it, checked (status,
  * type, size cap, announced length), hashed, then renamed into place — a file at `dest` is
- * always whole. No credentials are sent: result links are public mirrored links.
+ * always whole. No credentials are sent: result links are public mirrored links. `proxy`: the
+ * one the request goes through, named when it fails.
  */
 export async function downloadFile(
   dispatcher: Dispatcher,
   url: string,
   destination: Destination,
   options: DownloadOptions,
+  proxy?: NetworkProxy,
 ): Promise<DownloadResult> {
   const what = "download";
   let response: Dispatcher.ResponseData;
   try {
     response = await request(url, { dispatcher, method: "GET", signal: options.signal });
   } catch (error) {
-    throw networkError(error, what);
+    throw requestFailure(error, what, url, proxy);
   }
   const { statusCode, headers, body } = response;
   if (statusCode !== 200) {

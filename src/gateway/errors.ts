@@ -113,10 +113,17 @@ export function rateLimitOf(
   return Number.isFinite(perSecond) && perSecond > 0 ? perSecond : undefined;
 }
 
-/** Connection failures: reset, refused, timed out. All retryable. */
-export function networkError(error: unknown, what: string): GatewayError {
+/**
+ * Connection failures: reset, refused, timed out. All retryable. `shown` cleans the library's
+ * words before they are quoted.
+ */
+export function networkError(
+  error: unknown,
+  what: string,
+  shown: (text: string) => string = (text) => text,
+): GatewayError {
   const cause = error as { code?: string; message?: string };
-  const reason = cause.code ?? cause.message ?? String(error);
+  const reason = cause.code ?? shown(cause.message ?? String(error));
   return new GatewayError(ErrorCode.Network, `${what}: connection failed (${reason})`, {
     retryable: true,
     cause: error,

@@ -13,13 +13,15 @@ export interface RetryPolicy {
 
 /**
  * What is retried, by error code: rate limits, server errors and broken connections are;
- * refusals (400, 401, 422), the balance (402) and unknown tasks never are. Downloads say
- * themselves (a truncated file is worth another try, an oversized one is not).
+ * refusals (400, 401, 422), the balance (402) and unknown tasks never are. Downloads and
+ * proxies say themselves (a truncated file is worth another try, an oversized one is not; a
+ * proxy that is down may come back, one that refuses the credentials will not).
  */
 const RETRY_BY_CODE: Readonly<Partial<Record<ErrorCode, "always" | "never" | "as-marked">>> = {
   [ErrorCode.HttpRateLimited]: "always",
   [ErrorCode.HttpServer]: "always",
   [ErrorCode.Network]: "always",
+  [ErrorCode.Proxy]: "as-marked",
   [ErrorCode.DownloadInvalid]: "as-marked",
   [ErrorCode.HttpOther]: "as-marked",
   [ErrorCode.HttpInvalid]: "never",

@@ -1,4 +1,5 @@
 import { ErrorCode, GwError } from "../core/errors.js";
+import { type Proxies, readProxies } from "../gateway/index.js";
 import { isSimulator, type ManifestSettings } from "../manifest/index.js";
 import type { Simulator } from "../sim/index.js";
 
@@ -8,6 +9,8 @@ export interface GatewayTarget {
   apiKey: string;
   /** The in-process simulator, for `base_url: sim`. */
   simulator: Simulator | undefined;
+  /** The proxies requests go through (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); none: direct. */
+  proxies: Proxies | undefined;
   /** Gateway seconds per real second: 1 for a real gateway. */
   timeScale: number;
   close(): Promise<void>;
@@ -18,8 +21,9 @@ export const IN_PROCESS_TIME_SCALE = 60;
 
 /**
  * Opens the manifest's gateway: `base_url: sim` starts the simulator in-process on a free
- * loopback port (time scale from GWRUN_SIM_TIME_SCALE, default 60); any other value is used
- * as is, with the API key from the manifest or GW_API_KEY.
+ * loopback port (time scale from GWRUN_SIM_TIME_SCALE, default 60), reached directly (it is
+ * this process's own server, whatever proxy is set); any other value is used as is, with the
+ * API key from the manifest or GW_API_KEY, through the proxies the environment sets.
  */
 export async function openGatewayTarget(
   gateway: ManifestSettings["gateway"],
@@ -44,6 +48,7 @@ export async function openGatewayTarget(
       baseUrl: gateway.baseUrl,
       apiKey,
       simulator: undefined,
+      proxies: readProxies(env),
       timeScale: 1,
       close: async () => {},
     };
@@ -63,6 +68,7 @@ export async function openGatewayTarget(
     // The simulator accepts any non-empty key.
     apiKey: apiKey === undefined || apiKey === "" ? "sim" : apiKey,
     simulator,
+    proxies: undefined,
     timeScale,
     close: () => simulator.close(),
   };

@@ -38,6 +38,7 @@ export async function openGateway(
     baseUrl: target.baseUrl,
     apiKey: target.apiKey,
     messagesVersion: settings.gateway.messagesVersion,
+    proxies: target.proxies,
   });
   await client.connect();
   return {

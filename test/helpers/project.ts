@@ -23,9 +23,13 @@ export interface ProjectScope {
   write(name: string, yaml: string): string;
   /**
    * `gwrun` run in `cwd` (default: the project) against the store and the scope's simulator,
-   * or (`builtIn`) the manifest's own gateway: the built-in simulator of the demo.
+   * or (`builtIn`) the manifest's own gateway: the built-in simulator of the demo; `env` adds
+   * to its environment.
    */
-  gwrun(args: readonly string[], options?: { cwd?: string; builtIn?: boolean }): Promise<CliResult>;
+  gwrun(
+    args: readonly string[],
+    options?: { cwd?: string; builtIn?: boolean; env?: NodeJS.ProcessEnv },
+  ): Promise<CliResult>;
   /** Moves the project folder to `to` (below the scope's temp folder); it is the project now. */
   move(to: string): void;
   /** Copies the project folder to `to` (below the scope's temp folder); the copy's path. */
@@ -66,13 +70,14 @@ export async function withProject<T>(
       writeFileSync(path.join(project, "manifests", name), yaml);
       return path.join("manifests", name);
     },
-    gwrun(args, { cwd = project, builtIn = false } = {}) {
+    gwrun(args, { cwd = project, builtIn = false, env: more = {} } = {}) {
       const talks = !["status", "runs", "report", "export", "view", "plan"].includes(args[0] ?? "");
       const extra = talks && !builtIn ? ["--base-url", sim.url] : [];
       // A PostgreSQL store is named as a user names one with a password in it: in the environment.
       const env = {
         GW_API_KEY: "test-key",
         ...(store === undefined ? {} : { GWRUN_STORE: store }),
+        ...more,
       };
       return gwrunAsync([...args, ...extra], { cwd, env }).done;
     },
