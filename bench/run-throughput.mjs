@@ -12,9 +12,15 @@ import { spawn } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { COUNTS_POLLS } from "./fleet-throughput.mjs";
 import { BENCH_BASE, benchFolder } from "./folder.mjs";
-import { bin, manifest, startInstantSim, startSim, ZERO_LATENCY } from "./run-helpers.mjs";
+import {
+  bin,
+  COUNTS_POLLS,
+  manifest,
+  startInstantSim,
+  startSim,
+  ZERO_LATENCY,
+} from "./run-helpers.mjs";
 
 /** Runs gwrun to the end; samples its peak RSS (VmHWM) and the arrival of submit events. */
 function runGwrun(file, url) {
