@@ -8,7 +8,8 @@ import type { Command, Help } from "commander";
 /** The command that writes docs/commands.md; named in the file and by the test that keeps it fresh. */
 export const COMMANDS_DOC_COMMAND = "npm run docs";
 
-const cell = (text: string) => text.replaceAll("|", "\\|").replaceAll("\n", " ");
+// Descriptions name <id> and the like, which Markdown would read as HTML.
+const cell = (text: string) => text.replace(/[|<>]/g, "\\$&").replaceAll("\n", " ");
 const code = (text: string) => `\`${text}\``;
 
 /** `gwrun store migrate` for a subcommand, `gwrun run` for a command. */
