@@ -73,7 +73,7 @@ export function renderCommandsMarkdown(program: Command): string {
     "",
     `Generated from gwrun's own command definitions by \`${COMMANDS_DOC_COMMAND}\`; do not edit by hand.`,
     `\`gwrun <manifest>\` is short for \`gwrun run <manifest>\`. What each command prints and does is`,
-    "told in [running.md](running.md); every command also answers `--help`.",
+    "told in [running.md](running.md#what-each-command-does); every command also answers `--help`.",
     "",
     ...index,
     "",
