@@ -30,6 +30,8 @@ function task(i, model, body, file, contentType, family, lane) {
     repeat_index: 0,
     take: 1,
     upstream_key: null,
+    submitted_at: null,
+    completed_at: null,
   };
   const output = {
     job_key: row.key,
@@ -37,6 +39,7 @@ function task(i, model, body, file, contentType, family, lane) {
     path: file,
     content_type: contentType,
     state: "downloaded",
+    downloaded_at: null,
   };
   return { row, outputs: [output] };
 }

@@ -1,5 +1,6 @@
 // `npm run bench`: every benchmark runs in a process of its own, so its peak memory is its
 // own, and prints one JSON line of figures.
+// Usage: node bench/run.mjs [manifests|sim|run|ui|postprocess|view ...] (none: every part).
 import { spawnSync } from "node:child_process";
 import { rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -11,6 +12,15 @@ const here = import.meta.dirname;
 const root = path.dirname(here);
 const dir = benchFolder("manifests");
 let failed = false;
+
+const PARTS = ["manifests", "sim", "run", "ui", "postprocess", "view"];
+const chosen = process.argv.slice(2);
+for (const part of chosen)
+  if (!PARTS.includes(part)) {
+    console.error(`unknown part ${part}; parts: ${PARTS.join(", ")}`);
+    process.exit(2);
+  }
+const runs = (part) => chosen.length === 0 || chosen.includes(part);
 
 function node(args) {
   // `gwrun plan --json` of 100k tasks prints megabytes: past spawnSync's default buffer it
@@ -35,7 +45,7 @@ try {
     ["100k-explicit-jobs", explicitManifest(100_000)],
     ["100k-matrix-jobs", matrixManifest(100_000)],
   ];
-  for (const [label, text] of manifests) {
+  for (const [label, text] of runs("manifests") ? manifests : []) {
     const file = path.join(dir, `${label}.yaml`);
     writeFileSync(file, text);
     for (const mode of ["validate", "plan"]) {
@@ -49,11 +59,15 @@ try {
       console.log(JSON.stringify(figures));
     }
   }
-  process.stdout.write(node([path.join(here, "sim-throughput.mjs")]).stdout);
-  process.stdout.write(node([path.join(here, "run-throughput.mjs")]).stdout);
-  process.stdout.write(node([path.join(here, "ui-overhead.mjs")]).stdout);
-  process.stdout.write(node([path.join(here, "postprocess.mjs")]).stdout);
-  process.stdout.write(node([path.join(here, "view-grid.mjs")]).stdout);
+  const scripts = {
+    sim: "sim-throughput.mjs",
+    run: "run-throughput.mjs",
+    ui: "ui-overhead.mjs",
+    postprocess: "postprocess.mjs",
+    view: "view-grid.mjs",
+  };
+  for (const [part, script] of Object.entries(scripts))
+    if (runs(part)) process.stdout.write(node([path.join(here, script)]).stdout);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -19,7 +19,8 @@ const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.ur
   version: string;
 };
 
-function buildProgram(setExit: (code: ExitCode) => void): Command {
+/** The program's table of commands; `docs/commands.md` is rendered from it too. */
+export function buildProgram(setExit: (code: ExitCode) => void): Command {
   const program = new Command("gwrun")
     .description("Batch runner for a generation gateway: YAML manifests in, verified files out")
     .version(pkg.version)

@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { cronProblem, isTimeZone } from "./ticks.js";
 
-/** The manifest format, version 1 (see README). Request fields of jobs are checked per family. */
+/** The manifest format, version 1 (see docs/manifest.md). Request fields of jobs are checked per family. */
 
 const DURATION = /^\d+(\.\d+)?(ms|s|m|h)$/;
 const RATE = /^\d+(\.\d+)?\s*\/\s*(ms|s|m|h|sec|min)$/;

@@ -1,0 +1,227 @@
+// docs/performance.md, rendered from the figures `npm run bench` saved in
+// bench/results/latest.ndjson: what each benchmark measures, its target, and its last figures.
+// Never edited by hand: bench/record.mjs writes it after every benchmark, `npm run docs` too.
+import { readFileSync } from "node:fs";
+
+export const RESULTS_FILE = "bench/results/latest.ndjson";
+export const PERFORMANCE_DOC = "docs/performance.md";
+
+/** Every benchmark, in the order `npm run bench` runs them: its command, what it measures, its target. */
+const CATALOGUE = [
+  [
+    "validate-100k-explicit-jobs",
+    "bench/run.mjs manifests",
+    "`gwrun validate` of a manifest of 100,000 explicit jobs cycling through image, image-set, video and text families: `wall_ms` and `peak_rss_mb` in one process, `cli_wall_ms` through the CLI with Node's start-up.",
+    "under 5 s and 300 MB.",
+  ],
+  [
+    "plan-100k-explicit-jobs",
+    "bench/run.mjs manifests",
+    "`gwrun plan` of the same manifest, every task key computed (`cli_wall_ms`: `gwrun plan --json`).",
+    "none of its own; it shows what the task keys add to validation.",
+  ],
+  [
+    "validate-100k-matrix-jobs",
+    "bench/run.mjs manifests",
+    "`gwrun validate` of one job whose matrix expands to 100,000 combinations.",
+    "under 5 s and 300 MB.",
+  ],
+  [
+    "plan-100k-matrix-jobs",
+    "bench/run.mjs manifests",
+    "`gwrun plan` of the same matrix, every task key computed.",
+    "none of its own.",
+  ],
+  [
+    "sim-throughput",
+    "bench/run.mjs sim",
+    "Submits and task queries per second that `gwrun sim` sustains on loopback, 64 requests in flight through gwrun's own client, with the median and 99th-percentile latency.",
+    "2,000 requests a second, so the simulator never limits another benchmark.",
+  ],
+  [
+    "run-10k-images",
+    "bench/run.mjs run",
+    "A `gwrun run` of 10,000 image jobs against a simulator that answers at once, with no rate limit: jobs per second, HTTP requests per task (downloads included) and gwrun's peak memory. `files_in` names where the files were written (see decisions.md on disks).",
+    "1,000 jobs a second, at most 2.2 requests per task and 250 MB.",
+  ],
+  [
+    "run-rate-limited",
+    "bench/run.mjs run",
+    "600 jobs against a gateway limit of 50/s, below the manifest's 100/s: the submit rate achieved as a fraction of the limit, and the 429s received.",
+    "at least 0.98 of the limit, no 429 after the first.",
+  ],
+  [
+    "run-with-latency",
+    "bench/run.mjs run",
+    "400 images that take 15 s at the gateway, submitted at 20/s with the default poll settings, in real time: HTTP requests per task, and the wall time against the ideal N/R + L.",
+    "at most 2.1 requests per task and 1.05 × the ideal.",
+  ],
+  [
+    "run-limit-counts-polls",
+    "bench/run.mjs run",
+    "600 jobs of 2 s under a gateway limit of 20/s that counts every call, task queries too, announced or kept to itself, the manifest asking for the limit or twice it: 429s as a share of the calls.",
+    "at most 0.5 % of the calls.",
+  ],
+  [
+    "run-10k-dashboard-vs-no-ui",
+    "bench/run.mjs ui",
+    "The 10,000-job run in a 120×40 pseudo-terminal with the live dashboard, against the same run with `--quiet`; three alternating rounds, each side's best.",
+    "the dashboard costs at most 10 % of the wall time.",
+  ],
+  [
+    "postprocess",
+    "bench/run.mjs postprocess",
+    "Post-processing throughput on this machine's cores: checks and WebP thumbnails of 2K PNGs, ffprobe checks with poster and thumbnail of 5 s 720p clips (and with black and frozen frame detection), and `results.jsonl` with the gallery for 100,000 jobs.",
+    "none stated; it shows what the checks cost beside a download.",
+  ],
+  [
+    "view-grid-10k",
+    "bench/run.mjs view",
+    "The `gwrun view` grid page of a run of 10,000 outputs (half of them reviewed), timed from the request to the last byte, cold and warm, and the first thumbnail.",
+    "under 1 s cold and warm (`under_1s`).",
+  ],
+  [
+    "fleet-rate",
+    "bench/fleet.mjs rate",
+    "Four `gwrun worker`s on one PostgreSQL store against a gateway limit (20/s with 2 s tasks, and 100/s with none): steady submits as a fraction of the limit, the busiest second at the gateway, 429s and each worker's share of the submits.",
+    "at least 0.98 of the limit, at most the limit + 1 in any second, at most 0.5 % 429s, each share 0.25 ± 30 %.",
+  ],
+  [
+    "fleet-limit-counts-polls",
+    "bench/fleet.mjs limit-counts-polls",
+    "Three workers under a gateway limit that counts every call, task queries too: 429s as a share of the calls.",
+    "at most 0.5 % of the calls.",
+  ],
+  [
+    "fleet-kill-trial",
+    "bench/fleet.mjs kill",
+    "One trial of kill -9 of a random worker (each on a host of its own) with 2 % of submit answers lost: what each trial found.",
+    "see `fleet-kill`.",
+  ],
+  [
+    "fleet-kill",
+    "bench/fleet.mjs kill",
+    "The kill trials in sum: recorded task ids submitted again, repeats beyond the counted unknown outcomes, lost tasks, partial files left, task ids issued and never recorded.",
+    "0 of each (`failed` 0).",
+  ],
+  [
+    "fleet-leader",
+    "bench/fleet.mjs leader",
+    "kill -9 of the poll leader (lease 6 s): the next batch poll by its successor, and when its claims are resolved.",
+    "next batch poll within 3 s; claims resolved within the lease + 10 s.",
+  ],
+  [
+    "fleet-scale",
+    "bench/fleet.mjs scale",
+    "One, two and four workers on 2 s tasks, four download slots each: the speed-up over one worker and HTTP requests per task.",
+    "at least 1.8× with two and 3.2× with four; at most 2.1 requests per task.",
+  ],
+  [
+    "fleet-pg-10k",
+    "bench/fleet.mjs pg-10k",
+    "10,000 tasks worked by two workers with no gateway latency: jobs per second, time to record the run, peak memory per worker.",
+    "500 jobs a second and 250 MB per worker.",
+  ],
+];
+
+const ORDER = new Map(CATALOGUE.map(([name], index) => [name, index]));
+
+/** Lines of the results file: one JSON object per benchmark line. */
+export function parseResults(text) {
+  return text
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line));
+}
+
+export function readResults(file = RESULTS_FILE) {
+  try {
+    return parseResults(readFileSync(file, "utf8"));
+  } catch (error) {
+    if (error.code === "ENOENT") return [];
+    throw error;
+  }
+}
+
+/** Catalogue order; a benchmark the catalogue does not know goes last, by name. */
+const rank = (line) => ORDER.get(line.bench) ?? CATALOGUE.length;
+export function sortResults(lines) {
+  return [...lines].sort(
+    (a, b) =>
+      rank(a) - rank(b) || (rank(a) === CATALOGUE.length ? a.bench.localeCompare(b.bench) : 0),
+  );
+}
+
+const cell = (value) => {
+  if (value === undefined) return "";
+  const text = typeof value === "object" && value !== null ? JSON.stringify(value) : String(value);
+  return `\`${text.replaceAll("|", "\\|").replaceAll("`", "'")}\``;
+};
+
+/** One column per measured line, one row per figure. */
+function figuresTable(lines) {
+  const keys = [...new Set(lines.flatMap((line) => Object.keys(line)))].filter(
+    (key) => key !== "bench" && key !== "measured",
+  );
+  const head =
+    lines.length === 1 ? ["figure", "value"] : ["figure", ...lines.map((_, i) => `#${i + 1}`)];
+  const rows = keys.map(
+    (key) => `| ${key} | ${lines.map((line) => cell(line[key])).join(" | ")} |`,
+  );
+  const when = [
+    ...new Set(
+      lines.map(({ measured: m }) =>
+        m === undefined ? "unknown" : `${m.date} at commit ${m.commit} on ${m.machine}`,
+      ),
+    ),
+  ];
+  return [
+    `| ${head.join(" | ")} |`,
+    `|${head.map(() => "---").join("|")}|`,
+    ...rows,
+    "",
+    `Measured ${when.join("; ")}.`,
+  ].join("\n");
+}
+
+/** The whole page from the results file's lines, ending in one newline. */
+export function renderPerformance(results) {
+  const byBench = new Map();
+  for (const line of sortResults(results))
+    byBench.set(line.bench, [...(byBench.get(line.bench) ?? []), line]);
+  const known = CATALOGUE.map(([name, command, what, target]) => ({ name, command, what, target }));
+  const unknown = [...byBench.keys()].filter((name) => !ORDER.has(name));
+  const sections = [
+    ...known,
+    ...unknown.map((name) => ({
+      name,
+      command: "",
+      what: "Not described in bench/performance-doc.mjs.",
+      target: "not stated.",
+    })),
+  ].map(({ name, command, what, target }) => {
+    const lines = byBench.get(name);
+    return [
+      `## ${name}`,
+      "",
+      `${what} Target: ${target}${command === "" ? "" : ` Run by \`node bench/record.mjs ${command}\`.`}`,
+      "",
+      lines === undefined ? "_Not measured in this file._" : figuresTable(lines),
+    ].join("\n");
+  });
+  const measured = known.filter(({ name }) => byBench.has(name)).length;
+  return `${[
+    "# Performance",
+    "",
+    `Generated from \`${RESULTS_FILE}\` by \`npm run docs\` (and after every benchmark); do not edit by hand.`,
+    "`npm run bench` runs every benchmark and saves its JSON lines there, each with the date, the",
+    "commit and the machine it was measured on; `node bench/record.mjs bench/<file>.mjs [args]` runs",
+    "one and replaces only its own lines. A benchmark without lines in the file says so.",
+    `This file holds figures of ${measured} of the ${known.length} benchmarks.`,
+    "[decisions.md](decisions.md) tells what earlier measurements led to.",
+    "",
+    ...sections.flatMap((text) => [text, ""]),
+  ]
+    .join("\n")
+    .trimEnd()}\n`;
+}
