@@ -1,12 +1,11 @@
 import { type Command, Option } from "commander";
-import { ExitCode } from "./exit-codes.js";
+import { ExitCode, migrateStore, type StoreFlags } from "../api/index.js";
 import { exportRun } from "./export.js";
 import { FAMILIES_DOC_COMMAND, type FieldsFlags, printFields } from "./fields.js";
 import { out } from "./output.js";
 import { reportRun } from "./report.js";
 import { writeSchemas } from "./schema.js";
 import { listRuns, showStatus } from "./status.js";
-import { migrateStore, type StoreFlags } from "./store.js";
 import { dbOption, storeOption } from "./store-options.js";
 import { type ViewFlags, viewStore } from "./view.js";
 

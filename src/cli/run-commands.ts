@@ -1,6 +1,6 @@
 import type { Command } from "commander";
+import type { ExitCode } from "../api/index.js";
 import { GwError } from "../core/errors.js";
-import type { ExitCode } from "./exit-codes.js";
 import { planManifest } from "./plan.js";
 import { type RetryFlags, type RunFlags, resumeRun, retryRun, runManifest } from "./run.js";
 import { type ScheduleFlags, schedule } from "./schedule.js";

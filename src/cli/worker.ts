@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { ExitCode, isPostgres, openRecordAt, storeAt, storeName } from "../api/index.js";
 import { systemClock } from "../core/clock.js";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { terminalText } from "../core/terminal-text.js";
@@ -15,9 +16,7 @@ import {
 } from "../fleet/index.js";
 import { parseDuration } from "../manifest/index.js";
 import { inProject, locatedRun, type PgStore, projectPaths } from "../store/index.js";
-import { ExitCode } from "./exit-codes.js";
 import { err } from "./output.js";
-import { isPostgres, openRecordAt, storeAt, storeName } from "./store.js";
 
 export interface WorkerFlags {
   store?: string;
