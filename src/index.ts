@@ -31,6 +31,7 @@ export {
   type Validation,
   validate,
 } from "./api/index.js";
+export { ErrorCode, GwError } from "./core/errors.js";
 export type { EngineEvent, RunEnd, RunResult } from "./engine/index.js";
 export type { Diagnostic } from "./manifest/index.js";
 export type { PlanDiff } from "./plan/index.js";

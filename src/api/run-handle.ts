@@ -63,7 +63,8 @@ export class RunHandle implements PromiseLike<RunOutcome>, AsyncIterable<RunEven
       },
       env,
     };
-    signal?.addEventListener("abort", () => this.stop(), { once: true });
+    if (signal?.aborted === true) this.stop();
+    else signal?.addEventListener("abort", () => this.stop(), { once: true });
     // Started on the next turn, so that iterators asked for right away see every event.
     this.#outcome = Promise.resolve()
       .then(() => start(hooks))

@@ -109,20 +109,35 @@ describe("the API", () => {
     expect(outcome.diagnostics.map((d) => d.rule)).toContain("unknown-model");
   });
 
-  it("item 1: stop() before the run goes ends it interrupted, with nothing submitted; resume finishes it", async () => {
+  it("item 1: a stop before the run goes ends it interrupted, with nothing submitted; resume finishes it", async () => {
     await withRun({ seed: "api-stop" }, async (scope) => {
       const manifest = scope.write("two.yaml", TWO(scope.outputDir));
       const options = { db: scope.db, baseUrl: scope.sim.url, apiKey: KEY };
-      const controller = new AbortController();
-      const handle = run(manifest, { ...options, signal: controller.signal });
-      controller.abort();
-      const stopped = await handle;
+      // Aborted before it is given, as a caller's own deadline may be.
+      const stopped = await run(manifest, { ...options, signal: AbortSignal.abort() });
       expect(stopped).toMatchObject({ exitCode: 130, runId: 1 });
       expect(stopped.result?.end).toBe("interrupted");
       expect(scope.sim.counters().submits.received).toBe(0);
       const resumed = await resume(1, options);
       expect(resumed).toMatchObject({ exitCode: 0, runId: 1, result: { end: "done" } });
       expect((await status(undefined, { db: scope.db })).states).toEqual({ done: 3 });
+    });
+  }, 60_000);
+
+  it("item 1: handle.stop() during a run ends it interrupted, its submitted tasks kept for resume", async () => {
+    await withRun({ seed: "api-stop-live" }, async (scope) => {
+      const manifest = scope.write("two.yaml", TWO(scope.outputDir));
+      const options = { db: scope.db, baseUrl: scope.sim.url, apiKey: KEY };
+      const handle = run(manifest, options);
+      const seen: string[] = [];
+      for await (const event of handle) {
+        seen.push(event.type);
+        if (event.type === "task:submitted") handle.stop();
+      }
+      expect(await handle).toMatchObject({ exitCode: 130, result: { end: "interrupted" } });
+      expect(seen).toContain("run:stopping");
+      expect((await status(1, { db: scope.db })).run.status).toBe("interrupted");
+      expect((await resume(1, options)).exitCode).toBe(0);
     });
   }, 60_000);
 
