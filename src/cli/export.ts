@@ -1,8 +1,7 @@
 import path from "node:path";
+import { ExitCode, findRun, type StoreFlags, storeAt, withExistingStore } from "../api/index.js";
 import { plural } from "../core/words.js";
-import { ExitCode } from "./exit-codes.js";
 import { err, out } from "./output.js";
-import { findRun, type StoreFlags, storeAt, withExistingStore } from "./store.js";
 
 /**
  * `gwrun export --approved DIR [run]`: the run's approved outputs with their sidecars into a

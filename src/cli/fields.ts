@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { ExitCode } from "../api/index.js";
 import { GwError } from "../core/errors.js";
 import {
   FAMILIES,
@@ -10,7 +11,6 @@ import {
   familyReference,
   suggestModel,
 } from "../families/index.js";
-import { ExitCode } from "./exit-codes.js";
 import { out } from "./output.js";
 
 /** The command that writes docs/families.md; named in the file and by the test that keeps it fresh. */

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { EXIT_CODE_MEANINGS } from "./exit-codes.js";
+import { EXIT_CODE_MEANINGS } from "../api/index.js";
 
 /** What `gwrun --help` adds after the commands: the shorthand, examples and exit codes. */
 export const HELP_AFTER = `

@@ -1,19 +1,9 @@
-import { existsSync } from "node:fs";
 import path from "node:path";
+import { ExitCode, type PlanOptions, planManifestAt } from "../api/index.js";
 import { roundMoney } from "../core/money.js";
 import { plural } from "../core/words.js";
-import { checkManifestFile } from "../families/index.js";
-import { outputDirOf } from "../manifest/index.js";
-import {
-  dependantTemplates,
-  describePipeline,
-  diffPlan,
-  type PlanDiff,
-  planRun,
-} from "../plan/index.js";
-import { ExitCode } from "./exit-codes.js";
+import { describePipeline, type PlanDiff } from "../plan/index.js";
 import { err, out, printDiagnostics } from "./output.js";
-import { isPostgres, projectOf, storeAt, storeName, withStore } from "./store.js";
 
 /**
  * `gwrun plan <manifest>`: what a run would do, per job, against the state database — new
@@ -21,34 +11,20 @@ import { isPostgres, projectOf, storeAt, storeName, withStore } from "./store.js
  */
 export async function planManifest(
   file: string,
-  options: { json?: boolean; db?: string; store?: string; force?: boolean },
+  options: PlanOptions & { json?: boolean },
 ): Promise<ExitCode> {
-  const checked = await checkManifestFile(file);
-  printDiagnostics(checked.diagnostics, checked.shownText);
-  if (!checked.valid || checked.expanded.settings === undefined) {
+  const { manifest, plan, store } = await planManifestAt(file, options);
+  printDiagnostics(manifest.diagnostics, manifest.text);
+  if (plan === undefined) {
     err(`${file}: invalid; nothing was planned`);
     return ExitCode.Invalid;
   }
-  const plan = planRun(file, checked.expanded.settings, checked.jobs, {
-    moment: checked.expanded.moment,
-  });
-  const project = projectOf(file);
-  const { settings, moment } = checked.expanded;
-  const diffOptions = {
-    now: Date.now(),
-    force: options.force === true,
-    templates: dependantTemplates(checked.jobs),
-    outputDir: path.resolve(project, outputDirOf(settings, moment)),
-  };
-  // Never creates a database: without one, everything is new.
-  const at = storeAt(options, project);
-  const db = at.location;
-  const exists = isPostgres(db) || existsSync(db);
-  const diff = exists
-    ? await withStore(at, (store) => diffPlan(plan, store, diffOptions), { migrate: false })
-    : await diffPlan(plan, undefined, diffOptions);
-  if (options.json === true) printJson(diff);
-  else printPlan(diff, exists ? storeName(db) : `${db} does not exist yet: every task is new`);
+  if (options.json === true) printJson(plan);
+  else
+    printPlan(
+      plan,
+      store.exists ? store.name : `${store.name} does not exist yet: every task is new`,
+    );
   return ExitCode.Ok;
 }
 
@@ -189,7 +165,7 @@ function outputWord(kind: string, count: number): string {
  * The plan as JSON, its task rows one per line: a plan of 100k tasks is a hundred megabytes of
  * text, which one string would hold twice over.
  */
-function printJson(diff: Awaited<ReturnType<typeof diffPlan>>): void {
+function printJson(diff: PlanDiff): void {
   const { tasks, ...rest } = diff;
   const head = JSON.stringify(rest, null, 2);
   const lines = [`${head.slice(0, head.lastIndexOf("}")).trimEnd()},`, `  "tasks": [`];

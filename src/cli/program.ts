@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
+import { ExitCode } from "../api/index.js";
 import { coerceError, ErrorCode, GwError } from "../core/errors.js";
 import { storeUnusable } from "../store/index.js";
-import { ExitCode } from "./exit-codes.js";
 import { HELP_AFTER, showUsageAfterErrors } from "./help.js";
 import { err } from "./output.js";
 import { addRecordCommands } from "./record-commands.js";

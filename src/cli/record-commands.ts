@@ -1,13 +1,12 @@
 import { type Command, Option } from "commander";
-import { ExitCode } from "./exit-codes.js";
+import { ExitCode, migrateStore, type StoreFlags } from "../api/index.js";
 import { exportRun } from "./export.js";
 import { FAMILIES_DOC_COMMAND, type FieldsFlags, printFields } from "./fields.js";
 import { out } from "./output.js";
 import { reportRun } from "./report.js";
 import { writeSchemas } from "./schema.js";
 import { listRuns, showStatus } from "./status.js";
-import { migrateStore, type StoreFlags } from "./store.js";
-import { dbOption, storeOption } from "./store-options.js";
+import { storeOption, withStoreOptions } from "./store-options.js";
 import { type ViewFlags, viewStore } from "./view.js";
 
 /** The commands that read and hand over the record: status, runs, report, export, view, and the rest. */
@@ -22,69 +21,61 @@ export function addRecordCommands(program: Command, setExit: (code: ExitCode) =>
       setExit(await writeSchemas(options.out));
     });
 
-  program
-    .command("status")
-    .description("a run's tasks by state and per job, spend, failures with reasons, text answers")
-    .argument("[run]", "run id (default: the latest)")
-    .addOption(dbOption())
-    .addOption(storeOption())
+  withStoreOptions(
+    program
+      .command("status")
+      .description("a run's tasks by state and per job, spend, failures with reasons, text answers")
+      .argument("[run]", "run id (default: the latest)"),
+  )
     .option("--json", "print as JSON")
     .action(async (run: string | undefined, flags: StoreFlags & { json?: boolean }) => {
       setExit(await showStatus(run, flags));
     });
 
-  program
-    .command("report")
-    .description(
-      "rebuild an output folder's results.jsonl and index.html gallery (every current output in it) from the store",
-    )
-    .argument(
-      "[run]",
-      "run id: its folder's record is rebuilt and its own outputs written beside it as run-<id>.jsonl and run-<id>.html (default: the latest run's folder, no run files)",
-    )
-    .addOption(dbOption())
-    .addOption(storeOption())
-    .action(async (run: string | undefined, flags: StoreFlags) => {
-      setExit(await reportRun(run, flags));
-    });
+  withStoreOptions(
+    program
+      .command("report")
+      .description(
+        "rebuild an output folder's results.jsonl and index.html gallery (every current output in it) from the store",
+      )
+      .argument(
+        "[run]",
+        "run id: its folder's record is rebuilt and its own outputs written beside it as run-<id>.jsonl and run-<id>.html (default: the latest run's folder, no run files)",
+      ),
+  ).action(async (run: string | undefined, flags: StoreFlags) => {
+    setExit(await reportRun(run, flags));
+  });
 
-  program
-    .command("export")
-    .description(
-      "copy a run's approved outputs with their provenance sidecars into a delivery folder, with review.csv",
-    )
-    .argument("[run]", "run id (default: the latest)")
-    .requiredOption("--approved <dir>", "the delivery folder (made if missing)")
-    .option("--force", "replace files in the delivery folder this export did not write")
-    .addOption(dbOption())
-    .addOption(storeOption())
-    .action(
-      async (
-        run: string | undefined,
-        flags: StoreFlags & { approved: string; force?: boolean },
-      ) => {
-        setExit(await exportRun(run, flags));
-      },
-    );
+  withStoreOptions(
+    program
+      .command("export")
+      .description(
+        "copy a run's approved outputs with their provenance sidecars into a delivery folder, with review.csv",
+      )
+      .argument("[run]", "run id (default: the latest)")
+      .requiredOption("--approved <dir>", "the delivery folder (made if missing)")
+      .option("--force", "replace files in the delivery folder this export did not write"),
+  ).action(
+    async (run: string | undefined, flags: StoreFlags & { approved: string; force?: boolean }) => {
+      setExit(await exportRun(run, flags));
+    },
+  );
 
-  program
-    .command("view")
-    .description(
-      "a local web app to review runs: live progress, a timeline, outputs in a matrix grid, approve or reject",
-    )
-    .option("--port <n>", "port on 127.0.0.1 (default: any free one)")
-    .option("--open", "open it in the browser")
-    .addOption(dbOption())
-    .addOption(storeOption())
-    .action(async (flags: ViewFlags) => {
-      setExit(await viewStore(flags));
-    });
+  withStoreOptions(
+    program
+      .command("view")
+      .description(
+        "a local web app to review runs: live progress, a timeline, outputs in a matrix grid, approve or reject",
+      )
+      .option("--port <n>", "port on 127.0.0.1 (default: any free one)")
+      .option("--open", "open it in the browser"),
+  ).action(async (flags: ViewFlags) => {
+    setExit(await viewStore(flags));
+  });
 
-  program
-    .command("runs")
-    .description("the latest runs: status, start, duration, tick")
-    .addOption(dbOption())
-    .addOption(storeOption())
+  withStoreOptions(
+    program.command("runs").description("the latest runs: status, start, duration, tick"),
+  )
     .option("--json", "print as JSON")
     .action(async (flags: StoreFlags & { json?: boolean }) => {
       setExit(await listRuns(flags));
@@ -112,7 +103,7 @@ export function addRecordCommands(program: Command, setExit: (code: ExitCode) =>
     .description(
       "set up a PostgreSQL store's schema, or bring it up to date (`run` does it too when it is missing)",
     )
-    .addOption(storeOption())
+    .addOption(storeOption(true))
     .action(async (flags: StoreFlags) => {
       out(`gwrun: the store at ${await migrateStore(flags)} is up to date`);
       setExit(ExitCode.Ok);

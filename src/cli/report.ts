@@ -1,12 +1,10 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { ExitCode, findRun, storeAt, withExistingStore } from "../api/index.js";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { isBelow } from "../core/safe-files.js";
 import type { ReportOf } from "../postprocess/index.js";
-
-import { ExitCode } from "./exit-codes.js";
 import { out } from "./output.js";
-import { findRun, storeAt, withExistingStore } from "./store.js";
 
 /**
  * `gwrun report [run]`: rebuilds the output folder's results.jsonl and index.html from the

@@ -1,10 +1,10 @@
 import type { Command } from "commander";
+import type { ExitCode } from "../api/index.js";
 import { GwError } from "../core/errors.js";
-import type { ExitCode } from "./exit-codes.js";
 import { planManifest } from "./plan.js";
 import { type RetryFlags, type RunFlags, resumeRun, retryRun, runManifest } from "./run.js";
 import { type ScheduleFlags, schedule } from "./schedule.js";
-import { dbOption, storeOption } from "./store-options.js";
+import { withStoreOptions } from "./store-options.js";
 import { validateManifests, validateRequestFile, validateRequestLines } from "./validate.js";
 
 /** The commands that read manifests and run them: validate, plan, run, resume, retry, schedule. */
@@ -35,15 +35,19 @@ export function addRunCommands(program: Command, setExit: (code: ExitCode) => vo
       setExit(await validateManifests(manifests));
     });
 
-  program
-    .command("plan")
-    .description(
-      "show what a run would do against the state database: per job, tasks new, done, in flight, failed or expired, and the cost of what is new",
-    )
-    .argument("<manifest>", "manifest file")
-    .option("--json", "print the plan as JSON: the tasks a run would record, each with its status")
-    .addOption(dbOption("; never created"))
-    .addOption(storeOption())
+  withStoreOptions(
+    program
+      .command("plan")
+      .description(
+        "show what a run would do against the state database: per job, tasks new, done, in flight, failed or expired, and the cost of what is new",
+      )
+      .argument("<manifest>", "manifest file")
+      .option(
+        "--json",
+        "print the plan as JSON: the tasks a run would record, each with its status",
+      ),
+    "; never created",
+  )
     .option("--force", "as `run --force` would: tasks done count as new")
     .action(
       async (
@@ -55,9 +59,7 @@ export function addRunCommands(program: Command, setExit: (code: ExitCode) => vo
     );
 
   const runOptions = (command: Command) =>
-    command
-      .addOption(dbOption())
-      .addOption(storeOption())
+    withStoreOptions(command)
       .option("--force", "redo tasks already done")
       .option(
         "--only <jobs>",
@@ -113,17 +115,17 @@ export function addRunCommands(program: Command, setExit: (code: ExitCode) => vo
     setExit(await retryRun(run, flags));
   });
 
-  program
-    .command("schedule")
-    .description(
-      "run scheduled manifests at their ticks until stopped, one run per manifest at a time",
-    )
-    .argument("[manifest...]", "manifests with schedule:")
-    .option("--log <file>", "append plain lines to this file instead of stderr")
-    .option("--list", "show each manifest's next ticks and its last runs, then exit")
-    .option("--json", "with --list: print it as JSON")
-    .addOption(dbOption())
-    .addOption(storeOption())
+  withStoreOptions(
+    program
+      .command("schedule")
+      .description(
+        "run scheduled manifests at their ticks until stopped, one run per manifest at a time",
+      )
+      .argument("[manifest...]", "manifests with schedule:")
+      .option("--log <file>", "append plain lines to this file instead of stderr")
+      .option("--list", "show each manifest's next ticks and its last runs, then exit")
+      .option("--json", "with --list: print it as JSON"),
+  )
     .option("--base-url <url>", 'gateway base URL, overriding the manifests ("sim": the simulator)')
     .action(async (manifests: string[], flags: ScheduleFlags) => {
       setExit(await schedule(manifests, flags));

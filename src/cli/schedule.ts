@@ -1,16 +1,25 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import {
+  ExitCode,
+  executeManifest,
+  openStoreAt,
+  projectOf,
+  type RunFlags,
+  type StoreAt,
+  storeAt,
+  storeName,
+  withStore,
+} from "../api/index.js";
 import { systemClock } from "../core/clock.js";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { plural } from "../core/words.js";
 import { checkManifestFile } from "../families/index.js";
 import { nextTicks, tickLabel } from "../manifest/index.js";
 import { describeHolder, type ScheduledManifest, Scheduler } from "../schedule/index.js";
-import { executeManifest, type RunFlags } from "./execute.js";
-import { ExitCode } from "./exit-codes.js";
 import { err, out, printDiagnostics } from "./output.js";
-import { openStoreAt, projectOf, type StoreAt, storeAt, storeName, withStore } from "./store.js";
+import { logHooks } from "./run.js";
 
 export interface ScheduleFlags extends Pick<RunFlags, "db" | "store" | "baseUrl"> {
   /** Append plain lines to this file instead of stderr. */
@@ -96,22 +105,16 @@ async function runDaemon(
                 await readFile(manifest.file, "utf8"),
                 undefined,
                 runFlags,
-                {
-                  at: tick,
-                  underLease: true,
-                  log: prefix,
-                },
+                logHooks(prefix),
+                { at: tick, underLease: true },
               )
             : await executeManifest(
                 resume.manifest_path,
                 resume.manifest_text,
                 resume.id,
                 runFlags,
-                {
-                  at: tick,
-                  underLease: true,
-                  log: prefix,
-                },
+                logHooks(prefix),
+                { at: tick, underLease: true },
               );
         return { exitCode: done.exit, runId: done.runId };
       },

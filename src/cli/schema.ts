@@ -1,10 +1,10 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
+import { ExitCode } from "../api/index.js";
 import { FAMILIES, requestJsonSchema } from "../families/index.js";
 import { manifestSchema } from "../manifest/index.js";
 import { EVENT_STREAM_VERSION, eventLineSchema } from "../ui/index.js";
-import { ExitCode } from "./exit-codes.js";
 import { out } from "./output.js";
 
 /** The JSON Schema files gwrun publishes, by file name, as the text written to disk. */

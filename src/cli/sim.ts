@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { Option } from "commander";
+import { ExitCode } from "../api/index.js";
 import { BATCH_SHAPES, VIDEO_RESULTS } from "../sim/index.js";
-import { ExitCode } from "./exit-codes.js";
 import { err, out } from "./output.js";
 
 import { type SimFlags, simOptionsOf, usage } from "./sim-flags.js";

@@ -1,158 +1,70 @@
+import {
+  ExitCode,
+  findRun,
+  latestRuns,
+  type RunStatus,
+  statusOf,
+  storeAt,
+  withExistingStore,
+} from "../api/index.js";
 import { terminalJson, terminalText } from "../core/terminal-text.js";
 import { plural } from "../core/words.js";
-import { awaitingTotal, awaitingUpstream, recordedRules } from "../plan/index.js";
-import { FAILED_STATES, type RunRow } from "../store/index.js";
 import { formatDuration, formatSpend } from "../ui/index.js";
-import { ExitCode } from "./exit-codes.js";
 import { out } from "./output.js";
-import { fleetLines, fleetStatus } from "./status-fleet.js";
-import { textLines, textSummaries } from "./status-texts.js";
-import { findRun, storeAt, withExistingStore } from "./store.js";
-
-/** Links closer than this to expiry are warned about. */
-const SOON_MS = 6 * 3_600_000;
-
-/** One manifest job id of a run: its family and its tasks by state. */
-interface JobStatus {
-  id: string;
-  family: string;
-  tasks: number;
-  states: Record<string, number>;
-  /** Tasks its upstreams are still to make (not in `tasks`); left out when none. */
-  awaiting_upstream?: number;
-}
+import { fleetLines } from "./status-fleet.js";
+import { textLines } from "./status-texts.js";
 
 /** `gwrun status [run]`: tasks by state and by job, spend, failures with their reasons. */
 export function showStatus(
   ref: string | undefined,
-  flags: { db?: string; json?: boolean },
+  flags: { db?: string; store?: string; json?: boolean },
 ): Promise<ExitCode> {
   const at = storeAt(flags);
   return withExistingStore(at, async (store) => {
-    const run = await findRun(store, at.location, ref);
-    const tasks = await store.tasksOf(run.id);
-    const byState: Record<string, number> = {};
-    const byJob = new Map<string, JobStatus>();
-    const failures: { label: string; state: string; reason: string }[] = [];
-    const expiring: { label: string; expiresAt: number }[] = [];
     const now = Date.now();
-    for (const task of tasks) {
-      byState[task.state] = (byState[task.state] ?? 0) + 1;
-      const job = byJob.get(task.job_id) ?? {
-        id: task.job_id,
-        family: task.family ?? "passthrough",
-        tasks: 0,
-        states: {},
-      };
-      byJob.set(task.job_id, job);
-      job.tasks += 1;
-      job.states[task.state] = (job.states[task.state] ?? 0) + 1;
-      if (FAILED_STATES.includes(task.state)) {
-        failures.push({
-          label: task.label,
-          state: task.state,
-          reason: task.reason ?? "no reason recorded",
-        });
-      }
-      if (task.state === "completed") {
-        for (const output of await store.outputsOf(task.key)) {
-          if (
-            output.state === "pending" &&
-            output.expires_at !== null &&
-            output.expires_at - now < SOON_MS
-          ) {
-            expiring.push({ label: task.label, expiresAt: output.expires_at });
-          }
-        }
-      }
-    }
-    // What this run paid itself; what its tasks cost in all, whichever run paid.
-    const { paid, spent } = await store.summaryOf({ run: run.id });
-    // The dependants still to come, as the run counts them: the totals are the plan's.
-    const awaiting = awaitingUpstream(tasks, recordedRules(run.dependant_rules));
-    for (const [id, { tasks: n, family }] of awaiting) {
-      const job = byJob.get(id) ?? { id, family: family ?? "passthrough", tasks: 0, states: {} };
-      byJob.set(id, { ...job, awaiting_upstream: n });
-    }
-    const toCome = awaitingTotal(awaiting);
-    const upTo = toCome.exact ? "" : "up to ";
-    const texts = await textSummaries(store, run.id);
-    const labels = new Map(tasks.map((task) => [task.key, task.label]));
-    const reviews = (await store.reviewsOf({ run: run.id })).map((review) => ({
-      label: labels.get(review.job_key) ?? review.job_key,
-      output: review.idx,
-      decision: review.decision,
-      note: review.note,
-    }));
-    const jobs = [...byJob.values()];
-    const fleet = await fleetStatus(store, run);
-    if (flags.json === true) {
-      // Everything, never shortened: this is what scripts read.
-      out(
-        terminalJson(
-          {
-            run: {
-              id: run.id,
-              name: run.name,
-              status: run.status,
-              exit_code: run.exit_code,
-              started_at: run.started_at,
-              finished_at: run.finished_at,
-              output_dir: run.output_dir,
-              tick: run.tick,
-              stop_reason: run.stop_reason,
-            },
-            tasks: tasks.length,
-            states: byState,
-            awaiting_upstream: toCome.tasks,
-            expected_tasks: tasks.length + toCome.tasks,
-            expected_exact: toCome.exact,
-            jobs,
-            spent: paid,
-            spent_in_all: spent,
-            failures,
-            expiring,
-            texts,
-            reviews,
-            ...(fleet === undefined ? {} : { fleet }),
-          },
-          2,
-        ),
-      );
-      return ExitCode.Ok;
-    }
-    // Answers, refusals, tool calls, notes and reasons are others' words: none drives the terminal.
-    const say = (line: string) => out(terminalText(line));
-    say(`run ${run.id}: ${run.name} — ${runTimes(run, now)}`);
-    if (run.stop_reason !== null) say(`  stopped: ${run.stop_reason}`);
-    say(
-      `  ${plural(jobs.length, "job")}, ${upTo}${plural(tasks.length + toCome.tasks, "task")}: ${countsText(byState, toCome.tasks, upTo)}; ${formatSpend({ paid, spent, maxCost: null })}`,
-    );
-    const width = Math.max(...jobs.map((job) => job.id.length), 0) + 2;
-    for (const job of jobs)
-      say(
-        `  ${job.id.padEnd(width)}${job.family.padEnd(14)} ${countsText(job.states, job.awaiting_upstream ?? 0, upTo)}`,
-      );
-    if (expiring.length > 0) {
-      say(
-        `  warning: ${expiring.length} finished result(s) not downloaded yet, links expiring soon: run \`gwrun resume ${run.id}\``,
-      );
-      for (const item of expiring.slice(0, 10))
-        say(`    ${item.label}: expires ${new Date(item.expiresAt).toISOString()}`);
-    }
-    if (failures.length > 0) {
-      say("  failures:");
-      for (const failure of failures.slice(0, 50))
-        say(`    ${failure.label} ${failure.state}: ${failure.reason}`);
-      if (failures.length > 50)
-        say(`    … and ${failures.length - 50} more (gwrun status --json has them all)`);
-    }
-    for (const line of textLines(texts)) say(line);
-    for (const line of reviewLines(reviews)) say(line);
-    if (fleet !== undefined) for (const line of fleetLines(fleet)) say(line);
-    say(`  outputs: ${run.output_dir}`);
+    const status = await statusOf(store, await findRun(store, at.location, ref), now);
+    // Everything, never shortened: this is what scripts read.
+    if (flags.json === true) out(terminalJson(status, 2));
+    else for (const line of statusLines(status, now)) out(terminalText(line));
     return ExitCode.Ok;
   });
+}
+
+/**
+ * The status as text. Answers, refusals, tool calls, notes and reasons are others' words: the
+ * caller makes them safe for the terminal.
+ */
+function statusLines(status: RunStatus, now: number): string[] {
+  const { run, jobs, expiring, failures, fleet } = status;
+  const upTo = status.expected_exact ? "" : "up to ";
+  const lines = [`run ${run.id}: ${run.name} — ${runTimes(run, now)}`];
+  if (run.stop_reason !== null) lines.push(`  stopped: ${run.stop_reason}`);
+  lines.push(
+    `  ${plural(jobs.length, "job")}, ${upTo}${plural(status.expected_tasks, "task")}: ${countsText(status.states, status.awaiting_upstream, upTo)}; ${formatSpend({ paid: status.spent, spent: status.spent_in_all, maxCost: null })}`,
+  );
+  const width = Math.max(...jobs.map((job) => job.id.length), 0) + 2;
+  for (const job of jobs)
+    lines.push(
+      `  ${job.id.padEnd(width)}${job.family.padEnd(14)} ${countsText(job.states, job.awaiting_upstream ?? 0, upTo)}`,
+    );
+  if (expiring.length > 0) {
+    lines.push(
+      `  warning: ${expiring.length} finished result(s) not downloaded yet, links expiring soon: run \`gwrun resume ${run.id}\``,
+    );
+    for (const item of expiring.slice(0, 10))
+      lines.push(`    ${item.label}: expires ${new Date(item.expiresAt).toISOString()}`);
+  }
+  if (failures.length > 0) {
+    lines.push("  failures:");
+    for (const failure of failures.slice(0, 50))
+      lines.push(`    ${failure.label} ${failure.state}: ${failure.reason}`);
+    if (failures.length > 50)
+      lines.push(`    … and ${failures.length - 50} more (gwrun status --json has them all)`);
+  }
+  lines.push(...textLines(status.texts), ...reviewLines(status.reviews));
+  if (fleet !== undefined) lines.push(...fleetLines(fleet));
+  lines.push(`  outputs: ${run.output_dir}`);
+  return lines;
 }
 
 /** The reviews in brief: counts, and each rejected output with its note. */
@@ -180,7 +92,7 @@ function countsText(states: Record<string, number>, awaiting = 0, upTo = ""): st
 }
 
 /** How a run stands in time: its status, start, how long it took (or has run), its tick. */
-function runTimes(run: RunRow, now: number): string {
+function runTimes(run: RunStatus["run"], now: number): string {
   const took =
     run.finished_at === null
       ? `running for ${formatDuration(now - run.started_at)}`
@@ -191,20 +103,15 @@ function runTimes(run: RunRow, now: number): string {
 }
 
 /** `gwrun runs`: the latest runs, newest first, with when each started, how long it took, its tick. */
-export function listRuns(flags: { db?: string; json?: boolean }): Promise<ExitCode> {
+export function listRuns(flags: {
+  db?: string;
+  store?: string;
+  json?: boolean;
+}): Promise<ExitCode> {
   return withExistingStore(storeAt(flags), async (store) => {
-    const runs = await store.runs(50);
-    // What each run paid itself: added up, the runs' spend is what was paid.
-    const paid = new Map<number, number>();
-    for (const run of runs) paid.set(run.id, (await store.summaryOf({ run: run.id })).paid);
+    const runs = await latestRuns(store, 50);
     if (flags.json === true) {
-      out(
-        JSON.stringify(
-          runs.map(({ manifest_text: _text, ...run }) => ({ ...run, spent: paid.get(run.id) })),
-          null,
-          2,
-        ),
-      );
+      out(JSON.stringify(runs, null, 2));
       return ExitCode.Ok;
     }
     if (runs.length === 0) {
@@ -223,7 +130,7 @@ export function listRuns(flags: { db?: string; json?: boolean }): Promise<ExitCo
           : formatDuration(run.finished_at - run.started_at);
       const tick = run.tick === null ? "–" : new Date(run.tick).toISOString();
       out(
-        `${String(run.id).padStart(4)}  ${run.name.padEnd(name)}${run.status.padEnd(12)}${new Date(run.started_at).toISOString().padEnd(26)}${took.padEnd(9)}${String(paid.get(run.id) ?? 0).padEnd(8)}${tick.padEnd(26)}${run.manifest_path}`,
+        `${String(run.id).padStart(4)}  ${run.name.padEnd(name)}${run.status.padEnd(12)}${new Date(run.started_at).toISOString().padEnd(26)}${took.padEnd(9)}${String(run.spent).padEnd(8)}${tick.padEnd(26)}${run.manifest_path}`,
       );
     }
     return ExitCode.Ok;

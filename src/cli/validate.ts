@@ -1,88 +1,27 @@
 import { readFile } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
+import { ExitCode, type RawRequest, validate, validateRawRequest } from "../api/index.js";
 import { coerceError } from "../core/errors.js";
 import type { Issue } from "../core/zod-issues.js";
-import { checkManifestFile, familyForRequest, validateRequest } from "../families/index.js";
-import { planRun } from "../plan/index.js";
-import { ExitCode } from "./exit-codes.js";
 import { err, out, printDiagnostics } from "./output.js";
 
 /** `gwrun validate <manifest...>`: every problem of every manifest, at file:line:col. */
 export async function validateManifests(files: readonly string[]): Promise<ExitCode> {
   let invalid = false;
   for (const file of files) {
-    const checked = await checkManifestFile(file);
-    const errors = printDiagnostics(checked.diagnostics, checked.shownText);
+    const checked = await validate(file);
+    const errors = printDiagnostics(checked.diagnostics, checked.text);
     if (!checked.valid) {
       invalid = true;
       err(`${file}: ${errors} ${errors === 1 ? "error" : "errors"}; nothing was submitted`);
       continue;
     }
-    const settings = checked.expanded.settings;
-    const { totals } = planRun(file, settings as NonNullable<typeof settings>, checked.jobs, {
-      keys: false,
-    });
-    const jobs = checked.expanded.specs.length;
-    const tasks = `${totals.tasksUpperBound ? "up to " : ""}${totals.tasks} ${totals.tasks === 1 ? "task" : "tasks"}`;
+    const { jobs } = checked;
+    const tasks = `${checked.tasksUpperBound ? "up to " : ""}${checked.tasks} ${checked.tasks === 1 ? "task" : "tasks"}`;
     out(`${file}: valid (${jobs} ${jobs === 1 ? "job" : "jobs"}, ${tasks})`);
   }
   return invalid ? ExitCode.Invalid : ExitCode.Ok;
-}
-
-/** A raw request as other tools produce it: `{"endpoint": "/v1/...", "body": {...}}`. */
-interface RawRequest {
-  id?: unknown;
-  endpoint?: unknown;
-  body?: unknown;
-  headers?: unknown;
-}
-
-/** Validates one raw request; issues use paths into the request object (`body.size`). */
-export function validateRawRequest(request: RawRequest): Issue[] {
-  if (typeof request.endpoint !== "string") {
-    return [
-      {
-        path: ["endpoint"],
-        rule: "required",
-        message: "endpoint must be a request path such as /v1/images/generations",
-      },
-    ];
-  }
-  if (request.body === null || typeof request.body !== "object" || Array.isArray(request.body)) {
-    return [
-      {
-        path: ["body"],
-        rule: "required",
-        message: "body must be the JSON object sent to the gateway",
-      },
-    ];
-  }
-  const body = request.body as Record<string, unknown>;
-  const resolved = familyForRequest(request.endpoint, body);
-  if ("error" in resolved) return [resolved.error];
-  // A native request's model comes from its path, so its problems are the endpoint's.
-  const fromPath = (field: string | number | undefined) =>
-    typeof field === "string" && body[field] === undefined && resolved.body[field] !== undefined;
-  const issues = validateRequest(resolved.family, resolved.body).map((issue) => ({
-    ...issue,
-    path: fromPath(issue.path[0]) ? ["endpoint", ...issue.path] : ["body", ...issue.path],
-  }));
-  const headers = (request.headers ?? {}) as Record<string, unknown>;
-  for (const rule of resolved.family.headers ?? []) {
-    const present = Object.entries(headers).some(
-      ([name, value]) =>
-        rule.name.test(name) && typeof value === "string" && rule.value.test(value),
-    );
-    if (!present) {
-      issues.push({
-        path: ["headers"],
-        rule: "required-header",
-        message: `${request.endpoint} requires the ${rule.label} header with a YYYY-MM-DD value`,
-      });
-    }
-  }
-  return issues;
 }
 
 function formatIssue(issue: Issue): string {

@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { ExitCode, type StoreFlags, storeAt, withExistingStore } from "../api/index.js";
 import { systemClock } from "../core/clock.js";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { startViewServer } from "../view/index.js";
-import { ExitCode } from "./exit-codes.js";
 import { err, out } from "./output.js";
-import { type StoreFlags, storeAt, withExistingStore } from "./store.js";
 
 export interface ViewFlags extends StoreFlags {
   port?: string;

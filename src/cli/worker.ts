@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { ExitCode, isPostgres, openRecordAt, storeAt, storeName } from "../api/index.js";
 import { systemClock } from "../core/clock.js";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { terminalText } from "../core/terminal-text.js";
@@ -15,9 +16,8 @@ import {
 } from "../fleet/index.js";
 import { parseDuration } from "../manifest/index.js";
 import { inProject, locatedRun, type PgStore, projectPaths } from "../store/index.js";
-import { ExitCode } from "./exit-codes.js";
 import { err } from "./output.js";
-import { isPostgres, openRecordAt, storeAt, storeName } from "./store.js";
+import { storeOption } from "./store-options.js";
 
 export interface WorkerFlags {
   store?: string;
@@ -122,10 +122,7 @@ export function addWorkerCommand(program: Command, setExit: (code: ExitCode) => 
     .description(
       "work the runs of a PostgreSQL store with the rest of the fleet, until SIGTERM or Ctrl-C",
     )
-    .option(
-      "--store <url>",
-      "the PostgreSQL store, a postgres://… connection string without a password (default: GWRUN_STORE, which may hold one)",
-    )
+    .addOption(storeOption(true))
     .option("--name <name>", "how status names this worker (default: worker-<pid>)")
     .option("--concurrency <n>", "submit jobs at once (default: 8)")
     .option("--downloads <n>", "download jobs (with checks and thumbnails) at once (default: 4)")

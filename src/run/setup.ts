@@ -24,14 +24,15 @@ export interface OpenedGateway {
 
 /**
  * The gateway a run talks to, connected ahead of the first submit; its key from the manifest
- * or GW_API_KEY, never stored.
+ * or GW_API_KEY (of `env`), never stored.
  */
 export async function openGateway(
   settings: ManifestSettings,
   baseUrl: string,
   keyMasked: boolean,
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<OpenedGateway> {
-  const target = await openGatewayTarget({ ...settings.gateway, baseUrl }, process.env, {
+  const target = await openGatewayTarget({ ...settings.gateway, baseUrl }, env, {
     keyMasked,
   });
   const client = new GatewayClient({

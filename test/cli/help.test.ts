@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ExitCode } from "../../src/cli/exit-codes.js";
+import { ExitCode } from "../../src/api/index.js";
 import { gwrun } from "../helpers/cli.js";
 
 describe("gwrun --help", () => {

@@ -1,9 +1,15 @@
 import { existsSync, rmSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { plan } from "../../src/index.js";
 import { type NewTask, openStore } from "../../src/store/index.js";
 import { type CliResult, gwrun, gwrunAsync, ROOT } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
+
+/** The API's plan of a manifest (from the repository root), against `db` (default: none yet). */
+function planIn(manifest: string, db = path.join(tempDir(), "none.db")) {
+  return plan(path.resolve(ROOT, manifest), { db, env: {} });
+}
 
 /** A state database that does not exist: every task is new. */
 function noState(): string[] {
@@ -26,18 +32,15 @@ describe("gwrun plan", () => {
     expect(result.stdout).toContain("total:");
   });
 
-  it("shows the chain of the pipeline manifest and what each step creates, as text and JSON", () => {
+  it("shows the chain of the pipeline manifest and what each step creates, as text and JSON", async () => {
     const text = gwrun(["plan", "manifests/pipeline.yaml", ...noState()]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(
       "captions (1 task) → images (1 per output of captions: 3 tasks) → clips (1 per output of images: 3 tasks)",
     );
-    const json = JSON.parse(
-      gwrun(["plan", "manifests/pipeline.yaml", "--json", ...noState()]).stdout,
-    );
-    expect(
-      json.pipelines[0].map((step: { job: string; tasks: number }) => [step.job, step.tasks]),
-    ).toEqual([
+    // The plan's figures, in this process: the same function the command prints.
+    const { plan } = await planIn("manifests/pipeline.yaml");
+    expect(plan?.pipelines[0]?.map((step) => [step.job, step.tasks])).toEqual([
       ["captions", 1],
       ["images", 3],
       ["clips", 3],
@@ -61,13 +64,15 @@ describe("gwrun plan", () => {
     expect(plan.tasks.every((task: { key: string }) => /^[0-9a-f]{64}$/.test(task.key))).toBe(true);
   });
 
-  it("never creates the state database it compares with", () => {
-    const [, db] = noState();
-    expect(gwrun(["plan", "manifests/campaign.yaml", "--db", db as string]).code).toBe(0);
-    expect(existsSync(db as string)).toBe(false);
+  it("never creates the state database it compares with", async () => {
+    const db = path.join(tempDir(), "none.db");
+    const { plan, store } = await planIn("manifests/campaign.yaml", db);
+    expect(plan?.totals.status.new).toBeGreaterThan(0);
+    expect(store).toEqual({ name: db, exists: false });
+    expect(existsSync(db)).toBe(false);
   });
 
-  it("item 2: counts new tasks of unknown price at limits.unknown_cost, per job and in total", () => {
+  it("item 2: counts new tasks of unknown price at limits.unknown_cost, per job and in total", async () => {
     const dir = tempDir({
       "plan.yaml": `version: 1
 limits: { max_cost: 5, unknown_cost: 0.25 }
@@ -83,11 +88,9 @@ jobs:
     expect(result.stdout).toContain(
       "of these: 5 new (cost 0.40 + 0.25 × 3 unknown-price tasks at unknown_cost = 1.15), 0 done",
     );
-    const json = JSON.parse(
-      gwrun(["plan", path.join(dir, "plan.yaml"), "--json", ...noState()]).stdout,
-    );
-    expect(json.unknownCost).toBe(0.25);
-    expect(json.totals).toMatchObject({ newCost: 0.4, newWithUnknownCost: 3 });
+    const { plan } = await planIn(path.join(dir, "plan.yaml"));
+    expect(plan?.unknownCost).toBe(0.25);
+    expect(plan?.totals).toMatchObject({ newCost: 0.4, newWithUnknownCost: 3 });
   });
 
   it("refuses an invalid manifest with exit code 2", () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { status as statusOf } from "../../src/index.js";
 import { gwrunAsync } from "../helpers/cli.js";
 import { fastSettings, withRun } from "../helpers/run.js";
 
@@ -26,7 +27,8 @@ jobs:
       expect(status).toMatch(/^ {2}detail {2}image-a {8}1 done$/m);
       // A SQLite store has no fleet.
       expect(status).not.toContain("fleet");
-      const json = JSON.parse((await scope.gwrun(["status", "--json"]).done).stdout);
+      // What `status --json` prints, read in this process.
+      const json = await statusOf(undefined, { db: scope.db });
       expect(json).not.toHaveProperty("fleet");
       expect(json).toMatchObject({
         tasks: 3,

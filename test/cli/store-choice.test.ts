@@ -1,6 +1,6 @@
 import path from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { dbPath, storeName } from "../../src/cli/store.js";
+import { dbPath, storeName } from "../../src/api/index.js";
 
 const URL_ = "postgres://gw:s3cret@db.internal:5432/gwrun";
 

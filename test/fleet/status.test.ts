@@ -1,6 +1,6 @@
 import { Logger, run } from "graphile-worker";
 import { afterEach, describe, expect, it } from "vitest";
-import type { FleetStatus } from "../../src/cli/status-fleet.js";
+import type { FleetStatus } from "../../src/api/index.js";
 import { openPgStore, type PgStore, type TaskRow } from "../../src/store/index.js";
 import { pgPaceRow } from "../../src/store/postgres/pace.js";
 import { gwrunAsync } from "../helpers/cli.js";

@@ -3,9 +3,8 @@ import type { CheckedManifest } from "../families/index.js";
 import { type Schedule, tickLabel } from "../manifest/index.js";
 import { describeHolder, idleTickReason, runTickUnderLease, tryLease } from "../schedule/index.js";
 import { TickTrigger } from "../store/index.js";
-import type { Executed, ExecuteOptions, RunFlags } from "./execute.js";
+import type { Executed, ExecuteOptions, RunFlags, RunHooks } from "./execute.js";
 import { ExitCode } from "./exit-codes.js";
-import { err } from "./output.js";
 import { openStoreAt, projectOf, storeAt } from "./store.js";
 
 /** How a tick's run is made: a checked manifest run, or a recorded run resumed. */
@@ -15,13 +14,14 @@ export interface TickExecutors {
     checked: CheckedManifest,
     runId: number | undefined,
     flags: RunFlags,
-    log: ((line: string) => void) | undefined,
+    hooks: RunHooks,
   ): Promise<Executed>;
   manifest(
     file: string,
     text: string,
     runId: number | undefined,
     flags: RunFlags,
+    hooks: RunHooks,
     options: ExecuteOptions,
   ): Promise<Executed>;
 }
@@ -37,6 +37,7 @@ export async function runTickOnce(
   checked: CheckedManifest,
   runId: number | undefined,
   flags: RunFlags,
+  hooks: RunHooks,
   tick: { name: string; schedule: Schedule; tick: number },
   execute: TickExecutors,
 ): Promise<Executed> {
@@ -44,7 +45,7 @@ export async function runTickOnce(
   try {
     const lease = await tryLease(store, tick.name, systemClock, {
       onLost: () =>
-        err(
+        hooks.say(
           `gwrun: ${tick.name} lost its lease: this process stalled past its expiry, and another took it over`,
         ),
     });
@@ -55,7 +56,7 @@ export async function runTickOnce(
         { ...tick, status: "skipped", trigger: TickTrigger.Run, reason },
         Date.now(),
       );
-      err(
+      hooks.say(
         `gwrun: ${tick.name} is already running (${holder}); tick ${tickLabel(tick.tick, tick.schedule)} not started`,
       );
       return { exit: ExitCode.Busy, runId: undefined };
@@ -69,7 +70,7 @@ export async function runTickOnce(
             })
           : undefined;
       if (idle !== undefined) {
-        err(`gwrun: ${idle}; nothing was run`);
+        hooks.say(`gwrun: ${idle}; nothing was run`);
         return { exit: ExitCode.NoTick, runId: undefined };
       }
       const quiet = flags.quiet === true || flags.json === true;
@@ -81,12 +82,13 @@ export async function runTickOnce(
         run: async ({ tick: at, resume }) => {
           const done =
             resume === undefined
-              ? await execute.checked(file, checked, runId, flags, undefined)
+              ? await execute.checked(file, checked, runId, flags, hooks)
               : await execute.manifest(
                   resume.manifest_path,
                   resume.manifest_text,
                   resume.id,
                   flags,
+                  hooks,
                   {
                     at,
                     underLease: true,
@@ -95,7 +97,7 @@ export async function runTickOnce(
           return { exitCode: done.exit, runId: done.runId };
         },
         log: (line) => {
-          if (!quiet) err(`gwrun: ${line}`);
+          if (!quiet) hooks.say(`gwrun: ${line}`);
         },
       });
       return { exit: exit as ExitCode, runId: (await store.runOfTick(tick.name, tick.tick))?.id };

@@ -1,9 +1,8 @@
 import path from "node:path";
-import { Engine, EXIT_BY_END, STATUS_BY_END } from "../engine/index.js";
+import { Engine, EXIT_BY_END, type RunResult, STATUS_BY_END } from "../engine/index.js";
 import { type CheckedManifest, checkManifestText } from "../families/index.js";
 import { fleetDriver, fleetFor, isFleetStore, readyForWorkers } from "../fleet/index.js";
 import {
-  formatDiagnostic,
   hasMaskedKey,
   isSimulator,
   type ManifestSettings,
@@ -14,17 +13,17 @@ import {
 import { dependantRules, dependantTemplates, planRun } from "../plan/index.js";
 import { engineOptions, openGateway, type RunWork } from "../run/index.js";
 import type { RunRow } from "../store/index.js";
-import { linePrefix, openLogReporter, openReporter } from "../ui/index.js";
+import { linePrefix, type Reporter } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { feedsOf, selectJobs } from "./only.js";
-import { err, out, printDiagnostics } from "./output.js";
-import { onInterrupt, runNotices } from "./run-signals.js";
+import { runNotices } from "./run-notices.js";
 import { defaultStore, openStoreAt, projectOf, storeAt, storeName } from "./store.js";
 import { runTickOnce } from "./tick-once.js";
 
 /**
- * Running a manifest, shared by `run`, `resume`, `retry` and `schedule`: check it, take a
- * scheduled manifest's lease and record its tick, then drive the engine with a reporter.
+ * Running a manifest, shared by `run`, `resume`, `retry` and `schedule`, and by the API: check
+ * it, take a scheduled manifest's lease and record its tick, then drive the engine (or the
+ * fleet) with the caller's reporter. What the caller hears goes through its `RunHooks`.
  */
 
 export interface RunFlags {
@@ -44,19 +43,43 @@ export interface RunFlags {
   detach?: boolean;
 }
 
+/** How the caller of a run hears of it; the command line prints, the API collects. */
+export interface RunHooks {
+  /** The manifest as checked, before anything runs: its diagnostics are shown from it. */
+  checked(checked: CheckedManifest): void;
+  /** A line for the person: a warning, why nothing ran, a lease's news (prefixed `gwrun: `). */
+  say(line: string): void;
+  /** The run's reporter; `stop` is a graceful stop, `db` the store to name in hints. */
+  reporter(stop: () => void, db: string | undefined): Promise<Reporter>;
+  /**
+   * The run is under way: `stop` ends it gracefully, `notice` tells the person. Returns the
+   * stop a reporter's `q` does, and what to undo when the run ends.
+   */
+  underway(stop: () => void, notice: (message: string) => void): Underway;
+  /** The environment manifests read (`${NAME}`, GW_API_KEY). */
+  env: NodeJS.ProcessEnv;
+}
+
+export interface Underway {
+  interrupt(): void;
+  dispose(): void;
+}
+
 export interface ExecuteOptions {
   /** When the run is asked for, ms (default now): picks a scheduled manifest's tick. */
   at?: number;
   /** The caller holds the manifest's lease and records its tick (the scheduler does). */
   underLease?: boolean;
-  /** Where the run's lines go instead of the terminal: only failures and the summary. */
-  log?: (line: string) => void;
 }
 
 export interface Executed {
   exit: ExitCode;
   /** The run it made or continued; undefined when none started (an invalid manifest). */
   runId: number | undefined;
+  /** How the run ended; undefined when none ran here (invalid, refused, or detached). */
+  result?: RunResult;
+  /** Recorded and left to the fleet's workers (`--detach`). */
+  detached?: boolean;
 }
 
 /**
@@ -68,28 +91,27 @@ export async function executeManifest(
   text: string,
   runId: number | undefined,
   flags: RunFlags,
+  hooks: RunHooks,
   options: ExecuteOptions = {},
 ): Promise<Executed> {
-  const checked = await checkManifestText(text, file, process.env, options.at ?? Date.now());
-  if (options.log === undefined) printDiagnostics(checked.diagnostics, checked.shownText);
-  else
-    for (const diagnostic of checked.diagnostics)
-      options.log(formatDiagnostic(diagnostic, undefined, false));
+  const checked = await checkManifestText(text, file, hooks.env, options.at ?? Date.now());
+  hooks.checked(checked);
   const settings = checked.expanded.settings;
   if (!checked.valid || settings === undefined) {
-    (options.log ?? err)(`${file}: invalid; nothing was submitted`);
+    hooks.say(`${file}: invalid; nothing was submitted`);
     return { exit: ExitCode.Invalid, runId: undefined };
   }
   const { schedule } = settings;
   const tick = checked.expanded.moment.tick;
   if (schedule === undefined || tick === undefined || options.underLease === true) {
-    return executeChecked(file, checked, runId, flags, options.log);
+    return executeChecked(file, checked, runId, flags, hooks);
   }
   return runTickOnce(
     file,
     checked,
     runId,
     flags,
+    hooks,
     { name: settings.name, schedule, tick },
     { checked: executeChecked, manifest: executeManifest },
   );
@@ -100,7 +122,7 @@ async function executeChecked(
   checked: CheckedManifest,
   runId: number | undefined,
   flags: RunFlags,
-  log: ((line: string) => void) | undefined,
+  hooks: RunHooks,
 ): Promise<Executed> {
   const settings = checked.expanded.settings as ManifestSettings;
   const { moment } = checked.expanded;
@@ -118,12 +140,12 @@ async function executeChecked(
     const baseUrl = flags.baseUrl ?? settings.gateway.baseUrl;
     // A schedule left on the simulator (a variable its cron job lacks) is told at every tick.
     if (moment.tick !== undefined && isSimulator(baseUrl))
-      (log ?? err)(
-        `${linePrefix(true)}warning: tick ${moment.tickLabel} of ${settings.name} runs against the built-in simulator (${whySimulator(checked.source, process.env, flags.baseUrl)}): stand-in outputs, no real money`,
+      hooks.say(
+        `${linePrefix(true)}warning: tick ${moment.tickLabel} of ${settings.name} runs against the built-in simulator (${whySimulator(checked.source, hooks.env, flags.baseUrl)}): stand-in outputs, no real money`,
       );
     // A fleet works the run, or (the simulator in this process) this process alone.
     const fleet = fleetFor(store, baseUrl, flags.detach === true);
-    const gateway = await openGateway(settings, baseUrl, hasMaskedKey(checked.source));
+    const gateway = await openGateway(settings, baseUrl, hasMaskedKey(checked.source), hooks.env);
     try {
       const now = Date.now();
       // A scheduled tick has one run: running the tick again continues it.
@@ -151,10 +173,7 @@ async function executeChecked(
       await store.setDependantRules(id, JSON.stringify(dependantRules(dependantTemplates(jobs))));
       let interrupt = () => {};
       // `q` or Ctrl-C on the dashboard (which reads the keys) is the same stop as SIGINT.
-      const reporter =
-        log === undefined
-          ? await openReporter(flags, () => interrupt(), dbToName)
-          : openLogReporter(log, dbToName);
+      const reporter = await hooks.reporter(() => interrupt(), dbToName);
       try {
         let stopReason: string | null = null;
         const notices = runNotices(store, id);
@@ -178,17 +197,14 @@ async function executeChecked(
         const driver = fleet
           ? await fleetDriver(fleet, work, { detach: flags.detach === true }, reporter)
           : new Engine(await engineOptions(work));
-        const onSignal = onInterrupt(
+        const underway = hooks.underway(
           () => driver.stop(),
           (message) => reporter.notice(message),
         );
-        interrupt = onSignal.interrupt;
+        interrupt = underway.interrupt;
         try {
           const ran = await driver.run();
-          if (ran === "detached") {
-            out(`run ${id} recorded; the fleet's workers work it (gwrun status ${id} follows it)`);
-            return { exit: ExitCode.Ok, runId: id };
-          }
+          if (ran === "detached") return { exit: ExitCode.Ok, runId: id, detached: true };
           const ended = "result" in ran ? ran : { result: ran, recorded: false, reported: false };
           const exit = EXIT_BY_END[ended.result.end];
           if (!ended.recorded)
@@ -202,9 +218,9 @@ async function executeChecked(
           // Written before the reporter closes, so its summary can point at the gallery; also
           // when another worker settled the run, which may still be writing it.
           if (!ended.reported) await writeReport(store, (await store.run(id)) as RunRow);
-          return { exit, runId: id };
+          return { exit, runId: id, result: ended.result };
         } finally {
-          onSignal.dispose();
+          underway.dispose();
         }
       } finally {
         await reporter.close();

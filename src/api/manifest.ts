@@ -1,0 +1,107 @@
+import { readFile } from "node:fs/promises";
+import { type CheckedManifest, checkManifestText } from "../families/index.js";
+import type { Diagnostic } from "../manifest/index.js";
+import { planRun } from "../plan/index.js";
+
+/**
+ * A manifest read and checked against every rule of its model families, for `gwrun validate`
+ * and the API: never throws for a problem in the manifest, nor for a file that cannot be read.
+ */
+
+export interface ManifestOptions {
+  /** The gateway's API key (default: GW_API_KEY of `env`); never printed nor stored. */
+  apiKey?: string;
+  /** The environment `${NAME}` reads (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** When the run is asked for (default now): picks a scheduled manifest's tick. */
+  at?: Date | number;
+}
+
+/** What checking a manifest found. */
+export interface Validation {
+  file: string;
+  /** No errors: a run would submit it. */
+  valid: boolean;
+  /** Errors and warnings in file order, each at file:line:col with its rule. */
+  diagnostics: Diagnostic[];
+  /** The manifest text as diagnostics frame it (secrets masked); undefined when unreadable. */
+  text: string | undefined;
+  /** The run's name; undefined when the manifest is too broken to say. */
+  name: string | undefined;
+  /** Manifest jobs (each `matrix` expansion one). */
+  jobs: number;
+  /** Tasks a run records; an upper bound when `tasksUpperBound` (jobs fed by upstream outputs). */
+  tasks: number;
+  tasksUpperBound: boolean;
+}
+
+/** A manifest loaded for running: what validation found, and the checked manifest itself. */
+export interface LoadedManifest extends Validation {
+  checked: CheckedManifest;
+}
+
+/** The environment a manifest reads: `options.env`, with the API key given as GW_API_KEY. */
+export function envOf(options: Pick<ManifestOptions, "apiKey" | "env">): NodeJS.ProcessEnv {
+  const env = options.env ?? process.env;
+  return options.apiKey === undefined ? env : { ...env, GW_API_KEY: options.apiKey };
+}
+
+/** Reads and checks the manifest in `file`. */
+export async function loadManifest(
+  file: string,
+  options: ManifestOptions = {},
+): Promise<LoadedManifest> {
+  const env = envOf(options);
+  const at = options.at === undefined ? Date.now() : Number(options.at);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    const checked = await checkManifestText("", file, env, at);
+    const diagnostic: Diagnostic = {
+      severity: "error",
+      file,
+      line: 1,
+      col: 1,
+      rule: "file",
+      message: `cannot read ${file}: ${readProblem(error)}`,
+    };
+    return {
+      ...summaryOf(file, { ...checked, diagnostics: [diagnostic], valid: false }),
+      text: undefined,
+    };
+  }
+  return summaryOf(file, await checkManifestText(text, file, env, at));
+}
+
+/** Checks the manifest in `file`: `loadManifest` without the checked manifest. */
+export async function validate(file: string, options: ManifestOptions = {}): Promise<Validation> {
+  const { checked: _checked, ...validation } = await loadManifest(file, options);
+  return validation;
+}
+
+function summaryOf(file: string, checked: CheckedManifest): LoadedManifest {
+  const settings = checked.expanded.settings;
+  const totals =
+    checked.valid && settings !== undefined
+      ? planRun(file, settings, checked.jobs, { keys: false }).totals
+      : { tasks: 0, tasksUpperBound: false };
+  return {
+    file,
+    valid: checked.valid,
+    diagnostics: checked.diagnostics,
+    text: checked.shownText,
+    name: settings?.name,
+    jobs: checked.expanded.specs.length,
+    tasks: totals.tasks,
+    tasksUpperBound: totals.tasksUpperBound,
+    checked,
+  };
+}
+
+function readProblem(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT") return "no such file";
+  if (code === "EISDIR") return "it is a folder";
+  return code ?? String(error);
+}

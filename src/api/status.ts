@@ -1,0 +1,151 @@
+import { awaitingTotal, awaitingUpstream, recordedRules } from "../plan/index.js";
+import { FAILED_STATES, type RunRow, type Store } from "../store/index.js";
+import { type FleetStatus, fleetStatus } from "./fleet-status.js";
+import { type TextSummary, textSummaries } from "./text-summaries.js";
+
+/**
+ * How a run stands, read from the store: what `gwrun status --json` prints and the API's
+ * `status` returns. Everything, never shortened: this is what scripts read.
+ */
+
+/** Links closer than this to expiry are warned about. */
+const SOON_MS = 6 * 3_600_000;
+
+/** One manifest job id of a run: its family and its tasks by state. */
+export interface JobStatus {
+  id: string;
+  family: string;
+  tasks: number;
+  states: Record<string, number>;
+  /** Tasks its upstreams are still to make (not in `tasks`); left out when none. */
+  awaiting_upstream?: number;
+}
+
+export interface RunStatus {
+  run: Pick<
+    RunRow,
+    | "id"
+    | "name"
+    | "status"
+    | "exit_code"
+    | "started_at"
+    | "finished_at"
+    | "output_dir"
+    | "tick"
+    | "stop_reason"
+  >;
+  /** Tasks recorded so far. */
+  tasks: number;
+  /** Recorded tasks by state. */
+  states: Record<string, number>;
+  /** Tasks still to be made from upstream outputs. */
+  awaiting_upstream: number;
+  expected_tasks: number;
+  /** False when `expected_tasks` is an upper bound. */
+  expected_exact: boolean;
+  jobs: JobStatus[];
+  /** What this run paid itself. */
+  spent: number;
+  /** What its tasks cost in all, whichever run paid. */
+  spent_in_all: number;
+  failures: { label: string; state: string; reason: string }[];
+  /** Finished results not downloaded yet whose links expire within six hours. */
+  expiring: { label: string; expiresAt: number }[];
+  texts: TextSummary[];
+  reviews: { label: string; output: number; decision: string; note: string | null }[];
+  /** On a PostgreSQL store: its workers, pace and queue. */
+  fleet?: FleetStatus;
+}
+
+/** The status of `run` as the store has it at `now`. */
+export async function statusOf(store: Store, run: RunRow, now = Date.now()): Promise<RunStatus> {
+  const tasks = await store.tasksOf(run.id);
+  const states: Record<string, number> = {};
+  const byJob = new Map<string, JobStatus>();
+  const failures: RunStatus["failures"] = [];
+  const expiring: RunStatus["expiring"] = [];
+  for (const task of tasks) {
+    states[task.state] = (states[task.state] ?? 0) + 1;
+    const job = byJob.get(task.job_id) ?? {
+      id: task.job_id,
+      family: task.family ?? "passthrough",
+      tasks: 0,
+      states: {},
+    };
+    byJob.set(task.job_id, job);
+    job.tasks += 1;
+    job.states[task.state] = (job.states[task.state] ?? 0) + 1;
+    if (FAILED_STATES.includes(task.state)) {
+      failures.push({
+        label: task.label,
+        state: task.state,
+        reason: task.reason ?? "no reason recorded",
+      });
+    }
+    if (task.state === "completed") {
+      for (const output of await store.outputsOf(task.key)) {
+        if (
+          output.state === "pending" &&
+          output.expires_at !== null &&
+          output.expires_at - now < SOON_MS
+        ) {
+          expiring.push({ label: task.label, expiresAt: output.expires_at });
+        }
+      }
+    }
+  }
+  // What this run paid itself; what its tasks cost in all, whichever run paid.
+  const { paid, spent } = await store.summaryOf({ run: run.id });
+  // The dependants still to come, as the run counts them: the totals are the plan's.
+  const awaiting = awaitingUpstream(tasks, recordedRules(run.dependant_rules));
+  for (const [id, { tasks: n, family }] of awaiting) {
+    const job = byJob.get(id) ?? { id, family: family ?? "passthrough", tasks: 0, states: {} };
+    byJob.set(id, { ...job, awaiting_upstream: n });
+  }
+  const toCome = awaitingTotal(awaiting);
+  const labels = new Map(tasks.map((task) => [task.key, task.label]));
+  const reviews = (await store.reviewsOf({ run: run.id })).map((review) => ({
+    label: labels.get(review.job_key) ?? review.job_key,
+    output: review.idx,
+    decision: review.decision,
+    note: review.note,
+  }));
+  const fleet = await fleetStatus(store, run);
+  return {
+    run: {
+      id: run.id,
+      name: run.name,
+      status: run.status,
+      exit_code: run.exit_code,
+      started_at: run.started_at,
+      finished_at: run.finished_at,
+      output_dir: run.output_dir,
+      tick: run.tick,
+      stop_reason: run.stop_reason,
+    },
+    tasks: tasks.length,
+    states,
+    awaiting_upstream: toCome.tasks,
+    expected_tasks: tasks.length + toCome.tasks,
+    expected_exact: toCome.exact,
+    jobs: [...byJob.values()],
+    spent: paid,
+    spent_in_all: spent,
+    failures,
+    expiring,
+    texts: await textSummaries(store, run.id),
+    reviews,
+    ...(fleet === undefined ? {} : { fleet }),
+  };
+}
+
+/** A run as `gwrun runs` lists it: its record without the manifest text, and what it paid. */
+export type RunListing = Omit<RunRow, "manifest_text"> & { spent: number };
+
+/** The latest runs (at most `limit`), newest first, each with what it paid itself. */
+export async function latestRuns(store: Store, limit = 50): Promise<RunListing[]> {
+  const listed: RunListing[] = [];
+  for (const { manifest_text: _text, ...run } of await store.runs(limit))
+    listed.push({ ...run, spent: (await store.summaryOf({ run: run.id })).paid });
+  return listed;
+}
