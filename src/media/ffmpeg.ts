@@ -5,8 +5,9 @@ import { ErrorCategory, ErrorCode, GwError } from "../core/errors.js";
 import { chooseTool, type MediaTool, TOOL_VARIABLES } from "./ffmpeg-choice.js";
 
 /**
- * The one module that runs ffmpeg and ffprobe, the binaries `chooseTool` picks (FFMPEG_PATH /
- * FFPROBE_PATH, else a system one of version 5 or later, else the bundled packages).
+ * The one module that runs ffmpeg and ffprobe on media (`ffmpeg-choice.ts` only asks their
+ * versions), with the binaries `chooseTool` picks: FFMPEG_PATH / FFPROBE_PATH, else a system
+ * one of version 5 or later, else the bundled packages.
  */
 
 /** Options every call accepts. */
