@@ -1,9 +1,7 @@
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { promisify } from "node:util";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { openPgStore } from "../src/store/index.js";
+import { buildCli } from "./helpers/build.js";
 import { databaseUrl, startTestServer, TEST_DATABASE_PREFIX } from "./helpers/postgres-server.js";
 import { skippedTestsNoticeHere } from "./helpers/system-tools.js";
 
@@ -15,14 +13,7 @@ import { skippedTestsNoticeHere } from "./helpers/system-tools.js";
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const notice = skippedTestsNoticeHere();
   if (notice !== undefined) process.stderr.write(`${notice}\n`);
-  const root = path.resolve(import.meta.dirname, "..");
-  const tsc = path.join(root, "node_modules/typescript/bin/tsc");
-  const build = promisify(execFile)(process.execPath, [tsc, "-p", "tsconfig.build.json"], {
-    cwd: root,
-  }).catch((error: { stdout?: string }) => {
-    throw new Error(`the build failed:\n${error.stdout ?? ""}`, { cause: error });
-  });
-  const [server] = await Promise.all([startTestServer(), build]);
+  const [server] = await Promise.all([startTestServer(), buildCli()]);
   project.provide("pgServerUrl", server.url);
   project.provide("pgTemplate", await schemaTemplate(server.url));
   return async () => {

@@ -1,13 +1,14 @@
-import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { ExitCode } from "../api/index.js";
 import { coerceError, ErrorCode, GwError } from "../core/errors.js";
 import { storeUnusable } from "../store/index.js";
+import { addDoctorCommand } from "./doctor.js";
 import { HELP_AFTER, showUsageAfterErrors } from "./help.js";
 import { err } from "./output.js";
 import { addRecordCommands } from "./record-commands.js";
 import { addRunCommands } from "./run-commands.js";
 import { addSimCommand } from "./sim.js";
+import { GWRUN_VERSION } from "./version.js";
 import { addWorkerCommand } from "./worker.js";
 
 /**
@@ -15,15 +16,11 @@ import { addWorkerCommand } from "./worker.js";
  * become exit codes. Importing it runs nothing (the bin's `main.ts` does).
  */
 
-const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-  version: string;
-};
-
 /** The program's table of commands; `docs/commands.md` is rendered from it too. */
 export function buildProgram(setExit: (code: ExitCode) => void): Command {
   const program = new Command("gwrun")
     .description("Batch runner for a generation gateway: YAML manifests in, verified files out")
-    .version(pkg.version)
+    .version(GWRUN_VERSION)
     .usage(`<manifest> [options]\n       gwrun [options] [command]`)
     .addHelpText("after", HELP_AFTER)
     .exitOverride();
@@ -31,6 +28,7 @@ export function buildProgram(setExit: (code: ExitCode) => void): Command {
   addRecordCommands(program, setExit);
   addWorkerCommand(program, setExit);
   addSimCommand(program, setExit);
+  addDoctorCommand(program, setExit);
   showUsageAfterErrors(program);
   return program;
 }

@@ -1,12 +1,13 @@
 import { execFile } from "node:child_process";
-import { createRequire } from "node:module";
 import { promisify } from "node:util";
 import * as z from "zod";
 import { ErrorCategory, ErrorCode, GwError } from "../core/errors.js";
+import { chooseTool, type MediaTool, TOOL_VARIABLES } from "./ffmpeg-choice.js";
 
 /**
- * The one module that runs ffmpeg and ffprobe. Binaries come from `FFMPEG_PATH` /
- * `FFPROBE_PATH` when set, else from the @ffmpeg-installer / @ffprobe-installer packages.
+ * The one module that runs ffmpeg and ffprobe on media (`ffmpeg-choice.ts` only asks their
+ * versions), with the binaries `chooseTool` picks: FFMPEG_PATH / FFPROBE_PATH, else a system
+ * one of version 5 or later, else the bundled packages.
  */
 
 /** Options every call accepts. */
@@ -58,28 +59,23 @@ export interface TestClip {
   toneHz: number | null;
 }
 
-type Tool = "ffmpeg" | "ffprobe";
+type Tool = MediaTool;
 
-const PACKAGES = { ffmpeg: "@ffmpeg-installer/ffmpeg", ffprobe: "@ffprobe-installer/ffprobe" };
-const VARIABLES = { ffmpeg: "FFMPEG_PATH", ffprobe: "FFPROBE_PATH" };
 // Filter logs and probe JSON are small; this only stops a runaway tool.
 const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 
 const run = promisify(execFile);
-const require = createRequire(import.meta.url);
-const installedPaths = new Map<Tool, string>();
 
-// The environment is read per call, so a changed FFMPEG_PATH applies to the next command.
-// The installer packages are required on first use only: they throw on unsupported platforms.
-function binaryPath(tool: Tool): string {
-  const fromEnv = process.env[VARIABLES[tool]];
-  if (fromEnv) return fromEnv;
-  let found = installedPaths.get(tool);
-  if (found === undefined) {
-    found = (require(PACKAGES[tool]) as { path: string }).path;
-    installedPaths.set(tool, found);
+// Chosen per call: a changed FFMPEG_PATH applies to the next command.
+async function binaryPath(tool: Tool): Promise<string> {
+  try {
+    return (await chooseTool(tool)).path;
+  } catch (error) {
+    throw new GwError(ErrorCode.Usage, error instanceof Error ? error.message : String(error), {
+      hint: `install ${tool} 5 or later, or set ${TOOL_VARIABLES[tool]} to a ${tool} binary`,
+      cause: error,
+    });
   }
-  return found;
 }
 
 /** What execFile's rejection carries: an exit code or errno, a signal, the output so far. */
@@ -97,7 +93,7 @@ async function runTool(
   options: MediaRunOptions,
   describeFailure: (reason: string, stderrTail: string) => string,
 ): Promise<{ stdout: string; stderr: string }> {
-  const file = binaryPath(tool);
+  const file = await binaryPath(tool);
   try {
     return await run(file, args, { maxBuffer: MAX_OUTPUT_BYTES, signal: options.signal });
   } catch (error) {
@@ -118,7 +114,7 @@ async function runTool(
 }
 
 function notFound(tool: Tool, file: string, cause: unknown): GwError {
-  const variable = VARIABLES[tool];
+  const variable = TOOL_VARIABLES[tool];
   return new GwError(ErrorCode.Usage, `${tool} not found or not executable at ${file}`, {
     hint: process.env[variable]
       ? `${variable} is set: point it at a ${tool} binary or unset it`

@@ -11,5 +11,15 @@ export {
   runFfmpeg,
   type TestClip,
 } from "./ffmpeg.js";
+export {
+  chooseTool,
+  type MediaTool,
+  MIN_SYSTEM_MAJOR,
+  releaseMajor,
+  TOOL_VARIABLES,
+  type ToolChoice,
+  type ToolSource,
+} from "./ffmpeg-choice.js";
+export { inspectMediaTool, inspectSharp, type SharpReport, type ToolReport } from "./inspect.js";
 export { openInBrowser } from "./open-browser.js";
 export { loadSharp } from "./sharp.js";

@@ -56,6 +56,7 @@ export {
   TickTrigger,
   type TimelineRow,
 } from "./rows.js";
+export { inspectSqlite, type SqliteLibrary } from "./sqlite/library.js";
 export { openStore, type SqliteStore } from "./sqlite/open.js";
 export { storeUnusable } from "./sqlite/unusable.js";
 export {

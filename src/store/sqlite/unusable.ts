@@ -1,5 +1,6 @@
-import type { GwError } from "../../core/errors.js";
+import { ErrorCode, GwError } from "../../core/errors.js";
 import { adviseUnusable, type UnusableAdvice } from "../unusable-advice.js";
+import { addonUnloadable } from "./library.js";
 
 /**
  * A state database that cannot be used — a full disk, a read-only or damaged file, a lock held
@@ -37,5 +38,9 @@ const ADVICE: UnusableAdvice = [
 
 /** The error as a `GW_STORE_UNUSABLE` GwError when SQLite raised it about `file`; else undefined. */
 export function storeUnusable(error: unknown, file: string): GwError | undefined {
+  const addon = addonUnloadable(error);
+  if (addon !== undefined) {
+    return new GwError(ErrorCode.StoreUnusable, addon.problem, { hint: addon.hint, cause: error });
+  }
   return adviseUnusable(ADVICE, error, () => file);
 }
