@@ -1,10 +1,11 @@
 import { terminalJson, terminalText } from "../core/terminal-text.js";
+import { displayWidth, padEndToWidth } from "../core/text-width.js";
 import { plural } from "../core/words.js";
 import { awaitingTotal, awaitingUpstream, recordedRules } from "../plan/index.js";
 import { FAILED_STATES, type RunRow } from "../store/index.js";
 import { formatDuration, formatSpend } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
-import { out } from "./output.js";
+import { isNarrow, out, outFitted, stdoutColumns } from "./output.js";
 import { fleetLines, fleetStatus } from "./status-fleet.js";
 import { textLines, textSummaries } from "./status-texts.js";
 import { findRun, storeAt, withExistingStore } from "./store.js";
@@ -122,17 +123,24 @@ export function showStatus(
       return ExitCode.Ok;
     }
     // Answers, refusals, tool calls, notes and reasons are others' words: none drives the terminal.
-    const say = (line: string) => out(terminalText(line));
+    const columns = stdoutColumns();
+    const say = (line: string) => outFitted(terminalText(line), columns);
     say(`run ${run.id}: ${run.name} — ${runTimes(run, now)}`);
     if (run.stop_reason !== null) say(`  stopped: ${run.stop_reason}`);
     say(
       `  ${plural(jobs.length, "job")}, ${upTo}${plural(tasks.length + toCome.tasks, "task")}: ${countsText(byState, toCome.tasks, upTo)}; ${formatSpend({ paid, spent, maxCost: null })}`,
     );
-    const width = Math.max(...jobs.map((job) => job.id.length), 0) + 2;
-    for (const job of jobs)
+    const width = Math.max(...jobs.map((job) => displayWidth(job.id)), 0) + 2;
+    for (const job of jobs) {
+      const counts = countsText(job.states, job.awaiting_upstream ?? 0, upTo);
+      // Narrow: the job and its family on a line, its counts under them.
+      if (isNarrow(columns)) say(`  ${job.id} · ${job.family}`);
       say(
-        `  ${job.id.padEnd(width)}${job.family.padEnd(14)} ${countsText(job.states, job.awaiting_upstream ?? 0, upTo)}`,
+        isNarrow(columns)
+          ? `    ${counts}`
+          : `  ${padEndToWidth(job.id, width)}${padEndToWidth(job.family, 14)} ${counts}`,
       );
+    }
     if (expiring.length > 0) {
       say(
         `  warning: ${expiring.length} finished result(s) not downloaded yet, links expiring soon: run \`gwrun resume ${run.id}\``,
