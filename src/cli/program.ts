@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { coerceError, ErrorCode, GwError } from "../core/errors.js";
 import { storeUnusable } from "../store/index.js";
+import { addCompletionCommand } from "./completion.js";
 import { ExitCode } from "./exit-codes.js";
 import { HELP_AFTER, showUsageAfterErrors } from "./help.js";
 import { err } from "./output.js";
@@ -30,6 +31,7 @@ function buildProgram(setExit: (code: ExitCode) => void): Command {
   addRecordCommands(program, setExit);
   addWorkerCommand(program, setExit);
   addSimCommand(program, setExit);
+  addCompletionCommand(program, setExit);
   showUsageAfterErrors(program);
   return program;
 }

@@ -4,19 +4,51 @@ import type { Readable } from "node:stream";
 import { coerceError } from "../core/errors.js";
 import type { Issue } from "../core/zod-issues.js";
 import { checkManifestFile, familyForRequest, validateRequest } from "../families/index.js";
+import type { Diagnostic } from "../manifest/index.js";
 import { planRun } from "../plan/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { err, out, printDiagnostics } from "./output.js";
 
-/** `gwrun validate <manifest...>`: every problem of every manifest, at file:line:col. */
-export async function validateManifests(files: readonly string[]): Promise<ExitCode> {
-  let invalid = false;
+/** A manifest's diagnostic as `validate --json` prints it. */
+function diagnosticJson(diagnostic: Diagnostic) {
+  return {
+    file: diagnostic.file,
+    line: diagnostic.line,
+    column: diagnostic.col,
+    severity: diagnostic.severity,
+    code: diagnostic.rule,
+    message: diagnostic.message,
+    hint: diagnostic.hint ?? null,
+  };
+}
+
+/**
+ * `gwrun validate <manifest...>`: every problem of every manifest, at file:line:col; with
+ * `json`, one JSON object on stdout for them all (the exit code is the same).
+ */
+export async function validateManifests(
+  files: readonly string[],
+  options: { json?: boolean } = {},
+): Promise<ExitCode> {
+  const json = options.json === true;
+  const manifests: {
+    file: string;
+    valid: boolean;
+    jobs: number | null;
+    tasks: number | null;
+    tasks_upper_bound: boolean;
+  }[] = [];
+  const diagnostics: Diagnostic[] = [];
   for (const file of files) {
     const checked = await checkManifestFile(file);
-    const errors = printDiagnostics(checked.diagnostics, checked.shownText);
+    diagnostics.push(...checked.diagnostics);
+    const errors = json
+      ? checked.diagnostics.filter((d) => d.severity === "error").length
+      : printDiagnostics(checked.diagnostics, checked.shownText);
     if (!checked.valid) {
-      invalid = true;
-      err(`${file}: ${errors} ${errors === 1 ? "error" : "errors"}; nothing was submitted`);
+      manifests.push({ file, valid: false, jobs: null, tasks: null, tasks_upper_bound: false });
+      if (!json)
+        err(`${file}: ${errors} ${errors === 1 ? "error" : "errors"}; nothing was submitted`);
       continue;
     }
     const settings = checked.expanded.settings;
@@ -24,10 +56,22 @@ export async function validateManifests(files: readonly string[]): Promise<ExitC
       keys: false,
     });
     const jobs = checked.expanded.specs.length;
+    manifests.push({
+      file,
+      valid: true,
+      jobs,
+      tasks: totals.tasks,
+      tasks_upper_bound: totals.tasksUpperBound,
+    });
     const tasks = `${totals.tasksUpperBound ? "up to " : ""}${totals.tasks} ${totals.tasks === 1 ? "task" : "tasks"}`;
-    out(`${file}: valid (${jobs} ${jobs === 1 ? "job" : "jobs"}, ${tasks})`);
+    if (!json) out(`${file}: valid (${jobs} ${jobs === 1 ? "job" : "jobs"}, ${tasks})`);
   }
-  return invalid ? ExitCode.Invalid : ExitCode.Ok;
+  const valid = manifests.every((manifest) => manifest.valid);
+  if (json)
+    out(
+      JSON.stringify({ valid, manifests, diagnostics: diagnostics.map(diagnosticJson) }, null, 2),
+    );
+  return valid ? ExitCode.Ok : ExitCode.Invalid;
 }
 
 /** A raw request as other tools produce it: `{"endpoint": "/v1/...", "body": {...}}`. */
