@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { projectFolder } from "../core/project.js";
+import { plural } from "../core/words.js";
 import { outputDirTemplate } from "../manifest/index.js";
 import {
   adoptLegacyPaths,
@@ -201,8 +202,8 @@ export async function findRun(store: Store, db: string, ref: string | undefined)
 }
 
 /**
- * `gwrun store migrate`: sets up the PostgreSQL store's schema, or brings it up to date; the
- * store as messages name it.
+ * `gwrun store migrate`: sets up the PostgreSQL store's schema, or brings it up to date; what
+ * it did, in a line that names the store.
  */
 export async function migrateStore(flags: StoreFlags): Promise<string> {
   const location = dbPath(flags);
@@ -210,7 +211,18 @@ export async function migrateStore(flags: StoreFlags): Promise<string> {
     throw new GwError(ErrorCode.Usage, "store migrate sets up a PostgreSQL store", {
       hint: "name it with --store postgres://… (or GWRUN_STORE); a SQLite file is set up when first opened",
     });
-  const store = await openStoreAt({ location, project: projectFolder(process.cwd()) });
-  await store.close();
-  return storeName(location);
+  const store = await openPgStore(location);
+  try {
+    // As any command's first open would: a record kept with absolute paths is made relative.
+    await adoptLegacyPaths(store, outputDirTemplate);
+  } finally {
+    await store.close();
+  }
+  const name = storeName(location);
+  const report = store.migration;
+  if (report === undefined || report.applied.length === 0)
+    return `the store at ${name} is up to date (schema version ${report?.version ?? "?"})`;
+  if (report.from === 0)
+    return `created the schema of the store at ${name}: ${plural(report.tables, "table")}, version ${report.version}`;
+  return `brought the store at ${name} from schema version ${report.from} to ${report.version}: applied ${report.applied.join(", ")}`;
 }

@@ -1,3 +1,5 @@
+import { colourLevel, NARROW_COLUMNS, terminalColumns } from "../core/terminal.js";
+import { wrapToWidth } from "../core/text-width.js";
 import { type Diagnostic, formatDiagnostic } from "../manifest/index.js";
 
 /** The CLI's only console writers: results to stdout, diagnostics and progress to stderr. */
@@ -10,9 +12,9 @@ export const err = (line = ""): void => {
   process.stderr.write(`${line}\n`);
 };
 
-/** Colour only on a terminal, and never when NO_COLOR is set. */
+/** Whether to colour what goes to `stream`: the one rule of `colourLevel`. */
 export function useColor(stream: NodeJS.WriteStream): boolean {
-  return stream.isTTY === true && process.env.NO_COLOR === undefined;
+  return colourLevel(stream) > 0;
 }
 
 /** Prints diagnostics with code frames to stderr; returns how many were errors. */
@@ -23,4 +25,19 @@ export function printDiagnostics(
   const color = useColor(process.stderr);
   for (const diagnostic of diagnostics) err(`${formatDiagnostic(diagnostic, text, color)}\n`);
   return diagnostics.filter((d) => d.severity === "error").length;
+}
+
+/** How wide stdout's lines may be (the terminal's width, or COLUMNS); undefined: any width. */
+export function stdoutColumns(): number | undefined {
+  return terminalColumns(process.stdout);
+}
+
+/** Whether to lay out for a narrow screen: `plan` and `status` then print no wide table. */
+export function isNarrow(columns: number | undefined): boolean {
+  return columns !== undefined && columns < NARROW_COLUMNS;
+}
+
+/** Writes `line` to stdout wrapped at spaces to `columns`, later lines indented; as is if any width goes. */
+export function outFitted(line: string, columns: number | undefined): void {
+  for (const part of columns === undefined ? [line] : wrapToWidth(line, columns)) out(part);
 }

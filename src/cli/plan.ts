@@ -3,7 +3,8 @@ import { ExitCode, type PlanOptions, planManifestAt } from "../api/index.js";
 import { roundMoney } from "../core/money.js";
 import { plural } from "../core/words.js";
 import { describePipeline, type PlanDiff } from "../plan/index.js";
-import { err, out, printDiagnostics } from "./output.js";
+import { err, out, outFitted, printDiagnostics, stdoutColumns } from "./output.js";
+import { cellCost, planJobLines } from "./plan-table.js";
 
 /**
  * `gwrun plan <manifest>`: what a run would do, per job, against the state database — new
@@ -29,70 +30,35 @@ export async function planManifest(
 }
 
 function printPlan(plan: PlanDiff, state: string): void {
-  out(
+  const columns = stdoutColumns();
+  const say = (line: string) => outFitted(line, columns);
+  say(
     `plan: ${plan.name} (${plan.manifest}) against ${plan.gateway === "sim" ? "the built-in simulator" : plan.gateway}`,
   );
-  out(`  state: ${state}`);
+  say(`  state: ${state}`);
   if (plan.schedule !== null) {
-    out(
+    say(
       `  schedule: "${plan.schedule.cron}" in ${plan.schedule.timezone}; this run is tick ${plan.schedule.label}`,
     );
   }
   out();
-  const rows = plan.groups.map((group) => {
-    const bound = group.statusExact ? "" : "≤";
-    const { status } = group;
-    return [
-      group.job,
-      group.familyTitle,
-      group.models.length === 1 ? (group.models[0] as string) : `${group.models.length} models`,
-      group.from === null ? "" : `from ${group.from}`,
-      `${group.tasksExact ? "" : "≤"}${group.tasks}`,
-      `${group.outputs.exact ? "" : "≤"}${group.outputs.count} ${outputWord(group.outputs.kind, group.outputs.count)}`,
-      `${status.new === 0 ? "" : bound}${status.new}`,
-      `${status.done}`,
-      `${status.in_flight}`,
-      `${status.failed + status.expired === 0 ? "" : bound}${status.failed + status.expired}`,
-      cellCost(group.newCost, group.newWithUnknownCost, plan.unknownCost),
-    ];
-  });
-  const header = [
-    "job",
-    "family",
-    "model",
-    "input",
-    "tasks",
-    "outputs",
-    "new",
-    "done",
-    "in flight",
-    "failed/expired",
-    "cost of new",
-  ];
-  const numeric = new Set([4, 6, 7, 8, 9]);
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (row[column] as string).length)),
-  );
-  const line = (cells: string[]) =>
-    `  ${cells.map((cell, column) => (numeric.has(column) ? cell.padStart(widths[column] as number) : cell.padEnd(widths[column] as number))).join("  ")}`.trimEnd();
-  out(line(header));
-  for (const row of rows) out(line(row));
+  for (const line of planJobLines(plan, columns)) say(line);
   out();
   if (plan.pipelines.length > 0) {
-    out("  pipelines (each step starts as soon as its input is on disk):");
-    for (const chain of plan.pipelines) out(`    ${describePipeline(chain)}`);
+    say("  pipelines (each step starts as soon as its input is on disk):");
+    for (const chain of plan.pipelines) say(`    ${describePipeline(chain)}`);
     out();
   }
   const { totals } = plan;
-  out(
+  say(
     `  total: ${totals.tasksUpperBound ? "up to " : ""}${totals.tasks} tasks, ${totals.outputsUpperBound ? "up to " : ""}${totals.outputs} outputs, estimated cost ${costText(totals.cost, totals.tasksWithUnknownCost, totals.tasks, plan.unknownCost)}`,
   );
   const { status } = totals;
   const upTo = totals.statusUpperBound ? "up to " : "";
-  out(
+  say(
     `  of these: ${upTo}${status.new} new (cost ${costText(totals.newCost, totals.newWithUnknownCost, status.new, plan.unknownCost, "unknown")}), ${status.done} done, ${status.in_flight} in flight, ${status.failed + status.expired} failed/expired`,
   );
-  for (const line of recordLines(plan)) out(line);
+  for (const line of recordLines(plan)) say(line);
 }
 
 /** What a run would do to files already paid for: supersede, deliver, or fetch or make again. */
@@ -130,14 +96,6 @@ function shown(file: string): string {
 /** Missing files named one by one; the rest are counted. */
 const MISSING_SHOWN = 10;
 
-/** A cost in a table cell: stated prices, plus `unknown_cost` × the tasks without one. */
-function cellCost(known: number, unknownTasks: number, unknownCost: number | null): string {
-  if (unknownTasks === 0) return known.toFixed(2);
-  if (unknownCost === null) return "unknown";
-  const reserved = `${unknownCost.toFixed(2)} × ${unknownTasks}`;
-  return known === 0 ? reserved : `${known.toFixed(2)} + ${reserved}`;
-}
-
 /** A sum of known prices, and what is unknown of it (counted at `unknown_cost` when set). */
 function costText(
   known: number,
@@ -154,11 +112,6 @@ function costText(
   }
   if (unknownTasks === tasks) return allUnknown;
   return `${known.toFixed(2)} + unknown for ${unknownTasks} ${tasksWord}`;
-}
-
-function outputWord(kind: string, count: number): string {
-  const word = kind === "text" ? "text" : kind;
-  return count === 1 || word === "text" ? word : `${word}s`;
 }
 
 /**

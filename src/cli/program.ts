@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { ExitCode } from "../api/index.js";
 import { coerceError, ErrorCode, GwError } from "../core/errors.js";
 import { storeUnusable } from "../store/index.js";
+import { addCompletionCommand } from "./completion.js";
 import { addDoctorCommand } from "./doctor.js";
 import { HELP_AFTER, showUsageAfterErrors } from "./help.js";
 import { err } from "./output.js";
@@ -29,6 +30,7 @@ export function buildProgram(setExit: (code: ExitCode) => void): Command {
   addWorkerCommand(program, setExit);
   addSimCommand(program, setExit);
   addDoctorCommand(program, setExit);
+  addCompletionCommand(program, setExit);
   showUsageAfterErrors(program);
   return program;
 }

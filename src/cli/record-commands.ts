@@ -105,7 +105,7 @@ export function addRecordCommands(program: Command, setExit: (code: ExitCode) =>
     )
     .addOption(storeOption(true))
     .action(async (flags: StoreFlags) => {
-      out(`gwrun: the store at ${await migrateStore(flags)} is up to date`);
+      out(`gwrun: ${await migrateStore(flags)}`);
       setExit(ExitCode.Ok);
     });
 }

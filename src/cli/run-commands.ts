@@ -21,19 +21,25 @@ export function addRunCommands(program: Command, setExit: (code: ExitCode) => vo
       "--jsonl",
       "with --request: one request per line, each with an id; one result line each",
     )
-    .action(async (manifests: string[], options: { request?: string; jsonl?: boolean }) => {
-      if (options.request !== undefined) {
-        setExit(
-          options.jsonl === true
-            ? await validateRequestLines(options.request)
-            : await validateRequestFile(options.request),
-        );
-        return;
-      }
-      if (manifests.length === 0)
-        throw new GwError("GW_USAGE", "give at least one manifest, or --request FILE|-");
-      setExit(await validateManifests(manifests));
-    });
+    .option("--json", "print the manifests' diagnostics as one JSON object on stdout")
+    .action(
+      async (
+        manifests: string[],
+        options: { request?: string; jsonl?: boolean; json?: boolean },
+      ) => {
+        if (options.request !== undefined) {
+          setExit(
+            options.jsonl === true
+              ? await validateRequestLines(options.request)
+              : await validateRequestFile(options.request),
+          );
+          return;
+        }
+        if (manifests.length === 0)
+          throw new GwError("GW_USAGE", "give at least one manifest, or --request FILE|-");
+        setExit(await validateManifests(manifests, { json: options.json }));
+      },
+    );
 
   withStoreOptions(
     program

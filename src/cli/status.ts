@@ -8,9 +8,10 @@ import {
   withExistingStore,
 } from "../api/index.js";
 import { terminalJson, terminalText } from "../core/terminal-text.js";
+import { displayWidth, padEndToWidth } from "../core/text-width.js";
 import { plural } from "../core/words.js";
 import { formatDuration, formatSpend } from "../ui/index.js";
-import { out } from "./output.js";
+import { isNarrow, out, outFitted, stdoutColumns } from "./output.js";
 import { fleetLines } from "./status-fleet.js";
 import { textLines } from "./status-texts.js";
 
@@ -25,7 +26,11 @@ export function showStatus(
     const status = await statusOf(store, await findRun(store, at.location, ref), now);
     // Everything, never shortened: this is what scripts read.
     if (flags.json === true) out(terminalJson(status, 2));
-    else for (const line of statusLines(status, now)) out(terminalText(line));
+    else {
+      const columns = stdoutColumns();
+      for (const line of statusLines(status, now, isNarrow(columns)))
+        outFitted(terminalText(line), columns);
+    }
     return ExitCode.Ok;
   });
 }
@@ -34,7 +39,7 @@ export function showStatus(
  * The status as text. Answers, refusals, tool calls, notes and reasons are others' words: the
  * caller makes them safe for the terminal.
  */
-function statusLines(status: RunStatus, now: number): string[] {
+function statusLines(status: RunStatus, now: number, narrow: boolean): string[] {
   const { run, jobs, expiring, failures, fleet } = status;
   const upTo = status.expected_exact ? "" : "up to ";
   const lines = [`run ${run.id}: ${run.name} — ${runTimes(run, now)}`];
@@ -42,11 +47,13 @@ function statusLines(status: RunStatus, now: number): string[] {
   lines.push(
     `  ${plural(jobs.length, "job")}, ${upTo}${plural(status.expected_tasks, "task")}: ${countsText(status.states, status.awaiting_upstream, upTo)}; ${formatSpend({ paid: status.spent, spent: status.spent_in_all, maxCost: null })}`,
   );
-  const width = Math.max(...jobs.map((job) => job.id.length), 0) + 2;
-  for (const job of jobs)
-    lines.push(
-      `  ${job.id.padEnd(width)}${job.family.padEnd(14)} ${countsText(job.states, job.awaiting_upstream ?? 0, upTo)}`,
-    );
+  const width = Math.max(...jobs.map((job) => displayWidth(job.id)), 0) + 2;
+  for (const job of jobs) {
+    const counts = countsText(job.states, job.awaiting_upstream ?? 0, upTo);
+    // Narrow: the job and its family on a line, its counts under them.
+    if (narrow) lines.push(`  ${job.id} · ${job.family}`, `    ${counts}`);
+    else lines.push(`  ${padEndToWidth(job.id, width)}${padEndToWidth(job.family, 14)} ${counts}`);
+  }
   if (expiring.length > 0) {
     lines.push(
       `  warning: ${expiring.length} finished result(s) not downloaded yet, links expiring soon: run \`gwrun resume ${run.id}\``,

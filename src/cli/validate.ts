@@ -4,24 +4,68 @@ import type { Readable } from "node:stream";
 import { ExitCode, type RawRequest, validate, validateRawRequest } from "../api/index.js";
 import { coerceError } from "../core/errors.js";
 import type { Issue } from "../core/zod-issues.js";
+import type { Diagnostic } from "../manifest/index.js";
 import { err, out, printDiagnostics } from "./output.js";
 
-/** `gwrun validate <manifest...>`: every problem of every manifest, at file:line:col. */
-export async function validateManifests(files: readonly string[]): Promise<ExitCode> {
-  let invalid = false;
+/** A manifest's diagnostic as `validate --json` prints it. */
+function diagnosticJson(diagnostic: Diagnostic) {
+  return {
+    file: diagnostic.file,
+    line: diagnostic.line,
+    column: diagnostic.col,
+    severity: diagnostic.severity,
+    code: diagnostic.rule,
+    message: diagnostic.message,
+    hint: diagnostic.hint ?? null,
+  };
+}
+
+/**
+ * `gwrun validate <manifest...>`: every problem of every manifest, at file:line:col; with
+ * `json`, one JSON object on stdout for them all (the exit code is the same).
+ */
+export async function validateManifests(
+  files: readonly string[],
+  options: { json?: boolean } = {},
+): Promise<ExitCode> {
+  const json = options.json === true;
+  const manifests: {
+    file: string;
+    valid: boolean;
+    jobs: number | null;
+    tasks: number | null;
+    tasks_upper_bound: boolean;
+  }[] = [];
+  const diagnostics: Diagnostic[] = [];
   for (const file of files) {
     const checked = await validate(file);
-    const errors = printDiagnostics(checked.diagnostics, checked.text);
+    diagnostics.push(...checked.diagnostics);
+    const errors = json
+      ? checked.diagnostics.filter((d) => d.severity === "error").length
+      : printDiagnostics(checked.diagnostics, checked.text);
     if (!checked.valid) {
-      invalid = true;
-      err(`${file}: ${errors} ${errors === 1 ? "error" : "errors"}; nothing was submitted`);
+      manifests.push({ file, valid: false, jobs: null, tasks: null, tasks_upper_bound: false });
+      if (!json)
+        err(`${file}: ${errors} ${errors === 1 ? "error" : "errors"}; nothing was submitted`);
       continue;
     }
     const { jobs } = checked;
+    manifests.push({
+      file,
+      valid: true,
+      jobs,
+      tasks: checked.tasks,
+      tasks_upper_bound: checked.tasksUpperBound,
+    });
     const tasks = `${checked.tasksUpperBound ? "up to " : ""}${checked.tasks} ${checked.tasks === 1 ? "task" : "tasks"}`;
-    out(`${file}: valid (${jobs} ${jobs === 1 ? "job" : "jobs"}, ${tasks})`);
+    if (!json) out(`${file}: valid (${jobs} ${jobs === 1 ? "job" : "jobs"}, ${tasks})`);
   }
-  return invalid ? ExitCode.Invalid : ExitCode.Ok;
+  const valid = manifests.every((manifest) => manifest.valid);
+  if (json)
+    out(
+      JSON.stringify({ valid, manifests, diagnostics: diagnostics.map(diagnosticJson) }, null, 2),
+    );
+  return valid ? ExitCode.Ok : ExitCode.Invalid;
 }
 
 function formatIssue(issue: Issue): string {

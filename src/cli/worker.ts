@@ -62,6 +62,7 @@ export async function runWorker(flags: WorkerFlags): Promise<ExitCode> {
       leaseMs: flags.lease === undefined ? DEFAULT_LEASE_MS : leaseOf(flags.lease),
       // A line may carry a gateway's words: none drives the terminal.
       log: (line) => err(terminalText(`gwrun worker ${name}: ${line}`)),
+      logRuns: true,
     });
     await worker.start();
     err(

@@ -117,14 +117,21 @@ function describeIssue(schema: z.ZodType, body: unknown, issue: z.core.$ZodIssue
       return [{ path, rule: "type", message: `has an unsupported shape: ${describe(value)}` }];
     }
     case "custom": {
-      const params = issue.params as { rule?: string; severity?: "warning" } | undefined;
+      const params = issue.params as
+        | { rule?: string; severity?: "warning"; values?: readonly number[] }
+        | undefined;
       const rule = params?.rule ?? "rule";
       // A refinement's own message states the rule; an enum or range also says what it got.
       const got =
         (rule === "enum" || rule === "range") && !issue.message.includes("got")
           ? `, got ${describe(value)}`
           : "";
-      const message = `${issue.message}${got}`;
+      // An amount among allowed amounts gets the ones either side of it (7 → 6 or 10).
+      const near =
+        params?.values !== undefined && typeof value === "number"
+          ? didYouMean(String(value), params.values.map(String), (candidate) => candidate)
+          : "";
+      const message = `${issue.message}${got}${near}`;
       return params?.severity === "warning"
         ? [{ path, rule, message, severity: "warning" }]
         : [{ path, rule, message }];
@@ -138,7 +145,14 @@ function describeIssue(schema: z.ZodType, body: unknown, issue: z.core.$ZodIssue
 function oneOf(path: Path, value: unknown, values: readonly unknown[]): Issue {
   if (value === undefined) return { path, rule: "required", message: "is required" };
   const allowed = values.map((v) => JSON.stringify(v)).join(", ");
-  const hint = typeof value === "string" ? didYouMean(value, values.map(String)) : "";
+  // A number among numbers gets the allowed ones either side of it (7 → 5 or 10).
+  const numbers = typeof value === "number" && values.every((v) => typeof v === "number");
+  const hint =
+    typeof value === "string"
+      ? didYouMean(value, values.map(String))
+      : numbers
+        ? didYouMean(String(value), values.map(String), (candidate) => candidate)
+        : "";
   return {
     path,
     rule: "enum",

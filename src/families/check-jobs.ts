@@ -1,11 +1,19 @@
+import { suggest } from "../core/suggest.js";
 import {
   type Diagnostic,
   type ExpandedJob,
   type ExpandedManifest,
   jobPath,
+  RUNNER_KEYS,
 } from "../manifest/index.js";
 import { hasLocalImages, type ImageFileCache, inlineLocalImages } from "./local-images.js";
-import { ENDPOINT_PATHS, familyFor, suggestModel, TEXT_FAMILY_IDS } from "./resolve.js";
+import {
+  ENDPOINT_PATHS,
+  familyFields,
+  familyFor,
+  suggestModel,
+  TEXT_FAMILY_IDS,
+} from "./resolve.js";
 import type { Family, RequestBody } from "./types.js";
 import { type RequestIssue, validateRequest } from "./validate.js";
 
@@ -36,6 +44,9 @@ export async function checkJobs(
   const seen: Seen = new Map();
   for (const job of manifest.jobs) {
     const { spec } = job;
+    // A wrong endpoint is the schema's error, with its did-you-mean: the family and model
+    // found without it would only mislead.
+    if (spec.endpoint !== undefined && ENDPOINT_PATHS[spec.endpoint] === undefined) continue;
     const model = typeof job.body.model === "string" ? job.body.model : undefined;
     const family = familyFor(model, spec.endpoint);
     if (spec.passthrough) {
@@ -68,7 +79,9 @@ export async function checkJobs(
       skip = new Set(inlined.problems.map((problem) => problem.path.join(".")));
       for (const problem of inlined.problems) reportIssue(manifest, job, problem, seen);
     }
-    const issues = validateRequest(family, body).filter((issue) => !skip.has(issue.path.join(".")));
+    const issues = validateRequest(family, body)
+      .filter((issue) => !skip.has(issue.path.join(".")))
+      .map((issue) => withRunnerKeyHint(issue, family));
     for (const issue of issues) reportIssue(manifest, job, issue, seen);
     checkHeaders(manifest, job, family);
     const errors = issues.filter((issue) => issue.severity !== "warning");
@@ -81,6 +94,19 @@ export async function checkJobs(
       issue.diagnostic.message = issue.base;
   }
   return { jobs, diagnostics: reporter.diagnostics.slice(start) };
+}
+
+/**
+ * An unknown field nearest to a runner key (`form:` for `from:`) is taken for that key
+ * misspelt; the family alone knows only its request fields.
+ */
+function withRunnerKeyHint(issue: RequestIssue, family: Family): RequestIssue {
+  const [field] = issue.path;
+  if (issue.rule !== "unknown-field" || issue.path.length !== 1 || typeof field !== "string")
+    return issue;
+  const match = suggest(field, [...RUNNER_KEYS, ...familyFields(family)]);
+  if (match === undefined || !(RUNNER_KEYS as readonly string[]).includes(match)) return issue;
+  return { ...issue, message: `unknown field (did you mean "${match}"? a key of the job itself)` };
 }
 
 /** A passthrough job is sent as written (with a warning), if gwrun knows where to send it. */

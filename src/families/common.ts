@@ -60,7 +60,7 @@ export function intOneOf(values: readonly number[]) {
     .int()
     .refine((value) => values.includes(value), {
       message: `must be one of ${values.join(", ")}`,
-      params: { rule: "enum" },
+      params: { rule: "enum", values },
     })
     .meta({ enum: [...values] });
 }

@@ -9,6 +9,7 @@ import { downloadJob } from "./download-job.js";
 import type { FleetRun, OpenRun } from "./fleet-run.js";
 import { PollLeader } from "./poll-leader.js";
 import { reap } from "./reaper.js";
+import { type RunWorkEnd, runEndedLine, runStartedLine } from "./run-log.js";
 import { submitJob } from "./submit-job.js";
 import { type FleetTiming, fleetTiming } from "./timing.js";
 
@@ -41,6 +42,8 @@ export interface WorkerOptions {
   /** The lease after which a silent worker is dead; the other timings follow from it. */
   leaseMs?: number;
   log(line: string): void;
+  /** Log a line when it starts and when it ends work on a run (`gwrun worker`). */
+  logRuns?: boolean;
 }
 
 /**
@@ -54,6 +57,8 @@ export class FleetWorker {
   readonly #options: WorkerOptions;
   readonly #timing: FleetTiming;
   readonly #runs = new Map<number, Promise<FleetRun | undefined>>();
+  /** The runs it has started work on and not yet ended, by id: their names, for its log. */
+  readonly #working = new Map<number, string>();
   readonly #leaders = new Map<string, PollLeader>();
   readonly #runners: Runner[] = [];
   readonly #stop = new AbortController();
@@ -169,6 +174,7 @@ export class FleetWorker {
     this.#stop.abort();
     await Promise.all(this.#runners.map((runner) => runner.stop()));
     await Promise.all(this.#loops);
+    for (const id of [...this.#working.keys()]) await this.#endWork(id, "stopped");
     await Promise.all([...this.#leaders.values()].map((leader) => leader.release()));
     await this.#options.store.fleet.workerStopped(this.id).catch(() => {});
     for (const opening of this.#runs.values()) await (await opening)?.close();
@@ -200,6 +206,10 @@ export class FleetWorker {
     try {
       const run = await this.#options.openRun(row);
       if (run !== undefined) run.halt = row.halt ?? undefined;
+      if (run !== undefined && this.#options.logRuns === true) {
+        this.#working.set(id, row.name);
+        this.#options.log(runStartedLine(row));
+      }
       return run;
     } catch (error) {
       this.#runs.delete(id);
@@ -251,7 +261,11 @@ export class FleetWorker {
   async #maintain(): Promise<void> {
     const { store, clock } = this.#options;
     await this.#loop(async () => {
-      for (const row of await store.fleet.activeRuns()) {
+      const active = await store.fleet.activeRuns();
+      // A run no longer active has settled: work on it has ended.
+      for (const id of this.#working.keys())
+        if (!active.some((row) => row.id === id)) await this.#endWork(id, "ended");
+      for (const row of active) {
         if (this.#options.onlyRun !== undefined && row.id !== this.#options.onlyRun) continue;
         const run = await this.#runOf(row.id).catch(() => undefined);
         if (run !== undefined) run.halt = row.halt ?? undefined;
@@ -263,6 +277,18 @@ export class FleetWorker {
         await reap(store, this.#reapDeps());
       }
     }, MAINTAIN_EVERY_MS);
+  }
+
+  /** Logs the end of its work on run `id`, once. */
+  async #endWork(id: number, end: RunWorkEnd): Promise<void> {
+    const name = this.#working.get(id);
+    if (name === undefined) return;
+    this.#working.delete(id);
+    const line = await runEndedLine(this.#options.store, { id, name }, end).catch(
+      (error) =>
+        `run ${id} ${name}: ${end} work (its counts could not be read: ${coerceError(error).message})`,
+    );
+    this.#options.log(line);
   }
 
   /** Tells the store this worker lives; a loop of its own, so slow upkeep never delays it. */

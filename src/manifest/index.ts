@@ -18,7 +18,7 @@ export {
   runMoment,
 } from "./moment.js";
 export { checkRequestSecrets, concealSecrets } from "./request-secrets.js";
-export { MAX_JOB_ID, manifestSchema } from "./schema.js";
+export { MAX_JOB_ID, manifestSchema, RUNNER_KEYS } from "./schema.js";
 export { hasMaskedKey, maskLiteralKey, resolvedManifest } from "./secrets.js";
 export { isSimulator, whySimulator } from "./simulator.js";
 export {

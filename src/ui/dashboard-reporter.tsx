@@ -1,5 +1,7 @@
 import { performance } from "node:perf_hooks";
+import chalk from "chalk";
 import { render } from "ink";
+import { colourLevel } from "../core/terminal.js";
 import type { EngineEvent } from "../engine/index.js";
 import { Dashboard } from "./components/Dashboard.js";
 import type { Reporter } from "./reporter.js";
@@ -85,6 +87,8 @@ export function dashboardReporter(options: DashboardOptions): Reporter {
       />
     );
   };
+  // Ink colours through chalk, which would ask stdout and ignore NO_COLOR: the rule is ours.
+  chalk.level = colourLevel(options.stream);
   const ink = render(element(), {
     stdout: options.stream,
     stdin: options.stdin,

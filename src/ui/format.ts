@@ -87,12 +87,6 @@ export function stageParts(view: RunView): StagePart[] {
   return parts;
 }
 
-/** Cuts `text` to `width` characters, marking the cut with "…". */
-export function truncate(text: string, width: number): string {
-  if (width <= 0) return "";
-  return text.length <= width ? text : `${text.slice(0, width - 1)}…`;
-}
-
 /** What a run against the built-in simulator is, said wherever the run is shown. */
 export const SIMULATOR_NOTE = "against the built-in simulator: stand-in outputs, no real money";
 

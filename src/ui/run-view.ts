@@ -64,6 +64,8 @@ export interface GroupView {
   skipped: number;
   active: number;
   fraction: number;
+  /** Every task ended and none still to come from upstream. */
+  finished: boolean;
 }
 
 const WINDOW_MS = 60_000;
@@ -118,6 +120,7 @@ export function viewOf(state: RunState, now: number, cwd: string): RunView {
         group.stages.downloading +
         group.stages.postprocessing,
       fraction: group.tasks > 0 ? (group.stages.done + group.stages.failed) / group.tasks : 0,
+      finished: group.stages.done + group.stages.failed >= group.tasks && group.awaiting === 0,
     })),
     tasksPerMinute,
     rateLimitedMs: state.end === null ? Math.max(0, state.rateLimitedUntil - now) : 0,

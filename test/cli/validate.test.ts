@@ -195,3 +195,40 @@ describe("gwrun validate, item 11 in manifests", () => {
     expect(native.stderr).toContain("1 error; nothing was submitted");
   });
 });
+
+describe("gwrun validate --json", () => {
+  it("item 3: prints one JSON object for several manifests, each diagnostic at file, line and column, with the same exit code", () => {
+    const bad = "test/fixtures/bad-manifests/unknown-key.yaml";
+    const result = gwrun(["validate", "--json", "manifests/campaign.yaml", bad]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe("");
+    const report = JSON.parse(result.stdout) as {
+      valid: boolean;
+      manifests: { file: string; valid: boolean; jobs: number | null; tasks: number | null }[];
+      diagnostics: Record<string, unknown>[];
+    };
+    expect(report.valid).toBe(false);
+    expect(report.manifests).toEqual([
+      {
+        file: "manifests/campaign.yaml",
+        valid: true,
+        jobs: 6,
+        tasks: 11,
+        tasks_upper_bound: false,
+      },
+      { file: bad, valid: false, jobs: null, tasks: null, tasks_upper_bound: false },
+    ]);
+    expect(report.diagnostics).toContainEqual({
+      file: bad,
+      line: 9,
+      column: 5,
+      severity: "error",
+      code: "unknown-field",
+      message: 'promt: unknown field (did you mean "prompt"?)',
+      hint: null,
+    });
+    const valid = gwrun(["validate", "--json", "manifests/campaign.yaml"]);
+    expect(valid.code).toBe(0);
+    expect(JSON.parse(valid.stdout)).toMatchObject({ valid: true, diagnostics: [] });
+  });
+});

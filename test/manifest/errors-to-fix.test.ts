@@ -126,7 +126,7 @@ describe("enum and range errors", () => {
     const checked = await checkFixture("enum-range.yaml");
     expect(checked.diagnostics.map((d) => d.message)).toEqual([
       "poll.batch_size: must be at most 500, got 600",
-      "duration: must be one of 6, 10, got 7",
+      "duration: must be one of 6, 10, got 7 (did you mean 6 or 10?)",
       'resolution: must be one of "768p", "1080p", got "4k"',
     ]);
   });

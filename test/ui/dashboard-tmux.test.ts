@@ -1,26 +1,16 @@
-import { spawnSync } from "node:child_process";
 import { cpSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { ROOT } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
 import { runsWith } from "../helpers/system-tools.js";
+import { startTmux, type TmuxSession } from "../helpers/tmux.js";
 
 /**
  * `gwrun manifests/campaign.yaml` in a real terminal: a tmux session of 120×40 on a server of
  * this test's own, the screen read with `capture-pane`.
  */
-let servers = 0;
-// A server per test: one killed by the last test may still be exiting, and a new session
-// on its socket would meet it ("server exited unexpectedly").
-let socket = `gwrun-test-${process.pid}-${servers}`;
-
-function tmux(...args: string[]): string {
-  const result = spawnSync("tmux", ["-L", socket, ...args], { encoding: "utf8" });
-  if (result.status !== 0) throw new Error(`tmux ${args[0]}: ${result.stderr}`);
-  return result.stdout;
-}
+let session: TmuxSession | undefined;
 
 /** Starts the campaign in a temp copy of manifests/ (its outputs land there), at `timeScale`. */
 function startCampaign(timeScale: number): string {
@@ -33,31 +23,12 @@ function startCampaign(timeScale: number): string {
     `${JSON.stringify(process.execPath)} ${JSON.stringify(path.join(ROOT, "bin/gwrun.js"))}`,
     `campaign.yaml --db ${JSON.stringify(path.join(dir, "gwrun.db"))}`,
   ].join(" ");
-  // The pane stays after gwrun exits, so its last screen can be read.
-  const command = `${gwrun}; echo "gwrun exited $?"; sleep 600`;
-  servers += 1;
-  socket = `gwrun-test-${process.pid}-${servers}`;
-  tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "run", "-c", dir, command);
+  session = startTmux(gwrun, { cwd: dir, columns: 120, rows: 40 });
   return dir;
 }
 
-const screen = () => tmux("capture-pane", "-p", "-t", "run");
-
-/** Reads the screen until `until` holds for it; every screen seen is passed to `each`. */
-async function watch(
-  until: (text: string) => boolean,
-  each: (text: string) => void = () => {},
-  timeoutMs = 120_000,
-): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const text = screen();
-    each(text);
-    if (until(text)) return text;
-    if (Date.now() > deadline) throw new Error(`timed out; the screen:\n${text}`);
-    await sleep(100);
-  }
-}
+const tmux = (...args: string[]) => (session as TmuxSession).tmux(...args);
+const watch: TmuxSession["watch"] = (...args) => (session as TmuxSession).watch(...args);
 
 /** A line of whole stage counts ("name N" or "name N (…)", two spaces apart), one of them post-processing. */
 const STAGE_LINE_WITH_POST_PROCESSING =
@@ -65,7 +36,8 @@ const STAGE_LINE_WITH_POST_PROCESSING =
 
 describe.runIf(runsWith("tmux"))("the dashboard in a terminal (tmux)", () => {
   afterEach(() => {
-    spawnSync("tmux", ["-L", socket, "kill-server"]);
+    session?.close();
+    session = undefined;
   });
 
   it("appears, progresses, and leaves the final summary on screen", async () => {

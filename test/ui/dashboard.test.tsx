@@ -1,5 +1,6 @@
 import { render } from "ink-testing-library";
 import { describe, expect, it, vi } from "vitest";
+import { displayWidth } from "../../src/core/text-width.js";
 import type { EngineEvent } from "../../src/engine/index.js";
 import { Dashboard } from "../../src/ui/components/Dashboard.js";
 import type { RunView } from "../../src/ui/run-view.js";
@@ -306,5 +307,47 @@ describe("dashboard", () => {
     );
     expect(text).toContain("interrupted: no new submits");
     expect(text).toContain("Ctrl-C again to exit at once");
+  });
+
+  it("item 3: active jobs come first and finished ones fold into one line when not all fit", () => {
+    const groups: Record<string, number> = {};
+    for (let i = 1; i <= 15; i++) groups[`job-${String(i).padStart(2, "0")}`] = 1;
+    const events = [started(groups)];
+    for (let i = 1; i <= 12; i++) events.push(...through(`job-${String(i).padStart(2, "0")}`, 1));
+    // The last three jobs have a task under way, the one before them failed.
+    for (const job of ["job-13", "job-14", "job-15"])
+      events.push(...(through(job, 1).slice(0, 2) as EngineEvent[]));
+    const text = frame(play(events).view, { columns: 80, rows: 16 });
+    expect(text).toMatch(/^job-13\s.*0\/1 1 active$/m);
+    expect(text).toMatch(/^job-15\s.*0\/1 1 active$/m);
+    expect(text).toMatch(/^12 jobs done$/m);
+    expect(text).not.toMatch(/^job-01\s/m);
+    expect(text).not.toContain("more jobs");
+    // With room for all, every job keeps its place in the manifest's order.
+    const tall = frame(play(events).view, { columns: 80, rows: 40 });
+    expect(tall).toMatch(/^job-01\s[\s\S]*^job-15\s/m);
+    expect(tall).not.toContain("jobs done");
+  });
+
+  it("item 3: with more active jobs than rows, the fold line counts those left out and those finished", () => {
+    const groups: Record<string, number> = {};
+    for (let i = 1; i <= 20; i++) groups[`job-${i}`] = 2;
+    const events = [started(groups), ...through("job-1", 1), ...through("job-1", 2)];
+    // job-2 has one task done, one still queued.
+    events.push(...through("job-2", 1));
+    for (let i = 3; i <= 20; i++)
+      events.push(...(through(`job-${i}`, 1).slice(0, 2) as EngineEvent[]));
+    const text = frame(play(events).view, { columns: 80, rows: 16 });
+    expect(text).toMatch(/^… and \d+ more jobs to go · 1 job done$/m);
+    expect(text).not.toMatch(/^job-1\s/m);
+  });
+
+  it("item 3: CJK and emoji job names keep the bars aligned", () => {
+    const events = [started({ 猫の写真: 2, "ok-👍🏽": 2, plain: 2 }), ...through("plain", 1)];
+    const text = frame(play(events).view, { columns: 80 });
+    const rows = text.split("\n").filter((line) => /[█░]/.test(line) && !/%/.test(line));
+    expect(rows).toHaveLength(3);
+    const barStarts = rows.map((line) => displayWidth(line.slice(0, line.search(/[█░]/))));
+    expect(new Set(barStarts).size).toBe(1);
   });
 });

@@ -10,11 +10,24 @@ const SQL_DIR = new URL("../../../sql/pg/", import.meta.url);
 /** Serialises migrations of one database across processes (an arbitrary, fixed number). */
 const MIGRATE_LOCK = 0x67777275;
 
+/** What a migration did: the migrations applied now, over which version, and what is there after. */
+export interface MigrationReport {
+  /** The schema version before: 0 for a database without gwrun's schema. */
+  from: number;
+  /** The schema version now. */
+  version: number;
+  /** The files applied now, in order; none when the database was up to date. */
+  applied: string[];
+  /** gwrun's tables in the database's schema now. */
+  tables: number;
+}
+
 /**
  * Applies the migrations the database lacks, in one transaction under an advisory lock, so two
- * processes starting on a new database do not both apply one; returns its schema version.
+ * processes starting on a new database do not both apply one; says what it did. `dir` holds
+ * the migrations (another only in tests, to leave a database part way).
  */
-export async function migrate(db: PgDb): Promise<number> {
+export async function migrate(db: PgDb, dir: URL = SQL_DIR): Promise<MigrationReport> {
   // graphile-worker's schema first: the fleet's triggers add its jobs.
   await migrateWorkerQueue(db);
   return db.transaction(async (sql) => {
@@ -27,8 +40,10 @@ export async function migrate(db: PgDb): Promise<number> {
         (row) => row.version,
       ),
     );
-    let version = Math.max(0, ...applied);
-    for (const migration of migrationsIn(SQL_DIR)) {
+    const from = Math.max(0, ...applied);
+    let version = from;
+    const now: string[] = [];
+    for (const migration of migrationsIn(dir)) {
       if (applied.has(migration.version)) continue;
       await sql.query(migration.sql);
       await sql.query("INSERT INTO migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
@@ -36,9 +51,13 @@ export async function migrate(db: PgDb): Promise<number> {
         migration.name,
         Date.now(),
       ]);
+      now.push(migration.name);
       version = Math.max(version, migration.version);
     }
-    return version;
+    const tables = await sql.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_tables WHERE schemaname = current_schema()",
+    );
+    return { from, version, applied: now, tables: tables.rows[0]?.n ?? 0 };
   });
 }
 

@@ -9,12 +9,17 @@ import { fleetLeaders, LeaderLock } from "./fleet-leader.js";
 import { fleetPollRound, fleetRuns } from "./fleet-runs.js";
 import { fleetStatus } from "./fleet-status.js";
 import { fleetWorkers } from "./fleet-workers.js";
-import { migrate, needsMigration } from "./migrate.js";
+import { type MigrationReport, migrate, needsMigration } from "./migrate.js";
 import { pgPaceRow } from "./pace.js";
 import { pgStoreUnusable } from "./unusable.js";
 
 /** The PostgreSQL store; `pool` is the raw handle, for tests that set up odd states. */
-export type PgStore = Store & { readonly pool: PgDb["pool"]; readonly fleet: FleetStore };
+export type PgStore = Store & {
+  readonly pool: PgDb["pool"];
+  readonly fleet: FleetStore;
+  /** What opening it migrated; undefined when opened with `migrate: false`. */
+  readonly migration: MigrationReport | undefined;
+};
 
 /**
  * Opens the PostgreSQL store at `url` (a `postgres://` connection string) as the store port,
@@ -27,16 +32,17 @@ export async function openPgStore(
   options: { migrate?: boolean } = {},
 ): Promise<PgStore> {
   const db = new PgDb(url);
+  let migration: MigrationReport | undefined;
   try {
     await requireSchemaSelected(db);
     if (options.migrate === false) {
       if (await needsMigration(db)) throw missingSchema(url);
-    } else await migrate(db);
+    } else migration = await migrate(db);
   } catch (error) {
     await db.close();
     throw pgStoreUnusable(error, url) ?? error;
   }
-  return pgStore(db, url);
+  return pgStore(db, url, migration);
 }
 
 /**
@@ -58,7 +64,7 @@ function missingSchema(url: string): Error {
   return Object.assign(new Error("schema missing"), { code: "GWRUN_NO_SCHEMA", url });
 }
 
-function pgStore(db: PgDb, url: string): PgStore {
+function pgStore(db: PgDb, url: string, migration: MigrationReport | undefined): PgStore {
   const executor = pgExecutor(db, url);
   const learned = bind(executor, {
     /** The learned rate is the rate of the account's pace row (`./pace.ts`), shared by a fleet. */
@@ -93,5 +99,6 @@ function pgStore(db: PgDb, url: string): PgStore {
     ...bind(executor, { recordPollRound: fleetPollRound }),
     pool: db.pool,
     fleet,
+    migration,
   };
 }

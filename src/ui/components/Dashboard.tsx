@@ -1,5 +1,6 @@
 import { Box, Text, useInput } from "ink";
-import { endedOf, formatDuration, stageParts, truncate } from "../format.js";
+import { cutToWidth, displayWidth } from "../../core/text-width.js";
+import { endedOf, formatDuration, stageParts } from "../format.js";
 import type { RunView } from "../run-view.js";
 import type { StopKey } from "../stop-keys.js";
 import { Failures } from "./Failures.js";
@@ -69,18 +70,18 @@ export function Dashboard(props: DashboardProps) {
       )}
       {view.stopMessage !== null && !finished ? (
         <Text color="yellow" wrap="truncate">
-          {truncate(view.stopMessage, columns)}
+          {cutToWidth(view.stopMessage, columns)}
         </Text>
       ) : null}
       {props.notice !== null && !finished ? (
         <Text color="yellow" wrap="truncate">
-          {truncate(props.notice, columns)}
+          {cutToWidth(props.notice, columns)}
         </Text>
       ) : null}
       {!finished && props.keys ? <StopKeys onKey={props.onKey} /> : null}
       {hint === null ? null : (
         <Text color={props.qPressed ? "yellow" : undefined} dimColor={!props.qPressed}>
-          {truncate(hint, columns)}
+          {cutToWidth(hint, columns)}
         </Text>
       )}
     </Box>
@@ -107,7 +108,10 @@ function Pace({ view, columns }: { view: RunView; columns: number }) {
     <Text wrap="truncate">
       {pace}
       {limited === null ? null : (
-        <Text color="yellow"> · ⚠ {truncate(limited, Math.max(0, columns - pace.length - 5))}</Text>
+        <Text color="yellow">
+          {" "}
+          · ⚠ {cutToWidth(limited, Math.max(0, columns - displayWidth(pace) - 5))}
+        </Text>
       )}
     </Text>
   );

@@ -1,5 +1,5 @@
 import { Box, Text } from "ink";
-import { truncate } from "../format.js";
+import { cutToWidth } from "../../core/text-width.js";
 import type { Failure } from "../run-state.js";
 
 /** The last few failures, newest last, one line each. */
@@ -19,7 +19,7 @@ export function Failures({
       <Text color="red">last failures:</Text>
       {shown.map((failure) => (
         <Text key={`${failure.label}:${failure.at}`} wrap="truncate">
-          {truncate(`  ${failure.label} ${failure.state}: ${failure.reason}`, columns)}
+          {cutToWidth(`  ${failure.label} ${failure.state}: ${failure.reason}`, columns)}
         </Text>
       ))}
     </Box>

@@ -1,6 +1,7 @@
 import { Text } from "ink";
+import { cutToWidth, displayWidth } from "../../core/text-width.js";
 import { STATUS_BY_END } from "../../engine/index.js";
-import { formatDuration, formatSpend, truncate } from "../format.js";
+import { formatDuration, formatSpend } from "../format.js";
 import type { RunView } from "../run-view.js";
 
 /** Run name and id, elapsed time, ETA (or how the run ends), spend against the budget. */
@@ -21,9 +22,9 @@ export function Header({ view, columns }: { view: RunView; columns: number }) {
   const full = [name, elapsed, status].join(" · ");
   // On a narrow screen the elapsed time gives way first, then the name: how the run stands stays.
   const head =
-    full.length <= room
+    displayWidth(full) <= room
       ? full
-      : truncate(`${truncate(name, Math.max(1, room - status.length - 3))} · ${status}`, room);
+      : cutToWidth(`${cutToWidth(name, Math.max(1, room - status.length - 3))} · ${status}`, room);
   return (
     <Text wrap="truncate">
       {tag === "" ? (

@@ -1,4 +1,5 @@
 import { Box, Text } from "ink";
+import { displayWidth } from "../../core/text-width.js";
 import { type StagePart, stageParts } from "../format.js";
 import type { RunView } from "../run-view.js";
 import { ENDED_COLOUR } from "./Bar.js";
@@ -9,12 +10,12 @@ export function packParts(parts: readonly StagePart[], width: number): StagePart
   let line: StagePart[] = [];
   let length = 0;
   for (const part of parts) {
-    if (line.length > 0 && length + 2 + part.text.length > width) {
+    if (line.length > 0 && length + 2 + displayWidth(part.text) > width) {
       lines.push(line);
       line = [];
       length = 0;
     }
-    length += (line.length > 0 ? 2 : 0) + part.text.length;
+    length += (line.length > 0 ? 2 : 0) + displayWidth(part.text);
     line.push(part);
   }
   if (line.length > 0) lines.push(line);

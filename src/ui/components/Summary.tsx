@@ -1,5 +1,6 @@
 import { Box, Text } from "ink";
-import { summaryLines, truncate } from "../format.js";
+import { cutToWidth } from "../../core/text-width.js";
+import { summaryLines } from "../format.js";
 import type { RunView } from "../run-view.js";
 
 /** The final summary, left on screen: counts, spend, output folder, reasons, next step, gallery. */
@@ -26,7 +27,7 @@ export function Summary({
       </Text>
       {rest.map((line) => (
         <Text key={line} wrap="truncate">
-          {truncate(line, columns)}
+          {cutToWidth(line, columns)}
         </Text>
       ))}
     </Box>

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { fleetManifest, runEnded, statesOf, waitFor, withFleet } from "../helpers/fleet.js";
+
+describe("what a gwrun worker logs per run", () => {
+  it("item 3: one line when it starts work on a run and one when it ends, with the run's id, name and tasks done and failed", async () => {
+    await withFleet([], async (fleet) => {
+      const manifest = fleet.write("fleet.yaml", fleetManifest("out", 6));
+      expect((await fleet.record(manifest)).code).toBe(0);
+      const worker = fleet.worker(["--name", "w1"]);
+      expect(await runEnded(fleet.db)).toBe("done");
+      await waitFor("the worker's line for the run's end", async () =>
+        worker.stderr().includes("ended work") ? true : undefined,
+      );
+      worker.child.kill("SIGTERM");
+      await worker.done;
+      const lines = worker
+        .stderr()
+        .split("\n")
+        .filter((line) => line.includes(": run 1 "));
+      expect(lines).toEqual([
+        "gwrun worker w1: run 1 fleet: started work",
+        `gwrun worker w1: run 1 fleet: ended work, the run done: ${(await statesOf(fleet.db)).done} done, 0 failed`,
+      ]);
+    });
+  }, 120_000);
+
+  it("item 3: a worker stopped while its run goes on says it stopped work, with the counts so far", async () => {
+    await withFleet(["--latency", "image=30s"], async (fleet) => {
+      const manifest = fleet.write("fleet.yaml", fleetManifest("out", 3));
+      expect((await fleet.record(manifest)).code).toBe(0);
+      const worker = fleet.worker(["--name", "w2"]);
+      await waitFor("the worker to start work on run 1", async () =>
+        worker.stderr().includes("started work") ? true : undefined,
+      );
+      worker.child.kill("SIGTERM");
+      await worker.done;
+      expect(worker.stderr()).toMatch(
+        /^gwrun worker w2: run 1 fleet: stopped work, the run goes on: 0 done, 0 failed$/m,
+      );
+    });
+  }, 120_000);
+});
