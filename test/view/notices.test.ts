@@ -6,7 +6,7 @@ import { runStoreOf, STORE_KINDS } from "../helpers/store.js";
 describe.each(STORE_KINDS)("a run's notices for viewers (%s)", (kind) => {
   it("keeps rate limiting once per spell, for the run page to show", async () => {
     await withRun(
-      { rateLimit: { perSecond: 20, burst: 1 } },
+      { rateLimit: { perSecond: 5, burst: 1 } },
       async (scope) => {
         const manifest = scope.write(
           "busy.yaml",
