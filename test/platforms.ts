@@ -69,6 +69,7 @@ export const STORE_BOUND_TESTS: readonly string[] = [
   "test/store/fleet-contract.test.ts",
   "test/store/group-commit.test.ts",
   "test/store/known-task-names.test.ts",
+  "test/store/migrate-cli.test.ts",
   "test/store/migrations.test.ts",
   "test/store/pg-schema.test.ts",
   "test/store/pg-unusable.test.ts",
