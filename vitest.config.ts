@@ -1,11 +1,45 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+import { E2E_TESTS, NOT_UNIT_TESTS, STORE_TESTS } from "./test/layers.js";
 
+/** What every project, and `npm run test:portable`, runs with. */
+export const SHARED_TEST_OPTIONS = {
+  include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+};
+
+/** In-process tests: no build, no server, and no child process (test/unit-setup.ts). */
+export const UNIT_PROJECT = {
+  test: {
+    ...SHARED_TEST_OPTIONS,
+    name: "unit",
+    exclude: [...configDefaults.exclude, ...NOT_UNIT_TESTS],
+    setupFiles: ["test/unit-setup.ts"],
+  },
+};
+
+// `npm test` runs the three projects; `npm run test:unit` (or :store, :e2e) runs one. Each
+// project's global setup starts only what its tests need (test/layers.ts).
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
-    // End-to-end tests spawn the built CLI; build once before the run.
-    globalSetup: ["test/global-setup.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    projects: [
+      UNIT_PROJECT,
+      {
+        test: {
+          ...SHARED_TEST_OPTIONS,
+          name: "store",
+          include: [...STORE_TESTS],
+          globalSetup: ["test/postgres-setup.ts"],
+        },
+      },
+      {
+        test: {
+          ...SHARED_TEST_OPTIONS,
+          name: "e2e",
+          include: [...E2E_TESTS],
+          globalSetup: ["test/global-setup.ts"],
+        },
+      },
+    ],
   },
 });

@@ -10,7 +10,7 @@ import {
 } from "../bench/performance-doc.mjs";
 import { COMMANDS_DOC_COMMAND, renderCommandsMarkdown } from "../src/cli/commands-doc.js";
 import { buildProgram } from "../src/cli/program.js";
-import { ROOT } from "./helpers/cli.js";
+import { ROOT } from "./helpers/root.js";
 
 const read = (file: string) => readFileSync(path.join(ROOT, file), "utf8");
 

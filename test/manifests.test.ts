@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkManifestFile } from "../src/families/check-manifest.js";
 import { FAMILIES } from "../src/families/registry.js";
-import { ROOT } from "./helpers/cli.js";
+import { ROOT } from "./helpers/root.js";
 
 function manifestsUnder(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ROOT } from "./helpers/cli.js";
+import { ROOT } from "./helpers/root.js";
 import { STORE_BOUND_TESTS } from "./platforms.js";
 
 /** Every test file of the suite, relative to the project root. */

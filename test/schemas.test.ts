@@ -5,7 +5,7 @@ import { FAMILIES_DOC_COMMAND, renderFieldsMarkdown } from "../src/cli/fields.js
 import { renderSchemas } from "../src/cli/schema.js";
 import { familyReference } from "../src/families/index.js";
 import { FAMILIES } from "../src/families/registry.js";
-import { ROOT } from "./helpers/cli.js";
+import { ROOT } from "./helpers/root.js";
 
 describe("schemas/", () => {
   it("matches what `gwrun schema` writes (run it after changing a schema)", () => {

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import path from "node:path";
+import { ROOT } from "./root.js";
 
-export const ROOT = path.resolve(import.meta.dirname, "../..");
+export { ROOT };
 const BIN = path.join(ROOT, "bin/gwrun.js");
 
 export interface CliResult {

@@ -3,7 +3,7 @@ import pg from "pg";
 import { inject } from "vitest";
 import { databaseUrl, TEST_DATABASE_PREFIX } from "./postgres-server.js";
 
-/** Databases on the suite's PostgreSQL server (started by `test/global-setup.ts`). */
+/** Databases on the suite's PostgreSQL server (started by `test/postgres-setup.ts`). */
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -5,8 +5,8 @@ import { checkManifestFile } from "../../src/families/check-manifest.js";
 import type { CheckedJob } from "../../src/families/index.js";
 import { outputLinks } from "../../src/gateway/index.js";
 import { probeMedia } from "../../src/media/index.js";
-import { ROOT } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
+import { ROOT } from "../helpers/root.js";
 import { LONG_ENOUGH_MS, withSimulator } from "../helpers/sim.js";
 
 /**

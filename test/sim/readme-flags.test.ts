@@ -3,7 +3,7 @@ import path from "node:path";
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { addSimCommand } from "../../src/cli/sim.js";
-import { ROOT } from "../helpers/cli.js";
+import { ROOT } from "../helpers/root.js";
 
 describe("the simulator's flags", () => {
   it("issue 16: every flag of gwrun sim, fault flags included, is documented in docs/simulator.md, which the README links", () => {

@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ROOT } from "../helpers/cli.js";
 import { testDatabase } from "../helpers/postgres.js";
 import { PG_SCHEMA_COMMAND, PG_SCHEMA_FILE, renderPgSchema } from "../helpers/postgres-schema.js";
+import { ROOT } from "../helpers/root.js";
 
 describe(PG_SCHEMA_FILE, () => {
   it(`item 2: holds the tables, functions and triggers the migrations make (\`${PG_SCHEMA_COMMAND}\` writes it)`, async () => {

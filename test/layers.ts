@@ -1,0 +1,96 @@
+import { STORE_BOUND_TESTS } from "./platforms.js";
+
+/**
+ * The suite's three projects (vitest.config.ts). `e2e`: the files that start child processes
+ * (the built CLI, a worker fleet, Chromium, tmux, ffmpeg, mount) and so need dist/ built and
+ * the suite's PostgreSQL server. `store`: the other store-bound files (test/platforms.ts),
+ * which open SQLite or PostgreSQL in-process. `unit`: everything else, run in-process with no
+ * build and no server (`npm run test:unit`), where starting a child process fails the test
+ * (test/unit-setup.ts). `test/layers.test.ts` keeps the lists true.
+ */
+export const E2E_TESTS: readonly string[] = [
+  "test/api/api.test.ts",
+  "test/api/example.test.ts",
+  "test/cli/completion.test.ts",
+  "test/cli/doctor.test.ts",
+  "test/cli/fields.test.ts",
+  "test/cli/help.test.ts",
+  "test/cli/next-steps.test.ts",
+  "test/cli/other-node.test.ts",
+  "test/cli/paths.test.ts",
+  "test/cli/plan-state.test.ts",
+  "test/cli/plan.test.ts",
+  "test/cli/proxy.test.ts",
+  "test/cli/retry-held.test.ts",
+  "test/cli/retry-stuck.test.ts",
+  "test/cli/simulator.test.ts",
+  "test/cli/status-escapes.test.ts",
+  "test/cli/status.test.ts",
+  "test/cli/store-secrets.test.ts",
+  "test/cli/templates.test.ts",
+  "test/cli/validate.test.ts",
+  "test/core/fs.test.ts",
+  "test/engine/local-fault.test.ts",
+  "test/engine/store-fault.test.ts",
+  "test/fleet/drivers-agree.test.ts",
+  "test/fleet/project-paths.test.ts",
+  "test/fleet/refusals.test.ts",
+  "test/fleet/status.test.ts",
+  "test/fleet/worker-deaths.test.ts",
+  "test/fleet/worker-log.test.ts",
+  "test/fleet/workers.test.ts",
+  "test/layering.test.ts",
+  "test/layers-guard.test.ts",
+  "test/manifest/hostile-manifests.test.ts",
+  "test/manifest/suggestions.test.ts",
+  "test/media/ffmpeg-choice.test.ts",
+  "test/media/ffmpeg.test.ts",
+  "test/package/pack.test.ts",
+  "test/postprocess/check-media.test.ts",
+  "test/postprocess/checks.test.ts",
+  "test/postprocess/folder-record.test.ts",
+  "test/postprocess/gallery.browser.test.ts",
+  "test/postprocess/review-partials.test.ts",
+  "test/postprocess/task-variables.test.ts",
+  "test/review/review-loop.test.ts",
+  "test/run/export-safety.test.ts",
+  "test/run/faults.test.ts",
+  "test/run/literal-key.test.ts",
+  "test/run/output-names.test.ts",
+  "test/run/paid-files.test.ts",
+  "test/run/pipeline.test.ts",
+  "test/run/postgres.test.ts",
+  "test/run/project-moves.test.ts",
+  "test/run/refusals.test.ts",
+  "test/run/run.test.ts",
+  "test/run/secret-in-request.test.ts",
+  "test/run/simulator-record.test.ts",
+  "test/run/text-tools.test.ts",
+  "test/run/text.test.ts",
+  "test/run/twins.test.ts",
+  "test/schedule/cli.test.ts",
+  "test/schedule/scheduler.test.ts",
+  "test/sim/cli.test.ts",
+  "test/sim/contract.test.ts",
+  "test/sim/errors.test.ts",
+  "test/sim/media.test.ts",
+  "test/store/migrate-cli.test.ts",
+  "test/store/migrations.test.ts",
+  "test/store/unusable.test.ts",
+  "test/ui/dashboard-tmux.test.ts",
+  "test/ui/reporters.test.ts",
+  "test/ui/terminal-tmux.test.ts",
+  "test/view/cli.test.ts",
+  "test/view/live.browser.test.ts",
+  "test/view/notices.test.ts",
+  "test/view/open.browser.test.ts",
+  "test/view/review.browser.test.ts",
+];
+
+/** The store-bound files that start no child process. */
+export const STORE_TESTS: readonly string[] = STORE_BOUND_TESTS.filter(
+  (file) => !E2E_TESTS.includes(file),
+);
+
+/** The files that are not unit tests, for the unit project to leave out. */
+export const NOT_UNIT_TESTS: readonly string[] = [...new Set([...E2E_TESTS, ...STORE_BOUND_TESTS])];
