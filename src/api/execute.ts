@@ -17,7 +17,14 @@ import { linePrefix, type Reporter } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { feedsOf, selectJobs } from "./only.js";
 import { runNotices } from "./run-notices.js";
-import { defaultStore, openStoreAt, projectOf, storeAt, storeName } from "./store.js";
+import {
+  defaultStore,
+  openStoreAt,
+  projectOf,
+  type StoreFlags,
+  storeAt,
+  storeName,
+} from "./store.js";
 import { runTickOnce } from "./tick-once.js";
 
 /**
@@ -26,10 +33,7 @@ import { runTickOnce } from "./tick-once.js";
  * fleet) with the caller's reporter. What the caller hears goes through its `RunHooks`.
  */
 
-export interface RunFlags {
-  db?: string;
-  /** A PostgreSQL store's connection string. */
-  store?: string;
+export interface RunFlags extends StoreFlags {
   force?: boolean;
   /** Comma-separated job ids. */
   only?: string;

@@ -18,6 +18,11 @@ export interface StoreOptions {
   db?: string;
   /** A PostgreSQL connection string (its password may come from ~/.pgpass or PGPASSWORD). */
   store?: string;
+  /**
+   * The project folder the record's paths are relative to, for the functions that name no
+   * manifest (default: the folder holding `data/gwrun.db`, else the working folder's project).
+   */
+  project?: string;
 }
 
 export interface RunOptions extends StoreOptions, Omit<ManifestOptions, "at"> {
@@ -43,6 +48,7 @@ function flagsOf(options: RunOptions | RetryOptions): RunFlags {
   return {
     db: options.db,
     store: options.store,
+    project: options.project,
     force: options.force,
     only: typeof options.only === "string" ? options.only : options.only?.join(","),
     baseUrl: options.baseUrl,

@@ -43,6 +43,8 @@ export interface StoreFlags {
   db?: string;
   /** A PostgreSQL connection string. */
   store?: string;
+  /** The project folder the record's paths are relative to, for a command naming no manifest. */
+  project?: string;
 }
 
 /** True for a PostgreSQL connection string. */
@@ -61,7 +63,7 @@ export interface StoreAt {
  * The store of a command and its project (see the rule above): `project` when it names a
  * manifest's, else the folder whose `data/gwrun.db` the store is, else the working folder's.
  */
-export function storeAt(flags: StoreFlags, project?: string): StoreAt {
+export function storeAt(flags: StoreFlags, project = flags.project): StoreAt {
   if (project !== undefined) return { location: dbPath(flags, project), project };
   const location = dbPath(flags);
   const data = path.dirname(location);

@@ -112,7 +112,7 @@ describe("the API", () => {
   it("item 1: a stop before the run goes ends it interrupted, with nothing submitted; resume finishes it", async () => {
     await withRun({ seed: "api-stop" }, async (scope) => {
       const manifest = scope.write("two.yaml", TWO(scope.outputDir));
-      const options = { db: scope.db, baseUrl: scope.sim.url, apiKey: KEY };
+      const options = { db: scope.db, project: scope.dir, baseUrl: scope.sim.url, apiKey: KEY };
       // Aborted before it is given, as a caller's own deadline may be.
       const stopped = await run(manifest, { ...options, signal: AbortSignal.abort() });
       expect(stopped).toMatchObject({ exitCode: 130, runId: 1 });
@@ -120,6 +120,10 @@ describe("the API", () => {
       expect(scope.sim.counters().submits.received).toBe(0);
       const resumed = await resume(1, options);
       expect(resumed).toMatchObject({ exitCode: 0, runId: 1, result: { end: "done" } });
+      // Into the run's own folder (`project`), not one under the caller's working folder.
+      // The gallery and results.jsonl of the run's own folder (`project`) list them all.
+      const results = readFileSync(path.join(scope.outputDir, "results.jsonl"), "utf8");
+      expect(results.trim().split("\n")).toHaveLength(3);
       expect((await status(undefined, { db: scope.db })).states).toEqual({ done: 3 });
     });
   }, 60_000);
@@ -127,7 +131,7 @@ describe("the API", () => {
   it("item 1: handle.stop() during a run ends it interrupted, its submitted tasks kept for resume", async () => {
     await withRun({ seed: "api-stop-live" }, async (scope) => {
       const manifest = scope.write("two.yaml", TWO(scope.outputDir));
-      const options = { db: scope.db, baseUrl: scope.sim.url, apiKey: KEY };
+      const options = { db: scope.db, project: scope.dir, baseUrl: scope.sim.url, apiKey: KEY };
       const handle = run(manifest, options);
       const seen: string[] = [];
       for await (const event of handle) {
@@ -150,7 +154,7 @@ jobs:
   - { id: hero, model: acme-image-2, prompt: a forbidden mug }
 `,
       );
-      const options = { db: scope.db, baseUrl: scope.sim.url, apiKey: KEY };
+      const options = { db: scope.db, project: scope.dir, baseUrl: scope.sim.url, apiKey: KEY };
       expect((await run(manifest, options)).exitCode).toBe(1);
       const received = scope.sim.counters().submits.received;
       const handle = retry(1, { ...options, failed: true });
