@@ -34,12 +34,14 @@ export async function openFleetRun(
     refusals: new Map(),
     close: async () => {
       abort.abort();
+      await pace.close();
     },
   };
   context.writes = fleetWrites(store, context, run, owner);
   // One pace for every worker on the account, timed by the database's clock.
   const ceiling = perSecond(context.settings.limits.submitRate);
-  context.pace = await openFleetPace(store, context.clock, run.account, ceiling);
+  const pace = await openFleetPace(store, context.clock, run.account, ceiling);
+  context.pace = pace;
   return run;
 }
 

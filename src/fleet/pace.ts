@@ -39,6 +39,7 @@ export class FleetPace implements Pace {
   /** Successes not reported yet: the next turn booked carries them. */
   #successes: Successes | undefined;
   #pumping: Promise<void> | undefined;
+  #unwatch: () => void = () => {};
 
   /** Use `openFleetPace`, or `FleetPace.open` with another port. */
   private constructor(
@@ -62,7 +63,10 @@ export class FleetPace implements Pace {
     account: string,
     ceiling: number,
   ): Promise<FleetPace> {
-    return new FleetPace(row, clock, account, await row.open(account, ceiling));
+    const pace = new FleetPace(row, clock, account, await row.open(account, ceiling));
+    // A 429 another process meets is heard at once: turns booked before it are booked again.
+    pace.#unwatch = await row.watch(account, (state) => pace.#learn(state));
+    return pace;
   }
 
   /** Submits per second, as the row last reported it. */
@@ -134,6 +138,12 @@ export class FleetPace implements Pace {
   async flushed(): Promise<void> {
     this.#reportSuccesses();
     while (this.#pumping !== undefined) await this.#pumping;
+  }
+
+  /** Stops hearing the fleet's 429s; sends what is held. */
+  async close(): Promise<void> {
+    this.#unwatch();
+    await this.flushed();
   }
 
   /** Sends the successes held, when no turn is being booked to carry them. */

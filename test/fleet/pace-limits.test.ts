@@ -40,6 +40,7 @@ describe("the fleet's pace after a 429", () => {
       },
       succeed: async () => ({ rate: 10, epoch, pausedMs: 0 }),
       limit: async () => ({ rate: 10, epoch, pausedMs: 0 }),
+      watch: async () => () => {},
     };
     const pace = await FleetPace.open(row, clock, ACCOUNT, 10);
     let came = 0;
@@ -59,6 +60,50 @@ describe("the fleet's pace after a 429", () => {
     expect(reserved).toEqual([0, 1, 1]);
     clock.advance(100);
     await until(() => came === 2);
+  });
+
+  it("hears at once of a 429 another process met, and books again the turn it waits for", async () => {
+    const url = await testDatabase({ schema: true });
+    const [here, there] = await Promise.all([openPgStore(url), openPgStore(url)]);
+    stores.push(here, there);
+    const clock = new ManualClock();
+    const booked: PaceTurn[] = [];
+    const row: PaceRow = {
+      ...here.fleet.pace,
+      reserve: async (account, succeeded) => {
+        const turn = await here.fleet.pace.reserve(account, succeeded);
+        booked.push(turn);
+        return turn;
+      },
+    };
+    const pace = await FleetPace.open(row, clock, ACCOUNT, 10);
+    await pace.acquire();
+    let came = false;
+    void pace.acquire().then(() => {
+      came = true;
+    });
+    await until(() => clock.nextWake !== undefined);
+    expect(booked).toHaveLength(2);
+    const waiting = booked[1] as PaceTurn;
+    expect(waiting.waitMs).toBeGreaterThan(0);
+    // Another process meets a 429 while this one waits: the news comes before the slot.
+    let heard!: Promise<unknown>;
+    await new Promise<void>((listening) => {
+      heard = new Promise(
+        (resolve) => void here.fleet.pace.watch(ACCOUNT, resolve).then(() => listening()),
+      );
+    });
+    await there.fleet.pace.limit(ACCOUNT, waiting.epoch, undefined);
+    await heard;
+    clock.advance(waiting.waitMs);
+    await until(() => booked.length === 3);
+    expect(came).toBe(false);
+    const again = booked[2] as PaceTurn;
+    expect(again.epoch).toBe(waiting.epoch + 1);
+    expect(again.rate).toBe(waiting.rate / 2);
+    clock.advance(again.waitMs);
+    await until(() => came);
+    await pace.close();
   });
 
   it("learns a silent limit from the turns between two 429s and stays under it", async () => {

@@ -1,12 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { FleetPace, OUTSTANDING, openFleetPace } from "../../src/fleet/pace.js";
 import { openPgStore, type PgStore } from "../../src/store/postgres/open.js";
-import {
-  type PaceRow,
-  type PaceTurn,
-  pgPaceRow,
-  type Successes,
-} from "../../src/store/postgres/pace.js";
+import type { PaceRow, PaceTurn, Successes } from "../../src/store/postgres/pace.js";
 import { ManualClock } from "../helpers/clock.js";
 import { testDatabase } from "../helpers/postgres.js";
 
@@ -33,7 +28,7 @@ async function processes(count: number): Promise<PgStore[]> {
 
 /** The pace row of `store`, recording each turn it hands out. */
 function recorded(store: PgStore): PaceRow & { turns: PaceTurn[] } {
-  const row = pgPaceRow(store.pool);
+  const row = store.fleet.pace;
   const turns: PaceTurn[] = [];
   return {
     ...row,
@@ -104,7 +99,7 @@ describe("fleet pace on one PostgreSQL row", () => {
 
   it("starts slow again after a second without turns", async () => {
     const [store] = await processes(1);
-    const row = pgPaceRow((store as PgStore).pool);
+    const row = (store as PgStore).fleet.pace;
     await row.open(ACCOUNT, 10);
     const gaps = async (count: number) => {
       const slots: number[] = [];
@@ -292,6 +287,7 @@ describe("fleet pace on one PostgreSQL row", () => {
       },
       succeed: async () => state,
       limit: async () => state,
+      watch: async () => () => {},
     };
     const pace = await FleetPace.open(row, clock, ACCOUNT, 10);
     const start = clock.now();
@@ -321,6 +317,7 @@ describe("fleet pace on one PostgreSQL row", () => {
         return state;
       },
       limit: async () => state,
+      watch: async () => () => {},
     };
     const pace = await FleetPace.open(row, clock, ACCOUNT, 10);
     const came = askTurns(pace, 1);
@@ -351,6 +348,7 @@ describe("fleet pace on one PostgreSQL row", () => {
       limit: () => {
         throw new Error("connection lost");
       },
+      watch: async () => () => {},
     };
     const pace = await FleetPace.open(failing, clock, ACCOUNT, 5);
     expect(() => pace.succeeded()).not.toThrow();

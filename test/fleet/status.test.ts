@@ -2,7 +2,6 @@ import { Logger, run } from "graphile-worker";
 import { afterEach, describe, expect, it } from "vitest";
 import type { FleetStatus } from "../../src/api/index.js";
 import { openPgStore, type PgStore, type TaskRow } from "../../src/store/index.js";
-import { pgPaceRow } from "../../src/store/postgres/pace.js";
 import { gwrunAsync } from "../helpers/cli.js";
 import { testDatabase } from "../helpers/postgres.js";
 import { imageTask } from "../helpers/store.js";
@@ -107,7 +106,7 @@ describe("gwrun status on a PostgreSQL store", () => {
     await complete(store, submittedB, 180);
 
     // The gateway announced 3/s and asked for 30 s of quiet; another account's row is not this run's.
-    const pace = pgPaceRow(store.pool);
+    const pace = store.fleet.pace;
     const { epoch } = await pace.open(GATEWAY, 5);
     await pace.limit(GATEWAY, epoch, 30_000, 3);
     await pace.open("http://other.test", 9);

@@ -11,6 +11,7 @@ import { fleetStatus } from "./fleet-status.js";
 import { fleetWorkers } from "./fleet-workers.js";
 import { type MigrationReport, migrate, needsMigration } from "./migrate.js";
 import { pgPaceRow } from "./pace.js";
+import { PaceNews } from "./pace-news.js";
 import { pgStoreUnusable } from "./unusable.js";
 
 /** The PostgreSQL store; `pool` is the raw handle, for tests that set up odd states. */
@@ -66,6 +67,7 @@ function missingSchema(url: string): Error {
 
 function pgStore(db: PgDb, url: string, migration: MigrationReport | undefined): PgStore {
   const executor = pgExecutor(db, url);
+  const news = new PaceNews(url);
   const learned = bind(executor, {
     /** The learned rate is the rate of the account's pace row (`./pace.ts`), shared by a fleet. */
     learnedRate: read(function* (baseUrl: string) {
@@ -86,7 +88,7 @@ function pgStore(db: PgDb, url: string, migration: MigrationReport | undefined):
   });
   const fleet: FleetStore = {
     url,
-    pace: pgPaceRow(db.pool),
+    pace: pgPaceRow(db.pool, news),
     leaderLock: (account, workerId) => new LeaderLock(url, account, workerId),
     ...bind(executor, fleetWorkers),
     ...bind(executor, fleetClaims),
@@ -95,7 +97,13 @@ function pgStore(db: PgDb, url: string, migration: MigrationReport | undefined):
     ...bind(executor, fleetStatus),
   };
   return {
-    ...storeOf(executor, { ...learned, close: () => db.close() }),
+    ...storeOf(executor, {
+      ...learned,
+      close: async () => {
+        await news.close();
+        await db.close();
+      },
+    }),
     ...bind(executor, { recordPollRound: fleetPollRound }),
     pool: db.pool,
     fleet,

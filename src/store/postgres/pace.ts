@@ -1,4 +1,5 @@
 import { row, type Sql } from "./db.js";
+import { PACE_CHANNEL, type PaceNews } from "./pace-news.js";
 
 /**
  * The gateway pace row (`gateway_pace`): one per gateway account, shared by every worker of a
@@ -53,6 +54,11 @@ export interface PaceRow {
     retryAfterMs: number | undefined,
     announced?: number,
   ): Promise<PaceState>;
+  /**
+   * Calls `heard` with the row's state after each 429 any process records from when this
+   * resolves; resolves to the unwatch.
+   */
+  watch(account: string, heard: (state: PaceState) => void): Promise<() => void>;
 }
 
 /**
@@ -67,8 +73,12 @@ const UNDER_TOLD = 0.97;
 const TOLD_FOR = "interval '60 seconds'";
 const TOLD = `CASE WHEN p.limit_until > clock_timestamp() THEN ${UNDER_TOLD} * p.limit_told END`;
 const CAP = `LEAST(p.ceiling, ${UNDER} * COALESCE($3::float8, p.announced, 'Infinity'::float8), ${TOLD})`;
-const STATE = `p.rate, p.epoch,
-  GREATEST(0, COALESCE(EXTRACT(EPOCH FROM p.paused_until - clock_timestamp()) * 1000, 0))::float8 AS paused_ms`;
+const PAUSED_MS =
+  "GREATEST(0, COALESCE(EXTRACT(EPOCH FROM p.paused_until - clock_timestamp()) * 1000, 0))::float8";
+const STATE = `p.rate, p.epoch, ${PAUSED_MS} AS paused_ms`;
+/** The row's state after a 429, sent to every process of the fleet (`./pace-news.ts`). */
+const TELL = `pg_notify('${PACE_CHANNEL}', json_build_object('account', p.account, 'rate', p.rate,
+  'epoch', p.epoch, 'pausedMs', ${PAUSED_MS})::text)`;
 
 interface StateRow {
   rate: number;
@@ -82,8 +92,8 @@ function state(found: StateRow | undefined, account: string): PaceState {
   return { rate: found.rate, epoch: Number(found.epoch), pausedMs: found.paused_ms };
 }
 
-/** The pace row operations on `sql` (a pool). */
-export function pgPaceRow(sql: Sql): PaceRow {
+/** The pace row operations on `sql` (a pool), with the fleet's news of them. */
+export function pgPaceRow(sql: Sql, news: PaceNews): PaceRow {
   return {
     underLimit: UNDER,
     open: (account, ceiling) => openPace(sql, account, ceiling),
@@ -91,6 +101,7 @@ export function pgPaceRow(sql: Sql): PaceRow {
     succeed: (account, count, announced) => recordSuccesses(sql, account, count, announced),
     limit: (account, epoch, retryAfterMs, announced) =>
       recordRateLimited(sql, account, epoch, retryAfterMs, announced),
+    watch: (account, heard) => news.watch(account, heard),
   };
 }
 
@@ -225,7 +236,7 @@ export async function recordRateLimited(
                 + make_interval(secs => COALESCE($4::float8 / 1000, 1.0 / (${rate})))),
               updated_at = clock_timestamp()
         WHERE p.account = $1
-        RETURNING ${STATE}`,
+        RETURNING ${STATE}, ${TELL}`,
       [account, epoch, announced ?? null, retryAfterMs ?? null],
     ),
     account,
