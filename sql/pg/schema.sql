@@ -22,12 +22,12 @@ CREATE TABLE gateway_pace (
   rate double precision NOT NULL,
   ceiling double precision NOT NULL,
   announced double precision,
-  next_at timestamp with time zone NOT NULL DEFAULT clock_timestamp(),
+  next_at timestamp with time zone NOT NULL DEFAULT gwrun_now(),
   paused_until timestamp with time zone,
   successes integer NOT NULL DEFAULT 0,
   sustained double precision NOT NULL DEFAULT 0,
   epoch bigint NOT NULL DEFAULT 0,
-  updated_at timestamp with time zone NOT NULL DEFAULT clock_timestamp(),
+  updated_at timestamp with time zone NOT NULL DEFAULT gwrun_now(),
   busy_since timestamp with time zone,
   limit_told double precision,
   limit_until timestamp with time zone,
@@ -42,6 +42,13 @@ CREATE TABLE gateway_state (
   base_url text NOT NULL,
   submit_rate double precision,
   CONSTRAINT gateway_state_pkey PRIMARY KEY (base_url)
+);
+
+CREATE TABLE gwrun_clock (
+  one boolean NOT NULL DEFAULT true,
+  shift interval NOT NULL DEFAULT '00:00:00'::interval,
+  CONSTRAINT gwrun_clock_pkey PRIMARY KEY (one),
+  CONSTRAINT gwrun_clock_one_check CHECK (one)
 );
 
 CREATE TABLE jobs (
@@ -240,8 +247,8 @@ CREATE TABLE workers (
   host text NOT NULL,
   pid integer NOT NULL,
   pool_ids text[] NOT NULL DEFAULT '{}'::text[],
-  started_at timestamp with time zone NOT NULL DEFAULT clock_timestamp(),
-  heartbeat_at timestamp with time zone NOT NULL DEFAULT clock_timestamp(),
+  started_at timestamp with time zone NOT NULL DEFAULT gwrun_now(),
+  heartbeat_at timestamp with time zone NOT NULL DEFAULT gwrun_now(),
   stopped_at timestamp with time zone,
   dead_at timestamp with time zone,
   lease_ms integer,
@@ -313,7 +320,7 @@ CREATE OR REPLACE FUNCTION public.gwrun_download_priority(task_key text)
  STABLE
 AS $function$
   SELECT COALESCE(
-    LEAST(1440, GREATEST(0, ((MIN(expires_at) - EXTRACT(EPOCH FROM clock_timestamp()) * 1000) / 60000)::INTEGER)),
+    LEAST(1440, GREATEST(0, ((MIN(expires_at) - EXTRACT(EPOCH FROM gwrun_now()) * 1000) / 60000)::INTEGER)),
     1440)
   FROM outputs WHERE job_key = task_key AND state = 'pending'
 $function$;
@@ -332,6 +339,13 @@ CREATE OR REPLACE FUNCTION public.gwrun_in_flight(state text)
  IMMUTABLE
 AS $function$
   SELECT state IN ('submitting', 'submitted', 'processing')
+$function$;
+
+CREATE OR REPLACE FUNCTION public.gwrun_now()
+ RETURNS timestamp with time zone
+ LANGUAGE sql
+AS $function$
+  SELECT clock_timestamp() + COALESCE((SELECT shift FROM gwrun_clock), '0')
 $function$;
 
 CREATE OR REPLACE FUNCTION public.gwrun_queue_downloads(task_keys text[])

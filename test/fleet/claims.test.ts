@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { openPgStore, type PgStore, type TaskRow } from "../../src/store/index.js";
-import { testDatabase } from "../helpers/postgres.js";
+import { moveDatabaseClock, testDatabase } from "../helpers/postgres.js";
 import { imageTask } from "../helpers/store.js";
 
 /** Claims, receipts, dead workers and the work queue of a fleet, on a real PostgreSQL. */
@@ -156,9 +156,9 @@ describe("claims across a fleet", () => {
       [c, "live@h"],
     ] as const)
       await store.fleet.claimWithin(task, owner, NO_BUDGET, 2);
-    await store.pool.query(
-      "UPDATE workers SET heartbeat_at = clock_timestamp() - interval '1 minute' WHERE id = 'dead@h'",
-    );
+    // A minute on by the database's clock, only one of them has beaten.
+    await moveDatabaseClock(store.pool, 60_000);
+    expect(await store.fleet.heartbeat("live@h")).toBe(true);
     const { dead, claims } = await store.fleet.reapWorkers(30_000);
     expect(dead).toEqual(["dead@h"]);
     expect(claims.map((task) => task.key).sort()).toEqual([a.key, b.key]);

@@ -1,10 +1,9 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { FleetPace } from "../../src/fleet/pace.js";
 import type { PaceRow, PaceTurn } from "../../src/store/index.js";
 import { openPgStore, type PgStore } from "../../src/store/postgres/open.js";
 import { ManualClock } from "../helpers/clock.js";
-import { testDatabase } from "../helpers/postgres.js";
+import { moveDatabaseClock, testDatabase } from "../helpers/postgres.js";
 
 /**
  * One pace for every call, in a fleet: turns booked before a 429 anywhere in the fleet are
@@ -120,12 +119,12 @@ describe("the fleet's pace after a 429", () => {
       return turn;
     };
     const first = await book(30);
-    await sleep(600);
+    await moveDatabaseClock(store.pool, 600);
     const cut = await row.limit(ACCOUNT, first.epoch, undefined);
     expect(cut.rate).toBe(20);
     // 25 turns over the next 1.2 s, the last answered 429: 24 got through, 20 a second.
     const second = await book(25);
-    await sleep(1200);
+    await moveDatabaseClock(store.pool, 1200);
     const told = await row.limit(ACCOUNT, second.epoch, undefined);
     expect(told.rate).toBe(10);
     // 400 successes would climb back to 40; the rate stays under what the 429s told.

@@ -3,7 +3,7 @@ import { FleetPace, OUTSTANDING, openFleetPace } from "../../src/fleet/pace.js";
 import { openPgStore, type PgStore } from "../../src/store/postgres/open.js";
 import type { PaceRow, PaceTurn, Successes } from "../../src/store/postgres/pace.js";
 import { ManualClock } from "../helpers/clock.js";
-import { testDatabase } from "../helpers/postgres.js";
+import { moveDatabaseClock, testDatabase } from "../helpers/postgres.js";
 
 const ACCOUNT = "http://gateway.test:8080";
 
@@ -109,7 +109,7 @@ describe("fleet pace on one PostgreSQL row", () => {
     // Booked back to back: 150 ms apart until a second in, then 100.
     expect(await gaps(10)).toEqual([150, 150, 150, 150, 150, 150, 150, 100, 100]);
     // The last turn booked was 1.25 s on; a second after it, the pace is idle.
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await moveDatabaseClock((store as PgStore).pool, 2500);
     expect(await gaps(3)).toEqual([150, 150]);
   });
 

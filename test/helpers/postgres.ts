@@ -30,3 +30,14 @@ export async function testDatabase(options: { schema?: boolean } = {}): Promise<
   await admin.query(`CREATE DATABASE ${name}${template}`);
   return databaseUrl(server, name);
 }
+
+/**
+ * Moves the fleet's database clock (`gwrun_now()`) `ms` on: pace, heartbeats and the reaper
+ * see that much more time gone by, without a test sleeping for it.
+ */
+export async function moveDatabaseClock(sql: pg.Pool | pg.Client, ms: number): Promise<void> {
+  await sql.query(
+    "UPDATE gwrun_clock SET shift = shift + make_interval(secs => $1::float8 / 1000)",
+    [ms],
+  );
+}

@@ -87,7 +87,7 @@ export const fleetLeaders = {
     const [expiring] = yield* rows<{ n: number }>(
       `SELECT count(DISTINCT o.job_key) AS n FROM outputs o JOIN jobs j ON j.key = o.job_key
        WHERE j.state = 'completed' AND o.state = 'pending'
-         AND o.expires_at < EXTRACT(EPOCH FROM clock_timestamp()) * 1000 + $1`,
+         AND o.expires_at < EXTRACT(EPOCH FROM gwrun_now()) * 1000 + $1`,
       [expiringWithinMs],
     );
     return {

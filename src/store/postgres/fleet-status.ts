@@ -23,7 +23,7 @@ export const fleetStatus = {
   paceRows: read(function* () {
     return yield* rows<PaceRowStatus>(
       `SELECT account, rate, ceiling, announced,
-         GREATEST(0, COALESCE(EXTRACT(EPOCH FROM paused_until - clock_timestamp()) * 1000, 0))::float8
+         GREATEST(0, COALESCE(EXTRACT(EPOCH FROM paused_until - gwrun_now()) * 1000, 0))::float8
            AS paused_ms
        FROM gateway_pace ORDER BY account`,
     );

@@ -36,7 +36,7 @@ export const fleetWorkers = {
     yield* changes(
       `INSERT INTO workers (id, name, host, pid, lease_ms) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (id) DO UPDATE SET name = $2, lease_ms = $5, pool_ids = '{}',
-         started_at = clock_timestamp(), heartbeat_at = clock_timestamp(), stopped_at = NULL,
+         started_at = gwrun_now(), heartbeat_at = gwrun_now(), stopped_at = NULL,
          dead_at = NULL`,
       [worker.id, worker.name, worker.host, worker.pid, worker.leaseMs],
     );
@@ -51,13 +51,13 @@ export const fleetWorkers = {
   /** The heartbeat; false when a reaper found this worker dead already (it must stop claiming). */
   heartbeat: write(function* (workerId: string) {
     const beat = yield* first<{ id: string }>(
-      "UPDATE workers SET heartbeat_at = clock_timestamp() WHERE id = $1 AND dead_at IS NULL RETURNING id",
+      "UPDATE workers SET heartbeat_at = gwrun_now() WHERE id = $1 AND dead_at IS NULL RETURNING id",
       [workerId],
     );
     return beat !== undefined;
   }),
   workerStopped: write(function* (workerId: string) {
-    yield* changes("UPDATE workers SET stopped_at = clock_timestamp() WHERE id = $1", [workerId]);
+    yield* changes("UPDATE workers SET stopped_at = gwrun_now() WHERE id = $1", [workerId]);
   }),
   /**
    * Marks dead every worker silent for `leaseMs` (and those of `gone`: ids this host knows are
@@ -66,9 +66,9 @@ export const fleetWorkers = {
    */
   reapWorkers: transaction(function* (leaseMs: number, gone: readonly string[] = []) {
     const dead = yield* rows<{ id: string; pool_ids: string[] }>(
-      `UPDATE workers SET dead_at = clock_timestamp()
+      `UPDATE workers SET dead_at = gwrun_now()
        WHERE dead_at IS NULL AND stopped_at IS NULL
-         AND (heartbeat_at < clock_timestamp() - $1 * interval '1 millisecond' OR id = ANY($2::text[]))
+         AND (heartbeat_at < gwrun_now() - $1 * interval '1 millisecond' OR id = ANY($2::text[]))
        RETURNING id, pool_ids`,
       [leaseMs, [...gone]],
     );
@@ -92,13 +92,13 @@ export const fleetWorkers = {
   workersOf: read(function* () {
     return yield* rows<WorkerRow>(
       `SELECT id, name, host, pid, pool_ids, lease_ms,
-         (EXTRACT(EPOCH FROM clock_timestamp() - heartbeat_at) * 1000)::BIGINT AS heartbeat_age_ms,
+         (EXTRACT(EPOCH FROM gwrun_now() - heartbeat_at) * 1000)::BIGINT AS heartbeat_age_ms,
          (EXTRACT(EPOCH FROM started_at) * 1000)::BIGINT AS started_at,
          (EXTRACT(EPOCH FROM stopped_at) * 1000)::BIGINT AS stopped_at,
          (EXTRACT(EPOCH FROM dead_at) * 1000)::BIGINT AS dead_at
        FROM workers
        WHERE (stopped_at IS NULL AND dead_at IS NULL)
-          OR COALESCE(stopped_at, dead_at) > clock_timestamp() - interval '1 hour'
+          OR COALESCE(stopped_at, dead_at) > gwrun_now() - interval '1 hour'
        ORDER BY started_at DESC`,
     );
   }),

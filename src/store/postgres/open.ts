@@ -81,7 +81,7 @@ function pgStore(db: PgDb, url: string, migration: MigrationReport | undefined):
     saveLearnedRate: write(function* (baseUrl: string, rate: number) {
       yield* changes(
         `INSERT INTO gateway_pace (account, rate, ceiling) VALUES (?, ?, ?)
-         ON CONFLICT (account) DO UPDATE SET rate = excluded.rate, updated_at = clock_timestamp()`,
+         ON CONFLICT (account) DO UPDATE SET rate = excluded.rate, updated_at = gwrun_now()`,
         [baseUrl, rate, rate],
       );
     }),

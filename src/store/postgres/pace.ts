@@ -3,7 +3,7 @@ import { PACE_CHANNEL, type PaceNews } from "./pace-news.js";
 
 /**
  * The gateway pace row (`gateway_pace`): one per gateway account, shared by every worker of a
- * fleet. Each operation is one guarded UPDATE timed by the database clock (`clock_timestamp()`),
+ * fleet. Each operation is one guarded UPDATE timed by the database clock (`gwrun_now()`),
  * so hosts with skewed clocks still space their submits 1/rate apart. The rules are those of
  * the in-memory `SubmitPace` (`src/engine/pace.ts`), and one of its own: a fleet's first second
  * goes slower (see `reserveTurn`).
@@ -71,10 +71,10 @@ const UNDER = 0.99;
 const UNDER_TOLD = 0.97;
 /** How long a limit told by 429s holds the rate under it (`LIMIT_MEMORY_MS` of `SubmitPace`). */
 const TOLD_FOR = "interval '60 seconds'";
-const TOLD = `CASE WHEN p.limit_until > clock_timestamp() THEN ${UNDER_TOLD} * p.limit_told END`;
+const TOLD = `CASE WHEN p.limit_until > gwrun_now() THEN ${UNDER_TOLD} * p.limit_told END`;
 const CAP = `LEAST(p.ceiling, ${UNDER} * COALESCE($3::float8, p.announced, 'Infinity'::float8), ${TOLD})`;
 const PAUSED_MS =
-  "GREATEST(0, COALESCE(EXTRACT(EPOCH FROM p.paused_until - clock_timestamp()) * 1000, 0))::float8";
+  "GREATEST(0, COALESCE(EXTRACT(EPOCH FROM p.paused_until - gwrun_now()) * 1000, 0))::float8";
 const STATE = `p.rate, p.epoch, ${PAUSED_MS} AS paused_ms`;
 /** The row's state after a 429, sent to every process of the fleet (`./pace-news.ts`). */
 const TELL = `pg_notify('${PACE_CHANNEL}', json_build_object('account', p.account, 'rate', p.rate,
@@ -113,7 +113,7 @@ export async function openPace(sql: Sql, account: string, ceiling: number): Prom
        ON CONFLICT (account) DO UPDATE
          SET ceiling = excluded.ceiling,
              rate = LEAST(p.rate, excluded.ceiling, ${UNDER} * COALESCE(p.announced, 'Infinity'::float8)),
-             updated_at = clock_timestamp()
+             updated_at = gwrun_now()
        RETURNING ${STATE}`,
       [account, ceiling],
     ),
@@ -136,9 +136,9 @@ export async function reserveTurn(
   const found = await row<StateRow & { slot_at: number; wait_ms: number }>(
     sql,
     `WITH turn AS (
-       SELECT account, GREATEST(next_at, clock_timestamp(), paused_until) AS slot,
-              CASE WHEN busy_since IS NULL OR next_at < clock_timestamp() - ${IDLE}
-                   THEN GREATEST(clock_timestamp(), paused_until) ELSE busy_since END AS since
+       SELECT account, GREATEST(next_at, gwrun_now(), paused_until) AS slot,
+              CASE WHEN busy_since IS NULL OR next_at < gwrun_now() - ${IDLE}
+                   THEN GREATEST(gwrun_now(), paused_until) ELSE busy_since END AS since
          FROM gateway_pace WHERE account = $1 FOR UPDATE)
      UPDATE gateway_pace p
         SET busy_since = t.since,
@@ -150,7 +150,7 @@ export async function reserveTurn(
       WHERE p.account = t.account
       RETURNING ${STATE},
         (EXTRACT(EPOCH FROM t.slot) * 1000)::float8 AS slot_at,
-        GREATEST(0, EXTRACT(EPOCH FROM t.slot - clock_timestamp()) * 1000)::float8 AS wait_ms`,
+        GREATEST(0, EXTRACT(EPOCH FROM t.slot - gwrun_now()) * 1000)::float8 AS wait_ms`,
     [account, succeeded?.count ?? 0, succeeded?.announced ?? null],
   );
   return { ...state(found, account), slotAt: found?.slot_at ?? 0, waitMs: found?.wait_ms ?? 0 };
@@ -169,7 +169,7 @@ const SUCCEEDED = `announced = COALESCE($3::float8, p.announced),
                    THEN LEAST(${CAP}, ${CAPPED} + (${CLIMBS} - 1) * ${CAP} * 0.05)
                    ELSE p.sustained END,
   rate = LEAST(${CAP}, ${CAPPED} + ${CLIMBS} * ${CAP} * 0.05),
-  updated_at = clock_timestamp()`;
+  updated_at = gwrun_now()`;
 
 export async function recordSuccesses(
   sql: Sql,
@@ -204,17 +204,17 @@ export async function recordRateLimited(
   announced?: number,
 ): Promise<PaceState> {
   const cuts = "($3::float8 IS NULL AND p.epoch = $2)";
-  const busy = `(p.busy_since <= clock_timestamp() - interval '500 milliseconds'
-                 AND p.next_at >= clock_timestamp() - make_interval(secs => 1.5 / p.rate))`;
-  const since = "EXTRACT(EPOCH FROM clock_timestamp() - p.limited_at)";
+  const busy = `(p.busy_since <= gwrun_now() - interval '500 milliseconds'
+                 AND p.next_at >= gwrun_now() - make_interval(secs => 1.5 / p.rate))`;
+  const since = "EXTRACT(EPOCH FROM gwrun_now() - p.limited_at)";
   const floor = `GREATEST(${CAP} / 64, p.sustained / 2)`;
   const seen = `GREATEST(${floor}, CASE
-                  WHEN p.limited_at > clock_timestamp() - ${TOLD_FOR} AND ${since} >= 1
+                  WHEN p.limited_at > gwrun_now() - ${TOLD_FOR} AND ${since} >= 1
                   THEN LEAST(p.rate, GREATEST(0, p.turns_since - 1) / ${since})
                   ELSE p.rate END)`;
   const learns = `(${cuts} AND ${busy})`;
   const told = `CASE WHEN ${learns} THEN ${seen} ELSE p.limit_told END`;
-  const until = `CASE WHEN ${learns} THEN clock_timestamp() + ${TOLD_FOR} ELSE p.limit_until END`;
+  const until = `CASE WHEN ${learns} THEN gwrun_now() + ${TOLD_FOR} ELSE p.limit_until END`;
   const halved = `GREATEST(LEAST(${floor}, p.rate), p.rate / 2)`;
   const underTold = `CASE WHEN ${learns} THEN ${UNDER_TOLD} * ${seen} END`;
   const rate = `CASE WHEN $3::float8 IS NOT NULL THEN LEAST(p.rate, ${CAP})
@@ -228,13 +228,13 @@ export async function recordRateLimited(
               rate = ${rate},
               limit_told = ${told},
               limit_until = ${until},
-              limited_at = clock_timestamp(),
+              limited_at = gwrun_now(),
               turns_since = 0,
               epoch = CASE WHEN ${cuts} THEN p.epoch + 1 ELSE p.epoch END,
               successes = 0,
-              paused_until = GREATEST(p.paused_until, clock_timestamp()
+              paused_until = GREATEST(p.paused_until, gwrun_now()
                 + make_interval(secs => COALESCE($4::float8 / 1000, 1.0 / (${rate})))),
-              updated_at = clock_timestamp()
+              updated_at = gwrun_now()
         WHERE p.account = $1
         RETURNING ${STATE}, ${TELL}`,
       [account, epoch, announced ?? null, retryAfterMs ?? null],
