@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
 import { E2E_TESTS, NOT_UNIT_TESTS, STORE_TESTS } from "./test/layers.js";
 
@@ -22,6 +23,9 @@ export const UNIT_PROJECT = {
 // project's global setup starts only what its tests need (test/layers.ts).
 export default defineConfig({
   test: {
+    // Most tests wait on a child process, a server or the database: two at a time keep a
+    // two-core machine busy (Vitest's default there is one).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
       UNIT_PROJECT,
       {

@@ -51,7 +51,7 @@ jobs:
       // The first poll comes late, so the run is seen with its pictures submitted and no clip yet.
       const settings = fastSettings(scope.outputDir).replace(
         "first_after: 20ms",
-        "first_after: 3s",
+        "first_after: 8s",
       );
       const manifest = scope.write(
         "chain.yaml",
