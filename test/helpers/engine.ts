@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Clock } from "../../src/core/clock.js";
+import type { FileWrites } from "../../src/core/file-writes.js";
 import { canonicalJson, sha256 } from "../../src/core/hash.js";
 import { seededRandom } from "../../src/core/random.js";
 import {
@@ -16,7 +17,13 @@ import { type ManifestSettings, outputDirOf } from "../../src/manifest/index.js"
 import { dependantTemplates, initialTasks } from "../../src/plan/index.js";
 import { PostProcessor } from "../../src/postprocess/index.js";
 import type { SimOptionsInput, Simulator } from "../../src/sim/index.js";
-import { openStore, type SqliteStore, type Store, type TaskRow } from "../../src/store/index.js";
+import {
+  openStore,
+  type SqliteStore,
+  type SqliteStoreOptions,
+  type Store,
+  type TaskRow,
+} from "../../src/store/index.js";
 import type { ManualClock } from "./clock.js";
 import { tempDir } from "./manifest.js";
 import { LONG_ENOUGH_MS, withSimulator } from "./sim.js";
@@ -51,11 +58,13 @@ export interface EngineRig {
     runId?: number;
     force?: boolean;
     maxDownloadBytes?: DownloadCaps;
+    /** In place of the real file writes (a disk that fills, say). */
+    files?: FileWrites;
   }): Engine;
   /** Another run of the manifest, its initial tasks recorded (as `gwrun run` makes one). */
   newRun(): Promise<number>;
-  /** The real post-processor with the manifest's checks, without thumbnails. */
-  postProcessor(): PostProcess;
+  /** The real post-processor with the manifest's checks, without thumbnails unless asked. */
+  postProcessor(options?: { files?: FileWrites; thumbnails?: boolean }): PostProcess;
   /** The run's tasks as the store has them now. */
   tasks(): Promise<TaskRow[]>;
   /** Moves virtual time on to `until` (ms since the epoch), wake by wake. */
@@ -84,7 +93,7 @@ export async function withEngine<T>(
   simOptions: SimOptionsInput,
   manifest: string,
   fn: (rig: EngineRig) => Promise<T>,
-  where: { dbFile?: string } = {},
+  where: { dbFile?: string; storeOptions?: SqliteStoreOptions } = {},
 ): Promise<T> {
   // Few distinct pictures: rendering them is not what these tests are about.
   return withSimulator({ mediaVariants: 2, ...simOptions }, async ({ sim, client, clock }) => {
@@ -98,7 +107,7 @@ export async function withEngine<T>(
     if (!checked.valid || settings === undefined)
       throw new Error(`invalid test manifest: ${errors.map((d) => d.message).join("; ")}`);
     const outputDir = outputDirOf(settings, checked.expanded.moment);
-    const store = openStore(where.dbFile ?? path.join(dir, "state.db"));
+    const store = openStore(where.dbFile ?? path.join(dir, "state.db"), where.storeOptions);
     try {
       const newRun = async () => {
         const id = await store.createRun({
@@ -142,12 +151,14 @@ export async function withEngine<T>(
             maxDownloadBytes: options.maxDownloadBytes ?? { image: 64 * MB, video: 64 * MB },
             emit: (event) => events.push(event),
             ...(options.postprocess === undefined ? {} : { postprocess: options.postprocess }),
+            ...(options.files === undefined ? {} : { files: options.files }),
           }),
-        postProcessor: () => {
+        postProcessor: (options = {}) => {
           const checksOf = new Map(checked.jobs.map(({ job }) => [job.spec.id, job.spec.checks]));
           const processor = new PostProcessor({
             outputDir,
-            thumbnails: false,
+            thumbnails: options.thumbnails === true ? { width: 64, format: "webp" } : false,
+            ...(options.files === undefined ? {} : { files: options.files }),
             checksFor: (jobId) => ({ ...settings.checks, ...checksOf.get(jobId) }),
           });
           return {
