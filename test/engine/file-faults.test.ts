@@ -33,7 +33,7 @@ async function stoppedRun(rig: EngineRig, running: Promise<RunResult>) {
 describe("a disk that fails the run's files, on every machine", () => {
   it("item 6: a full disk under the downloads stops the run with a clear message and keeps completed tasks completed; the next run downloads them without submitting", async () => {
     await withEngine({}, `poll: { first_after: 2s, every: 2s }\n${stillsJobs(3)}`, async (rig) => {
-      const full = new FailingWrites({ code: "ENOSPC" });
+      const full = new FailingWrites({ code: "ENOSPC" }, rig.files);
       const { stopped, message } = await stoppedRun(rig, rig.engine({ files: full }).run());
 
       expect((await rig.tasks()).map((task) => task.reason)).toEqual([null, null, null]);
@@ -58,7 +58,7 @@ describe("a disk that fails the run's files, on every machine", () => {
   it("item 6: a disk that fills part-way keeps the files written before it and downloads only the rest on the next run", async () => {
     await withEngine({}, `poll: { first_after: 2s, every: 2s }\n${stillsJobs(3)}`, async (rig) => {
       // Room for one picture of the simulator's (65 to 90 KB each), not two.
-      const filling = new FailingWrites({ code: "ENOSPC", afterBytes: 100_000 });
+      const filling = new FailingWrites({ code: "ENOSPC", afterBytes: 100_000 }, rig.files);
       const { stopped } = await stoppedRun(rig, rig.engine({ files: filling }).run());
       expect(stopped.end).toBe("failed");
       expect(stopped.counts).toEqual({ done: 1, completed: 2 });
@@ -71,7 +71,7 @@ describe("a disk that fails the run's files, on every machine", () => {
 
   it("item 6: a read-only output disk stops the run saying the folder cannot be written (EROFS), nothing paid twice", async () => {
     await withEngine({}, `poll: { first_after: 2s, every: 2s }\n${stillsJobs(2)}`, async (rig) => {
-      const readOnly = new FailingWrites({ code: "EROFS" });
+      const readOnly = new FailingWrites({ code: "EROFS" }, rig.files);
       const { stopped, message } = await stoppedRun(rig, rig.engine({ files: readOnly }).run());
       expect(stopped).toMatchObject({ end: "failed", counts: { completed: 2 } });
       expect(message).toMatch(
@@ -86,7 +86,7 @@ describe("a disk that fails the run's files, on every machine", () => {
 
   it("item 6: a full disk at the thumbnails and sidecars fails no paid task as broken", async () => {
     await withEngine({}, `poll: { first_after: 2s, every: 2s }\n${stillsJobs(2)}`, async (rig) => {
-      const full = new FailingWrites({ code: "ENOSPC", only: /\.thumbs|\.json$/ });
+      const full = new FailingWrites({ code: "ENOSPC", only: /\.thumbs|\.json$/ }, rig.files);
       const postprocess = rig.postProcessor({ files: full, thumbnails: true });
       const { stopped, message } = await stoppedRun(
         rig,
@@ -114,7 +114,7 @@ describe("a disk that fails the run's files, on every machine", () => {
       const results = path.join(rig.outputDir, "results.jsonl");
       const before = readFileSync(results, "utf8");
 
-      const full = new FailingWrites({ code: "ENOSPC", only: /results\.jsonl/ });
+      const full = new FailingWrites({ code: "ENOSPC", only: /results\.jsonl/ }, rig.files);
       const error = await writeReport(rig.store, run, "folder", full).then(
         () => undefined,
         (caught: unknown) => caught,

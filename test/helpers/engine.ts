@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Clock } from "../../src/core/clock.js";
-import type { FileWrites } from "../../src/core/file-writes.js";
+import { type FileWrites, nodeFileWrites } from "../../src/core/file-writes.js";
 import { canonicalJson, sha256 } from "../../src/core/hash.js";
 import { seededRandom } from "../../src/core/random.js";
 import {
@@ -47,6 +47,11 @@ export interface EngineRig {
   /** Every event any engine of the rig emitted, in order. */
   events: EngineEvent[];
   /**
+   * The real file writes, each tracked until it lands, so the clock is not moved past a write
+   * under way (every engine of the rig writes through them unless given its own).
+   */
+  files: FileWrites;
+  /**
    * A new engine on the rig's store; `clock` replaces the simulator's (a mortal view of it),
    * `runId` the rig's run, `force` redoes what is done.
    */
@@ -76,6 +81,9 @@ export interface EngineRig {
 }
 
 const MB = 1024 * 1024;
+
+/** Real 10 ms turns `until` waits, at most, for work that no clock wake stands for: a second. */
+const IDLE_TURNS = 100;
 
 /** The settings every rig manifest shares: its name, and an output folder in a temp dir. */
 function manifestText(body: string, outputDir: string): string {
@@ -126,6 +134,11 @@ export async function withEngine<T>(
       const tracked = underWay.client(client);
       const events: EngineEvent[] = [];
       const quiet = () => underWay.quiet();
+      const files: FileWrites = {
+        ...nodeFileWrites,
+        whole: (partial, file, data) => underWay.track(nodeFileWrites.whole(partial, file, data)),
+        copy: (from, to) => underWay.track(nodeFileWrites.copy(from, to)),
+      };
       const rig: EngineRig = {
         sim,
         clock,
@@ -135,6 +148,7 @@ export async function withEngine<T>(
         settings,
         outputDir,
         events,
+        files,
         newRun,
         engine: (options = {}) =>
           new Engine({
@@ -151,14 +165,14 @@ export async function withEngine<T>(
             maxDownloadBytes: options.maxDownloadBytes ?? { image: 64 * MB, video: 64 * MB },
             emit: (event) => events.push(event),
             ...(options.postprocess === undefined ? {} : { postprocess: options.postprocess }),
-            ...(options.files === undefined ? {} : { files: options.files }),
+            files: options.files ?? files,
           }),
         postProcessor: (options = {}) => {
           const checksOf = new Map(checked.jobs.map(({ job }) => [job.spec.id, job.spec.checks]));
           const processor = new PostProcessor({
             outputDir,
             thumbnails: options.thumbnails === true ? { width: 64, format: "webp" } : false,
-            ...(options.files === undefined ? {} : { files: options.files }),
+            files: options.files ?? files,
             checksFor: (jobId) => ({ ...settings.checks, ...checksOf.get(jobId) }),
           });
           return {
@@ -180,10 +194,18 @@ export async function withEngine<T>(
         },
         until: async (done, limitMs = LONG_ENOUGH_MS) => {
           const deadline = clock.now() + limitMs;
+          // Turns of the real clock given to work no wake stands for (a file read at a run's start).
+          let idle = 0;
           for (;;) {
             await quiet();
             if (await done()) return;
             const wake = clock.nextWake;
+            if (wake === undefined && idle < IDLE_TURNS) {
+              idle += 1;
+              await new Promise((resolve) => setTimeout(resolve, 10));
+              continue;
+            }
+            idle = 0;
             if (wake === undefined) throw new Error("nothing waits for time, and it never held");
             if (wake > deadline) throw new Error(`it did not hold within ${limitMs} ms`);
             clock.advance(Math.max(0, wake - clock.now()));

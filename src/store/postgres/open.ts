@@ -1,5 +1,6 @@
 import type { FleetStore } from "../fleet-port.js";
 import { storeOf } from "../open-store.js";
+import { countOpenStore } from "../open-stores.js";
 import type { Store } from "../port.js";
 import { bind, changes, first, read, write } from "../program.js";
 import { PgDb } from "./db.js";
@@ -94,8 +95,16 @@ function pgStore(db: PgDb, url: string, migration: MigrationReport | undefined):
     ...bind(executor, fleetLeaders),
     ...bind(executor, fleetStatus),
   };
+  const closed = countOpenStore("postgres");
+  const close = async () => {
+    try {
+      await db.close();
+    } finally {
+      closed();
+    }
+  };
   return {
-    ...storeOf(executor, { ...learned, close: () => db.close() }),
+    ...storeOf(executor, { ...learned, close }),
     ...bind(executor, { recordPollRound: fleetPollRound }),
     pool: db.pool,
     fleet,

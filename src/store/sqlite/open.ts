@@ -1,5 +1,6 @@
 import type Database from "better-sqlite3";
 import { storeOf } from "../open-store.js";
+import { countOpenStore } from "../open-stores.js";
 import type { Store } from "../port.js";
 import { bind, changes, first, read, write } from "../program.js";
 import { SqliteDb } from "./db.js";
@@ -48,9 +49,11 @@ export function openStore(file: string, options: SqliteStoreOptions = {}): Sqlit
       );
     }),
   });
+  const closed = countOpenStore("sqlite");
   const close = async () => {
     group.flush();
     s.close();
+    closed();
   };
   return { db: s.db, ...storeOf(executor, { ...learned, close }) };
 }
