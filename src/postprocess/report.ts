@@ -121,9 +121,15 @@ export async function writeReport(
   const names = reportFiles(run, of);
   const scope: ReportScope = of === "folder" ? { folder: dir } : { run: run.id };
   mkdirSync(dir, { recursive: true });
-  const results = new ChunkedFile(path.join(dir, names.results), files);
-  const gallery = new ChunkedFile(path.join(dir, names.gallery), files);
+  const opened: ChunkedFile[] = [];
+  const open = (name: string) => {
+    const file = new ChunkedFile(path.join(dir, name), files);
+    opened.push(file);
+    return file;
+  };
   try {
+    const results = open(names.results);
+    const gallery = open(names.gallery);
     const summary = await store.summaryOf(scope);
     const { paid } = of === "run" ? summary : await store.summaryOf({ run: run.id });
     gallery.write(
@@ -194,8 +200,7 @@ export async function writeReport(
       failures,
     };
   } catch (error) {
-    results.abandon();
-    gallery.abandon();
+    for (const file of opened) file.abandon();
     // A full or read-only disk names the record it could not write, not its partial file.
     const partial = (error as { path?: unknown } | null)?.path;
     const file = typeof partial === "string" ? partial.replace(/\.\d+\.partial$/, "") : dir;

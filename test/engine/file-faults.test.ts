@@ -106,7 +106,7 @@ describe("a disk that fails the run's files, on every machine", () => {
     });
   });
 
-  it("item 6: a full disk at results.jsonl names the record, leaves the earlier one whole and no partial beside it", async () => {
+  it("item 6: a full or read-only disk at results.jsonl or the gallery names the record, leaves the earlier one whole and no partial beside it", async () => {
     await withEngine({}, `poll: { first_after: 2s, every: 2s }\n${stillsJobs(2)}`, async (rig) => {
       await rig.finish(rig.engine().run());
       const run = (await rig.store.run(rig.runId)) as RunRow;
@@ -127,6 +127,15 @@ describe("a disk that fails the run's files, on every machine", () => {
       expect(failureOf(error).lines[0]).toBe(
         `gwrun: cannot write ${results}: the disk is full (ENOSPC)`,
       );
+      expect(readFileSync(results, "utf8")).toBe(before);
+      expect(readdirSync(rig.outputDir).filter((name) => name.endsWith(".partial"))).toEqual([]);
+
+      // A folder turned read-only refuses the gallery as it is opened, after results.jsonl.
+      const readOnly = new FailingWrites({ code: "EROFS", only: /index\.html/ }, rig.files);
+      await expect(writeReport(rig.store, run, "folder", readOnly)).rejects.toMatchObject({
+        code: ErrorCode.LocalWrite,
+        message: `cannot write ${path.join(rig.outputDir, "index.html")}: the folder cannot be written (EROFS)`,
+      });
       expect(readFileSync(results, "utf8")).toBe(before);
       expect(readdirSync(rig.outputDir).filter((name) => name.endsWith(".partial"))).toEqual([]);
     });
