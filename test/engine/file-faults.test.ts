@@ -185,24 +185,32 @@ describe("a state database whose disk fills, on every machine", () => {
     expect(existsSync(dbFile)).toBe(true);
   });
 
-  it("item 6: a database full from its first write refuses the run before anything is sent", async () => {
-    const disk = sqliteDisk();
+  it("item 6: a database whose disk turns read-only ends the run with exit 5, naming the file and what to do", async () => {
+    const dbFile = path.join(tempDir(), "state.db");
+    const disk = sqliteDisk(Number.POSITIVE_INFINITY, "SQLITE_READONLY");
     await withEngine(
       {},
       stillsJobs(2),
       async (rig) => {
+        const recorded = disk.writes();
         disk.fill();
         const error = await rig.finish(rig.engine().run()).then(
           () => undefined,
           (caught: unknown) => caught,
         );
-        disk.free();
-        expect(error).toMatchObject({ code: ErrorCode.StoreUnusable });
-        expect(failureOf(error).exit).toBe(ExitCode.Store);
+        expect(disk.writes()).toBe(recorded);
+        expect(failureOf(error)).toEqual({
+          exit: ExitCode.Store,
+          lines: [
+            `gwrun: the state database ${dbFile} cannot be written (read-only, or not allowed) (SQLITE_READONLY)`,
+            "  make the file and its folder writable, or use --db FILE elsewhere",
+          ],
+        });
+        // Nothing is sent that the store could not record first.
         expect(rig.sim.counters().submits.accepted).toBe(0);
         expect((await rig.tasks()).map((task) => task.state)).toEqual(["pending", "pending"]);
       },
-      { storeOptions: disk },
+      { dbFile, storeOptions: disk },
     );
   });
 });

@@ -122,13 +122,22 @@ export interface SqliteDisk extends SqliteStoreOptions {
   writes(): number;
 }
 
+/** What better-sqlite3 says for each refusal of a disk. */
+const SQLITE_REFUSALS = {
+  SQLITE_FULL: "database or disk is full",
+  SQLITE_READONLY: "attempt to write a readonly database",
+} as const;
+
 /**
- * A disk under a SQLite store that fills after `afterWrites` writing steps (default never,
- * until `fill()`): each later one fails with the error better-sqlite3 raises there
- * (SqliteError, code SQLITE_FULL), inside the executor, so the store reports it as it
- * reports a real one.
+ * A disk under a SQLite store that fills (or turns read-only: `code`) after `afterWrites`
+ * writing steps (default never, until `fill()`): each later one fails with the error
+ * better-sqlite3 raises there (SqliteError, its code), inside the executor, so the store
+ * reports it as it reports a real one.
  */
-export function sqliteDisk(afterWrites = Number.POSITIVE_INFINITY): SqliteDisk {
+export function sqliteDisk(
+  afterWrites = Number.POSITIVE_INFINITY,
+  code: keyof typeof SQLITE_REFUSALS = "SQLITE_FULL",
+): SqliteDisk {
   let done = 0;
   let full = false;
   return {
@@ -144,7 +153,7 @@ export function sqliteDisk(afterWrites = Number.POSITIVE_INFINITY): SqliteDisk {
       (s, given) => {
         if (READS.has(given.kind)) return own(s, given);
         if (full || done >= afterWrites)
-          throw new Database.SqliteError("database or disk is full", "SQLITE_FULL");
+          throw new Database.SqliteError(SQLITE_REFUSALS[code], code);
         done += 1;
         return own(s, given);
       },
