@@ -2,11 +2,15 @@ import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
 import { E2E_TESTS, NOT_UNIT_TESTS, STORE_TESTS } from "./test/layers.js";
 
-/** What every project, and `npm run test:portable`, runs with. */
+/**
+ * What every project, and `npm run test:portable`, runs with: a test that leaves a process,
+ * server, socket or store open fails (test/leak-check.ts).
+ */
 export const SHARED_TEST_OPTIONS = {
   include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
   testTimeout: 30_000,
   hookTimeout: 60_000,
+  setupFiles: ["test/leak-check.ts"],
 };
 
 /** In-process tests: no build, no server, and no child process (test/unit-setup.ts). */
@@ -15,7 +19,7 @@ export const UNIT_PROJECT = {
     ...SHARED_TEST_OPTIONS,
     name: "unit",
     exclude: [...configDefaults.exclude, ...NOT_UNIT_TESTS],
-    setupFiles: ["test/unit-setup.ts"],
+    setupFiles: [...SHARED_TEST_OPTIONS.setupFiles, "test/unit-setup.ts"],
   },
 };
 

@@ -41,6 +41,7 @@ export const E2E_TESTS: readonly string[] = [
   "test/fleet/workers.test.ts",
   "test/layering.test.ts",
   "test/layers-guard.test.ts",
+  "test/leak-check.test.ts",
   "test/manifest/hostile-manifests.test.ts",
   "test/manifest/suggestions.test.ts",
   "test/media/ffmpeg-choice.test.ts",

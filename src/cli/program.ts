@@ -57,26 +57,31 @@ export async function main(argv: readonly string[]): Promise<ExitCode> {
     if (error instanceof CommanderError) {
       return error.exitCode === 0 ? ExitCode.Ok : ExitCode.Invalid;
     }
-    const store = error instanceof GwError ? error : storeUnusable(error, "(see --db)");
-    if (store?.code === ErrorCode.StoreUnusable) {
-      err(`gwrun: ${store.message}`);
-      if (store.hint !== undefined) err(`  ${store.hint}`);
-      return ExitCode.Store;
-    }
-    if (error instanceof GwError && error.category === "user") {
-      err(`gwrun: ${error.message}`);
-      if (error.hint !== undefined) err(`  ${error.hint}`);
-      return ExitCode.Invalid;
-    }
-    if (isFileError(error)) {
-      err(
-        `gwrun: cannot read ${error.path ?? "file"}: ${error.code === "ENOENT" ? "no such file" : error.code}`,
-      );
-      return ExitCode.Invalid;
-    }
-    err(`gwrun: internal error: ${coerceError(error).stack ?? String(error)}`);
-    return ExitCode.Failed;
+    const failure = failureOf(error);
+    for (const line of failure.lines) err(line);
+    return failure.exit;
   }
+}
+
+/** What a command that threw ends with: its exit code, and the lines it prints on stderr. */
+export function failureOf(error: unknown): { exit: ExitCode; lines: string[] } {
+  const store = error instanceof GwError ? error : storeUnusable(error, "(see --db)");
+  const told = (gw: GwError) => [
+    `gwrun: ${gw.message}`,
+    ...(gw.hint === undefined ? [] : [`  ${gw.hint}`]),
+  ];
+  if (store?.code === ErrorCode.StoreUnusable) return { exit: ExitCode.Store, lines: told(store) };
+  if (error instanceof GwError && error.category === "user")
+    return { exit: ExitCode.Invalid, lines: told(error) };
+  if (isFileError(error)) {
+    const what = error.code === "ENOENT" ? "no such file" : error.code;
+    return {
+      exit: ExitCode.Invalid,
+      lines: [`gwrun: cannot read ${error.path ?? "file"}: ${what}`],
+    };
+  }
+  const stack = coerceError(error).stack ?? String(error);
+  return { exit: ExitCode.Failed, lines: [`gwrun: internal error: ${stack}`] };
 }
 
 function isFileError(error: unknown): error is NodeJS.ErrnoException {

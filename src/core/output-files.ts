@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import { writeFileWhole } from "./file-writer.js";
+import type { FileWrites } from "./file-writes.js";
 import { ensureDir, LONGEST_PARTIAL_TAIL, partialFile } from "./fs.js";
 
 /**
@@ -118,10 +118,15 @@ export async function fileMatches(
 
 /**
  * Writes a small file (a sidecar, an answer) whole or not at all: to a partial file first, then
- * renamed into place, in the file-writing thread (`file-writer.ts`).
+ * renamed into place, through the run's `files` (`file-writes.ts`).
  */
-export async function writeWhole(file: string, content: string, tempDir: string): Promise<void> {
+export async function writeWhole(
+  file: string,
+  content: string,
+  tempDir: string,
+  files: FileWrites,
+): Promise<void> {
   await ensureDir(path.dirname(file));
   await ensureDir(tempDir);
-  await writeFileWhole(partialFile(tempDir, file), file, content);
+  await files.whole(partialFile(tempDir, file), file, content);
 }

@@ -1,4 +1,5 @@
 import type { Clock } from "../core/clock.js";
+import { type FileWrites, nodeFileWrites } from "../core/file-writes.js";
 import { CLAIM_OWNER } from "../core/process.js";
 import type { Random } from "../core/random.js";
 import type { CheckedJob } from "../families/index.js";
@@ -48,6 +49,8 @@ export interface EngineOptions {
   emit: Emit;
   /** Checks and thumbnails between downloaded and done; without it tasks are done once downloaded. */
   postprocess?: PostProcess;
+  /** Where the run's files are written (default: this machine's file systems). */
+  files?: FileWrites;
 }
 
 /** How a run ended: its tasks by state, what they cost, and submits whose outcome was unknown. */
@@ -70,6 +73,7 @@ export interface RunContext extends EngineOptions {
   pace: Pace;
   /** The store writes every task makes, gathered per turn of the event loop (published after commit). */
   writes: TaskWrites;
+  files: FileWrites;
 }
 
 /** Each answers for its own task: whether the store moved it (another process may have first). */
@@ -102,6 +106,7 @@ export async function openRunContext(
     retry: { ...settings.retry },
     pace: new SubmitPace(clock, ceiling, learned ?? ceiling),
     writes: taskWrites(options),
+    files: options.files ?? nodeFileWrites,
   };
 }
 

@@ -1,7 +1,8 @@
-import { copyFile, link, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { link, readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
-import { ensureDir } from "../core/fs.js";
-import { hashFile, reviewPath } from "../core/output-files.js";
+import type { FileWrites } from "../core/file-writes.js";
+import { ensureDir, partialFile } from "../core/fs.js";
+import { hashFile, partialDir, reviewPath } from "../core/output-files.js";
 import { isBelow } from "../core/safe-files.js";
 import type { FilePlace } from "../plan/index.js";
 import type { OutputCopy, OutputRow, Store, TaskRow } from "../store/index.js";
@@ -15,11 +16,12 @@ import { freeOutputPath } from "./output-names.js";
  * hash, with its sidecar and review images, and recorded as a copy in that folder.
  */
 
-/** What delivering needs: the store, and the folder to deliver into. */
+/** What delivering needs: the store, the folder to deliver into, and where files are written. */
 export interface DeliverInto {
   store: Pick<Store, "outputAt" | "recordCopies">;
   outputDir: string;
   now: number;
+  files: FileWrites;
 }
 
 /**
@@ -48,7 +50,7 @@ export async function deliverOutputs(
           count: outputs.length,
           contentType: output.content_type ?? "application/octet-stream",
         });
-    if (file !== source.path) await placeFile(source.path, file, output.sha256);
+    if (file !== source.path) await placeFile(source.path, file, output.sha256, into.files);
     // Review images from the source, else (a copy's gone) from where the file was downloaded.
     const from = [
       source,
@@ -58,17 +60,17 @@ export async function deliverOutputs(
       thumbnail: await placeImage(
         from.map((place) => ({ image: place.thumbnail, of: place.path })),
         file,
-        into.outputDir,
+        into,
         task,
       ),
       poster: await placeImage(
         from.map((place) => ({ image: place.poster, of: place.path })),
         file,
-        into.outputDir,
+        into,
         task,
       ),
     };
-    if (file !== source.path) await placeSidecar(source.path, file, images);
+    if (file !== source.path) await placeSidecar(source.path, file, images, into);
     copies.push({
       job_key: task.key,
       idx: output.idx,
@@ -83,7 +85,12 @@ export async function deliverOutputs(
 }
 
 /** A file at `target` with the bytes of `source`: linked, else copied; checked by its hash. */
-async function placeFile(source: string, target: string, sha256: string): Promise<void> {
+async function placeFile(
+  source: string,
+  target: string,
+  sha256: string,
+  files: FileWrites,
+): Promise<void> {
   if ((await exists(target)) && (await hashFile(target)) === sha256) return;
   await ensureDir(path.dirname(target));
   await rm(target, { force: true });
@@ -91,7 +98,7 @@ async function placeFile(source: string, target: string, sha256: string): Promis
     await link(source, target);
   } catch {
     // Another file system, or one without hard links.
-    await copyFile(source, target);
+    await files.copy(source, target);
   }
   if ((await hashFile(target)) !== sha256) {
     await rm(target, { force: true });
@@ -107,7 +114,7 @@ async function placeFile(source: string, target: string, sha256: string): Promis
 async function placeImage(
   sources: readonly { image: string | null; of: string | null }[],
   file: string,
-  outputDir: string,
+  { outputDir, files }: DeliverInto,
   task: TaskRow,
 ): Promise<string | null> {
   let found: { image: string; of: string } | undefined;
@@ -124,7 +131,7 @@ async function placeImage(
   if (target === image) return image;
   await ensureDir(path.dirname(target));
   await rm(target, { force: true });
-  await link(image, target).catch(() => copyFile(image, target));
+  await link(image, target).catch(() => files.copy(image, target));
   return target;
 }
 
@@ -133,6 +140,7 @@ async function placeSidecar(
   source: string,
   file: string,
   images: { thumbnail: string | null; poster: string | null },
+  { outputDir, files }: DeliverInto,
 ): Promise<void> {
   let sidecar: Record<string, unknown>;
   try {
@@ -147,7 +155,10 @@ async function placeSidecar(
     thumbnail: relative(images.thumbnail),
     poster: relative(images.poster),
   };
-  await writeFile(`${file}.json`, `${JSON.stringify(placed, null, 2)}\n`);
+  const target = `${file}.json`;
+  const partials = partialDir(outputDir);
+  await ensureDir(partials);
+  await files.whole(partialFile(partials, target), target, `${JSON.stringify(placed, null, 2)}\n`);
 }
 
 async function exists(file: string): Promise<boolean> {

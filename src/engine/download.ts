@@ -1,4 +1,4 @@
-import { coerceError, ErrorCode, GwError } from "../core/errors.js";
+import { coerceError, ErrorCode, GwError, localWriteError } from "../core/errors.js";
 import { partialDir } from "../core/output-files.js";
 import { GatewayError, outputLinks, withRetry } from "../gateway/index.js";
 import type { OutputRow, TaskRow } from "../store/index.js";
@@ -54,6 +54,7 @@ export async function downloadOutputs(
               maxBytes: context.maxDownloadBytes[kind],
               kind,
               tempDir: partialDir(outputDir),
+              files: context.files,
             },
           ),
         pastExpiry ? { ...context.retry, attempts: 1 } : context.retry,
@@ -110,6 +111,15 @@ export type DownloadResult =
    * (`localFault`) this machine could not write the file: the run stops, the task stays.
    */
   | { complete: false; expired?: { idx: number; reason: string }; localFault?: GwError };
+
+/**
+ * A file of a downloaded task this machine could not write (a sidecar, a review image: a full
+ * or read-only disk) as the run's local fault; undefined for any other error.
+ */
+export function localFaultOf(error: unknown): GwError | undefined {
+  const file = (error as { path?: unknown } | null)?.path;
+  return localWriteError(error, typeof file === "string" ? file : "a file of the run");
+}
 
 /** A run's stop for a file this machine could not write: what, why, and how to go on. */
 export function localFaultMessage(result: { localFault?: GwError }): string {

@@ -15,7 +15,7 @@ import {
   runResult,
 } from "./context.js";
 import { recordFailure } from "./dependants.js";
-import { deadlineFirst, downloadOutputs } from "./download.js";
+import { deadlineFirst, downloadOutputs, localFaultMessage, localFaultOf } from "./download.js";
 import type { RunEnd } from "./events.js";
 import { Poller } from "./poll.js";
 import { RunStart, startRun } from "./run-start.js";
@@ -265,8 +265,11 @@ export class Engine {
       try {
         await this.#finish(task, outputs);
       } catch (error) {
-        // Interrupted: it stays downloaded, and the resumed run checks it.
-        if (!this.#storeFault.caught(error) && !this.#abort.signal.aborted) throw error;
+        // A disk that cannot take its sidecar stops the run; the task stays downloaded, paid
+        // once, and the next run checks it. Interrupted: the same.
+        const localFault = localFaultOf(error);
+        if (localFault !== undefined) this.#halt("failed", localFaultMessage({ localFault }));
+        else if (!this.#storeFault.caught(error) && !this.#abort.signal.aborted) throw error;
       } finally {
         this.#checking -= 1;
       }

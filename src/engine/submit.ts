@@ -173,6 +173,7 @@ export async function submitTask(
         onProgress: onTextProgress,
         outputDir: context.outputDir,
         store: context.store,
+        files: context.files,
       });
       context.pace.succeeded();
       return { kind: "answer", result, unknownSubmits: tally.unknown };

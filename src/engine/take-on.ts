@@ -60,7 +60,12 @@ export async function takeOnTask(task: TaskRow, context: RunContext): Promise<Ta
     case "deliver": {
       const { outputs, found } = facts;
       if (outputs !== undefined && found !== undefined) {
-        const copies = await deliverOutputs(task, outputs, found.intact, { store, outputDir, now });
+        const copies = await deliverOutputs(task, outputs, found.intact, {
+          store,
+          outputDir,
+          now,
+          files: context.files,
+        });
         if (copies.length > 0)
           context.emit({
             type: "output:delivered",

@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { FileWrites } from "../core/file-writes.js";
 import { sha256 } from "../core/hash.js";
 import { partialDir, writeWhole } from "../core/output-files.js";
 import type { GatewayClient, TextAnswer, TextFormat } from "../gateway/index.js";
@@ -21,6 +22,8 @@ export interface TextTaskDeps {
   outputDir: string;
   /** Who holds a file name already (`freeOutputPath`). */
   store: Pick<Store, "outputAt">;
+  /** Where the answer's files are written. */
+  files: FileWrites;
 }
 
 export interface WrittenFile {
@@ -78,7 +81,7 @@ export async function callTextTask(row: TaskRow, deps: TextTaskDeps): Promise<Te
       count: texts.length,
       contentType: "text/plain",
     });
-    await writeWhole(file, text, tempDir);
+    await writeWhole(file, text, tempDir, deps.files);
     files.push({ path: file, bytes: Buffer.byteLength(text), sha256: hash });
   }
   const record = {
@@ -104,6 +107,7 @@ export async function callTextTask(row: TaskRow, deps: TextTaskDeps): Promise<Te
     `${texts.length > 1 ? stem.replace(/-1(?=(-v\d+)?$)/, "") : stem}.json`,
     `${JSON.stringify(record, null, 2)}\n`,
     tempDir,
+    deps.files,
   );
   return { format, streamed, answer, files };
 }

@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
-import { createWriteStream, renameSync } from "node:fs";
+import { renameSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { type Dispatcher, request } from "undici";
 import { coerceError, ErrorCode, localWriteError } from "../core/errors.js";
-import { writeFileWhole } from "../core/file-writer.js";
+import { type FileWrites, nodeFileWrites } from "../core/file-writes.js";
 import { ensureDir, partialFile } from "../core/fs.js";
 import { GatewayError } from "./errors.js";
 import { gatewayText } from "./gateway-text.js";
@@ -21,6 +21,8 @@ export interface DownloadOptions {
   /** Where the partial file is written (same file system as `dest`); default: beside it. */
   tempDir?: string;
   signal?: AbortSignal;
+  /** Where the file's bytes are written (default: this machine's file systems). */
+  files?: FileWrites;
 }
 
 export interface DownloadResult {
@@ -118,6 +120,7 @@ export async function downloadFile(
     }
   }
   const partial = partialFile(tempDir, dest);
+  const files = options.files ?? nodeFileWrites;
   const hash = createHash("sha256");
   let bytes = 0;
   const count = (chunk: Buffer): void => {
@@ -142,7 +145,7 @@ export async function downloadFile(
         body.destroy();
       }
       if (bytes !== announced) throw truncated(bytes, announced);
-      await writeFileWhole(partial, dest, Buffer.concat(chunks));
+      await files.whole(partial, dest, Buffer.concat(chunks));
     } else {
       const meter = new Transform({
         transform(chunk: Buffer, _encoding, callback) {
@@ -154,7 +157,7 @@ export async function downloadFile(
           }
         },
       });
-      await pipeline(body, meter, createWriteStream(partial));
+      await pipeline(body, meter, files.stream(partial));
       if (announced !== undefined && bytes !== announced) throw truncated(bytes, announced);
       renameSync(partial, dest);
     }

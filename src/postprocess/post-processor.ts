@@ -1,7 +1,8 @@
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import PQueue from "p-queue";
-import { coerceError } from "../core/errors.js";
+import { coerceError, localWriteError } from "../core/errors.js";
+import { type FileWrites, nodeFileWrites } from "../core/file-writes.js";
 import type { OutputVerdict, PostProcess } from "../engine/index.js";
 import type { ExpectedOutputs, RequestBody } from "../families/index.js";
 import type { JobChecks } from "../manifest/index.js";
@@ -23,6 +24,8 @@ export interface PostProcessorOptions {
   concurrency?: number;
   /** The run talks to the built-in simulator: its sidecars say the outputs are stand-ins. */
   simulator?: boolean;
+  /** Where sidecars and thumbnails are written (default: this machine's file systems). */
+  files?: FileWrites;
 }
 
 /**
@@ -32,11 +35,13 @@ export interface PostProcessorOptions {
 export class PostProcessor implements PostProcess {
   readonly #o: PostProcessorOptions;
   readonly #queue: PQueue;
+  readonly #files: FileWrites;
   /** Set by `drain()`: what has not started rejects at once instead of running. */
   #stopped = false;
 
   constructor(options: PostProcessorOptions) {
     this.#o = options;
+    this.#files = options.files ?? nodeFileWrites;
     this.#queue = new PQueue({ concurrency: options.concurrency ?? availableParallelism() });
   }
 
@@ -73,6 +78,7 @@ export class PostProcessor implements PostProcess {
               this.#o.outputDir,
               verdict,
               this.#o.simulator === true,
+              this.#files,
             );
       }),
     );
@@ -127,8 +133,16 @@ export class PostProcessor implements PostProcess {
     if (thumbnails === false || result.details.format === undefined) return;
     // Making the thumbnail decodes the whole picture: a broken one fails here.
     try {
-      verdict.thumbnail = await makeThumbnail(file, outputDir, row.job_id, file, thumbnails);
+      verdict.thumbnail = await makeThumbnail(
+        { source: file, file },
+        outputDir,
+        row.job_id,
+        thumbnails,
+        this.#files,
+      );
     } catch (error) {
+      // A disk that cannot take the thumbnail is this machine's fault, not the picture's.
+      if (localWriteError(error, file) !== undefined) throw error;
       verdict.problems.push(`${name} does not decode: ${coerceError(error).message}`);
     }
   }
@@ -154,11 +168,11 @@ export class PostProcessor implements PostProcess {
       verdict.poster = await makePoster(file, outputDir, row.job_id, at);
       if (thumbnails !== false)
         verdict.thumbnail = await makeThumbnail(
-          verdict.poster,
+          { source: verdict.poster, file },
           outputDir,
           row.job_id,
-          file,
           thumbnails,
+          this.#files,
         );
     } catch (error) {
       verdict.problems.push(

@@ -1,14 +1,7 @@
-import {
-  closeSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeSync,
-} from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
+import { localWriteError } from "../core/errors.js";
+import { type FileWrites, nodeFileWrites, type PieceFile } from "../core/file-writes.js";
 import { isSimulator } from "../manifest/index.js";
 import {
   type ReportScope,
@@ -48,15 +41,15 @@ function reportFiles(run: RunRow, of: ReportOf): { results: string; gallery: str
 class ChunkedFile {
   readonly #target: string;
   readonly #partial: string;
-  readonly #fd: number;
+  readonly #file: PieceFile;
   #closed = false;
   #chunks: string[] = [];
   #size = 0;
 
-  constructor(target: string) {
+  constructor(target: string, files: FileWrites) {
     this.#target = target;
     this.#partial = `${target}.${process.pid}.partial`;
-    this.#fd = openSync(this.#partial, "w");
+    this.#file = files.open(this.#partial);
   }
 
   write(text: string): void {
@@ -66,7 +59,7 @@ class ChunkedFile {
   }
 
   #flush(): void {
-    if (this.#chunks.length > 0) writeSync(this.#fd, this.#chunks.join(""));
+    if (this.#chunks.length > 0) this.#file.write(this.#chunks.join(""));
     this.#chunks = [];
     this.#size = 0;
   }
@@ -86,7 +79,7 @@ class ChunkedFile {
   #close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    closeSync(this.#fd);
+    this.#file.close();
   }
 }
 
@@ -122,14 +115,21 @@ export async function writeReport(
   store: Store,
   run: RunRow,
   of: ReportOf = "folder",
+  files: FileWrites = nodeFileWrites,
 ): Promise<ReportWritten> {
   const dir = run.output_dir;
-  const files = reportFiles(run, of);
+  const names = reportFiles(run, of);
   const scope: ReportScope = of === "folder" ? { folder: dir } : { run: run.id };
   mkdirSync(dir, { recursive: true });
-  const results = new ChunkedFile(path.join(dir, files.results));
-  const gallery = new ChunkedFile(path.join(dir, files.gallery));
+  const opened: ChunkedFile[] = [];
+  const open = (name: string) => {
+    const file = new ChunkedFile(path.join(dir, name), files);
+    opened.push(file);
+    return file;
+  };
   try {
+    const results = open(names.results);
+    const gallery = open(names.gallery);
     const summary = await store.summaryOf(scope);
     const { paid } = of === "run" ? summary : await store.summaryOf({ run: run.id });
     gallery.write(
@@ -190,18 +190,20 @@ export async function writeReport(
     }
     flushTask();
     if (task !== undefined) gallery.write(jobEnd());
-    gallery.write(galleryEnd(files.results));
+    gallery.write(galleryEnd(names.results));
     results.commit();
     gallery.commit();
     return {
-      results: path.join(dir, files.results),
-      gallery: path.join(dir, files.gallery),
+      results: path.join(dir, names.results),
+      gallery: path.join(dir, names.gallery),
       outputs,
       failures,
     };
   } catch (error) {
-    results.abandon();
-    gallery.abandon();
-    throw error;
+    for (const file of opened) file.abandon();
+    // A full or read-only disk names the record it could not write, not its partial file.
+    const partial = (error as { path?: unknown } | null)?.path;
+    const file = typeof partial === "string" ? partial.replace(/\.\d+\.partial$/, "") : dir;
+    throw localWriteError(error, file) ?? error;
   }
 }

@@ -1,4 +1,5 @@
 import path from "node:path";
+import type { FileWrites } from "../core/file-writes.js";
 import { partialDir, writeWhole } from "../core/output-files.js";
 import type { OutputVerdict } from "../engine/index.js";
 import type { OutputRow, TaskRow } from "../store/index.js";
@@ -15,6 +16,7 @@ export async function writeSidecar(
   outputDir: string,
   verdict: OutputVerdict,
   simulator: boolean,
+  files: FileWrites,
 ): Promise<void> {
   const file = output.path;
   const relative = (target: string | null) =>
@@ -39,5 +41,5 @@ export async function writeSidecar(
       poster: relative(verdict.poster),
     },
   );
-  await writeWhole(`${file}.json`, text, partialDir(outputDir));
+  await writeWhole(`${file}.json`, text, partialDir(outputDir), files);
 }

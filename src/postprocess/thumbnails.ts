@@ -1,6 +1,7 @@
 import { mkdir, rename, rm } from "node:fs/promises";
 import path from "node:path";
-import { partialFile } from "../core/fs.js";
+import type { FileWrites } from "../core/file-writes.js";
+import { ensureDir, partialFile } from "../core/fs.js";
 import { partialDir, reviewPath } from "../core/output-files.js";
 import { extractFrame, loadSharp } from "../media/index.js";
 
@@ -30,7 +31,7 @@ export function reviewPartial(outputDir: string, target: string): string {
   return `${partialFile(partialDir(outputDir), target)}${path.extname(target)}`;
 }
 
-/** A file appears whole or not at all: written among the partials, then renamed. */
+/** A file another program writes appears whole or not at all: among the partials, then renamed. */
 async function writeInPlace(
   outputDir: string,
   target: string,
@@ -48,22 +49,27 @@ async function writeInPlace(
   }
 }
 
-/** A thumbnail `settings.width` pixels wide at most (never enlarged); returns its path. */
+/**
+ * A thumbnail of `source` (the output `file`, or its clip's poster) `settings.width` pixels
+ * wide at most (never enlarged), named after `file`; returns its path. Made in memory (a
+ * thumbnail is small) and written through `files`, whole or not at all.
+ */
 export async function makeThumbnail(
-  source: string,
+  { source, file }: { source: string; file: string },
   outputDir: string,
   jobId: string,
-  file: string,
   settings: ThumbnailSettings,
+  files: FileWrites,
 ): Promise<string> {
   const target = reviewPath(outputDir, jobId, file, `.${EXTENSION[settings.format]}`);
-  await writeInPlace(outputDir, target, async (partial) => {
-    const sharp = await loadSharp();
-    await sharp(source)
-      .resize({ width: settings.width, withoutEnlargement: true })
-      .toFormat(settings.format)
-      .toFile(partial);
-  });
+  const sharp = await loadSharp();
+  const image = await sharp(source)
+    .resize({ width: settings.width, withoutEnlargement: true })
+    .toFormat(settings.format)
+    .toBuffer();
+  await ensureDir(path.dirname(target));
+  await ensureDir(partialDir(outputDir));
+  await files.whole(reviewPartial(outputDir, target), target, image);
   return target;
 }
 

@@ -1,4 +1,5 @@
 import { systemClock } from "../core/clock.js";
+import type { FileWrites } from "../core/file-writes.js";
 import { seededRandom } from "../core/random.js";
 import type { DownloadCaps, Emit, EngineOptions } from "../engine/index.js";
 import type { CheckedJob } from "../families/index.js";
@@ -65,6 +66,8 @@ export interface RunWork {
   force: boolean;
   feeds?: readonly TaskRow[];
   emit: Emit;
+  /** Where the run's files are written (default: this machine's file systems). */
+  files?: FileWrites;
 }
 
 /** The engine's options for a run (checks and thumbnails loaded on first use). */
@@ -89,8 +92,10 @@ export async function engineOptions(work: RunWork): Promise<EngineOptions> {
       thumbnails: settings.output.thumbnails,
       checksFor: checksByJob(jobs, settings.checks),
       simulator: isSimulator(work.baseUrl),
+      files: work.files,
     }),
     emit: work.emit,
+    files: work.files,
   };
 }
 

@@ -56,8 +56,9 @@ export {
   TickTrigger,
   type TimelineRow,
 } from "./rows.js";
+export type { StepRunner } from "./sqlite/executor.js";
 export { inspectSqlite, type SqliteLibrary } from "./sqlite/library.js";
-export { openStore, type SqliteStore } from "./sqlite/open.js";
+export { openStore, type SqliteStore, type SqliteStoreOptions } from "./sqlite/open.js";
 export { storeUnusable } from "./sqlite/unusable.js";
 export {
   FAILED_STATES,

@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Clock } from "../../src/core/clock.js";
+import { type FileWrites, nodeFileWrites } from "../../src/core/file-writes.js";
 import { canonicalJson, sha256 } from "../../src/core/hash.js";
 import { seededRandom } from "../../src/core/random.js";
 import {
@@ -16,7 +17,13 @@ import { type ManifestSettings, outputDirOf } from "../../src/manifest/index.js"
 import { dependantTemplates, initialTasks } from "../../src/plan/index.js";
 import { PostProcessor } from "../../src/postprocess/index.js";
 import type { SimOptionsInput, Simulator } from "../../src/sim/index.js";
-import { openStore, type SqliteStore, type Store, type TaskRow } from "../../src/store/index.js";
+import {
+  openStore,
+  type SqliteStore,
+  type SqliteStoreOptions,
+  type Store,
+  type TaskRow,
+} from "../../src/store/index.js";
 import type { ManualClock } from "./clock.js";
 import { tempDir } from "./manifest.js";
 import { LONG_ENOUGH_MS, withSimulator } from "./sim.js";
@@ -40,6 +47,11 @@ export interface EngineRig {
   /** Every event any engine of the rig emitted, in order. */
   events: EngineEvent[];
   /**
+   * The real file writes, each tracked until it lands, so the clock is not moved past a write
+   * under way (every engine of the rig writes through them unless given its own).
+   */
+  files: FileWrites;
+  /**
    * A new engine on the rig's store; `clock` replaces the simulator's (a mortal view of it),
    * `runId` the rig's run, `force` redoes what is done.
    */
@@ -51,11 +63,13 @@ export interface EngineRig {
     runId?: number;
     force?: boolean;
     maxDownloadBytes?: DownloadCaps;
+    /** In place of the real file writes (a disk that fills, say). */
+    files?: FileWrites;
   }): Engine;
   /** Another run of the manifest, its initial tasks recorded (as `gwrun run` makes one). */
   newRun(): Promise<number>;
-  /** The real post-processor with the manifest's checks, without thumbnails. */
-  postProcessor(): PostProcess;
+  /** The real post-processor with the manifest's checks, without thumbnails unless asked. */
+  postProcessor(options?: { files?: FileWrites; thumbnails?: boolean }): PostProcess;
   /** The run's tasks as the store has them now. */
   tasks(): Promise<TaskRow[]>;
   /** Moves virtual time on to `until` (ms since the epoch), wake by wake. */
@@ -67,6 +81,9 @@ export interface EngineRig {
 }
 
 const MB = 1024 * 1024;
+
+/** Real 10 ms turns `until` waits, at most, for work that no clock wake stands for: a second. */
+const IDLE_TURNS = 100;
 
 /** The settings every rig manifest shares: its name, and an output folder in a temp dir. */
 function manifestText(body: string, outputDir: string): string {
@@ -84,7 +101,7 @@ export async function withEngine<T>(
   simOptions: SimOptionsInput,
   manifest: string,
   fn: (rig: EngineRig) => Promise<T>,
-  where: { dbFile?: string } = {},
+  where: { dbFile?: string; storeOptions?: SqliteStoreOptions } = {},
 ): Promise<T> {
   // Few distinct pictures: rendering them is not what these tests are about.
   return withSimulator({ mediaVariants: 2, ...simOptions }, async ({ sim, client, clock }) => {
@@ -98,7 +115,7 @@ export async function withEngine<T>(
     if (!checked.valid || settings === undefined)
       throw new Error(`invalid test manifest: ${errors.map((d) => d.message).join("; ")}`);
     const outputDir = outputDirOf(settings, checked.expanded.moment);
-    const store = openStore(where.dbFile ?? path.join(dir, "state.db"));
+    const store = openStore(where.dbFile ?? path.join(dir, "state.db"), where.storeOptions);
     try {
       const newRun = async () => {
         const id = await store.createRun({
@@ -117,6 +134,11 @@ export async function withEngine<T>(
       const tracked = underWay.client(client);
       const events: EngineEvent[] = [];
       const quiet = () => underWay.quiet();
+      const files: FileWrites = {
+        ...nodeFileWrites,
+        whole: (partial, file, data) => underWay.track(nodeFileWrites.whole(partial, file, data)),
+        copy: (from, to) => underWay.track(nodeFileWrites.copy(from, to)),
+      };
       const rig: EngineRig = {
         sim,
         clock,
@@ -126,6 +148,7 @@ export async function withEngine<T>(
         settings,
         outputDir,
         events,
+        files,
         newRun,
         engine: (options = {}) =>
           new Engine({
@@ -142,12 +165,14 @@ export async function withEngine<T>(
             maxDownloadBytes: options.maxDownloadBytes ?? { image: 64 * MB, video: 64 * MB },
             emit: (event) => events.push(event),
             ...(options.postprocess === undefined ? {} : { postprocess: options.postprocess }),
+            files: options.files ?? files,
           }),
-        postProcessor: () => {
+        postProcessor: (options = {}) => {
           const checksOf = new Map(checked.jobs.map(({ job }) => [job.spec.id, job.spec.checks]));
           const processor = new PostProcessor({
             outputDir,
-            thumbnails: false,
+            thumbnails: options.thumbnails === true ? { width: 64, format: "webp" } : false,
+            files: options.files ?? files,
             checksFor: (jobId) => ({ ...settings.checks, ...checksOf.get(jobId) }),
           });
           return {
@@ -169,10 +194,18 @@ export async function withEngine<T>(
         },
         until: async (done, limitMs = LONG_ENOUGH_MS) => {
           const deadline = clock.now() + limitMs;
+          // Turns of the real clock given to work no wake stands for (a file read at a run's start).
+          let idle = 0;
           for (;;) {
             await quiet();
             if (await done()) return;
             const wake = clock.nextWake;
+            if (wake === undefined && idle < IDLE_TURNS) {
+              idle += 1;
+              await new Promise((resolve) => setTimeout(resolve, 10));
+              continue;
+            }
+            idle = 0;
             if (wake === undefined) throw new Error("nothing waits for time, and it never held");
             if (wake > deadline) throw new Error(`it did not hold within ${limitMs} ms`);
             clock.advance(Math.max(0, wake - clock.now()));

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { sha256 } from "../../src/core/hash.js";
 import { diffPlan, type PlanDiff } from "../../src/plan/diff.js";
 import { planRun } from "../../src/plan/plan.js";
@@ -20,6 +20,7 @@ async function scope(yaml: string) {
   const plan = planRun("manifest.yaml", checked.expanded.settings, checked.jobs);
   const dir = tempDir();
   const store = openStore(path.join(dir, "state.db"));
+  onTestFinished(() => store.close());
   const runId = await store.createRun({
     name: "t",
     manifest_path: "/m.yaml",

@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
+import { nodeFileWrites } from "../../src/core/file-writes.js";
 import { sweepPartials } from "../../src/core/fs.js";
 import { partialDir } from "../../src/core/output-files.js";
 import { makeThumbnail, reviewPartial } from "../../src/postprocess/thumbnails.js";
@@ -30,10 +31,13 @@ describe("review image partials", () => {
     await sharp({ create: { width: 64, height: 48, channels: 3, background: "red" } })
       .png()
       .toFile(source);
-    const made = await makeThumbnail(source, outputDir, "hero", "hero-e1-r1.png", {
-      width: 32,
-      format: "webp",
-    });
+    const made = await makeThumbnail(
+      { source, file: "hero-e1-r1.png" },
+      outputDir,
+      "hero",
+      { width: 32, format: "webp" },
+      nodeFileWrites,
+    );
     expect(path.basename(made)).toBe("hero-e1-r1.webp");
     expect(readdirSync(path.dirname(made))).toEqual(["hero-e1-r1.webp"]);
     expect(readdirSync(partialDir(outputDir))).toEqual([]);

@@ -105,6 +105,8 @@ describe("item 1: the record holds wherever the project sits", () => {
         rmSync(path.join(first, "data/outputs"), { recursive: true });
         const file = await fetch(`${view.url}/files/${grid[0]?.id}/file`);
         expect(file.status).toBe(200);
+        // Read to its end: a body left unread holds its connection open past the test.
+        await file.arrayBuffer();
       } finally {
         await view.stop();
       }

@@ -1,5 +1,6 @@
 import type { FleetStore } from "../fleet-port.js";
 import { storeOf } from "../open-store.js";
+import { countOpenStore } from "../open-stores.js";
 import type { Store } from "../port.js";
 import { bind, changes, first, read, write } from "../program.js";
 import { PgDb } from "./db.js";
@@ -96,14 +97,17 @@ function pgStore(db: PgDb, url: string, migration: MigrationReport | undefined):
     ...bind(executor, fleetLeaders),
     ...bind(executor, fleetStatus),
   };
+  const closed = countOpenStore("postgres");
+  const close = async () => {
+    try {
+      await news.close();
+      await db.close();
+    } finally {
+      closed();
+    }
+  };
   return {
-    ...storeOf(executor, {
-      ...learned,
-      close: async () => {
-        await news.close();
-        await db.close();
-      },
-    }),
+    ...storeOf(executor, { ...learned, close }),
     ...bind(executor, { recordPollRound: fleetPollRound }),
     pool: db.pool,
     fleet,

@@ -12,13 +12,20 @@ import { storeUnusable } from "./unusable.js";
  * turn's, for the transitions every task makes: `GroupCommit`). Its batches are row loops, as
  * cheap here as a set statement (no round trips), and locks are nothing to take: a write
  * transaction holds the whole database. A failure says which file and what to do (a disk
- * that fills mid-run, a file turned read-only).
+ * that fills mid-run, a file turned read-only). `steps` runs each step of a program: the
+ * executor's own, or a wrapper of it that sees every statement (and may fail it as SQLite
+ * would).
  */
-export function sqliteExecutor(s: SqliteDb, group: GroupCommit, file: string): Executor {
+export function sqliteExecutor(
+  s: SqliteDb,
+  group: GroupCommit,
+  file: string,
+  steps: StepRunner = runStep,
+): Executor {
   return {
     async execute(commit, program) {
       try {
-        const run = () => runSync(s, program());
+        const run = () => runSync(s, program(), steps);
         if (commit.perTask) return await group.write(run);
         return commit.mode === "read" ? run() : s.transaction(run);
       } catch (error) {
@@ -28,13 +35,17 @@ export function sqliteExecutor(s: SqliteDb, group: GroupCommit, file: string): E
   };
 }
 
-function runSync<T>(s: SqliteDb, program: Program<T>): T {
+/** Runs one step of a program on the database; what the step yields back to the program. */
+export type StepRunner = (s: SqliteDb, given: Step) => unknown;
+
+function runSync<T>(s: SqliteDb, program: Program<T>, steps: StepRunner): T {
   let next = program.next();
-  while (!next.done) next = program.next(step(s, next.value));
+  while (!next.done) next = program.next(steps(s, next.value));
   return next.value;
 }
 
-function step(s: SqliteDb, given: Step): unknown {
+/** The executor's own step: its statement or batch, run on `s`. */
+export function runStep(s: SqliteDb, given: Step): unknown {
   switch (given.kind) {
     case "rows":
       return s.rows(given.sql, given.params);

@@ -1,21 +1,30 @@
 import type Database from "better-sqlite3";
 import { storeOf } from "../open-store.js";
+import { countOpenStore } from "../open-stores.js";
 import type { Store } from "../port.js";
 import { bind, changes, first, read, write } from "../program.js";
 import { SqliteDb } from "./db.js";
-import { sqliteExecutor } from "./executor.js";
+import { runStep, type StepRunner, sqliteExecutor } from "./executor.js";
 import { GroupCommit } from "./group-commit.js";
 import { storeUnusable } from "./unusable.js";
 
 /** The SQLite store; `db` is the raw handle, for tests that set up odd states. */
 export type SqliteStore = Store & { readonly db: Database.Database };
 
+export interface SqliteStoreOptions {
+  /**
+   * Wraps how each step of the store's programs runs (default: as it is): one seam that sees
+   * every statement, where a disk that fills can be met on any machine.
+   */
+  steps?: (own: StepRunner) => StepRunner;
+}
+
 /**
  * Opens (creating and migrating) the state database at `file` as the store port. Each
  * operation commits before its promise resolves: most are one synchronous better-sqlite3
  * call; the transitions every task makes are committed together per turn (`GroupCommit`).
  */
-export function openStore(file: string): SqliteStore {
+export function openStore(file: string, options: SqliteStoreOptions = {}): SqliteStore {
   let s: SqliteDb;
   try {
     s = new SqliteDb(file);
@@ -23,7 +32,7 @@ export function openStore(file: string): SqliteStore {
     throw storeUnusable(error, file) ?? error;
   }
   const group = new GroupCommit(s.db);
-  const executor = sqliteExecutor(s, group, file);
+  const executor = sqliteExecutor(s, group, file, options.steps?.(runStep) ?? runStep);
   const learned = bind(executor, {
     learnedRate: read(function* (baseUrl: string) {
       const found = yield* first<{ submit_rate: number | null }>(
@@ -40,9 +49,11 @@ export function openStore(file: string): SqliteStore {
       );
     }),
   });
+  const closed = countOpenStore("sqlite");
   const close = async () => {
     group.flush();
     s.close();
+    closed();
   };
   return { db: s.db, ...storeOf(executor, { ...learned, close }) };
 }
