@@ -60,6 +60,7 @@ export const E2E_TESTS: readonly string[] = [
   "test/run/paid-files.test.ts",
   "test/run/pipeline.test.ts",
   "test/run/postgres.test.ts",
+  "test/run/prices.test.ts",
   "test/run/project-moves.test.ts",
   "test/run/refusals.test.ts",
   "test/run/run.test.ts",
