@@ -64,6 +64,13 @@ function differenceText(report: CostOutcome): string {
   return `; paid ${moneyText(Math.abs(difference))} ${difference > 0 ? "more" : "less"} than estimated`;
 }
 
+/** For `gwrun status`: `, estimated 0.95 (paid 0.06 less)` where a priced run paid otherwise. */
+export function estimateText(paid: number, estimate: number): string {
+  const difference = roundMoney(paid - estimate);
+  if (estimate === 0 || difference === 0) return "";
+  return `, estimated ${moneyText(estimate)} (paid ${moneyText(Math.abs(difference))} ${difference > 0 ? "more" : "less"})`;
+}
+
 function signed(value: number): string {
   if (value === 0) return "";
   return `${value > 0 ? "+" : "-"}${moneyText(Math.abs(value))}`;

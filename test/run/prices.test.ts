@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openPgStore, openStore, type Store } from "../../src/store/index.js";
@@ -164,9 +164,21 @@ describe.each([
     const cost = await costJson(scope, ["1"]);
     expect(cost.groups).toEqual([{ key: "cap", spent: paid, estimate: 2.422, tasks: 1 }]);
     expect(paid).toBeLessThan(2.422);
-    // The difference is shown beside the estimate.
+    // The difference is shown beside the estimate: by cost, status and the run's results.
+    const less = (2.422 - paid).toFixed(2);
     const text = await scope.gwrun(["cost", "1"]);
-    expect(text.stdout).toContain(`paid ${(2.422 - paid).toFixed(2)} less than estimated`);
+    expect(text.stdout).toContain(`paid ${less} less than estimated`);
+    const status = await scope.gwrun(["status"]);
+    expect(status.stdout).toContain(`, estimated 2.42 (paid ${less} less)`);
+    const results = readFileSync(
+      path.join(scope.dir, "data/outputs/captions/results.jsonl"),
+      "utf8",
+    );
+    expect(JSON.parse(results.split("\n")[0] ?? "")).toMatchObject({
+      label: "cap",
+      cost: paid,
+      estimated_cost: 2.422,
+    });
   }, 120_000);
 });
 
