@@ -82,6 +82,7 @@ export const E2E_TESTS: readonly string[] = [
   "test/ui/reporters.test.ts",
   "test/ui/terminal-tmux.test.ts",
   "test/view/cli.test.ts",
+  "test/view/cost.browser.test.ts",
   "test/view/live.browser.test.ts",
   "test/view/notices.test.ts",
   "test/view/open.browser.test.ts",

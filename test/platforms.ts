@@ -84,6 +84,7 @@ export const STORE_BOUND_TESTS: readonly string[] = [
   "test/ui/reporters.test.ts",
   "test/ui/terminal-tmux.test.ts",
   "test/view/cli.test.ts",
+  "test/view/cost.browser.test.ts",
   "test/view/framing.test.ts",
   "test/view/live.browser.test.ts",
   "test/view/notices.test.ts",
