@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openPgStore, openStore, type Store } from "../../src/store/index.js";
@@ -203,4 +203,26 @@ jobs:
     expect(ran.stderr).toMatch(/budget reached: max_cost 2/);
     expect((await costJson(scope)).spent).toBe(2);
   }, 120_000);
+});
+
+describe("a shared prices file", () => {
+  it("item 6: gwrun validate points into the shared file, with its own lines shown", async () => {
+    const scope = await project(`version: 1
+prices: { file: team/prices.yaml }
+jobs:
+  - id: fast
+    model: acme-imagine-1.0-fast
+    prompt: a mug
+`);
+    mkdirSync(path.join(scope.dir, "team"));
+    writeFileSync(
+      path.join(scope.dir, "team/prices.yaml"),
+      "# team prices\nacme-imagine-1.0-fast: { per_imgae: 0.05 }\n",
+    );
+    const result = await scope.gwrun(["validate", "manifest.yaml"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'team/prices.yaml:2:26  error acme-imagine-1.0-fast: unknown price field (did you mean "per_image"?)  [unknown-field]\n    1 | # team prices\n  > 2 | acme-imagine-1.0-fast: { per_imgae: 0.05 }\n',
+    );
+  });
 });
