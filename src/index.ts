@@ -4,6 +4,8 @@
  */
 
 export {
+  type CostOutcome,
+  cost,
   diagnosticText,
   EXIT_CODE_MEANINGS,
   ExitCode,

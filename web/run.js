@@ -10,6 +10,7 @@
   const failures = el("ul", { id: "failures", class: "failures" });
   const notices = el("ul", { id: "notices", class: "notices" });
   const timeline = el("div", { id: "timeline", class: "timeline" });
+  const cost = el("div", { id: "cost", class: "cost" });
   const order = el(
     "select",
     { id: "timeline-order", onchange: () => drawTimeline() },
@@ -31,6 +32,8 @@
     notices,
     el("h2", {}, "Failures"),
     failures,
+    el("h2", {}, "Cost"),
+    cost,
     el("h2", {}, "Timeline ", order, el("label", {}, failedOnly, " failed only")),
     el(
       "p",
@@ -97,6 +100,65 @@
     summary.textContent = `Run ${progress.run.status} after ${duration(progress.elapsed)}: ${progress.tasks} tasks, ${done} done, ${progress.failures.length} failed; ${progress.outputs} outputs; ${spendText(progress)}${progress.run.stop_reason ? ` — ${progress.run.stop_reason}` : ""}`;
     summary.dataset.finished = "true";
     void loadTimeline();
+    void loadCost();
+  }
+
+  const money = (n) => (n !== 0 && Math.abs(n) < 0.01 ? String(n) : n.toFixed(2));
+  const difference = (g) => {
+    const d = Math.round((g.spent - g.estimate) * 1e6) / 1e6;
+    return d === 0 ? "" : `${d > 0 ? "+" : "-"}${money(Math.abs(d))}`;
+  };
+
+  /** What the run paid by job beside the estimates; a bar per day where the store has several. */
+  async function loadCost() {
+    const response = await fetch(`/api/runs/${id}/cost`);
+    const panel = await response.json();
+    const { run } = panel;
+    const rows = run.groups.map((g) =>
+      el(
+        "tr",
+        { dataset: { job: g.key } },
+        el("td", {}, g.key),
+        el("td", {}, String(g.tasks)),
+        el("td", {}, money(g.spent)),
+        el("td", {}, money(g.estimate)),
+        el("td", {}, difference(g)),
+      ),
+    );
+    const table = el(
+      "table",
+      { id: "cost-by-job" },
+      el(
+        "tr",
+        {},
+        ["job", "tasks", "spent", "estimate", "difference"].map((h) => el("th", {}, h)),
+      ),
+      ...rows,
+    );
+    const total = el(
+      "p",
+      { id: "cost-total" },
+      `spent ${money(run.spent)}, estimated ${money(run.estimate)}`,
+    );
+    const parts = [total, ...(run.groups.length === 0 ? [] : [table])];
+    if (panel.days.length > 1) {
+      const most = Math.max(...panel.days.map((d) => d.spent), 1e-9);
+      const bars = panel.days.map((d) => {
+        const bar = el("span", { class: "day-bar" });
+        bar.style.height = `${((d.spent / most) * 100).toFixed(1)}%`;
+        return el(
+          "div",
+          { class: "day", dataset: { day: d.key }, title: `${d.key}: spent ${money(d.spent)}` },
+          bar,
+          el("span", { class: "day-label" }, d.key.slice(5)),
+        );
+      });
+      parts.push(
+        el("h3", {}, "Every run, by day"),
+        el("div", { id: "cost-days", class: "days" }, ...bars),
+      );
+    }
+    cost.replaceChildren(...parts);
   }
 
   let tasks = [];
@@ -157,6 +219,7 @@
   }
   draw(first);
   void loadTimeline();
+  void loadCost();
   const events = new EventSource(`/api/runs/${id}/events`);
   let lastTimeline = 0;
   events.addEventListener("progress", (event) => {

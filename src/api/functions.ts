@@ -1,4 +1,5 @@
-import type { RunRow, Store } from "../store/index.js";
+import type { CostGrouping, RunRow, Store } from "../store/index.js";
+import { type CostOutcome, costOf } from "./cost.js";
 import type { RunFlags } from "./execute.js";
 import { envOf, type ManifestOptions } from "./manifest.js";
 import { type PlanOptions, type PlanOutcome, planManifestAt } from "./plan.js";
@@ -108,6 +109,20 @@ export function status(runId?: number, options: StoreOptions = {}): Promise<RunS
   const at = storeAt(options);
   return withExistingStore(at, async (store) =>
     statusOf(store, await findRun(store, at.location, refOf(runId))),
+  );
+}
+
+/**
+ * What a run (default: every run in the store) paid, by job, model, family or day, with the
+ * estimates beside it: what `gwrun cost --json` prints, with the run and grouping.
+ */
+export function cost(
+  runId?: number,
+  options: StoreOptions & { by?: CostGrouping } = {},
+): Promise<CostOutcome> {
+  const at = storeAt(options);
+  return withExistingStore(at, (store) =>
+    costOf(store, at.location, refOf(runId), options.by ?? "job"),
   );
 }
 

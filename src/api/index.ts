@@ -2,6 +2,8 @@
  * What gwrun does, as functions: the package's API (`src/index.ts` exports its public part)
  * and what the command line calls, which only parses flags and prints.
  */
+
+export { type CostOutcome, costOf } from "./cost.js";
 export {
   type Executed,
   type ExecuteOptions,
@@ -18,6 +20,7 @@ export {
   leads,
 } from "./fleet-status.js";
 export {
+  cost,
   openStore,
   plan,
   type RetryOptions,

@@ -48,6 +48,8 @@ export interface RunStatus {
   spent: number;
   /** What its tasks cost in all, whichever run paid. */
   spent_in_all: number;
+  /** What the tasks this run paid for were estimated at before they ran (`spent` is what was paid). */
+  estimate: number;
   failures: { label: string; state: string; reason: string }[];
   /** Finished results not downloaded yet whose links expire within six hours. */
   expiring: { label: string; expiresAt: number }[];
@@ -96,6 +98,7 @@ export async function statusOf(store: Store, run: RunRow, now = Date.now()): Pro
   }
   // What this run paid itself; what its tasks cost in all, whichever run paid.
   const { paid, spent } = await store.summaryOf({ run: run.id });
+  const { estimate } = await store.costReport({ run: run.id }, "job");
   // The dependants still to come, as the run counts them: the totals are the plan's.
   const awaiting = awaitingUpstream(tasks, recordedRules(run.dependant_rules));
   for (const [id, { tasks: n, family }] of awaiting) {
@@ -131,6 +134,7 @@ export async function statusOf(store: Store, run: RunRow, now = Date.now()): Pro
     jobs: [...byJob.values()],
     spent: paid,
     spent_in_all: spent,
+    estimate,
     failures,
     expiring,
     texts: await textSummaries(store, run.id),

@@ -1,3 +1,4 @@
+import { moneyText } from "../core/money.js";
 import { displayWidth, padEndToWidth, padStartToWidth } from "../core/text-width.js";
 import type { PlanDiff } from "../plan/index.js";
 import { isNarrow } from "./output.js";
@@ -76,10 +77,10 @@ export function planJobLines(plan: PlanDiff, columns: number | undefined): strin
 
 /** A cost in a table cell: stated prices, plus `unknown_cost` × the tasks without one. */
 export function cellCost(known: number, unknownTasks: number, unknownCost: number | null): string {
-  if (unknownTasks === 0) return known.toFixed(2);
+  if (unknownTasks === 0) return moneyText(known);
   if (unknownCost === null) return "unknown";
   const reserved = `${unknownCost.toFixed(2)} × ${unknownTasks}`;
-  return known === 0 ? reserved : `${known.toFixed(2)} + ${reserved}`;
+  return known === 0 ? reserved : `${moneyText(known)} + ${reserved}`;
 }
 
 function outputWord(kind: string, count: number): string {

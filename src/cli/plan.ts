@@ -1,6 +1,6 @@
 import path from "node:path";
 import { ExitCode, type PlanOptions, planManifestAt } from "../api/index.js";
-import { roundMoney } from "../core/money.js";
+import { moneyText, roundMoney } from "../core/money.js";
 import { plural } from "../core/words.js";
 import { describePipeline, type PlanDiff } from "../plan/index.js";
 import { err, out, outFitted, printDiagnostics, stdoutColumns } from "./output.js";
@@ -102,16 +102,16 @@ function costText(
   unknownTasks: number,
   tasks: number,
   unknownCost: number | null,
-  allUnknown = "unknown (the spec states no price for these families)",
+  allUnknown = "unknown (no price in prices: and none stated by the spec)",
 ): string {
   const tasksWord = unknownTasks === 1 ? "task" : "tasks";
-  if (unknownTasks === 0) return known.toFixed(2);
+  if (unknownTasks === 0) return moneyText(known);
   if (unknownCost !== null) {
     const total = roundMoney(known + unknownCost * unknownTasks).toFixed(2);
     return `${cellCost(known, unknownTasks, unknownCost)} unknown-price ${tasksWord} at unknown_cost = ${total}`;
   }
   if (unknownTasks === tasks) return allUnknown;
-  return `${known.toFixed(2)} + unknown for ${unknownTasks} ${tasksWord}`;
+  return `${moneyText(known)} + unknown for ${unknownTasks} ${tasksWord}`;
 }
 
 /**

@@ -1,5 +1,7 @@
 import { type Command, Option } from "commander";
 import { ExitCode, migrateStore, type StoreFlags } from "../api/index.js";
+import { COST_GROUPINGS, type CostGrouping } from "../store/index.js";
+import { showCost } from "./cost.js";
 import { exportRun } from "./export.js";
 import { FAMILIES_DOC_COMMAND, type FieldsFlags, printFields } from "./fields.js";
 import { out } from "./output.js";
@@ -72,6 +74,22 @@ export function addRecordCommands(program: Command, setExit: (code: ExitCode) =>
   ).action(async (flags: ViewFlags) => {
     setExit(await viewStore(flags));
   });
+
+  withStoreOptions(
+    program
+      .command("cost")
+      .description(
+        "what a run paid (default: every run in the store), by job, model, family or day, with the estimate beside it",
+      )
+      .argument("[run]", "run id (default: every run in the store)"),
+  )
+    .addOption(new Option("--by <grouping>", "group by").choices(COST_GROUPINGS).default("job"))
+    .option("--json", "print { spent, estimate, groups: [{ key, spent, estimate, tasks }] }")
+    .action(
+      async (run: string | undefined, flags: StoreFlags & { json?: boolean; by: CostGrouping }) => {
+        setExit(await showCost(run, flags));
+      },
+    );
 
   withStoreOptions(
     program.command("runs").description("the latest runs: status, start, duration, tick"),

@@ -11,6 +11,7 @@ import { terminalJson, terminalText } from "../core/terminal-text.js";
 import { displayWidth, padEndToWidth } from "../core/text-width.js";
 import { plural } from "../core/words.js";
 import { formatDuration, formatSpend } from "../ui/index.js";
+import { estimateText } from "./cost.js";
 import { isNarrow, out, outFitted, stdoutColumns } from "./output.js";
 import { fleetLines } from "./status-fleet.js";
 import { textLines } from "./status-texts.js";
@@ -45,7 +46,7 @@ function statusLines(status: RunStatus, now: number, narrow: boolean): string[] 
   const lines = [`run ${run.id}: ${run.name} — ${runTimes(run, now)}`];
   if (run.stop_reason !== null) lines.push(`  stopped: ${run.stop_reason}`);
   lines.push(
-    `  ${plural(jobs.length, "job")}, ${upTo}${plural(status.expected_tasks, "task")}: ${countsText(status.states, status.awaiting_upstream, upTo)}; ${formatSpend({ paid: status.spent, spent: status.spent_in_all, maxCost: null })}`,
+    `  ${plural(jobs.length, "job")}, ${upTo}${plural(status.expected_tasks, "task")}: ${countsText(status.states, status.awaiting_upstream, upTo)}; ${formatSpend({ paid: status.spent, spent: status.spent_in_all, maxCost: null })}${estimateText(status.spent, status.estimate)}`,
   );
   const width = Math.max(...jobs.map((job) => displayWidth(job.id)), 0) + 2;
   for (const job of jobs) {

@@ -1,4 +1,5 @@
 import { coerceError, ErrorCode } from "../core/errors.js";
+import { ruleFor, usageCost } from "../families/index.js";
 import { GatewayError, gatewayText, isRetryable } from "../gateway/index.js";
 import { type TaskRow, TaskState } from "../store/index.js";
 import { publish, type RunContext } from "./context.js";
@@ -112,9 +113,13 @@ export async function sendTask(
     }
     case "answer": {
       const files = outcome.result.files.map((file) => ({ ...file, contentType: "text/plain" }));
+      // Text answers report tokens, not money: the manifest's per-token price costs them.
+      const body = JSON.parse(sent.request) as Record<string, unknown>;
+      const cost = usageCost(ruleFor(context.settings.prices, body), outcome.result.answer.usage);
+      const answered = { ...sent, cost };
       let recorded: Awaited<ReturnType<typeof store.recordTextAnswer>>;
       try {
-        recorded = await store.recordTextAnswer(sent, answerRow(outcome.result), files, now);
+        recorded = await store.recordTextAnswer(answered, answerRow(outcome.result), files, now);
       } catch (error) {
         if (!isStoreUnusable(error)) throw error;
         const what = `${sent.label} was answered (${files.map((file) => file.path).join(", ")})`;
@@ -122,7 +127,11 @@ export async function sendTask(
       }
       publish(context, recorded.events);
       if (!recorded.moved) return { kind: "lost", unknownSubmits };
-      return { kind: "answered", task: { ...sent, state: TaskState.Downloaded }, unknownSubmits };
+      return {
+        kind: "answered",
+        task: { ...answered, state: TaskState.Downloaded },
+        unknownSubmits,
+      };
     }
     case "failed": {
       const failure = classifySubmitFailure(outcome.error, signal.aborted);

@@ -1,5 +1,6 @@
 import type { Diagnostic, ExpandedManifest } from "../manifest/index.js";
 import type { CheckedJob } from "./check-jobs.js";
+import { taskCost } from "./prices.js";
 
 /**
  * `max_cost` protects only what has a reservation: a task reserves its stated price, else
@@ -14,8 +15,8 @@ export function checkBudget(manifest: ExpandedManifest, jobs: readonly CheckedJo
   const ids = new Set<string>();
   // A `from:` job's tasks come one per upstream output: named, not counted.
   const fromIds = new Set<string>();
-  for (const { job, family, body } of jobs) {
-    if ((family?.estimateCost(body) ?? null) !== null) continue;
+  for (const { job, family, body, price } of jobs) {
+    if (taskCost(family, body, price) !== null) continue;
     if (job.spec.from === undefined) {
       tasks += job.spec.repeat;
       ids.add(job.spec.id);

@@ -4,6 +4,7 @@ import {
   type ExpandedJob,
   type ExpandedManifest,
   jobPath,
+  type PriceRule,
   RUNNER_KEYS,
 } from "../manifest/index.js";
 import { hasLocalImages, type ImageFileCache, inlineLocalImages } from "./local-images.js";
@@ -26,6 +27,8 @@ export interface CheckedJob {
   endpoint: string;
   /** The body to send: local image files inlined as Data URIs. */
   body: RequestBody;
+  /** The manifest's price for its model (`prices:`); undefined: the contract's, if any. */
+  price?: PriceRule;
 }
 
 /**

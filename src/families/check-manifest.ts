@@ -12,7 +12,9 @@ import {
 import { checkBudget } from "./check-budget.js";
 import { type CheckedJob, checkJobs } from "./check-jobs.js";
 import { checkOutputNames } from "./check-names.js";
+import { checkPrices } from "./check-prices.js";
 import { checkTwins } from "./check-twins.js";
+import { ruleFor } from "./prices.js";
 import { familyFields, familyFor } from "./resolve.js";
 
 /** A manifest read, expanded and checked against every family's rules. */
@@ -68,8 +70,10 @@ async function checkManifestSource(
       ? expanded
       : { ...expanded, jobs: expanded.jobs.filter((job) => !secrets.withSecrets.has(job)) },
   );
+  for (const job of checked.jobs) job.price = ruleFor(expanded.prices.table, job.body);
   const diagnostics = sortDiagnostics([
     ...expanded.diagnostics,
+    ...checkPrices(expanded, checked.jobs),
     ...secrets.diagnostics,
     ...checked.diagnostics,
     ...checkBudget(expanded, checked.jobs),

@@ -1,4 +1,6 @@
 /** Model families: one file each, one registry, and the checks that apply them to jobs. */
+
+export type { PriceRule, PriceTable } from "../manifest/index.js";
 export { type CheckedJob, checkJobs } from "./check-jobs.js";
 export { type CheckedManifest, checkManifestFile, checkManifestText } from "./check-manifest.js";
 export { parsePixels, stringAt } from "./common.js";
@@ -9,6 +11,12 @@ export {
   requestJsonSchema,
 } from "./field-reference.js";
 export { imageValues } from "./local-images.js";
+export {
+  estimatedTokens,
+  ruleFor,
+  taskCost,
+  usageCost,
+} from "./prices.js";
 export { FAMILIES } from "./registry.js";
 export { familyFields, familyFor, familyForRequest, suggestModel } from "./resolve.js";
 export type { ExpectedOutputs, Family, ImageInputRule, RequestBody } from "./types.js";

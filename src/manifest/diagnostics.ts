@@ -12,6 +12,8 @@ export interface Diagnostic {
   rule: string;
   /** What to do about it, when the fix is not plain from the message (shown after the frame). */
   hint?: string;
+  /** The text of its file when that is not the manifest (a shared prices file), for the frame. */
+  text?: string;
 }
 
 /** A place in the manifest text: a character offset and how many characters it spans. */
@@ -73,7 +75,8 @@ export function formatDiagnostic(
     color ? `\u001b[${code}m${value}\u001b[0m` : value;
   const label = severity === "warning" ? paint(33, "warning") : paint(31, "error");
   const head = `${file}:${line}:${col}  ${label} ${message}  ${paint(2, `[${rule}]`)}`;
-  const frame = text === undefined ? "" : `\n${codeFrame(text, line, col)}`;
+  const shown = diagnostic.text ?? text;
+  const frame = shown === undefined ? "" : `\n${codeFrame(shown, line, col)}`;
   const hint = diagnostic.hint === undefined ? "" : `\n  ${paint(36, "hint:")} ${diagnostic.hint}`;
   return `${head}${frame}${hint}`;
 }

@@ -6,6 +6,7 @@ import { hasTemplate, nestedVars, renderTemplates, type VarLookup } from "./inte
 import { checkIds, checkLinks, willRun } from "./job-graph.js";
 import type { ManifestSource } from "./load.js";
 import { momentVars, type RunMoment, runMoment } from "./moment.js";
+import { type LoadedPrices, readPrices } from "./prices.js";
 import { Reporter } from "./report.js";
 import { jobSchema, type ManifestInput, manifestSettingsSchema, RUNNER_KEYS } from "./schema.js";
 import { checkLiteralKey } from "./secrets.js";
@@ -34,6 +35,8 @@ export interface ExpandedManifest {
   jobs: ExpandedJob[];
   diagnostics: Diagnostic[];
   reporter: Reporter;
+  /** The `prices:` table with where it is written (empty without one). */
+  prices: LoadedPrices;
 }
 
 /** Values that stand in for an upstream output while validating a `from:` job. */
@@ -57,6 +60,7 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
     jobs: [],
     diagnostics: [],
     reporter,
+    prices: { table: {}, reporter, base: ["prices"] },
   };
   if (source.value === undefined) {
     result.diagnostics = [...source.diagnostics];
@@ -93,6 +97,8 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
     });
   }
   const value = source.value as Partial<ManifestInput> & Record<string, unknown>;
+  result.prices = readPrices(value.prices, reporter);
+  if (result.settings !== undefined) result.settings.prices = result.prices.table;
   const rawJobs = Array.isArray(value.jobs) ? value.jobs : [];
   result.specs = rawJobs.flatMap((raw, index) => {
     const spec = toSpec(raw, index);

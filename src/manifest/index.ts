@@ -17,6 +17,7 @@ export {
   type RunMoment,
   runMoment,
 } from "./moment.js";
+export { framed, type LoadedPrices, type PriceRule, type PriceTable } from "./prices.js";
 export { checkRequestSecrets, concealSecrets } from "./request-secrets.js";
 export { MAX_JOB_ID, manifestSchema, RUNNER_KEYS } from "./schema.js";
 export { hasMaskedKey, maskLiteralKey, resolvedManifest } from "./secrets.js";

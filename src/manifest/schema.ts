@@ -147,7 +147,7 @@ export const manifestSchema = z.strictObject({
         .min(0)
         .optional()
         .describe(
-          "amount reserved against max_cost for each task whose price the spec does not state",
+          "amount reserved against max_cost for each task whose price neither prices: nor the spec states",
         ),
       max_tasks: positiveInt
         .optional()
@@ -196,6 +196,12 @@ export const manifestSchema = z.strictObject({
   checks: checks.optional(),
   schedule: schedule.optional(),
   vars: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.unknown()).optional(),
+  prices: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(
+      "price per model id: a number per task, { per_image }, { per_second }, { by: <request field>, <value>: price }, { per_1k_input, per_1k_output }; or { file: prices.yaml } relative to the manifest",
+    ),
   defaults: z.record(z.string(), z.unknown()).optional(),
   jobs: z.array(jobSchema).min(1),
 });

@@ -87,5 +87,7 @@ export function resolveSettings(input: ManifestInput, file: string): ManifestSet
             catchUp: input.schedule.catch_up ?? "latest",
             keepRuns: input.schedule.keep?.runs,
           },
+    // Read from the manifest's `prices:` (or the file it names) by `readPrices`.
+    prices: {},
   };
 }

@@ -1,3 +1,4 @@
+import type { PriceTable } from "./prices.js";
 import type { Schedule } from "./ticks.js";
 import type { Rate } from "./units.js";
 
@@ -43,6 +44,8 @@ export interface ManifestSettings {
   checks: JobChecks | undefined;
   /** Present for a scheduled manifest. */
   schedule: Schedule | undefined;
+  /** The manifest's `prices:` by model (empty without one); the contract's prices stand elsewhere. */
+  prices: PriceTable;
 }
 
 export interface JobChecks {

@@ -40,7 +40,7 @@ export interface GroupDiff extends PlanGroup {
   statusExact: boolean;
   /** Sum of the stated prices of its new tasks. */
   newCost: number;
-  /** New tasks whose price the spec does not state. */
+  /** New tasks whose price neither `prices:` nor the spec states. */
   newWithUnknownCost: number;
   /** Outputs in the folder whose label a new task takes: they stay, the new ones get a name of their own. */
   supersedes: number;
@@ -62,7 +62,7 @@ export interface PlanDiff extends Omit<Plan, "groups" | "totals" | "tasks"> {
     statusUpperBound: boolean;
     /** Sum of the known prices of the new tasks: what a run would pay. */
     newCost: number;
-    /** New tasks whose price the spec does not state. */
+    /** New tasks whose price neither `prices:` nor the spec states. */
     newWithUnknownCost: number;
   };
   /** The rows `gwrun run` would record, each with its status. */

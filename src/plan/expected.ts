@@ -1,4 +1,4 @@
-import { type CheckedJob, FAMILIES } from "../families/index.js";
+import { type CheckedJob, FAMILIES, taskCost } from "../families/index.js";
 import { FAILED_STATES, type TaskRow, TaskState } from "../store/index.js";
 import { laneOf } from "./tasks.js";
 
@@ -30,14 +30,14 @@ export function dependantRules(
   templates: ReadonlyMap<string, readonly CheckedJob[]>,
 ): DependantRule[] {
   return [...templates.entries()].flatMap(([from, list]) =>
-    list.map(({ job, family, endpoint, body }) => ({
+    list.map(({ job, family, endpoint, body, price }) => ({
       job: job.spec.id,
       from,
       family: family?.id ?? null,
       lane: family?.lane ?? laneOf(endpoint),
       tasks: job.spec.repeat,
       outputs: family?.expectedOutputs(body) ?? { count: 1, exact: false },
-      cost: family?.estimateCost(body) ?? null,
+      cost: taskCost(family, body, price),
     })),
   );
 }

@@ -1,4 +1,4 @@
-import type { CheckedJob } from "../families/index.js";
+import { type CheckedJob, taskCost } from "../families/index.js";
 import type { ManifestSettings, RunMoment } from "../manifest/index.js";
 import type { NewTask } from "../store/index.js";
 import { type PipelineStep, pipelinesOf } from "./pipelines.js";
@@ -27,7 +27,7 @@ export interface Plan {
     outputsUpperBound: boolean;
     /** Sum of the known prices. */
     cost: number;
-    /** Tasks whose price the spec does not state. */
+    /** Tasks whose price neither `prices:` nor the spec states. */
     tasksWithUnknownCost: number;
   };
   /** Chains of `from:` jobs, first step first, with the tasks each step creates. */
@@ -100,7 +100,7 @@ export function planRun(
     const model = typeof body.model === "string" ? body.model : "";
     if (!group.models.includes(model)) group.models.push(model);
     const expected = family?.expectedOutputs(body);
-    const price = family?.estimateCost(body) ?? null;
+    const price = taskCost(family, body, checked.price);
     group.tasks += spec.repeat;
     group.outputs.count += (expected?.count ?? 1) * spec.repeat;
     if (expected !== undefined && !expected.exact) group.outputs.exact = false;

@@ -1,5 +1,5 @@
 import { canonicalJson, sha256 } from "../core/hash.js";
-import type { CheckedJob } from "../families/index.js";
+import { type CheckedJob, taskCost } from "../families/index.js";
 import { dependantLabel, expansionLabel } from "../manifest/index.js";
 import type { NewTask, OutputRow } from "../store/index.js";
 import { bindInputs, type UpstreamOutput } from "./bind-inputs.js";
@@ -49,7 +49,7 @@ function taskOf(
     endpoint: checked.endpoint,
     request: JSON.stringify(body),
     upstreamKey,
-    estimatedCost: checked.family?.estimateCost(body) ?? null,
+    estimatedCost: taskCost(checked.family, body, checked.price),
     vars: checked.job.vars,
     repeatIndex,
   };

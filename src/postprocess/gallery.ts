@@ -142,6 +142,8 @@ export interface TaskView {
   prompt: string | null;
   parameters: Record<string, unknown>;
   cost: number | null;
+  /** Its price before it ran, shown where what was paid differs. */
+  estimatedCost: number | null;
   variables: TaskVariables;
 }
 
@@ -168,7 +170,7 @@ export function taskCard(
   const state =
     task.state === "done" ? "" : ` <span class="badge failed">${escapeHtml(task.state)}</span>`;
   return `<article class="task" id="task-${href(task.label)}"><h3>${escapeHtml(task.label)}${state}</h3><div class="outputs">${figures}</div>
-${variablesLine(task.variables)}<p class="meta">${escapeHtml(task.model ?? "unknown model")}${task.cost === null ? "" : ` · cost ${task.cost}`}</p>${prompt}
+${variablesLine(task.variables)}<p class="meta">${escapeHtml(task.model ?? "unknown model")}${costMeta(task)}</p>${prompt}
 ${parameters === "" ? "" : `<p class="params">${escapeHtml(parameters)}</p>`}${task.reason !== null && task.state !== "done" ? `<p class="problems">${escapeHtml(task.reason)}</p>` : ""}</article>
 `;
 }
@@ -240,4 +242,14 @@ function truncate(text: string, max: number): string {
 /** The end of the page; `results` names the JSON Lines file beside it. */
 export function galleryEnd(results: string): string {
   return `<footer><p>Written by gwrun. ${escapeHtml(results)} beside this page holds the same, one line per output.</p></footer></body></html>\n`;
+}
+
+/** ` · cost 0.25`, with the estimate where what was paid differs from it. */
+function costMeta(task: Pick<TaskView, "cost" | "estimatedCost">): string {
+  if (task.cost === null) return "";
+  const estimated =
+    task.estimatedCost === null || Math.abs(task.cost - task.estimatedCost) < 1e-9
+      ? ""
+      : ` (estimated ${task.estimatedCost})`;
+  return ` · cost ${task.cost}${estimated}`;
 }

@@ -165,6 +165,7 @@ export async function writeReport(
             prompt: promptOf(body),
             parameters: parametersOf(body),
             cost: task.cost,
+            estimatedCost: task.estimated_cost,
             variables: variablesOf(task),
           },
           outputs - records.length,

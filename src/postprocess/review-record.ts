@@ -30,6 +30,8 @@ export interface ReviewRecord extends TaskVariables {
   bytes: number | null;
   /** What the task cost (all of its outputs together). */
   cost: number | null;
+  /** What it was priced at before it ran (`prices:` or the contract); null when unknown. */
+  estimated_cost: number | null;
   /** Made by the built-in simulator: a stand-in, not a paid output. */
   simulator: boolean;
   /** When the gateway took the task, finished it, and its file landed (ISO 8601). */
@@ -101,6 +103,7 @@ export function reviewRecord(
     sha256: output.sha256,
     bytes: output.bytes,
     cost: job.cost,
+    estimated_cost: job.estimated_cost,
     simulator: job.simulated,
     submitted_at: isoTime(job.submitted_at),
     completed_at: isoTime(job.completed_at),

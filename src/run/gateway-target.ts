@@ -1,6 +1,6 @@
 import { ErrorCode, GwError } from "../core/errors.js";
 import { type Proxies, readProxies } from "../gateway/index.js";
-import { isSimulator, type ManifestSettings } from "../manifest/index.js";
+import { isSimulator, type ManifestSettings, type PriceTable } from "../manifest/index.js";
 import type { Simulator } from "../sim/index.js";
 
 /** Where a run sends its requests, and what to release afterwards. */
@@ -24,11 +24,12 @@ export const IN_PROCESS_TIME_SCALE = 60;
  * loopback port (time scale from GWRUN_SIM_TIME_SCALE, default 60), reached directly (it is
  * this process's own server, whatever proxy is set); any other value is used as is, with the
  * API key from the manifest or GW_API_KEY, through the proxies the environment sets.
+ * The simulator charges by `prices` (a manifest's table) where it names a model.
  */
 export async function openGatewayTarget(
   gateway: ManifestSettings["gateway"],
   env: NodeJS.ProcessEnv = process.env,
-  options: { keyMasked?: boolean } = {},
+  options: { keyMasked?: boolean; prices?: PriceTable } = {},
 ): Promise<GatewayTarget> {
   const apiKey = gateway.apiKey ?? env.GW_API_KEY;
   if (!isSimulator(gateway.baseUrl)) {
@@ -62,7 +63,8 @@ export async function openGatewayTarget(
   }
   // Loaded only here: the simulator brings sharp and ffmpeg along.
   const { startSimulator } = await import("../sim/index.js");
-  const simulator = await startSimulator({ port: 0, timeScale });
+  // It charges by the manifest's prices, so what `plan` estimates is what the run pays.
+  const simulator = await startSimulator({ port: 0, timeScale, prices: options.prices });
   return {
     baseUrl: simulator.url,
     // The simulator accepts any non-empty key.

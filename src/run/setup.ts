@@ -35,6 +35,7 @@ export async function openGateway(
 ): Promise<OpenedGateway> {
   const target = await openGatewayTarget({ ...settings.gateway, baseUrl }, env, {
     keyMasked,
+    prices: settings.prices,
   });
   const client = new GatewayClient({
     baseUrl: target.baseUrl,

@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import { type Clock, systemClock } from "../core/clock.js";
+import type { PriceTable } from "../families/index.js";
 
 /**
  * What the simulator can be told. Durations named "nominal" are gateway time: they are
@@ -113,6 +114,8 @@ export interface SimOptions {
   /** Real milliseconds between the chunks of a text stream. */
   streamDelayMs: number;
   clock: Clock;
+  /** A manifest's `prices:` to charge by, over the contract's and the simulator's own. */
+  prices: PriceTable;
 }
 
 export const NO_FAULTS: SimFaults = {
@@ -158,6 +161,7 @@ export const SIM_DEFAULTS: SimOptions = {
   cacheDir: path.join(os.tmpdir(), "gwrun-sim-media"),
   streamDelayMs: 2,
   clock: systemClock,
+  prices: {},
 };
 
 export type SimOptionsInput = Partial<Omit<SimOptions, "faults">> & { faults?: Partial<SimFaults> };

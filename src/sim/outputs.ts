@@ -1,6 +1,6 @@
 import { sha256 } from "../core/hash.js";
-import type { Family, RequestBody } from "../families/index.js";
-import { parsePixels, stringAt } from "../families/index.js";
+import type { Family, PriceTable, RequestBody } from "../families/index.js";
+import { parsePixels, ruleFor, stringAt, taskCost } from "../families/index.js";
 
 /**
  * What a task will deliver: the family's promised outputs where the spec states them, and a
@@ -120,9 +120,17 @@ function wrongSize(
   return wrong;
 }
 
-/** The simulator's price for one task: the family's where the spec states one. */
-export function priceOf(family: Family, body: RequestBody, plan: OutputPlan | undefined): number {
-  const stated = family.estimateCost(body);
+/**
+ * The simulator's price for one task: the manifest's (`prices`) or the family's where either
+ * states one, by the rule `gwrun plan` prices it with.
+ */
+export function priceOf(
+  family: Family,
+  body: RequestBody,
+  plan: OutputPlan | undefined,
+  prices: PriceTable,
+): number {
+  const stated = taskCost(family, body, ruleFor(prices, body));
   if (stated !== null) return stated;
   if (plan === undefined) return 0;
   // Unstated prices: 0.10 per image, 0.05 per second of video.

@@ -55,7 +55,7 @@ export function acceptSubmit(
     occurrence,
     options.mediaVariants,
   );
-  const price = priceOf(family, body, outputs);
+  const price = priceOf(family, body, outputs, options.prices);
   const now = options.clock.now();
   if (!ledger.canAfford(price, now)) {
     countError(counters, 402);

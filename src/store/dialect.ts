@@ -10,6 +10,7 @@
  * | `x = ANY(?)`, an array  | as is      | `x IN (SELECT value FROM json_each(?))`, as JSON |
  * | `jobs.place`            | as is      | `jobs.rowid`: the same order, where recorded     |
  * | `FOR SHARE`, `FOR UPDATE` | as is    | dropped: a write transaction locks the database  |
+ * | `CAST(x AS jsonb) ->> 'k'` | as is   | `x ->> 'k'`: SQLite reads JSON text as it is     |
  */
 
 /** The text PostgreSQL runs: `?` numbered `$1`, `$2`…; a text with none stays as it is. */
@@ -29,6 +30,7 @@ export function sqliteText(sql: string): { text: string; lists: number[] } {
       return found === "?" ? "?" : " IN (SELECT value FROM json_each(?))";
     })
     .replace(/\bjobs\.place\b/g, "jobs.rowid")
-    .replace(/\s+FOR (SHARE|UPDATE)\b/g, "");
+    .replace(/\s+FOR (SHARE|UPDATE)\b/g, "")
+    .replace(/CAST\(([\w.]+) AS jsonb\)/g, "$1");
   return { text, lists };
 }

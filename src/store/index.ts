@@ -33,6 +33,13 @@ export {
   projectPaths,
 } from "./project-paths.js";
 export {
+  COST_GROUPINGS,
+  type CostGroup,
+  type CostGrouping,
+  type CostReport,
+  type CostScope,
+} from "./queries/costs.js";
+export {
   type FailureRow,
   type GridRow,
   type LeaseHolder,

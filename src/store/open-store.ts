@@ -1,5 +1,6 @@
 import type { Store } from "./port.js";
 import { bind, type Executor } from "./program.js";
+import { costReads } from "./queries/costs.js";
 import { failuresOf, reportReads, reportRows } from "./queries/reports.js";
 import { reviewOperations } from "./queries/reviews.js";
 import { runOperations } from "./queries/runs.js";
@@ -26,6 +27,7 @@ export function storeOf(executor: Executor, own: AdapterOwn): Store {
     ...bind(executor, outputTransitions),
     ...bind(executor, waysBack),
     ...bind(executor, reportReads),
+    ...bind(executor, costReads),
     ...bind(executor, reviewOperations),
     ...bind(executor, scheduleOperations),
     reportRows: (scope) => reportRows(executor, scope),

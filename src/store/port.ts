@@ -1,3 +1,4 @@
+import type { CostGrouping, CostReport, CostScope } from "./queries/costs.js";
 import type {
   FailureRow,
   GridRow,
@@ -169,7 +170,10 @@ export interface TaskTransitions {
     files: readonly DownloadedFile[],
     now: number,
   ): Promise<{ events: TaskEvent[]; complete: Set<string> }>;
-  /** A text task's answer, its files as outputs and submitting → downloaded, together. */
+  /**
+   * A text task's answer, its files as outputs and submitting → downloaded, together; the
+   * task's `cost` is what the answer cost (by its usage), or null.
+   */
   recordTextAnswer(
     task: TaskRow,
     answer: Omit<TextAnswerRow, "job_key" | "answered_at">,
@@ -243,6 +247,8 @@ export interface ReportReads {
   /** The tasks in scope that ended without their outputs. */
   failuresOf(scope: ReportScope): AsyncIterable<FailureRow>;
   summaryOf(scope: ReportScope): Promise<ReportSummary>;
+  /** What a run (or the whole store) paid by job, model, family or day, with the estimates. */
+  costReport(scope: CostScope, by: CostGrouping): Promise<CostReport>;
   /** The stored answers of a run's text tasks, with each task's label. */
   textAnswersOf(runId: number): Promise<(TextAnswerRow & { label: string })[]>;
   /** Each task of a run (stand-ins left out) with when it was queued, sent, finished, fetched. */

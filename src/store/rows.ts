@@ -152,6 +152,7 @@ export type ReportTask = Pick<
   | "state"
   | "reason"
   | "request"
+  | "estimated_cost"
   | "cost"
   | "task_id"
   | "vars"

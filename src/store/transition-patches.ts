@@ -172,7 +172,13 @@ export function textAnsweredOf(task: TaskRow, now: number): Transition {
   return {
     from: [Submitting],
     to: Downloaded,
-    patch: { claimed_by: null, submitted_at: now, completed_at: now, paid_run: task.run_id },
+    patch: {
+      claimed_by: null,
+      submitted_at: now,
+      completed_at: now,
+      paid_run: task.run_id,
+      cost: task.cost,
+    },
   };
 }
 

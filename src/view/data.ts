@@ -2,7 +2,7 @@ import { parse } from "yaml";
 import { redactDataUris } from "../core/values.js";
 import { isSimulator } from "../manifest/index.js";
 import { reviewRecord } from "../postprocess/index.js";
-import type { RunNotice, RunRow, Store, TimelineRow } from "../store/index.js";
+import type { CostReport, RunNotice, RunRow, Store, TimelineRow } from "../store/index.js";
 
 /**
  * What the viewer's pages show, read from the store as plain JSON-able values: the runs, a
@@ -193,4 +193,19 @@ export async function outputDetail(
       done_at: task.done_at,
     },
   };
+}
+
+/** A run's cost panel: what it paid by job beside the estimates, and every run's spend by day. */
+export interface CostPanel {
+  run: CostReport;
+  /** What the store's runs paid by UTC day of completion (a chart where there are several). */
+  days: CostReport["groups"];
+}
+
+export async function costPanel(store: Store, run: RunRow): Promise<CostPanel> {
+  const [byJob, byDay] = await Promise.all([
+    store.costReport({ run: run.id }, "job"),
+    store.costReport({ all: true }, "day"),
+  ]);
+  return { run: byJob, days: byDay.groups };
 }

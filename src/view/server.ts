@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { Clock } from "../core/clock.js";
 import type { Store } from "../store/index.js";
-import { gridItems, outputDetail, progressOf, runItems, timelineItems } from "./data.js";
+import { costPanel, gridItems, outputDetail, progressOf, runItems, timelineItems } from "./data.js";
 import { type FileKind, recordedFile, sendFile } from "./files.js";
 import { contentPolicy, refuseFraming } from "./headers.js";
 import { page } from "./pages.js";
@@ -165,6 +165,7 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
       const run = await runOf(third);
       if (fourth === "progress") json(response, await progressOf(store, run, clock.now()));
       else if (fourth === "timeline") json(response, await timelineItems(store, run));
+      else if (fourth === "cost") json(response, await costPanel(store, run));
       else if (fourth === "outputs") json(response, await gridItems(store, run));
       else if (fourth === "events") {
         streams.add(

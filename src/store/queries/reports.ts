@@ -51,7 +51,7 @@ function* reportOrder(scope: ReportScope): Program<{ order: number[]; folder: st
 function* reportPage(places: readonly number[], folder: string | null): Program<ReportJoined[]> {
   const found = yield* rows<ReportJoined>(
     `SELECT jobs.place AS place, jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason,
-       jobs.request, jobs.cost, jobs.task_id, jobs.vars, jobs.repeat_index, jobs.take,
+       jobs.request, jobs.estimated_cost, jobs.cost, jobs.task_id, jobs.vars, jobs.repeat_index, jobs.take,
        jobs.upstream_key, jobs.submitted_at, jobs.completed_at, outputs.idx,
        outputs.state AS output_state, coalesce(copies.path, outputs.path) AS path, outputs.bytes,
        outputs.sha256, outputs.content_type, outputs.check_state, outputs.checks,
@@ -81,6 +81,7 @@ function reportRowOf(joined: ReportJoined): ReportRow {
     state: joined.state,
     reason: joined.reason,
     request: joined.request,
+    estimated_cost: joined.estimated_cost,
     cost: joined.cost,
     task_id: joined.task_id,
     vars: joined.vars,

@@ -1,0 +1,77 @@
+import { type CostOutcome, costOf, ExitCode, storeAt, withExistingStore } from "../api/index.js";
+import { moneyText, roundMoney } from "../core/money.js";
+import { terminalJson, terminalText } from "../core/terminal-text.js";
+import { padEndToWidth, padStartToWidth } from "../core/text-width.js";
+import type { CostGrouping } from "../store/index.js";
+import { out } from "./output.js";
+
+/**
+ * `gwrun cost [run]`: what a run (or every run in the store) paid, by group, with the
+ * estimate beside it and where they differ by how much. `--json` prints exactly
+ * `{ spent, estimate, groups: [{ key, spent, estimate, tasks }] }`.
+ */
+export function showCost(
+  ref: string | undefined,
+  flags: { db?: string; store?: string; json?: boolean; by: CostGrouping },
+): Promise<ExitCode> {
+  const at = storeAt(flags);
+  return withExistingStore(at, async (store) => {
+    const report = await costOf(store, at.location, ref, flags.by);
+    if (flags.json === true) {
+      const { spent, estimate, groups } = report;
+      out(terminalJson({ spent, estimate, groups }, 2));
+    } else for (const line of costLines(report)) out(line);
+    return ExitCode.Ok;
+  });
+}
+
+/** The report as a table: one row per group, then the total. */
+export function costLines(report: CostOutcome): string[] {
+  const of =
+    report.run === null ? "every run" : `run ${report.run.id} (${terminalText(report.run.name)})`;
+  const head = `cost of ${of} by ${report.by}: spent ${moneyText(report.spent)}, estimated ${moneyText(report.estimate)}${differenceText(report)}`;
+  if (report.groups.length === 0) return [head, "  nothing paid yet"];
+  const rows = [
+    [report.by, "tasks", "spent", "estimate", "difference"],
+    ...report.groups.map((group) => [
+      terminalText(group.key),
+      String(group.tasks),
+      moneyText(group.spent),
+      moneyText(group.estimate),
+      signed(roundMoney(group.spent - group.estimate)),
+    ]),
+  ];
+  const widths =
+    rows[0]?.map((_, column) => Math.max(...rows.map((row) => row[column]?.length ?? 0))) ?? [];
+  const lines = rows.map(
+    (row) =>
+      `  ${row
+        .map((cell, column) =>
+          column === 0
+            ? padEndToWidth(cell, widths[column] ?? 0)
+            : padStartToWidth(cell, widths[column] ?? 0),
+        )
+        .join("  ")
+        .trimEnd()}`,
+  );
+  return [head, "", ...lines];
+}
+
+/** `; paid 0.02 more than estimated` where what was paid differs from the estimate. */
+function differenceText(report: CostOutcome): string {
+  const difference = roundMoney(report.spent - report.estimate);
+  if (difference === 0) return "";
+  return `; paid ${moneyText(Math.abs(difference))} ${difference > 0 ? "more" : "less"} than estimated`;
+}
+
+/** For `gwrun status`: `, estimated 0.95 (paid 0.06 less)` where a priced run paid otherwise. */
+export function estimateText(paid: number, estimate: number): string {
+  const difference = roundMoney(paid - estimate);
+  if (estimate === 0 || difference === 0) return "";
+  return `, estimated ${moneyText(estimate)} (paid ${moneyText(Math.abs(difference))} ${difference > 0 ? "more" : "less"})`;
+}
+
+function signed(value: number): string {
+  if (value === 0) return "";
+  return `${value > 0 ? "+" : "-"}${moneyText(Math.abs(value))}`;
+}

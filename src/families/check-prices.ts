@@ -1,0 +1,91 @@
+import { suggest } from "../core/suggest.js";
+import {
+  type Diagnostic,
+  type ExpandedManifest,
+  framed,
+  jobPath,
+  type PriceRule,
+} from "../manifest/index.js";
+import type { CheckedJob } from "./check-jobs.js";
+import { ruleFor, valuePrice } from "./prices.js";
+import { familyFields, familyFor, suggestModel } from "./resolve.js";
+
+/**
+ * The `prices:` table against the contract and the manifest's jobs: each model known (a
+ * family's, or a text model the manifest calls, or any model priced per token, which only text
+ * models are), each rule fit for its family's outputs, a `by` field one the family has, and
+ * every job's value of that field priced. Problems are located in the table (in the manifest or
+ * its shared file), or at the job whose value has no price.
+ */
+export function checkPrices(manifest: ExpandedManifest, jobs: readonly CheckedJob[]): Diagnostic[] {
+  const { table, reporter, base } = manifest.prices;
+  const start = reporter.diagnostics.length;
+  const jobStart = manifest.reporter.diagnostics.length;
+  const textModels = new Set(
+    jobs.filter((checked) => checked.family?.lane === "text").map(({ body }) => String(body.model)),
+  );
+  const used = [...new Set(jobs.map(({ body }) => String(body.model)))];
+  for (const [model, rule] of Object.entries(table)) {
+    const at = [...base, model];
+    const family = familyFor(model, undefined);
+    if (family === undefined) {
+      if (rule.per === "tokens" || textModels.has(model)) continue;
+      const near = suggest(model, used) ?? suggestModel(model);
+      const hint = near === undefined ? "" : ` (did you mean "${near}"?)`;
+      reporter.at(at, "unknown-model", `prices: unknown model "${model}"${hint}`, { key: true });
+      continue;
+    }
+    const unfit = unfitRule(rule, family.lane, family.title);
+    if (unfit !== undefined) {
+      reporter.at(at, "price", `prices: ${model}: ${unfit}`);
+      continue;
+    }
+    if (rule.per === "value" && !familyFields(family).has(rule.field)) {
+      const near = suggest(rule.field, [...familyFields(family)]);
+      const hint = near === undefined ? "" : ` (did you mean "${near}"?)`;
+      reporter.at(
+        [...at, "by"],
+        "unknown-field",
+        `prices: ${model} is priced by "${rule.field}", which is not a request field of ${family.title}${hint}`,
+      );
+    }
+  }
+  for (const checked of jobs) checkJobValue(manifest, checked);
+  const found = reporter.diagnostics.slice(start);
+  return reporter === manifest.reporter
+    ? found
+    : [...framed(found, reporter.source.text), ...manifest.reporter.diagnostics.slice(jobStart)];
+}
+
+function unfitRule(rule: PriceRule, lane: string, title: string): string | undefined {
+  if (rule.per === "tokens") return `per-token prices are for text models; this is ${title}`;
+  if (rule.per === "image" && lane !== "image")
+    return `per_image prices image models; this is ${title} (per_second prices clips)`;
+  if (rule.per === "second" && lane !== "video")
+    return `per_second prices video models; this is ${title} (per_image prices images)`;
+  return undefined;
+}
+
+/** A job priced by one of its fields: the value it sends has a price. */
+function checkJobValue(manifest: ExpandedManifest, checked: CheckedJob): void {
+  const rule = ruleFor(manifest.prices.table, checked.body);
+  if (rule?.per !== "value" || checked.family === undefined) return;
+  if (!familyFields(checked.family).has(rule.field)) return;
+  const { job } = checked;
+  const value = checked.body[rule.field];
+  if (valuePrice(rule, value) !== undefined) return;
+  const model = String(checked.body.model);
+  const priced = Object.keys(rule.prices).join(", ");
+  const fromMatrix = job.matrixIndex[rule.field];
+  const path =
+    value === undefined
+      ? ["model"]
+      : fromMatrix === undefined
+        ? [rule.field]
+        : ["matrix", rule.field, fromMatrix];
+  const message =
+    value === undefined
+      ? `${model} is priced by ${rule.field} (${priced}), which job "${job.spec.id}" does not set: set ${rule.field} in the job so its price is known`
+      : `prices: ${model} has no price for ${rule.field} ${JSON.stringify(value)} (priced: ${priced})`;
+  manifest.reporter.at(path, "price", message, {}, jobPath(job.spec));
+}
