@@ -5,6 +5,8 @@ import {
   type ExpandedManifest,
   jobPath,
   RUNNER_KEYS,
+  reportAtRow,
+  rowFieldIn,
 } from "../manifest/index.js";
 import { hasLocalImages, type ImageFileCache, inlineLocalImages } from "./local-images.js";
 import {
@@ -14,8 +16,9 @@ import {
   suggestModel,
   TEXT_FAMILY_IDS,
 } from "./resolve.js";
+import { type CellRules, validateWithCells } from "./row-cells.js";
 import type { Family, RequestBody } from "./types.js";
-import { type RequestIssue, validateRequest } from "./validate.js";
+import type { RequestIssue } from "./validate.js";
 
 /** A job that passed its family's rules, ready to be keyed and planned. */
 export interface CheckedJob {
@@ -42,6 +45,7 @@ export async function checkJobs(
   const jobs: CheckedJob[] = [];
   const warnedPassthrough = new Set<string>();
   const seen: Seen = new Map();
+  const cells: CellRules = new Map();
   for (const job of manifest.jobs) {
     const { spec } = job;
     // A wrong endpoint is the schema's error, with its did-you-mean: the family and model
@@ -79,7 +83,9 @@ export async function checkJobs(
       skip = new Set(inlined.problems.map((problem) => problem.path.join(".")));
       for (const problem of inlined.problems) reportIssue(manifest, job, problem, seen);
     }
-    const issues = validateRequest(family, body)
+    const validated = validateWithCells(family, job, body, cells);
+    body = validated.body;
+    const issues = validated.issues
       .filter((issue) => !skip.has(issue.path.join(".")))
       .map((issue) => withRunnerKeyHint(issue, family));
     for (const issue of issues) reportIssue(manifest, job, issue, seen);
@@ -231,6 +237,21 @@ function reportIssue(
   } else if (spec.fields.model !== undefined) {
     span = reporter.span(["model"], { key: true }, jobPath(spec));
   }
+  // A value read from a row is wrong in that row: placed at its cell, in the data file.
+  const cell =
+    typeof field === "string" && job.row !== undefined ? rowFieldIn(spec.fields[field]) : undefined;
+  if (cell !== undefined && job.row !== undefined) {
+    reportAtRow(
+      reporter,
+      spec,
+      job.row,
+      cell,
+      issue.rule,
+      `${label}: ${issue.message}`,
+      issue.severity,
+    );
+    return;
+  }
   // An unquoted {{name}} is a YAML mapping, not a template: say so where the type is wrong.
   const unquoted = issue.rule === "type" && manifest.source.text.startsWith("{{", span.offset);
   const hint = unquoted ? "; a value starting with {{ must be quoted in YAML" : "";
@@ -280,10 +301,13 @@ interface SeenIssue {
 type Seen = Map<string, SeenIssue>;
 
 function describeCombination(job: ExpandedJob): string {
-  return Object.entries(job.matrixIndex)
-    .map(([key, index]) => {
+  const record = job.row === undefined ? undefined : job.spec.rows?.records[job.row];
+  const row = record === undefined ? [] : [`row ${record + 1}`];
+  return [
+    ...row,
+    ...Object.entries(job.matrixIndex).map(([key, index]) => {
       const value = JSON.stringify(job.spec.matrix?.[key]?.[index]) ?? "null";
       return `${key}=${value.length > 40 ? `${value.slice(0, 37)}...` : value}`;
-    })
-    .join(", ");
+    }),
+  ].join(", ");
 }

@@ -17,6 +17,7 @@ import {
   jobPath,
   MAX_JOB_ID,
   outputDirOf,
+  taskLabel,
 } from "../manifest/index.js";
 import type { CheckedJob } from "./check-jobs.js";
 
@@ -129,8 +130,19 @@ function namesById(jobs: readonly CheckedJob[]): Map<string, JobNames> {
     const known = byId.get(spec.id);
     if (known !== undefined) known.expansions.push(checked);
     else {
-      const own = expansionLabel(spec, expansions - 1, expansions, spec.repeat - 1);
+      const own =
+        spec.label === undefined
+          ? expansionLabel(spec, expansions - 1, expansions, spec.repeat - 1)
+          : "";
       byId.set(spec.id, { spec, own, expansions: [checked] });
+    }
+  }
+  // A job's own labels: the longest in bytes.
+  for (const names of byId.values()) {
+    if (names.spec.label === undefined) continue;
+    for (const { job } of names.expansions) {
+      const label = taskLabel(job, names.spec.repeat - 1);
+      if (Buffer.byteLength(label) > Buffer.byteLength(names.own)) names.own = label;
     }
   }
   return byId;

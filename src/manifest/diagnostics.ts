@@ -35,6 +35,34 @@ export function diagnosticAt(
   return diagnostic;
 }
 
+/** 1-based line and column of character `offset` in `text`. */
+export function positionIn(text: string, offset: number): { line: number; col: number } {
+  let line = 1;
+  let start = 0;
+  for (let at = text.indexOf("\n"); at !== -1 && at < offset; at = text.indexOf("\n", at + 1)) {
+    line++;
+    start = at + 1;
+  }
+  return { line, col: offset - start + 1 };
+}
+
+/**
+ * A diagnostic in a file the manifest names (a data or prompt file). Its text rides along,
+ * unlisted, so the code frame shows that file and JSON output stays small.
+ */
+export function diagnosticIn(
+  file: string,
+  text: string,
+  position: { line: number; col: number },
+  rule: string,
+  message: string,
+  severity: Diagnostic["severity"] = "error",
+): Diagnostic {
+  const diagnostic: Diagnostic = { severity, file, ...position, message, rule };
+  Object.defineProperty(diagnostic, "text", { value: text, enumerable: false });
+  return diagnostic;
+}
+
 /** Sorts by position and drops exact repeats (the same rule broken by many expansions). */
 export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[] {
   const seen = new Set<string>();
@@ -73,7 +101,10 @@ export function formatDiagnostic(
     color ? `\u001b[${code}m${value}\u001b[0m` : value;
   const label = severity === "warning" ? paint(33, "warning") : paint(31, "error");
   const head = `${file}:${line}:${col}  ${label} ${message}  ${paint(2, `[${rule}]`)}`;
-  const frame = text === undefined ? "" : `\n${codeFrame(text, line, col)}`;
+  // A diagnostic in a data or prompt file frames that file's text.
+  const own = (diagnostic as { text?: string }).text;
+  const shown = own ?? text;
+  const frame = shown === undefined ? "" : `\n${codeFrame(shown, line, col)}`;
   const hint = diagnostic.hint === undefined ? "" : `\n  ${paint(36, "hint:")} ${diagnostic.hint}`;
   return `${head}${frame}${hint}`;
 }

@@ -1,0 +1,218 @@
+import path from "node:path";
+import { parse as parseCsv } from "csv-parse/sync";
+import { isMap, isSeq, LineCounter, parseDocument } from "yaml";
+import { positionIn } from "./diagnostics.js";
+import { locate } from "./yaml-nodes.js";
+
+/**
+ * Data files of `rows:`: CSV (RFC 4180, by csv-parse), TSV, JSONL and JSON arrays, read into
+ * rows of named fields with a way back to where each field is written, for diagnostics.
+ */
+
+export type Position = { line: number; col: number };
+
+export interface ParsedRows {
+  rows: Record<string, unknown>[];
+  /** Field names: a CSV's header, or every key the rows use, in order of appearance. */
+  columns: string[];
+  /** Cells are text (CSV, TSV): a request field that needs a number takes the cell's number. */
+  textCells: boolean;
+  /** Where field `field` of row `record` (0-based, data rows only) is written. */
+  cellAt(record: number, field: string): Position;
+  /** What makes the file unreadable, at its place; rows read before it are kept. */
+  problems: { position: Position; message: string }[];
+}
+
+export const ROW_FILE_KINDS = [".csv", ".tsv", ".jsonl", ".json"] as const;
+
+/** The rows of a data file by its extension; undefined for an extension gwrun does not read. */
+export function parseRowFile(file: string, text: string): ParsedRows | undefined {
+  const ext = path.extname(file).toLowerCase();
+  if (ext === ".csv") return delimited(text, ",");
+  if (ext === ".tsv" || ext === ".tab") return delimited(text, "\t");
+  if (ext === ".jsonl" || ext === ".ndjson") return jsonLines(text);
+  if (ext === ".json") return jsonArray(text);
+  return undefined;
+}
+
+const START: Position = { line: 1, col: 1 };
+
+function delimited(text: string, delimiter: string): ParsedRows {
+  const options = { bom: true, delimiter, skip_empty_lines: true } as const;
+  const problems: ParsedRows["problems"] = [];
+  let records: string[][] = [];
+  try {
+    records = parseCsv(text, options) as string[][];
+  } catch (error) {
+    const { lines, message } = error as { lines?: number; message: string };
+    problems.push({ position: { line: lines ?? 1, col: 1 }, message: csvMessage(message) });
+  }
+  const [header = [], ...data] = records;
+  const columns = header.map((name) => name.trim());
+  const rows = data.map((cells) => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < columns.length; i++) row[columns[i] as string] = cells[i] ?? "";
+    return row;
+  });
+  let located: { start: number; raw: string }[] | undefined;
+  return {
+    rows,
+    columns,
+    textCells: true,
+    problems,
+    cellAt(record, field) {
+      // Placed only for a diagnostic: the file is read again, with each record's raw text.
+      located ??= rawRecords(text, options);
+      const found = located[record + 1];
+      if (found === undefined) return START;
+      return cellIn(found, Math.max(0, columns.indexOf(field)), delimiter);
+    },
+  };
+}
+
+/** csv-parse's message without its option names, which mean nothing to a manifest's author. */
+function csvMessage(message: string): string {
+  return message.replace(
+    /^Invalid Record Length: columns length is (\d+), got (\d+) on line (\d+)$/,
+    "the row has $2 cells where the header names $1",
+  );
+}
+
+/** Each record's first line and raw text (leading empty lines and its line ending cut). */
+function rawRecords(
+  text: string,
+  options: { bom: true; delimiter: string; skip_empty_lines: true },
+): { start: number; raw: string }[] {
+  const parsed = parseCsv(text, {
+    ...options,
+    raw: true,
+    info: true,
+    relax_column_count: true,
+  }) as unknown as {
+    raw: string;
+    info: { lines: number };
+  }[];
+  return parsed.map(({ raw, info }) => {
+    const trimmed = raw.replace(/^(\r?\n)+/, "").replace(/\r?\n$/, "");
+    const breaks = trimmed.split("\n").length - 1;
+    return { start: info.lines - breaks, raw: trimmed };
+  });
+}
+
+/** Where cell `index` of a raw record starts, counting quoted delimiters and line breaks as text. */
+function cellIn(
+  record: { start: number; raw: string },
+  index: number,
+  delimiter: string,
+): Position {
+  const { raw } = record;
+  let cell = 0;
+  let quoted = false;
+  let at = 0;
+  for (; at < raw.length && cell < index; at++) {
+    const char = raw[at];
+    if (char === '"') quoted = !quoted;
+    else if (char === delimiter && !quoted) cell++;
+  }
+  const { line, col } = positionIn(raw, at);
+  return { line: record.start + line - 1, col };
+}
+
+function jsonLines(text: string): ParsedRows {
+  const rows: Record<string, unknown>[] = [];
+  const lines: number[] = [];
+  const problems: ParsedRows["problems"] = [];
+  const all = text.replace(/^\uFEFF/, "").split("\n");
+  all.forEach((line, index) => {
+    if (line.trim() === "") return;
+    try {
+      const value = JSON.parse(line) as unknown;
+      if (value === null || typeof value !== "object" || Array.isArray(value)) {
+        problems.push({
+          position: { line: index + 1, col: 1 },
+          message: "each line must be a JSON object of named fields",
+        });
+        return;
+      }
+      rows.push(value as Record<string, unknown>);
+      lines.push(index + 1);
+    } catch (error) {
+      const col = jsonErrorOffset(error) + 1;
+      problems.push({
+        position: { line: index + 1, col },
+        message: `not JSON: ${(error as Error).message}`,
+      });
+    }
+  });
+  return {
+    rows,
+    columns: columnsOf(rows),
+    textCells: false,
+    problems,
+    cellAt(record, field) {
+      const line = lines[record] ?? 1;
+      const at = (all[line - 1] ?? "").indexOf(JSON.stringify(field));
+      return { line, col: at === -1 ? 1 : at + 1 };
+    },
+  };
+}
+
+function jsonArray(text: string): ParsedRows {
+  const problems: ParsedRows["problems"] = [];
+  const body = text.replace(/^\uFEFF/, "");
+  let value: unknown = [];
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    const position = positionIn(body, jsonErrorOffset(error));
+    problems.push({ position, message: `not JSON: ${(error as Error).message}` });
+  }
+  let doc: ReturnType<typeof parseDocument> | undefined;
+  let counter: LineCounter | undefined;
+  const nodeAt = (steps: (string | number)[]): Position => {
+    // Placed only for a diagnostic: the JSON is read again with positions.
+    if (doc === undefined) {
+      counter = new LineCounter();
+      doc = parseDocument(body, { lineCounter: counter });
+    }
+    const contents = doc.contents;
+    if (!isSeq(contents) && !isMap(contents)) return START;
+    const found = locate(doc, contents, steps);
+    return (counter as LineCounter).linePos(found.node.range?.[0] ?? 0);
+  };
+  const rows: Record<string, unknown>[] = [];
+  const indexes: number[] = [];
+  if (!Array.isArray(value)) {
+    if (problems.length === 0)
+      problems.push({ position: START, message: "a JSON rows file must be an array of objects" });
+  } else {
+    value.forEach((item: unknown, index) => {
+      if (item === null || typeof item !== "object" || Array.isArray(item)) {
+        problems.push({ position: nodeAt([index]), message: "each item must be a JSON object" });
+        return;
+      }
+      rows.push(item as Record<string, unknown>);
+      indexes.push(index);
+    });
+  }
+  return {
+    rows,
+    columns: columnsOf(rows),
+    textCells: false,
+    problems,
+    cellAt: (record, field) => nodeAt([indexes[record] ?? 0, field]),
+  };
+}
+
+/** JSON.parse names the offset of its error as "position N". */
+function jsonErrorOffset(error: unknown): number {
+  const match = /position (\d+)/.exec((error as Error).message);
+  return match === null ? 0 : Number(match[1]);
+}
+
+/** Every key the rows use, in order of first appearance. */
+export function columnsOf(rows: readonly Record<string, unknown>[]): string[] {
+  const seen = new Set<string>();
+  for (const row of rows) for (const key in row) seen.add(key);
+  return [...seen];
+}
