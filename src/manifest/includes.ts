@@ -17,7 +17,8 @@ const MEDIA = /\.(png|jpe?g|webp|gif|bmp|avif|mp4|mov|webm)$/i;
 /** Replaces, in place, every `{ file: path }` of the jobs' request fields, `vars` and `defaults`. */
 export function readIncludes(manifest: Record<string, unknown>, reporter: Reporter): void {
   const visit = (value: unknown, at: (string | number)[]): unknown => {
-    if (isInclude(value)) return readInclude(value.file, at, reporter) ?? value;
+    // An unread file leaves its path as the text: its own error is the one to show.
+    if (isInclude(value)) return readInclude(value.file, at, reporter) ?? value.file;
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) value[i] = visit(value[i], [...at, i]);
     } else if (isRecord(value)) {

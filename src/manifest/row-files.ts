@@ -41,11 +41,25 @@ function delimited(text: string, delimiter: string): ParsedRows {
   const options = { bom: true, delimiter, skip_empty_lines: true } as const;
   const problems: ParsedRows["problems"] = [];
   let records: string[][] = [];
+  let width: number | undefined;
   try {
-    records = parseCsv(text, options) as string[][];
+    // A row of the wrong width is reported and left out; the rows around it are kept.
+    records = parseCsv(text, {
+      ...options,
+      relax_column_count: true,
+      on_record: (record: string[], context: { lines: number }) => {
+        width ??= record.length;
+        if (record.length === width) return record;
+        problems.push({
+          position: { line: context.lines, col: 1 },
+          message: `this row has ${record.length} cells where the header names ${width}`,
+        });
+        return null;
+      },
+    }) as string[][];
   } catch (error) {
     const { lines, message } = error as { lines?: number; message: string };
-    problems.push({ position: { line: lines ?? 1, col: 1 }, message: csvMessage(message) });
+    problems.push({ position: { line: lines ?? 1, col: 1 }, message: `not CSV: ${message}` });
   }
   const [header = [], ...data] = records;
   const columns = header.map((name) => name.trim());
@@ -70,14 +84,6 @@ function delimited(text: string, delimiter: string): ParsedRows {
   };
 }
 
-/** csv-parse's message without its option names, which mean nothing to a manifest's author. */
-function csvMessage(message: string): string {
-  return message.replace(
-    /^Invalid Record Length: columns length is (\d+), got (\d+) on line (\d+)$/,
-    "the row has $2 cells where the header names $1",
-  );
-}
-
 /** Each record's first line and raw text (leading empty lines and its line ending cut). */
 function rawRecords(
   text: string,
@@ -88,15 +94,16 @@ function rawRecords(
     raw: true,
     info: true,
     relax_column_count: true,
-  }) as unknown as {
-    raw: string;
-    info: { lines: number };
-  }[];
-  return parsed.map(({ raw, info }) => {
-    const trimmed = raw.replace(/^(\r?\n)+/, "").replace(/\r?\n$/, "");
-    const breaks = trimmed.split("\n").length - 1;
-    return { start: info.lines - breaks, raw: trimmed };
-  });
+  }) as unknown as { record: string[]; raw: string; info: { lines: number } }[];
+  // The same rows as were read: those of the header's width.
+  const width = parsed[0]?.record.length;
+  return parsed
+    .filter(({ record }) => record.length === width)
+    .map(({ raw, info }) => {
+      const trimmed = raw.replace(/^(\r?\n)+/, "").replace(/\r?\n$/, "");
+      const breaks = trimmed.split("\n").length - 1;
+      return { start: info.lines - breaks, raw: trimmed };
+    });
 }
 
 /** Where cell `index` of a raw record starts, counting quoted delimiters and line breaks as text. */
