@@ -2,9 +2,18 @@ import { didYouMean } from "../core/suggest.js";
 import { isRecord } from "../core/values.js";
 import type { Diagnostic } from "./diagnostics.js";
 import { jobPath } from "./job-path.js";
+import type { ManifestSource } from "./load.js";
 import type { Reporter } from "./report.js";
-import { columnsOf, type Position, parseRowFile, ROW_FILE_KINDS } from "./row-files.js";
+import {
+  columnsOf,
+  type ParsedRows,
+  type Position,
+  parseRowFile,
+  ROW_FILE_KINDS,
+} from "./row-files.js";
 import type { JobSpec } from "./types.js";
+
+const parsedFiles = new WeakMap<ManifestSource, Map<string, ParsedRows>>();
 
 /** A job's `rows:`: the rows it keeps, their fields, and where each is written. */
 export interface RowSet {
@@ -51,7 +60,9 @@ export function readRows(
       report.at(fileAt, "rows-file", `rows: ${read.problem}`);
       return undefined;
     }
-    const parsed = parseRowFile(written, read.text);
+    // Jobs that share a data file read it once, and its problems are told once.
+    const known = parsedFiles.get(report.source)?.get(written);
+    const parsed = known ?? parseRowFile(written, read.text);
     if (parsed === undefined) {
       report.at(
         fileAt,
@@ -60,7 +71,11 @@ export function readRows(
       );
       return undefined;
     }
-    for (const { position, message } of parsed.problems)
+    if (known === undefined) {
+      const files = parsedFiles.get(report.source) ?? new Map<string, ParsedRows>();
+      parsedFiles.set(report.source, files.set(written, parsed));
+    }
+    for (const { position, message } of known === undefined ? parsed.problems : [])
       report.atFile(
         read.file,
         read.text,
