@@ -80,3 +80,17 @@ function listOf(lead: string, names: readonly string[], more: readonly string[] 
   const all = [...names, ...more];
   return all.length === 0 ? "" : `; ${lead} ${all.join(", ")}`;
 }
+
+/**
+ * `from.where` must name what the upstream's tasks have: a matrix key (or a field of its
+ * values), `row.<column>` or a column of its rows. Why `name` is none of these; else undefined.
+ */
+export function whereProblem(name: string, upstream: JobSpec): string | undefined {
+  const [base = "", next = ""] = name.split(".");
+  const matrix = Object.keys(upstream.matrix ?? {});
+  const columns = upstream.rows?.columns ?? [];
+  if (matrix.includes(base)) return undefined;
+  if (base === "row" ? columns.includes(next) : columns.includes(name)) return undefined;
+  const offered = [...matrix, ...columns];
+  return `where: job "${upstream.id}" has no variable "${name}"${didYouMean(name, offered)}${listOf("it has", offered)}`;
+}

@@ -1,6 +1,6 @@
 import { didYouMean } from "../core/suggest.js";
 import { isRecord } from "../core/values.js";
-import { type FieldScope, fieldProblem } from "./check-fields.js";
+import { type FieldScope, fieldProblem, whereProblem } from "./check-fields.js";
 import { templateNames, unreadableTemplates } from "./interpolate.js";
 import { jobPath } from "./job-path.js";
 import type { Reporter } from "./report.js";
@@ -48,6 +48,19 @@ export function checkTemplates(
       checkNames(text, path, names, spec, reporter, chains, start, scope);
       if (upstream !== undefined) checkInputKind(text, path, spec, upstream, reporter);
     });
+    if (upstream !== undefined) {
+      for (const name of Object.keys(spec.fromWhere ?? {})) {
+        const problem = whereProblem(name, upstream);
+        if (problem !== undefined)
+          reporter.at(
+            ["from", "where", name],
+            "unknown-variable",
+            problem,
+            { key: true },
+            jobPath(spec),
+          );
+      }
+    }
     // A label names files: it reads the job's own values, not its upstream's outputs.
     if (spec.label !== undefined) {
       const own = names.filter((name) => !INPUT_NAMES.includes(name));

@@ -82,4 +82,16 @@ describe("chains that pick their inputs", () => {
       '17:103 undefined-field {{input.vars.size}}: job "shots" has no variable "size"; its variables are style, row',
     ]);
   });
+
+  it("item 3: a where: naming no variable of the upstream is an error with a did-you-mean", async () => {
+    const checked = await checkInline(
+      MANIFEST.replace("where: { style: studio }", "where: { styel: studio }"),
+      {
+        "p.csv": CSV,
+      },
+    );
+    expect(checked.diagnostics.map((d) => `${d.line}:${d.col} ${d.rule} ${d.message}`)).toEqual([
+      '10:34 unknown-variable where: job "shots" has no variable "styel" (did you mean "style"?); it has style, name, tagline',
+    ]);
+  });
 });

@@ -136,6 +136,19 @@ jobs:
     ]);
   });
 
+  it("item 1: a row written in the manifest that breaks a rule is reported at its value there", async () => {
+    const checked = await checkInline(
+      shots(
+        "[{ name: pan, colour: red, size: '1:1' }, { name: mug, colour: blue, size: '16:8' }]",
+        '    size: "{{row.size}}"\n',
+      ),
+    );
+    expect(found(checked).map((line) => line.split(" size: ")[0])).toEqual([
+      "manifest.yaml:5:86 size",
+    ]);
+    expect(found(checked)[0]).toContain('(row 2, used by job "shots")');
+  });
+
   it("item 1: an unknown {{row.x}} names the columns that exist, with a did-you-mean", async () => {
     const checked = await checkInline(shots("products.csv").replace("row.colour", "row.color"), {
       "products.csv": PRODUCTS,
