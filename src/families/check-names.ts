@@ -84,11 +84,18 @@ export function checkOutputNames(
         : `paths of up to ${longest.path} bytes in ${outputDir}, over the file system's limit of ${PATH_MAX_BYTES}`;
     const along = chain.length > 1 ? ` (it ends a from: chain of ${chain.length} jobs)` : "";
     const message = `this job's files would have ${over}: its longest label takes ${Buffer.byteLength(name)} bytes${along} and gwrun adds up to ${Buffer.byteLength(LONGEST_NAME_TAIL)} (takes, versions, temporary files)`;
+    // A job's `label:` names its files in place of its id.
+    const labelled = names.spec.label !== undefined;
     const hint =
       longest.name > NAME_MAX_BYTES
-        ? "shorten this job's id, or those of the jobs it follows with from:"
-        : "shorten output.dir, or the ids of this job and of those it follows with from:";
-    const span = reporter.span(["id"], {}, jobPath(names.spec));
+        ? labelled
+          ? "shorten this job's label, or the ids of the jobs it follows with from:"
+          : "shorten this job's id, or those of the jobs it follows with from:"
+        : labelled
+          ? "shorten output.dir, or this job's label and the ids of the jobs it follows with from:"
+          : "shorten output.dir, or the ids of this job and of those it follows with from:";
+    const at = labelled ? ["label"] : ["id"];
+    const span = reporter.span(at, {}, jobPath(names.spec));
     diagnostics.push(
       diagnosticAt(source.file, source.lineCounter, span, "name-too-long", message, "error", hint),
     );

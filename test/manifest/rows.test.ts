@@ -285,6 +285,21 @@ describe("labels", () => {
     expect(checked.jobs.map(({ job }) => taskLabel(job, 0))).toEqual(["A1-red", "B2-sky-blue"]);
   });
 
+  it("item 5: a label too long for a file name is refused at the label", async () => {
+    const long = "x".repeat(300);
+    const checked = await checkInline(shots("p.csv", '    label: "{{row.name}}"\n'), {
+      "p.csv": `name,colour\npan,red\n${long},blue\n`,
+    });
+    expect(found(checked)).toEqual([
+      expect.stringMatching(
+        /^manifest\.yaml:7:12 name-too-long this job's files would have names of up to \d+ bytes, over the file system's limit of 255: its longest label takes 300 bytes/,
+      ),
+    ]);
+    expect(checked.diagnostics[0]?.hint).toBe(
+      "shorten this job's label, or the ids of the jobs it follows with from:",
+    );
+  });
+
   it("item 5: labels that collide are an error naming the tasks", async () => {
     const checked = await checkInline(
       shots("p.csv", '    matrix: { size: ["1:1", "16:9"] }\n    label: "{{row.colour}}"\n'),
