@@ -38,28 +38,43 @@ export function parseRowFile(file: string, text: string): ParsedRows | undefined
 const START: Position = { line: 1, col: 1 };
 
 function delimited(text: string, delimiter: string): ParsedRows {
-  const options = { bom: true, delimiter, skip_empty_lines: true } as const;
   const problems: ParsedRows["problems"] = [];
   let records: string[][] = [];
   let width: number | undefined;
+  // Records of the wrong width, by their index among all records (the header is 0).
+  const uneven: { index: number; cells: number }[] = [];
+  let seen = 0;
   try {
     // A row of the wrong width is reported and left out; the rows around it are kept.
     records = parseCsv(text, {
-      ...options,
+      bom: true,
+      delimiter,
+      skip_empty_lines: true,
       relax_column_count: true,
-      on_record: (record: string[], context: { lines: number }) => {
+      on_record: (record: string[]) => {
+        const index = seen++;
         width ??= record.length;
         if (record.length === width) return record;
-        problems.push({
-          position: { line: context.lines, col: 1 },
-          message: `this row has ${record.length} cells where the header names ${width}`,
-        });
+        uneven.push({ index, cells: record.length });
         return null;
       },
     }) as string[][];
   } catch (error) {
     const { lines, message } = error as { lines?: number; message: string };
     problems.push({ position: { line: lines ?? 1, col: 1 }, message: `not CSV: ${message}` });
+  }
+  // Placed only for a diagnostic: where each record starts, found once.
+  let starts: number[] | undefined;
+  const allStarts = (): number[] => {
+    starts ??= recordStarts(text);
+    return starts;
+  };
+  for (const { index, cells } of uneven) {
+    const at = allStarts()[index];
+    problems.push({
+      position: at === undefined ? START : positionIn(text, at),
+      message: `this row has ${cells} cells where the header names ${width}`,
+    });
   }
   const [header = [], ...data] = records;
   const columns = header.map((name) => name.trim());
@@ -68,61 +83,59 @@ function delimited(text: string, delimiter: string): ParsedRows {
     for (let i = 0; i < columns.length; i++) row[columns[i] as string] = cells[i] ?? "";
     return row;
   });
-  let located: { start: number; raw: string }[] | undefined;
+  // Data row `record` is record `record + 1` of those kept, the header first.
+  const skipped = new Set(uneven.map(({ index }) => index));
+  let kept: number[] | undefined;
   return {
     rows,
     columns,
     textCells: true,
     problems,
     cellAt(record, field) {
-      // Placed only for a diagnostic: the file is read again, with each record's raw text.
-      located ??= rawRecords(text, options);
-      const found = located[record + 1];
-      if (found === undefined) return START;
-      return cellIn(found, Math.max(0, columns.indexOf(field)), delimiter);
+      kept ??= allStarts().filter((_, index) => !skipped.has(index));
+      const start = kept[record + 1];
+      if (start === undefined) return START;
+      return positionIn(
+        text,
+        cellStart(text, start, Math.max(0, columns.indexOf(field)), delimiter),
+      );
     },
   };
 }
 
-/** Each record's first line and raw text (leading empty lines and its line ending cut). */
-function rawRecords(
-  text: string,
-  options: { bom: true; delimiter: string; skip_empty_lines: true },
-): { start: number; raw: string }[] {
-  const parsed = parseCsv(text, {
-    ...options,
-    raw: true,
-    info: true,
-    relax_column_count: true,
-  }) as unknown as { record: string[]; raw: string; info: { lines: number } }[];
-  // The same rows as were read: those of the header's width.
-  const width = parsed[0]?.record.length;
-  return parsed
-    .filter(({ record }) => record.length === width)
-    .map(({ raw, info }) => {
-      const trimmed = raw.replace(/^(\r?\n)+/, "").replace(/\r?\n$/, "");
-      const breaks = trimmed.split("\n").length - 1;
-      return { start: info.lines - breaks, raw: trimmed };
-    });
+/**
+ * Where each record starts in `text`, by a scan that knows only quotes and line breaks:
+ * positions alone, for diagnostics (csv-parse reads the values; its line count drifts after a
+ * quoted line break in a file of CRLF lines). Empty lines start no record, as csv-parse skips them.
+ */
+function recordStarts(text: string): number[] {
+  const starts: number[] = [];
+  let quoted = false;
+  let lineStart = text.startsWith("\uFEFF") ? 1 : 0;
+  let blank = true;
+  for (let at = lineStart; at <= text.length; at++) {
+    const char = text[at];
+    if (char === '"') quoted = !quoted;
+    if (char === undefined || (char === "\n" && !quoted)) {
+      if (!blank) starts.push(lineStart);
+      lineStart = at + 1;
+      blank = true;
+    } else if (char !== "\r" && char !== "\n") blank = false;
+  }
+  return starts;
 }
 
-/** Where cell `index` of a raw record starts, counting quoted delimiters and line breaks as text. */
-function cellIn(
-  record: { start: number; raw: string },
-  index: number,
-  delimiter: string,
-): Position {
-  const { raw } = record;
+/** Where cell `index` of the record starting at `start` begins: quoted delimiters are text. */
+function cellStart(text: string, start: number, index: number, delimiter: string): number {
   let cell = 0;
   let quoted = false;
-  let at = 0;
-  for (; at < raw.length && cell < index; at++) {
-    const char = raw[at];
+  let at = start;
+  for (; at < text.length && cell < index; at++) {
+    const char = text[at];
     if (char === '"') quoted = !quoted;
     else if (char === delimiter && !quoted) cell++;
   }
-  const { line, col } = positionIn(raw, at);
-  return { line: record.start + line - 1, col };
+  return at;
 }
 
 function jsonLines(text: string): ParsedRows {

@@ -110,6 +110,21 @@ jobs:
     expect(bodies(checked, "clips").map((body) => body.duration)).toEqual([6, 10]);
   });
 
+  it("item 1: a bad cell after a cell with a line break is placed on its own line", async () => {
+    const csv = PRODUCTS.replace(
+      "KET-03,Kessel „Nordlicht“,blue,6",
+      "KET-03,Kessel „Nordlicht“,blue,sechs",
+    );
+    const checked = await checkInline(
+      shots("products.csv").replace("acme-image-2", "acme-video-2.3") +
+        '    duration: "{{row.seconds}}"\n',
+      { "products.csv": csv },
+    );
+    expect(found(checked)).toEqual([
+      'products.csv:5:32 type duration: must be a number, got "sechs" (row 3, used by job "shots")',
+    ]);
+  });
+
   it("item 1: a JSONL row of the wrong type is reported at its line, at the field", async () => {
     const checked = await checkInline(
       shots("products.jsonl")
