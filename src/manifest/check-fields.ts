@@ -51,7 +51,7 @@ function rowProblem(
       ? `{{${name}}} reads a row, but job "${spec.id}" has no rows:`
       : `{{${name}}}: job "${spec.id}" has no rows:`;
   const [column = ""] = rest;
-  if (rest.length === 0 || rows.columns.includes(column)) return undefined;
+  if (rest.length === 0 || !rows.readable || rows.columns.includes(column)) return undefined;
   const where = rows.written ?? `the rows of job "${spec.id}"`;
   return `{{${name}}}: ${where} has no column "${column}"${didYouMean(column, rows.columns)}; its columns are ${rows.columns.join(", ")}`;
 }
@@ -89,7 +89,7 @@ export function whereProblem(name: string, upstream: JobSpec): string | undefine
   const [base = "", next = ""] = name.split(".");
   const matrix = Object.keys(upstream.matrix ?? {});
   const columns = upstream.rows?.columns ?? [];
-  if (matrix.includes(base)) return undefined;
+  if (matrix.includes(base) || upstream.rows?.readable === false) return undefined;
   if (base === "row" ? columns.includes(next) : columns.includes(name)) return undefined;
   const offered = [...matrix, ...columns];
   return `where: job "${upstream.id}" has no variable "${name}"${didYouMean(name, offered)}${listOf("it has", offered)}`;

@@ -32,6 +32,8 @@ export interface RowSet {
   records: number[];
   /** Where field `field` of row `record` is written in `file`. */
   cellAt(record: number, field: string): Position;
+  /** False when `rows:` could not be read (its error is reported): no rows, and no columns to check. */
+  readable: boolean;
 }
 
 /**
@@ -42,23 +44,23 @@ export function readRows(
   raw: unknown,
   spec: Pick<JobSpec, "id" | "index">,
   report: Reporter,
-): RowSet | undefined {
+): RowSet {
   const at = ["jobs", spec.index, "rows"];
   let set: RowSet;
   let where: Record<string, unknown> | undefined;
   if (Array.isArray(raw)) {
     const rows = raw.filter(isRecord);
-    if (rows.length !== raw.length) return undefined; // the schema's error
+    if (rows.length !== raw.length) return UNREAD; // the schema's error
     set = inlineSet(rows);
   } else {
     const written = typeof raw === "string" ? raw : isRecord(raw) ? raw.file : undefined;
-    if (typeof written !== "string" || written === "") return undefined;
+    if (typeof written !== "string" || written === "") return UNREAD;
     where = isRecord(raw) && isRecord(raw.where) ? raw.where : undefined;
     const fileAt = typeof raw === "string" ? at : [...at, "file"];
     const read = report.source.readAside(written);
     if ("problem" in read) {
       report.at(fileAt, "rows-file", `rows: ${read.problem}`);
-      return undefined;
+      return UNREAD;
     }
     // Jobs that share a data file read it once, and its problems are told once.
     const known = parsedFiles.get(report.source)?.get(written);
@@ -69,7 +71,7 @@ export function readRows(
         "rows-file",
         `rows: gwrun reads rows from ${ROW_FILE_KINDS.join(", ")} files, not ${written}`,
       );
-      return undefined;
+      return UNREAD;
     }
     if (known === undefined) {
       const files = parsedFiles.get(report.source) ?? new Map<string, ParsedRows>();
@@ -92,6 +94,7 @@ export function readRows(
       rows: parsed.rows,
       records: parsed.rows.map((_, index) => index),
       cellAt: parsed.cellAt,
+      readable: true,
     };
   }
   if (where !== undefined) keepWhere(set, where, [...at, "where"], spec, report);
@@ -108,8 +111,12 @@ function inlineSet(rows: Record<string, unknown>[]): RowSet {
     rows,
     records: rows.map((_, index) => index),
     cellAt: () => ({ line: 1, col: 1 }),
+    readable: true,
   };
 }
+
+/** Rows that could not be read: the job makes no tasks, and names no column wrongly. */
+const UNREAD: RowSet = { ...inlineSet([]), readable: false };
 
 /** Keeps the rows whose fields hold `where`'s values (compared as text: a CSV cell is text). */
 function keepWhere(

@@ -188,7 +188,7 @@ jobs:
     const checked = await checkInline(
       `version: 1
 jobs:
-  - { id: a, model: acme-image-2, rows: nowhere.csv, prompt: x }
+  - { id: a, model: acme-image-2, rows: nowhere.csv, prompt: "{{row.name}}" }
   - { id: b, model: acme-image-2, rows: sheet.xlsx, prompt: x }
   - { id: c, model: acme-image-2, rows: { file: p.csv, where: { colr: red } }, prompt: x }
 `,
