@@ -199,6 +199,8 @@ function checkHeaders(manifest: ExpandedManifest, job: ExpandedJob, family: Fami
   }
 }
 
+const UPSTREAM_VAR = /^\{\{\s*input\.(vars|row)\./;
+
 /** Places a request issue at the text it came from: the job, its matrix, or `defaults:`. */
 function reportIssue(
   manifest: ExpandedManifest,
@@ -254,7 +256,14 @@ function reportIssue(
   }
   // An unquoted {{name}} is a YAML mapping, not a template: say so where the type is wrong.
   const unquoted = issue.rule === "type" && manifest.source.text.startsWith("{{", span.offset);
-  const hint = unquoted ? "; a value starting with {{ must be quoted in YAML" : "";
+  // An upstream's variables are read when its output arrives, into text: not checked as numbers.
+  const written = typeof field === "string" ? spec.fields[field] : undefined;
+  const upstreamVar = typeof written === "string" && UPSTREAM_VAR.test(written);
+  const hint = unquoted
+    ? "; a value starting with {{ must be quoted in YAML"
+    : upstreamVar
+      ? "; {{input.vars.…}} and {{input.row.…}} fill text, so this field needs its own value"
+      : "";
   const base = `${label}: ${issue.message}${hint}${note}`;
   if (job.expansions === 1) {
     reporter.atSpan(span, issue.rule, base, issue.severity);

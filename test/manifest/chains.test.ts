@@ -94,4 +94,17 @@ describe("chains that pick their inputs", () => {
       '10:34 unknown-variable where: job "shots" has no variable "styel" (did you mean "style"?); it has style, name, tagline',
     ]);
   });
+
+  it("item 3: a number field written as an upstream variable says that those fill text", async () => {
+    const checked = await checkInline(
+      MANIFEST.replace(
+        '    prompt: "push in on the {{input.row.name}}"',
+        '    prompt: "push in"\n    duration: "{{input.vars.seconds}}"',
+      ),
+      { "p.csv": CSV },
+    );
+    expect(checked.diagnostics.map((d) => d.message)).toContain(
+      'duration: must be a number, got "{{input.vars.seconds}}"; {{input.vars.…}} and {{input.row.…}} fill text, so this field needs its own value',
+    );
+  });
 });
