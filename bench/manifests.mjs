@@ -27,3 +27,42 @@ export function matrixManifest(jobs) {
   const b = Array.from({ length: Math.round(jobs / side) }, (_, i) => `"light ${i}"`).join(", ");
   return `${HEAD}  - id: grid\n    model: acme2.7-image\n    prompt: "{{product}}, {{style}}, {{light}}"\n    matrix: { style: [${a}], light: [${b}] }\n`;
 }
+
+const ROW_KINDS = ["image", "video", "text"];
+
+/**
+ * A `rows` CSV of `rows` products (quoted names with commas) and a manifest of 3 jobs reading
+ * it, one per kind of row (`where:`): an image, a clip (its duration from a cell) and a caption
+ * for each row, labelled by the row's sku: `rows` tasks in all.
+ */
+export function rowsManifest(rows) {
+  const lines = ["sku,name,kind,seconds"];
+  for (let i = 0; i < rows; i++)
+    lines.push(`S${i},"ceramic mug, variant ${i}",${ROW_KINDS[i % ROW_KINDS.length]},6`);
+  const yaml = `version: 1
+name: bench
+jobs:
+  - id: img
+    model: acme-image-2
+    rows: { file: rows.csv, where: { kind: image } }
+    prompt: "a {{row.name}}"
+    size: "16:9"
+    resolution: 2k
+    label: "{{row.sku}}"
+  - id: vid
+    model: acme-video-2.3
+    rows: { file: rows.csv, where: { kind: video } }
+    prompt: "[推进] {{row.name}}"
+    duration: "{{row.seconds}}"
+    resolution: 768p
+    label: "{{row.sku}}"
+  - id: txt
+    endpoint: chat
+    model: acme-5
+    rows: { file: rows.csv, where: { kind: text } }
+    messages: [{ role: user, content: "caption for a {{row.name}}" }]
+    temperature: 0.7
+    label: "{{row.sku}}"
+`;
+  return { yaml, csv: `${lines.join("\n")}\n` };
+}

@@ -33,6 +33,18 @@ const CATALOGUE = [
     "none of its own.",
   ],
   [
+    "validate-100k-csv-rows",
+    "bench/run.mjs manifests",
+    "`gwrun validate` of 3 jobs reading one 100,000-row CSV (`rows:` with `where:`, quoted cells, a number cell converted, a `label:` per row), 100,000 tasks.",
+    "within 2× of validate-100k-explicit-jobs in time and memory.",
+  ],
+  [
+    "plan-100k-csv-rows",
+    "bench/run.mjs manifests",
+    "`gwrun plan` of the same manifest, every task key computed.",
+    "within 2× of plan-100k-explicit-jobs.",
+  ],
+  [
     "sim-throughput",
     "bench/run.mjs sim",
     "Submits and task queries per second that `gwrun sim` sustains on loopback, 64 requests in flight through gwrun's own client, with the median and 99th-percentile latency.",

@@ -6,7 +6,7 @@ import { rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { benchFolder } from "./folder.mjs";
-import { explicitManifest, matrixManifest } from "./manifests.mjs";
+import { explicitManifest, matrixManifest, rowsManifest } from "./manifests.mjs";
 
 const here = import.meta.dirname;
 const root = path.dirname(here);
@@ -41,9 +41,13 @@ function node(args) {
 }
 
 try {
+  const rows = rowsManifest(100_000);
+  // The CSV sits beside its manifest, where `rows: rows.csv` finds it.
+  writeFileSync(path.join(dir, "rows.csv"), rows.csv);
   const manifests = [
     ["100k-explicit-jobs", explicitManifest(100_000)],
     ["100k-matrix-jobs", matrixManifest(100_000)],
+    ["100k-csv-rows", rows.yaml],
   ];
   for (const [label, text] of runs("manifests") ? manifests : []) {
     const file = path.join(dir, `${label}.yaml`);
@@ -56,6 +60,8 @@ try {
       node(["bin/gwrun.js", mode, file, ...(mode === "plan" ? ["--json"] : [])]);
       figures.cli_wall_ms = Math.round(performance.now() - start);
       figures.manifest_mb = Math.round(statSync(file).size / 1e5) / 10;
+      if (label === "100k-csv-rows")
+        figures.csv_mb = Math.round(statSync(path.join(dir, "rows.csv")).size / 1e5) / 10;
       console.log(JSON.stringify(figures));
     }
   }

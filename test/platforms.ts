@@ -59,6 +59,7 @@ export const STORE_BOUND_TESTS: readonly string[] = [
   "test/run/prices.test.ts",
   "test/run/project-moves.test.ts",
   "test/run/refusals.test.ts",
+  "test/run/rows.test.ts",
   "test/run/run.test.ts",
   "test/run/simulator-record.test.ts",
   "test/run/text-tools.test.ts",

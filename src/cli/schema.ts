@@ -14,9 +14,11 @@ export function renderSchemas(): Map<string, string> {
     z.toJSONSchema(schema, { unrepresentable: "any", io: "input" });
   const render = (json: object, id: string, title: string) =>
     `${JSON.stringify({ ...json, $id: id, title }, null, 2)}\n`;
+  // Top-level `x-` keys are the author's own (YAML anchors), ignored as in compose files.
+  const manifest = { ...toJson(manifestSchema), patternProperties: { "^x-": {} } };
   files.set(
     "manifest.schema.json",
-    render(toJson(manifestSchema), "manifest.schema.json", "gwrun manifest, version 1"),
+    render(manifest, "manifest.schema.json", "gwrun manifest, version 1"),
   );
   files.set(
     "events.schema.json",

@@ -1,7 +1,13 @@
 import { readFileSync } from "node:fs";
 import type { CheckedJob } from "../families/index.js";
 import { dependantsOfOutputs, standInsOf } from "../plan/index.js";
-import { type RecordedDependant, type TaskEvent, type TaskRow, TaskState } from "../store/index.js";
+import {
+  type RecordedDependant,
+  type TaskEvent,
+  type TaskRow,
+  TaskState,
+  variablesOf,
+} from "../store/index.js";
 import { publish, type RunContext } from "./context.js";
 
 /**
@@ -16,7 +22,8 @@ export async function recordDependants(
 ): Promise<{ dependants: RecordedDependant[]; events: TaskEvent[] }> {
   const now = context.clock.now();
   const outputs = await context.store.outputsOf(upstream.key);
-  const tasks = dependantsOfOutputs(templates, upstream, outputs, now, {
+  const { vars } = variablesOf(upstream);
+  const tasks = dependantsOfOutputs(templates, { ...upstream, vars }, outputs, now, {
     dataUri: (output) => dataUriOf(output.path, output.content_type),
     text: (output) => textOf(output.path),
   });
@@ -33,6 +40,7 @@ export function recordSkipped(
     key: upstream.key,
     label: upstream.label,
     jobId: upstream.job_id,
+    vars: variablesOf(upstream).vars,
   });
   return context.store.recordSkipped(
     context.runId,

@@ -6,6 +6,8 @@ import {
   jobPath,
   type PriceRule,
   RUNNER_KEYS,
+  reportAtRow,
+  rowFieldIn,
 } from "../manifest/index.js";
 import { hasLocalImages, type ImageFileCache, inlineLocalImages } from "./local-images.js";
 import {
@@ -15,8 +17,9 @@ import {
   suggestModel,
   TEXT_FAMILY_IDS,
 } from "./resolve.js";
+import { type CellRules, validateWithCells } from "./row-cells.js";
 import type { Family, RequestBody } from "./types.js";
-import { type RequestIssue, validateRequest } from "./validate.js";
+import type { RequestIssue } from "./validate.js";
 
 /** A job that passed its family's rules, ready to be keyed and planned. */
 export interface CheckedJob {
@@ -45,6 +48,7 @@ export async function checkJobs(
   const jobs: CheckedJob[] = [];
   const warnedPassthrough = new Set<string>();
   const seen: Seen = new Map();
+  const cells: CellRules = new Map();
   for (const job of manifest.jobs) {
     const { spec } = job;
     // A wrong endpoint is the schema's error, with its did-you-mean: the family and model
@@ -82,7 +86,9 @@ export async function checkJobs(
       skip = new Set(inlined.problems.map((problem) => problem.path.join(".")));
       for (const problem of inlined.problems) reportIssue(manifest, job, problem, seen);
     }
-    const issues = validateRequest(family, body)
+    const validated = validateWithCells(family, job, body, cells);
+    body = validated.body;
+    const issues = validated.issues
       .filter((issue) => !skip.has(issue.path.join(".")))
       .map((issue) => withRunnerKeyHint(issue, family));
     for (const issue of issues) reportIssue(manifest, job, issue, seen);
@@ -196,6 +202,8 @@ function checkHeaders(manifest: ExpandedManifest, job: ExpandedJob, family: Fami
   }
 }
 
+const UPSTREAM_VAR = /^\{\{\s*input\.(vars|row)\./;
+
 /** Places a request issue at the text it came from: the job, its matrix, or `defaults:`. */
 function reportIssue(
   manifest: ExpandedManifest,
@@ -234,9 +242,31 @@ function reportIssue(
   } else if (spec.fields.model !== undefined) {
     span = reporter.span(["model"], { key: true }, jobPath(spec));
   }
+  // A value read from a row is wrong in that row: placed at its cell, in the data file.
+  const cell =
+    typeof field === "string" && job.row !== undefined ? rowFieldIn(spec.fields[field]) : undefined;
+  if (cell !== undefined && job.row !== undefined) {
+    reportAtRow(
+      reporter,
+      spec,
+      job.row,
+      cell,
+      issue.rule,
+      `${label}: ${issue.message}`,
+      issue.severity,
+    );
+    return;
+  }
   // An unquoted {{name}} is a YAML mapping, not a template: say so where the type is wrong.
   const unquoted = issue.rule === "type" && manifest.source.text.startsWith("{{", span.offset);
-  const hint = unquoted ? "; a value starting with {{ must be quoted in YAML" : "";
+  // An upstream's variables are read when its output arrives, into text: not checked as numbers.
+  const written = typeof field === "string" ? spec.fields[field] : undefined;
+  const upstreamVar = typeof written === "string" && UPSTREAM_VAR.test(written);
+  const hint = unquoted
+    ? "; a value starting with {{ must be quoted in YAML"
+    : upstreamVar
+      ? "; {{input.vars.…}} and {{input.row.…}} fill text, so this field needs its own value"
+      : "";
   const base = `${label}: ${issue.message}${hint}${note}`;
   if (job.expansions === 1) {
     reporter.atSpan(span, issue.rule, base, issue.severity);
@@ -283,10 +313,13 @@ interface SeenIssue {
 type Seen = Map<string, SeenIssue>;
 
 function describeCombination(job: ExpandedJob): string {
-  return Object.entries(job.matrixIndex)
-    .map(([key, index]) => {
+  const record = job.row === undefined ? undefined : job.spec.rows?.records[job.row];
+  const row = record === undefined ? [] : [`row ${record + 1}`];
+  return [
+    ...row,
+    ...Object.entries(job.matrixIndex).map(([key, index]) => {
       const value = JSON.stringify(job.spec.matrix?.[key]?.[index]) ?? "null";
       return `${key}=${value.length > 40 ? `${value.slice(0, 37)}...` : value}`;
-    })
-    .join(", ");
+    }),
+  ].join(", ");
 }

@@ -17,6 +17,7 @@ import {
   jobPath,
   MAX_JOB_ID,
   outputDirOf,
+  taskLabel,
 } from "../manifest/index.js";
 import type { CheckedJob } from "./check-jobs.js";
 
@@ -83,11 +84,18 @@ export function checkOutputNames(
         : `paths of up to ${longest.path} bytes in ${outputDir}, over the file system's limit of ${PATH_MAX_BYTES}`;
     const along = chain.length > 1 ? ` (it ends a from: chain of ${chain.length} jobs)` : "";
     const message = `this job's files would have ${over}: its longest label takes ${Buffer.byteLength(name)} bytes${along} and gwrun adds up to ${Buffer.byteLength(LONGEST_NAME_TAIL)} (takes, versions, temporary files)`;
+    // A job's `label:` names its files in place of its id.
+    const labelled = names.spec.label !== undefined;
     const hint =
       longest.name > NAME_MAX_BYTES
-        ? "shorten this job's id, or those of the jobs it follows with from:"
-        : "shorten output.dir, or the ids of this job and of those it follows with from:";
-    const span = reporter.span(["id"], {}, jobPath(names.spec));
+        ? labelled
+          ? "shorten this job's label, or the ids of the jobs it follows with from:"
+          : "shorten this job's id, or those of the jobs it follows with from:"
+        : labelled
+          ? "shorten output.dir, or this job's label and the ids of the jobs it follows with from:"
+          : "shorten output.dir, or the ids of this job and of those it follows with from:";
+    const at = labelled ? ["label"] : ["id"];
+    const span = reporter.span(at, {}, jobPath(names.spec));
     diagnostics.push(
       diagnosticAt(source.file, source.lineCounter, span, "name-too-long", message, "error", hint),
     );
@@ -129,8 +137,19 @@ function namesById(jobs: readonly CheckedJob[]): Map<string, JobNames> {
     const known = byId.get(spec.id);
     if (known !== undefined) known.expansions.push(checked);
     else {
-      const own = expansionLabel(spec, expansions - 1, expansions, spec.repeat - 1);
+      const own =
+        spec.label === undefined
+          ? expansionLabel(spec, expansions - 1, expansions, spec.repeat - 1)
+          : "";
       byId.set(spec.id, { spec, own, expansions: [checked] });
+    }
+  }
+  // A job's own labels: the longest in bytes.
+  for (const names of byId.values()) {
+    if (names.spec.label === undefined) continue;
+    for (const { job } of names.expansions) {
+      const label = taskLabel(job, names.spec.repeat - 1);
+      if (Buffer.byteLength(label) > Buffer.byteLength(names.own)) names.own = label;
     }
   }
   return byId;

@@ -1,5 +1,6 @@
 import { didYouMean } from "../core/suggest.js";
 import { isRecord } from "../core/values.js";
+import { type FieldScope, fieldProblem, whereProblem } from "./check-fields.js";
 import { templateNames, unreadableTemplates } from "./interpolate.js";
 import { jobPath } from "./job-path.js";
 import type { Reporter } from "./report.js";
@@ -34,16 +35,40 @@ export function checkTemplates(
   const byId = new Map(specs.map((spec) => [spec.id, spec]));
   for (const spec of specs) {
     const own = Object.keys(spec.matrix ?? {});
-    const names = [...Object.keys(vars), ...own];
+    const rows =
+      spec.rows === undefined ? [] : ["row", ...spec.rows.columns.map((c) => `row.${c}`)];
+    const names = [...Object.keys(vars), ...own, ...rows];
+    const upstream = spec.from === undefined ? undefined : byId.get(spec.from);
+    const scope: FieldScope = { spec, vars: manifestVars, upstream };
     if (spec.from !== undefined) names.push(...INPUT_NAMES);
     const inputs = spec.from === undefined ? [] : INPUT_NAMES;
-    const start = chainStart(`job ${spec.id}`, [...moment, ...own, ...inputs], own);
+    const start = chainStart(`job ${spec.id}`, [...moment, ...own, ...rows, ...inputs], own);
     walkStrings(spec.fields, [], (text, path) => {
       checkSingleBraces(text, path, spec, reporter);
-      checkNames(text, path, names, spec, reporter, chains, start);
-      const upstream = spec.from === undefined ? undefined : byId.get(spec.from);
+      checkNames(text, path, names, spec, reporter, chains, start, scope);
       if (upstream !== undefined) checkInputKind(text, path, spec, upstream, reporter);
     });
+    if (upstream !== undefined) {
+      for (const name of Object.keys(spec.fromWhere ?? {})) {
+        const problem = whereProblem(name, upstream);
+        if (problem !== undefined)
+          reporter.at(
+            ["from", "where", name],
+            "unknown-variable",
+            problem,
+            { key: true },
+            jobPath(spec),
+          );
+      }
+    }
+    // A label names files: it reads the job's own values, not its upstream's outputs.
+    if (spec.label !== undefined) {
+      const own = names.filter((name) => !INPUT_NAMES.includes(name));
+      checkNames(spec.label, ["label"], own, spec, reporter, chains, start, {
+        ...scope,
+        upstream: undefined,
+      });
+    }
     // Matrix values are rendered with the vars alone.
     const matrixStart = chainStart(`the matrix of job ${spec.id}`, [...moment, ...inputs]);
     walkStrings(spec.matrix ?? {}, ["matrix"], (text, path) =>
@@ -68,6 +93,7 @@ function checkNames(
   reporter: Reporter,
   chains: VarChains,
   start: ChainStart,
+  scope?: FieldScope,
 ): void {
   const base = spec === undefined ? [] : jobPath(spec);
   for (const { text: braced, index } of unreadableTemplates(text)) {
@@ -84,10 +110,19 @@ function checkNames(
       chains.follow(name, start);
       continue;
     }
+    const dotted = name.includes(".") && scope !== undefined && !INPUT_NAMES.includes(name);
+    const [first = "", second] = name.split(".");
+    const upstreamField = first === "input" && (second === "vars" || second === "row");
+    const known = dotted && (allowed.includes(first) || first === "row" || upstreamField);
+    const problem = known ? fieldProblem(name, scope) : undefined;
+    if (known && problem === undefined) {
+      chains.follow(first, start);
+      continue;
+    }
     reporter.at(
       path,
-      "undefined-variable",
-      undefinedMessage(name, allowed),
+      problem === undefined ? "undefined-variable" : "undefined-field",
+      problem ?? undefinedMessage(name, allowed),
       { inner: index },
       base,
     );
@@ -102,7 +137,7 @@ function undefinedMessage(name: string, defined: readonly string[]): string {
     return `{{${name}}} is not defined in vars or the job's matrix${didYouMean(name, defined)}`;
   return INPUT_NAMES.includes(name)
     ? `{{${name}}} is only available in a job with from:`
-    : `{{${name}}} is not defined; an upstream output offers ${INPUT_NAMES.map((n) => `{{${n}}}`).join(", ")}`;
+    : `{{${name}}} is not defined; an upstream output offers ${INPUT_NAMES.map((n) => `{{${n}}}`).join(", ")}, and its task's variables as {{input.vars.<name>}} and {{input.row.<field>}}`;
 }
 
 const OUTPUT_DIR_NAME = /(?<!\{)\{(date|tick)\}(?!\})/g;

@@ -12,7 +12,7 @@ export interface Diagnostic {
   rule: string;
   /** What to do about it, when the fix is not plain from the message (shown after the frame). */
   hint?: string;
-  /** The text of its file when that is not the manifest (a shared prices file), for the frame. */
+  /** The text of its file when that is not the manifest (data, prompt or prices), for the frame. */
   text?: string;
 }
 
@@ -35,6 +35,39 @@ export function diagnosticAt(
   const diagnostic: Diagnostic = { severity, file, line, col, message, rule };
   if (hint !== undefined) diagnostic.hint = hint;
   return diagnostic;
+}
+
+/** 1-based line and column of character `offset` in `text`. */
+export function positionIn(text: string, offset: number): { line: number; col: number } {
+  let line = 1;
+  let start = 0;
+  for (let at = text.indexOf("\n"); at !== -1 && at < offset; at = text.indexOf("\n", at + 1)) {
+    line++;
+    start = at + 1;
+  }
+  return { line, col: offset - start + 1 };
+}
+
+/**
+ * A diagnostic in a file the manifest names (a data or prompt file). Its text rides along,
+ * unlisted, so the code frame shows that file and JSON output stays small.
+ */
+export function diagnosticIn(
+  file: string,
+  text: string,
+  position: { line: number; col: number },
+  rule: string,
+  message: string,
+  severity: Diagnostic["severity"] = "error",
+): Diagnostic {
+  return framedBy({ severity, file, ...position, message, rule }, text);
+}
+
+/** `diagnostic` framed by the text of its own file, which `--json` leaves out (it names the file). */
+export function framedBy(diagnostic: Diagnostic, text: string): Diagnostic {
+  const framed = { ...diagnostic };
+  Object.defineProperty(framed, "text", { value: text, enumerable: false });
+  return framed;
 }
 
 /** Sorts by position and drops exact repeats (the same rule broken by many expansions). */
@@ -75,6 +108,7 @@ export function formatDiagnostic(
     color ? `\u001b[${code}m${value}\u001b[0m` : value;
   const label = severity === "warning" ? paint(33, "warning") : paint(31, "error");
   const head = `${file}:${line}:${col}  ${label} ${message}  ${paint(2, `[${rule}]`)}`;
+  // A diagnostic in a data, prompt or prices file frames that file's text.
   const shown = diagnostic.text ?? text;
   const frame = shown === undefined ? "" : `\n${codeFrame(shown, line, col)}`;
   const hint = diagnostic.hint === undefined ? "" : `\n  ${paint(36, "hint:")} ${diagnostic.hint}`;

@@ -1,29 +1,25 @@
 import { isRecord } from "../core/values.js";
 import { describeZodIssues, type Issue } from "../core/zod-issues.js";
+import { checkLabels } from "./check-labels.js";
 import { checkTemplates } from "./check-templates.js";
 import type { Diagnostic } from "./diagnostics.js";
-import { hasTemplate, nestedVars, renderTemplates, type VarLookup } from "./interpolate.js";
+import { type ExpandContext, type ExpandOptions, expandSpec } from "./expand-job.js";
+import { readIncludes } from "./includes.js";
+import { hasTemplate } from "./interpolate.js";
 import { checkIds, checkLinks, willRun } from "./job-graph.js";
 import type { ManifestSource } from "./load.js";
 import { momentVars, type RunMoment, runMoment } from "./moment.js";
 import { type LoadedPrices, readPrices } from "./prices.js";
 import { Reporter } from "./report.js";
+import { readRows } from "./rows.js";
 import { jobSchema, type ManifestInput, manifestSettingsSchema, RUNNER_KEYS } from "./schema.js";
 import { checkLiteralKey } from "./secrets.js";
 import { resolveSettings } from "./settings.js";
 import { DEFAULT_MAX_TASKS, withinTaskLimit } from "./task-count.js";
 import type { ExpandedJob, JobChecks, JobSpec, ManifestSettings } from "./types.js";
 
-/** What expansion needs to know about models, injected by the caller (families come later). */
-export interface ExpandOptions {
-  /** Request fields the model (or text endpoint) accepts; undefined when not known. */
-  fieldsFor(
-    model: string | undefined,
-    endpoint: string | undefined,
-  ): ReadonlySet<string> | undefined;
-  /** When the run is asked for, ms: picks a scheduled manifest's tick and `{{date}}`. */
-  at: number;
-}
+export type { ExpandOptions } from "./expand-job.js";
+export { INPUT_PLACEHOLDERS } from "./input-placeholders.js";
 
 export interface ExpandedManifest {
   source: ManifestSource;
@@ -38,13 +34,6 @@ export interface ExpandedManifest {
   /** The `prices:` table with where it is written (empty without one). */
   prices: LoadedPrices;
 }
-
-/** Values that stand in for an upstream output while validating a `from:` job. */
-export const INPUT_PLACEHOLDERS = {
-  url: (from: string) => `https://upstream.invalid/${from}/output`,
-  file: () => "data:image/png;base64,iVBORw0KGgo=",
-  text: (from: string) => `(text produced by ${from})`,
-} as const;
 
 /**
  * Checks the manifest's own structure (runner keys, settings, ids, `from:` links, templates)
@@ -66,6 +55,9 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
     result.diagnostics = [...source.diagnostics];
     return result;
   }
+  // Top-level `x-` keys are the author's own (YAML anchors live there), as in compose files.
+  if (isRecord(source.value))
+    for (const key of Object.keys(source.value)) if (key.startsWith("x-")) delete source.value[key];
   const parsed = manifestSettingsSchema.safeParse(source.value);
   const report = (issues: readonly Issue[], base: (string | number)[]) => {
     for (const issue of issues) {
@@ -99,9 +91,10 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
   const value = source.value as Partial<ManifestInput> & Record<string, unknown>;
   result.prices = readPrices(value.prices, reporter);
   if (result.settings !== undefined) result.settings.prices = result.prices.table;
+  readIncludes(value, reporter);
   const rawJobs = Array.isArray(value.jobs) ? value.jobs : [];
   result.specs = rawJobs.flatMap((raw, index) => {
-    const spec = toSpec(raw, index);
+    const spec = toSpec(raw, index, reporter);
     return spec === undefined ? [] : [spec];
   });
   const vars = isRecord(value.vars) ? value.vars : {};
@@ -119,6 +112,7 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
     defaultsTemplated: hasTemplate(defaults),
     nested: Object.values(vars).some(hasTemplate),
     options,
+    reporter,
   };
   const runs = willRun(result.specs);
   const limit = result.settings?.limits.maxTasks ?? DEFAULT_MAX_TASKS;
@@ -129,6 +123,7 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
   )) {
     for (const job of expandSpec(spec, context)) result.jobs.push(job);
   }
+  checkLabels(result.jobs, reporter);
   result.diagnostics = [...source.diagnostics, ...reporter.diagnostics];
   return result;
 }
@@ -178,7 +173,7 @@ export function pathLabel(path: readonly (string | number)[]): string {
 const RUNNER_KEY_SET: ReadonlySet<string> = new Set(RUNNER_KEYS);
 
 /** The spec of one `jobs:` entry: runner keys read, every other key kept as a request field. */
-function toSpec(raw: unknown, index: number): JobSpec | undefined {
+function toSpec(raw: unknown, index: number, reporter: Reporter): JobSpec | undefined {
   if (!isRecord(raw)) return undefined;
   const matrix = isRecord(raw.matrix)
     ? (Object.fromEntries(
@@ -195,7 +190,15 @@ function toSpec(raw: unknown, index: number): JobSpec | undefined {
       typeof raw.repeat === "number" && Number.isInteger(raw.repeat) && raw.repeat > 0
         ? raw.repeat
         : 1,
-    from: typeof raw.from === "string" ? raw.from : undefined,
+    from:
+      typeof raw.from === "string"
+        ? raw.from
+        : isRecord(raw.from) && typeof raw.from.job === "string"
+          ? raw.from.job
+          : undefined,
+    fromWhere: isRecord(raw.from) && isRecord(raw.from.where) ? raw.from.where : undefined,
+    rows: undefined,
+    label: typeof raw.label === "string" ? raw.label : undefined,
     enabled: raw.enabled !== false,
     passthrough: raw.passthrough === true,
     checks: isRecord(raw.checks) ? (raw.checks as JobChecks) : undefined,
@@ -204,108 +207,6 @@ function toSpec(raw: unknown, index: number): JobSpec | undefined {
   for (const key of Object.keys(raw)) {
     if (!RUNNER_KEY_SET.has(key)) spec.fields[key] = raw[key];
   }
+  if (raw.rows !== undefined) spec.rows = readRows(raw.rows, spec, reporter);
   return spec;
-}
-
-const NO_MATRIX: readonly Record<string, number>[] = [Object.freeze({})];
-
-/** The cartesian product of a matrix, as index maps, in the order the lists are written. */
-function combinations(
-  matrix: Record<string, unknown[]> | undefined,
-): readonly Record<string, number>[] {
-  if (matrix === undefined || Object.keys(matrix).length === 0) return NO_MATRIX;
-  let combos: Record<string, number>[] = [{}];
-  for (const [key, list] of Object.entries(matrix)) {
-    const next: Record<string, number>[] = [];
-    for (const combo of combos)
-      for (let i = 0; i < list.length; i++) next.push({ ...combo, [key]: i });
-    combos = next;
-  }
-  return combos;
-}
-
-const NO_FIELDS: ReadonlySet<string> = new Set();
-
-interface ExpandContext {
-  vars: ReadonlyMap<string, unknown>;
-  tick: string | undefined;
-  defaults: Record<string, unknown>;
-  defaultsTemplated: boolean;
-  /** Whether some var's value names other vars: then vars are read through `nestedVars`. */
-  nested: boolean;
-  options: ExpandOptions;
-}
-
-function expandSpec(spec: JobSpec, context: ExpandContext): ExpandedJob[] {
-  const { defaults, options } = context;
-  const combos = combinations(spec.matrix);
-  let vars = context.vars;
-  if (spec.from !== undefined) {
-    vars = new Map([
-      ...context.vars,
-      ["input.url", INPUT_PLACEHOLDERS.url(spec.from)],
-      ["input.file", INPUT_PLACEHOLDERS.file()],
-      ["input.text", INPUT_PLACEHOLDERS.text(spec.from)],
-    ]);
-  }
-  const templated = hasTemplate(spec.fields);
-  const lookupOf = (map: ReadonlyMap<string, unknown>): VarLookup =>
-    context.nested ? nestedVars(map) : map;
-  const specVars = lookupOf(vars);
-  return combos.map((matrixIndex, expansion) => {
-    const localVars = spec.matrix === undefined ? vars : new Map(vars);
-    const matrixValues: Record<string, unknown> = {};
-    for (const [key, index] of Object.entries(matrixIndex)) {
-      const item = renderTemplates(spec.matrix?.[key]?.[index], specVars);
-      matrixValues[key] = item;
-      (localVars as Map<string, unknown>).set(key, item);
-    }
-    // A matrix value wins over a var of its name, also inside the values of other vars.
-    const lookup = localVars === vars ? specVars : lookupOf(localVars);
-    const fields = templated
-      ? (renderTemplates(spec.fields, lookup) as Record<string, unknown>)
-      : spec.fields;
-    const model =
-      typeof fields.model === "string" ? fields.model : (matrixValues.model as string | undefined);
-    const accepted = spec.passthrough ? undefined : options.fieldsFor(model, spec.endpoint);
-    const fromDefaults = new Set<string>();
-    for (const key of Object.keys(defaults)) {
-      if (accepted?.has(key) === true && !(key in fields) && !(key in matrixValues))
-        fromDefaults.add(key);
-    }
-    const matrixFields = Object.keys(matrixValues).filter(
-      (key) => accepted?.has(key) === true || key === "model",
-    );
-    if (fromDefaults.size === 0 && matrixFields.length === 0) {
-      // The common case: the body is the job's own fields, shared rather than copied.
-      return {
-        spec,
-        expansion,
-        expansions: combos.length,
-        matrixIndex,
-        vars: matrixValues,
-        body: fields,
-        fromDefaults: NO_FIELDS,
-        tick: context.tick,
-      };
-    }
-    const body: Record<string, unknown> = {};
-    for (const key of fromDefaults) {
-      body[key] = context.defaultsTemplated
-        ? renderTemplates(defaults[key], lookup)
-        : defaults[key];
-    }
-    Object.assign(body, fields);
-    for (const key of matrixFields) body[key] = matrixValues[key];
-    return {
-      spec,
-      expansion,
-      expansions: combos.length,
-      matrixIndex,
-      vars: matrixValues,
-      body,
-      fromDefaults,
-      tick: context.tick,
-    };
-  });
 }

@@ -8,7 +8,7 @@ export {
 export { type ExpandedManifest, expandManifest, INPUT_PLACEHOLDERS } from "./expand.js";
 export { templateNames } from "./interpolate.js";
 export { jobPath } from "./job-path.js";
-export { dependantLabel, expansionLabel } from "./labels.js";
+export { dependantLabel, expansionLabel, safeLabel, taskLabel } from "./labels.js";
 export { loadManifest, ManifestSource, parseManifest } from "./load.js";
 export {
   MOMENT_NAMES,
@@ -19,6 +19,7 @@ export {
 } from "./moment.js";
 export { framed, type LoadedPrices, type PriceRule, type PriceTable } from "./prices.js";
 export { checkRequestSecrets, concealSecrets } from "./request-secrets.js";
+export { type RowSet, reportAtRow, rowFieldIn } from "./rows.js";
 export { MAX_JOB_ID, manifestSchema, RUNNER_KEYS } from "./schema.js";
 export { hasMaskedKey, maskLiteralKey, resolvedManifest } from "./secrets.js";
 export { isSimulator, whySimulator } from "./simulator.js";

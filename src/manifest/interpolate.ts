@@ -161,3 +161,35 @@ export function renderTemplates(value: unknown, vars: VarLookup): unknown {
 function stringify(value: unknown): string {
   return typeof value === "string" ? value : JSON.stringify(value);
 }
+
+/**
+ * `vars` that also read `{{name.field}}`: a field of an object value (a row, a var, a matrix
+ * value), at any depth. A name the vars hold whole (`input.url`) is read as it is.
+ */
+export function withFields(vars: VarLookup): VarLookup {
+  return {
+    has: (name) => vars.has(name) || fieldOf(vars, name) !== MISSING,
+    get: (name) => {
+      if (vars.has(name)) return vars.get(name);
+      const value = fieldOf(vars, name);
+      return value === MISSING ? undefined : value;
+    },
+  };
+}
+
+const MISSING = Symbol("missing");
+
+function fieldOf(vars: VarLookup, name: string): unknown {
+  for (let dot = name.indexOf("."); dot !== -1; dot = name.indexOf(".", dot + 1)) {
+    const base = name.slice(0, dot);
+    if (!vars.has(base)) continue;
+    let value = vars.get(base);
+    for (const step of name.slice(dot + 1).split(".")) {
+      if (value === null || typeof value !== "object" || !Object.hasOwn(value, step))
+        return MISSING;
+      value = (value as Record<string, unknown>)[step];
+    }
+    return value;
+  }
+  return MISSING;
+}

@@ -1,4 +1,4 @@
-import type { JobSpec } from "./types.js";
+import type { ExpandedJob, JobSpec } from "./types.js";
 
 /**
  * Task labels, which name output files: the job id, the combination and repeat when there are
@@ -29,4 +29,26 @@ export function dependantLabel(
   outputs: number,
 ): string {
   return `${own}-of-${upstreamLabel}${outputs > 1 ? `-${outputIndex + 1}` : ""}`;
+}
+
+/** A task's label: its job's `label:` made safe as a file name (and its repeat), else `expansionLabel`. */
+export function taskLabel(
+  job: Pick<ExpandedJob, "spec" | "expansion" | "expansions" | "label">,
+  repeatIndex: number,
+): string {
+  const { spec, label } = job;
+  if (label === undefined) return expansionLabel(spec, job.expansion, job.expansions, repeatIndex);
+  const safe = safeLabel(label) || spec.id;
+  return spec.repeat > 1 ? `${safe}-r${repeatIndex + 1}` : safe;
+}
+
+/**
+ * A label as a file name: no folder separators, no characters Windows refuses, no control
+ * characters, no leading dot (a hidden file) and no trailing dot or space.
+ */
+export function safeLabel(label: string): string {
+  return label
+    .replace(/[/\\:*?"<>|\p{Cc}]+/gu, "-")
+    .replace(/\s+/g, "-")
+    .replace(/^[.-]+|[.-]+$/g, "");
 }

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { type Document, LineCounter, parseDocument } from "yaml";
@@ -14,8 +15,14 @@ export class ManifestSource {
   readonly diagnostics: Diagnostic[] = [];
   /** `gateway.api_key` as written, before `${ENV}` is read (undefined when there is none). */
   writtenKey: unknown;
+  /**
+   * Strings read from `{ file: path }`, by the JSON of their path into `value`: a problem
+   * inside one is placed in that file.
+   */
+  readonly included = new Map<string, { file: string; text: string }>();
   #doc: Document | undefined;
   #lineCounter: LineCounter | undefined;
+  #aside = new Map<string, FileAside>();
 
   constructor(
     readonly file: string,
@@ -40,7 +47,35 @@ export class ManifestSource {
     void this.doc;
     return this.#lineCounter as LineCounter;
   }
+
+  /**
+   * A file the manifest names (rows, a prompt), relative to the manifest's folder, read once:
+   * its text, or why it cannot be read. `file` names it as diagnostics show it.
+   */
+  readAside(written: string): FileAside {
+    const known = this.#aside.get(written);
+    if (known !== undefined) return known;
+    const file = path.isAbsolute(written) ? written : path.join(path.dirname(this.file), written);
+    let read: FileAside;
+    try {
+      read = { file, text: readFileSync(path.resolve(this.dir, written), "utf8") };
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const problem =
+        code === "ENOENT"
+          ? `no file ${written} next to the manifest (paths are relative to its folder)`
+          : code === "EISDIR"
+            ? `${written} is a folder, not a file`
+            : `${written} cannot be read (${code ?? "unknown error"})`;
+      read = { file, problem };
+    }
+    this.#aside.set(written, read);
+    return read;
+  }
 }
+
+/** A file read beside the manifest, or why it could not be. */
+export type FileAside = { file: string; text: string } | { file: string; problem: string };
 
 /** Reads and parses a manifest file; YAML and `${ENV}` problems come back as diagnostics. */
 export async function loadManifest(

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { suggest } from "../core/suggest.js";
 import { isRecord } from "../core/values.js";
-import type { Diagnostic } from "./diagnostics.js";
+import { type Diagnostic, framedBy } from "./diagnostics.js";
 import { parseManifest } from "./load.js";
 import { Reporter } from "./report.js";
 import type { Path } from "./yaml-nodes.js";
@@ -81,7 +81,7 @@ export function readPrices(value: unknown, reporter: Reporter): LoadedPrices {
 
 /** Diagnostics of the shared file, shown with its own text. */
 export function framed(diagnostics: readonly Diagnostic[], text: string): Diagnostic[] {
-  return diagnostics.map((diagnostic) => ({ ...diagnostic, text }));
+  return diagnostics.map((diagnostic) => framedBy(diagnostic, text));
 }
 
 function rulesOf(value: Record<string, unknown>, reporter: Reporter, base: Path): PriceTable {

@@ -1,5 +1,11 @@
 import type { Node } from "yaml";
-import { type Diagnostic, diagnosticAt, type Span } from "./diagnostics.js";
+import {
+  type Diagnostic,
+  diagnosticAt,
+  diagnosticIn,
+  positionIn,
+  type Span,
+} from "./diagnostics.js";
 import type { ManifestSource } from "./load.js";
 import { locate, offsetInScalar, type Path, spanOf } from "./yaml-nodes.js";
 
@@ -33,7 +39,29 @@ export class Reporter {
   }
 
   at(path: Path, rule: string, message: string, options: PointOptions = {}, base: Path = []): void {
+    // A string read from a file: the offset inside it is a place in that file.
+    const included =
+      options.inner === undefined
+        ? undefined
+        : this.source.included.get(JSON.stringify([...base, ...path]));
+    if (included !== undefined && options.inner !== undefined) {
+      const position = positionIn(included.text, options.inner);
+      this.atFile(included.file, included.text, position, rule, message, options.severity);
+      return;
+    }
     this.atSpan(this.span(path, options, base), rule, message, options.severity);
+  }
+
+  /** A problem in another file the manifest names (a data or prompt file), at a line and column. */
+  atFile(
+    file: string,
+    text: string,
+    position: { line: number; col: number },
+    rule: string,
+    message: string,
+    severity: Diagnostic["severity"] = "error",
+  ): void {
+    this.diagnostics.push(diagnosticIn(file, text, position, rule, message, severity));
   }
 
   atSpan(

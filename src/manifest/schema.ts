@@ -20,6 +20,8 @@ export const RUNNER_KEYS = [
   "matrix",
   "repeat",
   "from",
+  "rows",
+  "label",
   "checks",
   "enabled",
   "passthrough",
@@ -48,6 +50,12 @@ const checks = z.strictObject({
   frozen_frames: z.boolean().optional(),
 });
 
+/** Values a row (or an upstream task's variables) must have to be kept: field → value. */
+const rowWhere = z.record(
+  z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/),
+  z.union([z.string(), z.number(), z.boolean(), z.null()]),
+);
+
 export const jobSchema = z
   .looseObject({
     id: jobId,
@@ -58,7 +66,27 @@ export const jobSchema = z
       .optional()
       .describe("cartesian product: one job per combination; each key is also a {{variable}}"),
     repeat: positiveInt.optional().describe("independent tasks of the same request"),
-    from: jobId.optional().describe("one job per output of that job"),
+    from: z
+      .union([jobId, z.strictObject({ job: jobId, where: rowWhere.optional() })])
+      .optional()
+      .describe(
+        "one job per output of that job; { job, where } takes only the outputs whose variables match",
+      ),
+    rows: z
+      .union([
+        z.string().min(1),
+        z.strictObject({ file: z.string().min(1), where: rowWhere.optional() }),
+        z.array(z.record(z.string(), z.unknown())).min(1),
+      ])
+      .optional()
+      .describe(
+        "one set of tasks per row, read as {{row.<field>}}: a CSV, TSV, JSONL or JSON file (relative to the manifest), { file, where }, or a list",
+      ),
+    label: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('names the task\'s output files, e.g. "{{row.sku}}-{{style}}"'),
     checks: checks.optional(),
     enabled: z.boolean().optional(),
     passthrough: z.boolean().optional().describe("send unvalidated, for models newer than gwrun"),

@@ -1,4 +1,5 @@
 import type { PriceTable } from "./prices.js";
+import type { RowSet } from "./rows.js";
 import type { Schedule } from "./ticks.js";
 import type { Rate } from "./units.js";
 
@@ -64,7 +65,14 @@ export interface JobSpec {
   endpoint: string | undefined;
   matrix: Record<string, unknown[]> | undefined;
   repeat: number;
+  /** The job it follows (`from:` or `from.job`). */
   from: string | undefined;
+  /** `from.where`: the upstream's variables an output must have to be used. */
+  fromWhere: Record<string, unknown> | undefined;
+  /** `rows:`, read and filtered by `where:`; undefined without rows. */
+  rows: RowSet | undefined;
+  /** `label:` as written (a template); undefined: labels from the job id. */
+  label: string | undefined;
   enabled: boolean;
   passthrough: boolean;
   checks: JobChecks | undefined;
@@ -80,8 +88,12 @@ export interface ExpandedJob {
   expansions: number;
   /** Matrix values of this combination (index into each matrix list). */
   matrixIndex: Record<string, number>;
-  /** The matrix values of this combination, rendered (empty without a matrix). */
+  /** The matrix values of this combination, rendered, and its `row` (empty without either). */
   vars: Record<string, unknown>;
+  /** Which row of `spec.rows` made it (its index among the kept rows); undefined without rows. */
+  row: number | undefined;
+  /** `spec.label` rendered; undefined without a label. */
+  label: string | undefined;
   /** The request body after defaults, matrix values and templates. */
   body: Record<string, unknown>;
   /** Top-level fields that came from `defaults:`. */

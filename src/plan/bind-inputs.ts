@@ -1,6 +1,7 @@
 import type { CheckedJob, ImageInputRule } from "../families/index.js";
 import { imageValues } from "../families/index.js";
 import { INPUT_PLACEHOLDERS } from "../manifest/index.js";
+import { bindUpstreamVars } from "./upstream-vars.js";
 
 /**
  * Binding an upstream output into a dependant's request: `{{input.url}}` becomes the output's
@@ -20,6 +21,8 @@ export interface UpstreamOutput {
   /** Read lazily: only dependants that need the file pay for it. */
   dataUri: () => string;
   text: () => string;
+  /** The upstream task's variables (its matrix values and row), read by `{{input.vars.…}}`. */
+  vars?: Record<string, unknown>;
 }
 
 export interface Bound {
@@ -41,7 +44,15 @@ export function bindInputs(template: CheckedJob, output: UpstreamOutput): Bound 
   const ruleAt = imageRules(template);
   const problems: string[] = [];
   const visit = (value: unknown, at: Step[]): unknown => {
-    if (typeof value === "string") return bindString(value, at);
+    if (typeof value === "string") {
+      const bound = bindString(value, at);
+      if (!bound.includes("{{input.")) return bound;
+      const missing: string[] = [];
+      const filled = bindUpstreamVars(bound, output.vars ?? {}, missing);
+      for (const name of missing)
+        problems.push(`${fieldName(at)}: ${output.label} has no variable for ${name}`);
+      return filled;
+    }
     if (Array.isArray(value)) return value.map((item, index) => visit(item, [...at, index]));
     if (value !== null && typeof value === "object") {
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, visit(v, [...at, k])]));

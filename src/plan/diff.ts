@@ -216,10 +216,17 @@ function keyedDependants(
   outputs: readonly OutputRow[],
 ): { task: NewTask; problem: string | null }[] {
   // Only whether an input can be sent matters here, not its content.
-  const found = dependantsOfOutputs(templates, upstream.task, outputs, context.options.now, {
-    dataUri: () => "",
-    text: () => "",
-  });
+  const vars = upstream.task.vars ?? {};
+  const found = dependantsOfOutputs(
+    templates,
+    { ...upstream.task, vars },
+    outputs,
+    context.options.now,
+    {
+      dataUri: () => "",
+      text: () => "",
+    },
+  );
   return upstream.status === TaskStatus.Done
     ? found
     : found.map(({ task }) => ({ task, problem: null }));
@@ -249,6 +256,8 @@ function estimate(context: Context, upstream: NewTask, status: TaskStatus): void
     upstream.jobId,
     expectedOutputsOf(upstream),
     (rule, tasks, exact) => count(context, rule.job, status, rule.cost, tasks, exact),
+    0,
+    upstream.vars ?? {},
   );
 }
 

@@ -1,6 +1,7 @@
 import { type CheckedJob, FAMILIES, taskCost } from "../families/index.js";
 import { FAILED_STATES, type TaskRow, TaskState } from "../store/index.js";
 import { laneOf } from "./tasks.js";
+import { matchesWhere } from "./upstream-vars.js";
 
 /**
  * The tasks a run is still to make: the dependants (`from:` jobs) of upstream tasks that have
@@ -23,6 +24,8 @@ export interface DependantRule {
   outputs: { count: number; exact: boolean };
   /** The estimated cost of one of its tasks; null when no price is stated. */
   cost: number | null;
+  /** `from.where`: the upstream tasks whose outputs it takes (absent: all). */
+  where?: Record<string, unknown>;
 }
 
 /** The rules of a run's `from:` jobs (`dependantTemplates`), one per combination. */
@@ -38,6 +41,7 @@ export function dependantRules(
       tasks: job.spec.repeat,
       outputs: family?.expectedOutputs(body) ?? { count: 1, exact: false },
       cost: taskCost(family, body, price),
+      ...(job.spec.fromWhere === undefined ? {} : { where: job.spec.fromWhere }),
     })),
   );
 }
@@ -58,18 +62,27 @@ export function estimateDependants(
   outputs: { count: number; exact: boolean },
   visit: (rule: DependantRule, tasks: number, exact: boolean) => void,
   depth = 0,
+  vars?: Record<string, unknown>,
 ): void {
   // A chain is no longer than its rules.
   if (depth > rules.length) return;
   for (const rule of rules) {
     if (rule.from !== upstreamJob) continue;
+    // Below the first step the upstream's variables are not known: counted, as an upper bound.
+    if (vars !== undefined && !matchesWhere(rule.where, vars)) continue;
     const tasks = rule.tasks * outputs.count;
     if (tasks === 0) continue;
     visit(rule, tasks, outputs.exact);
     estimateDependants(
       rules,
       rule.job,
-      { count: rule.outputs.count * tasks, exact: outputs.exact && rule.outputs.exact },
+      {
+        count: rule.outputs.count * tasks,
+        exact:
+          outputs.exact &&
+          rule.outputs.exact &&
+          !rules.some((r) => r.from === rule.job && r.where !== undefined),
+      },
       visit,
       depth + 1,
     );
@@ -98,7 +111,7 @@ export interface Awaiting {
 /** What `awaitingUpstream` reads of a task. */
 export type AwaitingRow = Pick<
   TaskRow,
-  "key" | "job_id" | "family" | "request" | "state" | "upstream_key" | "placeholder"
+  "key" | "job_id" | "family" | "request" | "state" | "upstream_key" | "placeholder" | "vars"
 >;
 
 /**
@@ -120,17 +133,26 @@ export function awaitingUpstream(
   for (const row of counted) {
     if (!followed.has(row.job_id) || made.has(row.key) || FAILED_STATES.includes(row.state))
       continue;
-    estimateDependants(rules, row.job_id, expectedOutputsOf(row), (rule, tasks, exact) => {
-      const job = awaiting.get(rule.job) ?? {
-        tasks: 0,
-        exact: true,
-        family: rule.family,
-        lane: rule.lane,
-      };
-      job.tasks += tasks;
-      job.exact &&= exact;
-      awaiting.set(rule.job, job);
-    });
+    const vars =
+      typeof row.vars === "string" ? (JSON.parse(row.vars) as Record<string, unknown>) : {};
+    estimateDependants(
+      rules,
+      row.job_id,
+      expectedOutputsOf(row),
+      (rule, tasks, exact) => {
+        const job = awaiting.get(rule.job) ?? {
+          tasks: 0,
+          exact: true,
+          family: rule.family,
+          lane: rule.lane,
+        };
+        job.tasks += tasks;
+        job.exact &&= exact;
+        awaiting.set(rule.job, job);
+      },
+      0,
+      vars,
+    );
   }
   return awaiting;
 }

@@ -3,6 +3,7 @@ import type { ManifestSettings, RunMoment } from "../manifest/index.js";
 import type { NewTask } from "../store/index.js";
 import { type PipelineStep, pipelinesOf } from "./pipelines.js";
 import { initialTasks, laneOf } from "./tasks.js";
+import { matchesWhere } from "./upstream-vars.js";
 
 /**
  * A plan is plain data: what a run would submit, grouped by job id, and the tasks it records.
@@ -70,6 +71,9 @@ export function planRun(
   options: { keys?: boolean; moment?: RunMoment } = {},
 ): Plan {
   const groups = new Map<string, PlanGroup>();
+  // For `from: { job, where }`: each combination's outputs, with the variables that pick them.
+  const made = new Map<string, { vars: Record<string, unknown>; outputs: number }[]>();
+  const wheres = new Map<string, Record<string, unknown>>();
   for (const checked of jobs) {
     const { job, family, endpoint, body } = checked;
     const { spec } = job;
@@ -103,10 +107,24 @@ export function planRun(
     const price = taskCost(family, body, checked.price);
     group.tasks += spec.repeat;
     group.outputs.count += (expected?.count ?? 1) * spec.repeat;
+    const list = made.get(spec.id) ?? [];
+    list.push({ vars: job.vars, outputs: (expected?.count ?? 1) * spec.repeat });
+    made.set(spec.id, list);
+    if (spec.fromWhere !== undefined) wheres.set(spec.id, spec.fromWhere);
     if (expected !== undefined && !expected.exact) group.outputs.exact = false;
     group.cost = group.cost === null || price === null ? null : group.cost + price * spec.repeat;
   }
-  scaleDependants(groups);
+  scaleDependants(groups, (group, upstream) => {
+    const where = wheres.get(group.job);
+    if (where === undefined) return upstream.outputs.count;
+    // Only the outputs of the upstream's combinations that `where` keeps, times what makes each.
+    const kept = (made.get(upstream.job) ?? [])
+      .filter(({ vars }) => matchesWhere(where, vars))
+      .reduce((sum, { outputs }) => sum + outputs, 0);
+    return upstream.perUpstreamOutput === null
+      ? kept
+      : (kept * upstream.tasks) / Math.max(1, upstream.perUpstreamOutput);
+  });
   const list = [...groups.values()];
   const totals = {
     tasks: list.reduce((sum, group) => sum + group.tasks, 0),
@@ -146,7 +164,10 @@ export function planRun(
  * A `from:` job runs once per upstream output, so its counts so far (per combination) are
  * multiplied by the upstream's outputs — in dependency order, since chains multiply.
  */
-function scaleDependants(groups: Map<string, PlanGroup>): void {
+function scaleDependants(
+  groups: Map<string, PlanGroup>,
+  outputsFor: (group: PlanGroup, upstream: PlanGroup) => number,
+): void {
   const done = new Set<string>();
   const visit = (group: PlanGroup, depth: number): void => {
     if (done.has(group.job) || depth > groups.size) return;
@@ -154,7 +175,7 @@ function scaleDependants(groups: Map<string, PlanGroup>): void {
     if (upstream !== undefined) {
       visit(upstream, depth + 1);
       group.perUpstreamOutput = group.tasks;
-      const factor = upstream.outputs.count;
+      const factor = outputsFor(group, upstream);
       group.tasks *= factor;
       group.outputs.count *= factor;
       if (group.cost !== null) group.cost *= factor;

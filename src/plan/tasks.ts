@@ -1,10 +1,11 @@
 import { canonicalJson, sha256 } from "../core/hash.js";
 import { type CheckedJob, taskCost } from "../families/index.js";
-import { dependantLabel, expansionLabel } from "../manifest/index.js";
+import { dependantLabel, taskLabel } from "../manifest/index.js";
 import type { NewTask, OutputRow } from "../store/index.js";
 import { bindInputs, type UpstreamOutput } from "./bind-inputs.js";
 import { taskKey } from "./identity.js";
 import { keepTwinsApart } from "./twins.js";
+import { matchesWhere } from "./upstream-vars.js";
 
 /**
  * From checked manifest jobs to the tasks a run records: one per combination × repeat, each
@@ -14,8 +15,7 @@ import { keepTwinsApart } from "./twins.js";
 
 /** Job id, plus the combination and repeat when there are several: `styles-e3-r2`. */
 export function labelOf(checked: CheckedJob, repeatIndex: number): string {
-  const { spec, expansion, expansions } = checked.job;
-  return expansionLabel(spec, expansion, expansions, repeatIndex);
+  return taskLabel(checked.job, repeatIndex);
 }
 
 /** The lane of an endpoint, for jobs without a family (passthrough, text). */
@@ -93,7 +93,10 @@ export function dependantTasks(
   upstream: { key: string; label: string; outputIndex: number; outputs: number },
   output: UpstreamOutput,
 ): DependantTask[] {
-  const made = templates.flatMap((checked) => {
+  const kept = templates.filter((checked) =>
+    matchesWhere(checked.job.spec.fromWhere, output.vars ?? {}),
+  );
+  const made = kept.flatMap((checked) => {
     const { body, problem } = bindInputs(checked, output);
     // The key names the upstream output, not its link: links change, the output does not.
     const stable = `gwrun-output:${upstream.key}/${upstream.outputIndex}`;
@@ -103,6 +106,7 @@ export function dependantTasks(
       url: stable,
       dataUri: () => stable,
       text: () => stable,
+      vars: output.vars,
     }).body;
     return Array.from({ length: checked.job.spec.repeat }, (_, repeat) => {
       const label = dependantLabel(
@@ -133,7 +137,7 @@ export function dependantTasks(
  */
 export function dependantsOfOutputs(
   templates: readonly CheckedJob[],
-  upstream: { key: string; label: string },
+  upstream: { key: string; label: string; vars: Record<string, unknown> },
   outputs: readonly OutputRow[],
   now: number,
   read: { dataUri(output: OutputRow): string; text(output: OutputRow): string },
@@ -156,6 +160,7 @@ export function dependantsOfOutputs(
             : null,
         dataUri: () => read.dataUri(output),
         text: () => read.text(output),
+        vars: upstream.vars,
       },
     ),
   );
@@ -168,11 +173,12 @@ export function dependantsOfOutputs(
  */
 export function standInsOf(
   templates: ReadonlyMap<string, readonly CheckedJob[]>,
-  upstream: { key: string; label: string; jobId: string },
+  upstream: { key: string; label: string; jobId: string; vars?: Record<string, unknown> },
   depth = 0,
 ): NewTask[] {
   if (depth > templates.size) return [];
   return (templates.get(upstream.jobId) ?? [])
+    .filter((checked) => matchesWhere(checked.job.spec.fromWhere, upstream.vars ?? {}))
     .flatMap((checked) =>
       Array.from({ length: checked.job.spec.repeat }, (_, repeat) => {
         const key = sha256(
@@ -189,7 +195,11 @@ export function standInsOf(
           key,
           placeholder: true,
         };
-        const below = standInsOf(templates, { key, label, jobId: checked.job.spec.id }, depth + 1);
+        const below = standInsOf(
+          templates,
+          { key, label, jobId: checked.job.spec.id, vars: checked.job.vars },
+          depth + 1,
+        );
         return [standIn, ...below];
       }),
     )

@@ -1,0 +1,49 @@
+import { jobPath } from "./job-path.js";
+import { taskLabel } from "./labels.js";
+import type { Reporter } from "./report.js";
+import type { ExpandedJob } from "./types.js";
+
+/** Collisions reported per job before the rest are counted. */
+const SHOWN = 3;
+
+/**
+ * A job's `label:` names its tasks' files, so no two of its tasks may share one: each
+ * collision is an error at the label, naming the tasks (their rows and matrix values).
+ */
+export function checkLabels(jobs: readonly ExpandedJob[], reporter: Reporter): void {
+  const byJob = new Map<ExpandedJob["spec"], Map<string, ExpandedJob>>();
+  const collisions = new Map<ExpandedJob["spec"], string[]>();
+  for (const job of jobs) {
+    if (job.label === undefined) continue;
+    const seen = byJob.get(job.spec) ?? new Map<string, ExpandedJob>();
+    byJob.set(job.spec, seen);
+    const label = taskLabel(job, 0);
+    const first = seen.get(label);
+    if (first === undefined) {
+      seen.set(label, job);
+      continue;
+    }
+    const list = collisions.get(job.spec) ?? [];
+    list.push(`"${label}" names both ${taskName(first)} and ${taskName(job)}`);
+    collisions.set(job.spec, list);
+  }
+  for (const [spec, list] of collisions) {
+    const more = list.length > SHOWN ? `, and ${list.length - SHOWN} more` : "";
+    reporter.at(
+      ["label"],
+      "label-collision",
+      `label: ${list.slice(0, SHOWN).join("; ")}${more}; add a value that tells them apart (a row's id, a matrix key)`,
+      {},
+      jobPath(spec),
+    );
+  }
+}
+
+/** A task as its author knows it: its row and matrix values. */
+function taskName(job: ExpandedJob): string {
+  const record = job.row === undefined ? undefined : job.spec.rows?.records[job.row];
+  const parts = record === undefined ? [] : [`row ${record + 1}`];
+  for (const [key, value] of Object.entries(job.vars))
+    if (key !== "row") parts.push(`${key}=${JSON.stringify(value)}`);
+  return parts.length === 0 ? `expansion ${job.expansion + 1}` : `(${parts.join(", ")})`;
+}

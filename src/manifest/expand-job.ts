@@ -1,0 +1,165 @@
+import { INPUT_PLACEHOLDERS } from "./input-placeholders.js";
+import {
+  hasTemplate,
+  nestedVars,
+  renderTemplates,
+  type VarLookup,
+  withFields,
+} from "./interpolate.js";
+import type { Reporter } from "./report.js";
+import { reportAtRow } from "./rows.js";
+import type { ExpandedJob, JobSpec } from "./types.js";
+
+/** What expansion needs to know about models, injected by the caller (families come later). */
+export interface ExpandOptions {
+  /** Request fields the model (or text endpoint) accepts; undefined when not known. */
+  fieldsFor(
+    model: string | undefined,
+    endpoint: string | undefined,
+  ): ReadonlySet<string> | undefined;
+  /** When the run is asked for, ms: picks a scheduled manifest's tick and `{{date}}`. */
+  at: number;
+}
+
+const NO_MATRIX: readonly Record<string, number>[] = [Object.freeze({})];
+
+/** The cartesian product of a matrix, as index maps, in the order the lists are written. */
+function combinations(
+  matrix: Record<string, unknown[]> | undefined,
+): readonly Record<string, number>[] {
+  if (matrix === undefined || Object.keys(matrix).length === 0) return NO_MATRIX;
+  let combos: Record<string, number>[] = [{}];
+  for (const [key, list] of Object.entries(matrix)) {
+    const next: Record<string, number>[] = [];
+    for (const combo of combos)
+      for (let i = 0; i < list.length; i++) next.push({ ...combo, [key]: i });
+    combos = next;
+  }
+  return combos;
+}
+
+const NO_FIELDS: ReadonlySet<string> = new Set();
+/** A job without rows: one pass with no row. */
+const NO_ROWS: readonly (Record<string, unknown> | undefined)[] = [undefined];
+
+export interface ExpandContext {
+  vars: ReadonlyMap<string, unknown>;
+  tick: string | undefined;
+  defaults: Record<string, unknown>;
+  defaultsTemplated: boolean;
+  /** Whether some var's value names other vars: then vars are read through `nestedVars`. */
+  nested: boolean;
+  options: ExpandOptions;
+  reporter: Reporter;
+}
+
+const ROW_NAME = /\{\{\s*row\.([A-Za-z_][A-Za-z0-9_]*)/g;
+
+/** The row fields a job's request and label read, each once. */
+function rowFieldsRead(spec: JobSpec): string[] {
+  if (spec.rows === undefined) return [];
+  const text = JSON.stringify([spec.fields, spec.label ?? ""]);
+  return [...new Set([...text.matchAll(ROW_NAME)].map((match) => match[1] as string))];
+}
+
+/**
+ * A job's tasks but for repeats: each row (when it has `rows:`) × each matrix combination,
+ * its request rendered. A row missing a field the job reads is reported at that row.
+ */
+export function expandSpec(spec: JobSpec, context: ExpandContext): ExpandedJob[] {
+  const { defaults, options } = context;
+  const combos = combinations(spec.matrix);
+  const rows = spec.rows?.rows ?? NO_ROWS;
+  let vars = context.vars;
+  if (spec.from !== undefined) {
+    vars = new Map([
+      ...context.vars,
+      ["input.url", INPUT_PLACEHOLDERS.url(spec.from)],
+      ["input.file", INPUT_PLACEHOLDERS.file()],
+      ["input.text", INPUT_PLACEHOLDERS.text(spec.from)],
+    ]);
+  }
+  const templated = hasTemplate(spec.fields);
+  const dotted = JSON.stringify([spec.fields, spec.label ?? ""]).includes(".");
+  const lookupOf = (map: ReadonlyMap<string, unknown>): VarLookup => {
+    const lookup = context.nested ? nestedVars(map) : map;
+    return dotted ? withFields(lookup) : lookup;
+  };
+  const specVars = lookupOf(vars);
+  // A field no row has is the template check's error; one some rows lack is each row's.
+  const columns = spec.rows?.columns ?? [];
+  const read = rowFieldsRead(spec).filter((field) => columns.includes(field));
+  const expansions = combos.length * rows.length;
+  const jobs: ExpandedJob[] = [];
+  rows.forEach((row, rowIndex) => {
+    if (row !== undefined) {
+      for (const field of read)
+        if (!Object.hasOwn(row, field))
+          reportAtRow(
+            context.reporter,
+            spec,
+            rowIndex,
+            field,
+            "row-field",
+            `this row has no field "${field}", which job "${spec.id}" reads as {{row.${field}}}`,
+          );
+    }
+    combos.forEach((matrixIndex, combo) => {
+      const localVars = spec.matrix === undefined && row === undefined ? vars : new Map(vars);
+      const matrixValues: Record<string, unknown> = {};
+      for (const [key, index] of Object.entries(matrixIndex)) {
+        const item = renderTemplates(spec.matrix?.[key]?.[index], specVars);
+        matrixValues[key] = item;
+        (localVars as Map<string, unknown>).set(key, item);
+      }
+      if (row !== undefined) (localVars as Map<string, unknown>).set("row", row);
+      // A matrix value wins over a var of its name, also inside the values of other vars.
+      const lookup = localVars === vars ? specVars : lookupOf(localVars);
+      const fields = templated
+        ? (renderTemplates(spec.fields, lookup) as Record<string, unknown>)
+        : spec.fields;
+      const model =
+        typeof fields.model === "string"
+          ? fields.model
+          : (matrixValues.model as string | undefined);
+      const accepted = spec.passthrough ? undefined : options.fieldsFor(model, spec.endpoint);
+      const fromDefaults = new Set<string>();
+      for (const key of Object.keys(defaults)) {
+        if (accepted?.has(key) === true && !(key in fields) && !(key in matrixValues))
+          fromDefaults.add(key);
+      }
+      const matrixFields = Object.keys(matrixValues).filter(
+        (key) => accepted?.has(key) === true || key === "model",
+      );
+      const label =
+        spec.label === undefined ? undefined : String(renderTemplates(spec.label, lookup));
+      const job: ExpandedJob = {
+        spec,
+        expansion: rowIndex * combos.length + combo,
+        expansions,
+        matrixIndex,
+        vars: row === undefined ? matrixValues : { ...matrixValues, row },
+        row: row === undefined ? undefined : rowIndex,
+        label,
+        // The common case: the body is the job's own fields, shared rather than copied.
+        body: fields,
+        fromDefaults: NO_FIELDS,
+        tick: context.tick,
+      };
+      if (fromDefaults.size > 0 || matrixFields.length > 0) {
+        const body: Record<string, unknown> = {};
+        for (const key of fromDefaults) {
+          body[key] = context.defaultsTemplated
+            ? renderTemplates(defaults[key], lookup)
+            : defaults[key];
+        }
+        Object.assign(body, fields);
+        for (const key of matrixFields) body[key] = matrixValues[key];
+        job.body = body;
+        job.fromDefaults = fromDefaults;
+      }
+      jobs.push(job);
+    });
+  });
+  return jobs;
+}

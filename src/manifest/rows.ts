@@ -1,0 +1,208 @@
+import { didYouMean } from "../core/suggest.js";
+import { isRecord } from "../core/values.js";
+import type { Diagnostic } from "./diagnostics.js";
+import { jobPath } from "./job-path.js";
+import type { ManifestSource } from "./load.js";
+import type { Reporter } from "./report.js";
+import {
+  columnsOf,
+  type ParsedRows,
+  type Position,
+  parseRowFile,
+  ROW_FILE_KINDS,
+} from "./row-files.js";
+import type { JobSpec } from "./types.js";
+
+const parsedFiles = new WeakMap<ManifestSource, Map<string, ParsedRows>>();
+
+/** A job's `rows:`: the rows it keeps, their fields, and where each is written. */
+export interface RowSet {
+  /** The data file as diagnostics name it; undefined for rows written in the manifest. */
+  file: string | undefined;
+  /** The data file's path as the manifest writes it, for messages. */
+  written: string | undefined;
+  /** The data file's text, for code frames. */
+  text: string | undefined;
+  /** Cells are text (CSV, TSV): a request field that needs a number takes the cell's number. */
+  textCells: boolean;
+  columns: string[];
+  /** The rows `where:` keeps. */
+  rows: Record<string, unknown>[];
+  /** Each kept row's index among all rows of the file (or list). */
+  records: number[];
+  /** Where field `field` of row `record` is written in `file`. */
+  cellAt(record: number, field: string): Position;
+  /** False when `rows:` could not be read (its error is reported): no rows, and no columns to check. */
+  readable: boolean;
+}
+
+/**
+ * Reads a job's `rows:` (a path, `{ file, where }` or a list) into the rows it keeps; problems
+ * of the data file are placed in it, a missing file or a `where:` naming no column at the job.
+ */
+export function readRows(
+  raw: unknown,
+  spec: Pick<JobSpec, "id" | "index">,
+  report: Reporter,
+): RowSet {
+  const at = ["jobs", spec.index, "rows"];
+  let set: RowSet;
+  let where: Record<string, unknown> | undefined;
+  if (Array.isArray(raw)) {
+    const rows = raw.filter(isRecord);
+    if (rows.length !== raw.length) return UNREAD; // the schema's error
+    set = inlineSet(rows);
+  } else {
+    const written = typeof raw === "string" ? raw : isRecord(raw) ? raw.file : undefined;
+    if (typeof written !== "string" || written === "") return UNREAD;
+    where = isRecord(raw) && isRecord(raw.where) ? raw.where : undefined;
+    const fileAt = typeof raw === "string" ? at : [...at, "file"];
+    const read = report.source.readAside(written);
+    if ("problem" in read) {
+      report.at(fileAt, "rows-file", `rows: ${read.problem}`);
+      return UNREAD;
+    }
+    // Jobs that share a data file read it once, and its problems are told once.
+    const known = parsedFiles.get(report.source)?.get(written);
+    const parsed = known ?? parseRowFile(written, read.text);
+    if (parsed === undefined) {
+      report.at(
+        fileAt,
+        "rows-file",
+        `rows: gwrun reads rows from ${ROW_FILE_KINDS.join(", ")} files, not ${written}`,
+      );
+      return UNREAD;
+    }
+    if (known === undefined) {
+      const files = parsedFiles.get(report.source) ?? new Map<string, ParsedRows>();
+      parsedFiles.set(report.source, files.set(written, parsed));
+    }
+    for (const { position, message } of known === undefined ? parsed.problems : [])
+      report.atFile(
+        read.file,
+        read.text,
+        position,
+        "rows-file",
+        `${message} (rows of job "${spec.id}")`,
+      );
+    set = {
+      file: read.file,
+      written,
+      text: read.text,
+      textCells: parsed.textCells,
+      columns: parsed.columns,
+      rows: parsed.rows,
+      records: parsed.rows.map((_, index) => index),
+      cellAt: parsed.cellAt,
+      readable: true,
+    };
+  }
+  if (where !== undefined) keepWhere(set, where, [...at, "where"], spec, report);
+  return set;
+}
+
+function inlineSet(rows: Record<string, unknown>[]): RowSet {
+  return {
+    file: undefined,
+    written: undefined,
+    text: undefined,
+    textCells: false,
+    columns: columnsOf(rows),
+    rows,
+    records: rows.map((_, index) => index),
+    cellAt: () => ({ line: 1, col: 1 }),
+    readable: true,
+  };
+}
+
+/** Rows that could not be read: the job makes no tasks, and names no column wrongly. */
+const UNREAD: RowSet = { ...inlineSet([]), readable: false };
+
+/** Keeps the rows whose fields hold `where`'s values (compared as text: a CSV cell is text). */
+function keepWhere(
+  set: RowSet,
+  where: Record<string, unknown>,
+  at: (string | number)[],
+  spec: Pick<JobSpec, "id">,
+  report: Reporter,
+): void {
+  const named = set.written ?? "the rows";
+  const unknown = Object.keys(where).filter((field) => !set.columns.includes(field));
+  for (const field of unknown) {
+    report.at(
+      [...at, field],
+      "unknown-column",
+      `where: ${named} has no column "${field}"${didYouMean(field, set.columns)}; its columns are ${set.columns.join(", ")}`,
+      { key: true },
+    );
+  }
+  if (unknown.length > 0) return;
+  const total = set.rows.length;
+  const entries = Object.entries(where).map(([field, value]) => [field, String(value)] as const);
+  const rows: Record<string, unknown>[] = [];
+  const records: number[] = [];
+  set.rows.forEach((row, index) => {
+    if (entries.every(([field, value]) => String(row[field]) === value)) {
+      rows.push(row);
+      records.push(set.records[index] as number);
+    }
+  });
+  set.rows = rows;
+  set.records = records;
+  if (rows.length === 0)
+    report.at(
+      at,
+      "rows-empty",
+      `where: keeps none of the ${total} rows of ${named}, so job "${spec.id}" makes no tasks`,
+      { severity: "warning" },
+    );
+}
+
+/**
+ * Reports a problem of a request field that came from a row at the row's cell: in the data
+ * file, or in the manifest for rows written there.
+ */
+export function reportAtRow(
+  report: Reporter,
+  spec: JobSpec,
+  row: number,
+  field: string,
+  rule: string,
+  message: string,
+  severity: Diagnostic["severity"] = "error",
+): void {
+  const set = spec.rows as RowSet;
+  const record = set.records[row] ?? 0;
+  const which = ` (row ${record + 1}, used by job "${spec.id}")`;
+  if (set.file === undefined || set.text === undefined) {
+    report.at(["rows", record, field], rule, `${message}${which}`, { severity }, jobPath(spec));
+    return;
+  }
+  report.atFile(
+    set.file,
+    set.text,
+    set.cellAt(record, field),
+    rule,
+    `${message}${which}`,
+    severity,
+  );
+}
+
+const ROW_REFERENCE = /\{\{\s*row\.([A-Za-z_][A-Za-z0-9_]*)/;
+
+/** The first row field a written value reads (`{{row.seconds}}` → "seconds"), deeply. */
+export function rowFieldIn(value: unknown): string | undefined {
+  if (typeof value === "string") return ROW_REFERENCE.exec(value)?.[1];
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const found = rowFieldIn(item);
+      if (found !== undefined) return found;
+    }
+  } else if (isRecord(value)) {
+    for (const item of Object.values(value)) {
+      const found = rowFieldIn(item);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+}
