@@ -129,14 +129,17 @@ export function awaitingUpstream(
   const counted = [...rows].filter(
     (row) => !(row.placeholder === 1 && row.state === TaskState.Pending),
   );
-  const made = new Set(counted.map((row) => row.upstream_key));
+  // Per dependant job: a picture whose clip is made may still await its caption.
+  const made = new Set(counted.map((row) => `${row.upstream_key}\u0000${row.job_id}`));
   for (const row of counted) {
-    if (!followed.has(row.job_id) || made.has(row.key) || FAILED_STATES.includes(row.state))
-      continue;
+    if (!followed.has(row.job_id) || FAILED_STATES.includes(row.state)) continue;
+    const toCome = rules.filter(
+      (rule) => rule.from !== row.job_id || !made.has(`${row.key}\u0000${rule.job}`),
+    );
     const vars =
       typeof row.vars === "string" ? (JSON.parse(row.vars) as Record<string, unknown>) : {};
     estimateDependants(
-      rules,
+      toCome,
       row.job_id,
       expectedOutputsOf(row),
       (rule, tasks, exact) => {

@@ -55,6 +55,25 @@ describe("tasks awaiting their upstream", () => {
     expect(awaitingTotal(awaiting)).toEqual({ tasks: 8, exact: true });
   });
 
+  it("counts the dependants of each job still to come, when another job's are already made", () => {
+    const rules = [...RULES, rule("caption", "shots", 1)];
+    const awaiting = awaitingUpstream(
+      [
+        row("s1", "shots", "done"),
+        // s1's clip is made, its caption is not: the caption is still to come.
+        row("c1", "clip", "done", { upstream_key: "s1", family: "video-1" }),
+        row("s2", "shots", "done"),
+        row("k2", "caption", "done", { upstream_key: "s2", family: null }),
+      ],
+      rules,
+    );
+    expect(Object.fromEntries([...awaiting].map(([job, { tasks }]) => [job, tasks]))).toEqual({
+      caption: 1,
+      clip: 1,
+      still: 4,
+    });
+  });
+
   it("item 10: an upstream whose output count is not known makes the count an upper bound", () => {
     const passthrough = row("s1", "shots", "pending", { family: null });
     expect(awaitingTotal(awaitingUpstream([passthrough], RULES))).toEqual({
