@@ -1,6 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
+import { openPgStore } from "../../src/store/index.js";
 import { gwrunAsync } from "../helpers/cli.js";
+import { testDatabase } from "../helpers/postgres.js";
 import { fastSettings, type RunScope, withRun } from "../helpers/run.js";
 import { startWebhook, type Webhook } from "../helpers/webhook.js";
 
@@ -39,9 +41,12 @@ function run(scope: RunScope, name: string, notify: string, jobs: string, env: N
     `${fastSettings(scope.outputDir)}name: ${name}\nnotify:\n${notify}${jobs}`,
   );
   const started = Date.now();
-  const child = gwrunAsync(["run", file, "--db", scope.db, "--base-url", scope.sim.url], {
+  // A PostgreSQL store is named in the environment, as a user names one with a password.
+  const pg = scope.db.startsWith("postgres");
+  const store = pg ? [] : ["--db", scope.db];
+  const child = gwrunAsync(["run", file, ...store, "--base-url", scope.sim.url], {
     cwd: scope.dir,
-    env: { GW_API_KEY: KEY, ...env },
+    env: { GW_API_KEY: KEY, ...(pg ? { GWRUN_STORE: scope.db } : {}), ...env },
   });
   return child.done.then((result) => ({ ...result, started, exited: Date.now() }));
 }
@@ -154,5 +159,40 @@ describe("notify: webhooks when a run ends", () => {
       );
       expect(result.stderr).not.toContain("s3cr3tToken");
     });
+  }, 120_000);
+
+  it("item 3: a fleet's run is told of once, by the process that settles it, and the store keeps no webhook", async () => {
+    const url = await testDatabase({ schema: true });
+    const hook = await webhook();
+    await withRun(
+      { seed: "notify-fleet" },
+      async (scope) => {
+        const result = await run(scope, "fleet", `  - { webhook: "\${HOOK_A}" }\n`, MUGS, {
+          HOOK_A: `${hook.url}${TOKEN_PATH}`,
+        });
+        expect(result.code, result.stderr).toBe(0);
+        expect(hook.posts).toHaveLength(1);
+        const note = JSON.parse(hook.posts[0]!.body);
+        expect(note).toMatchObject({
+          run: { name: "fleet" },
+          outcome: "done",
+          counts: { done: 2 },
+        });
+        const body = hook.posts[0]!.body;
+        expect(body).not.toContain(KEY);
+        expect(body).not.toContain(new URL(url).password);
+        const store = await openPgStore(url);
+        try {
+          const row = await store.fleet.fleetRun(note.run.id);
+          // Worked by the fleet (the run's own worker settled it), not by the engine alone.
+          expect(row).toMatchObject({ worked_alone: false, status: "done" });
+          expect(row?.resolved_manifest).toBeTruthy();
+          expect(JSON.stringify(row)).not.toContain("s3cr3tToken");
+        } finally {
+          await store.close();
+        }
+      },
+      url,
+    );
   }, 120_000);
 });
