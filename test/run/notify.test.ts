@@ -35,11 +35,16 @@ const WITH_REFUSAL = `jobs:
 `;
 
 /** Runs a manifest with `notify:` read from HOOK_A / HOOK_B in the environment. */
-function run(scope: RunScope, name: string, notify: string, jobs: string, env: NodeJS.ProcessEnv) {
-  const file = scope.write(
-    `${name}.yaml`,
-    `${fastSettings(scope.outputDir)}name: ${name}\nnotify:\n${notify}${jobs}`,
-  );
+function run(
+  scope: RunScope,
+  name: string,
+  notify: string,
+  jobs: string,
+  env: NodeJS.ProcessEnv,
+  limits = "",
+) {
+  const settings = fastSettings(scope.outputDir).replace("downloads: 8", `downloads: 8${limits}`);
+  const file = scope.write(`${name}.yaml`, `${settings}name: ${name}\nnotify:\n${notify}${jobs}`);
   const started = Date.now();
   // A PostgreSQL store is named in the environment, as a user names one with a password.
   const pg = scope.db.startsWith("postgres");
@@ -118,6 +123,38 @@ describe("notify: webhooks when a run ends", () => {
       expect(note.text).toContain("1 rejected");
       expect(note.text).toContain("first failure: shots-e2: ");
       expect(failed.posts[0]!.body).not.toContain(KEY);
+    });
+  }, 120_000);
+
+  it("item 3: a run stopped by its budget posts outcome budget with the advice, exit 3; on: [done] posts nothing", async () => {
+    const budget = await webhook();
+    const doneOnly = await webhook();
+    await withRun({ seed: "notify-budget" }, async (scope) => {
+      const result = await run(
+        scope,
+        "budget",
+        `  - { webhook: "\${HOOK_A}", on: [budget] }\n  - { webhook: "\${HOOK_B}", on: [done] }\n`,
+        `jobs:
+  - id: sets
+    model: acme2.7-image
+    matrix: { take: [${Array.from({ length: 12 }, (_, i) => i + 1).join(", ")}] }
+    prompt: "A mug, take {{take}}"
+`,
+        { HOOK_A: `${budget.url}/budget`, HOOK_B: `${doneOnly.url}/done` },
+        ", max_cost: 1",
+      );
+      expect(result.code, result.stderr).toBe(3);
+      expect(doneOnly.posts).toHaveLength(0);
+      expect(budget.posts).toHaveLength(1);
+      const note = JSON.parse(budget.posts[0]!.body);
+      expect(note).toMatchObject({
+        outcome: "budget",
+        status: "stopped",
+        exit_code: 3,
+        counts: { done: 5 },
+        next: "raise max_cost and run again; done work is not paid twice",
+      });
+      expect(note.text).toMatch(/^gwrun: run 1 budget stopped after/);
     });
   }, 120_000);
 
