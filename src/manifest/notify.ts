@@ -13,8 +13,8 @@ import { readYamlValue } from "./yaml-syntax.js";
  * with each run. Plain http:// is allowed (a local relay) but warned about beyond loopback.
  */
 
-/** Only references: a default (`${NAME:-https://…}`) is written text, as a key's is. */
-const ENV_ONLY = /\$\{[A-Za-z_][A-Za-z0-9_]*\}/g;
+/** Only references: a default (`${NAME:-https://…}`) is written text, as a key's is; none is not. */
+const ENV_ONLY = /\$\{[A-Za-z_][A-Za-z0-9_]*(:-)?\}/g;
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 
 /** Warns at each webhook written out in the manifest, or sent over http:// off this host. */

@@ -148,10 +148,14 @@ export const notifySchema = z
     z.strictObject({
       webhook: z
         .string()
-        .refine((url) => URL.canParse(url) && /^https?:$/i.test(new URL(url).protocol), {
-          error: 'must be an http(s) URL such as "https://hooks.slack.com/services/…"',
-          params: { rule: "url" },
-        })
+        // Empty ("${HOOK:-}" where HOOK is unset) turns the webhook off.
+        .refine(
+          (url) => url === "" || (URL.canParse(url) && /^https?:$/i.test(new URL(url).protocol)),
+          {
+            error: 'must be an http(s) URL such as "https://hooks.slack.com/services/…"',
+            params: { rule: "url" },
+          },
+        )
         .describe(
           `URL to POST the run's summary to (JSON), best read from the environment: \${SLACK_WEBHOOK}`,
         ),

@@ -96,11 +96,13 @@ export function resolveSettings(input: ManifestInput, file: string): ManifestSet
 
 /** `notify:` with its defaults: every outcome, 10 s. */
 export function resolveNotify(input: ManifestInput["notify"]): NotifyTarget[] {
-  return (input ?? []).map((target) => ({
-    webhook: target.webhook,
-    on: target.on ?? NOTIFY_OUTCOMES,
-    timeoutMs:
-      parseDuration(target.timeout ?? DEFAULTS.notifyTimeout) ??
-      (parseDuration(DEFAULTS.notifyTimeout) as number),
-  }));
+  return (input ?? [])
+    .filter((target) => target.webhook !== "")
+    .map((target) => ({
+      webhook: target.webhook,
+      on: target.on ?? NOTIFY_OUTCOMES,
+      timeoutMs:
+        parseDuration(target.timeout ?? DEFAULTS.notifyTimeout) ??
+        (parseDuration(DEFAULTS.notifyTimeout) as number),
+    }));
 }

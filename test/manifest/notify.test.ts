@@ -38,6 +38,13 @@ describe("notify: in a manifest", () => {
     ]);
   });
 
+  it("item 3: a webhook read as empty (${HOOK:-} with HOOK unset) is off, without a warning, so a run without it still runs", async () => {
+    const { valid, found, settings } = await problems(`  - { webhook: "\${HOOK:-}" }`);
+    expect(found).toEqual([]);
+    expect(valid).toBe(true);
+    expect(settings?.notify).toEqual([]);
+  });
+
   it("item 3: refuses an unknown outcome with a did-you-mean, a value that is not a URL, and a timeout over 60s, each where it is", async () => {
     const { valid, found } = await problems(
       `  - { webhook: "\${HOOK}", on: [faild] }\n  - { webhook: not a url }\n  - { webhook: "ftp://example.com/x" }\n  - { webhook: "\${HOOK}", timeout: 2m }`,
