@@ -38,7 +38,7 @@ describe("notify: in a manifest", () => {
     ]);
   });
 
-  it("item 3: a webhook read as empty (${HOOK:-} with HOOK unset) is off, without a warning, so a run without it still runs", async () => {
+  it("item 3: a webhook read as empty (an empty default, its variable unset) is off, without a warning, so a run without it still runs", async () => {
     const { valid, found, settings } = await problems(`  - { webhook: "\${HOOK:-}" }`);
     expect(found).toEqual([]);
     expect(valid).toBe(true);
