@@ -3,7 +3,7 @@ import type { NotifyTarget } from "../manifest/index.js";
 import type { FailureRow, Store } from "../store/index.js";
 import type { RunResult } from "./context.js";
 import type { RunEnd } from "./events.js";
-import { nextStep } from "./next-step.js";
+import { nextStep, shellWord } from "./next-step.js";
 import { EXIT_BY_END, STATUS_BY_END } from "./run-end.js";
 
 /**
@@ -21,7 +21,7 @@ export const OUTCOME_BY_END: Readonly<Record<RunEnd, "done" | "failed" | "stoppe
   interrupted: "stopped",
 };
 
-/** Failures the summary names, with their reasons; the rest are counted. */
+/** Failures the summary names, with their reasons; the rest are in its counts. */
 const FAILURES_SHOWN = 5;
 
 export interface RunEndNote {
@@ -129,7 +129,7 @@ export async function runEndNote(
 }
 
 function dbFlag(db: string): string {
-  return `${/^postgres(ql)?:\/\//i.test(db) ? "--store" : "--db"} ${db}`;
+  return `${/^postgres(ql)?:\/\//i.test(db) ? "--store" : "--db"} ${shellWord(db)}`;
 }
 
 /** "gwrun: run 7 spring-campaign failed after 3m 05s: 40 tasks, 38 done, 2 failed; paid 3.4" */
