@@ -52,6 +52,7 @@ export const STORE_BOUND_TESTS: readonly string[] = [
   "test/run/export-safety.test.ts",
   "test/run/faults.test.ts",
   "test/run/literal-key.test.ts",
+  "test/run/notify.test.ts",
   "test/run/output-names.test.ts",
   "test/run/paid-files.test.ts",
   "test/run/pipeline.test.ts",

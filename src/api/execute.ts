@@ -1,5 +1,11 @@
 import path from "node:path";
-import { Engine, EXIT_BY_END, type RunResult, STATUS_BY_END } from "../engine/index.js";
+import {
+  Engine,
+  EXIT_BY_END,
+  notifyRunEnd,
+  type RunResult,
+  STATUS_BY_END,
+} from "../engine/index.js";
 import { type CheckedManifest, checkManifestText } from "../families/index.js";
 import { fleetDriver, fleetFor, isFleetStore, readyForWorkers } from "../fleet/index.js";
 import {
@@ -178,6 +184,8 @@ async function executeChecked(
       let interrupt = () => {};
       // `q` or Ctrl-C on the dashboard (which reads the keys) is the same stop as SIGINT.
       const reporter = await hooks.reporter(() => interrupt(), dbToName);
+      let executed: Executed;
+      let notify = false;
       try {
         let stopReason: string | null = null;
         const notices = runNotices(store, id);
@@ -222,13 +230,23 @@ async function executeChecked(
           // Written before the reporter closes, so its summary can point at the gallery; also
           // when another worker settled the run, which may still be writing it.
           if (!ended.reported) await writeReport(store, (await store.run(id)) as RunRow);
-          return { exit, runId: id, result: ended.result };
+          // A fleet's run is told of by the process that settled it.
+          notify = !ended.recorded;
+          executed = { exit, runId: id, result: ended.result };
         } finally {
           underway.dispose();
         }
       } finally {
         await reporter.close();
       }
+      // After the summary: a slow webhook holds the exit, not the summary.
+      if (notify && executed.result !== undefined)
+        await notifyRunEnd(store, id, executed.result, settings.notify, {
+          tell: (message) => hooks.say(`${linePrefix(false)}${message}`),
+          db: dbToName,
+          env: hooks.env,
+        });
+      return executed;
     } finally {
       await gateway.close();
     }

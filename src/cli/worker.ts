@@ -47,6 +47,8 @@ export async function runWorker(flags: WorkerFlags): Promise<ExitCode> {
   try {
     await refuseUnseenFolders(store, at.project);
     const name = flags.name ?? `worker-${process.pid}`;
+    // A line may carry a gateway's words: none drives the terminal.
+    const log = (line: string) => err(terminalText(`gwrun worker ${name}: ${line}`));
     const worker = new FleetWorker({
       store,
       name,
@@ -56,12 +58,11 @@ export async function runWorker(flags: WorkerFlags): Promise<ExitCode> {
       openRun: storedRunOpener(store, at.project, () => {}),
       settle: async (row) => {
         const paths = projectPaths(runProject(row, at.project));
-        await settleFleetRun(inProject(store, paths.root), locatedRun(paths, row));
+        await settleFleetRun(inProject(store, paths.root), locatedRun(paths, row), log);
       },
       clock: systemClock,
       leaseMs: flags.lease === undefined ? DEFAULT_LEASE_MS : leaseOf(flags.lease),
-      // A line may carry a gateway's words: none drives the terminal.
-      log: (line) => err(terminalText(`gwrun worker ${name}: ${line}`)),
+      log,
       logRuns: true,
     });
     await worker.start();

@@ -82,7 +82,7 @@ export class FleetDriver {
       // Only its own run, opened above.
       openRun: async () => undefined,
       settle: async (row) => {
-        reported ||= await settleFleetRun(store, row);
+        reported ||= await settleFleetRun(store, row, this.#options.log);
       },
       clock: systemClock,
       log: this.#options.log,

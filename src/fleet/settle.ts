@@ -1,16 +1,34 @@
-import { EXIT_BY_END, type RunEnd, runResult, STATUS_BY_END } from "../engine/index.js";
+import {
+  EXIT_BY_END,
+  notifyRunEnd,
+  type RunEnd,
+  runResult,
+  STATUS_BY_END,
+} from "../engine/index.js";
+import { notifyTargetsOf } from "../manifest/index.js";
 import type { FleetRunRow, PgStore, RunRow } from "../store/index.js";
 
 /**
- * Records a settled run's ending and writes its report, once across the fleet: true for the
- * process that did.
+ * Records a settled run's ending, writes its report and tells its `notify:` webhooks, once
+ * across the fleet: true for the process that did. The webhooks are read from the manifest as
+ * written with this host's environment (the fleet's copy holds none); `tell` hears trouble.
  */
-export async function settleFleetRun(store: PgStore, row: FleetRunRow): Promise<boolean> {
+export async function settleFleetRun(
+  store: PgStore,
+  row: FleetRunRow,
+  tell: (line: string) => void,
+): Promise<boolean> {
   const halt = (row.halt ?? undefined) as RunEnd | undefined;
   const result = await runResult(store, row.id, halt, await store.fleet.unknownSubmitsOf(row.id));
   const end = { status: STATUS_BY_END[result.end], exitCode: EXIT_BY_END[result.end] };
   if (!(await store.fleet.settleRun(row.id, { ...end, now: Date.now() }))) return false;
   const { writeReport } = await import("../postprocess/index.js");
-  await writeReport(store, (await store.run(row.id)) as RunRow);
+  const run = (await store.run(row.id)) as RunRow;
+  await writeReport(store, run);
+  const { targets, problems } = notifyTargetsOf(run.manifest_text, run.manifest_path, process.env);
+  for (const problem of problems) tell(`run ${row.id}: ${problem}; nothing posted`);
+  await notifyRunEnd(store, row.id, result, targets, {
+    tell: (message) => tell(`run ${row.id}: ${message}`),
+  });
   return true;
 }

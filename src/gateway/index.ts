@@ -9,3 +9,4 @@ export { type NetworkProxy, type Proxies, readProxies } from "./proxy.js";
 export { backoffMs, isRetryable, mayHaveArrived, type RetryPolicy, withRetry } from "./retry.js";
 export { type OutputLink, outputLinks, type TaskRecord } from "./task-record.js";
 export { isDeclined, type TextAnswer, type TextFormat, type ToolCall } from "./text-answer.js";
+export { postWebhook, shownWebhook, type WebhookDelivery } from "./webhook.js";

@@ -9,6 +9,7 @@ import { hasTemplate } from "./interpolate.js";
 import { checkIds, checkLinks, willRun } from "./job-graph.js";
 import type { ManifestSource } from "./load.js";
 import { momentVars, type RunMoment, runMoment } from "./moment.js";
+import { checkNotify } from "./notify.js";
 import { type LoadedPrices, readPrices } from "./prices.js";
 import { Reporter } from "./report.js";
 import { readRows } from "./rows.js";
@@ -77,6 +78,7 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
     result.moment = runMoment(result.settings.schedule, options.at);
     checkOutputDir(result.settings, reporter);
     checkLiteralKey(source, reporter);
+    checkNotify(source, reporter);
   } else {
     report(describeZodIssues(manifestSettingsSchema, source.value, parsed.error.issues), []);
   }

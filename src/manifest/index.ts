@@ -17,10 +17,11 @@ export {
   type RunMoment,
   runMoment,
 } from "./moment.js";
+export { notifyTargetsOf } from "./notify.js";
 export { framed, type LoadedPrices, type PriceRule, type PriceTable } from "./prices.js";
 export { checkRequestSecrets, concealSecrets } from "./request-secrets.js";
 export { type RowSet, reportAtRow, rowFieldIn } from "./rows.js";
-export { MAX_JOB_ID, manifestSchema, RUNNER_KEYS } from "./schema.js";
+export { MAX_JOB_ID, manifestSchema, NOTIFY_OUTCOMES, RUNNER_KEYS } from "./schema.js";
 export { hasMaskedKey, maskLiteralKey, resolvedManifest } from "./secrets.js";
 export { isSimulator, whySimulator } from "./simulator.js";
 export {
@@ -32,5 +33,11 @@ export {
   tickLabel,
   ticksBetween,
 } from "./ticks.js";
-export type { ExpandedJob, JobChecks, JobSpec, ManifestSettings } from "./types.js";
+export type {
+  ExpandedJob,
+  JobChecks,
+  JobSpec,
+  ManifestSettings,
+  NotifyTarget,
+} from "./types.js";
 export { parseDuration, parseRate, perSecond, type Rate } from "./units.js";

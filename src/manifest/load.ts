@@ -15,6 +15,8 @@ export class ManifestSource {
   readonly diagnostics: Diagnostic[] = [];
   /** `gateway.api_key` as written, before `${ENV}` is read (undefined when there is none). */
   writtenKey: unknown;
+  /** `notify:` as written, before `${ENV}` is read (a webhook URL is a secret). */
+  writtenNotify: unknown;
   /**
    * Strings read from `{ file: path }`, by the JSON of their path into `value`: a problem
    * inside one is placed in that file.
@@ -113,6 +115,7 @@ export function parseManifest(
     return source;
   }
   source.writtenKey = writtenKeyOf(value);
+  source.writtenNotify = structuredClone((value as { notify?: unknown }).notify);
   const problems: (EnvProblem & { path: (string | number)[] })[] = [];
   source.value = interpolateDeep(value, env, [], problems);
   if (problems.length > 0) {

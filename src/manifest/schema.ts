@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { cronProblem, isTimeZone } from "./ticks.js";
+import { parseDuration } from "./units.js";
 
 /** The manifest format, version 1 (see docs/manifest.md). Request fields of jobs are checked per family. */
 
@@ -139,6 +140,41 @@ const schedule = z
   })
   .describe("run this manifest on a schedule (`gwrun schedule`); each tick is a run of its own");
 
+/** How a run ended, in the words `notify: on:` chooses by (docs/notifications.md). */
+export const NOTIFY_OUTCOMES = ["done", "failed", "stopped", "budget"] as const;
+
+export const notifySchema = z
+  .array(
+    z.strictObject({
+      webhook: z
+        .string()
+        // Empty ("${HOOK:-}" where HOOK is unset) turns the webhook off.
+        .refine(
+          (url) => url === "" || (URL.canParse(url) && /^https?:$/i.test(new URL(url).protocol)),
+          {
+            error: 'must be an http(s) URL such as "https://hooks.slack.com/services/…"',
+            params: { rule: "url" },
+          },
+        )
+        .describe(
+          `URL to POST the run's summary to (JSON), best read from the environment: \${SLACK_WEBHOOK}`,
+        ),
+      on: z
+        .array(z.enum(NOTIFY_OUTCOMES))
+        .min(1)
+        .optional()
+        .describe("outcomes that post: done, failed, stopped, budget (default: all four)"),
+      timeout: duration
+        .refine((value) => (parseDuration(value) ?? 0) <= 60_000, {
+          error: "must be at most 60s: a run's exit waits for its notifications",
+          params: { rule: "range" },
+        })
+        .optional()
+        .describe("time allowed for the delivery, retries included (default 10s, at most 60s)"),
+    }),
+  )
+  .describe("webhooks told when a run ends (each tick's run, for a schedule)");
+
 export const manifestSchema = z.strictObject({
   $schema: z.string().optional(),
   version: z.literal(1),
@@ -223,6 +259,7 @@ export const manifestSchema = z.strictObject({
     .optional(),
   checks: checks.optional(),
   schedule: schedule.optional(),
+  notify: notifySchema.optional(),
   vars: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.unknown()).optional(),
   prices: z
     .record(z.string(), z.unknown())

@@ -66,10 +66,15 @@ export function maskLiteralKey(source: ManifestSource): string {
 
 /**
  * The manifest as checked, for workers of a fleet to run without the file or its environment:
- * every `${NAME}` read already, and no key at all (each worker reads its own GW_API_KEY).
+ * every `${NAME}` read already, and no key at all (each worker reads its own GW_API_KEY), nor
+ * webhooks (the host that settles the run reads them from the manifest as written).
  */
 export function resolvedManifest(source: ManifestSource): string {
-  const value = structuredClone(source.value) as { gateway?: Record<string, unknown> } | null;
+  const value = structuredClone(source.value) as {
+    gateway?: Record<string, unknown>;
+    notify?: unknown;
+  } | null;
   if (value?.gateway !== undefined) delete value.gateway.api_key;
+  if (value !== null) delete value.notify;
   return stringify(value, { lineWidth: 0 });
 }

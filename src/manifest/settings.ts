@@ -1,8 +1,8 @@
 import path from "node:path";
-import type { ManifestInput } from "./schema.js";
+import { type ManifestInput, NOTIFY_OUTCOMES } from "./schema.js";
 import { DEFAULT_MAX_TASKS } from "./task-count.js";
 import { localTimeZone } from "./ticks.js";
-import type { ManifestSettings } from "./types.js";
+import type { ManifestSettings, NotifyTarget } from "./types.js";
 import { parseDuration, parseRate } from "./units.js";
 
 /** Defaults follow the spec's polling guidance and a cautious submit rate. */
@@ -20,6 +20,7 @@ export const DEFAULTS = {
   maxDelay: "60s",
   outputDir: "data/outputs/{name}",
   thumbnails: { width: 384, format: "webp" },
+  notifyTimeout: "10s",
 } as const;
 
 /** A run name from the file name when the manifest gives none: "campaign.yaml" → "campaign". */
@@ -89,5 +90,19 @@ export function resolveSettings(input: ManifestInput, file: string): ManifestSet
           },
     // Read from the manifest's `prices:` (or the file it names) by `readPrices`.
     prices: {},
+    notify: resolveNotify(input.notify),
   };
+}
+
+/** `notify:` with its defaults: every outcome, 10 s. */
+export function resolveNotify(input: ManifestInput["notify"]): NotifyTarget[] {
+  return (input ?? [])
+    .filter((target) => target.webhook !== "")
+    .map((target) => ({
+      webhook: target.webhook,
+      on: target.on ?? NOTIFY_OUTCOMES,
+      timeoutMs:
+        parseDuration(target.timeout ?? DEFAULTS.notifyTimeout) ??
+        (parseDuration(DEFAULTS.notifyTimeout) as number),
+    }));
 }

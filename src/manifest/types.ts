@@ -47,6 +47,17 @@ export interface ManifestSettings {
   schedule: Schedule | undefined;
   /** The manifest's `prices:` by model (empty without one); the contract's prices stand elsewhere. */
   prices: PriceTable;
+  /** Webhooks told when a run ends (none: empty). */
+  notify: NotifyTarget[];
+}
+
+/** One webhook of `notify:`: where, for which outcomes, within how long. */
+export interface NotifyTarget {
+  /** Read from the environment already: a secret (never logged whole). */
+  webhook: string;
+  on: readonly ("done" | "failed" | "stopped" | "budget")[];
+  /** Time allowed for the delivery, retries included. */
+  timeoutMs: number;
 }
 
 export interface JobChecks {

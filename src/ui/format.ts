@@ -1,6 +1,6 @@
 import path from "node:path";
 import { plural } from "../core/words.js";
-import { BUDGET_ADVICE, type RunEnd, STATUS_BY_END } from "../engine/index.js";
+import { nextStep, STATUS_BY_END } from "../engine/index.js";
 import type { RunView } from "./run-view.js";
 
 /** A duration for people: "42s", "3m 05s", "2h 10m"; "–" when unknown. */
@@ -132,50 +132,19 @@ export function summaryLines(view: RunView, options: SummaryOptions): string[] {
     lines.push(
       `  ${plural(download + redo, "output")} of earlier runs missing on disk: ${download} fetched again, ${redo} made again`,
     );
-  const next = nextStep(view, end, options.db);
+  const next = nextStep({
+    runId: view.runId,
+    end,
+    counts,
+    failedLabels: view.failures.map((failure) => failure.label),
+    db: options.db,
+  });
   if (next !== undefined) lines.push(`next: ${next}`);
   if (options.galleryExists && view.gallery !== null)
     lines.push(
       `gallery: ${view.gallery}; results: ${path.join(path.dirname(view.gallery), "results.jsonl")}`,
     );
   return lines;
-}
-
-/** Labels of failed tasks named in the hint; the rest are counted. */
-const NAMED_FAILURES = 3;
-
-/** What to do after this ending: the command to go on with, or why there is none. */
-function nextStep(view: RunView, end: RunEnd, db: string | undefined): string | undefined {
-  const flag = db !== undefined && /^postgres(ql)?:\/\//i.test(db) ? "--store" : "--db";
-  const run = `${view.runId ?? ""}${db === undefined ? "" : ` ${flag} ${shellWord(db)}`}`;
-  switch (end) {
-    case "interrupted":
-      return `gwrun resume ${run}`;
-    case "budget":
-      return BUDGET_ADVICE;
-    case "balance":
-      return `top up the gateway account, then gwrun resume ${run}`;
-    case "failed": {
-      const { counts } = view;
-      const failed = (counts.failed ?? 0) + (counts.rejected ?? 0) + (counts.skipped ?? 0);
-      // Stopped by a local fault (a full disk) with nothing failed: fix it, then go on.
-      if (failed + (counts.expired ?? 0) === 0) return `gwrun resume ${run}`;
-      const flags = [failed > 0 ? "--failed" : "", (counts.expired ?? 0) > 0 ? "--expired" : ""];
-      const labels = [...new Set(view.failures.map((failure) => failure.label))];
-      const named = labels.slice(0, NAMED_FAILURES);
-      const more = failed + (counts.expired ?? 0) - named.length;
-      const which =
-        named.length === 0 ? "" : ` (${named.join(", ")}${more > 0 ? ` and ${more} more` : ""})`;
-      return `gwrun retry ${flags.filter((flag) => flag !== "").join(" ")} ${run}${which}`;
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** A path as one shell word: quoted when it holds anything a shell would split or expand. */
-function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /** One line of progress: "120/400 tasks done, 3 failed · running 70 (avg 43%) · …". */

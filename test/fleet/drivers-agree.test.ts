@@ -137,7 +137,7 @@ describe("one run core, two drivers", () => {
           openRun: storedRunOpener(store, fleet.dir, () => {}, id),
           settle: async (row) => {
             const paths = projectPaths(runProject(row, fleet.dir));
-            await settleFleetRun(inProject(store, paths.root), locatedRun(paths, row));
+            await settleFleetRun(inProject(store, paths.root), locatedRun(paths, row), () => {});
           },
           clock: systemClock,
           log: () => {},
