@@ -10,7 +10,7 @@
       "p",
       {},
       el("a", { href: `/runs/${run.id}` }, "← progress and timeline"),
-      ` · ${outputs.length} outputs · keys: ← → move, a approve, r reject, u undecide, Esc close`,
+      ` · ${outputs.length} outputs · keys: Enter open, ← → move, a approve, r reject, u undecide, Esc close`,
     ),
   );
 
@@ -142,6 +142,22 @@
   const media = el("div", { class: "media", id: "viewer-media", tabindex: "-1" });
   const title = el("h2", { id: "viewer-title" });
   const noteInput = el("input", { id: "note", type: "text", placeholder: "note (optional)" });
+  // Keys typed in the note are the note's: which keys do what is said where they apply.
+  const GRID_KEYS = "keys: ← → move, a approve, r reject, u undecide, Esc close";
+  const NOTE_KEYS = "in the note: Enter rejects with this note, Esc leaves the note";
+  const keysHint = el("p", { id: "viewer-keys", class: "hint" }, GRID_KEYS);
+  noteInput.addEventListener("focus", () => {
+    keysHint.textContent = NOTE_KEYS;
+  });
+  noteInput.addEventListener("blur", () => {
+    keysHint.textContent = GRID_KEYS;
+  });
+  noteInput.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || event.isComposing) return;
+    event.preventDefault();
+    noteInput.blur();
+    void decide(current, "rejected");
+  });
   const decision = el("p", { id: "viewer-decision" });
   const details = el("div", { class: "details" });
   const viewer = el(
@@ -155,6 +171,7 @@
       title,
       decision,
       noteInput,
+      keysHint,
       el("button", { id: "approve", onclick: () => decide(current, "approved") }, "approve (a)"),
       el("button", { id: "reject", onclick: () => decide(current, "rejected") }, "reject (r)"),
       details,

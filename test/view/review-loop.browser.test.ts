@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { systemClock } from "../../src/core/clock.js";
+import type { Store } from "../../src/store/index.js";
+import { startViewServer } from "../../src/view/index.js";
+import { withChromium } from "../helpers/chromium.js";
+import { fastSettings, type RunScope, withRun } from "../helpers/run.js";
+import { CHROMIUM, runsWith } from "../helpers/system-tools.js";
+
+/** Two pictures, and a caption of each written from its picture. */
+const JOBS = `name: captioned
+jobs:
+  - id: shots
+    model: acme-image-2
+    matrix: { style: [watercolor, clay] }
+    prompt: "a mug, {{style}} style"
+    size: "1:1"
+    resolution: 1k
+  - id: captions
+    endpoint: chat
+    model: acme-5
+    from: shots
+    messages:
+      - { role: user, content: "A one-line caption for the {{input.vars.style}} mug" }
+    max_tokens: 40
+    stream: false
+`;
+
+type Page = Parameters<Parameters<typeof withChromium>[0]>[0]["page"];
+
+/** A finished run of JOBS, its viewer, and a Chromium page holding the viewer's token. */
+async function withViewer(
+  fn: (context: {
+    scope: RunScope;
+    store: Store;
+    page: Page;
+    url: string;
+    problems: string[];
+  }) => Promise<void>,
+): Promise<void> {
+  await withRun({}, async (scope) => {
+    const manifest = scope.write("captioned.yaml", `${fastSettings(scope.outputDir)}${JOBS}`);
+    const run = await scope.gwrun(["run", manifest]).done;
+    expect(run.code, run.stderr).toBe(0);
+    const store = await scope.open();
+    const viewer = await startViewServer({
+      store,
+      project: scope.dir,
+      port: 0,
+      token: "t0ken",
+      clock: systemClock,
+    });
+    try {
+      await withChromium(async ({ page, problems }) => {
+        await page.goto(`${viewer.url}/?token=t0ken`);
+        await fn({ scope, store, page, url: viewer.url, problems });
+      });
+    } finally {
+      await viewer.close();
+      await store.close();
+    }
+  });
+}
+
+describe.runIf(runsWith(CHROMIUM))(
+  "gwrun view: the review loop's keys, captions and colours",
+  () => {
+    it("item 4: Enter in the note field rejects with the note (no key is typed into it), and a hint says which keys work where", async () => {
+      await withViewer(async ({ store, page, url, problems }) => {
+        await page.goto(`${url}/runs/1/outputs`, { waitUntil: "load" });
+        const ids = await page.$$eval('section[data-job="shots"] figure.item', (items) =>
+          items.map((item) => (item as unknown as { dataset: { id: string } }).dataset.id),
+        );
+        await page.click(`figure.item[data-id="${ids[0]}"] img.thumb`);
+        const hint = () => page.textContent("#viewer-keys");
+        expect(await hint()).toContain("a approve, r reject");
+        await page.click("#note");
+        expect(await hint()).toBe("in the note: Enter rejects with this note, Esc leaves the note");
+        await page.keyboard.type("too dark");
+        await page.keyboard.press("Enter");
+        await page.waitForSelector(`figure.item[data-id="${ids[0]}"][data-review="rejected"]`);
+        expect(await page.textContent("#viewer-decision")).toBe("rejected: too dark");
+        // The note field is left: the grid's keys work again, and the hint says so.
+        expect(await hint()).toContain("a approve, r reject");
+        await page.keyboard.press("ArrowRight");
+        await page.waitForFunction(
+          (label) =>
+            (
+              globalThis as unknown as {
+                document: { querySelector(s: string): { textContent: string } | null };
+              }
+            ).document.querySelector("#viewer-title")?.textContent === label,
+          await page.textContent(`figure.item[data-id="${ids[1]}"] .label`),
+        );
+        await page.keyboard.press("a");
+        await page.waitForSelector(`figure.item[data-id="${ids[1]}"][data-review="approved"]`);
+        const reviews = await store.reviewsOf({ run: 1 });
+        expect(reviews.map((review) => [review.decision, review.note])).toEqual([
+          ["rejected", "too dark"],
+          ["approved", null],
+        ]);
+        expect(problems).toEqual([]);
+      });
+    }, 120_000);
+  },
+);
