@@ -36,7 +36,11 @@
       "figure",
       { class: `item ${item.review ?? ""}`, dataset: { id: item.id, review: item.review ?? "" } },
       src === null
-        ? el("button", { class: "thumb text", onclick: open }, item.kind)
+        ? el(
+            "button",
+            { class: `thumb ${item.kind}`, title: "open (Enter)", onclick: open },
+            item.excerpt ?? item.kind,
+          )
         : el("img", { class: "thumb", src, alt: item.label, loading: "lazy", onclick: open }),
       el(
         "figcaption",
@@ -171,9 +175,10 @@
       title,
       decision,
       noteInput,
-      keysHint,
       el("button", { id: "approve", onclick: () => decide(current, "approved") }, "approve (a)"),
       el("button", { id: "reject", onclick: () => decide(current, "rejected") }, "reject (r)"),
+      // Below the buttons: its text changes as the note is left, and must not move them.
+      keysHint,
       details,
     ),
   );
@@ -211,6 +216,20 @@
     } else media.replaceChildren(el("a", { href: file }, "open the file"));
     const detail = await (await fetch(`/api/outputs/${key}/${index}`)).json();
     if (current !== id) return;
+    if (detail.upstream_picture) {
+      // A caption beside the picture it was written from.
+      const [from, at] = detail.upstream_picture.split("/");
+      const upstream = byId.get(detail.upstream_picture);
+      const src = `/files/${from}/${at}/${upstream?.kind === "video" ? "poster" : "file"}`;
+      media.prepend(
+        el(
+          "figure",
+          { class: "upstream" },
+          el("img", { src, alt: `from ${detail.upstream ?? ""}` }),
+          el("figcaption", {}, `written from ${upstream?.label ?? "its upstream"}`),
+        ),
+      );
+    }
     const block = (name, value) => [
       el("h3", {}, name),
       el("pre", {}, JSON.stringify(value, null, 2)),

@@ -3,6 +3,7 @@ import { redactDataUris } from "../core/values.js";
 import { isSimulator } from "../manifest/index.js";
 import { reviewRecord } from "../postprocess/index.js";
 import type { CostReport, RunNotice, RunRow, Store, TimelineRow } from "../store/index.js";
+import { textExcerpt, upstreamPicture } from "./captions.js";
 
 /**
  * What the viewer's pages show, read from the store as plain JSON-able values: the runs, a
@@ -132,6 +133,8 @@ export interface GridItem {
   check: "ok" | "failed" | null;
   review: "approved" | "rejected" | null;
   note: string | null;
+  /** A text's first words, shown in its cell; null for media. */
+  excerpt: string | null;
 }
 
 function kindOf(contentType: string | null): GridItem["kind"] {
@@ -142,9 +145,22 @@ function kindOf(contentType: string | null): GridItem["kind"] {
   return "other";
 }
 
-/** The outputs on disk of a run, the tasks of one manifest job together. */
-export async function gridItems(store: Store, run: RunRow): Promise<GridItem[]> {
-  return (await store.gridOf(run.id)).map((row) => ({
+/**
+ * The outputs on disk of a run, the tasks of one manifest job together; a text's first words
+ * read from its file where it may be served from (`roots`).
+ */
+export async function gridItems(
+  store: Store,
+  run: RunRow,
+  roots: readonly string[],
+): Promise<GridItem[]> {
+  const rows = await store.gridOf(run.id);
+  const excerpts = await Promise.all(
+    rows.map((row) =>
+      kindOf(row.content_type) === "text" ? textExcerpt(store, row.key, row.idx, roots) : null,
+    ),
+  );
+  return rows.map((row, at) => ({
     id: `${row.key}/${row.idx}`,
     job: row.job_id,
     label: row.label,
@@ -156,6 +172,7 @@ export async function gridItems(store: Store, run: RunRow): Promise<GridItem[]> 
     check: row.check_state,
     review: row.review,
     note: row.review_note,
+    excerpt: excerpts[at] ?? null,
   }));
 }
 
@@ -181,6 +198,8 @@ export async function outputDetail(
     ...record,
     // A request may inline megabytes of reference images: each is named by size and hash.
     request: redactDataUris(JSON.parse(task.request)),
+    /** The output id of the picture (or clip) it was made from, shown beside a caption. */
+    upstream_picture: await upstreamPicture(store, task),
     provenance: {
       key: task.key,
       task_id: task.task_id,

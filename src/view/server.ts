@@ -158,7 +158,7 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
         response,
         page("outputs", `run ${run.id}: ${run.name} — outputs`, {
           run: { id: run.id, name: run.name },
-          outputs: await gridItems(store, run),
+          outputs: await gridItems(store, run, await servedFolders()),
         }),
       );
     } else if (first === "assets" && parts.length === 2 && ASSETS.has(second ?? "")) {
@@ -171,7 +171,8 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
       if (fourth === "progress") json(response, await progressOf(store, run, clock.now()));
       else if (fourth === "timeline") json(response, await timelineItems(store, run));
       else if (fourth === "cost") json(response, await costPanel(store, run));
-      else if (fourth === "outputs") json(response, await gridItems(store, run));
+      else if (fourth === "outputs")
+        json(response, await gridItems(store, run, await servedFolders()));
       else if (fourth === "events") {
         streams.add(
           await streamProgress(

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
 import type { Store } from "../../src/store/index.js";
@@ -98,6 +99,53 @@ describe.runIf(runsWith(CHROMIUM))(
           ["rejected", "too dark"],
           ["approved", null],
         ]);
+        expect(problems).toEqual([]);
+      });
+    }, 120_000);
+
+    it("item 4: a caption's cell shows its words, and the viewer shows the picture it was written from", async () => {
+      await withViewer(async ({ scope, page, url, problems }) => {
+        const tasks = await scope.tasks();
+        const captions = tasks.filter((task) => task.job_id === "captions");
+        expect(captions).toHaveLength(2);
+        await page.goto(`${url}/runs/1/outputs`, { waitUntil: "load" });
+        const cells = await page.$$eval('section[data-job="captions"] figure.item', (items) =>
+          items.map((item) => [
+            (item as unknown as { dataset: { id: string } }).dataset.id,
+            item.querySelector("button.thumb")?.textContent ?? "",
+          ]),
+        );
+        const words = (file: string | null | undefined) =>
+          readFileSync(file ?? "", "utf8")
+            .replace(/\s+/g, " ")
+            .trim();
+        expect(Object.fromEntries(cells)).toEqual(
+          Object.fromEntries(
+            captions.map((task) => [`${task.key}/0`, words(task.outputs[0]?.path)]),
+          ),
+        );
+        for (const [, text] of cells) expect(text).not.toBe("text");
+
+        const caption = captions[0];
+        await page.click(`figure.item[data-id="${caption?.key}/0"] button.thumb`);
+        await page.waitForFunction(() => {
+          const image = (
+            globalThis as unknown as {
+              document: { querySelector(s: string): { naturalWidth: number } | null };
+            }
+          ).document.querySelector("#viewer-media .upstream img");
+          return (image?.naturalWidth ?? 0) > 0;
+        });
+        expect(await page.getAttribute("#viewer-media .upstream img", "src")).toBe(
+          `/files/${caption?.upstream_key}/0/file`,
+        );
+        const upstream = tasks.find((task) => task.key === caption?.upstream_key);
+        expect(await page.textContent("#viewer-media .upstream figcaption")).toBe(
+          `written from ${upstream?.label}`,
+        );
+        expect(await page.textContent("#viewer-media pre.answer")).toBe(
+          readFileSync(caption?.outputs[0]?.path ?? "", "utf8"),
+        );
         expect(problems).toEqual([]);
       });
     }, 120_000);
