@@ -202,3 +202,31 @@ describe("export --approved", () => {
     });
   }, 90_000);
 });
+
+describe("retry --rejected against the simulator", () => {
+  it("item 4: the new take of a model that takes a seed is a different picture (another sha256)", async () => {
+    await withRun({ mediaVariants: undefined }, async (scope) => {
+      const manifest = scope.write(
+        "hero.yaml",
+        `${fastSettings(scope.outputDir)}name: hero\njobs:\n  - { id: hero, model: acme2.7-image-pro, prompt: "a mug on oak" }\n`,
+      );
+      expect((await scope.gwrun(["run", manifest]).done).code).toBe(0);
+      const [first] = await scope.tasks();
+      const store = await scope.open();
+      try {
+        const review = { key: first?.key ?? "", index: 0, decision: "rejected" as const };
+        expect(await store.recordReview({ ...review, note: "too dark" }, 1000)).toBe(true);
+      } finally {
+        await store.close();
+      }
+      const retry = await scope.gwrun(["retry", "--rejected"]).done;
+      expect(retry.code, retry.stderr).toBe(0);
+      const take = (await scope.tasks()).find((task) => task.take === 2);
+      expect(take?.state).toBe("done");
+      const [before, after] = [first?.outputs[0], take?.outputs[0]];
+      expect(after?.sha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(after?.sha256).not.toBe(before?.sha256);
+      expect(readFileSync(after?.path ?? "")).not.toEqual(readFileSync(before?.path ?? ""));
+    });
+  }, 90_000);
+});
