@@ -23,6 +23,8 @@ export function provenanceText(
       job: row.job_id,
       label: row.label,
       key: row.key,
+      // The run that asked the gateway for it (and paid), which a later run resuming it keeps.
+      run: row.paid_run ?? row.run_id,
       // Counted from 1, as `gwrun status` and labels count outputs.
       output: index + 1,
       ...variablesOf(row),

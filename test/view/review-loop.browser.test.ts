@@ -149,5 +149,70 @@ describe.runIf(runsWith(CHROMIUM))(
         expect(problems).toEqual([]);
       });
     }, 120_000);
+
+    it("item 4: a later run's page shows only its own tasks on its own time and rate; provenance names the run that made an output; a rejected cell is framed in the rejection red", async () => {
+      await withViewer(async ({ scope, store, page, url, problems }) => {
+        const firstTasks = await scope.tasks();
+        // Time passes between the runs: the second run's page must not span it.
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        const more = scope.write(
+          "more.yaml",
+          `${fastSettings(scope.outputDir)}${JOBS}  - { id: extra, model: acme-image-2, prompt: "a cup", size: "1:1", resolution: 1k }\n`,
+        );
+        const second = await scope.gwrun(["run", more]).done;
+        expect(second.code, second.stderr).toBe(0);
+        const run2 = await store.run(2);
+        const extra = (await scope.tasks()).filter((task) => task.job_id === "extra");
+        expect(extra).toHaveLength(1);
+
+        await page.goto(`${url}/runs/2`, { waitUntil: "load" });
+        await page.waitForSelector("#timeline .row");
+        expect(
+          await page.$$eval("#timeline .row", (rows) =>
+            rows.map((row) => (row as unknown as { dataset: { key: string } }).dataset.key),
+          ),
+        ).toEqual(extra.map((task) => task.key));
+        const timeline = (await (await fetch(`${url}/api/runs/2/timeline`)).json()) as {
+          queued_at: number;
+        }[];
+        expect(Math.min(...timeline.map((row) => row.queued_at))).toBeGreaterThanOrEqual(
+          run2?.started_at ?? Number.POSITIVE_INFINITY,
+        );
+        const progress = (await (await fetch(`${url}/api/runs/2/progress`)).json()) as {
+          rate: number;
+          elapsed: number;
+        };
+        // One task finished in this run: its rate, not that of the first run's five as well.
+        expect(progress.rate).toBe(Math.round((1 / progress.elapsed) * 60_000 * 10) / 10);
+
+        // Provenance: the first run's output says run 1, in its sidecar and in the viewer.
+        const shot = firstTasks.find((task) => task.job_id === "shots");
+        const sidecar = JSON.parse(readFileSync(`${shot?.outputs[0]?.path}.json`, "utf8"));
+        expect([sidecar.run, sidecar.output]).toEqual([1, 1]);
+        const extraSidecar = JSON.parse(readFileSync(`${extra[0]?.outputs[0]?.path}.json`, "utf8"));
+        expect(extraSidecar.run).toBe(2);
+        const detail = (await (await fetch(`${url}/api/outputs/${shot?.key}/0`)).json()) as {
+          provenance: { run: number };
+        };
+        expect(detail.provenance.run).toBe(1);
+
+        await page.goto(`${url}/runs/1/outputs`, { waitUntil: "load" });
+        const cell = `figure.item[data-id="${shot?.key}/0"]`;
+        await page.click(`${cell} button.reject`);
+        await page.waitForSelector(`${cell}[data-review="rejected"]`);
+        expect(
+          await page.$eval(
+            cell,
+            (node) =>
+              (
+                globalThis as unknown as {
+                  getComputedStyle(node: unknown): { borderTopColor: string };
+                }
+              ).getComputedStyle(node).borderTopColor,
+          ),
+        ).toBe("rgb(179, 38, 30)");
+        expect(problems).toEqual([]);
+      });
+    }, 120_000);
   },
 );
