@@ -10,7 +10,7 @@
       "p",
       {},
       el("a", { href: `/runs/${run.id}` }, "← progress and timeline"),
-      ` · ${outputs.length} outputs · keys: ← → move, a approve, r reject, u undecide, Esc close`,
+      ` · ${outputs.length} outputs · keys: Enter open, ← → move, a approve, r reject, u undecide, Esc close`,
     ),
   );
 
@@ -36,7 +36,11 @@
       "figure",
       { class: `item ${item.review ?? ""}`, dataset: { id: item.id, review: item.review ?? "" } },
       src === null
-        ? el("button", { class: "thumb text", onclick: open }, item.kind)
+        ? el(
+            "button",
+            { class: `thumb ${item.kind}`, title: "open (Enter)", onclick: open },
+            item.excerpt ?? item.kind,
+          )
         : el("img", { class: "thumb", src, alt: item.label, loading: "lazy", onclick: open }),
       el(
         "figcaption",
@@ -142,6 +146,22 @@
   const media = el("div", { class: "media", id: "viewer-media", tabindex: "-1" });
   const title = el("h2", { id: "viewer-title" });
   const noteInput = el("input", { id: "note", type: "text", placeholder: "note (optional)" });
+  // Keys typed in the note are the note's: which keys do what is said where they apply.
+  const GRID_KEYS = "keys: ← → move, a approve, r reject, u undecide, Esc close";
+  const NOTE_KEYS = "in the note: Enter rejects with this note, Esc leaves the note";
+  const keysHint = el("p", { id: "viewer-keys", class: "hint" }, GRID_KEYS);
+  noteInput.addEventListener("focus", () => {
+    keysHint.textContent = NOTE_KEYS;
+  });
+  noteInput.addEventListener("blur", () => {
+    keysHint.textContent = GRID_KEYS;
+  });
+  noteInput.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || event.isComposing) return;
+    event.preventDefault();
+    noteInput.blur();
+    void decide(current, "rejected");
+  });
   const decision = el("p", { id: "viewer-decision" });
   const details = el("div", { class: "details" });
   const viewer = el(
@@ -157,6 +177,8 @@
       noteInput,
       el("button", { id: "approve", onclick: () => decide(current, "approved") }, "approve (a)"),
       el("button", { id: "reject", onclick: () => decide(current, "rejected") }, "reject (r)"),
+      // Below the buttons: its text changes as the note is left, and must not move them.
+      keysHint,
       details,
     ),
   );
@@ -194,6 +216,20 @@
     } else media.replaceChildren(el("a", { href: file }, "open the file"));
     const detail = await (await fetch(`/api/outputs/${key}/${index}`)).json();
     if (current !== id) return;
+    if (detail.upstream_picture) {
+      // A caption beside the picture it was written from.
+      const [from, at] = detail.upstream_picture.split("/");
+      const upstream = byId.get(detail.upstream_picture);
+      const src = `/files/${from}/${at}/${upstream?.kind === "video" ? "poster" : "file"}`;
+      media.prepend(
+        el(
+          "figure",
+          { class: "upstream" },
+          el("img", { src, alt: `from ${detail.upstream ?? ""}` }),
+          el("figcaption", {}, `written from ${upstream?.label ?? "its upstream"}`),
+        ),
+      );
+    }
     const block = (name, value) => [
       el("h3", {}, name),
       el("pre", {}, JSON.stringify(value, null, 2)),

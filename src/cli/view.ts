@@ -26,6 +26,7 @@ export async function viewStore(flags: ViewFlags): Promise<ExitCode> {
       port,
       token: randomBytes(18).toString("base64url"),
       clock: systemClock,
+      onProblem: (message) => err(`gwrun view: ${message}`),
     }).catch((error: NodeJS.ErrnoException) => {
       if (error.code === "EADDRINUSE")
         throw new GwError(ErrorCode.Usage, `port ${port} is in use`, {

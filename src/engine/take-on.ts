@@ -133,7 +133,7 @@ function missingEvent(
     key: task.key,
     job: task.job_id,
     label: task.label,
-    files: missing.map((file) => file.path ?? `output ${file.idx}`),
+    files: missing.map((file) => file.path ?? `output ${file.idx + 1}`),
     action: placement === "redownload" ? "download" : "redo",
   };
 }

@@ -299,7 +299,7 @@ async function statusOfRow(context: Context, row: TaskRow): Promise<TaskStatus> 
   if (missing.length > 0)
     context.missing.push({
       label: row.label,
-      files: missing.map((file) => file.path ?? `output ${file.idx}`),
+      files: missing.map((file) => file.path ?? `output ${file.idx + 1}`),
       action: placement === "redownload" ? "download" : "redo",
     });
   const group = context.groups.get(row.job_id);

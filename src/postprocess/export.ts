@@ -13,12 +13,14 @@ import { sha256 as sha256Of } from "../core/hash.js";
 import { hashFile } from "../core/output-files.js";
 import { isBelow, unsafeFile } from "../core/safe-files.js";
 import type { ReportRow, RunRow, Store } from "../store/index.js";
+import { outputProvenance } from "./provenance.js";
 import { type ReviewRecord, reviewRecord } from "./review-record.js";
 
 export const REVIEW_CSV = "review.csv";
 
 const CSV_COLUMNS = [
   "file",
+  "exported",
   "job",
   "label",
   "output",
@@ -61,7 +63,8 @@ export interface Exported {
 /**
  * Copies a run's approved outputs, each with its provenance sidecar, into `dir`, and writes
  * `review.csv` there: one row per output of the run with the decision on it (blank when not
- * reviewed) and the note. Nothing is written outside `dir`: an output is placed where it lies
+ * reviewed) and the note, `exported` yes with its path in `dir` for those copied, no and no
+ * path for the rest. An output without a sidecar of its own (a text) gets one written. Nothing is written outside `dir`: an output is placed where it lies
  * below the run's output folder, and one that lies elsewhere (taken over from another folder)
  * under its job id. Each file is read only when it is a regular file inside the project or the
  * run's folder and holds the bytes the record says; a file already in `dir` is replaced only
@@ -79,11 +82,16 @@ export async function exportApproved(
   for await (const row of store.reportRows({ run: run.id })) {
     if (row.output === null || row.output.path === null) continue;
     const record = reviewRecord(run.output_dir, row.task, row.output);
-    rows.push(csvRow(record));
-    if (record.review?.decision !== "approved") continue;
-    const refusal = await deliver(row, record, run, options, exported.files);
-    if (refusal !== undefined)
-      exported.refused.push({ what: `${record.label} output ${record.output}`, reason: refusal });
+    const before = exported.files.length;
+    if (record.review?.decision === "approved") {
+      const refusal = await deliver(store, row, record, run, options, exported.files);
+      if (refusal !== undefined)
+        exported.refused.push({
+          what: `${record.label} output ${record.output}`,
+          reason: refusal,
+        });
+    }
+    rows.push(csvRow(record, exported.files.length > before ? exported.files.at(-1) : undefined));
   }
   const csv = `${rows.join("\n")}\n`;
   const there = await holding(exported.csv);
@@ -98,9 +106,11 @@ export async function exportApproved(
   return exported;
 }
 
-function csvRow(record: ReviewRecord): string {
+/** A review.csv row; `delivered`: the output's path in the delivery folder, when it is there. */
+function csvRow(record: ReviewRecord, delivered: string | undefined): string {
   return [
-    record.file,
+    delivered ?? "",
+    delivered === undefined ? "no" : "yes",
     record.job,
     record.label,
     record.output,
@@ -117,6 +127,7 @@ function csvRow(record: ReviewRecord): string {
 
 /** Copies one approved output and its sidecar into the delivery folder; why not, when not. */
 async function deliver(
+  store: Store,
   row: ReportRow,
   record: ReviewRecord,
   run: RunRow,
@@ -142,9 +153,18 @@ async function deliver(
     return `${path.dirname(target)} leads outside ${options.dir} (a link)`;
   if (there !== sha256) place(source, target);
   const sidecar = `${source}.json`;
-  if (existsSync(sidecar) && unsafeFile(sidecar, roots) === undefined) {
-    const sidecarThere = await holding(`${target}.json`);
-    if (sidecarThere === undefined || options.force) place(sidecar, `${target}.json`);
+  const sidecarThere = await holding(`${target}.json`);
+  if (sidecarThere === undefined || options.force) {
+    if (existsSync(sidecar) && unsafeFile(sidecar, roots) === undefined)
+      place(sidecar, `${target}.json`);
+    else if (row.output !== null) {
+      // A text's record lies beside it by its label, for all its choices: its own is written.
+      const task = await store.task(row.task.key);
+      if (task !== undefined) {
+        rmSync(`${target}.json`, { force: true });
+        writeFileSync(`${target}.json`, outputProvenance(task, row.output), { flag: "wx" });
+      }
+    }
   }
   written.push(name.split(path.sep).join("/"));
   return undefined;

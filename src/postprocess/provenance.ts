@@ -1,6 +1,6 @@
 import { isoTime } from "../core/clock.js";
 import { redactDataUris } from "../core/values.js";
-import { type TaskRow, variablesOf } from "../store/index.js";
+import { type OutputRow, type TaskRow, variablesOf } from "../store/index.js";
 
 /**
  * An output's provenance sidecar (`<file>.json`): job, key, request, task, cost, hash and
@@ -23,7 +23,10 @@ export function provenanceText(
       job: row.job_id,
       label: row.label,
       key: row.key,
-      output: index,
+      // The run that asked the gateway for it (and paid), which a later run resuming it keeps.
+      run: row.paid_run ?? row.run_id,
+      // Counted from 1, as `gwrun status` and labels count outputs.
+      output: index + 1,
       ...variablesOf(row),
       task_id: row.task_id,
       family: row.family,
@@ -41,4 +44,26 @@ export function provenanceText(
     null,
     2,
   )}\n`;
+}
+
+/** The sidecar of an output as the store records it, for one that has none on disk. */
+export function outputProvenance(
+  row: TaskRow,
+  output: Pick<
+    OutputRow,
+    "idx" | "sha256" | "bytes" | "content_type" | "downloaded_at" | "check_state" | "checks"
+  >,
+): string {
+  const measured = output.checks === null ? { problems: [] } : JSON.parse(output.checks);
+  return provenanceText(
+    row,
+    output.idx,
+    {
+      sha256: output.sha256,
+      bytes: output.bytes,
+      contentType: output.content_type,
+      downloadedAt: output.downloaded_at,
+    },
+    { checks: { state: output.check_state, ...measured } },
+  );
 }

@@ -20,6 +20,7 @@ export interface ReviewRecord extends TaskVariables {
   prompt: string | null;
   /** The request's other fields (Data URIs shortened). */
   parameters: Record<string, unknown>;
+  /** Which of the task's outputs, counted from 1 as `gwrun status` and labels count them. */
   output: number;
   /** Paths relative to the run's output folder. */
   file: string | null;
@@ -95,7 +96,7 @@ export function reviewRecord(
     prompt: promptOf(body),
     parameters: parametersOf(body),
     ...variablesOf(job),
-    output: output.idx,
+    output: output.idx + 1,
     file: relativeTo(outputDir, output.path),
     thumbnail: relativeTo(outputDir, output.thumbnail),
     poster: relativeTo(outputDir, output.poster),

@@ -61,7 +61,12 @@ export function planOutputs(
 
 function contentSeed(body: RequestBody, occurrence: number, variants: number | undefined): string {
   const prompt = stringAt(body, "prompt") ?? JSON.stringify(body);
-  const hash = sha256(`${prompt}\n${occurrence}`).slice(0, 12);
+  // A request's own seed draws a picture of its own, as a model's does: a new take differs.
+  const seed = typeof body.seed === "number" || typeof body.seed === "string" ? body.seed : "";
+  const hash = sha256(`${prompt}\n${occurrence}${seed === "" ? "" : `\nseed ${seed}`}`).slice(
+    0,
+    12,
+  );
   // A benchmark may ask for few distinct pictures so rendering does not dominate.
   return variants === undefined ? hash : String(Number.parseInt(hash, 16) % variants);
 }

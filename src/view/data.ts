@@ -2,7 +2,15 @@ import { parse } from "yaml";
 import { redactDataUris } from "../core/values.js";
 import { isSimulator } from "../manifest/index.js";
 import { reviewRecord } from "../postprocess/index.js";
-import type { CostReport, RunNotice, RunRow, Store, TimelineRow } from "../store/index.js";
+import {
+  type CostReport,
+  FINAL_STATES,
+  type RunNotice,
+  type RunRow,
+  type Store,
+  type TimelineRow,
+} from "../store/index.js";
+import { textExcerpt, upstreamPicture } from "./captions.js";
 
 /**
  * What the viewer's pages show, read from the store as plain JSON-able values: the runs, a
@@ -66,7 +74,7 @@ export interface Progress {
   /** What its tasks cost in all, whichever run paid. */
   spent: number;
   max_cost: number | null;
-  /** Tasks finished per minute since the start. */
+  /** Tasks this run finished, per minute since its start. */
   rate: number;
   elapsed: number;
   reviews: { approved: number; rejected: number };
@@ -83,7 +91,10 @@ export async function progressOf(store: Store, run: RunRow, now: number): Promis
     failures.push({ label: failure.label, state: failure.state, reason: failure.reason });
   const tasks = Object.values(summary.states).reduce((sum, n) => sum + n, 0);
   const elapsed = (run.finished_at ?? now) - run.started_at;
-  const finished = tasks - (summary.states.pending ?? 0) - running(summary.states);
+  // Only what this run finished: a resumed run does not count its predecessors' work.
+  const finished = (await timelineItems(store, run)).filter((row) =>
+    FINAL_STATES.includes(row.state),
+  ).length;
   return {
     run: {
       id: run.id,
@@ -106,16 +117,29 @@ export async function progressOf(store: Store, run: RunRow, now: number): Promis
   };
 }
 
-function running(states: Record<string, number>): number {
-  return ["submitting", "submitted", "processing", "completed", "downloaded"].reduce(
-    (sum, state) => sum + (states[state] ?? 0),
-    0,
-  );
+/** A run's own tasks with their times, for the timeline (see `ownTimeline`). */
+export async function timelineItems(store: Store, run: RunRow): Promise<TimelineRow[]> {
+  return ownTimeline(await store.timelineOf(run.id), run.started_at);
 }
 
-/** A run's tasks with their times, for the timeline. */
-export function timelineItems(store: Store, run: RunRow): Promise<TimelineRow[]> {
-  return store.timelineOf(run.id);
+/**
+ * The tasks a run worked on: a task an earlier run finished (done, failed…) and this one left
+ * alone is not shown; a time before the run started is shown as its start, so a resumed run's
+ * timeline spans its own active time, not the idle gap since the run before.
+ */
+export function ownTimeline(rows: readonly TimelineRow[], startedAt: number): TimelineRow[] {
+  const from = (at: number | null) => (at === null ? null : Math.max(at, startedAt));
+  return rows
+    .filter((row) => !(FINAL_STATES.includes(row.state) && row.updated_at < startedAt))
+    .map((row) => ({
+      ...row,
+      queued_at: Math.max(row.queued_at, startedAt),
+      submitted_at: from(row.submitted_at),
+      completed_at: from(row.completed_at),
+      downloaded_at: from(row.downloaded_at),
+      done_at: from(row.done_at),
+      updated_at: Math.max(row.updated_at, startedAt),
+    }));
 }
 
 /** One output as the grid shows it: `id` is `<task key>/<index>`, how files are asked for. */
@@ -132,6 +156,8 @@ export interface GridItem {
   check: "ok" | "failed" | null;
   review: "approved" | "rejected" | null;
   note: string | null;
+  /** A text's first words, shown in its cell; null for media. */
+  excerpt: string | null;
 }
 
 function kindOf(contentType: string | null): GridItem["kind"] {
@@ -142,9 +168,22 @@ function kindOf(contentType: string | null): GridItem["kind"] {
   return "other";
 }
 
-/** The outputs on disk of a run, the tasks of one manifest job together. */
-export async function gridItems(store: Store, run: RunRow): Promise<GridItem[]> {
-  return (await store.gridOf(run.id)).map((row) => ({
+/**
+ * The outputs on disk of a run, the tasks of one manifest job together; a text's first words
+ * read from its file where it may be served from (`roots`).
+ */
+export async function gridItems(
+  store: Store,
+  run: RunRow,
+  roots: readonly string[],
+): Promise<GridItem[]> {
+  const rows = await store.gridOf(run.id);
+  const excerpts = await Promise.all(
+    rows.map((row) =>
+      kindOf(row.content_type) === "text" ? textExcerpt(store, row.key, row.idx, roots) : null,
+    ),
+  );
+  return rows.map((row, at) => ({
     id: `${row.key}/${row.idx}`,
     job: row.job_id,
     label: row.label,
@@ -156,6 +195,7 @@ export async function gridItems(store: Store, run: RunRow): Promise<GridItem[]> 
     check: row.check_state,
     review: row.review,
     note: row.review_note,
+    excerpt: excerpts[at] ?? null,
   }));
 }
 
@@ -181,6 +221,8 @@ export async function outputDetail(
     ...record,
     // A request may inline megabytes of reference images: each is named by size and hash.
     request: redactDataUris(JSON.parse(task.request)),
+    /** The output id of the picture (or clip) it was made from, shown beside a caption. */
+    upstream_picture: await upstreamPicture(store, task),
     provenance: {
       key: task.key,
       task_id: task.task_id,

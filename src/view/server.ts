@@ -6,6 +6,7 @@ import type { Clock } from "../core/clock.js";
 import type { Store } from "../store/index.js";
 import { costPanel, gridItems, outputDetail, progressOf, runItems, timelineItems } from "./data.js";
 import { type FileKind, recordedFile, sendFile } from "./files.js";
+import { galleryRefresher } from "./gallery-refresh.js";
 import { contentPolicy, refuseFraming } from "./headers.js";
 import { page } from "./pages.js";
 import { streamProgress } from "./progress-stream.js";
@@ -27,6 +28,8 @@ export interface ViewOptions {
   everyMs?: number;
   /** The project folder: files are served from it (and from runs' output folders) only. */
   project: string;
+  /** Told of a problem that does not stop the server (a gallery not rewritten); default: none. */
+  onProblem?: (message: string) => void;
 }
 
 export interface ViewServer {
@@ -68,6 +71,7 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
   const token = Buffer.from(options.token);
   let port = 0;
   const streams = new Set<() => void>();
+  const galleries = galleryRefresher(store, options.onProblem ?? (() => {}));
   // The folders files are served from: the project's, and any run's output folder outside it.
   let folders: { at: number; roots: string[] } | undefined;
   const servedFolders = async (): Promise<string[]> => {
@@ -131,6 +135,7 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
         clock.now(),
       );
       if (!stored) throw new Refused(404, "no such output on disk");
+      galleries.reviewed(body.key);
       json(response, { ok: true });
       return;
     }
@@ -153,7 +158,7 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
         response,
         page("outputs", `run ${run.id}: ${run.name} — outputs`, {
           run: { id: run.id, name: run.name },
-          outputs: await gridItems(store, run),
+          outputs: await gridItems(store, run, await servedFolders()),
         }),
       );
     } else if (first === "assets" && parts.length === 2 && ASSETS.has(second ?? "")) {
@@ -166,7 +171,8 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
       if (fourth === "progress") json(response, await progressOf(store, run, clock.now()));
       else if (fourth === "timeline") json(response, await timelineItems(store, run));
       else if (fourth === "cost") json(response, await costPanel(store, run));
-      else if (fourth === "outputs") json(response, await gridItems(store, run));
+      else if (fourth === "outputs")
+        json(response, await gridItems(store, run, await servedFolders()));
       else if (fourth === "events") {
         streams.add(
           await streamProgress(
@@ -228,6 +234,7 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
       for (const stop of streams) stop();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await galleries.settle();
     },
   };
 }

@@ -90,7 +90,7 @@ describe("export stays in its folder, and takes only what the record says", () =
       const refused = await scope.gwrun(["export", "--approved", "handover"]);
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(
-        `not exported: hero-r1 output 0: ${target} is there already and was not written by this export (--force replaces it)`,
+        `not exported: hero-r1 output 1: ${target} is there already and was not written by this export (--force replaces it)`,
       );
       expect(readFileSync(target, "utf8")).toBe("someone else's file");
       const forced = await scope.gwrun(["export", "--approved", "handover", "--force"]);
@@ -105,7 +105,7 @@ describe("export stays in its folder, and takes only what the record says", () =
       const changed = await scope.gwrun(["export", "--approved", "fresh"]);
       expect(changed.code).toBe(1);
       expect(changed.stderr).toMatch(
-        /hero-r2 output 0: .*hero-r2\.png no longer holds the bytes recorded for it/,
+        /hero-r2 output 1: .*hero-r2\.png no longer holds the bytes recorded for it/,
       );
       expect(existsSync(path.join(scope.project, "fresh/hero/hero-r2.png"))).toBe(false);
     });
@@ -137,7 +137,7 @@ describe("export stays in its folder, and takes only what the record says", () =
       const exported = await scope.gwrun(["export", "--approved", "handover"]);
       expect(exported.code).toBe(1);
       expect(exported.stderr).toContain(
-        `not exported: hero-r1 output 0: ${picture} is refused: it is a link`,
+        `not exported: hero-r1 output 1: ${picture} is refused: it is a link`,
       );
       expect(existsSync(path.join(scope.project, "handover/hero/hero-r1.png"))).toBe(false);
       expect(existsSync(path.join(scope.project, "handover/hero/hero-r2.png"))).toBe(true);

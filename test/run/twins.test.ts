@@ -67,7 +67,10 @@ jobs:
         try {
           const run = await store.latestRun();
           if (run === undefined) throw new Error("no run");
-          const grid = (await gridItems(store, run)).map((item) => [item.label, item.vars.style]);
+          const grid = (await gridItems(store, run, [scope.dir])).map((item) => [
+            item.label,
+            item.vars.style,
+          ]);
           return grid.sort();
         } finally {
           await store.close();

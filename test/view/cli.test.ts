@@ -1,5 +1,8 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { gwrun, gwrunAsync } from "../helpers/cli.js";
+import { fastSettings, withRun } from "../helpers/run.js";
 import { openTestStore } from "../helpers/store.js";
 
 /** The first line `gwrun view` prints, once it is out. */
@@ -44,4 +47,44 @@ describe("gwrun view", () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("no state database");
   });
+
+  it("item 4: decisions made in gwrun view rewrite the folder's index.html and results.jsonl, so the gallery counts what status counts", async () => {
+    await withRun({}, async (scope) => {
+      const manifest = scope.write(
+        "four.yaml",
+        `${fastSettings(scope.outputDir)}name: four\njobs:\n  - { id: mugs, model: acme-image-2, prompt: "a mug", size: "1:1", resolution: 1k, repeat: 4 }\n`,
+      );
+      expect((await scope.gwrun(["run", manifest]).done).code).toBe(0);
+      const gallery = () => readFileSync(path.join(scope.outputDir, "index.html"), "utf8");
+      expect(gallery()).toContain('<b data-count="approved">0</b>');
+      const keys = (await scope.tasks()).map((task) => task.key);
+      const view = scope.gwrun(["view"]);
+      try {
+        const url = new URL(await firstLine(view.child));
+        const decide = async (key: string | undefined, decision: string) => {
+          const answer = await fetch(new URL("/api/reviews", url), {
+            method: "POST",
+            headers: { "x-gwrun-token": url.searchParams.get("token") ?? "" },
+            body: JSON.stringify({ key, index: 0, decision, note: null }),
+          });
+          expect(answer.status).toBe(200);
+        };
+        await decide(keys[0], "approved");
+        await decide(keys[1], "approved");
+        await decide(keys[2], "approved");
+        await decide(keys[3], "rejected");
+        await expect
+          .poll(gallery, { timeout: 10_000 })
+          .toContain('<b data-count="rejected-outputs">1</b>');
+      } finally {
+        view.child.kill("SIGINT");
+      }
+      expect((await view.done).code).toBe(0);
+      expect(gallery()).toContain('<b data-count="approved">3</b>');
+      const results = readFileSync(path.join(scope.outputDir, "results.jsonl"), "utf8");
+      expect(results.match(/"decision":"approved"/g)).toHaveLength(3);
+      const status = await scope.gwrun(["status"]).done;
+      expect(status.stdout).toContain("reviews: 3 approved, 1 rejected");
+    });
+  }, 90_000);
 });
