@@ -216,6 +216,20 @@ describe("claims across a fleet", () => {
     }
   });
 
+  it("names only its own database's poll leader, not another store's on the same server", async () => {
+    const [{ stores }, other] = await Promise.all([fleet(1, 0), fleet(1, 0)]);
+    const [store] = stores as [PgStore];
+    const [elsewhere] = other.stores as [PgStore];
+    const leader = elsewhere.fleet.leaderLock("http://gateway.test", "other@h");
+    try {
+      expect(await leader.tryLead()).toBe(true);
+      expect(await elsewhere.fleet.pollLeaders()).toEqual(["other@h"]);
+      expect(await store.fleet.pollLeaders()).toEqual([]);
+    } finally {
+      await leader.release();
+    }
+  });
+
   it("queues a submit job with every pending task and a download job with each completion, soonest expiry first", async () => {
     const { stores, rows } = await fleet(1, 2);
     const [store] = stores as [PgStore];

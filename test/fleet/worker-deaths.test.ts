@@ -92,7 +92,8 @@ describe("a fleet losing a worker", () => {
       const leaders = async () => {
         const { rows } = await fleet.db.query<{ name: string }>(
           `SELECT a.application_name AS name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-           WHERE l.locktype = 'advisory' AND l.granted AND a.application_name LIKE 'gwrun-leader:%'`,
+           WHERE l.locktype = 'advisory' AND l.granted AND a.application_name LIKE 'gwrun-leader:%'
+             AND a.datname = current_database()`,
         );
         return rows.map((row) => row.name.slice("gwrun-leader:".length));
       };

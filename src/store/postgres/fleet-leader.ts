@@ -67,11 +67,15 @@ export class LeaderLock {
 }
 
 export const fleetLeaders = {
-  /** Which worker leads polls for each account, as PostgreSQL's lock table says. */
+  /**
+   * Which worker leads polls for each account, as PostgreSQL's lock table says: of this
+   * database only, as the server's lock table holds every database's.
+   */
   pollLeaders: read(function* () {
     const found = yield* rows<{ name: string }>(
       `SELECT a.application_name AS name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-       WHERE l.locktype = 'advisory' AND l.granted AND a.application_name LIKE $1`,
+       WHERE l.locktype = 'advisory' AND l.granted AND a.application_name LIKE $1
+         AND a.datname = current_database()`,
       [`${LEADER_PREFIX}%`],
     );
     return found.map((leader) => leader.name.slice(LEADER_PREFIX.length));
