@@ -77,9 +77,11 @@ export const fleetWorkers = {
       yield* rows("SELECT graphile_worker.force_unlock_workers($1::text[])", [pools]);
     // A host that died without closing its sockets would keep the poll leader's lock until
     // the server's keepalive gave up: end its leader session now, so a standby takes over.
+    // Of this database only: another store on the server may have a worker of that name.
     if (dead.length > 0)
       yield* rows(
-        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ANY($1::text[])",
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE application_name = ANY($1::text[]) AND datname = current_database()`,
         [dead.map((worker) => `${LEADER_PREFIX}${worker.id}`.slice(0, 63))],
       );
     const claims = yield* rows<TaskRow>(
