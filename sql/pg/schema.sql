@@ -163,6 +163,20 @@ CREATE TABLE outputs (
 );
 CREATE INDEX outputs_by_path ON public.outputs USING btree (path) WHERE (path IS NOT NULL);
 
+CREATE TABLE publications (
+  job_key text NOT NULL,
+  idx integer NOT NULL,
+  target text NOT NULL,
+  part text NOT NULL,
+  object_key text NOT NULL,
+  bytes bigint NOT NULL,
+  sha256 text NOT NULL,
+  etag text NOT NULL,
+  published_at bigint NOT NULL,
+  CONSTRAINT publications_pkey PRIMARY KEY (job_key, idx, target, part),
+  CONSTRAINT publications_job_key_fkey FOREIGN KEY (job_key) REFERENCES jobs(key)
+);
+
 CREATE TABLE reviews (
   job_key text NOT NULL,
   idx integer NOT NULL,

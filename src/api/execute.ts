@@ -1,4 +1,5 @@
 import path from "node:path";
+import { coerceError } from "../core/errors.js";
 import {
   Engine,
   EXIT_BY_END,
@@ -17,11 +18,13 @@ import {
   whySimulator,
 } from "../manifest/index.js";
 import { dependantRules, dependantTemplates, planRun } from "../plan/index.js";
+import type { ObjectStorage } from "../publish/index.js";
 import { engineOptions, openGateway, type RunWork } from "../run/index.js";
 import type { RunRow } from "../store/index.js";
 import { linePrefix, type Reporter } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { feedsOf, selectJobs } from "./only.js";
+import { openPublishing } from "./publish.js";
 import { runNotices } from "./run-notices.js";
 import {
   defaultStore,
@@ -155,6 +158,16 @@ async function executeChecked(
       );
     // A fleet works the run, or (the simulator in this process) this process alone.
     const fleet = fleetFor(store, baseUrl, flags.detach === true);
+    // Object storage that refuses (credentials, a bucket) is found out before anything is paid.
+    const targets = settings.output.publish;
+    let storage: ObjectStorage | undefined;
+    if (targets.length > 0)
+      try {
+        storage = await openPublishing(targets, hooks.env);
+      } catch (error) {
+        hooks.say(`${linePrefix(true)}${coerceError(error).message}; nothing was submitted`);
+        return { exit: ExitCode.Invalid, runId: undefined };
+      }
     const gateway = await openGateway(settings, baseUrl, hasMaskedKey(checked.source), hooks.env);
     try {
       const now = Date.now();
@@ -186,6 +199,8 @@ async function executeChecked(
       const reporter = await hooks.reporter(() => interrupt(), dbToName);
       let executed: Executed;
       let notify = false;
+      /** Told after the summary: what publishing found. */
+      const afterwards: string[] = [];
       try {
         let stopReason: string | null = null;
         const notices = runNotices(store, id);
@@ -199,6 +214,7 @@ async function executeChecked(
           baseUrl,
           force: flags.force === true,
           feeds,
+          storage,
           emit: (event) => {
             // Kept with the run, so `gwrun status` can say why it stopped.
             if (event.type === "run:stopping") stopReason = event.message;
@@ -218,7 +234,20 @@ async function executeChecked(
           const ran = await driver.run();
           if (ran === "detached") return { exit: ExitCode.Ok, runId: id, detached: true };
           const ended = "result" in ran ? ran : { result: ran, recorded: false, reported: false };
-          const exit = EXIT_BY_END[ended.result.end];
+          let exit: ExitCode = EXIT_BY_END[ended.result.end];
+          // What the run's uploads missed is sent now; an output not delivered fails the run.
+          const publishing = ended.recorded ? undefined : storage;
+          if (publishing !== undefined && ended.result.end !== "interrupted") {
+            const { publishRunOutputs } = await import("../publish/index.js");
+            const news = await publishRunOutputs(
+              store,
+              { id, output_dir: outputDir },
+              publishing,
+              targets,
+            );
+            afterwards.push(...news.lines);
+            if (!news.complete && exit === ExitCode.Ok) exit = ExitCode.Failed;
+          }
           if (!ended.recorded)
             await store.finishRun(
               id,
@@ -230,6 +259,10 @@ async function executeChecked(
           // Written before the reporter closes, so its summary can point at the gallery; also
           // when another worker settled the run, which may still be writing it.
           if (!ended.reported) await writeReport(store, (await store.run(id)) as RunRow);
+          if (publishing !== undefined) {
+            const { publishFolderRecord } = await import("../publish/index.js");
+            afterwards.push(...(await publishFolderRecord(outputDir, publishing, targets)));
+          }
           // A fleet's run is told of by the process that settled it.
           notify = !ended.recorded;
           executed = { exit, runId: id, result: ended.result };
@@ -239,6 +272,7 @@ async function executeChecked(
       } finally {
         await reporter.close();
       }
+      for (const line of afterwards) hooks.say(`${linePrefix(false)}${line}`);
       // After the summary: a slow webhook holds the exit, not the summary.
       if (notify && executed.result !== undefined)
         await notifyRunEnd(store, id, executed.result, settings.notify, {
@@ -249,6 +283,7 @@ async function executeChecked(
       return executed;
     } finally {
       await gateway.close();
+      storage?.client.destroy();
     }
   } finally {
     await store.close();

@@ -43,6 +43,7 @@ export async function planManifestAt(
     force: options.force === true,
     templates: dependantTemplates(checked.jobs),
     outputDir: path.resolve(project, outputDirOf(settings, moment)),
+    publishedTo: settings.output.publish.map((target) => target.url),
   };
   const plan = exists
     ? await withStore(at, (opened) => diffPlan(run, opened, diffOptions), { migrate: false })

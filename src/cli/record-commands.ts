@@ -1,5 +1,5 @@
 import { type Command, Option } from "commander";
-import { ExitCode, migrateStore, type StoreFlags } from "../api/index.js";
+import { ExitCode, migrateStore, publishMissing, type StoreFlags } from "../api/index.js";
 import { COST_GROUPINGS, type CostGrouping } from "../store/index.js";
 import { showCost } from "./cost.js";
 import { exportRun } from "./export.js";
@@ -90,6 +90,17 @@ export function addRecordCommands(program: Command, setExit: (code: ExitCode) =>
         setExit(await showCost(run, flags));
       },
     );
+
+  withStoreOptions(
+    program
+      .command("publish")
+      .description(
+        "send what object storage (output.publish) lacks of a run's outputs, checked object by object, then its results.jsonl and gallery",
+      )
+      .argument("[run]", "run id (default: the latest)"),
+  ).action(async (run: string | undefined, flags: StoreFlags) => {
+    setExit(await publishMissing(run, flags, process.env, out));
+  });
 
   withStoreOptions(
     program.command("runs").description("the latest runs: status, start, duration, tick"),

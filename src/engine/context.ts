@@ -18,6 +18,7 @@ import { batched } from "./batch.js";
 import type { Emit, RunEnd, StateCounts } from "./events.js";
 import { type Pace, SubmitPace } from "./pace.js";
 import type { PostProcess } from "./post-process.js";
+import type { OutputPublisher } from "./published.js";
 
 /** Bytes a download may have: a picture is far below a clip. */
 export type DownloadCaps = Readonly<Record<"image" | "video", number>>;
@@ -49,6 +50,8 @@ export interface EngineOptions {
   emit: Emit;
   /** Checks and thumbnails between downloaded and done; without it tasks are done once downloaded. */
   postprocess?: PostProcess;
+  /** Object storage each done task's outputs are published to (`output.publish`). */
+  publisher?: OutputPublisher;
   /** Where the run's files are written (default: this machine's file systems). */
   files?: FileWrites;
 }

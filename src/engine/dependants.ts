@@ -22,6 +22,8 @@ export async function recordDependants(
 ): Promise<{ dependants: RecordedDependant[]; events: TaskEvent[] }> {
   const now = context.clock.now();
   const outputs = await context.store.outputsOf(upstream.key);
+  // Made on another host of a fleet: its bytes are read back from object storage.
+  await context.publisher?.bringHere(outputs);
   const { vars } = variablesOf(upstream);
   const tasks = dependantsOfOutputs(templates, { ...upstream, vars }, outputs, now, {
     dataUri: (output) => dataUriOf(output.path, output.content_type),

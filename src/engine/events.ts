@@ -82,6 +82,14 @@ export type EngineEvent =
       /** Files of a task done into another output folder, linked or copied into the run's. */
       outputs: number;
     }
+  | {
+      type: "output:published";
+      key: string;
+      job: string;
+      label: string;
+      /** Why some output is not in every target of `output.publish`; null: all there. */
+      failed: string | null;
+    }
   | { type: "text:progress"; key: string; label: string; chars: number }
   | { type: "gateway:retry"; what: string; delayMs: number; reason: string }
   | { type: "gateway:rate-limited"; retryAfterMs: number; ratePerSecond: number }

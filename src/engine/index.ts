@@ -48,6 +48,7 @@ export { type Pace, QueryRule } from "./pace.js";
 export { Poller, pollOutcome } from "./poll.js";
 export { isStuckReason } from "./poll-trouble.js";
 export type { OutputVerdict, PostProcess } from "./post-process.js";
+export type { OutputPublisher } from "./published.js";
 export { EXIT_BY_END, STATUS_BY_END } from "./run-end.js";
 export { notifyRunEnd, OUTCOME_BY_END, type RunEndNote, runEndNote } from "./run-notify.js";
 export { RunStart, startRun } from "./run-start.js";

@@ -139,11 +139,15 @@ export async function finishDownloaded(
   outputs?: OutputRow[],
 ): Promise<Finished> {
   const { postprocess } = context;
-  if (postprocess === undefined || task.lane === "text")
-    return (await finishUnchecked(context, task)) ? { kind: "done" } : { kind: "ended" };
+  if (postprocess === undefined || task.lane === "text") {
+    if (!(await finishUnchecked(context, task))) return { kind: "ended" };
+    await publishDone(task, context);
+    return { kind: "done" };
+  }
   const checked = await checkTask(task, postprocess, context, outputs);
   switch (checked.kind) {
     case "done":
+      await publishDone(task, context);
       return { kind: "done" };
     case "requeued":
       return { kind: "requeued", task: checked.task };
@@ -178,4 +182,20 @@ export async function startDependants(
       await recordFailure(context, dependant, [TaskState.Pending], problem);
     else await takeOn(dependant);
   }
+}
+
+/** A done task published, and told of; a failure is told, never the task's (it is done, paid). */
+export async function publishDone(task: TaskRow, context: RunContext): Promise<void> {
+  const { publisher, emit, signal } = context;
+  if (publisher === undefined) return;
+  const failed = await publisher
+    .publish(task, signal)
+    .catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
+  emit({
+    type: "output:published",
+    key: task.key,
+    job: task.job_id,
+    label: task.label,
+    failed: failed ?? null,
+  });
 }

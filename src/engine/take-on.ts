@@ -41,8 +41,19 @@ export async function takeOnTask(task: TaskRow, context: RunContext): Promise<Ta
   const now = clock.now();
   const facts = await factsOf(
     task,
-    { outputs: () => store.outputsOf(task.key), copies: () => store.copiesOf(task.key) },
-    { now, force, ownClaim: CLAIM_OWNER, checksRun: postprocess !== undefined, outputDir },
+    {
+      outputs: () => store.outputsOf(task.key),
+      copies: () => store.copiesOf(task.key),
+      publications: () => store.publicationsOf(task.key),
+    },
+    {
+      now,
+      force,
+      ownClaim: CLAIM_OWNER,
+      checksRun: postprocess !== undefined,
+      outputDir,
+      publishedTo: context.settings.output.publish.map((target) => target.url),
+    },
   );
   const placement = placementOf(task, facts);
   if (facts.found !== undefined && facts.found.missing.length > 0)

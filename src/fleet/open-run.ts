@@ -67,7 +67,12 @@ export function storedRunOpener(
     const settings = checked.expanded.settings;
     if (!checked.valid || settings === undefined)
       throw new Error(`the manifest run ${row.id} recorded does not check on this host`);
-    checkMarker(row.output_dir, await store.fleet.storeId());
+    // Outputs published to object storage need no shared folder: each host keeps its own.
+    const storage =
+      settings.output.publish.length > 0
+        ? (await import("../publish/index.js")).openObjectStorage(process.env)
+        : undefined;
+    if (storage === undefined) checkMarker(row.output_dir, await store.fleet.storeId());
     const gateway = await openGateway(settings, row.base_url, hasMaskedKey(checked.source));
     const run = await openFleetRun(
       store,
@@ -81,6 +86,7 @@ export function storedRunOpener(
         baseUrl: row.base_url,
         force: false,
         emit,
+        storage,
       },
       owner,
     );
@@ -88,6 +94,7 @@ export function storedRunOpener(
     run.close = async () => {
       await closeRun();
       await gateway.close();
+      storage?.client.destroy();
     };
     // The run is held by its writes: it is completed in place, not copied.
     return Object.assign(run, { paths });
@@ -97,7 +104,8 @@ export function storedRunOpener(
 /**
  * What a worker needs to open a run, in place before its tasks (and so their jobs) are
  * recorded: the manifest as checked, for workers to run without the file or its environment,
- * and the marker by which a host shows it sees the shared output folder.
+ * and the marker by which a host shows it sees the shared output folder (none where outputs
+ * are published to object storage: each host then keeps a folder of its own).
  */
 export async function readyForWorkers(
   store: PgStore,
@@ -106,5 +114,6 @@ export async function readyForWorkers(
   checked: CheckedManifest,
 ): Promise<void> {
   await store.fleet.setResolvedManifest(runId, resolvedManifest(checked.source));
-  writeMarker(outputDir, await store.fleet.storeId());
+  if (checked.expanded.settings?.output.publish.length === 0)
+    writeMarker(outputDir, await store.fleet.storeId());
 }

@@ -5,7 +5,7 @@ import {
   runResult,
   STATUS_BY_END,
 } from "../engine/index.js";
-import { notifyTargetsOf } from "../manifest/index.js";
+import { notifyTargetsOf, publishTargetsOf } from "../manifest/index.js";
 import type { FleetRunRow, PgStore, RunRow } from "../store/index.js";
 
 /**
@@ -25,10 +25,36 @@ export async function settleFleetRun(
   const { writeReport } = await import("../postprocess/index.js");
   const run = (await store.run(row.id)) as RunRow;
   await writeReport(store, run);
+  await publishSettled(store, run, tell);
   const { targets, problems } = notifyTargetsOf(run.manifest_text, run.manifest_path, process.env);
   for (const problem of problems) tell(`run ${row.id}: ${problem}; nothing posted`);
   await notifyRunEnd(store, row.id, result, targets, {
     tell: (message) => tell(`run ${row.id}: ${message}`),
   });
   return true;
+}
+
+/**
+ * What the run's uploads missed, sent from this host's folder, then the run's record. The
+ * run's ending stands as settled: what is still missing is told, for `gwrun publish`.
+ */
+async function publishSettled(
+  store: PgStore,
+  run: RunRow,
+  tell: (line: string) => void,
+): Promise<void> {
+  const targets = publishTargetsOf(run.manifest_text, run.manifest_path, process.env);
+  if (targets.length === 0) return;
+  const publish = await import("../publish/index.js");
+  const storage = publish.openObjectStorage(process.env);
+  try {
+    const news = await publish.publishRunOutputs(store, run, storage, targets);
+    for (const line of news.lines) tell(`run ${run.id}: ${line}`);
+    for (const line of await publish.publishFolderRecord(run.output_dir, storage, targets))
+      tell(`run ${run.id}: ${line}`);
+  } catch (error) {
+    tell(`run ${run.id}: not published: ${error instanceof Error ? error.message : String(error)}`);
+  } finally {
+    storage.client.destroy();
+  }
 }

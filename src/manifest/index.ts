@@ -19,6 +19,7 @@ export {
 } from "./moment.js";
 export { notifyTargetsOf } from "./notify.js";
 export { framed, type LoadedPrices, type PriceRule, type PriceTable } from "./prices.js";
+export { type PublishTarget, parsePublishTarget, publishTargetsOf } from "./publish.js";
 export { checkRequestSecrets, concealSecrets } from "./request-secrets.js";
 export { type RowSet, reportAtRow, rowFieldIn } from "./rows.js";
 export { MAX_JOB_ID, manifestSchema, NOTIFY_OUTCOMES, RUNNER_KEYS } from "./schema.js";

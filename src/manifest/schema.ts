@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { publishSchema } from "./publish.js";
 import { cronProblem, isTimeZone } from "./ticks.js";
 import { parseDuration } from "./units.js";
 
@@ -255,6 +256,7 @@ export const manifestSchema = z.strictObject({
           }),
         ])
         .optional(),
+      publish: publishSchema.optional(),
     })
     .optional(),
   checks: checks.optional(),

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { resolvePublish } from "./publish.js";
 import { type ManifestInput, NOTIFY_OUTCOMES } from "./schema.js";
 import { DEFAULT_MAX_TASKS } from "./task-count.js";
 import { localTimeZone } from "./ticks.js";
@@ -76,6 +77,7 @@ export function resolveSettings(input: ManifestInput, file: string): ManifestSet
               width: thumbnails?.width ?? DEFAULTS.thumbnails.width,
               format: thumbnails?.format ?? DEFAULTS.thumbnails.format,
             },
+      publish: resolvePublish(input.output?.publish),
     },
     checks: input.checks,
     schedule:

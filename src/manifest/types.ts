@@ -1,4 +1,5 @@
 import type { PriceTable } from "./prices.js";
+import type { PublishTarget } from "./publish.js";
 import type { RowSet } from "./rows.js";
 import type { Schedule } from "./ticks.js";
 import type { Rate } from "./units.js";
@@ -41,6 +42,8 @@ export interface ManifestSettings {
   output: {
     dir: string;
     thumbnails: false | { width: number; format: "webp" | "jpeg" | "png" | "avif" };
+    /** Object storage each output is published to (none: empty). */
+    publish: PublishTarget[];
   };
   checks: JobChecks | undefined;
   /** Present for a scheduled manifest. */

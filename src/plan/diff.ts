@@ -74,7 +74,7 @@ export interface PlanDiff extends Omit<Plan, "groups" | "totals" | "tasks"> {
 /** What `diffPlan` reads of the store. */
 export type PlanStore = Pick<
   Store,
-  "tasksByKey" | "outputsOf" | "copiesOf" | "currentTasksOf" | "dependantsOf"
+  "tasksByKey" | "outputsOf" | "copiesOf" | "currentTasksOf" | "dependantsOf" | "publicationsOf"
 >;
 
 export interface DiffOptions {
@@ -86,6 +86,8 @@ export interface DiffOptions {
   templates: ReadonlyMap<string, readonly CheckedJob[]>;
   /** The run's output folder (absolute): where its files belong. */
   outputDir: string;
+  /** The manifest's `output.publish` targets (URLs): a file published to each is done. */
+  publishedTo?: readonly string[];
 }
 
 /**
@@ -283,16 +285,17 @@ function count(
  * delivery and missing files are noted.
  */
 async function statusOfRow(context: Context, row: TaskRow): Promise<TaskStatus> {
-  const { now, force, outputDir } = context.options;
+  const { now, force, outputDir, publishedTo } = context.options;
   const store = context.store;
   const facts = await factsOf(
     row,
     {
       outputs: () => outputsOf(context, row.key),
       copies: async () => (store === undefined ? [] : store.copiesOf(row.key)),
+      publications: async () => (store === undefined ? [] : store.publicationsOf(row.key)),
     },
     // `gwrun run` always checks outputs and makes their thumbnails.
-    { now, force, ownClaim: CLAIM_OWNER, checksRun: true, outputDir },
+    { now, force, ownClaim: CLAIM_OWNER, checksRun: true, outputDir, publishedTo },
   );
   const placement = placementOf(row, facts);
   const missing = facts.found?.missing ?? [];

@@ -2,7 +2,13 @@ import { existsSync } from "node:fs";
 import { fileMatches } from "../core/output-files.js";
 import { claimAlive } from "../core/process.js";
 import { isBelow } from "../core/safe-files.js";
-import { type OutputCopy, type OutputRow, type TaskRow, TaskState } from "../store/index.js";
+import {
+  type OutputCopy,
+  type OutputRow,
+  type Publication,
+  type TaskRow,
+  TaskState,
+} from "../store/index.js";
 
 /**
  * Where a recorded task goes when a run takes it on (at the start, or as a dependant): the
@@ -52,6 +58,11 @@ export interface PlacementFacts {
   reviewImagesGone: boolean;
   /** Every output of a done task has a link that has not expired. */
   linksLive: boolean;
+  /**
+   * Every output not intact on disk is published, verified, in each target of `output.publish`
+   * with its recorded hash: it is done (a fleet's other host, a folder cleaned up).
+   */
+  published?: boolean;
 }
 
 export function placementOf(task: TaskRow, facts: PlacementFacts): Placement {
@@ -71,6 +82,7 @@ export function placementOf(task: TaskRow, facts: PlacementFacts): Placement {
       if (facts.force) return "redo";
       if (facts.filesIntact && facts.toDeliver) return "deliver";
       if (facts.filesIntact) return facts.reviewImagesGone ? "recheck" : "done";
+      if (facts.published === true) return "done";
       return facts.linksLive ? "redownload" : "redo";
     case TaskState.Failed:
     case TaskState.Rejected:
@@ -107,6 +119,8 @@ export interface FoundFiles {
 export interface RecordedFiles {
   outputs(): Promise<OutputRow[]>;
   copies(): Promise<OutputCopy[]>;
+  /** What of them is published to object storage (read only when a file is not on disk). */
+  publications?(): Promise<Publication[]>;
 }
 
 /** Reads what `placementOf` needs to know of a task: its claim, and a done task's files. */
@@ -120,6 +134,8 @@ export async function factsOf(
     checksRun: boolean;
     /** The run's output folder: files intact only elsewhere are delivered into it. */
     outputDir: string;
+    /** The run's `output.publish` targets (URLs): a file published to each of them is done. */
+    publishedTo?: readonly string[];
   },
 ): Promise<PlacementFacts & { found?: FoundFiles; outputs?: OutputRow[] }> {
   const facts: PlacementFacts = {
@@ -134,6 +150,13 @@ export async function factsOf(
   const outputs = await recorded.outputs();
   const found = await findFiles(outputs, () => recorded.copies(), options.outputDir);
   facts.filesIntact = found.missing.length === 0;
+  if (!facts.filesIntact)
+    facts.published = await publishedEverywhere(
+      outputs,
+      found.missing,
+      recorded,
+      options.publishedTo,
+    );
   const places = [...found.intact.values()];
   facts.toDeliver = places.some(
     (place) =>
@@ -204,4 +227,23 @@ function reviewImagesGone(places: readonly FilePlace[]): boolean {
   return places.some((place) =>
     [place.thumbnail, place.poster].some((file) => file !== null && !existsSync(file)),
   );
+}
+
+async function publishedEverywhere(
+  outputs: readonly OutputRow[],
+  missing: FoundFiles["missing"],
+  recorded: RecordedFiles,
+  targets: readonly string[] = [],
+): Promise<boolean> {
+  if (targets.length === 0 || recorded.publications === undefined) return false;
+  const published = await recorded.publications();
+  return missing.every(({ idx }) => {
+    const sha256 = outputs.find((output) => output.idx === idx)?.sha256;
+    return targets.every((target) =>
+      published.some(
+        (row) =>
+          row.idx === idx && row.part === "file" && row.target === target && row.sha256 === sha256,
+      ),
+    );
+  });
 }

@@ -6,6 +6,7 @@ import type { CheckedJob } from "../families/index.js";
 import { GatewayClient } from "../gateway/index.js";
 import { isSimulator, type JobChecks, type ManifestSettings } from "../manifest/index.js";
 import { dependantTemplates } from "../plan/index.js";
+import type { ObjectStorage } from "../publish/index.js";
 import type { Store, TaskRow } from "../store/index.js";
 import { type GatewayTarget, inGatewayTime, openGatewayTarget } from "./gateway-target.js";
 
@@ -69,6 +70,8 @@ export interface RunWork {
   emit: Emit;
   /** Where the run's files are written (default: this machine's file systems). */
   files?: FileWrites;
+  /** Object storage for `output.publish`, opened (and closed) by whoever opened the work. */
+  storage?: ObjectStorage;
 }
 
 /** The engine's options for a run (checks and thumbnails loaded on first use). */
@@ -95,6 +98,16 @@ export async function engineOptions(work: RunWork): Promise<EngineOptions> {
       simulator: isSimulator(work.baseUrl),
       files: work.files,
     }),
+    publisher:
+      work.storage === undefined || settings.output.publish.length === 0
+        ? undefined
+        : (await import("../publish/index.js")).outputPublisher({
+            store: work.store,
+            storage: work.storage,
+            targets: settings.output.publish,
+            outputDir,
+            now: Date.now,
+          }),
     emit: work.emit,
     files: work.files,
   };

@@ -48,6 +48,8 @@ export {
   type NewTask,
   type OutputCopy,
   type OutputRow,
+  type Publication,
+  type PublishedPart,
   type ReportOutput,
   type ReportRow,
   type ReportSummary,

@@ -8,6 +8,7 @@ import type {
   NewTask,
   OutputCopy,
   OutputRow,
+  Publication,
   ReportRow,
   ReportSummary,
   ReviewDecision,
@@ -45,6 +46,7 @@ export interface Store
     TaskTransitions,
     ReportReads,
     ReviewStore,
+    PublicationStore,
     ScheduleStore {
   /** The gateway submit rate learned by earlier runs, per base URL. */
   learnedRate(baseUrl: string): Promise<number | undefined>;
@@ -269,6 +271,14 @@ export interface ReviewStore {
   ): Promise<boolean>;
   /** The reviews of the outputs in scope, in the order their tasks were recorded. */
   reviewsOf(scope: ReportScope): Promise<ReviewRow[]>;
+}
+
+/** Objects outputs were published as (`output.publish`). */
+export interface PublicationStore {
+  /** Records objects as verified after their upload, replacing what was recorded of each. */
+  recordPublications(published: readonly Publication[]): Promise<void>;
+  /** What of a task's outputs is published, by output, target and part. */
+  publicationsOf(key: string): Promise<Publication[]>;
 }
 
 export interface ScheduleStore {

@@ -132,6 +132,23 @@ export interface OutputRow {
   downloaded_at: number | null;
 }
 
+/** What of an output is published: the file, a review image, or its provenance sidecar. */
+export type PublishedPart = "file" | "thumbnail" | "poster" | "sidecar";
+
+/** An object an output was published as, verified after its upload (`publications`). */
+export interface Publication {
+  job_key: string;
+  idx: number;
+  /** `s3://bucket/prefix` as the manifest names it. */
+  target: string;
+  part: PublishedPart;
+  object_key: string;
+  bytes: number;
+  sha256: string;
+  etag: string;
+  published_at: number;
+}
+
 /** Where an output was delivered into another output folder than its own (`output_copies`). */
 export interface OutputCopy {
   job_key: string;

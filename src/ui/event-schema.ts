@@ -111,6 +111,7 @@ const events = [
     action: z.enum(["download", "redo"]),
   }),
   z.object({ type: z.literal("output:delivered"), ...task, outputs: z.number().int() }),
+  z.object({ type: z.literal("output:published"), ...task, failed: z.string().nullable() }),
   z.object({
     type: z.literal("run:finished"),
     end: runEnd,

@@ -127,6 +127,11 @@ export function summaryLines(view: RunView, options: SummaryOptions): string[] {
     lines.push(
       `  ${plural(view.delivered, "output")} made before into another folder delivered into ${view.outputDir ?? "."} (linked or copied; not paid again)`,
     );
+  const { done: published, failed: unpublished } = view.published;
+  if (published + unpublished > 0)
+    lines.push(
+      `  outputs of ${plural(published, "task")} published to object storage${unpublished > 0 ? `; ${unpublished} not yet (tried again as the run ends)` : ""}`,
+    );
   const { download, redo } = view.missing;
   if (download + redo > 0)
     lines.push(

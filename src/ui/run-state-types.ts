@@ -42,6 +42,8 @@ export interface RunState {
   missing: { download: number; redo: number };
   /** Outputs made before into another folder, delivered into the run's. */
   delivered: number;
+  /** Done tasks whose outputs were published to object storage, and those that failed to be. */
+  published: { done: number; failed: number };
   stopping: { reason: RunEnd; message: string } | null;
   end: RunEnd | null;
   /** The run's tasks by store state, once it has finished. */

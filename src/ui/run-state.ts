@@ -34,6 +34,7 @@ export function createRunState(): RunState {
     reasons: new Map(),
     missing: { download: 0, redo: 0 },
     delivered: 0,
+    published: { done: 0, failed: 0 },
     stopping: null,
     end: null,
     counts: {},
@@ -173,6 +174,10 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
       break;
     case "output:delivered":
       state.delivered += event.outputs;
+      break;
+    case "output:published":
+      if (event.failed === null) state.published.done += 1;
+      else state.published.failed += 1;
       break;
     case "run:stopping":
       state.stopping = { reason: event.reason, message: event.message };

@@ -1,0 +1,63 @@
+import { type PublishTarget, publishTargetsOf } from "../manifest/index.js";
+import type { ObjectStorage } from "../publish/index.js";
+import { ExitCode } from "./exit-codes.js";
+import { findRun, type StoreFlags, storeAt, withExistingStore } from "./store.js";
+
+/**
+ * Object storage around a run: opened and checked before anything is paid for, what the run
+ * left unpublished sent as it ends, and `gwrun publish` for what is missing later.
+ */
+
+/** Opens object storage and checks every target can be reached; throws with what to do. */
+export async function openPublishing(
+  targets: readonly PublishTarget[],
+  env: NodeJS.ProcessEnv,
+): Promise<ObjectStorage> {
+  const { openObjectStorage, checkTargets } = await import("../publish/index.js");
+  const storage = openObjectStorage(env);
+  try {
+    await checkTargets(storage, targets);
+  } catch (error) {
+    storage.client.destroy();
+    throw error;
+  }
+  return storage;
+}
+
+/**
+ * `gwrun publish [run]`: every done output of the run checked in each target of its manifest's
+ * `output.publish` and sent where it is missing, then the folder's record.
+ */
+export async function publishMissing(
+  ref: string | undefined,
+  flags: StoreFlags,
+  env: NodeJS.ProcessEnv,
+  say: (line: string) => void,
+): Promise<ExitCode> {
+  const at = storeAt(flags);
+  return withExistingStore(at, async (store) => {
+    const run = await findRun(store, at.location, ref);
+    const targets = publishTargetsOf(run.manifest_text, run.manifest_path, env);
+    if (targets.length === 0) {
+      say(`run ${run.id}'s manifest has no output.publish: nothing to publish`);
+      return ExitCode.Invalid;
+    }
+    let storage: ObjectStorage;
+    try {
+      storage = await openPublishing(targets, env);
+    } catch (error) {
+      say(error instanceof Error ? error.message : String(error));
+      return ExitCode.Invalid;
+    }
+    const { publishRunOutputs, publishFolderRecord } = await import("../publish/index.js");
+    try {
+      const news = await publishRunOutputs(store, run, storage, targets, { verify: true });
+      for (const line of news.lines) say(line);
+      const problems = await publishFolderRecord(run.output_dir, storage, targets);
+      for (const line of problems) say(line);
+      return news.complete && problems.length === 0 ? ExitCode.Ok : ExitCode.Failed;
+    } finally {
+      storage.client.destroy();
+    }
+  });
+}

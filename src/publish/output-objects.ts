@@ -1,0 +1,73 @@
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { hashFile } from "../core/output-files.js";
+import { isBelow } from "../core/safe-files.js";
+import type { PublishTarget } from "../manifest/index.js";
+import type { OutputRow, PublishedPart } from "../store/index.js";
+
+/**
+ * The objects a done output is published as: its file, its review images and its provenance
+ * sidecar, each keyed by its place in the output folder under the target's prefix, so the
+ * bucket holds the folder as it is on disk (`results.jsonl` and the gallery link to them).
+ */
+
+export interface OutputObject {
+  part: PublishedPart;
+  /** The local file; it may be gone (a folder that is not this host's). */
+  file: string;
+  /** The key under a target's prefix (the folder's relative path, with `/`). */
+  relative: string;
+}
+
+const CONTENT_TYPES: Readonly<Record<string, string>> = {
+  ".json": "application/json",
+  ".jsonl": "application/x-ndjson",
+  ".html": "text/html; charset=utf-8",
+  ".webp": "image/webp",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".png": "image/png",
+  ".avif": "image/avif",
+  ".txt": "text/plain; charset=utf-8",
+};
+
+/** The objects of `output` (downloaded into `outputDir`); none for a file outside it. */
+export function objectsOf(output: OutputRow, outputDir: string): OutputObject[] {
+  if (output.path === null || !isBelow(outputDir, output.path)) return [];
+  const places: [PublishedPart, string | null][] = [
+    ["file", output.path],
+    ["thumbnail", output.thumbnail],
+    ["poster", output.poster],
+    ["sidecar", `${output.path}.json`],
+  ];
+  return places.flatMap(([part, file]) =>
+    file === null || !isBelow(outputDir, file)
+      ? []
+      : [{ part, file, relative: relativeKey(outputDir, file) }],
+  );
+}
+
+/** A file's key relative to the folder: its path there, with `/` between the parts. */
+export function relativeKey(outputDir: string, file: string): string {
+  return path.relative(outputDir, file).split(path.sep).join("/");
+}
+
+export function objectKey(target: PublishTarget, relative: string): string {
+  return target.prefix === "" ? relative : `${target.prefix}/${relative}`;
+}
+
+export function contentTypeOf(file: string, known?: string | null): string {
+  return known ?? CONTENT_TYPES[path.extname(file).toLowerCase()] ?? "application/octet-stream";
+}
+
+/** A local file's size and sha256, or undefined when it is not on disk. */
+export async function fileFacts(
+  file: string,
+): Promise<{ bytes: number; sha256: string } | undefined> {
+  try {
+    const { size } = await stat(file);
+    return { bytes: size, sha256: await hashFile(file) };
+  } catch {
+    return undefined;
+  }
+}
