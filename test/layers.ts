@@ -34,6 +34,7 @@ export const E2E_TESTS: readonly string[] = [
   "test/engine/store-fault.test.ts",
   "test/fleet/drivers-agree.test.ts",
   "test/fleet/project-paths.test.ts",
+  "test/fleet/publish.test.ts",
   "test/fleet/refusals.test.ts",
   "test/fleet/status.test.ts",
   "test/fleet/worker-deaths.test.ts",

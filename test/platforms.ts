@@ -36,6 +36,7 @@ export const STORE_BOUND_TESTS: readonly string[] = [
   "test/fleet/pace-limits.test.ts",
   "test/fleet/pace.test.ts",
   "test/fleet/project-paths.test.ts",
+  "test/fleet/publish.test.ts",
   "test/fleet/refusals.test.ts",
   "test/fleet/status.test.ts",
   "test/fleet/worker-deaths.test.ts",

@@ -41,7 +41,7 @@ export {
   validate,
 } from "./manifest.js";
 export { type PlanOptions, type PlanOutcome, planManifestAt } from "./plan.js";
-export { publishMissing } from "./publish.js";
+export { bringApprovedHere, publishMissing } from "./publish.js";
 export { type RawRequest, validateRawRequest } from "./raw-request.js";
 export { diagnosticText, type RunEvent, RunHandle, type RunOutcome } from "./run-handle.js";
 export { type RetryChoice, resumeRunWith, retryRunWith, runManifestWith } from "./runs.js";

@@ -1,5 +1,7 @@
+import { fileMatches } from "../core/output-files.js";
 import { type PublishTarget, publishTargetsOf } from "../manifest/index.js";
 import type { ObjectStorage } from "../publish/index.js";
+import type { OutputRow, RunRow, Store } from "../store/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { findRun, type StoreFlags, storeAt, withExistingStore } from "./store.js";
 
@@ -60,4 +62,34 @@ export async function publishMissing(
       storage.client.destroy();
     }
   });
+}
+
+/**
+ * The approved outputs of a run whose files this host lacks (a fleet's other host made them),
+ * fetched from the objects they were published as, so an export holds them; how many.
+ */
+export async function bringApprovedHere(
+  store: Store,
+  run: RunRow,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const approved = (await store.reviewsOf({ run: run.id })).filter(
+    (review) => review.decision === "approved",
+  );
+  const missing: OutputRow[] = [];
+  for (const key of new Set(approved.map((review) => review.job_key)))
+    for (const output of await store.outputsOf(key))
+      if (
+        approved.some((review) => review.job_key === key && review.idx === output.idx) &&
+        !(await fileMatches(output.path, output.bytes, output.sha256))
+      )
+        missing.push(output);
+  if (missing.length === 0) return 0;
+  const publish = await import("../publish/index.js");
+  const storage = publish.openObjectStorage(env);
+  try {
+    return await publish.fetchMissing({ store, storage }, missing, run.output_dir);
+  } finally {
+    storage.client.destroy();
+  }
 }

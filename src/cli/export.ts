@@ -1,5 +1,12 @@
 import path from "node:path";
-import { ExitCode, findRun, type StoreFlags, storeAt, withExistingStore } from "../api/index.js";
+import {
+  bringApprovedHere,
+  ExitCode,
+  findRun,
+  type StoreFlags,
+  storeAt,
+  withExistingStore,
+} from "../api/index.js";
 import { plural } from "../core/words.js";
 import { err, out } from "./output.js";
 
@@ -15,6 +22,8 @@ export async function exportRun(
   const at = storeAt(flags);
   return withExistingStore(at, async (store) => {
     const run = await findRun(store, at.location, ref);
+    // Outputs made on a fleet's other host are read back from object storage.
+    await bringApprovedHere(store, run, process.env);
     const dir = path.resolve(flags.approved);
     const exported = await exportApproved(store, run, {
       dir,

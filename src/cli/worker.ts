@@ -14,7 +14,7 @@ import {
   WORKER_CONCURRENCY,
   WORKER_DOWNLOADS,
 } from "../fleet/index.js";
-import { parseDuration } from "../manifest/index.js";
+import { parseDuration, publishTargetsOf } from "../manifest/index.js";
 import { inProject, locatedRun, type PgStore, projectPaths } from "../store/index.js";
 import { err } from "./output.js";
 import { storeOption } from "./store-options.js";
@@ -87,10 +87,14 @@ export async function runWorker(flags: WorkerFlags): Promise<ExitCode> {
   }
 }
 
-/** A worker that cannot see a running run's shared output folder must not start: it would redo. */
+/**
+ * A worker that cannot see a running run's shared output folder must not start: it would redo.
+ * A run that publishes its outputs to object storage has no shared folder.
+ */
 async function refuseUnseenFolders(store: PgStore, project: string): Promise<void> {
   const id = await store.fleet.storeId();
   for (const run of await store.fleet.activeRuns()) {
+    if (publishTargetsOf(run.manifest_text, run.manifest_path, process.env).length > 0) continue;
     const paths = projectPaths(runProject(run, project));
     checkMarker(paths.absolute(run.output_dir), id);
   }

@@ -2,5 +2,10 @@ export { checkTargets, type ObjectStorage, openObjectStorage } from "./object-st
 export { type PublishPlace, publishTask, type TaskPublished } from "./publish-outputs.js";
 export { publishFolderFiles, publishRun, type RunPublished } from "./publish-run.js";
 export { outputPublisher } from "./publisher.js";
-export { fetchMissing, objectBody, publishedObject, type ReadPlace } from "./read-objects.js";
+export {
+  fetchMissing,
+  objectBody,
+  type ReadPlace,
+  recordedObject,
+} from "./read-objects.js";
 export { type PublishNews, publishFolderRecord, publishRunOutputs } from "./run-news.js";

@@ -6,7 +6,7 @@ import { pipeline } from "node:stream/promises";
 import { GetObjectCommand } from "@aws-sdk/client-s3";
 import { ensureDir, partialFile } from "../core/fs.js";
 import { fileMatches, hashFile, partialDir } from "../core/output-files.js";
-import type { PublishTarget } from "../manifest/index.js";
+import { type PublishTarget, parsePublishTarget } from "../manifest/index.js";
 import type { OutputRow, Publication, PublishedPart, Store } from "../store/index.js";
 import { type ObjectStorage, storageProblem } from "./object-storage.js";
 
@@ -19,41 +19,50 @@ import { type ObjectStorage, storageProblem } from "./object-storage.js";
 export interface ReadPlace {
   store: Pick<Store, "publicationsOf">;
   storage: ObjectStorage;
-  targets: readonly PublishTarget[];
 }
 
-/** The recorded object of an output's part, in a target this host can read. */
-export async function publishedObject(
-  place: ReadPlace,
-  key: string,
-  idx: number,
-  part: PublishedPart = "file",
-): Promise<{ target: PublishTarget; row: Publication } | undefined> {
-  const rows = await place.store.publicationsOf(key);
-  for (const target of place.targets) {
-    const row = rows.find(
-      (one) => one.idx === idx && one.part === part && one.target === target.url,
-    );
-    if (row !== undefined) return { target, row };
-  }
-  return undefined;
-}
-
-/** An object's bytes as a stream (for `gwrun view`). */
+/** A recorded object's bytes as a stream, whole or the byte range asked for (`bytes=a-b`). */
 export async function objectBody(
-  place: ReadPlace,
+  place: Pick<ReadPlace, "storage">,
   found: { target: PublishTarget; row: Publication },
-): Promise<Readable> {
+  range?: string,
+): Promise<{ body: Readable; bytes: number; contentRange: string | undefined }> {
   try {
     const got = await place.storage.client.send(
-      new GetObjectCommand({ Bucket: found.target.bucket, Key: found.row.object_key }),
+      new GetObjectCommand({
+        Bucket: found.target.bucket,
+        Key: found.row.object_key,
+        ...(range === undefined ? {} : { Range: range }),
+      }),
     );
-    return got.Body as Readable;
+    return {
+      body: got.Body as Readable,
+      bytes: got.ContentLength ?? found.row.bytes,
+      contentRange: got.ContentRange,
+    };
   } catch (error) {
     throw new Error(
       storageProblem(place.storage, `${found.target.url}: ${found.row.object_key}`, error),
     );
   }
+}
+
+/**
+ * The recorded object of an output's part in whichever target it was published to (the
+ * target read from the record: `gwrun view` knows no manifest).
+ */
+export async function recordedObject(
+  store: Pick<Store, "publicationsOf">,
+  key: string,
+  idx: number,
+  part: PublishedPart,
+): Promise<{ target: PublishTarget; row: Publication } | undefined> {
+  for (const row of await store.publicationsOf(key)) {
+    if (row.idx !== idx || row.part !== part) continue;
+    const target = parsePublishTarget(row.target);
+    if (target !== undefined) return { target, row };
+  }
+  return undefined;
 }
 
 /**
@@ -69,7 +78,7 @@ export async function fetchMissing(
   for (const output of outputs) {
     if (output.path === null || output.sha256 === null) continue;
     if (await fileMatches(output.path, output.bytes, output.sha256)) continue;
-    const found = await publishedObject(place, output.job_key, output.idx);
+    const found = await recordedObject(place.store, output.job_key, output.idx, "file");
     if (found === undefined || found.row.sha256 !== output.sha256) continue;
     await fetchObject(place, found, output.path, outputDir);
     fetched += 1;
@@ -88,7 +97,7 @@ async function fetchObject(
   await ensureDir(path.dirname(file));
   const partial = partialFile(partials, file);
   try {
-    await pipeline(await objectBody(place, found), createWriteStream(partial));
+    await pipeline((await objectBody(place, found)).body, createWriteStream(partial));
     if ((await hashFile(partial)) !== found.row.sha256)
       throw new Error(
         `${found.target.url}: ${found.row.object_key} does not hold the bytes its record names`,

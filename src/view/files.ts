@@ -48,6 +48,14 @@ export async function recordedFile(
   return { path: file, type };
 }
 
+/** Whether a downloaded output is recorded under this key and index (its file anywhere). */
+export async function recordedOutput(store: Store, key: string, index: number): Promise<boolean> {
+  if (!KEY.test(key) || !Number.isInteger(index)) return false;
+  return (await store.outputsOf(key)).some(
+    (row) => row.idx === index && row.state === "downloaded",
+  );
+}
+
 /** Media and plain text keep the type the gateway gave them; anything else (HTML…) is bytes. */
 const SERVED_TYPE =
   /^(image\/(png|jpeg|webp|gif|avif)|video\/(mp4|webm|quicktime)|text\/plain|application\/json)$/;

@@ -5,11 +5,12 @@ import type { AddressInfo } from "node:net";
 import type { Clock } from "../core/clock.js";
 import type { Store } from "../store/index.js";
 import { costPanel, gridItems, outputDetail, progressOf, runItems, timelineItems } from "./data.js";
-import { type FileKind, recordedFile, sendFile } from "./files.js";
+import { type FileKind, recordedFile, recordedOutput, sendFile } from "./files.js";
 import { galleryRefresher } from "./gallery-refresh.js";
 import { contentPolicy, refuseFraming } from "./headers.js";
 import { page } from "./pages.js";
 import { streamProgress } from "./progress-stream.js";
+import { lazyStorage, sendPublished } from "./published-files.js";
 
 /**
  * `gwrun view`: a web app on loopback over the store. Reading needs nothing; a change (a
@@ -30,6 +31,8 @@ export interface ViewOptions {
   project: string;
   /** Told of a problem that does not stop the server (a gallery not rewritten); default: none. */
   onProblem?: (message: string) => void;
+  /** Where object storage's credentials are read, for outputs published elsewhere. */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface ViewServer {
@@ -72,6 +75,7 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
   let port = 0;
   const streams = new Set<() => void>();
   const galleries = galleryRefresher(store, options.onProblem ?? (() => {}));
+  const objects = lazyStorage(options.env ?? process.env);
   // The folders files are served from: the project's, and any run's output folder outside it.
   let folders: { at: number; roots: string[] } | undefined;
   const servedFolders = async (): Promise<string[]> => {
@@ -202,8 +206,12 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
         fourth as FileKind,
         await servedFolders(),
       );
-      if (file === undefined || !sendFile(request, response, file))
-        throw new Refused(404, "no such file recorded");
+      if (file !== undefined && sendFile(request, response, file)) return;
+      // Not on this host: the object it was published as, if any.
+      const output = { key: second ?? "", index: Number(third), kind: fourth as FileKind };
+      if (file !== undefined || (await recordedOutput(store, output.key, output.index)))
+        if (await sendPublished(request, response, store, output, objects)) return;
+      throw new Refused(404, "no such file recorded");
     } else {
       throw new Refused(404, "not found");
     }
@@ -235,6 +243,7 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await galleries.settle();
+      await objects.close();
     },
   };
 }
