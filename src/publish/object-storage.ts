@@ -37,10 +37,22 @@ export function openObjectStorage(
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= "true";
   const endpoint = env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL;
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+  const accessKeyId = env.AWS_ACCESS_KEY_ID;
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
   const client = new S3Client({
     ...(endpoint === undefined ? {} : { endpoint }),
     // A store of its own (MinIO, moto) has no regions: any name signs.
-    ...(region === undefined && endpoint !== undefined ? { region: "us-east-1" } : {}),
+    ...(region !== undefined ? { region } : endpoint !== undefined ? { region: "us-east-1" } : {}),
+    // Else the SDK's own chain: a profile, SSO, the instance's role…
+    ...(accessKeyId !== undefined && secretAccessKey !== undefined
+      ? {
+          credentials: {
+            accessKeyId,
+            secretAccessKey,
+            ...(env.AWS_SESSION_TOKEN === undefined ? {} : { sessionToken: env.AWS_SESSION_TOKEN }),
+          },
+        }
+      : {}),
     forcePathStyle: pathStyle(endpoint, env),
     // S3-compatible stores differ in the checksums they take; each upload is verified by gwrun.
     requestChecksumCalculation: "WHEN_REQUIRED",
