@@ -1,9 +1,9 @@
 /** Exit codes of every gwrun command (README "Exit codes"). */
 export const ExitCode = {
   Ok: 0,
-  /** Some jobs failed. */
+  /** Some jobs failed, or outputs could not be published. */
   Failed: 1,
-  /** Invalid manifest, request or usage; nothing was submitted. */
+  /** Invalid manifest, request or usage, or object storage refused; nothing was submitted. */
   Invalid: 2,
   /** Stopped by the budget or the gateway balance. */
   Stopped: 3,
@@ -20,8 +20,9 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 /** What each exit code means, as `gwrun --help` lists them. */
 export const EXIT_CODE_MEANINGS: Readonly<Record<ExitCode, string>> = {
   [ExitCode.Ok]: "all done, or valid",
-  [ExitCode.Failed]: "some tasks failed",
-  [ExitCode.Invalid]: "invalid manifest, request or usage; nothing submitted",
+  [ExitCode.Failed]: "some tasks failed, or some outputs could not be published",
+  [ExitCode.Invalid]:
+    "invalid manifest, request or usage, or object storage refused the credentials; nothing submitted",
   [ExitCode.Stopped]: "stopped by the budget or the gateway balance",
   [ExitCode.Busy]: "another run of the same scheduled manifest holds its lease; nothing done",
   [ExitCode.Store]:
