@@ -82,6 +82,7 @@ export const STORE_BOUND_TESTS: readonly string[] = [
   "test/store/migrations.test.ts",
   "test/store/pg-schema.test.ts",
   "test/store/pg-unusable.test.ts",
+  "test/store/publications.test.ts",
   "test/store/report-rows.test.ts",
   "test/store/reviews.test.ts",
   "test/store/store.test.ts",

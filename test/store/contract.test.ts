@@ -309,30 +309,6 @@ describe.each(STORE_KINDS)("item 2: the store port, method by method (%s)", (kin
     });
   });
 
-  it("records the objects an output was published as, replacing one sent again", async () => {
-    await withStore(kind, async (store, runId) => {
-      await store.recordTasks(runId, [imageTask("k1")], 1);
-      const object = {
-        job_key: "k1",
-        idx: 0,
-        target: "s3://bucket/spring",
-        part: "file" as const,
-        object_key: "spring/shots/k1.png",
-        bytes: 5_000_000_000,
-        sha256: "a".repeat(64),
-        etag: '"e1"',
-        published_at: 10,
-      };
-      await store.recordPublications([object, { ...object, part: "sidecar", bytes: 12 }]);
-      await store.recordPublications([{ ...object, etag: '"e2"', published_at: 20 }]);
-      expect(await store.publicationsOf("k1")).toEqual([
-        { ...object, etag: '"e2"', published_at: 20 },
-        { ...object, part: "sidecar", bytes: 12 },
-      ]);
-      expect(await store.publicationsOf("k2")).toEqual([]);
-    });
-  });
-
   it("records a manifest's ticks: not run, started, taken up again, finished, pruned", async () => {
     await withStore(kind, async (store, runId) => {
       const skipped = {
