@@ -16,12 +16,18 @@ export type FileKind = "file" | "thumb" | "poster";
 
 const KEY = /^[A-Za-z0-9_-]{1,128}$/;
 
-const TYPES: Readonly<Record<string, string>> = {
+/** Media types by file extension, for review images and objects read back from storage. */
+export const TYPES_BY_EXTENSION: Readonly<Record<string, string>> = {
   webp: "image/webp",
   jpeg: "image/jpeg",
   jpg: "image/jpeg",
   png: "image/png",
   avif: "image/avif",
+  gif: "image/gif",
+  mp4: "video/mp4",
+  webm: "video/webm",
+  mov: "video/quicktime",
+  txt: "text/plain",
 };
 
 /** The recorded path and type of an output's file; undefined when none may be served. */
@@ -44,7 +50,8 @@ export async function recordedFile(
   const type =
     kind === "file"
       ? servedType(output.content_type)
-      : (TYPES[file.split(".").at(-1)?.toLowerCase() ?? ""] ?? "application/octet-stream");
+      : (TYPES_BY_EXTENSION[file.split(".").at(-1)?.toLowerCase() ?? ""] ??
+        "application/octet-stream");
   return { path: file, type };
 }
 

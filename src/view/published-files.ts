@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ObjectStorage } from "../publish/index.js";
 import type { PublishedPart, Store } from "../store/index.js";
-import type { FileKind } from "./files.js";
+import { type FileKind, TYPES_BY_EXTENSION } from "./files.js";
 import { contentPolicy } from "./headers.js";
 
 /**
@@ -14,19 +14,6 @@ const PART_OF: Readonly<Record<FileKind, PublishedPart>> = {
   file: "file",
   thumb: "thumbnail",
   poster: "poster",
-};
-
-const TYPES: Readonly<Record<string, string>> = {
-  webp: "image/webp",
-  jpeg: "image/jpeg",
-  jpg: "image/jpeg",
-  png: "image/png",
-  avif: "image/avif",
-  gif: "image/gif",
-  mp4: "video/mp4",
-  webm: "video/webm",
-  mov: "video/quicktime",
-  txt: "text/plain",
 };
 
 /** Object storage opened once, on the first file it is needed for; closed with the server. */
@@ -65,7 +52,7 @@ export async function sendPublished(
   const got = await objectBody({ storage: await storage.get() }, found, range);
   const extension = found.row.object_key.split(".").at(-1)?.toLowerCase() ?? "";
   response.writeHead(got.contentRange === undefined ? 200 : 206, {
-    "content-type": TYPES[extension] ?? "application/octet-stream",
+    "content-type": TYPES_BY_EXTENSION[extension] ?? "application/octet-stream",
     "content-length": got.bytes,
     ...(got.contentRange === undefined ? {} : { "content-range": got.contentRange }),
     "accept-ranges": "bytes",
