@@ -10,6 +10,7 @@ import {
   rowFieldIn,
 } from "../manifest/index.js";
 import { hasLocalImages, type ImageFileCache, inlineLocalImages } from "./local-images.js";
+import { PUBLIC_URL_RULE } from "./public-urls.js";
 import {
   ENDPOINT_PATHS,
   familyFields,
@@ -88,8 +89,10 @@ export async function checkJobs(
     }
     const validated = validateWithCells(family, job, body, cells);
     body = validated.body;
+    const privateUrls = manifest.settings?.gateway.privateUrls === true;
     const issues = validated.issues
       .filter((issue) => !skip.has(issue.path.join(".")))
+      .filter((issue) => !(privateUrls && issue.rule === PUBLIC_URL_RULE))
       .map((issue) => withRunnerKeyHint(issue, family));
     for (const issue of issues) reportIssue(manifest, job, issue, seen);
     checkHeaders(manifest, job, family);

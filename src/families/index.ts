@@ -17,6 +17,7 @@ export {
   taskCost,
   usageCost,
 } from "./prices.js";
+export { PUBLIC_URL_RULE, privateHostKind, privateUrlProblem } from "./public-urls.js";
 export { FAMILIES } from "./registry.js";
 export { familyFields, familyFor, familyForRequest, suggestModel } from "./resolve.js";
 export type { ExpectedOutputs, Family, ImageInputRule, RequestBody } from "./types.js";

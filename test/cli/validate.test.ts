@@ -72,6 +72,26 @@ jobs:
     expect(reserved.stderr).toBe("");
   });
 
+  it("item 1: gwrun validate shows file:line:column and the rule for a private URL", () => {
+    const dir = tempDir({
+      "private.yaml": `version: 1
+jobs:
+  - id: edit
+    model: acme-image-2
+    prompt: a mug
+    image_urls:
+      - https://cdn.example.com/a.png
+      - http://localhost:8080/img/a.png
+`,
+    });
+    const file = path.join(dir, "private.yaml");
+    const result = gwrun(["validate", file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `${file}:8:9  error image_urls[1]: http://localhost:8080/img/a.png: its host is localhost, which the gateway cannot reach; the contract asks for a publicly reachable URL (for a gateway inside the same private network, set gateway.private_urls: true)  [public-url]`,
+    );
+  });
+
   it("says so when a manifest file does not exist", () => {
     const result = gwrun(["validate", "manifests/nope.yaml"]);
     expect(result.code).toBe(2);
