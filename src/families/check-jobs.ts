@@ -9,6 +9,7 @@ import {
   reportAtRow,
   rowFieldIn,
 } from "../manifest/index.js";
+import { type DataUriCache, dataUriImageIssues } from "./data-uri-images.js";
 import { hasLocalImages, type ImageFileCache, inlineLocalImages } from "./local-images.js";
 import { PUBLIC_URL_RULE } from "./public-urls.js";
 import {
@@ -46,6 +47,7 @@ export async function checkJobs(
   const { reporter } = manifest;
   const start = reporter.diagnostics.length;
   const cache: ImageFileCache = new Map();
+  const dataUris: DataUriCache = new Map();
   const jobs: CheckedJob[] = [];
   const warnedPassthrough = new Set<string>();
   const seen: Seen = new Map();
@@ -94,6 +96,9 @@ export async function checkJobs(
       .filter((issue) => !skip.has(issue.path.join(".")))
       .filter((issue) => !(privateUrls && issue.rule === PUBLIC_URL_RULE))
       .map((issue) => withRunnerKeyHint(issue, family));
+    // Data URIs as written (local files were read above); a path with a problem is not read.
+    const reported = new Set([...skip, ...issues.map((issue) => issue.path.join("."))]);
+    issues.push(...(await dataUriImageIssues(family, job.body, dataUris, reported)));
     for (const issue of issues) reportIssue(manifest, job, issue, seen);
     checkHeaders(manifest, job, family);
     const errors = issues.filter((issue) => issue.severity !== "warning");

@@ -105,6 +105,20 @@ describe("gwrun validate --request", () => {
     body: { model: "acme-image-2", prompt: "a mug" },
   };
 
+  it("item 2: reads a Data URI's image and holds it to the family's pixel rules", () => {
+    const onePixel =
+      "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    const request = {
+      endpoint: "/v1/images/generations",
+      body: { model: "acme-seedance-4-5", prompt: "a mug", image_urls: [onePixel] },
+    };
+    const result = gwrun(["validate", "--request", "-"], { input: JSON.stringify(request) });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      "body.image_urls[0]: data:image/png;base64,…: is 1×1 px; each side must be at least 15 px  [image-size]\n",
+    );
+  });
+
   it("exits 0 for a valid raw request", () => {
     const result = gwrun(["validate", "--request", "-"], { input: JSON.stringify(valid) });
     expect(result.code).toBe(0);
