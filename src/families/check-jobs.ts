@@ -18,6 +18,7 @@ import {
   familyFor,
   suggestModel,
   TEXT_FAMILY_IDS,
+  wrongEndpoint,
 } from "./resolve.js";
 import { type CellRules, validateWithCells } from "./row-cells.js";
 import type { Family, RequestBody } from "./types.js";
@@ -73,10 +74,18 @@ export async function checkJobs(
       TEXT_FAMILY_IDS[spec.endpoint] === undefined &&
       ENDPOINT_PATHS[spec.endpoint] !== family.endpoint
     ) {
+      const word = Object.keys(ENDPOINT_PATHS).find(
+        (key) => ENDPOINT_PATHS[key] === family.endpoint,
+      );
       reporter.at(
         ["endpoint"],
         "endpoint",
-        `model "${model}" is served by ${family.endpoint}, not ${ENDPOINT_PATHS[spec.endpoint]}`,
+        wrongEndpoint(
+          model as string,
+          family,
+          ENDPOINT_PATHS[spec.endpoint] as string,
+          `with endpoint: ${word} or no endpoint`,
+        ),
         {},
         jobPath(spec),
       );

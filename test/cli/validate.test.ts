@@ -105,6 +105,34 @@ describe("gwrun validate --request", () => {
     body: { model: "acme-image-2", prompt: "a mug" },
   };
 
+  it("item 3: a model sent to the wrong endpoint is told the endpoint that serves it, never itself", () => {
+    const lines = [
+      {
+        endpoint: "/v1/images/generations",
+        body: { model: "acme2.7-videoedit", video_urls: ["https://cdn.example.com/a.mp4"] },
+      },
+      {
+        endpoint: "/v1/images/edits",
+        body: {
+          model: "acme-imagine-1.0",
+          prompt: "bluer",
+          image_urls: ["https://cdn.example.com/a.png"],
+        },
+      },
+    ];
+    const result = gwrun(["validate", "--request", "-", "--jsonl"], {
+      input: lines.map((line) => JSON.stringify(line)).join("\n"),
+    });
+    const answers = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(answers.map((answer) => answer.errors[0].message)).toEqual([
+      "acme2.7-videoedit is a video model (video family 8): send it to the video generation endpoint (/v1/videos/generations)",
+      'unknown model "acme-imagine-1.0" for /v1/images/edits (did you mean "acme-imagine-1.0-<suffix>"?)',
+    ]);
+  });
+
   it("item 2: reads a Data URI's image and holds it to the family's pixel rules", () => {
     const onePixel =
       "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
