@@ -11,10 +11,14 @@ import type { ExpectedOutputs, ModelPattern, PixelSize, RequestBody } from "./ty
 /** The vendor word the spec leaves out: one word of letters and digits. */
 export const BRAND = "[A-Za-z][A-Za-z0-9]*";
 
+/** `text` matched literally inside a regular expression. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
 /** A model pattern from a spec identifier written with `<brand>`. */
 export function model(spec: string): ModelPattern {
   const [before, after] = spec.split("<brand>") as [string, string | undefined];
-  const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const source =
     after === undefined
       ? escapeRegExp(before)

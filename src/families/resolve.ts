@@ -1,5 +1,5 @@
 import { suggest } from "../core/suggest.js";
-import { BRAND } from "./common.js";
+import { BRAND, escapeRegExp } from "./common.js";
 import { FAMILIES } from "./registry.js";
 import type { Family, ModelPattern } from "./types.js";
 
@@ -68,8 +68,7 @@ export function suggestModel(model: string): string | undefined {
 function stemOf(label: string, free: number): RegExp {
   const fixed = label.slice(0, free).replace(/-$/, "");
   const [before, after = ""] = fixed.split("<brand>") as [string, string?];
-  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`^${escape(before)}${BRAND}${escape(after)}-?$`);
+  return new RegExp(`^${escapeRegExp(before)}${BRAND}${escapeRegExp(after)}-?$`);
 }
 
 /** How the spec names each media endpoint. */
