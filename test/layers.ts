@@ -56,6 +56,7 @@ export const E2E_TESTS: readonly string[] = [
   "test/postprocess/task-variables.test.ts",
   "test/publish/upload.test.ts",
   "test/review/review-loop.test.ts",
+  "test/run/bound-images.test.ts",
   "test/run/export-safety.test.ts",
   "test/run/faults.test.ts",
   "test/run/literal-key.test.ts",

@@ -1,5 +1,5 @@
 import type { Issue } from "../core/zod-issues.js";
-import { familyForRequest, validateRequest } from "../families/index.js";
+import { dataUriImageIssues, familyForRequest, validateRequest } from "../families/index.js";
 
 /** A raw request checked by the rules of the family its endpoint and model name. */
 
@@ -11,8 +11,11 @@ export interface RawRequest {
   headers?: unknown;
 }
 
-/** Validates one raw request; issues use paths into the request object (`body.size`). */
-export function validateRawRequest(request: RawRequest): Issue[] {
+/**
+ * Validates one raw request; issues use paths into the request object (`body.size`). Data URIs
+ * in image fields are decoded and their headers read, hence async.
+ */
+export async function validateRawRequest(request: RawRequest): Promise<Issue[]> {
   if (typeof request.endpoint !== "string") {
     return [
       {
@@ -37,7 +40,10 @@ export function validateRawRequest(request: RawRequest): Issue[] {
   // A native request's model comes from its path, so its problems are the endpoint's.
   const fromPath = (field: string | number | undefined) =>
     typeof field === "string" && body[field] === undefined && resolved.body[field] !== undefined;
-  const issues = validateRequest(resolved.family, resolved.body).map((issue) => ({
+  const found = validateRequest(resolved.family, resolved.body);
+  const reported = new Set(found.map((issue) => issue.path.join(".")));
+  found.push(...(await dataUriImageIssues(resolved.family, resolved.body, new Map(), reported)));
+  const issues = found.map((issue) => ({
     ...issue,
     path: fromPath(issue.path[0]) ? ["endpoint", ...issue.path] : ["body", ...issue.path],
   }));

@@ -89,7 +89,7 @@ export async function validateRequestFile(
     err(`${file === "-" ? "stdin" : file}: not valid JSON (${coerceError(error).message})`);
     return ExitCode.Invalid;
   }
-  const issues = validateRawRequest(request ?? {});
+  const issues = await validateRawRequest(request ?? {});
   for (const issue of issues) err(formatIssue(issue));
   const valid = issues.every((issue) => issue.severity === "warning");
   if (valid) out("valid");
@@ -122,7 +122,7 @@ export async function validateRequestLines(
       );
       continue;
     }
-    const issues = validateRawRequest(request ?? {});
+    const issues = await validateRawRequest(request ?? {});
     const errors = issues.filter((issue) => issue.severity !== "warning");
     const warnings = issues.filter((issue) => issue.severity === "warning");
     if (errors.length > 0) invalid = true;

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { CheckedJob } from "../families/index.js";
-import { dependantsOfOutputs, standInsOf } from "../plan/index.js";
+import { type DataUriCache, dataUriImageIssues, FAMILIES } from "../families/index.js";
+import { type DependantTask, dependantsOfOutputs, standInsOf } from "../plan/index.js";
 import {
   type RecordedDependant,
   type TaskEvent,
@@ -25,11 +26,51 @@ export async function recordDependants(
   // Made on another host of a fleet: its bytes are read back from object storage.
   await context.publisher?.bringHere(outputs);
   const { vars } = variablesOf(upstream);
-  const tasks = dependantsOfOutputs(templates, { ...upstream, vars }, outputs, now, {
+  const bound = dependantsOfOutputs(templates, { ...upstream, vars }, outputs, now, {
     dataUri: (output) => dataUriOf(output.path, output.content_type),
     text: (output) => textOf(output.path),
   });
+  const tasks = await refuseUnfitImages(bound, upstream.label);
   return context.store.recordDependants(context.runId, upstream, tasks, now);
+}
+
+/**
+ * A Data URI bound into an image field (an upstream's file, or a text answer that is one) is
+ * held to the field's rules as a written one is: a dependant whose image breaks them is
+ * recorded refused, with the reason, and never sent or paid for.
+ */
+async function refuseUnfitImages(
+  tasks: readonly DependantTask[],
+  upstream: string,
+): Promise<DependantTask[]> {
+  const cache: DataUriCache = new Map();
+  return Promise.all(
+    tasks.map(async (dependant) => {
+      const family = FAMILIES.find(({ id }) => id === dependant.task.family);
+      if (
+        dependant.problem !== null ||
+        family === undefined ||
+        !dependant.task.request.includes('"data:image/')
+      )
+        return dependant;
+      const body = JSON.parse(dependant.task.request) as Record<string, unknown>;
+      const issues = await dataUriImageIssues(family, body, cache);
+      if (issues.length === 0) return dependant;
+      const problem = issues
+        .map(
+          ({ path, message }) => `${fieldName(path)}: the image bound from ${upstream}, ${message}`,
+        )
+        .join("; ");
+      return { ...dependant, problem };
+    }),
+  );
+}
+
+function fieldName(path: readonly (string | number)[]): string {
+  return path
+    .map((step) => (typeof step === "number" ? `[${step}]` : `.${step}`))
+    .join("")
+    .slice(1);
 }
 
 export function recordSkipped(

@@ -42,7 +42,7 @@ export interface TextTaskResult {
 
 /**
  * A text task is one synchronous call: each choice's text is written as `<label>.txt`, and the
- * whole answer (finish reason, usage, tool calls, refusal, the vendor response) beside the
+ * whole answer (finish reason, usage, tool calls, refusal, commentary, the vendor response) beside the
  * first as `<label>.json` (a name another output holds gets a version: `freeOutputPath`).
  * A refusal without text is written as the `.txt`, so the file says why there is no answer.
  */
@@ -96,6 +96,8 @@ export async function callTextTask(row: TaskRow, deps: TextTaskDeps): Promise<Te
     choices: texts,
     finish_reason: answer.finishReason,
     refusal: answer.refusal,
+    // Kept beside the answer, not in it: the .txt and {{input.text}} hold the final answer only.
+    ...(answer.commentary === undefined ? {} : { commentary: answer.commentary }),
     usage: answer.usage,
     tool_calls: answer.toolCalls,
     response: answer.raw,

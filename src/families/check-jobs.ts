@@ -9,13 +9,16 @@ import {
   reportAtRow,
   rowFieldIn,
 } from "../manifest/index.js";
+import { type DataUriCache, dataUriImageIssues } from "./data-uri-images.js";
 import { hasLocalImages, type ImageFileCache, inlineLocalImages } from "./local-images.js";
+import { PUBLIC_URL_RULE } from "./public-urls.js";
 import {
   ENDPOINT_PATHS,
   familyFields,
   familyFor,
   suggestModel,
   TEXT_FAMILY_IDS,
+  wrongEndpoint,
 } from "./resolve.js";
 import { type CellRules, validateWithCells } from "./row-cells.js";
 import type { Family, RequestBody } from "./types.js";
@@ -45,6 +48,7 @@ export async function checkJobs(
   const { reporter } = manifest;
   const start = reporter.diagnostics.length;
   const cache: ImageFileCache = new Map();
+  const dataUris: DataUriCache = new Map();
   const jobs: CheckedJob[] = [];
   const warnedPassthrough = new Set<string>();
   const seen: Seen = new Map();
@@ -70,10 +74,18 @@ export async function checkJobs(
       TEXT_FAMILY_IDS[spec.endpoint] === undefined &&
       ENDPOINT_PATHS[spec.endpoint] !== family.endpoint
     ) {
+      const word = Object.keys(ENDPOINT_PATHS).find(
+        (key) => ENDPOINT_PATHS[key] === family.endpoint,
+      );
       reporter.at(
         ["endpoint"],
         "endpoint",
-        `model "${model}" is served by ${family.endpoint}, not ${ENDPOINT_PATHS[spec.endpoint]}`,
+        wrongEndpoint(
+          model as string,
+          family,
+          ENDPOINT_PATHS[spec.endpoint] as string,
+          `with endpoint: ${word} or no endpoint`,
+        ),
         {},
         jobPath(spec),
       );
@@ -88,9 +100,14 @@ export async function checkJobs(
     }
     const validated = validateWithCells(family, job, body, cells);
     body = validated.body;
+    const privateUrls = manifest.settings?.gateway.privateUrls === true;
     const issues = validated.issues
       .filter((issue) => !skip.has(issue.path.join(".")))
+      .filter((issue) => !(privateUrls && issue.rule === PUBLIC_URL_RULE))
       .map((issue) => withRunnerKeyHint(issue, family));
+    // Data URIs as written (local files were read above); a path with a problem is not read.
+    const reported = new Set([...skip, ...issues.map((issue) => issue.path.join("."))]);
+    issues.push(...(await dataUriImageIssues(family, job.body, dataUris, reported)));
     for (const issue of issues) reportIssue(manifest, job, issue, seen);
     checkHeaders(manifest, job, family);
     const errors = issues.filter((issue) => issue.severity !== "warning");

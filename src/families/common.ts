@@ -1,4 +1,5 @@
 import * as z from "zod";
+import { PUBLIC_URL_RULE, privateUrlProblem } from "./public-urls.js";
 import type { ExpectedOutputs, ModelPattern, PixelSize, RequestBody } from "./types.js";
 
 /**
@@ -10,10 +11,14 @@ import type { ExpectedOutputs, ModelPattern, PixelSize, RequestBody } from "./ty
 /** The vendor word the spec leaves out: one word of letters and digits. */
 export const BRAND = "[A-Za-z][A-Za-z0-9]*";
 
+/** `text` matched literally inside a regular expression. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
 /** A model pattern from a spec identifier written with `<brand>`. */
 export function model(spec: string): ModelPattern {
   const [before, after] = spec.split("<brand>") as [string, string | undefined];
-  const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   const source =
     after === undefined
       ? escapeRegExp(before)
@@ -141,12 +146,22 @@ export function dataUriFormatProblem(
   return undefined;
 }
 
+/** Adds the public-url issue when the gateway could never fetch `url`. */
+export function publicUrl(url: string, ctx: z.core.$RefinementCtx<string>): void {
+  const problem = privateUrlProblem(url);
+  if (problem !== undefined)
+    ctx.addIssue({ code: "custom", message: problem, params: { rule: PUBLIC_URL_RULE } });
+}
+
 /** An image reference: an http(s) URL, or also a Data URI `data:image/<format>;base64,...`. */
 export function imageRef(options: { dataUri: boolean }) {
   return z
     .string()
     .superRefine((value, ctx) => {
-      if (isUrl(value)) return;
+      if (isUrl(value)) {
+        publicUrl(value, ctx);
+        return;
+      }
       if (options.dataUri && isDataUri(value)) return;
       ctx.addIssue({
         code: "custom",
@@ -160,8 +175,8 @@ export function imageRef(options: { dataUri: boolean }) {
     })
     .meta({
       description: options.dataUri
-        ? "an http(s) URL or a Data URI data:image/<format>;base64,<data>"
-        : "an http(s) URL",
+        ? "a public http(s) URL or a Data URI data:image/<format>;base64,<data>"
+        : "a public http(s) URL",
     });
 }
 
@@ -190,15 +205,22 @@ export function videoFormatProblem(value: string): string | undefined {
   return `the video must be MP4 or MOV, got a ".${extension}" file`;
 }
 
+/** A video the gateway fetches: a public http(s) URL, its format checked by the caller. */
+export function videoLink() {
+  return mediaUrl()
+    .superRefine((value, ctx) => publicUrl(value, ctx))
+    .meta({ description: "a public http(s) URL" });
+}
+
 /** A source video: an http(s) URL of an MP4 or MOV file. */
 export function videoUrl() {
-  return mediaUrl()
+  return videoLink()
     .superRefine((value, ctx) => {
       const problem = videoFormatProblem(value);
       if (problem !== undefined)
         ctx.addIssue({ code: "custom", message: problem, params: { rule: "format" } });
     })
-    .meta({ description: "an http(s) URL of an MP4 or MOV file" });
+    .meta({ description: "a public http(s) URL of an MP4 or MOV file" });
 }
 
 /** A media (video/audio) reference: an http(s) URL only. */

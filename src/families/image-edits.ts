@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { BRAND, int, isDataUri, modelField, numberAt, request } from "./common.js";
+import { BRAND, int, isDataUri, modelField, numberAt, publicUrl, request } from "./common.js";
 import type { Family, ModelPattern } from "./types.js";
 
 /** POST /v1/images/edits: `<brand>-imagine-1.0-edit-<suffix>` edits the first image of `image_urls`. */
@@ -16,7 +16,11 @@ const HTTPS = /^https:\/\/[^\s/$.?#][^\s]*$/i;
 
 /** This endpoint takes https:// URLs or Data URIs; plain http:// is refused. */
 const editImage = z.string().superRefine((value, ctx) => {
-  if (HTTPS.test(value) || isDataUri(value)) return;
+  if (HTTPS.test(value)) {
+    publicUrl(value, ctx);
+    return;
+  }
+  if (isDataUri(value)) return;
   const http = /^http:\/\//i.test(value);
   ctx.addIssue({
     code: "custom",

@@ -4,6 +4,7 @@ export type { PriceRule, PriceTable } from "../manifest/index.js";
 export { type CheckedJob, checkJobs } from "./check-jobs.js";
 export { type CheckedManifest, checkManifestFile, checkManifestText } from "./check-manifest.js";
 export { parsePixels, stringAt } from "./common.js";
+export { type DataUriCache, dataUriImageIssues, describeDataUri } from "./data-uri-images.js";
 export {
   type FamilyReference,
   type FieldReference,
@@ -17,6 +18,7 @@ export {
   taskCost,
   usageCost,
 } from "./prices.js";
+export { PUBLIC_URL_RULE, privateHostKind, privateUrlProblem } from "./public-urls.js";
 export { FAMILIES } from "./registry.js";
 export { familyFields, familyFor, familyForRequest, suggestModel } from "./resolve.js";
 export type { ExpectedOutputs, Family, ImageInputRule, RequestBody } from "./types.js";

@@ -1,7 +1,7 @@
 import { open, stat } from "node:fs/promises";
 import path from "node:path";
-import { loadSharp } from "../media/index.js";
-import { formatNotTaken, isDataUri, isUrl, takesFormat } from "./common.js";
+import { isDataUri, isUrl } from "./common.js";
+import { brokenImageRule, type ImageFacts, imageSize, MB } from "./image-rules.js";
 import type { Family, ImageInputRule, RequestBody } from "./types.js";
 
 /**
@@ -15,11 +15,7 @@ export interface LocalImageProblem {
   message: string;
 }
 
-interface ImageFile {
-  bytes: number;
-  format: string;
-  width: number;
-  height: number;
+interface ImageFile extends ImageFacts {
   dataUri: string;
 }
 
@@ -93,7 +89,7 @@ export async function inlineLocalImages(
       problems.push({ path: at, rule: image.rule, message: `${value}: ${image.error}` });
       continue;
     }
-    const broken = checkImage(image, rule);
+    const broken = brokenImageRule(image, rule);
     if (broken !== undefined) {
       problems.push({ path: at, rule: broken.rule, message: `${value}: ${broken.message}` });
       continue;
@@ -117,7 +113,6 @@ function setAt(root: unknown, at: readonly (string | number)[], value: unknown):
   target[at[at.length - 1] as string | number] = value;
 }
 
-const MB = 1024 * 1024;
 // No family takes an image above 50 MB; anything far larger is not read into memory at all.
 const MAX_LOCAL_IMAGE_BYTES = 100 * MB;
 
@@ -179,81 +174,4 @@ async function readCapped(file: string, limit: number): Promise<Buffer> {
   } finally {
     await handle.close();
   }
-}
-
-async function imageSize(
-  data: Buffer,
-): Promise<{ format: string; width: number; height: number } | undefined> {
-  // sharp does not decode BMP; its header states the size plainly.
-  if (data.length > 26 && data.toString("latin1", 0, 2) === "BM") {
-    return {
-      format: "bmp",
-      width: Math.abs(data.readInt32LE(18)),
-      height: Math.abs(data.readInt32LE(22)),
-    };
-  }
-  try {
-    const sharp = await loadSharp();
-    const meta = await sharp(data).metadata();
-    if (meta.format === undefined || meta.width === undefined || meta.height === undefined)
-      return undefined;
-    return { format: meta.format, width: meta.width, height: meta.height };
-  } catch {
-    return undefined;
-  }
-}
-
-function checkImage(
-  image: ImageFile,
-  rule: ImageInputRule,
-): { rule: string; message: string } | undefined {
-  const { width, height, format, bytes } = image;
-  if (rule.formats !== undefined && !takesFormat(rule.formats, format)) {
-    return {
-      rule: "image-format",
-      message: formatNotTaken(`a ${format.toUpperCase()} image`, rule.formats),
-    };
-  }
-  if (rule.maxBytes !== undefined && bytes > rule.maxBytes) {
-    return {
-      rule: "image-bytes",
-      message: `is ${(bytes / MB).toFixed(1)} MB; at most ${(rule.maxBytes / MB).toFixed(0)} MB`,
-    };
-  }
-  const sides = `${width}×${height}`;
-  if (rule.minSide !== undefined && Math.min(width, height) < rule.minSide) {
-    return {
-      rule: "image-size",
-      message: `is ${sides} px; each side must be at least ${rule.minSide} px`,
-    };
-  }
-  if (rule.maxSide !== undefined && Math.max(width, height) > rule.maxSide) {
-    return {
-      rule: "image-size",
-      message: `is ${sides} px; each side must be at most ${rule.maxSide} px`,
-    };
-  }
-  if (rule.minShortSide !== undefined && Math.min(width, height) < rule.minShortSide) {
-    return {
-      rule: "image-size",
-      message: `is ${sides} px; the short side must be at least ${rule.minShortSide} px`,
-    };
-  }
-  const ratio = width / height;
-  if (
-    (rule.minRatio !== undefined && ratio < rule.minRatio - 1e-9) ||
-    (rule.maxRatio !== undefined && ratio > rule.maxRatio + 1e-9)
-  ) {
-    return {
-      rule: "image-ratio",
-      message: `is ${sides} px (ratio ${ratio.toFixed(2)}); width/height must be within ${(rule.minRatio ?? 0).toFixed(2)} to ${(rule.maxRatio ?? Number.POSITIVE_INFINITY).toFixed(2)}`,
-    };
-  }
-  if (rule.maxPixels !== undefined && width * height > rule.maxPixels) {
-    return {
-      rule: "image-pixels",
-      message: `has ${width * height} pixels; at most ${rule.maxPixels}`,
-    };
-  }
-  return undefined;
 }

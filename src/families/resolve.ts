@@ -1,6 +1,7 @@
 import { suggest } from "../core/suggest.js";
+import { BRAND, escapeRegExp } from "./common.js";
 import { FAMILIES } from "./registry.js";
-import type { Family } from "./types.js";
+import type { Family, ModelPattern } from "./types.js";
 
 /** Text jobs name their wire format with `endpoint:`; media jobs are found by model. */
 export const TEXT_FAMILY_IDS: Readonly<Record<string, string>> = {
@@ -36,13 +37,63 @@ export function familyFor(
   return FAMILIES.find((family) => family.models.some(({ pattern }) => pattern.test(model)));
 }
 
-/** The closest known model id, written with the user's own vendor word. */
+const PATTERNS = FAMILIES.flatMap((family) => family.models);
+
+/**
+ * The closest known model id, written with the user's own vendor word. An id with a free part
+ * (`<suffix>`) is suggested as its form, never as the example's stand-in word: a name that
+ * lacks only its suffix gets `acme-imagine-1.0-<suffix>`, not a made-up "…-suffix".
+ */
 export function suggestModel(model: string): string | undefined {
   const brand = /^[A-Za-z][A-Za-z]*/.exec(model)?.[0] ?? "acme";
-  const examples = FAMILIES.flatMap((family) => family.models.map(({ example }) => example));
+  const shown = (pattern: ModelPattern) =>
+    (pattern.label?.replace("<brand>", "acme") ?? pattern.example).replace(/^acme/, brand);
+  const stem = PATTERNS.find(({ label }) => {
+    const free = label?.indexOf("<suffix>") ?? -1;
+    return free > 0 && stemOf(label as string, free).test(model);
+  });
+  if (stem !== undefined) return shown(stem);
+  const examples = PATTERNS.map(({ example }) => example);
   const candidates = [...examples, ...examples.map((example) => example.replace(/^acme/, brand))];
   const match = suggest(model, candidates);
-  return match === undefined ? undefined : match.replace(/^acme/, brand);
+  if (match === undefined) return undefined;
+  const pattern = PATTERNS[candidates.indexOf(match) % examples.length] as ModelPattern;
+  // A slip in the fixed part of an id with a free suffix: keep the user's own suffix.
+  const tail = /-([^-]+)$/.exec(model)?.[1];
+  const own = tail === undefined ? undefined : shown(pattern).replace("<suffix>", tail);
+  return own !== undefined && pattern.pattern.test(own) ? own : shown(pattern);
+}
+
+/** `<brand>-imagine-1.0-<suffix>` cut at its free part: matches `acme-imagine-1.0` and `acme-imagine-1.0-`. */
+function stemOf(label: string, free: number): RegExp {
+  const fixed = label.slice(0, free).replace(/-$/, "");
+  const [before, after = ""] = fixed.split("<brand>") as [string, string?];
+  return new RegExp(`^${escapeRegExp(before)}${BRAND}${escapeRegExp(after)}-?$`);
+}
+
+/** How the spec names each media endpoint. */
+const ENDPOINT_NAMES: Readonly<Record<string, string>> = {
+  "/v1/images/generations": "image generation endpoint",
+  "/v1/images/edits": "image edit endpoint",
+  "/v1/videos/generations": "video generation endpoint",
+};
+
+const LANE_WORDS = { image: "an image model", video: "a video model", text: "a text model" };
+
+/**
+ * A known model sent to an endpoint that does not serve it: which family it is and where it
+ * goes (`how` says how to write that), and what the endpoint it was sent to takes when one
+ * family serves it.
+ */
+export function wrongEndpoint(model: string, family: Family, sentTo: string, how = ""): string {
+  const name = ENDPOINT_NAMES[family.endpoint] ?? "endpoint";
+  const there = FAMILIES.filter((other) => other.endpoint === sentTo);
+  const takes =
+    there.length === 1
+      ? `; ${sentTo} takes ${(there[0] as Family).models.map((p) => p.label ?? p.example.replace("acme", "<brand>")).join(" or ")}`
+      : "";
+  const fix = how === "" ? "" : `, ${how}`;
+  return `${model} is ${LANE_WORDS[family.lane]} (${family.title}): send it to the ${name} (${family.endpoint})${fix}${takes}`;
 }
 
 const fieldCache = new WeakMap<Family, ReadonlySet<string>>();
@@ -106,6 +157,15 @@ export function familyForRequest(
   if (family !== undefined) return { family, body };
   if (model === undefined)
     return { error: { path: ["body", "model"], rule: "required", message: "is required" } };
+  const elsewhere = familyFor(model, undefined);
+  if (elsewhere !== undefined)
+    return {
+      error: {
+        path: ["endpoint"],
+        rule: "endpoint",
+        message: wrongEndpoint(model, elsewhere, endpoint),
+      },
+    };
   const suggestion = suggestModel(model);
   return {
     error: {

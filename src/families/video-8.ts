@@ -3,7 +3,6 @@ import {
   arrayAt,
   imageRef,
   int,
-  mediaUrl,
   model,
   modelField,
   numberAt,
@@ -13,6 +12,7 @@ import {
   request,
   text,
   videoFormatProblem,
+  videoLink,
 } from "./common.js";
 import type { Family } from "./types.js";
 
@@ -30,7 +30,7 @@ const schema = request(
     model: modelField(MODELS),
     // Only the first is used. Its length (2 to 10 s), sides (240 to 4096 px), ratio (1:8 to
     // 8:1) and size (100 MB) are unknown before the gateway fetches it.
-    video_urls: z.array(mediaUrl()).min(1),
+    video_urls: z.array(videoLink()).min(1),
     prompt: text(5000).optional(),
     negative_prompt: text(500).optional(),
     image_urls: z

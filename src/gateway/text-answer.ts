@@ -36,6 +36,11 @@ export interface TextAnswer {
   toolCalls: ToolCall[];
   /** What the model said in declining, when it refused (`""` when it gave no words); else null. */
   refusal: string | null;
+  /**
+   * Responses' `commentary` messages (what the model said it was about to do), in order, when
+   * it wrote any; they are not part of `text`.
+   */
+  commentary?: string[];
   /** The whole vendor response (for non-stream: the data object; for streams: the final/assembled object) */
   raw: unknown;
 }

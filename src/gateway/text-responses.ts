@@ -20,7 +20,14 @@ import { readChoices } from "./text-chat.js";
  * `arguments`, and reasoning, web search or file search items that hold no answer. Streamed,
  * it comes as typed events: `response.output_text.delta` carries the text as it is written,
  * and `response.completed` (or `response.incomplete`, `response.failed`) the final object.
+ * A message item may carry a `phase`: `commentary` (what the model says it is about to do) or
+ * `final_answer`; only the final answer is the text, the commentary is kept beside it.
  */
+
+/** A message item the model wrote as commentary rather than as its answer. */
+function isCommentary(item: Json): boolean {
+  return item.phase === "commentary";
+}
 
 /** A Responses object (or the contract's chat-like `choices` shape) as a text answer. */
 export function readResponse(data: Json, where: string): TextAnswer {
@@ -32,17 +39,21 @@ export function readResponse(data: Json, where: string): TextAnswer {
   if (data.status === "failed") fail(where, `the response failed: ${reasonOf(data.error)}`);
   const incomplete = data.status === "incomplete";
   let text = "";
+  const commentary: string[] = [];
   let refusal: string | null = null;
   const toolCalls: ToolCall[] = [];
   for (const item of data.output) {
     if (!isRecord(item)) fail(where, "an output item is not an object");
     if (item.type === "message") {
       if (!Array.isArray(item.content)) fail(where, "a message item has no content list");
+      let written = "";
       for (const part of item.content) {
         if (!isRecord(part)) fail(where, "a content part is not an object");
-        if (part.type === "output_text") text += stringOr(part.text, "");
+        if (part.type === "output_text") written += stringOr(part.text, "");
         if (part.type === "refusal") refusal = (refusal ?? "") + stringOr(part.refusal, "");
       }
+      if (isCommentary(item)) commentary.push(written);
+      else text += written;
     } else if (item.type === "function_call") {
       if (typeof item.name !== "string" || item.name === "") {
         fail(where, "a function_call item has no name");
@@ -58,6 +69,7 @@ export function readResponse(data: Json, where: string): TextAnswer {
     usage: recordOrNull(data.usage),
     toolCalls,
     refusal,
+    ...(commentary.length > 0 ? { commentary } : {}),
     raw: data,
   };
 }
@@ -86,11 +98,17 @@ export async function readResponsesStream(
 ): Promise<TextAnswer> {
   let streamed = "";
   let final: Json | undefined;
+  // Commentary items by id and by index: their deltas are no part of the answer's text.
+  const commentary = new Set<unknown>();
   for await (const event of events) {
     const data = parseEvent(event, where);
     const type = stringOr(data.type, event.event);
-    if (type === "response.output_text.delta" && typeof data.delta === "string") {
-      streamed += data.delta;
+    if (type === "response.output_item.added" && isRecord(data.item) && isCommentary(data.item)) {
+      for (const mark of [data.item.id, data.output_index])
+        if (mark !== undefined) commentary.add(mark);
+    } else if (type === "response.output_text.delta" && typeof data.delta === "string") {
+      const aside = commentary.has(data.item_id) || commentary.has(data.output_index);
+      if (!aside) streamed += data.delta;
       if (data.delta !== "") onText(data.delta);
     } else if (type === "response.completed" || type === "response.incomplete") {
       if (!isRecord(data.response)) fail(where, `${type} carries no response object`);

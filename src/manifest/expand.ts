@@ -78,6 +78,7 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
     result.moment = runMoment(result.settings.schedule, options.at);
     checkOutputDir(result.settings, reporter);
     checkLiteralKey(source, reporter);
+    checkPrivateUrls(result.settings, reporter);
     checkNotify(source, reporter);
   } else {
     report(describeZodIssues(manifestSettingsSchema, source.value, parsed.error.issues), []);
@@ -161,6 +162,17 @@ function checkOutputDir(settings: ManifestSettings, reporter: Reporter): void {
       { severity: "warning" },
     );
   }
+}
+
+/** Private URLs are allowed on purpose, and said so at the line that allows them. */
+function checkPrivateUrls(settings: ManifestSettings, reporter: Reporter): void {
+  if (!settings.gateway.privateUrls) return;
+  reporter.at(
+    ["gateway", "private_urls"],
+    "private-urls",
+    "gateway.private_urls: image and video URLs on private addresses (localhost, 10.x, 192.168.x, .local…) are sent as written; only a gateway inside that network can fetch them",
+    { severity: "warning" },
+  );
 }
 
 /** A path into the manifest as its text names it: `jobs[2].messages[0].content`. */

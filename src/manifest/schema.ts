@@ -195,6 +195,12 @@ export const manifestSchema = z.strictObject({
         .describe('"sim" runs the built-in simulator'),
       api_key: z.string().optional().describe("default: the GW_API_KEY environment variable"),
       messages_version: z.strictObject({ header: z.string(), value: z.string() }).optional(),
+      private_urls: z
+        .boolean()
+        .optional()
+        .describe(
+          "true: image and video URLs on private addresses (localhost, 10.x, 192.168.x…) are sent, for a gateway inside that network",
+        ),
     })
     .optional(),
   limits: z

@@ -41,6 +41,7 @@ export function resolveSettings(input: ManifestInput, file: string): ManifestSet
       baseUrl: input.gateway?.base_url ?? DEFAULTS.baseUrl,
       apiKey: input.gateway?.api_key,
       messagesVersion: input.gateway?.messages_version,
+      privateUrls: input.gateway?.private_urls ?? false,
     },
     limits: {
       submitRate:

@@ -13,6 +13,8 @@ export interface ManifestSettings {
     /** Only as written in the manifest; the environment is read at run time. Never printed. */
     apiKey: string | undefined;
     messagesVersion: { header: string; value: string } | undefined;
+    /** Image and video URLs on private addresses are allowed (a gateway inside that network). */
+    privateUrls: boolean;
   };
   limits: {
     submitRate: Rate;

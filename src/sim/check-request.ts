@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from "node:http";
 import {
   type Family,
   familyForRequest,
+  PUBLIC_URL_RULE,
   type RequestBody,
   validateRequest,
 } from "../families/index.js";
@@ -45,7 +46,10 @@ export function checkRequest(
   const { family } = routed;
   const headerProblem = checkHeaders(family, headers);
   if (headerProblem !== undefined) return { ok: false, status: 400, message: headerProblem };
-  const issues = validateRequest(family, routed.body).filter((i) => i.severity !== "warning");
+  // The simulator fetches nothing, and serves its own outputs on loopback for dependants.
+  const issues = validateRequest(family, routed.body).filter(
+    (i) => i.severity !== "warning" && i.rule !== PUBLIC_URL_RULE,
+  );
   if (issues.length === 0) return { ok: true, family, body: routed.body };
   const named = issues.find((issue) => NAMED_ERRORS.has(issue.rule));
   if (named !== undefined) {

@@ -55,6 +55,11 @@ export interface SimFaults {
   streamErrorRate: number;
   /** Fraction of text calls the model declines, in its format's way, whatever they ask. */
   textRefusalRate: number;
+  /**
+   * Fraction of responses answers that write a `commentary` message (what the model is about
+   * to do) before their `final_answer` message, each marked by its `phase`.
+   */
+  commentaryRate: number;
 }
 
 /** How `POST /v1/tasks/batch` answers (its body is not shown in the spec). */
@@ -140,6 +145,7 @@ export const NO_FAULTS: SimFaults = {
   unpublishedResultPolls: 0,
   streamErrorRate: 0,
   textRefusalRate: 0,
+  commentaryRate: 0,
 };
 
 export const SIM_DEFAULTS: SimOptions = {

@@ -48,6 +48,7 @@ export async function answerText(
     // Text models decline what family A's safety filter rejects, and now and then anything.
     unsafeWord: context.options.unsafeWord,
     refuse: context.dice.roll("text-refusal", digest, context.options.faults.textRefusalRate),
+    commentary: context.dice.roll("commentary", digest, context.options.faults.commentaryRate),
   };
   context.counters.text.calls += 1;
   if (!wantsStream(format, body)) {

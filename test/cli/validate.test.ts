@@ -72,6 +72,26 @@ jobs:
     expect(reserved.stderr).toBe("");
   });
 
+  it("item 1: gwrun validate shows file:line:column and the rule for a private URL", () => {
+    const dir = tempDir({
+      "private.yaml": `version: 1
+jobs:
+  - id: edit
+    model: acme-image-2
+    prompt: a mug
+    image_urls:
+      - https://cdn.example.com/a.png
+      - http://localhost:8080/img/a.png
+`,
+    });
+    const file = path.join(dir, "private.yaml");
+    const result = gwrun(["validate", file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `${file}:8:9  error image_urls[1]: http://localhost:8080/img/a.png: its host is localhost, which the gateway cannot reach; the contract asks for a publicly reachable URL (for a gateway inside the same private network, set gateway.private_urls: true)  [public-url]`,
+    );
+  });
+
   it("says so when a manifest file does not exist", () => {
     const result = gwrun(["validate", "manifests/nope.yaml"]);
     expect(result.code).toBe(2);
@@ -84,6 +104,48 @@ describe("gwrun validate --request", () => {
     endpoint: "/v1/images/generations",
     body: { model: "acme-image-2", prompt: "a mug" },
   };
+
+  it("item 3: a model sent to the wrong endpoint is told the endpoint that serves it, never itself", () => {
+    const lines = [
+      {
+        endpoint: "/v1/images/generations",
+        body: { model: "acme2.7-videoedit", video_urls: ["https://cdn.example.com/a.mp4"] },
+      },
+      {
+        endpoint: "/v1/images/edits",
+        body: {
+          model: "acme-imagine-1.0",
+          prompt: "bluer",
+          image_urls: ["https://cdn.example.com/a.png"],
+        },
+      },
+    ];
+    const result = gwrun(["validate", "--request", "-", "--jsonl"], {
+      input: lines.map((line) => JSON.stringify(line)).join("\n"),
+    });
+    const answers = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(answers.map((answer) => answer.errors[0].message)).toEqual([
+      "acme2.7-videoedit is a video model (video family 8): send it to the video generation endpoint (/v1/videos/generations)",
+      'unknown model "acme-imagine-1.0" for /v1/images/edits (did you mean "acme-imagine-1.0-<suffix>"?)',
+    ]);
+  });
+
+  it("item 2: reads a Data URI's image and holds it to the family's pixel rules", () => {
+    const onePixel =
+      "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    const request = {
+      endpoint: "/v1/images/generations",
+      body: { model: "acme-seedance-4-5", prompt: "a mug", image_urls: [onePixel] },
+    };
+    const result = gwrun(["validate", "--request", "-"], { input: JSON.stringify(request) });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      "body.image_urls[0]: data:image/png;base64,…: is 1×1 px; each side must be at least 15 px  [image-size]\n",
+    );
+  });
 
   it("exits 0 for a valid raw request", () => {
     const result = gwrun(["validate", "--request", "-"], { input: JSON.stringify(valid) });

@@ -200,3 +200,69 @@ describe("item 1: responses objects", () => {
     );
   });
 });
+
+describe("item 4: commentary and final answer", () => {
+  const phased = (id: string, phase: string, text: string) => ({
+    ...message(text),
+    id,
+    phase,
+  });
+  const note = "I'll search the catalogue and answer with links.";
+  const answerText = "Here are a few mugs: https://shop.example/mug-14";
+
+  it("item 4: a Response object's final_answer message is the text; the commentary is kept apart", () => {
+    const data = {
+      ...head,
+      status: "completed",
+      output: [phased("msg_0", "commentary", note), phased("msg_1", "final_answer", answerText)],
+      usage,
+    };
+    expect(readTextReply("responses", { code: 200, data })).toMatchObject({
+      text: answerText,
+      choices: [answerText],
+      commentary: [note],
+    });
+  });
+
+  it("item 4: a two-phase stream gives the final answer as the text, even when the final object leaves it out", async () => {
+    let sequence = 0;
+    const event = (type: string, fields: object): FixtureEvent => [
+      type,
+      { type, sequence_number: sequence++, ...fields },
+    ];
+    const item = (output_index: number, id: string, phase: string, text: string) => {
+      const where = { item_id: id, output_index, content_index: 0 };
+      const opened = { ...phased(id, phase, ""), status: "in_progress", content: [] };
+      return [
+        event("response.output_item.added", { output_index, item: opened }),
+        ...[text.slice(0, 10), text.slice(10)].map((delta) =>
+          event("response.output_text.delta", { ...where, delta }),
+        ),
+        event("response.output_item.done", { output_index, item: phased(id, phase, text) }),
+      ];
+    };
+    const events = [
+      event("response.created", { response: { ...head, status: "in_progress", output: [] } }),
+      ...item(0, "msg_0", "commentary", note),
+      ...item(1, "msg_1", "final_answer", answerText),
+    ];
+    const whole = {
+      ...head,
+      status: "completed",
+      output: [phased("msg_0", "commentary", note), phased("msg_1", "final_answer", answerText)],
+      usage,
+    };
+    const full = await readFixture(
+      "responses",
+      sseText([...events, event("response.completed", { response: whole })]),
+    );
+    expect(full.answer).toMatchObject({ text: answerText, commentary: [note] });
+    // A final object without its output: the deltas stand in, the commentary's left out.
+    const bare = { ...whole, output: [] };
+    const deltasOnly = await readFixture(
+      "responses",
+      sseText([...events, event("response.completed", { response: bare })]),
+    );
+    expect(deltasOnly.answer.text).toBe(answerText);
+  });
+});

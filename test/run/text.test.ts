@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { COMMENTARY_TEXT } from "../../src/sim/text/responses.js";
 import { openStore } from "../../src/store/index.js";
 import { fastSettings, type RunScope, withRun } from "../helpers/run.js";
 import { skuTool, weatherTool } from "../helpers/text-tools.js";
@@ -231,4 +232,45 @@ jobs:
       expect(scope.sim.counters().text.calls).toBe(12);
     });
   }, 120_000);
+});
+
+describe("item 4: a Responses answer in two phases", () => {
+  it("item 4: a streamed commentary message then the final answer: the .txt and {{input.text}} hold the answer, the sidecar the commentary", async () => {
+    await withRun({ seed: "phases", faults: { commentaryRate: 1 } }, async (scope) => {
+      const manifest = scope.write(
+        "phases.yaml",
+        `${fastSettings(scope.outputDir)}jobs:
+  - id: look
+    endpoint: responses
+    model: acme-5
+    stream: true
+    input: [{ role: user, content: [{ type: input_text, text: "Suggest a ceramic mug" }] }]
+  - id: echo
+    endpoint: chat
+    model: acme-5
+    from: look
+    stream: false
+    messages: [{ role: user, content: "Shorten: {{input.text}}" }]
+`,
+      );
+      const run = await scope.gwrun(["run", manifest]).done;
+      expect(run.code, run.stderr).toBe(0);
+      expect(scope.sim.counters().text.streams).toBe(1);
+      const written = read(path.join(scope.outputDir, "look", "look.txt"));
+      const sidecar = JSON.parse(read(path.join(scope.outputDir, "look", "look.json")));
+      expect(sidecar.commentary).toEqual([COMMENTARY_TEXT]);
+      expect(sidecar.streamed).toBe(true);
+      expect(written).not.toContain(COMMENTARY_TEXT);
+      expect(written.trim()).not.toBe("");
+      expect(written).toBe(`${sidecar.text}\n`);
+      // The final answer's own message, as the gateway sent it.
+      const final = sidecar.response.output.find(
+        (item: { phase?: string }) => item.phase === "final_answer",
+      );
+      expect(final.content[0].text).toBe(sidecar.text);
+      const echo = (await scope.tasks()).find((task) => task.job_id === "echo");
+      const asked = JSON.parse(echo?.request ?? "{}").messages[0].content;
+      expect(asked).toBe(`Shorten: ${sidecar.text}`);
+    });
+  });
 });

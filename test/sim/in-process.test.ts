@@ -5,7 +5,7 @@ import { openGatewayTarget } from "../../src/run/index.js";
 describe("base_url: sim", () => {
   it("starts the simulator in-process on a free loopback port, with no key needed", async () => {
     const target = await openGatewayTarget(
-      { baseUrl: "sim", apiKey: undefined, messagesVersion: undefined },
+      { baseUrl: "sim", apiKey: undefined, messagesVersion: undefined, privateUrls: false },
       {},
     );
     const client = new GatewayClient({ baseUrl: target.baseUrl, apiKey: target.apiKey });
@@ -26,7 +26,7 @@ describe("base_url: sim", () => {
 
   it("takes its time scale from GWRUN_SIM_TIME_SCALE", async () => {
     const target = await openGatewayTarget(
-      { baseUrl: "sim", apiKey: undefined, messagesVersion: undefined },
+      { baseUrl: "sim", apiKey: undefined, messagesVersion: undefined, privateUrls: false },
       { GWRUN_SIM_TIME_SCALE: "600" },
     );
     expect(target.simulator?.options.timeScale).toBe(600);
@@ -36,7 +36,12 @@ describe("base_url: sim", () => {
   it("needs an API key for a real gateway and says where to put it", async () => {
     await expect(
       openGatewayTarget(
-        { baseUrl: "https://gw.example.com", apiKey: undefined, messagesVersion: undefined },
+        {
+          baseUrl: "https://gw.example.com",
+          apiKey: undefined,
+          messagesVersion: undefined,
+          privateUrls: false,
+        },
         {},
       ),
     ).rejects.toMatchObject({ code: "GW_USAGE", hint: expect.stringMatching(/GW_API_KEY/) });

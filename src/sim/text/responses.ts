@@ -25,6 +25,9 @@ import { jsonPieces, quirksOf, sseWriter, streamPieces } from "./wire.js";
 
 type Item = Record<string, unknown>;
 
+/** The commentary message a two-phase answer opens with. */
+export const COMMENTARY_TEXT = "I will read the request and answer it with links.";
+
 function responsesPrompt(body: Body): Prompt {
   const input = body.input;
   if (typeof input === "string") {
@@ -88,7 +91,22 @@ export function responsesReply(body: Body, ctx: TextContext): Record<string, unk
       ? { type: "refusal", refusal: REFUSAL_TEXT }
       : { type: "output_text", text: answer.text, annotations: [] };
     const status = incomplete ? "incomplete" : "completed";
-    output.push({ id: id("msg"), type: "message", status, role: "assistant", content: [part] });
+    const message = { type: "message", status, role: "assistant" };
+    if (ctx.commentary === true && !refused) {
+      // What the model says it is about to do, then the answer: two messages told by `phase`.
+      const note = { type: "output_text", text: COMMENTARY_TEXT, annotations: [] };
+      tokens += countTokens(COMMENTARY_TEXT);
+      output.push({
+        id: id("msg", 1),
+        ...message,
+        status: "completed",
+        phase: "commentary",
+        content: [note],
+      });
+      output.push({ id: id("msg"), ...message, phase: "final_answer", content: [part] });
+    } else {
+      output.push({ id: id("msg"), ...message, content: [part] });
+    }
   }
   return {
     id: ctx.id,

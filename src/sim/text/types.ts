@@ -10,6 +10,8 @@ export interface TextContext {
   unsafeWord?: string | undefined;
   /** The model declines this call whatever it asks (the server's refusal fault). */
   refuse?: boolean | undefined;
+  /** A responses answer opens with a `commentary` message before its `final_answer`. */
+  commentary?: boolean | undefined;
 }
 
 /** A streamed answer: the content type and the wire chunks, each written separately. */
