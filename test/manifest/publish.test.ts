@@ -34,7 +34,7 @@ describe("output.publish in a manifest", () => {
   });
 
   it("item 1: reads a bucket from the environment, as every value of a manifest", async () => {
-    const { targets } = await problems('"s3://${BUCKET}/daily"', { BUCKET: "team-media" });
+    const { targets } = await problems(`"s3://\${BUCKET}/daily"`, { BUCKET: "team-media" });
     expect(targets?.[0]?.bucket).toBe("team-media");
   });
 
@@ -54,7 +54,7 @@ describe("output.publish in a manifest", () => {
   });
 
   it("item 1: a run's recorded manifest gives its targets back for gwrun publish, read with this host's environment", () => {
-    const text = manifest('"s3://${BUCKET}/daily"');
+    const text = manifest(`"s3://\${BUCKET}/daily"`);
     expect(publishTargetsOf(text, "m.yaml", { BUCKET: "team-media" })).toEqual([
       { url: "s3://team-media/daily", bucket: "team-media", prefix: "daily" },
     ]);
