@@ -39,9 +39,13 @@ export {
   type CostReport,
   type CostScope,
 } from "./queries/costs.js";
+export type { JudgementAnswer } from "./queries/judgements.js";
 export {
   type FailureRow,
   type GridRow,
+  type JudgedOutputRow,
+  type JudgementRow,
+  type JudgeVerdict,
   type LeaseHolder,
   type LeaseRow,
   type NewRun,

@@ -1,7 +1,10 @@
 import type { CostGrouping, CostReport, CostScope } from "./queries/costs.js";
+import type { JudgementAnswer } from "./queries/judgements.js";
 import type {
   FailureRow,
   GridRow,
+  JudgedOutputRow,
+  JudgementRow,
   LeaseHolder,
   LeaseRow,
   NewRun,
@@ -45,6 +48,7 @@ export interface Store
     TaskTransitions,
     ReportReads,
     ReviewStore,
+    JudgementStore,
     ScheduleStore {
   /** The gateway submit rate learned by earlier runs, per base URL. */
   learnedRate(baseUrl: string): Promise<number | undefined>;
@@ -269,6 +273,21 @@ export interface ReviewStore {
   ): Promise<boolean>;
   /** The reviews of the outputs in scope, in the order their tasks were recorded. */
   reviewsOf(scope: ReportScope): Promise<ReviewRow[]>;
+}
+
+/**
+ * What judges said of outputs: `asking` recorded before the call, the verdict once after.
+ * A judgement recorded is never asked again.
+ */
+export interface JudgementStore {
+  /** Records that the output's judge is being asked, unless it is already; the row as it stands. */
+  askJudge(asked: { key: string; idx: number; model: string }, now: number): Promise<JudgementRow>;
+  /** asking → judged, the cost added to the task's; false when it was recorded already. */
+  recordJudgement(judged: JudgementAnswer, now: number): Promise<boolean>;
+  /** A task's judgements, by output. */
+  judgementsOf(key: string): Promise<JudgementRow[]>;
+  /** The judged outputs in scope with any person's decision, in the order recorded. */
+  judgedOutputs(scope: ReportScope): Promise<JudgedOutputRow[]>;
 }
 
 export interface ScheduleStore {

@@ -127,6 +127,11 @@ export function summaryLines(view: RunView, options: SummaryOptions): string[] {
     lines.push(
       `  ${plural(view.delivered, "output")} made before into another folder delivered into ${view.outputDir ?? "."} (linked or copied; not paid again)`,
     );
+  const { pass, fail, undecided, retakes } = view.judged;
+  if (pass + fail + undecided > 0)
+    lines.push(
+      `  judge: ${plural(pass + fail + undecided, "output")} judged: ${pass} passed, ${fail} rejected, ${undecided} undecided; ${plural(retakes, "new take")} made of rejected ones`,
+    );
   const { download, redo } = view.missing;
   if (download + redo > 0)
     lines.push(

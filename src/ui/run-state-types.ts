@@ -42,6 +42,8 @@ export interface RunState {
   missing: { download: number; redo: number };
   /** Outputs made before into another folder, delivered into the run's. */
   delivered: number;
+  /** Judges' verdicts heard this run, and the new takes judges' rejections made. */
+  judged: { pass: number; fail: number; undecided: number; retakes: number };
   stopping: { reason: RunEnd; message: string } | null;
   end: RunEnd | null;
   /** The run's tasks by store state, once it has finished. */

@@ -34,6 +34,7 @@ export function createRunState(): RunState {
     reasons: new Map(),
     missing: { download: 0, redo: 0 },
     delivered: 0,
+    judged: { pass: 0, fail: 0, undecided: 0, retakes: 0 },
     stopping: null,
     end: null,
     counts: {},
@@ -173,6 +174,10 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
       break;
     case "output:delivered":
       state.delivered += event.outputs;
+      break;
+    case "task:judged":
+      state.judged[event.verdict] += 1;
+      if (event.retake !== null) state.judged.retakes += 1;
       break;
     case "run:stopping":
       state.stopping = { reason: event.reason, message: event.message };

@@ -42,6 +42,8 @@ export interface RunView {
   missing: { download: number; redo: number };
   /** Outputs made before into another folder, delivered into this run's. */
   delivered: number;
+  /** Judges' verdicts this run, and the new takes their rejections made. */
+  judged: { pass: number; fail: number; undecided: number; retakes: number };
   /** The most common failure reasons, most frequent first. */
   reasons: { reason: string; count: number }[];
   stopMessage: string | null;
@@ -129,6 +131,7 @@ export function viewOf(state: RunState, now: number, cwd: string): RunView {
     failures: [...state.failures],
     missing: { ...state.missing },
     delivered: state.delivered,
+    judged: { ...state.judged },
     reasons: [...state.reasons.entries()]
       .map(([reason, count]) => ({ reason, count }))
       .sort((a, b) => b.count - a.count)

@@ -10,6 +10,8 @@ export interface TextContext {
   unsafeWord?: string | undefined;
   /** The model declines this call whatever it asks (the server's refusal fault). */
   refuse?: boolean | undefined;
+  /** A judge's verdict on the pictures the call holds, when it asks for one. */
+  verdict?: string | undefined;
 }
 
 /** A streamed answer: the content type and the wire chunks, each written separately. */
