@@ -51,6 +51,7 @@ export const E2E_TESTS: readonly string[] = [
   "test/postprocess/checks.test.ts",
   "test/postprocess/folder-record.test.ts",
   "test/postprocess/gallery.browser.test.ts",
+  "test/postprocess/judge-images.test.ts",
   "test/postprocess/review-partials.test.ts",
   "test/postprocess/task-variables.test.ts",
   "test/review/review-loop.test.ts",

@@ -24,6 +24,7 @@ export const STORE_BOUND_TESTS: readonly string[] = [
   "test/engine/engine-downloads.test.ts",
   "test/engine/engine.test.ts",
   "test/engine/file-faults.test.ts",
+  "test/engine/judge.test.ts",
   "test/engine/hostile-gateway.test.ts",
   "test/engine/local-fault.test.ts",
   "test/engine/pace-queries.test.ts",

@@ -8,6 +8,7 @@ import {
   type DownloadCaps,
   Engine,
   type EngineEvent,
+  type OutputVerdict,
   type PostProcess,
   type RunResult,
 } from "../../src/engine/index.js";
@@ -176,8 +177,21 @@ export async function withEngine<T>(
             checksFor: (jobId) => ({ ...settings.checks, ...checksOf.get(jobId) }),
           });
           return {
-            process: (task, outputs) => underWay.track(processor.process(task, outputs)),
+            process: (task, outputs, beforeSidecars) => {
+              let work: Promise<unknown> | undefined;
+              const judge =
+                beforeSidecars === undefined
+                  ? undefined
+                  : (verdicts: OutputVerdict[]) =>
+                      underWay.aside(work, () => beforeSidecars(verdicts));
+              const processing = underWay.track(processor.process(task, outputs, judge));
+              work = processing;
+              return processing;
+            },
             drain: () => processor.drain(),
+            judgeOf: (jobId) => processor.judgeOf(jobId),
+            judgeImages: (output, poster, judge, now) =>
+              processor.judgeImages(output, poster, judge, now),
           };
         },
         tasks: () => store.tasksOf(runId),
