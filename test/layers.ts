@@ -57,6 +57,7 @@ export const E2E_TESTS: readonly string[] = [
   "test/review/review-loop.test.ts",
   "test/run/export-safety.test.ts",
   "test/run/faults.test.ts",
+  "test/run/judge.test.ts",
   "test/run/literal-key.test.ts",
   "test/run/notify.test.ts",
   "test/run/output-names.test.ts",

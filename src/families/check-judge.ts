@@ -52,19 +52,17 @@ function checkJudge(
       "judge-endpoint",
       "chat carries no pictures (the contract shows its content as a string only): use responses, messages or native",
     );
-    return;
   }
   const media = familyFor(judge.model, undefined);
-  if (media !== undefined && media.lane !== "text") {
+  const makesMedia = media !== undefined && media.lane !== "text";
+  if (makesMedia)
     reporter.at(
       [...at, "model"],
       "judge-model",
       `${judge.model} makes ${media.lane === "video" ? "clips" : "pictures"}: a judge is a text model that reads them, e.g. acme-5 on responses`,
     );
-    return;
-  }
   const family = familyFor(judge.model, judge.endpoint);
-  if (family !== undefined) {
+  if (family !== undefined && judge.endpoint !== "chat" && !makesMedia) {
     const { body } = judgeRequest(judge, "?", []);
     for (const issue of validateRequest(family, body)) {
       if (issue.path[0] !== "model") continue;

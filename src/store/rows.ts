@@ -230,6 +230,9 @@ export interface GridRow {
   check_state: "ok" | "failed" | null;
   review: ReviewDecision | null;
   review_note: string | null;
+  /** A judge's verdict and reason (a suggestion); null when no judge has judged it. */
+  judge_verdict: JudgeVerdict | null;
+  judge_reason: string | null;
 }
 
 /** A task's times, for a timeline (ms since the epoch; null where it has not got there). */
