@@ -132,6 +132,12 @@ describe("a judge, end to end", () => {
     const exported = readdirSync(out, { recursive: true }).map(String);
     expect(exported.some((file) => file.endsWith(path.basename(rejected?.file ?? "?")))).toBe(true);
     expect(exported.some((file) => file.endsWith(path.basename(passed?.file ?? "?")))).toBe(false);
+    // review.csv keeps the judge's verdict beside the person's decision.
+    const csv = readFileSync(path.join(out, "review.csv"), "utf8");
+    expect(csv.split("\n")[0]).toMatch(/,decision,note,sha256,judge,judge_reason$/);
+    expect(csv).toMatch(
+      new RegExp(`,${rejected?.label},1,.*,approved,the cut is fine,[0-9a-f]{64},fail,`),
+    );
   }, 120_000);
 
   it("item 1: a judge written wrong is an error at its own text: chat carries no pictures, a picture model is no judge, a question reading what a task does not know", async () => {
