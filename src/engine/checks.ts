@@ -3,7 +3,7 @@ import type { JudgeSpec } from "../manifest/index.js";
 import { nextTakes } from "../plan/index.js";
 import { type OutputRow, type TaskRow, TaskState } from "../store/index.js";
 import { publish, type RunContext } from "./context.js";
-import { type Judged, judgeOutputs } from "./judge.js";
+import { type Judged, JudgeUnavailable, judgeOutputs } from "./judge.js";
 import type { OutputVerdict, PostProcess } from "./post-process.js";
 
 /**
@@ -23,6 +23,8 @@ export type Checked =
   /** The judge rejected it: `take` is its new take, recorded pending. */
   | { kind: "retaken"; take: TaskRow; spent: number }
   | { kind: "failed"; reason: string; spent: number }
+  /** The judge could not be asked: it stays downloaded, judged when the run is resumed. */
+  | { kind: "unjudged"; reason: string; spent: number }
   /** Another process moved it on meanwhile. */
   | { kind: "lost"; spent: number };
 
@@ -40,15 +42,22 @@ export async function checkTask(
   const judge = postprocess.judgeOf?.(task.job_id);
   const rows = outputs ?? (await store.outputsOf(task.key));
   let judged: Judged[] = [];
-  const { verdicts, onFail } = await postprocess.process(
-    recorded,
-    rows,
-    judge === undefined
-      ? undefined
-      : async (found) => {
-          judged = await judgeChecked(recorded, rows, found, judge, context);
-        },
-  );
+  let processed: Awaited<ReturnType<PostProcess["process"]>>;
+  try {
+    processed = await postprocess.process(
+      recorded,
+      rows,
+      judge === undefined
+        ? undefined
+        : async (found) => {
+            judged = await judgeChecked(recorded, rows, found, judge, context);
+          },
+    );
+  } catch (error) {
+    if (!(error instanceof JudgeUnavailable)) throw error;
+    return { kind: "unjudged", reason: error.message, spent: 0 };
+  }
+  const { verdicts, onFail } = processed;
   const spent = judged.reduce((sum, each) => sum + each.paid, 0);
   if (await context.writes.checks(task, verdicts)) {
     tellJudged(context, task, judged, null);

@@ -282,6 +282,8 @@ export class Engine {
     this.#admission.commit(finished.spent ?? 0);
     if (finished.kind === "done") await this.#startDependants(task);
     else if (finished.kind === "requeued") this.#admission.enqueue(finished.task);
+    else if (finished.kind === "unjudged")
+      this.#halt("failed", `${task.label}: ${finished.reason}; gwrun resume asks the judge again`);
     else if (finished.kind === "retaken") {
       this.#takenOn.add(finished.take.key);
       await this.#takeOn(finished.take);

@@ -18,6 +18,9 @@ import { type CallTally, pacedCall } from "./paced-call.js";
  * pace and retry policy like any text task (429 slows the pace, 5xx is retried).
  */
 
+/** The judge's call failed after its retries: the output waits, downloaded, to be judged later. */
+export class JudgeUnavailable extends Error {}
+
 export interface Judged extends ReadVerdict {
   idx: number;
   model: string;
@@ -145,7 +148,7 @@ async function askJudge(
     context,
     tally,
   ).catch((error: unknown) => {
-    throw new Error(`the judge could not be asked: ${coerceError(error).message}`, {
+    throw new JudgeUnavailable(`the judge could not be asked: ${coerceError(error).message}`, {
       cause: error,
     });
   });

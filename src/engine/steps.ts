@@ -133,6 +133,8 @@ export type Finished =
     | { kind: "retaken"; take: TaskRow }
     /** Failed (recorded, its dependants skipped), or moved on by another process. */
     | { kind: "ended" }
+    /** Its judge could not be asked: paid for and on disk, it waits downloaded for a resume. */
+    | { kind: "unjudged"; reason: string }
   ) & { spent?: number };
 
 /**
@@ -160,6 +162,8 @@ export async function finishDownloaded(
     case "failed":
       await recordFailure(context, task, [TaskState.Downloaded], checked.reason);
       return { kind: "ended", spent };
+    case "unjudged":
+      return { kind: "unjudged", reason: checked.reason, spent };
     case "lost":
       return { kind: "ended", spent };
     default: {

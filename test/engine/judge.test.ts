@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ErrorCode, GwError } from "../../src/core/errors.js";
 import type { EngineEvent } from "../../src/engine/index.js";
+import { GatewayError } from "../../src/gateway/index.js";
 import type { Store } from "../../src/store/index.js";
 import { type EngineRig, stateCounts, withEngine } from "../helpers/engine.js";
 
@@ -144,6 +145,46 @@ describe("a judge in the engine", () => {
         expect((await judgements(rig)).every((row) => row.verdict === "pass")).toBe(true);
       },
     );
+  });
+
+  it("item 2: a judge that still fails after its retries leaves the picture downloaded, paid once; the resumed run asks the judge again", async () => {
+    const manifest = judged({
+      endpoint: "responses",
+      count: 1,
+      extra: "retry: { attempts: 2, min_delay: 1s, max_delay: 1s }",
+    });
+    await withEngine({ judgeNoShare: 0 }, manifest, async (rig) => {
+      const down = new Proxy(rig.client, {
+        get: (target, property) =>
+          property === "callText"
+            ? () =>
+                Promise.reject(
+                  new GatewayError(ErrorCode.HttpServer, "HTTP 503 unavailable", {
+                    status: 503,
+                    retryable: true,
+                  }),
+                )
+            : (Reflect.get(target, property, target) as unknown),
+      });
+      const first = await rig.finish(
+        rig.engine({ client: down, postprocess: rig.postProcessor() }).run(),
+      );
+      expect(first).toMatchObject({ end: "failed", counts: { downloaded: 1 } });
+      const stop = rig.events.find((event) => event.type === "run:stopping");
+      expect(stop?.type === "run:stopping" ? stop.message : "").toMatch(
+        /the judge could not be asked: HTTP 503 unavailable; gwrun resume asks the judge again$/,
+      );
+      expect(
+        rig.events.filter(
+          (event) => event.type === "gateway:retry" && event.what.startsWith("judge"),
+        ),
+      ).toHaveLength(1);
+
+      const resumed = await rig.finish(rig.engine({ postprocess: rig.postProcessor() }).run());
+      expect(resumed).toMatchObject({ end: "done", counts: { done: 1 } });
+      expect(rig.sim.counters().submits.accepted).toBe(1);
+      expect((await judgements(rig)).map((row) => row.verdict)).toEqual(["pass"]);
+    });
   });
 
   it("item 2: a run stopped between the judge's answer and its recording records that answer on the next run without asking again", async () => {

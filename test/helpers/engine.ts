@@ -66,6 +66,8 @@ export interface EngineRig {
     maxDownloadBytes?: DownloadCaps;
     /** In place of the real file writes (a disk that fills, say). */
     files?: FileWrites;
+    /** In place of the rig's client (one whose calls fail on purpose, say). */
+    client?: GatewayClient;
   }): Engine;
   /** Another run of the manifest, its initial tasks recorded (as `gwrun run` makes one). */
   newRun(): Promise<number>;
@@ -154,7 +156,7 @@ export async function withEngine<T>(
         engine: (options = {}) =>
           new Engine({
             store: options.store ?? store,
-            client: tracked,
+            client: options.client ?? tracked,
             runId: options.runId ?? runId,
             settings,
             outputDir,
