@@ -1,10 +1,9 @@
+import type { JudgedOutputRow, JudgementRow } from "./judgement-rows.js";
 import type { CostGrouping, CostReport, CostScope } from "./queries/costs.js";
 import type { JudgementAnswer } from "./queries/judgements.js";
 import type {
   FailureRow,
   GridRow,
-  JudgedOutputRow,
-  JudgementRow,
   LeaseHolder,
   LeaseRow,
   NewRun,

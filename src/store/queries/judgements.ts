@@ -1,6 +1,6 @@
+import type { JudgedOutputRow, JudgementRow, JudgeVerdict } from "../judgement-rows.js";
 import type { ReportScope } from "../port.js";
 import { changes, first, read, rows, transaction } from "../program.js";
-import type { JudgedOutputRow, JudgementRow, JudgeVerdict } from "../rows.js";
 import { withScope } from "./scope.js";
 
 /**
