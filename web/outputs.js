@@ -5,14 +5,56 @@
   const { run, outputs } = data();
   const byId = new Map(outputs.map((item) => [item.id, item]));
   const jobs = [...new Set(outputs.map((item) => item.job))];
+  // A judge's verdict is a suggestion: the filter shows what it said, and where a person disagreed.
+  const FILTERS = {
+    "": () => true,
+    pass: (item) => item.judge?.verdict === "pass",
+    fail: (item) => item.judge?.verdict === "fail",
+    undecided: (item) => item.judge?.verdict === "undecided",
+    disagree: (item) => disagrees(item),
+  };
+  const judged = outputs.some((item) => item.judge !== null);
+  const filter = el(
+    "select",
+    {
+      id: "judge-filter",
+      onchange: () => {
+        for (const redraw of redraws) redraw();
+      },
+    },
+    el("option", { value: "" }, "every output"),
+    el("option", { value: "pass" }, "judge said yes"),
+    el("option", { value: "fail" }, "judge said no"),
+    el("option", { value: "undecided" }, "judge undecided"),
+    el("option", { value: "disagree" }, "judge and person disagree"),
+  );
+  const redraws = [];
   main.append(
     el(
       "p",
       {},
       el("a", { href: `/runs/${run.id}` }, "← progress and timeline"),
       ` · ${outputs.length} outputs · keys: Enter open, ← → move, a approve, r reject, u undecide, Esc close`,
+      judged ? el("label", {}, " · show ", filter) : null,
     ),
   );
+
+  /** Whether a person's decision goes against the judge's verdict (the person's stands). */
+  function disagrees(item) {
+    if (item.judge === null || item.review === null || item.judge.verdict === "undecided")
+      return false;
+    return (item.judge.verdict === "pass") !== (item.review === "approved");
+  }
+
+  function judgeBadge(item) {
+    if (item.judge === null) return null;
+    const word = { pass: "yes", fail: "no", undecided: "undecided" }[item.judge.verdict];
+    return el(
+      "span",
+      { class: `badge judge ${item.judge.verdict}`, title: item.judge.reason ?? "" },
+      `judge suggests: ${word}`,
+    );
+  }
 
   /** The value of a grid axis for an output. */
   function axisValue(item, axis) {
@@ -48,6 +90,7 @@
         el("span", { class: "label" }, item.label),
         item.take > 1 ? el("span", { class: "badge take" }, `take ${item.take}`) : null,
         item.check === "failed" ? el("span", { class: "badge failed" }, "check failed") : null,
+        judgeBadge(item),
         el("span", { class: "decision" }, item.review ?? ""),
         el(
           "button",
@@ -64,7 +107,8 @@
   }
 
   function section(job) {
-    const items = outputs.filter((item) => item.job === job);
+    const all = outputs.filter((item) => item.job === job);
+    let items = all;
     const names = [...new Set(items.flatMap((item) => Object.keys(item.vars)))];
     const axes = [...names, "repeat", "take"];
     const choice = (id, chosen) =>
@@ -78,6 +122,7 @@
     const cols = choice("cols", names[1] ?? "");
     const grid = el("div", { class: "grid" });
     function draw() {
+      items = all.filter(FILTERS[filter.value] ?? FILTERS[""]);
       const rowValues = [...new Set(items.map((item) => axisValue(item, rows.value)))];
       const colValues = [...new Set(items.map((item) => axisValue(item, cols.value)))];
       const head = el(
@@ -109,6 +154,7 @@
       grid.replaceChildren(el("table", {}, el("thead", {}, head), el("tbody", {}, body)));
     }
     draw();
+    redraws.push(draw);
     return el(
       "section",
       { class: "job", dataset: { job } },

@@ -95,6 +95,23 @@ CREATE INDEX jobs_by_upstream ON public.jobs USING btree (upstream_key);
 CREATE INDEX jobs_claimed ON public.jobs USING btree (claimed_by) WHERE (state = 'submitting'::text);
 CREATE INDEX jobs_in_flight ON public.jobs USING btree (run_id, lane) WHERE (state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text]));
 
+CREATE TABLE judgements (
+  job_key text NOT NULL,
+  idx integer NOT NULL,
+  state text NOT NULL,
+  model text NOT NULL,
+  verdict text,
+  reason text,
+  answer text,
+  cost double precision,
+  asked_at bigint NOT NULL,
+  judged_at bigint,
+  CONSTRAINT judgements_pkey PRIMARY KEY (job_key, idx),
+  CONSTRAINT judgements_job_key_fkey FOREIGN KEY (job_key) REFERENCES jobs(key),
+  CONSTRAINT judgements_state_check CHECK ((state = ANY (ARRAY['asking'::text, 'judged'::text]))),
+  CONSTRAINT judgements_verdict_check CHECK ((verdict = ANY (ARRAY['pass'::text, 'fail'::text, 'undecided'::text])))
+);
+
 CREATE TABLE lane_flights (
   run_id integer NOT NULL,
   lane text NOT NULL,

@@ -32,6 +32,7 @@ export {
   type StoreOptions,
   status,
 } from "./functions.js";
+export { type JudgeReport, judgeReportOf } from "./judge-report.js";
 export {
   envOf,
   type LoadedManifest,

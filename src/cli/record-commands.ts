@@ -4,6 +4,7 @@ import { COST_GROUPINGS, type CostGrouping } from "../store/index.js";
 import { showCost } from "./cost.js";
 import { exportRun } from "./export.js";
 import { FAMILIES_DOC_COMMAND, type FieldsFlags, printFields } from "./fields.js";
+import { showJudgeReport } from "./judge-report.js";
 import { out } from "./output.js";
 import { reportRun } from "./report.js";
 import { writeSchemas } from "./schema.js";
@@ -101,6 +102,19 @@ export function addRecordCommands(program: Command, setExit: (code: ExitCode) =>
   ).action(async (run: string | undefined, flags: StoreFlags) => {
     setExit(await publishMissing(run, flags, process.env, out));
   });
+
+  withStoreOptions(
+    program
+      .command("judge-report")
+      .description(
+        "a run's judges: their verdicts, what they cost per output, and how often people who reviewed the same outputs agreed",
+      )
+      .argument("[run]", "run id (default: the latest run)"),
+  )
+    .option("--json", "print the report as JSON")
+    .action(async (run: string | undefined, flags: StoreFlags & { json?: boolean }) => {
+      setExit(await showJudgeReport(run, flags));
+    });
 
   withStoreOptions(
     program.command("runs").description("the latest runs: status, start, duration, tick"),

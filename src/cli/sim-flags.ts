@@ -50,6 +50,7 @@ export interface SimFlags {
   streamErrorRate?: string;
   mediaVariants?: string;
   cacheDir?: string;
+  judgeNoShare?: string;
 }
 
 export function usage(message: string): GwError {
@@ -137,6 +138,7 @@ export function simOptionsOf(flags: SimFlags): SimOptionsInput {
     faults: Object.fromEntries(Object.entries(faults).filter(([, v]) => v !== undefined)),
     mediaVariants: number("--media-variants", flags.mediaVariants, 1),
     cacheDir: flags.cacheDir,
+    judgeNoShare: number("--judge-no-share", flags.judgeNoShare, 0, 1),
   };
 }
 

@@ -108,6 +108,10 @@ export function addSimCommand(program: Command, setExit: (code: ExitCode) => voi
       "distinct pictures and clips to render (default: one per prompt)",
     )
     .option("--cache-dir <dir>", "where rendered media are cached")
+    .option(
+      "--judge-no-share <fraction>",
+      'pictures its text models judge "no" (or score low) when asked for a verdict (default 0.25)',
+    )
     .action(async (flags: SimFlags) => {
       const options = simOptionsOf(flags);
       const { startSimulator } = await import("../sim/index.js");

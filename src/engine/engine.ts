@@ -279,8 +279,15 @@ export class Engine {
 
   async #finish(task: TaskRow, outputs?: OutputRow[]): Promise<void> {
     const finished = await finishDownloaded(task, this.#run, outputs);
+    this.#admission.commit(finished.spent ?? 0);
     if (finished.kind === "done") await this.#startDependants(task);
     else if (finished.kind === "requeued") this.#admission.enqueue(finished.task);
+    else if (finished.kind === "unjudged")
+      this.#halt("failed", `${task.label}: ${finished.reason}; gwrun resume asks the judge again`);
+    else if (finished.kind === "retaken") {
+      this.#takenOn.add(finished.take.key);
+      await this.#takeOn(finished.take);
+    }
   }
 
   async #startDependants(task: TaskRow): Promise<void> {

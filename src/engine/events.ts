@@ -65,6 +65,17 @@ export type EngineEvent =
     }
   | { type: "task:postprocessing"; key: string; job: string; label: string }
   | {
+      /** A judge's verdict on one output; `retake`: the label of the new take it made, if any. */
+      type: "task:judged";
+      key: string;
+      job: string;
+      label: string;
+      index: number;
+      verdict: "pass" | "fail" | "undecided";
+      reason: string | null;
+      retake: string | null;
+    }
+  | {
       type: "output:missing";
       key: string;
       job: string;

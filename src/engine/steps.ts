@@ -119,14 +119,23 @@ export async function afterDownload(
   return { next: "none" };
 }
 
-/** How a downloaded task ended its checks. */
+/**
+ * How a downloaded task ended its checks; `spent`: what its judge's calls cost this process
+ * (the budget counts it).
+ */
 export type Finished =
   /** Done: its dependants start. */
-  | { kind: "done" }
-  /** A check failed with `on_fail: retry`: back to pending as a new task. */
-  | { kind: "requeued"; task: TaskRow }
-  /** Failed (recorded, its dependants skipped), or moved on by another process. */
-  | { kind: "ended" };
+  (
+    | { kind: "done" }
+    /** A check failed with `on_fail: retry`: back to pending as a new task. */
+    | { kind: "requeued"; task: TaskRow }
+    /** A judge rejected it with `on_fail: retry`: `take`, its new take, is pending. */
+    | { kind: "retaken"; take: TaskRow }
+    /** Failed (recorded, its dependants skipped), or moved on by another process. */
+    | { kind: "ended" }
+    /** Its judge could not be asked: paid for and on disk, it waits downloaded for a resume. */
+    | { kind: "unjudged"; reason: string }
+  ) & { spent?: number };
 
 /**
  * Downloaded → checks and thumbnails → done. Without checks (a text answer, or a run that
@@ -145,17 +154,22 @@ export async function finishDownloaded(
     return { kind: "done" };
   }
   const checked = await checkTask(task, postprocess, context, outputs);
+  const { spent } = checked;
   switch (checked.kind) {
     case "done":
       await publishDone(task, context);
-      return { kind: "done" };
+      return { kind: "done", spent };
     case "requeued":
-      return { kind: "requeued", task: checked.task };
+      return { kind: "requeued", task: checked.task, spent };
+    case "retaken":
+      return { kind: "retaken", take: checked.take, spent };
     case "failed":
       await recordFailure(context, task, [TaskState.Downloaded], checked.reason);
-      return { kind: "ended" };
+      return { kind: "ended", spent };
+    case "unjudged":
+      return { kind: "unjudged", reason: checked.reason, spent };
     case "lost":
-      return { kind: "ended" };
+      return { kind: "ended", spent };
     default: {
       const never: never = checked;
       throw new Error(`unknown check ending ${JSON.stringify(never)}`);

@@ -11,6 +11,7 @@ import {
 } from "../manifest/index.js";
 import { checkBudget } from "./check-budget.js";
 import { type CheckedJob, checkJobs } from "./check-jobs.js";
+import { checkJudges } from "./check-judge.js";
 import { checkOutputNames } from "./check-names.js";
 import { checkPrices } from "./check-prices.js";
 import { checkTwins } from "./check-twins.js";
@@ -79,6 +80,7 @@ async function checkManifestSource(
     ...checkBudget(expanded, checked.jobs),
     ...checkOutputNames(expanded, checked.jobs),
     ...checkTwins(expanded, checked.jobs),
+    ...checkJudges(expanded),
   ]);
   const valid = expanded.settings !== undefined && !diagnostics.some((d) => d.severity === "error");
   const shownText = concealSecrets(source.text, secrets.secrets);

@@ -21,9 +21,17 @@ export function checkPrices(manifest: ExpandedManifest, jobs: readonly CheckedJo
   const { table, reporter, base } = manifest.prices;
   const start = reporter.diagnostics.length;
   const jobStart = manifest.reporter.diagnostics.length;
-  const textModels = new Set(
-    jobs.filter((checked) => checked.family?.lane === "text").map(({ body }) => String(body.model)),
-  );
+  // Text models the manifest calls: its text jobs', and its judges'.
+  const judges = [
+    manifest.settings?.checks?.judge,
+    ...manifest.specs.map((spec) => spec.checks?.judge),
+  ];
+  const textModels = new Set([
+    ...jobs
+      .filter((checked) => checked.family?.lane === "text")
+      .map(({ body }) => String(body.model)),
+    ...judges.flatMap((judge) => (judge === undefined ? [] : [judge.model])),
+  ]);
   const used = [...new Set(jobs.map(({ body }) => String(body.model)))];
   for (const [model, rule] of Object.entries(table)) {
     const at = [...base, model];

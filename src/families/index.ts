@@ -11,6 +11,14 @@ export {
   familyReference,
   requestJsonSchema,
 } from "./field-reference.js";
+export {
+  answerInstruction,
+  JUDGE_ENDPOINTS,
+  JUDGE_IMAGE_MAX_BYTES,
+  type JudgeImage,
+  judgeRequest,
+  takesImageLinks,
+} from "./judge-request.js";
 export { imageValues } from "./local-images.js";
 export {
   estimatedTokens,

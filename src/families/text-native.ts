@@ -23,10 +23,25 @@ const MODELS = ["flash", "pro", "flash-lite", "pro-thinking"].map((variant) =>
 
 export const TEXT_NATIVE_MODEL_EXAMPLES = MODELS.map(({ example }) => example);
 
+// The spec shows text parts; pictures go as the vendor protocol's inline parts (base64 bytes).
+const part = object({
+  text: z.string().optional(),
+  inline_data: object({ mime_type: z.string(), data: z.string() }).optional(),
+}).check((ctx) => {
+  if (ctx.value.text === undefined && ctx.value.inline_data === undefined)
+    ctx.issues.push({
+      code: "invalid_type",
+      expected: "string",
+      input: undefined,
+      path: ["text"],
+      message: "a part has text (or inline_data: a picture)",
+    });
+});
+
 // The spec names the fields of native content, not the values of role.
 const content = object({
   role: z.string().optional(),
-  parts: z.array(object({ text: z.string() })),
+  parts: z.array(part),
 });
 
 // Other vendor tools (search, code execution) are objects of their own: any fields are accepted.

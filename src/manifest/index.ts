@@ -38,6 +38,8 @@ export type {
   ExpandedJob,
   JobChecks,
   JobSpec,
+  JudgePass,
+  JudgeSpec,
   ManifestSettings,
   NotifyTarget,
 } from "./types.js";

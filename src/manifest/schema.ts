@@ -41,8 +41,56 @@ const jobId = z
   .regex(JOB_ID, { error: "must use only letters, digits, _ and -" })
   .max(MAX_JOB_ID, { error: `must be at most ${MAX_JOB_ID} characters (it names files)` });
 
+/** What counts as a judge's pass: an answer's first word, or the score it states. */
+const judgePass = z.union([
+  z.strictObject({
+    starts_with: z
+      .string()
+      .min(1)
+      .describe('the answer passes when it begins with this word, e.g. "yes"'),
+    fails_with: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'the answer fails when it begins with this word (default "no"); any other is undecided',
+      ),
+  }),
+  z.strictObject({
+    score_at_least: z
+      .number()
+      .describe("the answer passes when the score it states is at least this"),
+    out_of: z
+      .number()
+      .positive()
+      .optional()
+      .describe("the top of the scale the judge is asked for (default 10)"),
+  }),
+]);
+
+const judge = z
+  .strictObject({
+    model: z.string().min(1).describe("a text model that reads pictures on `endpoint`"),
+    endpoint: z.enum(TEXT_ENDPOINTS),
+    ask: z
+      .string()
+      .min(1)
+      .describe(
+        "the question, a template: {{prompt}}, {{label}}, matrix and {{row.<field>}} variables",
+      ),
+    pass: judgePass,
+    on_fail: z
+      .enum(["report", "retry"])
+      .optional()
+      .describe(
+        "retry: a rejected output is made again as a new take (default: the checks' on_fail)",
+      ),
+  })
+  .describe("a multimodal text model approves or rejects each output");
+
 const checks = z.strictObject({
   on_fail: z.enum(["report", "retry"]).optional(),
+  judge: judge.optional(),
   duration_tolerance: z
     .number()
     .min(0)

@@ -67,10 +67,26 @@ export interface NotifyTarget {
 
 export interface JobChecks {
   on_fail?: "report" | "retry";
+  judge?: JudgeSpec;
   duration_tolerance?: number;
   black_frames?: boolean;
   frozen_frames?: boolean;
 }
+
+/** `checks.judge`: which model judges each output, what it is asked, what passes. */
+export interface JudgeSpec {
+  model: string;
+  endpoint: "chat" | "responses" | "messages" | "native";
+  /** A template: `{{prompt}}`, `{{label}}`, matrix and `{{row.<field>}}` variables. */
+  ask: string;
+  pass: JudgePass;
+  on_fail?: "report" | "retry";
+}
+
+/** An answer passes when it begins with a word, or states a score of at least a threshold. */
+export type JudgePass =
+  | { starts_with: string; fails_with?: string }
+  | { score_at_least: number; out_of?: number };
 
 /** One entry of `jobs:` as written, before expansion. */
 export interface JobSpec {

@@ -30,6 +30,9 @@ const CSV_COLUMNS = [
   "decision",
   "note",
   "sha256",
+  // A judge's verdict beside the person's decision: a suggestion, never what is exported.
+  "judge",
+  "judge_reason",
 ] as const;
 
 /**
@@ -120,6 +123,8 @@ function csvRow(record: ReviewRecord, delivered: string | undefined): string {
     record.review?.decision ?? "",
     record.review?.note ?? "",
     record.sha256,
+    record.judge?.verdict ?? "",
+    record.judge?.reason ?? "",
   ]
     .map(csvField)
     .join(",");

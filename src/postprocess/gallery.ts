@@ -197,9 +197,10 @@ function figure(record: ReviewRecord, position: number, answer: string | null): 
       : `<ul class="problems">${record.checks.problems.map((p) => `<li>${escapeHtml(p)}</li>`).join("")}</ul>`;
   const name = record.file?.split("/").at(-1) ?? "";
   const review =
-    record.review === null
+    judgeBadge(record) +
+    (record.review === null
       ? ""
-      : ` <span class="badge ${record.review.decision}">${record.review.decision}</span>${record.review.note === null ? "" : ` <span class="note">${escapeHtml(record.review.note)}</span>`}`;
+      : ` <span class="badge ${record.review.decision}">${record.review.decision}</span>${record.review.note === null ? "" : ` <span class="note">${escapeHtml(record.review.note)}</span>`}`);
   // The page links only what lies in its folder: a file taken over from another is named, not linked.
   const file = inFolder(record.file);
   const picture =
@@ -252,4 +253,17 @@ function costMeta(task: Pick<TaskView, "cost" | "estimatedCost">): string {
       ? ""
       : ` (estimated ${task.estimatedCost})`;
   return ` · cost ${task.cost}${estimated}`;
+}
+
+/** The judge's verdict as a suggestion, its reason on hover; marked when a person overruled it. */
+function judgeBadge(record: ReviewRecord): string {
+  const { judge, review } = record;
+  if (judge === null) return "";
+  const word = judge.verdict === "pass" ? "yes" : judge.verdict === "fail" ? "no" : "undecided";
+  const overruled =
+    review !== null &&
+    judge.verdict !== "undecided" &&
+    (judge.verdict === "pass") !== (review.decision === "approved");
+  const title = judge.reason === null ? "" : ` title="${escapeHtml(judge.reason)}"`;
+  return ` <span class="badge judge ${judge.verdict}"${title}>judge suggests: ${word}${overruled ? " (overruled)" : ""}</span>`;
 }

@@ -4,12 +4,13 @@ import PQueue from "p-queue";
 import { coerceError, localWriteError } from "../core/errors.js";
 import { type FileWrites, nodeFileWrites } from "../core/file-writes.js";
 import type { OutputVerdict, PostProcess } from "../engine/index.js";
-import type { ExpectedOutputs, RequestBody } from "../families/index.js";
-import type { JobChecks } from "../manifest/index.js";
+import type { ExpectedOutputs, JudgeImage, RequestBody } from "../families/index.js";
+import type { JobChecks, JudgeSpec } from "../manifest/index.js";
 import type { OutputRow, TaskRow } from "../store/index.js";
 import { checkClip } from "./check-clip.js";
 import { checkImage } from "./check-image.js";
 import { expectedFor } from "./expected.js";
+import { judgeImages } from "./judge-images.js";
 import { writeSidecar } from "./sidecar.js";
 import { makePoster, makeThumbnail, type ThumbnailSettings } from "./thumbnails.js";
 
@@ -45,9 +46,23 @@ export class PostProcessor implements PostProcess {
     this.#queue = new PQueue({ concurrency: options.concurrency ?? availableParallelism() });
   }
 
+  judgeOf(jobId: string): JudgeSpec | undefined {
+    return this.#o.checksFor(jobId).judge;
+  }
+
+  judgeImages(
+    output: OutputRow & { path: string },
+    poster: string | null,
+    judge: Pick<JudgeSpec, "endpoint">,
+    now: number,
+  ): Promise<JudgeImage[]> {
+    return judgeImages(output, poster, judge, now);
+  }
+
   async process(
     row: TaskRow,
     outputs: readonly OutputRow[],
+    beforeSidecars?: (verdicts: OutputVerdict[]) => Promise<void>,
   ): Promise<{ verdicts: OutputVerdict[]; onFail: "report" | "retry" }> {
     const body = JSON.parse(row.request) as RequestBody;
     const expected = expectedFor(row, body);
@@ -67,6 +82,7 @@ export class PostProcessor implements PostProcess {
         `${row.label} gave ${outputs.length} outputs, expected ${expected.count}`,
       );
     }
+    await beforeSidecars?.(verdicts);
     await Promise.all(
       outputs.map((output, i) => {
         const verdict = verdicts[i];

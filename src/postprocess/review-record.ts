@@ -42,6 +42,16 @@ export interface ReviewRecord extends TaskVariables {
   checks: { state: "ok" | "failed" | null; problems: string[]; [measured: string]: unknown };
   /** What a reviewer decided about it; null until reviewed. */
   review: { decision: ReviewDecision; note: string | null } | null;
+  /** What a judge said of it (`checks.judge`): a suggestion, never a decision; null unjudged. */
+  judge: JudgeSuggestion | null;
+  /** What stands: a person's decision, which always wins, else the judge's suggestion. */
+  decision: { value: ReviewDecision; by: "person" | "judge" } | null;
+}
+
+export interface JudgeSuggestion {
+  model: string;
+  verdict: "pass" | "fail" | "undecided";
+  reason: string | null;
 }
 
 /** Fields shown as the prompt, not as parameters. */
@@ -85,7 +95,11 @@ export function reviewRecord(
   output: ReportOutput,
 ): ReviewRecord {
   const body = JSON.parse(job.request) as Record<string, unknown>;
-  const measured = output.checks === null ? { problems: [] } : JSON.parse(output.checks);
+  const { judge = null, ...measured } = (
+    output.checks === null ? { problems: [] } : JSON.parse(output.checks)
+  ) as { judge?: JudgeSuggestion; problems: string[] };
+  const review =
+    output.review === null ? null : { decision: output.review, note: output.review_note };
   return {
     job: job.job_id,
     label: job.label,
@@ -110,6 +124,18 @@ export function reviewRecord(
     completed_at: isoTime(job.completed_at),
     downloaded_at: isoTime(output.downloaded_at),
     checks: { state: output.check_state, ...measured },
-    review: output.review === null ? null : { decision: output.review, note: output.review_note },
+    review,
+    judge,
+    decision: decisionOf(review, judge),
   };
+}
+
+/** A person's decision, else what the judge suggests (an undecided judge suggests nothing). */
+export function decisionOf(
+  review: { decision: ReviewDecision } | null,
+  judge: JudgeSuggestion | null,
+): ReviewRecord["decision"] {
+  if (review !== null) return { value: review.decision, by: "person" };
+  if (judge === null || judge.verdict === "undecided") return null;
+  return { value: judge.verdict === "pass" ? "approved" : "rejected", by: "judge" };
 }

@@ -18,6 +18,8 @@ export interface SimContext {
   lastTaskId: string | undefined;
   /** Queries answered so far without its result, per completed task (the unpublished-result fault). */
   unpublished: Map<string, number>;
+  /** The prompts pictures were drawn from, by content seed (the latest few thousand): judges read them. */
+  prompts: Map<string, string>;
 }
 
 /** A nominal (gateway) duration in real milliseconds under the time scale. */

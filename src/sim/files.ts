@@ -35,7 +35,7 @@ export function linkFor(
 }
 
 /** What a link asks for, or undefined for a made-up one. */
-function readLink(name: string): { spec: MediaSpec; expiresAt: number } | undefined {
+export function readLink(name: string): { spec: MediaSpec; expiresAt: number } | undefined {
   const bytes = readToken(name.replace(/\.(png|mp4)$/, ""));
   if (bytes === undefined) return undefined;
   try {

@@ -121,6 +121,8 @@ export interface SimOptions {
   clock: Clock;
   /** A manifest's `prices:` to charge by, over the contract's and the simulator's own. */
   prices: PriceTable;
+  /** Fraction of pictures its text models judge "no" (or score low). */
+  judgeNoShare: number;
 }
 
 export const NO_FAULTS: SimFaults = {
@@ -168,6 +170,7 @@ export const SIM_DEFAULTS: SimOptions = {
   streamDelayMs: 2,
   clock: systemClock,
   prices: {},
+  judgeNoShare: 0.25,
 };
 
 export type SimOptionsInput = Partial<Omit<SimOptions, "faults">> & { faults?: Partial<SimFaults> };

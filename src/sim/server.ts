@@ -59,6 +59,7 @@ export async function startSimulator(input: SimOptionsInput = {}): Promise<Simul
     media: new MediaRenderer({ cacheDir: options.cacheDir }),
     lastTaskId: undefined,
     unpublished: new Map(),
+    prompts: new Map(),
   };
   const server = createServer((req, res) => {
     handle(context, req, res).catch((error: unknown) => {

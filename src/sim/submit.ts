@@ -97,6 +97,7 @@ export function acceptSubmit(
       : {}),
   };
   const taskId = taskIdOf(ticket);
+  if (outputs !== undefined) rememberPrompt(context, outputs.seed, body.prompt);
   ledger.hold(price, ticket.endsAt, fails);
   counters.tasks.created += 1;
   if (fails) counters.tasks.planned_failures += 1;
@@ -134,4 +135,15 @@ export function acceptSubmit(
 function violatesSafety(body: RequestBody, word: string): boolean {
   const prompt = stringAt(body, "prompt");
   return word !== "" && prompt !== undefined && prompt.toLowerCase().includes(word.toLowerCase());
+}
+
+/** Prompts kept for judges: enough for a run's recent pictures, never the whole run's. */
+const PROMPTS_KEPT = 5_000;
+
+function rememberPrompt(context: SimContext, seed: string, prompt: unknown): void {
+  if (typeof prompt !== "string") return;
+  const { prompts } = context;
+  prompts.delete(seed);
+  prompts.set(seed, prompt);
+  if (prompts.size > PROMPTS_KEPT) prompts.delete(prompts.keys().next().value as string);
 }

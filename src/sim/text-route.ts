@@ -5,9 +5,11 @@ import { canonicalJson } from "../core/hash.js";
 import type { Family, RequestBody } from "../families/index.js";
 import type { SimContext } from "./context.js";
 import { countError } from "./counters.js";
+import { readLink } from "./files.js";
 import { sendJson } from "./http.js";
 import { ESCAPE_ERROR_TAIL } from "./tasks.js";
 import { replyText, streamText, streamWrites, type TextFormat, wantsStream } from "./text/index.js";
+import { bytesSeed, judgeVerdict, type SeenPicture } from "./text/judge.js";
 
 const FORMATS: Readonly<Record<string, TextFormat>> = {
   "text-chat": "chat",
@@ -49,6 +51,12 @@ export async function answerText(
     unsafeWord: context.options.unsafeWord,
     refuse: context.dice.roll("text-refusal", digest, context.options.faults.textRefusalRate),
     commentary: context.dice.roll("commentary", digest, context.options.faults.commentaryRate),
+    verdict: judgeVerdict(
+      format,
+      body,
+      (image) => seenPicture(context, image),
+      context.options.judgeNoShare,
+    ),
   };
   context.counters.text.calls += 1;
   if (!wantsStream(format, body)) {
@@ -74,6 +82,16 @@ export async function answerText(
     if (context.options.streamDelayMs > 0) await sleep(context.options.streamDelayMs);
   }
   res.end();
+}
+
+/** What the simulator knows of a picture: by its link, the seed and prompt it drew it from. */
+function seenPicture(context: SimContext, image: { url: string } | { data: string }): SeenPicture {
+  if ("data" in image) return { seed: bytesSeed(image.data), prompt: undefined };
+  const name = /\/files\/([^/?#]+)$/.exec(image.url)?.[1];
+  const link = name === undefined ? undefined : readLink(name);
+  if (link === undefined) return { seed: bytesSeed(image.url), prompt: undefined };
+  const seed = link.spec.seed.replace(/-\d+$/, "");
+  return { seed: link.spec.seed, prompt: context.prompts.get(seed) };
 }
 
 /** The error event a broken stream ends with: markup, escapes and the caller's credentials. */

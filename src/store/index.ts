@@ -20,6 +20,7 @@ export type {
   WorkerIdentity,
   WorkerRow,
 } from "./fleet-port.js";
+export type { JudgedOutputRow, JudgementRow, JudgeVerdict } from "./judgement-rows.js";
 export { adoptLegacyPaths } from "./legacy-paths.js";
 export { openPgStore } from "./pg.js";
 export type { PathRebase, ReportScope, Store } from "./port.js";
@@ -39,6 +40,7 @@ export {
   type CostReport,
   type CostScope,
 } from "./queries/costs.js";
+export type { JudgementAnswer } from "./queries/judgements.js";
 export {
   type FailureRow,
   type GridRow,

@@ -1,6 +1,7 @@
 import type { Store } from "./port.js";
 import { bind, type Executor } from "./program.js";
 import { costReads } from "./queries/costs.js";
+import { judgementOperations } from "./queries/judgements.js";
 import { publicationOperations } from "./queries/publications.js";
 import { failuresOf, reportReads, reportRows } from "./queries/reports.js";
 import { reviewOperations } from "./queries/reviews.js";
@@ -31,6 +32,7 @@ export function storeOf(executor: Executor, own: AdapterOwn): Store {
     ...bind(executor, costReads),
     ...bind(executor, reviewOperations),
     ...bind(executor, publicationOperations),
+    ...bind(executor, judgementOperations),
     ...bind(executor, scheduleOperations),
     reportRows: (scope) => reportRows(executor, scope),
     failuresOf: (scope) => failuresOf(executor, scope),

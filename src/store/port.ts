@@ -1,4 +1,6 @@
+import type { JudgedOutputRow, JudgementRow } from "./judgement-rows.js";
 import type { CostGrouping, CostReport, CostScope } from "./queries/costs.js";
+import type { JudgementAnswer } from "./queries/judgements.js";
 import type {
   FailureRow,
   GridRow,
@@ -47,6 +49,7 @@ export interface Store
     ReportReads,
     ReviewStore,
     PublicationStore,
+    JudgementStore,
     ScheduleStore {
   /** The gateway submit rate learned by earlier runs, per base URL. */
   learnedRate(baseUrl: string): Promise<number | undefined>;
@@ -279,6 +282,21 @@ export interface PublicationStore {
   recordPublications(published: readonly Publication[]): Promise<void>;
   /** What of a task's outputs is published, by output, target and part. */
   publicationsOf(key: string): Promise<Publication[]>;
+}
+
+/**
+ * What judges said of outputs: `asking` recorded before the call, the verdict once after.
+ * A judgement recorded is never asked again.
+ */
+export interface JudgementStore {
+  /** Records that the output's judge is being asked, unless it is already; the row as it stands. */
+  askJudge(asked: { key: string; idx: number; model: string }, now: number): Promise<JudgementRow>;
+  /** asking → judged, the cost added to the task's; false when it was recorded already. */
+  recordJudgement(judged: JudgementAnswer, now: number): Promise<boolean>;
+  /** A task's judgements, by output. */
+  judgementsOf(key: string): Promise<JudgementRow[]>;
+  /** The judged outputs in scope with any person's decision, in the order recorded. */
+  judgedOutputs(scope: ReportScope): Promise<JudgedOutputRow[]>;
 }
 
 export interface ScheduleStore {

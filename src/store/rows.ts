@@ -1,3 +1,4 @@
+import type { JudgeVerdict } from "./judgement-rows.js";
 import type { TaskState } from "./states.js";
 
 /** The rows the store keeps, as every adapter returns them (column names as in the schema). */
@@ -247,6 +248,9 @@ export interface GridRow {
   check_state: "ok" | "failed" | null;
   review: ReviewDecision | null;
   review_note: string | null;
+  /** A judge's verdict and reason (a suggestion); null when no judge has judged it. */
+  judge_verdict: JudgeVerdict | null;
+  judge_reason: string | null;
 }
 
 /** A task's times, for a timeline (ms since the epoch; null where it has not got there). */

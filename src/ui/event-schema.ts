@@ -70,6 +70,14 @@ const events = [
   }),
   z.object({ type: z.literal("task:postprocessing"), ...task }),
   z.object({
+    type: z.literal("task:judged"),
+    ...task,
+    index: z.number().int(),
+    verdict: z.enum(["pass", "fail", "undecided"]),
+    reason: z.string().nullable(),
+    retake: z.string().nullable(),
+  }),
+  z.object({
     type: z.literal("output:checked"),
     key: z.string(),
     label: z.string(),

@@ -132,6 +132,11 @@ export function summaryLines(view: RunView, options: SummaryOptions): string[] {
     lines.push(
       `  outputs of ${plural(published, "task")} published to object storage${unpublished > 0 ? `; ${unpublished} not yet (tried again as the run ends)` : ""}`,
     );
+  const { pass, fail, undecided, retakes } = view.judged;
+  if (pass + fail + undecided > 0)
+    lines.push(
+      `  judge: ${plural(pass + fail + undecided, "output")} judged: ${pass} passed, ${fail} rejected, ${undecided} undecided; ${plural(retakes, "new take")} made of rejected ones`,
+    );
   const { download, redo } = view.missing;
   if (download + redo > 0)
     lines.push(

@@ -44,6 +44,8 @@ export interface RunState {
   delivered: number;
   /** Done tasks whose outputs were published to object storage, and those that failed to be. */
   published: { done: number; failed: number };
+  /** Judges' verdicts heard this run, and the new takes judges' rejections made. */
+  judged: { pass: number; fail: number; undecided: number; retakes: number };
   stopping: { reason: RunEnd; message: string } | null;
   end: RunEnd | null;
   /** The run's tasks by store state, once it has finished. */

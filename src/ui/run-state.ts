@@ -35,6 +35,7 @@ export function createRunState(): RunState {
     missing: { download: 0, redo: 0 },
     delivered: 0,
     published: { done: 0, failed: 0 },
+    judged: { pass: 0, fail: 0, undecided: 0, retakes: 0 },
     stopping: null,
     end: null,
     counts: {},
@@ -178,6 +179,10 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
     case "output:published":
       if (event.failed === null) state.published.done += 1;
       else state.published.failed += 1;
+      break;
+    case "task:judged":
+      state.judged[event.verdict] += 1;
+      if (event.retake !== null) state.judged.retakes += 1;
       break;
     case "run:stopping":
       state.stopping = { reason: event.reason, message: event.message };

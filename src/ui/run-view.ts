@@ -44,6 +44,8 @@ export interface RunView {
   delivered: number;
   /** Done tasks whose outputs were published to object storage, and those that failed to be. */
   published: { done: number; failed: number };
+  /** Judges' verdicts this run, and the new takes their rejections made. */
+  judged: { pass: number; fail: number; undecided: number; retakes: number };
   /** The most common failure reasons, most frequent first. */
   reasons: { reason: string; count: number }[];
   stopMessage: string | null;
@@ -132,6 +134,7 @@ export function viewOf(state: RunState, now: number, cwd: string): RunView {
     missing: { ...state.missing },
     delivered: state.delivered,
     published: { ...state.published },
+    judged: { ...state.judged },
     reasons: [...state.reasons.entries()]
       .map(([reason, count]) => ({ reason, count }))
       .sort((a, b) => b.count - a.count)

@@ -156,6 +156,8 @@ export interface GridItem {
   check: "ok" | "failed" | null;
   review: "approved" | "rejected" | null;
   note: string | null;
+  /** A judge's suggestion, shown apart from the person's decision (which wins). */
+  judge: { verdict: "pass" | "fail" | "undecided"; reason: string | null } | null;
   /** A text's first words, shown in its cell; null for media. */
   excerpt: string | null;
 }
@@ -195,6 +197,8 @@ export async function gridItems(
     check: row.check_state,
     review: row.review,
     note: row.review_note,
+    judge:
+      row.judge_verdict === null ? null : { verdict: row.judge_verdict, reason: row.judge_reason },
     excerpt: excerpts[at] ?? null,
   }));
 }

@@ -8,6 +8,7 @@ import {
   type DownloadCaps,
   Engine,
   type EngineEvent,
+  type OutputVerdict,
   type PostProcess,
   type RunResult,
 } from "../../src/engine/index.js";
@@ -65,6 +66,8 @@ export interface EngineRig {
     maxDownloadBytes?: DownloadCaps;
     /** In place of the real file writes (a disk that fills, say). */
     files?: FileWrites;
+    /** In place of the rig's client (one whose calls fail on purpose, say). */
+    client?: GatewayClient;
   }): Engine;
   /** Another run of the manifest, its initial tasks recorded (as `gwrun run` makes one). */
   newRun(): Promise<number>;
@@ -153,7 +156,7 @@ export async function withEngine<T>(
         engine: (options = {}) =>
           new Engine({
             store: options.store ?? store,
-            client: tracked,
+            client: options.client ?? tracked,
             runId: options.runId ?? runId,
             settings,
             outputDir,
@@ -176,8 +179,21 @@ export async function withEngine<T>(
             checksFor: (jobId) => ({ ...settings.checks, ...checksOf.get(jobId) }),
           });
           return {
-            process: (task, outputs) => underWay.track(processor.process(task, outputs)),
+            process: (task, outputs, beforeSidecars) => {
+              let work: Promise<unknown> | undefined;
+              const judge =
+                beforeSidecars === undefined
+                  ? undefined
+                  : (verdicts: OutputVerdict[]) =>
+                      underWay.aside(work, () => beforeSidecars(verdicts));
+              const processing = underWay.track(processor.process(task, outputs, judge));
+              work = processing;
+              return processing;
+            },
             drain: () => processor.drain(),
+            judgeOf: (jobId) => processor.judgeOf(jobId),
+            judgeImages: (output, poster, judge, now) =>
+              processor.judgeImages(output, poster, judge, now),
           };
         },
         tasks: () => store.tasksOf(runId),

@@ -56,6 +56,20 @@ export class UnderWay {
     });
   }
 
+  /**
+   * `fn` runs while `work` waits for it, not counted as under way meanwhile: what `fn` waits
+   * for is its own (a judge's call waits for its pace turn and retries on the clock).
+   */
+  async aside<T>(work: Promise<unknown> | undefined, fn: () => Promise<T>): Promise<T> {
+    if (work !== undefined) this.#work.delete(work);
+    this.#paused.resolve();
+    try {
+      return await fn();
+    } finally {
+      if (work !== undefined) this.#work.add(work);
+    }
+  }
+
   /** Waits until nothing is under way and the code under test has reacted to the last. */
   async quiet(): Promise<void> {
     for (;;) {

@@ -104,10 +104,12 @@ describe.each(STORE_KINDS)("the review loop without a browser (%s)", (kind) => {
         const approvedFile = path.relative(scope.outputDir, first.outputs[0]?.path ?? "");
         expect(copied).toEqual([approvedFile, `${approvedFile}.json`, "review.csv"].sort());
         const csv = readFileSync(path.join(delivery, "review.csv"), "utf8").trim().split("\n");
-        expect(csv[0]).toBe("file,exported,job,label,output,take,repeat,vars,decision,note,sha256");
+        expect(csv[0]).toBe(
+          "file,exported,job,label,output,take,repeat,vars,decision,note,sha256,judge,judge_reason",
+        );
         expect(csv).toHaveLength(7);
         expect(csv.find((line) => line.includes(",plain,plain,")) ?? "").toMatch(
-          /^,no,plain,plain,1,1,0,\{\},rejected,"too dark, ""flat""",[0-9a-f]{64}$/,
+          /^,no,plain,plain,1,1,0,\{\},rejected,"too dark, ""flat""",[0-9a-f]{64},,$/,
         );
         expect(csv.filter((line) => line.includes(",yes,"))).toEqual([
           expect.stringMatching(new RegExp(`^${approvedFile},yes,hero,`)),

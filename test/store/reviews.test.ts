@@ -102,12 +102,65 @@ describe.each(STORE_KINDS)("store (%s): task variables, reviews, notices", (kind
         check_state: null,
         review: "approved",
         review_note: "n",
+        judge_verdict: null,
+        judge_reason: null,
       },
       expect.objectContaining({ key: "k2", review: null, review_note: null }),
     ]);
     // Forgetting the run forgets its reviews.
     await store.deleteRun(runId);
     expect(await store.reviewsOf({ run: runId })).toEqual([]);
+    await store.close();
+  });
+
+  it("item 2: a judgement is asked once and recorded once, its cost added to its task's; judged outputs come with the person's decision", async () => {
+    const { store, runId } = await openStoreOf(kind);
+    await store.recordTasks(runId, [imageTask("k1")], 1);
+    await downloaded(store, "k1", 2);
+    const asked = await store.askJudge({ key: "k1", idx: 0, model: "acme-5" }, 10);
+    expect(asked).toMatchObject({ state: "asking", verdict: null, asked_at: 10 });
+    // Asked again (a process that resumes): the row as it stands, not a new one.
+    expect(await store.askJudge({ key: "k1", idx: 0, model: "acme-5" }, 11)).toMatchObject({
+      state: "asking",
+      asked_at: 10,
+    });
+    const answer = {
+      key: "k1",
+      idx: 0,
+      verdict: "fail" as const,
+      reason: "cut off",
+      answer: "No. Cut off.",
+      cost: 0.01,
+    };
+    expect(await store.recordJudgement(answer, 12)).toBe(true);
+    // Recorded once: a second recording (another process, a repeat) changes nothing, pays nothing.
+    expect(await store.recordJudgement({ ...answer, verdict: "pass", cost: 5 }, 13)).toBe(false);
+    expect((await store.task("k1"))?.cost).toBeCloseTo(0.11);
+    expect(await store.judgementsOf("k1")).toMatchObject([
+      { state: "judged", verdict: "fail", reason: "cut off", cost: 0.01, judged_at: 12 },
+    ]);
+    await store.recordReview({ key: "k1", index: 0, decision: "approved", note: "fine" }, 14);
+    expect(await store.judgedOutputs({ run: runId })).toEqual([
+      {
+        job_key: "k1",
+        job_id: "a",
+        label: "a",
+        take: 1,
+        idx: 0,
+        verdict: "fail",
+        reason: "cut off",
+        model: "acme-5",
+        cost: 0.01,
+        decision: "approved",
+        note: "fine",
+      },
+    ]);
+    expect((await store.gridOf(runId))[0]).toMatchObject({
+      judge_verdict: "fail",
+      judge_reason: "cut off",
+    });
+    await store.deleteRun(runId);
+    expect(await store.judgementsOf("k1")).toEqual([]);
     await store.close();
   });
 

@@ -31,6 +31,8 @@ export interface AnswerLimits {
   stops?: readonly string[] | undefined;
   /** An assistant prefill: the answer continues it rather than starting afresh. */
   prefill?: string | undefined;
+  /** The answer settled already (a judge's verdict), in place of a composed one. */
+  fixed?: string | undefined;
 }
 
 /** Why generation ended, before each format names it. */
@@ -52,7 +54,7 @@ export function answerPrompt(
   variant = 0,
 ): Answer {
   const random = seededRandom(`${model}\u0000${prompt.all}\u0000${variant}`);
-  let text = composeAnswer(random, prompt.lastUser);
+  let text = limits.fixed ?? composeAnswer(random, prompt.lastUser);
   if (limits.prefill !== undefined && limits.prefill.trim() !== "") {
     text = continuing(limits.prefill, text);
   }

@@ -107,6 +107,7 @@ export function planMessages(body: Body, ctx: TextContext): MessagesPlan {
     maxTokens,
     stops: Array.isArray(body.stop_sequences) ? (body.stop_sequences as string[]) : [],
     prefill,
+    fixed: ctx.verdict,
   });
   if (refuses(prompt, ctx)) {
     // The refusal cuts in after the answer's first words; stop_details says why.

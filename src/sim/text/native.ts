@@ -80,6 +80,7 @@ function nativeAnswer(body: Body, ctx: TextContext): NativeAnswer {
   const answer = answerPrompt(ctx.model, prompt, {
     maxTokens: typeof config.maxOutputTokens === "number" ? config.maxOutputTokens : undefined,
     stops: stops.filter((stop): stop is string => typeof stop === "string"),
+    fixed: ctx.verdict,
   });
   const thinking = isRecord(config.thinkingConfig) ? config.thinkingConfig : {};
   const usage = (output: number) => usageMetadata(prompt, output, ctx.model);

@@ -84,7 +84,7 @@ export function responsesReply(body: Body, ctx: TextContext): Record<string, unk
   if (calls.length === 0) {
     const refused = refuses(prompt, ctx);
     const maxTokens = typeof body.max_tokens === "number" ? body.max_tokens : undefined;
-    const answer = answerPrompt(ctx.model, prompt, { maxTokens });
+    const answer = answerPrompt(ctx.model, prompt, { maxTokens, fixed: ctx.verdict });
     incomplete = !refused && answer.finish === "length";
     tokens = refused ? countTokens(REFUSAL_TEXT) : answer.tokens;
     const part = refused

@@ -12,6 +12,8 @@ export interface TextContext {
   refuse?: boolean | undefined;
   /** A responses answer opens with a `commentary` message before its `final_answer`. */
   commentary?: boolean | undefined;
+  /** A judge's verdict on the pictures the call holds, when it asks for one. */
+  verdict?: string | undefined;
 }
 
 /** A streamed answer: the content type and the wire chunks, each written separately. */

@@ -204,10 +204,13 @@ export const reportReads = {
       `SELECT jobs.key, jobs.job_id, jobs.label, jobs.vars, jobs.repeat_index, jobs.take,
          outputs.idx, outputs.content_type,
          CASE WHEN outputs.thumbnail IS NULL AND outputs.poster IS NULL THEN 0 ELSE 1 END AS pictured,
-         outputs.check_state, reviews.decision AS review, reviews.note AS review_note
+         outputs.check_state, reviews.decision AS review, reviews.note AS review_note,
+         judgements.verdict AS judge_verdict, judgements.reason AS judge_reason
        FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
        JOIN outputs ON outputs.job_key = jobs.key AND outputs.state = 'downloaded'
        LEFT JOIN reviews ON reviews.job_key = outputs.job_key AND reviews.idx = outputs.idx
+       LEFT JOIN judgements ON judgements.job_key = outputs.job_key
+         AND judgements.idx = outputs.idx AND judgements.state = 'judged'
        WHERE run_jobs.run_id = ?
        ORDER BY min(jobs.place) OVER (PARTITION BY jobs.job_id), jobs.place, outputs.idx`,
       [runId],

@@ -99,7 +99,14 @@ export const runOperations = {
       [runId, runId],
     );
     const keys = own.map((row) => row.key);
-    for (const table of ["text_answers", "reviews", "output_copies", "outputs", "events"])
+    for (const table of [
+      "text_answers",
+      "reviews",
+      "judgements",
+      "output_copies",
+      "outputs",
+      "events",
+    ])
       yield* changes(`DELETE FROM ${table} WHERE job_key = ANY(?)`, [keys]);
     yield* changes("DELETE FROM events WHERE run_id = ?", [runId]);
     yield* changes("DELETE FROM run_jobs WHERE run_id = ?", [runId]);
