@@ -39,6 +39,7 @@ export {
   type CostReport,
   type CostScope,
 } from "./queries/costs.js";
+export type { TaskPageOf } from "./queries/tasks.js";
 export {
   type FailureRow,
   type GridRow,
