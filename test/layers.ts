@@ -63,6 +63,7 @@ export const E2E_TESTS: readonly string[] = [
   "test/run/pipeline.test.ts",
   "test/run/postgres.test.ts",
   "test/run/prices.test.ts",
+  "test/run/queue-window.test.ts",
   "test/run/project-moves.test.ts",
   "test/run/refusals.test.ts",
   "test/run/rows.test.ts",
