@@ -75,6 +75,24 @@ const CATALOGUE = [
     "at most 0.5 % of the calls.",
   ],
   [
+    "run-scale-sqlite",
+    "bench/run.mjs run-scale",
+    "`gwrun run` of 10,000, 100,000 and 300,000 small pictures on a SQLite store, against a simulator that answers at once, thumbnails off: jobs per second, gwrun's peak memory and the state database's bytes per task, each size against the smallest (`node bench/run-scale.mjs --sizes 10000,30000` for a quick look).",
+    "peak memory at 300,000 tasks at most 1.5× and jobs per second at least 0.9× the 10,000-task figures (`*_vs_smallest`).",
+  ],
+  [
+    "run-scale-pg",
+    "bench/run.mjs run-scale",
+    "The same runs on a PostgreSQL store: `gwrun run` records the run and works it as the fleet's one worker, the simulator in a process of its own; the database's growth per task.",
+    "as run-scale-sqlite.",
+  ],
+  [
+    "run-scale-pg-worker",
+    "bench/run.mjs run-scale",
+    "The same runs worked by one `gwrun worker` (its peak memory), recorded by `gwrun run --detach`.",
+    "as run-scale-sqlite.",
+  ],
+  [
     "run-10k-dashboard-vs-no-ui",
     "bench/run.mjs ui",
     "The 10,000-job run in a 120×40 pseudo-terminal with the live dashboard, against the same run with `--quiet`; three alternating rounds, each side's best.",

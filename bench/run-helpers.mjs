@@ -1,7 +1,8 @@
 // Shared by the run benchmarks: a `gwrun sim` process, a manifest of N small images.
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { performance } from "node:perf_hooks";
 
 export const root = path.dirname(import.meta.dirname);
 export const bin = path.join(root, "bin/gwrun.js");
@@ -79,3 +80,57 @@ export const COUNTS_POLLS = [
   { announced: false, ask: 2 },
   { announced: true, ask: 2 },
 ];
+
+/**
+ * `gwrun run` of `file` against the gateway at `url` to its end, on the SQLite store beside
+ * the manifest unless `env` names another (GWRUN_STORE); samples its peak RSS (VmHWM) and the
+ * arrival of submit events.
+ */
+export function runGwrun(file, url, env = {}) {
+  const started = performance.now();
+  const store = env.GWRUN_STORE === undefined ? ["--db", `${file}.db`] : [];
+  const child = spawn(process.execPath, [bin, "run", file, ...store, "--base-url", url, "--json"], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, GW_API_KEY: "bench", ...env },
+  });
+  let peakKb = 0;
+  const sample = () => {
+    try {
+      const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
+      peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
+    } catch {}
+  };
+  const sampler = setInterval(sample, 20);
+  const submits = [];
+  let buffer = "";
+  child.stdout.on("data", (chunk) => {
+    // One pass over the chunk: slicing after every line would cost this process more than
+    // gwrun spends writing them, on the same two cores.
+    buffer += chunk;
+    let start = 0;
+    for (let newline = buffer.indexOf("\n"); newline >= 0; newline = buffer.indexOf("\n", start)) {
+      if (buffer.startsWith('{"v":2,"type":"task:submitted"', start))
+        submits.push(performance.now());
+      start = newline + 1;
+    }
+    buffer = buffer.slice(start);
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve) => {
+    // "close", not "exit": every line of stdout has been read by then.
+    child.once("close", (code) => {
+      clearInterval(sampler);
+      resolve({
+        code,
+        seconds: (performance.now() - started) / 1000,
+        peakMb: Math.round(peakKb / 1024),
+        submits,
+        stderr,
+      });
+    });
+    child.once("spawn", sample);
+  });
+}

@@ -8,72 +8,17 @@
 //   N/R + L (the last submit at N/R, done L later);
 // - a gateway limit that counts every call, polls too (COUNTS_POLLS: announced or kept to
 //   itself, the manifest asking for it or twice it): 429s as a share of the calls.
-import { spawn } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import path from "node:path";
-import { performance } from "node:perf_hooks";
 import { BENCH_BASE, benchFolder } from "./folder.mjs";
 import {
-  bin,
   COUNTS_POLLS,
   manifest,
+  runGwrun,
   startInstantSim,
   startSim,
   ZERO_LATENCY,
 } from "./run-helpers.mjs";
-
-/** Runs gwrun to the end; samples its peak RSS (VmHWM) and the arrival of submit events. */
-function runGwrun(file, url) {
-  const started = performance.now();
-  const child = spawn(
-    process.execPath,
-    [bin, "run", file, "--db", `${file}.db`, "--base-url", url, "--json"],
-    {
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, GW_API_KEY: "bench" },
-    },
-  );
-  let peakKb = 0;
-  const sample = () => {
-    try {
-      const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
-      peakKb = Math.max(peakKb, Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0));
-    } catch {}
-  };
-  const sampler = setInterval(sample, 20);
-  const submits = [];
-  let buffer = "";
-  child.stdout.on("data", (chunk) => {
-    // One pass over the chunk: slicing after every line would cost this process more than
-    // gwrun spends writing them, on the same two cores.
-    buffer += chunk;
-    let start = 0;
-    for (let newline = buffer.indexOf("\n"); newline >= 0; newline = buffer.indexOf("\n", start)) {
-      if (buffer.startsWith('{"v":2,"type":"task:submitted"', start))
-        submits.push(performance.now());
-      start = newline + 1;
-    }
-    buffer = buffer.slice(start);
-  });
-  let stderr = "";
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return new Promise((resolve) => {
-    // "close", not "exit": every line of stdout has been read by then.
-    child.once("close", (code) => {
-      clearInterval(sampler);
-      resolve({
-        code,
-        seconds: (performance.now() - started) / 1000,
-        peakMb: Math.round(peakKb / 1024),
-        submits,
-        stderr,
-      });
-    });
-    child.once("spawn", sample);
-  });
-}
 
 async function counters(url) {
   return (await fetch(`${url}/__sim/counters`)).json();

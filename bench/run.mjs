@@ -1,6 +1,7 @@
 // `npm run bench`: every benchmark runs in a process of its own, so its peak memory is its
 // own, and prints one JSON line of figures.
-// Usage: node bench/run.mjs [manifests|sim|run|ui|postprocess|view ...] (none: every part).
+// Usage: node bench/run.mjs [manifests|sim|run|run-scale|ui|postprocess|view ...] (none: every
+// part).
 import { spawnSync } from "node:child_process";
 import { rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -13,7 +14,7 @@ const root = path.dirname(here);
 const dir = benchFolder("manifests");
 let failed = false;
 
-const PARTS = ["manifests", "sim", "run", "ui", "postprocess", "view"];
+const PARTS = ["manifests", "sim", "run", "run-scale", "ui", "postprocess", "view"];
 const chosen = process.argv.slice(2);
 for (const part of chosen)
   if (!PARTS.includes(part)) {
@@ -68,6 +69,7 @@ try {
   const scripts = {
     sim: "sim-throughput.mjs",
     run: "run-throughput.mjs",
+    "run-scale": "run-scale.mjs",
     ui: "ui-overhead.mjs",
     postprocess: "postprocess.mjs",
     view: "view-grid.mjs",

@@ -70,6 +70,7 @@ export const E2E_TESTS: readonly string[] = [
   "test/run/prices.test.ts",
   "test/run/project-moves.test.ts",
   "test/run/publish.test.ts",
+  "test/run/queue-window.test.ts",
   "test/run/refusals.test.ts",
   "test/run/rows.test.ts",
   "test/run/run.test.ts",

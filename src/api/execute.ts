@@ -8,7 +8,13 @@ import {
   STATUS_BY_END,
 } from "../engine/index.js";
 import { type CheckedManifest, checkManifestText } from "../families/index.js";
-import { fleetDriver, fleetFor, isFleetStore, readyForWorkers } from "../fleet/index.js";
+import {
+  type FleetDriver,
+  fleetDriver,
+  fleetFor,
+  isFleetStore,
+  readyForWorkers,
+} from "../fleet/index.js";
 import {
   hasMaskedKey,
   isSimulator,
@@ -20,10 +26,11 @@ import {
 import { dependantRules, dependantTemplates, planRun } from "../plan/index.js";
 import type { ObjectStorage } from "../publish/index.js";
 import { engineOptions, openGateway, type RunWork } from "../run/index.js";
-import type { RunRow } from "../store/index.js";
+import type { PgStore, RunRow, Store } from "../store/index.js";
 import { linePrefix, type Reporter } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
-import { feedsOf, selectJobs } from "./only.js";
+import { HeldManifest } from "./held-manifest.js";
+import { feedsOf } from "./only.js";
 import { openPublishing } from "./publish.js";
 import { runNotices } from "./run-notices.js";
 import {
@@ -117,7 +124,7 @@ export async function executeManifest(
   const { schedule } = settings;
   const tick = checked.expanded.moment.tick;
   if (schedule === undefined || tick === undefined || options.underLease === true) {
-    return executeChecked(file, checked, runId, flags, hooks);
+    return executeChecked(file, new HeldManifest(checked, flags.only), runId, flags, hooks);
   }
   return runTickOnce(
     file,
@@ -126,20 +133,24 @@ export async function executeManifest(
     flags,
     hooks,
     { name: settings.name, schedule, tick },
-    { checked: executeChecked, manifest: executeManifest },
+    {
+      checked: (file, checked, runId, flags, hooks) =>
+        executeChecked(file, new HeldManifest(checked, flags.only), runId, flags, hooks),
+      manifest: executeManifest,
+    },
   );
 }
 
 async function executeChecked(
   file: string,
-  checked: CheckedManifest,
+  manifest: HeldManifest,
   runId: number | undefined,
   flags: RunFlags,
   hooks: RunHooks,
 ): Promise<Executed> {
-  const settings = checked.expanded.settings as ManifestSettings;
-  const { moment } = checked.expanded;
-  const jobs = selectJobs(checked.jobs, flags.only);
+  const settings = manifest.checked.expanded.settings as ManifestSettings;
+  const { moment } = manifest.checked.expanded;
+  const { source } = manifest.checked;
   // Loaded on first use: sharp and the media tools are not needed to validate or plan.
   const { writeReport } = await import("../postprocess/index.js");
   const project = projectOf(file);
@@ -149,12 +160,12 @@ async function executeChecked(
   const dbToName = at.location === defaultStore() ? undefined : storeName(at.location);
   const store = await openStoreAt(at);
   try {
-    const feeds = await feedsOf(store, outputDir, jobs);
+    const feeds = await feedsOf(store, outputDir, manifest.jobs);
     const baseUrl = flags.baseUrl ?? settings.gateway.baseUrl;
     // A schedule left on the simulator (a variable its cron job lacks) is told at every tick.
     if (moment.tick !== undefined && isSimulator(baseUrl))
       hooks.say(
-        `${linePrefix(true)}warning: tick ${moment.tickLabel} of ${settings.name} runs against the built-in simulator (${whySimulator(checked.source, hooks.env, flags.baseUrl)}): stand-in outputs, no real money`,
+        `${linePrefix(true)}warning: tick ${moment.tickLabel} of ${settings.name} runs against the built-in simulator (${whySimulator(source, hooks.env, flags.baseUrl)}): stand-in outputs, no real money`,
       );
     // A fleet works the run, or (the simulator in this process) this process alone.
     const fleet = fleetFor(store, baseUrl, flags.detach === true);
@@ -168,7 +179,7 @@ async function executeChecked(
         hooks.say(`${linePrefix(true)}${coerceError(error).message}; nothing was submitted`);
         return { exit: ExitCode.Invalid, runId: undefined };
       }
-    const gateway = await openGateway(settings, baseUrl, hasMaskedKey(checked.source), hooks.env);
+    const gateway = await openGateway(settings, baseUrl, hasMaskedKey(source), hooks.env);
     try {
       const now = Date.now();
       // A scheduled tick has one run: running the tick again continues it.
@@ -181,19 +192,18 @@ async function executeChecked(
           name: settings.name,
           manifest_path: path.resolve(file),
           // Kept for `gwrun resume`, without a key written in it.
-          manifest_text: maskLiteralKey(checked.source),
+          manifest_text: maskLiteralKey(source),
           base_url: baseUrl,
           output_dir: outputDir,
           started_at: now,
           tick: moment.tick,
         }));
-      // The plan is what runs: its tasks are recorded as `gwrun plan --json` prints them.
-      const plan = planRun(file, settings, jobs, { moment });
-      if (fleet !== undefined) await readyForWorkers(fleet, id, outputDir, checked);
-      else if (isFleetStore(store)) await store.fleet.workAlone(id);
-      await store.recordTasks(id, plan.tasks, now);
+      await recordPlan(store, id, file, manifest, fleet, outputDir, now);
       // Kept so that `gwrun status` counts the dependants still to come as the run does.
-      await store.setDependantRules(id, JSON.stringify(dependantRules(dependantTemplates(jobs))));
+      await store.setDependantRules(
+        id,
+        JSON.stringify(dependantRules(dependantTemplates(manifest.jobs))),
+      );
       let interrupt = () => {};
       // `q` or Ctrl-C on the dashboard (which reads the keys) is the same stop as SIGINT.
       const reporter = await hooks.reporter(() => interrupt(), dbToName);
@@ -204,12 +214,12 @@ async function executeChecked(
       try {
         let stopReason: string | null = null;
         const notices = runNotices(store, id);
-        const work: RunWork = {
+        const driver = await openDriver(fleet, flags, reporter, {
           store,
           gateway,
           runId: id,
           settings,
-          jobs,
+          jobs: manifest.jobs,
           outputDir,
           baseUrl,
           force: flags.force === true,
@@ -221,10 +231,8 @@ async function executeChecked(
             notices.note(event);
             reporter.emit(event);
           },
-        };
-        const driver = fleet
-          ? await fleetDriver(fleet, work, { detach: flags.detach === true }, reporter)
-          : new Engine(await engineOptions(work));
+        });
+        manifest.release();
         const underway = hooks.underway(
           () => driver.stop(),
           (message) => reporter.notice(message),
@@ -288,4 +296,36 @@ async function executeChecked(
   } finally {
     await store.close();
   }
+}
+
+/**
+ * The plan is what runs: its tasks are recorded as `gwrun plan --json` prints them. A function
+ * of its own, so the plan (every task's request) is let go once it is recorded.
+ */
+async function recordPlan(
+  store: Store,
+  runId: number,
+  file: string,
+  manifest: HeldManifest,
+  fleet: PgStore | undefined,
+  outputDir: string,
+  now: number,
+): Promise<void> {
+  const { settings, moment } = manifest.checked.expanded;
+  const plan = planRun(file, settings as ManifestSettings, manifest.jobs, { moment });
+  if (fleet !== undefined) await readyForWorkers(fleet, runId, outputDir, manifest.checked);
+  else if (isFleetStore(store)) await store.fleet.workAlone(runId);
+  await store.recordTasks(runId, plan.tasks, now);
+}
+
+/** The run's driver: the engine, or on a fleet's store the fleet's driver. */
+async function openDriver(
+  fleet: PgStore | undefined,
+  flags: RunFlags,
+  reporter: Reporter,
+  work: RunWork,
+): Promise<Engine | FleetDriver> {
+  return fleet
+    ? await fleetDriver(fleet, work, { detach: flags.detach === true }, reporter)
+    : new Engine(await engineOptions(work));
 }

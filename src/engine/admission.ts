@@ -42,6 +42,8 @@ export interface AdmissionLimits {
 export class Admission {
   readonly #limits: AdmissionLimits;
   readonly #pending: Record<CapacityLane, TaskRow[]> = { image: [], video: [] };
+  /** The keys in `#pending`. */
+  readonly #queued = new Set<string>();
   readonly #inFlight: Record<CapacityLane, number> = { image: 0, video: 0 };
   /** Estimated cost of each task in flight, by key. */
   readonly #reserved = new Map<string, number>();
@@ -63,6 +65,16 @@ export class Admission {
     return this.#pending.image.length + this.#pending.video.length;
   }
 
+  /** Pending tasks of a lane waiting their turn. */
+  waiting(lane: CapacityLane): number {
+    return this.#pending[lane].length;
+  }
+
+  /** The task waits its turn or is in flight. */
+  holds(key: string): boolean {
+    return this.#queued.has(key) || this.#reserved.has(key);
+  }
+
   /** Tasks in flight on a lane: being submitted or held by the gateway. */
   inFlight(lane: CapacityLane): number {
     return this.#inFlight[lane];
@@ -71,6 +83,7 @@ export class Admission {
   /** A pending task waits its turn. */
   enqueue(task: TaskRow): void {
     this.#pending[capacityLane(task)].push(task);
+    this.#queued.add(task.key);
   }
 
   /**
@@ -84,6 +97,7 @@ export class Admission {
     if (task === undefined || this.#inFlight[lane] >= cap) return undefined;
     if (!this.#withinBudget(task)) return "budget";
     queue.shift();
+    this.#queued.delete(task.key);
     this.started(task);
     return task;
   }

@@ -17,12 +17,13 @@ import {
 import { recordFailure } from "./dependants.js";
 import { deadlineFirst, downloadOutputs, localFaultMessage, localFaultOf } from "./download.js";
 import type { RunEnd } from "./events.js";
+import { PendingWindow } from "./pending-window.js";
 import { Poller } from "./poll.js";
 import { RunStart, startRun } from "./run-start.js";
 import { afterDownload, afterSend, finishDownloaded, pollRound, startDependants } from "./steps.js";
 import { StoreFault } from "./store-fault.js";
 import { sendTask } from "./submit.js";
-import { takeOnTask } from "./take-on.js";
+import { queuedFromStore, takeOnTask } from "./take-on.js";
 
 /**
  * One run: submits pending tasks (paced, within each lane's in-flight cap and the budget),
@@ -40,8 +41,10 @@ export class Engine {
   readonly #downloads: PQueue;
   /** Work under way outside the queues (checks, endings, dependants); the run waits for it. */
   readonly #background = new Background((task, error, what) => this.#failed(task, error, what));
-  /** Keys this engine has taken on, so a dependant is started once. */
+  /** Dependants (and `from:` tasks read at the start) taken on, so each is started once. */
   readonly #takenOn = new Set<string>();
+  /** The run's pending tasks, read as the queue drains. */
+  readonly #window: PendingWindow;
   #context: RunContext | undefined;
   /** While tasks are taken on, before `run:started`: where each is, and what waits to be told. */
   #start: RunStart | undefined;
@@ -65,6 +68,13 @@ export class Engine {
     this.#admission = new Admission(limits);
     this.#poller = new Poller({ batchSize: poll.batchSize, everyMs: poll.everyMs });
     this.#downloads = new PQueue({ concurrency: limits.downloads });
+    this.#window = new PendingWindow(options.store, options.runId);
+  }
+
+  /** The tasks this engine holds in memory: waiting in its queues, and in flight. */
+  get tasksHeld(): { queued: number; inFlight: number } {
+    const inFlight = this.#admission.inFlight("image") + this.#admission.inFlight("video");
+    return { queued: this.#admission.pendingCount, inFlight };
   }
 
   /** Stops submitting (Ctrl-C): what is recorded stays recorded; `run()` returns soon. */
@@ -83,6 +93,10 @@ export class Engine {
     // Often enough to keep polls on time, rarely enough to cost nothing while waiting.
     const tick = Math.min(50, Math.max(2, settings.poll.everyMs / 4));
     while (!this.#abort.signal.aborted) {
+      if (this.#stopping === undefined)
+        await this.#window.refill(this.#admission).catch((error: unknown) => {
+          if (!this.#storeFault.caught(error)) throw error;
+        });
       this.#fillSubmits();
       await this.#pollDue();
       if (this.#idle()) break;
@@ -106,19 +120,16 @@ export class Engine {
     return result;
   }
 
-  /**
-   * Takes every recorded task on, then tells the reporters the run has started. A method of
-   * its own, so the run's rows as first read are let go once it returns, not held all run.
-   */
+  /** Takes the recorded tasks on (pending ones wait in the store), then tells the reporters. */
   async #takeOnRecorded(): Promise<void> {
-    const { store, runId, emit } = this.#options;
-    const tasks = await store.tasksOf(runId);
-    const start = new RunStart(tasks);
+    const { emit } = this.#options;
+    const start = new RunStart(this.#options.templates);
     this.#start = start;
-    const started = await startRun(this.#run, start, tasks, async (task) => {
+    const started = await startRun(this.#run, start, async (task) => {
       // Taken on already by its upstream's placement.
       if (this.#takenOn.has(task.key)) return;
-      this.#takenOn.add(task.key);
+      // Only a `from:` task can be met again, as a dependant.
+      if (task.upstream_key !== null) this.#takenOn.add(task.key);
       await this.#takeOn(task);
     });
     this.#start = undefined;
@@ -140,7 +151,8 @@ export class Engine {
     const { task } = taken;
     if (taken.to === "queue") {
       if (taken.unknownSubmit) this.#unknownSubmits += 1;
-      this.#admission.enqueue(task);
+      // Pending in the store again: at the start, the queue reads it there in its turn.
+      if (this.#start === undefined || !queuedFromStore(task)) this.#admission.enqueue(task);
     } else if (taken.to === "poll") {
       this.#admission.started(task);
       this.#poller.track(task, this.#options.clock.now());
@@ -334,7 +346,8 @@ export class Engine {
   }
 
   #idle(): boolean {
-    const toSubmit = this.#stopping === undefined && this.#admission.pendingCount > 0;
+    const toSubmit =
+      this.#stopping === undefined && (this.#admission.pendingCount > 0 || !this.#window.exhausted);
     const [submits, downloads] = [this.#submits, this.#downloads];
     const queued = submits.size + submits.pending + downloads.size + downloads.pending;
     return !toSubmit && queued === 0 && this.#background.size === 0 && this.#poller.size === 0;

@@ -1,6 +1,6 @@
 import type { CheckedJob } from "../families/index.js";
 import { laneOf } from "../plan/index.js";
-import { type TaskRow, TaskState } from "../store/index.js";
+import { TaskState } from "../store/index.js";
 import type { JobGroup, Stage, StageCounts } from "./events.js";
 
 /** Every stage at zero. */
@@ -53,32 +53,4 @@ export function dependantJobs(templates: ReadonlyMap<string, readonly CheckedJob
           lane: family?.lane ?? laneOf(endpoint),
         });
   return [...jobs.values()];
-}
-
-/**
- * The run's tasks grouped by job id, each counted in `stage` (where the run takes it on), in
- * the order first met; then the groups of `jobs` that have no task yet, empty.
- */
-export function jobGroups(
-  tasks: Iterable<{ row: TaskRow; stage: Stage }>,
-  jobs: readonly JobOfRun[] = [],
-): JobGroup[] {
-  const groups = new Map<string, JobGroup>();
-  const groupOf = (job: JobOfRun): JobGroup => {
-    let group = groups.get(job.job);
-    if (group === undefined) {
-      group = { ...job, tasks: 0, stages: emptyStages(), skipped: 0 };
-      groups.set(job.job, group);
-    }
-    return group;
-  };
-  for (const { row, stage } of tasks) {
-    const group = groupOf({ job: row.job_id, family: row.family, lane: row.lane });
-    group.tasks += 1;
-    group.stages[stage] += 1;
-    if (stage === "failed" && row.state === TaskState.Skipped)
-      group.skipped = (group.skipped ?? 0) + 1;
-  }
-  for (const job of jobs) groupOf(job);
-  return [...groups.values()];
 }

@@ -133,6 +133,19 @@ export function waitsForUpstream(task: TaskRow, upstream?: Pick<TaskRow, "state"
   return upstream?.state !== TaskState.Done;
 }
 
+/**
+ * A pending task that goes in its turn, which a run reads from the store as its queue drains
+ * rather than holding: no stand-in, and not a first take waiting for its upstream. The store's
+ * `taskPage` picks the same ("image-queue", "video-queue").
+ */
+export function queuedFromStore(task: TaskRow): boolean {
+  return (
+    task.state === TaskState.Pending &&
+    task.placeholder === 0 &&
+    !(task.upstream_key !== null && task.take === 1)
+  );
+}
+
 /** A done task some of whose files are gone: which, and what the run does about it. */
 function missingEvent(
   task: TaskRow,

@@ -104,9 +104,9 @@ export class FleetDriver {
   /** Every recorded task put where it belongs, counted for `run:started` as the engine does. */
   async #takeOn(): Promise<void> {
     const { context } = this.#run;
-    const tasks = await this.#store.tasksOf(this.#run.id);
-    const start = new RunStart(tasks);
-    const started = await startRun(context, start, tasks, async (task) => {
+    // Pending tasks are left to the submit jobs `queueRun` queues from the store.
+    const start = new RunStart(context.templates);
+    const started = await startRun(context, start, async (task) => {
       const taken = await takeOnTask(task, context);
       start.placed(taken, task);
       // What else a task's placement moved, the store queues for the fleet's workers.

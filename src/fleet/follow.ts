@@ -49,6 +49,8 @@ function eventOf(move: LoggedMove, told: Set<string>): EngineEvent | undefined {
       told.add(move.key);
       return { type: "task:submitted", ...named, taskId: move.task_id ?? "" };
     case "completed":
+      // Past the gateway: forgotten, so a long run holds only the tasks it has in flight.
+      told.delete(move.key);
       return { type: "task:completed", ...named, cost: move.cost, outputs: move.outputs };
     case "downloaded":
       return { type: "task:postprocessing", ...named };
@@ -59,6 +61,7 @@ function eventOf(move: LoggedMove, told: Set<string>): EngineEvent | undefined {
     case "rejected":
     case "held":
     case "skipped":
+      told.delete(move.key);
       return { type: "task:failed", ...named, state, reason: move.reason ?? state };
     default:
       return undefined;

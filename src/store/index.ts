@@ -41,6 +41,7 @@ export {
   type CostScope,
 } from "./queries/costs.js";
 export type { JudgementAnswer } from "./queries/judgements.js";
+export type { TaskPageOf } from "./queries/tasks.js";
 export {
   type FailureRow,
   type GridRow,

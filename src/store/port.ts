@@ -1,6 +1,7 @@
 import type { JudgedOutputRow, JudgementRow } from "./judgement-rows.js";
 import type { CostGrouping, CostReport, CostScope } from "./queries/costs.js";
 import type { JudgementAnswer } from "./queries/judgements.js";
+import type { TaskPageOf } from "./queries/tasks.js";
 import type {
   FailureRow,
   GridRow,
@@ -107,6 +108,16 @@ export interface TaskReads {
   task(key: string): Promise<TaskRow | undefined>;
   /** The tasks of a run, in the order they were recorded. */
   tasksOf(runId: number): Promise<TaskRow[]>;
+  /**
+   * Up to `limit` of a run's tasks recorded after `after` (a place, 0 for the first), in the
+   * order recorded: all, or the pending ones a lane submits (`TaskPageOf`).
+   */
+  taskPage(
+    runId: number,
+    of: TaskPageOf,
+    after: number,
+    limit: number,
+  ): Promise<{ place: number; task: TaskRow }[]>;
   /** The recorded tasks among `keys` (any run). */
   tasksByKey(keys: readonly string[]): Promise<Map<string, TaskRow>>;
   /** A manifest job's tasks in an output folder: per label, its current take (as reports show). */

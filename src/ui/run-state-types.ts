@@ -29,6 +29,7 @@ export interface RunState {
    */
   firstPolls: Map<string, number>;
   groups: Map<string, GroupState>;
+  /** Tasks heard of and not done yet: a done task is only counted. */
   tasks: Map<string, TaskState>;
   /** Jobs done per second of the clock, for the last minute. */
   doneBySecond: Map<number, number>;

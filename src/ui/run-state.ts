@@ -135,6 +135,8 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
       break;
     case "task:done": {
       move(state, event.key, event.job, "done");
+      // Counted: a done task moves no more, so the screen keeps counts, not every task run.
+      state.tasks.delete(event.key);
       const second = Math.floor(now / 1000);
       state.doneBySecond.set(second, (state.doneBySecond.get(second) ?? 0) + 1);
       for (const key of state.doneBySecond.keys())

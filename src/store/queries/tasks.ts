@@ -40,6 +40,22 @@ export const NEW_TASK_NAMES = NEW_TASK_COLUMNS.map(([name]) => name).join(", ");
 /** Keys per statement when reading many. */
 const PAGE = 5000;
 
+/** Which of a run's tasks a page holds: all, or those a lane's submits wait for. */
+export type TaskPageOf = "all" | "image-queue" | "video-queue";
+
+/**
+ * Pending tasks that go as soon as their turn comes: no stand-in, and not a first take of a
+ * `from:` task (its upstream's take-on binds and starts it). Per capacity lane: text shares
+ * the image lane.
+ */
+const QUEUED = `jobs.state = 'pending' AND jobs.placeholder = 0
+  AND NOT (jobs.upstream_key IS NOT NULL AND jobs.take = 1)`;
+const PAGE_FILTER: Record<TaskPageOf, string> = {
+  all: "",
+  "image-queue": `AND ${QUEUED} AND jobs.lane <> 'video'`,
+  "video-queue": `AND ${QUEUED} AND jobs.lane = 'video'`,
+};
+
 export function* taskOf(key: string): Program<TaskRow | undefined> {
   return yield* first<TaskRow>(`SELECT ${TASK_COLUMNS} FROM jobs WHERE key = ?`, [key]);
 }
@@ -59,6 +75,22 @@ export const taskReads = {
        WHERE run_jobs.run_id = ? ORDER BY jobs.place`,
       [runId],
     );
+  }),
+  /**
+   * Up to `limit` of the run's tasks recorded after `after` (a `place`; 0 from the first), in
+   * the order they were recorded, each with its place: a run read a page at a time. Walks the
+   * recorded order from `after` (an index range), so paging through a run reads each row once.
+   */
+  taskPage: read(function* (runId: number, of: TaskPageOf, after: number, limit: number) {
+    const found = yield* rows<TaskRow & { place: number | string }>(
+      `SELECT jobs.place AS place, ${TASK_COLUMNS} FROM jobs
+       WHERE jobs.place > ? ${PAGE_FILTER[of]}
+         AND EXISTS (SELECT 1 FROM run_jobs WHERE run_jobs.run_id = ? AND run_jobs.key = jobs.key)
+       ORDER BY jobs.place LIMIT ?`,
+      [after, runId, limit],
+    );
+    // PostgreSQL's BIGINT comes as text.
+    return found.map(({ place, ...task }) => ({ place: Number(place), task: task as TaskRow }));
   }),
   tasksByKey: read(function* (keys: readonly string[]) {
     const found = new Map<string, TaskRow>();
