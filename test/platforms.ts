@@ -84,6 +84,7 @@ export const STORE_BOUND_TESTS: readonly string[] = [
   "test/store/reviews.test.ts",
   "test/store/store.test.ts",
   "test/store/unusable.test.ts",
+  "test/store/view-pages.test.ts",
   "test/ui/dashboard-tmux.test.ts",
   "test/ui/reporters.test.ts",
   "test/ui/terminal-tmux.test.ts",

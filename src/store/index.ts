@@ -40,6 +40,14 @@ export {
   type CostScope,
 } from "./queries/costs.js";
 export {
+  type Page,
+  type PageRange,
+  TIMELINE_ORDERS,
+  type TimelineOrder,
+  type TimelinePage,
+  type TimelineQuery,
+} from "./queries/views.js";
+export {
   type FailureRow,
   type GridRow,
   type LeaseHolder,

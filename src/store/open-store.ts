@@ -3,9 +3,11 @@ import { bind, type Executor } from "./program.js";
 import { costReads } from "./queries/costs.js";
 import { failuresOf, reportReads, reportRows } from "./queries/reports.js";
 import { reviewOperations } from "./queries/reviews.js";
+import { statusReads } from "./queries/run-status.js";
 import { runOperations } from "./queries/runs.js";
 import { scheduleOperations } from "./queries/schedules.js";
 import { taskReads } from "./queries/tasks.js";
+import { viewReads } from "./queries/views.js";
 import { outputTransitions } from "./transitions/outputs.js";
 import { pollRounds } from "./transitions/poll-round.js";
 import { recordings } from "./transitions/recording.js";
@@ -27,6 +29,8 @@ export function storeOf(executor: Executor, own: AdapterOwn): Store {
     ...bind(executor, outputTransitions),
     ...bind(executor, waysBack),
     ...bind(executor, reportReads),
+    ...bind(executor, viewReads),
+    ...bind(executor, statusReads),
     ...bind(executor, costReads),
     ...bind(executor, reviewOperations),
     ...bind(executor, scheduleOperations),
