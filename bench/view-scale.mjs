@@ -6,6 +6,7 @@
 // Usage: node bench/view-scale.mjs [outputs]
 import { spawnSync } from "node:child_process";
 import { rmSync, statSync } from "node:fs";
+import { loadavg } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { systemClock } from "../dist/core/clock.js";
@@ -86,12 +87,15 @@ try {
   const statusMs = gwrun(["status", String(runId), ...db]);
   const reportMs = gwrun(["report", String(runId), ...db]);
   const bytesBefore = dbBytes();
+  const pruneMs = gwrun(["prune", ...db]);
+  const bytesPruned = dbBytes();
   console.log(
     JSON.stringify({
       bench: "view-grid-300k",
       outputs: OUTPUTS,
       setup_ms: setupMs,
       ...pages,
+      load_average: Math.round(loadavg()[0] * 10) / 10,
       under_1s: Object.entries(pages).every(([name, ms]) => !name.endsWith("_ms") || ms < 1000),
     }),
   );
@@ -101,7 +105,11 @@ try {
       outputs: OUTPUTS,
       status_ms: statusMs,
       report_ms: reportMs,
+      // A run's record as written (six logged moves a task), and after `gwrun prune`.
       db_bytes_per_task: Math.round(bytesBefore / OUTPUTS),
+      prune_ms: pruneMs,
+      db_bytes_per_task_pruned: Math.round(bytesPruned / OUTPUTS),
+      load_average: Math.round(loadavg()[0] * 10) / 10,
     }),
   );
 } finally {

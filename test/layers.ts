@@ -65,6 +65,7 @@ export const E2E_TESTS: readonly string[] = [
   "test/run/postgres.test.ts",
   "test/run/prices.test.ts",
   "test/run/project-moves.test.ts",
+  "test/run/prune.test.ts",
   "test/run/refusals.test.ts",
   "test/run/rows.test.ts",
   "test/run/run.test.ts",

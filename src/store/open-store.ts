@@ -1,6 +1,7 @@
 import type { Store } from "./port.js";
 import { bind, type Executor } from "./program.js";
 import { costReads } from "./queries/costs.js";
+import { pruneOperations } from "./queries/prune.js";
 import { failuresOf, reportReads, reportRows } from "./queries/reports.js";
 import { reviewOperations } from "./queries/reviews.js";
 import { statusReads } from "./queries/run-status.js";
@@ -14,8 +15,8 @@ import { recordings } from "./transitions/recording.js";
 import { submitTransitions } from "./transitions/submit.js";
 import { waysBack } from "./transitions/ways-back.js";
 
-/** What an adapter keeps its own way: the learned submit rate, and closing. */
-export type AdapterOwn = Pick<Store, "learnedRate" | "saveLearnedRate" | "close">;
+/** What an adapter keeps its own way: the learned submit rate, giving back space, closing. */
+export type AdapterOwn = Pick<Store, "learnedRate" | "saveLearnedRate" | "reclaimSpace" | "close">;
 
 /** The store port, built once from the programs, run by an adapter's executor. */
 export function storeOf(executor: Executor, own: AdapterOwn): Store {
@@ -31,6 +32,7 @@ export function storeOf(executor: Executor, own: AdapterOwn): Store {
     ...bind(executor, reportReads),
     ...bind(executor, viewReads),
     ...bind(executor, statusReads),
+    ...bind(executor, pruneOperations),
     ...bind(executor, costReads),
     ...bind(executor, reviewOperations),
     ...bind(executor, scheduleOperations),

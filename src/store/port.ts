@@ -264,6 +264,16 @@ export interface ReportReads {
   expiringOf(runId: number, before: number): Promise<{ label: string; expires_at: number }[]>;
   /** A run's reviews with their tasks' labels. */
   labelledReviewsOf(runId: number): Promise<LabelledReview[]>;
+  /**
+   * Removes the logged moves of finished tasks in finished runs (what status, reports and
+   * sidecars show is kept in the tasks' rows): how many lines went.
+   */
+  pruneTaskEvents(): Promise<number>;
+  /**
+   * Gives the space of removed rows back (SQLite: VACUUM, the file shrinks; PostgreSQL:
+   * VACUUM of the event log, for reuse). False when another process holds the database now.
+   */
+  reclaimSpace(): Promise<boolean>;
   /** How many of a run's own tasks it moved to a final state since `startedAt` (ms). */
   finishedCountOf(runId: number, startedAt: number): Promise<number>;
 }
