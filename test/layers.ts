@@ -91,6 +91,7 @@ export const E2E_TESTS: readonly string[] = [
   "test/view/live.browser.test.ts",
   "test/view/notices.test.ts",
   "test/view/open.browser.test.ts",
+  "test/view/paging.browser.test.ts",
   "test/view/review-loop.browser.test.ts",
   "test/view/review.browser.test.ts",
 ];
