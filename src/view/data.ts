@@ -93,7 +93,7 @@ export const FAILURES_SHOWN = 50;
 
 /**
  * A run's progress now: counts per state, spend against the budget, rate, the first failures.
- * Counting queries only, so the live page costs the same at 300,000 tasks as at 300.
+ * Counting queries and a page of failures: no task's row is sent or held, however large the run.
  */
 export async function progressOf(store: Store, run: RunRow, now: number): Promise<Progress> {
   const summary = await store.summaryOf({ run: run.id });
