@@ -45,6 +45,12 @@ const CATALOGUE = [
     "within 2× of plan-100k-explicit-jobs.",
   ],
   [
+    "validate-1m-tasks",
+    "bench/run.mjs manifests",
+    "`gwrun validate` and `gwrun plan` (every task key) of a 1,000,000-task manifest in a process of its own, one line per manifest: one job whose matrix has a million combinations, and 3 jobs reading a 1,000,000-row CSV; `limits.max_tasks` raised to 1,000,000 as such a manifest must (100,000 unless raised). `*_time_vs_linear`: the wall time against ten times that of the 100,000-task manifest of the same kind (1.0 is linear); `load_average` is the machine's at the end.",
+    "at most 1,000 MB peak memory (`validate_peak_rss_mb`, `plan_peak_rss_mb`) and a time that grows linearly (`*_time_vs_linear` at most 1.2).",
+  ],
+  [
     "sim-throughput",
     "bench/run.mjs sim",
     "Submits and task queries per second that `gwrun sim` sustains on loopback, 64 requests in flight through gwrun's own client, with the median and 99th-percentile latency.",
@@ -109,6 +115,18 @@ const CATALOGUE = [
     "bench/run.mjs view",
     "The `gwrun view` grid page of a run of 10,000 outputs (half of them reviewed), timed from the request to the last byte, cold and warm, and the first thumbnail.",
     "under 1 s cold and warm (`under_1s`).",
+  ],
+  [
+    "view-grid-300k",
+    "bench/run.mjs view-scale",
+    "`gwrun view` of a finished run of 300,000 outputs (one task in a hundred failed, half the outputs reviewed; bench/view-store.mjs), each request timed from the request to the last byte, the slowest of three: the grid's first and last page (1,000 outputs a page), the run page with its live counts, the progress the live page reads every 500 ms, the timeline's first page and a later page slowest first, and a failures page; `load_average` is the machine's while measured.",
+    "each page under 1 s (`under_1s`).",
+  ],
+  [
+    "report-300k",
+    "bench/run.mjs view-scale",
+    "The same run through the CLI: `gwrun status` and `gwrun report <run>` (results.jsonl and the gallery of the folder and of the run, the gallery capped at 5,000 task cards), with Node's start-up; the state database's bytes per task as the run wrote it (six logged moves a task) and after `gwrun prune`.",
+    "`gwrun status` and `gwrun report` in seconds, not minutes; the bytes per task stated.",
   ],
   [
     "fleet-rate",

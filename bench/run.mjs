@@ -1,9 +1,10 @@
 // `npm run bench`: every benchmark runs in a process of its own, so its peak memory is its
 // own, and prints one JSON line of figures.
-// Usage: node bench/run.mjs [manifests|sim|run|run-scale|ui|postprocess|view ...] (none: every
-// part).
+// Usage: node bench/run.mjs [manifests|sim|run|run-scale|ui|postprocess|view|view-scale ...]
+// (none: every part).
 import { spawnSync } from "node:child_process";
-import { rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { benchFolder } from "./folder.mjs";
@@ -14,7 +15,7 @@ const root = path.dirname(here);
 const dir = benchFolder("manifests");
 let failed = false;
 
-const PARTS = ["manifests", "sim", "run", "run-scale", "ui", "postprocess", "view"];
+const PARTS = ["manifests", "sim", "run", "run-scale", "ui", "postprocess", "view", "view-scale"];
 const chosen = process.argv.slice(2);
 for (const part of chosen)
   if (!PARTS.includes(part)) {
@@ -41,6 +42,59 @@ function node(args) {
   return result;
 }
 
+/** Figures of the 100k manifests by bench name, for the million-task ones to compare with. */
+const measured = new Map();
+
+/** This process's own figures for `gwrun validate` (or plan) of a manifest file. */
+function inProcess(file, label, mode) {
+  const args = [path.join(here, "validate-manifest.mjs"), file, label];
+  return JSON.parse(node(mode === "plan" ? [...args, "--plan"] : args).stdout || "{}");
+}
+
+/**
+ * `validate-1m-tasks`: a matrix of a million combinations and a CSV of a million rows, each
+ * validated and planned (every key) in a process of its own, `limits.max_tasks` raised as a
+ * manifest of that size must; time beside ten times the 100k manifest's, to show it linear.
+ */
+function millionTasks() {
+  const folder = path.join(dir, "1m");
+  mkdirSync(folder);
+  const raise = (text) => text.replace("jobs:\n", "limits: { max_tasks: 1000000 }\njobs:\n");
+  const rows = rowsManifest(1_000_000);
+  writeFileSync(path.join(folder, "rows.csv"), rows.csv);
+  for (const [kind, text, small] of [
+    ["matrix", matrixManifest(1_000_000), "100k-matrix-jobs"],
+    ["csv-rows", rows.yaml, "100k-csv-rows"],
+  ]) {
+    const file = path.join(folder, `${kind}.yaml`);
+    writeFileSync(file, raise(text));
+    const validated = inProcess(file, "validate-1m-tasks", "validate");
+    const planned = inProcess(file, "plan-1m-tasks", "plan");
+    const ratio = (big, mode) => {
+      const base = measured.get(`${mode}-${small}`);
+      return base === undefined || base.wall_ms === 0
+        ? null
+        : Math.round((big.wall_ms / (base.wall_ms * (big.tasks / base.tasks))) * 100) / 100;
+    };
+    console.log(
+      JSON.stringify({
+        bench: "validate-1m-tasks",
+        manifest: kind,
+        tasks: validated.tasks,
+        validate_ms: validated.wall_ms,
+        validate_peak_rss_mb: validated.peak_rss_mb,
+        plan_ms: planned.wall_ms,
+        plan_peak_rss_mb: planned.peak_rss_mb,
+        // 1.0: a million tasks took ten times what 100,000 did.
+        validate_time_vs_linear: ratio(validated, "validate"),
+        plan_time_vs_linear: ratio(planned, "plan"),
+        load_average: Math.round(loadavg()[0] * 10) / 10,
+        target: { peak_rss_mb: 1000, time_vs_linear: 1.2 },
+      }),
+    );
+  }
+}
+
 try {
   const rows = rowsManifest(100_000);
   // The CSV sits beside its manifest, where `rows: rows.csv` finds it.
@@ -64,8 +118,10 @@ try {
       if (label === "100k-csv-rows")
         figures.csv_mb = Math.round(statSync(path.join(dir, "rows.csv")).size / 1e5) / 10;
       console.log(JSON.stringify(figures));
+      measured.set(`${mode}-${label}`, figures);
     }
   }
+  if (runs("manifests")) millionTasks();
   const scripts = {
     sim: "sim-throughput.mjs",
     run: "run-throughput.mjs",
@@ -73,6 +129,7 @@ try {
     ui: "ui-overhead.mjs",
     postprocess: "postprocess.mjs",
     view: "view-grid.mjs",
+    "view-scale": "view-scale.mjs",
   };
   for (const [part, script] of Object.entries(scripts))
     if (runs(part)) process.stdout.write(node([path.join(here, script)]).stdout);

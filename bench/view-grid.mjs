@@ -1,14 +1,12 @@
 // The viewer's own cost: the grid page of a run of 10,000 outputs (matrix variables, pictures
-// by their thumbnails, half of them reviewed) served by `gwrun view`, timed from the request
-// to the last byte, cold and warm; and the first thumbnail's answer.
-import { createHash } from "node:crypto";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import path from "node:path";
+// by their thumbnails, half of them reviewed; see bench/view-store.mjs) served by `gwrun view`,
+// timed from the request to the last byte, cold and warm; and the first thumbnail's answer.
+import { rmSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { systemClock } from "../dist/core/clock.js";
-import { openStore } from "../dist/store/index.js";
 import { startViewServer } from "../dist/view/index.js";
 import { benchFolder } from "./folder.mjs";
+import { finishedRunStore } from "./view-store.mjs";
 
 const OUTPUTS = 10_000;
 const dir = benchFolder("view");
@@ -22,49 +20,7 @@ async function timed(url) {
 }
 
 try {
-  const store = openStore(path.join(dir, "view.db"));
-  const outputDir = path.join(dir, "out");
-  const runId = await store.createRun({
-    name: "bench",
-    manifest_path: "bench.yaml",
-    manifest_text: "version: 1\nlimits: { max_cost: 2000 }\n",
-    base_url: "sim",
-    output_dir: outputDir,
-    started_at: 0,
-  });
-  const styles = ["watercolor", "clay", "photo", "ink"];
-  const tasks = Array.from({ length: OUTPUTS }, (_, i) => ({
-    // Keys as real ones are: sha256 in hex, which is most of each output's id.
-    key: createHash("sha256").update(`task ${i}`).digest("hex"),
-    jobId: `shots${i % 4}`,
-    label: `shots${i % 4}-e${i}`,
-    family: "image-a",
-    lane: "image",
-    endpoint: "/v1/images/generations",
-    request: JSON.stringify({ model: "acme-image-2", prompt: `A mug, take ${i}`, size: "1:1" }),
-    upstreamKey: null,
-    estimatedCost: 0.1,
-    vars: { style: styles[i % 4], angle: `a${Math.floor(i / 4) % 50}`, shot: String(i % 7) },
-  }));
-  await store.recordTasks(runId, tasks, 0);
-  const thumb = path.join(outputDir, ".thumbs", "t.webp");
-  mkdirSync(path.dirname(thumb), { recursive: true });
-  writeFileSync(thumb, Buffer.alloc(2000));
-  // A finished run's outputs and reviews, written straight into the tables (setup only).
-  const insert = store.db.prepare(
-    `INSERT INTO outputs (job_key, idx, state, path, bytes, sha256, content_type, check_state, checks, thumbnail)
-     VALUES (?, 0, 'downloaded', ?, 1000, ?, 'image/png', 'ok', '{"problems":[]}', ?)`,
-  );
-  const review = store.db.prepare(
-    "INSERT INTO reviews (job_key, idx, decision, note, decided_at) VALUES (?, 0, ?, ?, 0)",
-  );
-  store.db.exec("UPDATE jobs SET state = 'done'");
-  store.db.transaction(() => {
-    tasks.forEach((task, i) => {
-      insert.run(task.key, path.join(outputDir, `${task.label}.png`), "0".repeat(64), thumb);
-      if (i % 2 === 0) review.run(task.key, i % 4 === 0 ? "approved" : "rejected", "a note");
-    });
-  })();
+  const { store, runId, tasks } = await finishedRunStore(dir, OUTPUTS);
   const viewer = await startViewServer({ store, port: 0, token: "bench", clock: systemClock });
   try {
     const page = `${viewer.url}/runs/${runId}/outputs`;

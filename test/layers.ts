@@ -15,6 +15,7 @@ export const E2E_TESTS: readonly string[] = [
   "test/cli/doctor.test.ts",
   "test/cli/fields.test.ts",
   "test/cli/help.test.ts",
+  "test/cli/large-manifests.test.ts",
   "test/cli/next-steps.test.ts",
   "test/cli/other-node.test.ts",
   "test/cli/paths.test.ts",
@@ -69,6 +70,7 @@ export const E2E_TESTS: readonly string[] = [
   "test/run/postgres.test.ts",
   "test/run/prices.test.ts",
   "test/run/project-moves.test.ts",
+  "test/run/prune.test.ts",
   "test/run/publish.test.ts",
   "test/run/queue-window.test.ts",
   "test/run/refusals.test.ts",
@@ -96,6 +98,7 @@ export const E2E_TESTS: readonly string[] = [
   "test/view/live.browser.test.ts",
   "test/view/notices.test.ts",
   "test/view/open.browser.test.ts",
+  "test/view/paging.browser.test.ts",
   "test/view/review-loop.browser.test.ts",
   "test/view/review.browser.test.ts",
 ];

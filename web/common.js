@@ -84,5 +84,46 @@ window.gw = (() => {
     return typeof value === "string" ? value : JSON.stringify(value);
   }
 
-  return { el, data, post, duration, time, text, main: document.getElementById("main") };
+  /**
+   * "items 1001–2000 of 300000" and links to the first, previous, next and last pages of a
+   * long list; `hrefOf(n)` is page n's address, or a button's action with `onPage`.
+   */
+  function pageLinks(page, noun, hrefOf, onPage) {
+    const from = page.total === 0 ? 0 : (page.number - 1) * page.size + 1;
+    const to = Math.min(page.total, page.number * page.size);
+    const link = (n, label, rel) => {
+      if (n < 1 || n > page.pages || n === page.number) return el("span", { class: "off" }, label);
+      return onPage === undefined
+        ? el("a", { href: hrefOf(n), rel, dataset: { page: n } }, label)
+        : el("button", { type: "button", dataset: { page: n }, onclick: () => onPage(n) }, label);
+    };
+    return el(
+      "p",
+      { class: "pages", dataset: { page: page.number, pages: page.pages } },
+      `${noun} ${from}–${to} of ${page.total}`,
+      page.pages > 1
+        ? [
+            ` · page ${page.number} of ${page.pages} · `,
+            link(1, "first", "first"),
+            " ",
+            link(page.number - 1, "← previous", "prev"),
+            " ",
+            link(page.number + 1, "next →", "next"),
+            " ",
+            link(page.pages, "last", "last"),
+          ]
+        : [],
+    );
+  }
+
+  return {
+    el,
+    data,
+    post,
+    duration,
+    time,
+    text,
+    pageLinks,
+    main: document.getElementById("main"),
+  };
 })();

@@ -1,8 +1,10 @@
 // The outputs of a run, by job, in a matrix grid of chosen variables; a full-size viewer with
 // the request, checks, cost and provenance; approve / reject by click or key.
 (() => {
-  const { el, data, post, text, main } = window.gw;
-  const { run, outputs } = data();
+  const { el, data, post, text, pageLinks, main } = window.gw;
+  // One page of a long run's outputs at a time: the server reads and sends only these.
+  const { run, outputs, page } = data();
+  const pages = () => pageLinks(page, "outputs", (n) => `/runs/${run.id}/outputs?page=${n}`);
   const byId = new Map(outputs.map((item) => [item.id, item]));
   const jobs = [...new Set(outputs.map((item) => item.job))];
   // A judge's verdict is a suggestion: the filter shows what it said, and where a person disagreed.
@@ -34,9 +36,10 @@
       "p",
       {},
       el("a", { href: `/runs/${run.id}` }, "← progress and timeline"),
-      ` · ${outputs.length} outputs · keys: Enter open, ← → move, a approve, r reject, u undecide, Esc close`,
+      " · keys: Enter open, ← → move, a approve, r reject, u undecide, Esc close",
       judged ? el("label", {}, " · show ", filter) : null,
     ),
+    pages(),
   );
 
   /** Whether a person's decision goes against the judge's verdict (the person's stands). */
@@ -171,6 +174,7 @@
     );
   }
   main.append(...jobs.map(section));
+  if (page.pages > 1) main.append(pages());
 
   // --- review
   async function decide(id, decision) {

@@ -1,6 +1,6 @@
 // A run's page: live counts by server-sent events, failures with reasons, and a timeline.
 (() => {
-  const { el, data, duration, main } = window.gw;
+  const { el, data, duration, pageLinks, main } = window.gw;
   const first = data();
   const id = first.run.id;
   const counts = el("ul", { class: "counts", id: "counts" });
@@ -11,17 +11,18 @@
   const notices = el("ul", { id: "notices", class: "notices" });
   const timeline = el("div", { id: "timeline", class: "timeline" });
   const cost = el("div", { id: "cost", class: "cost" });
+  const timelinePages = el("div", { id: "timeline-pages" });
   const order = el(
     "select",
-    { id: "timeline-order", onchange: () => drawTimeline() },
-    el("option", { value: "start" }, "in order of start"),
+    { id: "timeline-order", onchange: () => loadTimeline(1) },
+    el("option", { value: "recorded" }, "in order of start"),
     el("option", { value: "slowest" }, "slowest first"),
     el("option", { value: "failed" }, "failed first"),
   );
   const failedOnly = el("input", {
     type: "checkbox",
     id: "failed-only",
-    onchange: () => drawTimeline(),
+    onchange: () => loadTimeline(1),
   });
   main.append(
     el("p", {}, el("a", { href: `/runs/${id}/outputs` }, "outputs and review →")),
@@ -42,6 +43,7 @@
         el("span", { class: `seg ${phase}` }, phase),
       ),
     ),
+    timelinePages,
     timeline,
   );
 
@@ -70,6 +72,7 @@
         ),
       ),
     );
+    const more = progress.failed - progress.failures.length;
     failures.replaceChildren(
       ...(progress.failures.length === 0
         ? [el("li", {}, "none")]
@@ -83,6 +86,16 @@
               ` ${f.reason ?? "no reason recorded"}`,
             ),
           )),
+      ...(more > 0
+        ? [
+            el(
+              "li",
+              { class: "more" },
+              `… and ${more} more: `,
+              el("a", { href: `/runs/${id}/failures` }, `all ${progress.failed} failures`),
+            ),
+          ]
+        : []),
     );
   }
 
@@ -97,7 +110,7 @@
   function finish(progress) {
     draw(progress);
     const done = progress.states.done ?? 0;
-    summary.textContent = `Run ${progress.run.status} after ${duration(progress.elapsed)}: ${progress.tasks} tasks, ${done} done, ${progress.failures.length} failed; ${progress.outputs} outputs; ${spendText(progress)}${progress.run.stop_reason ? ` — ${progress.run.stop_reason}` : ""}`;
+    summary.textContent = `Run ${progress.run.status} after ${duration(progress.elapsed)}: ${progress.tasks} tasks, ${done} done, ${progress.failed} failed; ${progress.outputs} outputs; ${spendText(progress)}${progress.run.stop_reason ? ` — ${progress.run.stop_reason}` : ""}`;
     summary.dataset.finished = "true";
     void loadTimeline();
     void loadCost();
@@ -161,27 +174,22 @@
     cost.replaceChildren(...parts);
   }
 
-  let tasks = [];
-  async function loadTimeline() {
-    const response = await fetch(`/api/runs/${id}/timeline`);
-    tasks = await response.json();
-    drawTimeline();
+  // The timeline a page at a time, ordered and filtered by the server over all of the run's tasks.
+  let timelinePage = 1;
+  async function loadTimeline(page = timelinePage) {
+    timelinePage = page;
+    const query = new URLSearchParams({ page: String(page), order: order.value });
+    if (failedOnly.checked) query.set("undone", "1");
+    const response = await fetch(`/api/runs/${id}/timeline?${query}`);
+    drawTimeline(await response.json());
   }
 
   const FAILED = ["failed", "rejected", "expired", "skipped", "held"];
   const endOf = (t) => t.done_at ?? t.downloaded_at ?? t.completed_at ?? t.updated_at;
-  function drawTimeline() {
-    const shown = failedOnly.checked ? tasks.filter((t) => FAILED.includes(t.state)) : [...tasks];
-    if (order.value === "slowest")
-      shown.sort((a, b) => endOf(b) - b.queued_at - (endOf(a) - a.queued_at));
-    if (order.value === "failed")
-      shown.sort((a, b) => FAILED.includes(b.state) - FAILED.includes(a.state));
-    const start = Math.min(...tasks.map((t) => t.queued_at));
-    const end = Math.max(...tasks.map(endOf));
+  function drawTimeline({ page, start, end, tasks }) {
     const span = Math.max(1, end - start);
-    const limit = 2000;
     const pct = (ms) => `${(((ms - start) / span) * 100).toFixed(3)}%`;
-    const rows = shown.slice(0, limit).map((t) => {
+    const rows = tasks.map((t) => {
       const marks = [t.queued_at, t.submitted_at, t.completed_at, t.downloaded_at, endOf(t)];
       const phases = ["queued", "submitted", "completed", "downloaded"];
       const bar = el("div", { class: "bar" });
@@ -207,10 +215,8 @@
         el("span", { class: "took" }, duration(endOf(t) - t.queued_at)),
       );
     });
-    timeline.replaceChildren(
-      ...rows,
-      ...(shown.length > limit ? [el("p", {}, `… and ${shown.length - limit} more`)] : []),
-    );
+    timelinePages.replaceChildren(pageLinks(page, "tasks", null, (n) => loadTimeline(n)));
+    timeline.replaceChildren(...rows);
   }
 
   if (first.run.finished) {

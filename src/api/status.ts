@@ -1,5 +1,5 @@
 import { awaitingTotal, awaitingUpstream, recordedRules } from "../plan/index.js";
-import { FAILED_STATES, type RunRow, type Store } from "../store/index.js";
+import type { RunRow, Store } from "../store/index.js";
 import { type FleetStatus, fleetStatus } from "./fleet-status.js";
 import { type TextSummary, textSummaries } from "./text-summaries.js";
 
@@ -61,54 +61,43 @@ export interface RunStatus {
 
 /** The status of `run` as the store has it at `now`. */
 export async function statusOf(store: Store, run: RunRow, now = Date.now()): Promise<RunStatus> {
-  const tasks = await store.tasksOf(run.id);
+  // Counts and short lists from the store: a run's tasks are read one by one only to count
+  // the dependants still to come, and only when its manifest has `from:` jobs.
   const states: Record<string, number> = {};
   const byJob = new Map<string, JobStatus>();
-  const failures: RunStatus["failures"] = [];
-  const expiring: RunStatus["expiring"] = [];
-  for (const task of tasks) {
-    states[task.state] = (states[task.state] ?? 0) + 1;
-    const job = byJob.get(task.job_id) ?? {
-      id: task.job_id,
-      family: task.family ?? "passthrough",
-      tasks: 0,
-      states: {},
-    };
-    byJob.set(task.job_id, job);
-    job.tasks += 1;
-    job.states[task.state] = (job.states[task.state] ?? 0) + 1;
-    if (FAILED_STATES.includes(task.state)) {
-      failures.push({
-        label: task.label,
-        state: task.state,
-        reason: task.reason ?? "no reason recorded",
-      });
-    }
-    if (task.state === "completed") {
-      for (const output of await store.outputsOf(task.key)) {
-        if (
-          output.state === "pending" &&
-          output.expires_at !== null &&
-          output.expires_at - now < SOON_MS
-        ) {
-          expiring.push({ label: task.label, expiresAt: output.expires_at });
-        }
-      }
-    }
+  let recorded = 0;
+  for (const { job_id: id, family, state, n } of await store.jobStatesOf(run.id)) {
+    recorded += n;
+    states[state] = (states[state] ?? 0) + n;
+    const job = byJob.get(id) ?? { id, family: family ?? "passthrough", tasks: 0, states: {} };
+    byJob.set(id, job);
+    job.tasks += n;
+    job.states[state] = (job.states[state] ?? 0) + n;
   }
+  const failures: RunStatus["failures"] = [];
+  for await (const failure of store.failuresOf({ run: run.id }))
+    failures.push({
+      label: failure.label,
+      state: failure.state,
+      reason: failure.reason ?? "no reason recorded",
+    });
+  const expiring = (await store.expiringOf(run.id, now + SOON_MS)).map((output) => ({
+    label: output.label,
+    expiresAt: output.expires_at,
+  }));
   // What this run paid itself; what its tasks cost in all, whichever run paid.
   const { paid, spent } = await store.summaryOf({ run: run.id });
   const { estimate } = await store.costReport({ run: run.id }, "job");
   // The dependants still to come, as the run counts them: the totals are the plan's.
-  const awaiting = awaitingUpstream(tasks, recordedRules(run.dependant_rules));
+  const rules = recordedRules(run.dependant_rules);
+  const awaiting = awaitingUpstream(rules.length === 0 ? [] : await store.tasksOf(run.id), rules);
   for (const [id, { tasks: n, family }] of awaiting) {
     const job = byJob.get(id) ?? { id, family: family ?? "passthrough", tasks: 0, states: {} };
     byJob.set(id, { ...job, awaiting_upstream: n });
   }
   const toCome = awaitingTotal(awaiting);
-  const labels = new Map(tasks.map((task) => [task.key, task.label]));
-  const reviews = (await store.reviewsOf({ run: run.id })).map((review) => ({
-    label: labels.get(review.job_key) ?? review.job_key,
+  const reviews = (await store.labelledReviewsOf(run.id)).map((review) => ({
+    label: review.label,
     output: review.idx,
     decision: review.decision,
     note: review.note,
@@ -126,10 +115,10 @@ export async function statusOf(store: Store, run: RunRow, now = Date.now()): Pro
       tick: run.tick,
       stop_reason: run.stop_reason,
     },
-    tasks: tasks.length,
+    tasks: recorded,
     states,
     awaiting_upstream: toCome.tasks,
-    expected_tasks: tasks.length + toCome.tasks,
+    expected_tasks: recorded + toCome.tasks,
     expected_exact: toCome.exact,
     jobs: [...byJob.values()],
     spent: paid,

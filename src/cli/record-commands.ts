@@ -6,6 +6,7 @@ import { exportRun } from "./export.js";
 import { FAMILIES_DOC_COMMAND, type FieldsFlags, printFields } from "./fields.js";
 import { showJudgeReport } from "./judge-report.js";
 import { out } from "./output.js";
+import { pruneRecord } from "./prune.js";
 import { reportRun } from "./report.js";
 import { writeSchemas } from "./schema.js";
 import { listRuns, showStatus } from "./status.js";
@@ -115,6 +116,16 @@ export function addRecordCommands(program: Command, setExit: (code: ExitCode) =>
     .action(async (run: string | undefined, flags: StoreFlags & { json?: boolean }) => {
       setExit(await showJudgeReport(run, flags));
     });
+
+  withStoreOptions(
+    program
+      .command("prune")
+      .description(
+        "shrink the record: drop the logged moves of finished tasks in finished runs (status, reports and sidecars keep all they show)",
+      ),
+  ).action(async (flags: StoreFlags) => {
+    setExit(await pruneRecord(flags));
+  });
 
   withStoreOptions(
     program.command("runs").description("the latest runs: status, start, duration, tick"),

@@ -21,21 +21,36 @@ export interface ExpandOptions {
   at: number;
 }
 
-const NO_MATRIX: readonly Record<string, number>[] = [Object.freeze({})];
+const NO_MATRIX: Readonly<Record<string, number>> = Object.freeze({});
 
-/** The cartesian product of a matrix, as index maps, in the order the lists are written. */
-function combinations(
+/** How many combinations a matrix has (1 without one). */
+function combinationCount(matrix: Record<string, unknown[]> | undefined): number {
+  if (matrix === undefined) return 1;
+  return Object.values(matrix).reduce((count, list) => count * list.length, 1);
+}
+
+/**
+ * The `n`-th combination of a matrix as an index map, in the order the lists are written (the
+ * last list varies fastest). Made one at a time: a million combinations are never held as a
+ * list beside the tasks that use them.
+ */
+function combinationAt(
   matrix: Record<string, unknown[]> | undefined,
-): readonly Record<string, number>[] {
-  if (matrix === undefined || Object.keys(matrix).length === 0) return NO_MATRIX;
-  let combos: Record<string, number>[] = [{}];
-  for (const [key, list] of Object.entries(matrix)) {
-    const next: Record<string, number>[] = [];
-    for (const combo of combos)
-      for (let i = 0; i < list.length; i++) next.push({ ...combo, [key]: i });
-    combos = next;
+  n: number,
+): Readonly<Record<string, number>> {
+  if (matrix === undefined) return NO_MATRIX;
+  const keys = Object.keys(matrix);
+  if (keys.length === 0) return NO_MATRIX;
+  const index: Record<string, number> = {};
+  for (const key of keys) index[key] = 0;
+  let rest = n;
+  for (let k = keys.length - 1; k >= 0; k--) {
+    const key = keys[k] as string;
+    const length = (matrix[key] as unknown[]).length;
+    index[key] = rest % length;
+    rest = Math.floor(rest / length);
   }
-  return combos;
+  return index;
 }
 
 const NO_FIELDS: ReadonlySet<string> = new Set();
@@ -68,7 +83,7 @@ function rowFieldsRead(spec: JobSpec): string[] {
  */
 export function expandSpec(spec: JobSpec, context: ExpandContext): ExpandedJob[] {
   const { defaults, options } = context;
-  const combos = combinations(spec.matrix);
+  const combos = combinationCount(spec.matrix);
   const rows = spec.rows?.rows ?? NO_ROWS;
   let vars = context.vars;
   if (spec.from !== undefined) {
@@ -89,7 +104,7 @@ export function expandSpec(spec: JobSpec, context: ExpandContext): ExpandedJob[]
   // A field no row has is the template check's error; one some rows lack is each row's.
   const columns = spec.rows?.columns ?? [];
   const read = rowFieldsRead(spec).filter((field) => columns.includes(field));
-  const expansions = combos.length * rows.length;
+  const expansions = combos * rows.length;
   const jobs: ExpandedJob[] = [];
   rows.forEach((row, rowIndex) => {
     if (row !== undefined) {
@@ -104,7 +119,8 @@ export function expandSpec(spec: JobSpec, context: ExpandContext): ExpandedJob[]
             `this row has no field "${field}", which job "${spec.id}" reads as {{row.${field}}}`,
           );
     }
-    combos.forEach((matrixIndex, combo) => {
+    for (let combo = 0; combo < combos; combo++) {
+      const matrixIndex = combinationAt(spec.matrix, combo);
       const localVars = spec.matrix === undefined && row === undefined ? vars : new Map(vars);
       const matrixValues: Record<string, unknown> = {};
       for (const [key, index] of Object.entries(matrixIndex)) {
@@ -135,7 +151,7 @@ export function expandSpec(spec: JobSpec, context: ExpandContext): ExpandedJob[]
         spec.label === undefined ? undefined : String(renderTemplates(spec.label, lookup));
       const job: ExpandedJob = {
         spec,
-        expansion: rowIndex * combos.length + combo,
+        expansion: rowIndex * combos + combo,
         expansions,
         matrixIndex,
         vars: row === undefined ? matrixValues : { ...matrixValues, row },
@@ -159,7 +175,7 @@ export function expandSpec(spec: JobSpec, context: ExpandContext): ExpandedJob[]
         job.fromDefaults = fromDefaults;
       }
       jobs.push(job);
-    });
+    }
   });
   return jobs;
 }

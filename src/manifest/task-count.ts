@@ -9,10 +9,11 @@ import type { JobSpec } from "./types.js";
 /** Tasks one manifest may expand to unless `limits.max_tasks` says otherwise. */
 export const DEFAULT_MAX_TASKS = 100_000;
 
-/** Tasks one job makes per upstream output: its matrix combinations times its repeat. */
+/** Tasks one job makes per upstream output: its rows times its matrix combinations times its repeat. */
 export function tasksOf(spec: JobSpec): number {
   const lists = Object.values(spec.matrix ?? {});
-  return lists.reduce((product, list) => product * list.length, 1) * spec.repeat;
+  const rows = spec.rows?.rows.length ?? 1;
+  return rows * lists.reduce((product, list) => product * list.length, 1) * spec.repeat;
 }
 
 /**
@@ -30,9 +31,17 @@ export function withinTaskLimit(
     const tasks = tasksOf(spec);
     total += tasks;
     if (total > limit) {
-      const combos = tasks / spec.repeat;
-      const node = combos > 1 || spec.repeat === 1 ? "matrix" : "repeat";
+      const rows = spec.rows?.rows.length;
+      const combos = tasks / spec.repeat / (rows ?? 1);
+      // Reported where the most tasks come from: the rows, the matrix, or the repeat.
+      const node =
+        rows !== undefined && rows >= combos && rows >= spec.repeat
+          ? "rows"
+          : combos > 1 || spec.repeat === 1
+            ? "matrix"
+            : "repeat";
       const parts = [
+        ...(rows === undefined ? [] : [`${rows.toLocaleString("en")} rows`]),
         ...Object.values(spec.matrix ?? {}).map((list) => String(list.length)),
         ...(spec.repeat > 1 ? [`repeat ${spec.repeat}`] : []),
       ];

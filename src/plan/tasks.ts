@@ -4,7 +4,7 @@ import { dependantLabel, taskLabel } from "../manifest/index.js";
 import type { NewTask, OutputRow } from "../store/index.js";
 import { bindInputs, type UpstreamOutput } from "./bind-inputs.js";
 import { taskKey } from "./identity.js";
-import { keepTwinsApart } from "./twins.js";
+import { keepTwinsApart, TakenKeys } from "./twins.js";
 import { matchesWhere } from "./upstream-vars.js";
 
 /**
@@ -55,19 +55,25 @@ function taskOf(
   };
 }
 
-/** The tasks of every job that does not wait for an upstream output. */
+/**
+ * The tasks of every job that does not wait for an upstream output, made one at a time: a
+ * manifest of a million tasks holds the tasks, nothing more per task beside them.
+ */
 export function initialTasks(jobs: readonly CheckedJob[]): NewTask[] {
-  const made = jobs
-    .filter((checked) => checked.job.spec.from === undefined)
-    .flatMap((checked) =>
-      Array.from({ length: checked.job.spec.repeat }, (_, repeat) => {
-        const label = labelOf(checked, repeat);
-        const make = (twin?: string) =>
-          taskOf(checked, checked.body, repeat, label, null, checked.body, twin);
-        return { task: make(), asTwin: () => ({ task: make(label) }) };
-      }),
-    );
-  return keepTwinsApart(made).map(({ task }) => task);
+  const keys = new TakenKeys();
+  const tasks: NewTask[] = [];
+  for (const checked of jobs) {
+    if (checked.job.spec.from !== undefined) continue;
+    for (let repeat = 0; repeat < checked.job.spec.repeat; repeat++) {
+      const label = labelOf(checked, repeat);
+      let task = taskOf(checked, checked.body, repeat, label, null);
+      if (keys.taken(task))
+        task = taskOf(checked, checked.body, repeat, label, null, checked.body, label);
+      keys.take(task);
+      tasks.push(task);
+    }
+  }
+  return tasks;
 }
 
 /** `from:` jobs by the id of the job they follow. */

@@ -14,12 +14,31 @@ export interface Made<T extends { task: NewTask }> {
   asTwin(): T;
 }
 
+/**
+ * The keys each job's tasks have taken so far. The key strings are the tasks' own: a million
+ * tasks add set entries, not a million new strings.
+ */
+export class TakenKeys {
+  readonly #byJob = new Map<string, Set<string>>();
+
+  /** Whether an earlier task of `task`'s job has its key: then it must be made as a twin. */
+  taken(task: NewTask): boolean {
+    return this.#byJob.get(task.jobId)?.has(task.key) === true;
+  }
+
+  take(task: NewTask): void {
+    const keys = this.#byJob.get(task.jobId) ?? new Set<string>();
+    this.#byJob.set(task.jobId, keys);
+    keys.add(task.key);
+  }
+}
+
 /** The tasks in order, each one whose key an earlier task of its job has made again as a twin. */
 export function keepTwinsApart<T extends { task: NewTask }>(made: readonly (T & Made<T>)[]): T[] {
-  const seen = new Set<string>();
+  const keys = new TakenKeys();
   return made.map((item) => {
-    const own = seen.has(`${item.task.jobId}/${item.task.key}`) ? item.asTwin() : item;
-    seen.add(`${own.task.jobId}/${own.task.key}`);
+    const own = keys.taken(item.task) ? item.asTwin() : item;
+    keys.take(own.task);
     return own;
   });
 }

@@ -57,6 +57,7 @@ figcaption{font-size:12px;color:#555}
 .problems{color:#b3261e;font-size:12px;margin:.2rem 0 0;padding-left:1rem}
 .failures li{margin:.2rem 0}.state{font-weight:normal;color:#777;font-size:12px}
 .vars{margin:.2rem 0;font-size:12px}.vars span{background:#e8eef7;border-radius:3px;padding:0 5px;margin-right:.3rem}
+.capped{background:#fdf3e1;color:#7a4e0e;padding:.3rem .5rem;border-radius:4px}
 .answer{white-space:pre-wrap;font-size:13px;background:#fafafa;border:1px solid #eee;border-radius:4px;padding:.4rem;margin:0 0 .3rem;max-width:280px}`;
 
 export interface GallerySummary {
@@ -108,6 +109,20 @@ function spendItems(summary: GallerySummary): string {
     : `${own}<li><b data-count="spent">${summary.spent}</b> in all</li>`;
 }
 
+/**
+ * Task cards a gallery page holds at most: a page of 300,000 cards is hundreds of megabytes
+ * no browser opens. `results.jsonl` beside it holds every output; `gwrun view` pages them all.
+ */
+export const GALLERY_TASKS = 5000;
+/** Failures the page lists at most, for the same reason. */
+export const GALLERY_FAILURES = 1000;
+
+/** The line a capped page says where its list stops, or "" when it shows them all. */
+export function cappedNote(what: "tasks" | "failures", shown: number, total: number): string {
+  if (total <= shown) return "";
+  return `<p class="capped" data-capped="${what}">This page shows the first ${shown} of ${total} ${what} — see them all with <code>gwrun view</code> (every output is in the JSON Lines file beside this page).</p>\n`;
+}
+
 /** The failures list: one item per job that ended without its outputs, with the reason. */
 export function failuresStart(): string {
   return `<section class="failures" id="failures"><h2>Failures</h2><ul>\n`;
@@ -122,7 +137,8 @@ export function failureItem(failure: {
 }
 
 export function failuresEnd(count: number): string {
-  return count === 0 ? "<li>none</li></ul></section>\n" : "</ul></section>\n";
+  const end = count === 0 ? "<li>none</li></ul>" : "</ul>";
+  return `${end}${cappedNote("failures", GALLERY_FAILURES, count)}</section>\n`;
 }
 
 /** A manifest job's section: its tasks (matrix combinations, repeats, dependants) follow. */

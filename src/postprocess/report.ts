@@ -11,9 +11,12 @@ import {
   variablesOf,
 } from "../store/index.js";
 import {
+  cappedNote,
   failureItem,
   failuresEnd,
   failuresStart,
+  GALLERY_FAILURES,
+  GALLERY_TASKS,
   galleryEnd,
   galleryStart,
   jobEnd,
@@ -141,18 +144,24 @@ export async function writeReport(
         simulator: isSimulator(run.base_url),
       }),
     );
+    const tasks = Object.values(summary.states).reduce((sum, n) => sum + n, 0);
+    gallery.write(cappedNote("tasks", GALLERY_TASKS, tasks));
     gallery.write(failuresStart());
     let failures = 0;
     for await (const failure of store.failuresOf(scope)) {
       failures += 1;
-      gallery.write(failureItem(failure));
+      if (failures <= GALLERY_FAILURES) gallery.write(failureItem(failure));
     }
     gallery.write(failuresEnd(failures));
     let outputs = 0;
+    // Past the cap the page ends its cards; the JSON Lines file goes on to the last output.
+    let cards = 0;
     let task: ReportTask | undefined;
     let records: ReviewRecord[] = [];
     const flushTask = () => {
       if (task === undefined) return;
+      cards += 1;
+      if (cards > GALLERY_TASKS) return;
       const body = JSON.parse(task.request) as Record<string, unknown>;
       gallery.write(
         taskCard(
@@ -176,7 +185,7 @@ export async function writeReport(
     for await (const row of store.reportRows(scope)) {
       if (row.task.key !== task?.key) {
         flushTask();
-        if (row.task.job_id !== task?.job_id) {
+        if (row.task.job_id !== task?.job_id && cards < GALLERY_TASKS) {
           if (task !== undefined) gallery.write(jobEnd());
           gallery.write(jobStart(row.task.job_id));
         }
@@ -191,6 +200,7 @@ export async function writeReport(
     }
     flushTask();
     if (task !== undefined) gallery.write(jobEnd());
+    gallery.write(cappedNote("tasks", GALLERY_TASKS, cards));
     gallery.write(galleryEnd(names.results));
     results.commit();
     gallery.commit();

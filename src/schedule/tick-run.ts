@@ -52,6 +52,8 @@ export async function runTickUnderLease(options: TickRunOptions): Promise<number
   const keep = options.schedule.keepRuns;
   if (keep !== undefined) {
     const { pruned, files } = await pruneRuns(store, name, keep);
+    // The runs kept keep their outputs and records, not every task's logged moves.
+    await store.pruneTaskEvents();
     if (pruned.length > 0) {
       options.log(
         `${name}: pruned ${plural(pruned.length, "run")} beyond keep.runs ${keep} (${pruned.map((run) => run.id).join(", ")}; ${plural(files, "output file")})`,

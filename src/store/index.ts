@@ -43,6 +43,14 @@ export {
 export type { JudgementAnswer } from "./queries/judgements.js";
 export type { TaskPageOf } from "./queries/tasks.js";
 export {
+  type Page,
+  type PageRange,
+  TIMELINE_ORDERS,
+  type TimelineOrder,
+  type TimelinePage,
+  type TimelineQuery,
+} from "./queries/views.js";
+export {
   type FailureRow,
   type GridRow,
   type LeaseHolder,

@@ -1,7 +1,9 @@
 import type { JudgedOutputRow, JudgementRow } from "./judgement-rows.js";
 import type { CostGrouping, CostReport, CostScope } from "./queries/costs.js";
 import type { JudgementAnswer } from "./queries/judgements.js";
+import type { JobStateCount, LabelledReview } from "./queries/run-status.js";
 import type { TaskPageOf } from "./queries/tasks.js";
+import type { Page, PageRange, TimelinePage, TimelineQuery } from "./queries/views.js";
 import type {
   FailureRow,
   GridRow,
@@ -23,7 +25,6 @@ import type {
   TickRow,
   TickStatus,
   TickTrigger,
-  TimelineRow,
 } from "./rows.js";
 import type { TaskState } from "./states.js";
 import type { TaskEvent } from "./task-events.js";
@@ -267,10 +268,30 @@ export interface ReportReads {
   costReport(scope: CostScope, by: CostGrouping): Promise<CostReport>;
   /** The stored answers of a run's text tasks, with each task's label. */
   textAnswersOf(runId: number): Promise<(TextAnswerRow & { label: string })[]>;
-  /** Each task of a run (stand-ins left out) with when it was queued, sent, finished, fetched. */
-  timelineOf(runId: number): Promise<TimelineRow[]>;
-  /** A run's downloaded outputs with their variables and reviews, for a review grid. */
-  gridOf(runId: number): Promise<GridRow[]>;
+  /** A page of a run's downloaded outputs with their variables and reviews, for a review grid. */
+  gridPageOf(runId: number, range: PageRange): Promise<Page<GridRow>>;
+  /** A page of a run's own tasks (stand-ins left out) with when each was queued, sent, finished, fetched. */
+  timelinePageOf(runId: number, query: TimelineQuery): Promise<TimelinePage>;
+  /** A page of a run's tasks that ended without their outputs. */
+  failuresPageOf(runId: number, range: PageRange): Promise<Page<FailureRow>>;
+  /** A run's tasks counted by job, family and state, jobs in the order first recorded. */
+  jobStatesOf(runId: number): Promise<JobStateCount[]>;
+  /** Finished results of a run not downloaded yet whose links expire before `before` (ms). */
+  expiringOf(runId: number, before: number): Promise<{ label: string; expires_at: number }[]>;
+  /** A run's reviews with their tasks' labels. */
+  labelledReviewsOf(runId: number): Promise<LabelledReview[]>;
+  /**
+   * Removes the logged moves of finished tasks in finished runs (what status, reports and
+   * sidecars show is kept in the tasks' rows): how many lines went.
+   */
+  pruneTaskEvents(): Promise<number>;
+  /**
+   * Gives the space of removed rows back (SQLite: VACUUM, the file shrinks; PostgreSQL:
+   * VACUUM of the event log, for reuse). False when another process holds the database now.
+   */
+  reclaimSpace(): Promise<boolean>;
+  /** How many of a run's own tasks it moved to a final state since `startedAt` (ms). */
+  finishedCountOf(runId: number, startedAt: number): Promise<number>;
 }
 
 /** What reviewers decided about outputs: approved or rejected, with an optional note. */

@@ -2,15 +2,18 @@ import { parse } from "yaml";
 import { redactDataUris } from "../core/values.js";
 import { isSimulator } from "../manifest/index.js";
 import { reviewRecord } from "../postprocess/index.js";
-import {
-  type CostReport,
-  FINAL_STATES,
-  type RunNotice,
-  type RunRow,
-  type Store,
-  type TimelineRow,
+import type {
+  CostReport,
+  FailureRow,
+  GridRow,
+  RunNotice,
+  RunRow,
+  Store,
+  TimelineOrder,
+  TimelineRow,
 } from "../store/index.js";
 import { textExcerpt, upstreamPicture } from "./captions.js";
+import { type PageNumbers, pageNumbers, rangeOf } from "./paging.js";
 
 /**
  * What the viewer's pages show, read from the store as plain JSON-able values: the runs, a
@@ -78,23 +81,27 @@ export interface Progress {
   rate: number;
   elapsed: number;
   reviews: { approved: number; rejected: number };
+  /** The first of the run's failures (`FAILURES_SHOWN`); `failed` counts them all. */
   failures: { label: string; state: string; reason: string | null }[];
+  failed: number;
   /** Rate limiting and stops, newest first. */
   notices: RunNotice[];
 }
 
-/** A run's progress now: counts per state, spend against the budget, rate, failures. */
+/** Failures the run page lists; the failures pages have the rest. */
+export const FAILURES_SHOWN = 50;
+
+/**
+ * A run's progress now: counts per state, spend against the budget, rate, the first failures.
+ * Counting queries and a page of failures: no task's row is sent or held, however large the run.
+ */
 export async function progressOf(store: Store, run: RunRow, now: number): Promise<Progress> {
   const summary = await store.summaryOf({ run: run.id });
-  const failures: Progress["failures"] = [];
-  for await (const failure of store.failuresOf({ run: run.id }))
-    failures.push({ label: failure.label, state: failure.state, reason: failure.reason });
+  const failures = await store.failuresPageOf(run.id, { offset: 0, limit: FAILURES_SHOWN });
   const tasks = Object.values(summary.states).reduce((sum, n) => sum + n, 0);
   const elapsed = (run.finished_at ?? now) - run.started_at;
   // Only what this run finished: a resumed run does not count its predecessors' work.
-  const finished = (await timelineItems(store, run)).filter((row) =>
-    FINAL_STATES.includes(row.state),
-  ).length;
+  const finished = await store.finishedCountOf(run.id, run.started_at);
   return {
     run: {
       id: run.id,
@@ -112,34 +119,73 @@ export async function progressOf(store: Store, run: RunRow, now: number): Promis
     rate: elapsed > 0 ? Math.round((finished / elapsed) * 60_000 * 10) / 10 : 0,
     elapsed,
     reviews: summary.reviews,
-    failures,
+    failures: failures.rows.map(({ label, state, reason }) => ({ label, state, reason })),
+    failed: failures.total,
     notices: await store.runNoticesOf(run.id, 10),
   };
 }
 
-/** A run's own tasks with their times, for the timeline (see `ownTimeline`). */
-export async function timelineItems(store: Store, run: RunRow): Promise<TimelineRow[]> {
-  return ownTimeline(await store.timelineOf(run.id), run.started_at);
+/** Timeline rows per page. */
+export const TIMELINE_PAGE = 1000;
+
+/** A page of a run's timeline: its tasks and the span of all of them, for the bars' scale. */
+export interface TimelineItems {
+  page: PageNumbers;
+  start: number | null;
+  end: number | null;
+  tasks: TimelineRow[];
+}
+
+/** A page of a run's own tasks with their times (see `ownTimeline`). */
+export async function timelineItems(
+  store: Store,
+  run: RunRow,
+  query: { page: number; order: TimelineOrder; undoneOnly: boolean },
+): Promise<TimelineItems> {
+  const found = await store.timelinePageOf(run.id, {
+    ...rangeOf(query.page, TIMELINE_PAGE),
+    startedAt: run.started_at,
+    order: query.order,
+    undoneOnly: query.undoneOnly,
+  });
+  const from = (at: number | null) => (at === null ? null : Math.max(at, run.started_at));
+  return {
+    page: pageNumbers(query.page, TIMELINE_PAGE, found.total),
+    start: from(found.start),
+    end: from(found.end),
+    tasks: ownTimeline(found.rows, run.started_at),
+  };
+}
+
+/** Failures per page. */
+export const FAILURES_PAGE = 200;
+
+/** A page of a run's failures with their reasons. */
+export async function failureItems(
+  store: Store,
+  run: RunRow,
+  page: number,
+): Promise<{ page: PageNumbers; failures: FailureRow[] }> {
+  const found = await store.failuresPageOf(run.id, rangeOf(page, FAILURES_PAGE));
+  return { page: pageNumbers(page, FAILURES_PAGE, found.total), failures: found.rows };
 }
 
 /**
- * The tasks a run worked on: a task an earlier run finished (done, failed…) and this one left
- * alone is not shown; a time before the run started is shown as its start, so a resumed run's
- * timeline spans its own active time, not the idle gap since the run before.
+ * A run's own tasks as its timeline shows them: a time before the run started is shown as its
+ * start, so a resumed run's timeline spans its own active time, not the idle gap since the run
+ * before. (A task an earlier run finished and this one left alone is not read at all.)
  */
 export function ownTimeline(rows: readonly TimelineRow[], startedAt: number): TimelineRow[] {
   const from = (at: number | null) => (at === null ? null : Math.max(at, startedAt));
-  return rows
-    .filter((row) => !(FINAL_STATES.includes(row.state) && row.updated_at < startedAt))
-    .map((row) => ({
-      ...row,
-      queued_at: Math.max(row.queued_at, startedAt),
-      submitted_at: from(row.submitted_at),
-      completed_at: from(row.completed_at),
-      downloaded_at: from(row.downloaded_at),
-      done_at: from(row.done_at),
-      updated_at: Math.max(row.updated_at, startedAt),
-    }));
+  return rows.map((row) => ({
+    ...row,
+    queued_at: Math.max(row.queued_at, startedAt),
+    submitted_at: from(row.submitted_at),
+    completed_at: from(row.completed_at),
+    downloaded_at: from(row.downloaded_at),
+    done_at: from(row.done_at),
+    updated_at: Math.max(row.updated_at, startedAt),
+  }));
 }
 
 /** One output as the grid shows it: `id` is `<task key>/<index>`, how files are asked for. */
@@ -170,16 +216,31 @@ function kindOf(contentType: string | null): GridItem["kind"] {
   return "other";
 }
 
+/** Outputs per grid page. */
+export const GRID_PAGE = 1000;
+
 /**
- * The outputs on disk of a run, the tasks of one manifest job together; a text's first words
- * read from its file where it may be served from (`roots`).
+ * A page of the outputs on disk of a run, the tasks of one manifest job together; a text's
+ * first words read from its file where it may be served from (`roots`).
  */
 export async function gridItems(
   store: Store,
   run: RunRow,
   roots: readonly string[],
+  page = 1,
+): Promise<{ page: PageNumbers; outputs: GridItem[] }> {
+  const found = await store.gridPageOf(run.id, rangeOf(page, GRID_PAGE));
+  return {
+    page: pageNumbers(page, GRID_PAGE, found.total),
+    outputs: await gridOf(store, found.rows, roots),
+  };
+}
+
+async function gridOf(
+  store: Store,
+  rows: readonly GridRow[],
+  roots: readonly string[],
 ): Promise<GridItem[]> {
-  const rows = await store.gridOf(run.id);
   const excerpts = await Promise.all(
     rows.map((row) =>
       kindOf(row.content_type) === "text" ? textExcerpt(store, row.key, row.idx, roots) : null,

@@ -1,8 +1,8 @@
 import { escapeHtml } from "../postprocess/index.js";
 
 /**
- * The viewer's pages: a small shell each, its data inline as JSON (one request per page, even
- * for 10,000 outputs) and one script from `web/` that draws it.
+ * The viewer's pages: a small shell each, its data inline as JSON (one request per page, a page of
+ * a long list at a time) and one script from `web/` that draws it.
  */
 
 /** JSON safe inside a `<script>` element: no `</script>` or comment can close it early. */
@@ -13,7 +13,7 @@ function inlineJson(value: unknown): string {
     .replace(/\u2029/g, "\\u2029");
 }
 
-export type PageName = "runs" | "run" | "outputs";
+export type PageName = "runs" | "run" | "outputs" | "failures";
 
 /** A page: its title, its data, and the script `web/<name>.js` that draws it. */
 export function page(name: PageName, title: string, data: unknown): string {

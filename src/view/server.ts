@@ -4,11 +4,21 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { Clock } from "../core/clock.js";
 import type { Store } from "../store/index.js";
-import { costPanel, gridItems, outputDetail, progressOf, runItems, timelineItems } from "./data.js";
+import { TIMELINE_ORDERS, type TimelineOrder } from "../store/index.js";
+import {
+  costPanel,
+  failureItems,
+  gridItems,
+  outputDetail,
+  progressOf,
+  runItems,
+  timelineItems,
+} from "./data.js";
 import { type FileKind, recordedFile, recordedOutput, sendFile } from "./files.js";
 import { galleryRefresher } from "./gallery-refresh.js";
 import { contentPolicy, refuseFraming } from "./headers.js";
 import { page } from "./pages.js";
+import { pageParameter } from "./paging.js";
 import { streamProgress } from "./progress-stream.js";
 import { lazyStorage, sendPublished } from "./published-files.js";
 
@@ -50,6 +60,7 @@ const ASSETS: ReadonlyMap<string, string> = new Map([
   ["runs.js", "text/javascript; charset=utf-8"],
   ["run.js", "text/javascript; charset=utf-8"],
   ["outputs.js", "text/javascript; charset=utf-8"],
+  ["failures.js", "text/javascript; charset=utf-8"],
 ]);
 
 /** The runs whose output folders files may be served from, and how long that list is kept, ms. */
@@ -162,7 +173,16 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
         response,
         page("outputs", `run ${run.id}: ${run.name} — outputs`, {
           run: { id: run.id, name: run.name },
-          outputs: await gridItems(store, run, await servedFolders()),
+          ...(await gridItems(store, run, await servedFolders(), pageParameter(url))),
+        }),
+      );
+    } else if (first === "runs" && third === "failures" && parts.length === 3) {
+      const run = await runOf(second);
+      html(
+        response,
+        page("failures", `run ${run.id}: ${run.name} — failures`, {
+          run: { id: run.id, name: run.name },
+          ...(await failureItems(store, run, pageParameter(url))),
         }),
       );
     } else if (first === "assets" && parts.length === 2 && ASSETS.has(second ?? "")) {
@@ -173,10 +193,23 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
     } else if (first === "api" && second === "runs" && parts.length === 4) {
       const run = await runOf(third);
       if (fourth === "progress") json(response, await progressOf(store, run, clock.now()));
-      else if (fourth === "timeline") json(response, await timelineItems(store, run));
+      else if (fourth === "timeline") {
+        const order = url.searchParams.get("order") ?? "recorded";
+        json(
+          response,
+          await timelineItems(store, run, {
+            page: pageParameter(url),
+            order: (TIMELINE_ORDERS as readonly string[]).includes(order)
+              ? (order as TimelineOrder)
+              : "recorded",
+            undoneOnly: url.searchParams.get("undone") === "1",
+          }),
+        );
+      } else if (fourth === "failures")
+        json(response, await failureItems(store, run, pageParameter(url)));
       else if (fourth === "cost") json(response, await costPanel(store, run));
       else if (fourth === "outputs")
-        json(response, await gridItems(store, run, await servedFolders()));
+        json(response, await gridItems(store, run, await servedFolders(), pageParameter(url)));
       else if (fourth === "events") {
         streams.add(
           await streamProgress(

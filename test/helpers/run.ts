@@ -61,7 +61,9 @@ export async function withRun<T>(
     },
     gwrun: (args) => {
       // Commands that talk to the gateway get the simulator's URL; all get the database.
-      const talks = !["status", "runs", "report", "export", "view"].includes(args[0] ?? "");
+      const talks = !["status", "runs", "report", "export", "view", "prune"].includes(
+        args[0] ?? "",
+      );
       const extra = talks ? [...storeFlag, "--base-url", sim.url] : storeFlag;
       const run = gwrunAsync([...args, ...extra], { cwd: dir, env });
       children.push(run.child);

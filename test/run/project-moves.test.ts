@@ -97,9 +97,11 @@ describe("item 1: the record holds wherever the project sits", () => {
       expect(existsSync(path.join(copy, "data/outputs/shop/run-1.html"))).toBe(true);
       const view = await startView(copy);
       try {
-        const grid = (await (await fetch(`${view.url}/api/runs/1/outputs`)).json()) as {
-          id: string;
-        }[];
+        const grid = (
+          (await (await fetch(`${view.url}/api/runs/1/outputs`)).json()) as {
+            outputs: { id: string }[];
+          }
+        ).outputs;
         expect(grid.length).toBeGreaterThanOrEqual(4);
         // Serve the copy's own file: with the first project's gone, it is still there.
         rmSync(path.join(first, "data/outputs"), { recursive: true });

@@ -67,7 +67,7 @@ jobs:
         try {
           const run = await store.latestRun();
           if (run === undefined) throw new Error("no run");
-          const grid = (await gridItems(store, run, [scope.dir])).map((item) => [
+          const grid = (await gridItems(store, run, [scope.dir])).outputs.map((item) => [
             item.label,
             item.vars.style,
           ]);

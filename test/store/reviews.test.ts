@@ -87,8 +87,9 @@ describe.each(STORE_KINDS)("store (%s): task variables, reviews, notices", (kind
     expect(reported[0]?.task).toMatchObject({ vars: null, repeat_index: 0, take: 1 });
     expect(await review("k2", 0, null)).toBe(true);
     expect(await store.reviewsOf({ folder: "/out" })).toHaveLength(1);
-    const grid = await store.gridOf(runId);
-    expect(grid).toEqual([
+    const grid = await store.gridPageOf(runId, { offset: 0, limit: 10 });
+    expect(grid.total).toBe(2);
+    expect(grid.rows).toEqual([
       {
         key: "k1",
         job_id: "a",
@@ -155,7 +156,7 @@ describe.each(STORE_KINDS)("store (%s): task variables, reviews, notices", (kind
         note: "fine",
       },
     ]);
-    expect((await store.gridOf(runId))[0]).toMatchObject({
+    expect((await store.gridPageOf(runId, { offset: 0, limit: 10 })).rows[0]).toMatchObject({
       judge_verdict: "fail",
       judge_reason: "cut off",
     });
@@ -183,7 +184,14 @@ describe.each(STORE_KINDS)("store (%s): task variables, reviews, notices", (kind
       { at: 5, type: "gateway:rate-limited", message: "m5" },
     ]);
     expect(await store.runNoticesOf(runId, 1)).toHaveLength(1);
-    expect(await store.timelineOf(runId)).toEqual([
+    const page = {
+      offset: 0,
+      limit: 10,
+      startedAt: 0,
+      order: "recorded",
+      undoneOnly: false,
+    } as const;
+    expect((await store.timelinePageOf(runId, page)).rows).toEqual([
       {
         key: "k1",
         job_id: "a",

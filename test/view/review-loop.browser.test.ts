@@ -173,9 +173,9 @@ describe.runIf(runsWith(CHROMIUM))(
           ),
         ).toEqual(extra.map((task) => task.key));
         const timeline = (await (await fetch(`${url}/api/runs/2/timeline`)).json()) as {
-          queued_at: number;
-        }[];
-        expect(Math.min(...timeline.map((row) => row.queued_at))).toBeGreaterThanOrEqual(
+          tasks: { queued_at: number }[];
+        };
+        expect(Math.min(...timeline.tasks.map((row) => row.queued_at))).toBeGreaterThanOrEqual(
           run2?.started_at ?? Number.POSITIVE_INFINITY,
         );
         const progress = (await (await fetch(`${url}/api/runs/2/progress`)).json()) as {

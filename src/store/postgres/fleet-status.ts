@@ -30,16 +30,15 @@ export const fleetStatus = {
   }),
   /**
    * How many of a run's tasks each worker submitted for it (the receipt recorded under its
-   * claim): a task's last claim was this run's. A task an earlier run paid for, kept by this
-   * one, is not this run's submit.
+   * claim): the run that paid for the task is this one. A task an earlier run paid for, kept
+   * by this one, is not this run's submit. Read from the task, not the event log, which
+   * `gwrun prune` thins.
    */
   submitsByWorker: read(function* (runId: number) {
     const found = yield* rows<{ worker: string; n: number }>(
       `SELECT j.submitted_by AS worker, count(*) AS n
        FROM run_jobs r JOIN jobs j ON j.key = r.key
-       WHERE r.run_id = $1 AND j.submitted_by IS NOT NULL
-         AND (SELECT e.run_id FROM events e WHERE e.job_key = j.key AND e.type = 'job:submitting'
-              ORDER BY e.id DESC LIMIT 1) = $1
+       WHERE r.run_id = $1 AND j.submitted_by IS NOT NULL AND j.paid_run = $1
        GROUP BY j.submitted_by ORDER BY j.submitted_by`,
       [runId],
     );

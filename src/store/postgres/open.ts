@@ -106,8 +106,13 @@ function pgStore(db: PgDb, url: string, migration: MigrationReport | undefined):
       closed();
     }
   };
+  const reclaimSpace = async () => {
+    // Outside any transaction, as VACUUM must be; the space is reused, the files keep their size.
+    await db.pool.query("VACUUM events");
+    return true;
+  };
   return {
-    ...storeOf(executor, { ...learned, close }),
+    ...storeOf(executor, { ...learned, reclaimSpace, close }),
     ...bind(executor, { recordPollRound: fleetPollRound }),
     pool: db.pool,
     fleet,

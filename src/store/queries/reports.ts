@@ -3,14 +3,12 @@ import type { ReportScope } from "../port.js";
 import { type Commit, type Executor, first, type Program, read, rows } from "../program.js";
 import type {
   FailureRow,
-  GridRow,
   ReportOutput,
   ReportRow,
   ReportSummary,
   ReportTask,
   ReviewDecision,
   TextAnswerRow,
-  TimelineRow,
 } from "../rows.js";
 import { FAILED_STATES } from "../states.js";
 import { withScope } from "./scope.js";
@@ -180,39 +178,6 @@ export const reportReads = {
          JOIN jobs ON jobs.key = run_jobs.key
          JOIN text_answers ON text_answers.job_key = jobs.key
        WHERE run_jobs.run_id = ? ORDER BY jobs.place`,
-      [runId],
-    );
-  }),
-  /** Each task of a run with its times; downloads are read from the event log in one pass. */
-  timelineOf: read(function* (runId: number) {
-    return yield* rows<TimelineRow>(
-      `WITH downloads AS (
-         SELECT job_key, min(at) AS at FROM events
-         WHERE run_id = ? AND type = 'job:downloaded' GROUP BY job_key)
-       SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason,
-         jobs.created_at AS queued_at, jobs.submitted_at, jobs.completed_at,
-         downloads.at AS downloaded_at, jobs.done_at, jobs.updated_at
-       FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
-       LEFT JOIN downloads ON downloads.job_key = jobs.key
-       WHERE run_jobs.run_id = ? AND jobs.placeholder = 0 ORDER BY jobs.place`,
-      [runId, runId],
-    );
-  }),
-  /** A run's downloaded outputs for a review grid, the tasks of one manifest job together. */
-  gridOf: read(function* (runId: number) {
-    return yield* rows<GridRow>(
-      `SELECT jobs.key, jobs.job_id, jobs.label, jobs.vars, jobs.repeat_index, jobs.take,
-         outputs.idx, outputs.content_type,
-         CASE WHEN outputs.thumbnail IS NULL AND outputs.poster IS NULL THEN 0 ELSE 1 END AS pictured,
-         outputs.check_state, reviews.decision AS review, reviews.note AS review_note,
-         judgements.verdict AS judge_verdict, judgements.reason AS judge_reason
-       FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
-       JOIN outputs ON outputs.job_key = jobs.key AND outputs.state = 'downloaded'
-       LEFT JOIN reviews ON reviews.job_key = outputs.job_key AND reviews.idx = outputs.idx
-       LEFT JOIN judgements ON judgements.job_key = outputs.job_key
-         AND judgements.idx = outputs.idx AND judgements.state = 'judged'
-       WHERE run_jobs.run_id = ?
-       ORDER BY min(jobs.place) OVER (PARTITION BY jobs.job_id), jobs.place, outputs.idx`,
       [runId],
     );
   }),

@@ -55,5 +55,16 @@ export function openStore(file: string, options: SqliteStoreOptions = {}): Sqlit
     s.close();
     closed();
   };
-  return { db: s.db, ...storeOf(executor, { ...learned, close }) };
+  const reclaimSpace = async () => {
+    group.flush();
+    try {
+      s.db.exec("VACUUM");
+      return true;
+    } catch (error) {
+      // A run in another process: its space is reused by later writes all the same.
+      if ((error as { code?: string }).code?.startsWith("SQLITE_BUSY") === true) return false;
+      throw error;
+    }
+  };
+  return { db: s.db, ...storeOf(executor, { ...learned, reclaimSpace, close }) };
 }

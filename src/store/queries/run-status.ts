@@ -1,0 +1,65 @@
+import { read, rows } from "../program.js";
+import type { ReviewDecision } from "../rows.js";
+import type { TaskState } from "../states.js";
+
+/**
+ * What `gwrun status` reads of a run as counts and short lists, never every task: a run of
+ * 300,000 tasks answers as fast as its groups and failures allow.
+ */
+
+/** How many of a job's tasks are in a state, and its family. */
+export interface JobStateCount {
+  job_id: string;
+  family: string | null;
+  state: TaskState;
+  n: number;
+}
+
+/** A review of a run's output with its task's label. */
+export interface LabelledReview {
+  label: string;
+  idx: number;
+  decision: ReviewDecision;
+  note: string | null;
+}
+
+export const statusReads = {
+  /** A run's tasks counted by job, family and state, jobs in the order first recorded. */
+  jobStatesOf: read(function* (runId: number) {
+    const found = yield* rows<JobStateCount>(
+      `SELECT jobs.job_id, jobs.family, jobs.state, count(*) AS n, min(jobs.place) AS first
+       FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key WHERE run_jobs.run_id = ?
+       GROUP BY jobs.job_id, jobs.family, jobs.state`,
+      [runId],
+    );
+    // Sorted here: the first place of a job is the least over its groups.
+    const firsts = new Map<string, number>();
+    for (const row of found as (JobStateCount & { first: number })[])
+      firsts.set(row.job_id, Math.min(firsts.get(row.job_id) ?? row.first, row.first));
+    return found
+      .map(({ job_id, family, state, n }) => ({ job_id, family, state, n: Number(n) }))
+      .sort((a, b) => (firsts.get(a.job_id) ?? 0) - (firsts.get(b.job_id) ?? 0));
+  }),
+  /** Finished results of a run not downloaded yet whose links expire before `before` (ms). */
+  expiringOf: read(function* (runId: number, before: number) {
+    return yield* rows<{ label: string; expires_at: number }>(
+      `SELECT jobs.label, outputs.expires_at FROM run_jobs
+         JOIN jobs ON jobs.key = run_jobs.key
+         JOIN outputs ON outputs.job_key = jobs.key
+       WHERE run_jobs.run_id = ? AND jobs.state = 'completed' AND outputs.state = 'pending'
+         AND outputs.expires_at IS NOT NULL AND outputs.expires_at < ?
+       ORDER BY jobs.place, outputs.idx`,
+      [runId, before],
+    );
+  }),
+  /** A run's reviews with their tasks' labels, in the order the tasks were recorded. */
+  labelledReviewsOf: read(function* (runId: number) {
+    return yield* rows<LabelledReview>(
+      `SELECT jobs.label, reviews.idx, reviews.decision, reviews.note FROM run_jobs
+         JOIN jobs ON jobs.key = run_jobs.key
+         JOIN reviews ON reviews.job_key = jobs.key
+       WHERE run_jobs.run_id = ? ORDER BY jobs.place, reviews.idx`,
+      [runId],
+    );
+  }),
+};

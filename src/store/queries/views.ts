@@ -1,0 +1,156 @@
+import { first, read, rows } from "../program.js";
+import type { FailureRow, GridRow, TimelineRow } from "../rows.js";
+import { FAILED_STATES, FINAL_STATES, UNDONE_STATES } from "../states.js";
+
+/**
+ * What a person looks at of a large run, a page at a time: its grid of outputs, its timeline,
+ * its failures, and the counts the live page shows. Each page is one sorted, limited read and
+ * one count, so a page of a 300,000-task run costs what a page of a small one does.
+ */
+
+/** Which rows of a list: `limit` of them after the first `offset`. */
+export interface PageRange {
+  offset: number;
+  limit: number;
+}
+
+/** A page of rows, and how many there are in all. */
+export interface Page<R> {
+  total: number;
+  rows: R[];
+}
+
+/** How the timeline is ordered: as recorded, the slowest first, or the unfinished first. */
+export const TIMELINE_ORDERS = ["recorded", "slowest", "failed"] as const;
+export type TimelineOrder = (typeof TIMELINE_ORDERS)[number];
+
+export interface TimelineQuery extends PageRange {
+  /** The run's start, ms: a task an earlier run finished, and left alone since, is not its own. */
+  startedAt: number;
+  order: TimelineOrder;
+  /** Only the tasks that ended without their outputs, or are held. */
+  undoneOnly: boolean;
+}
+
+/** A page of the timeline, with the first queue time and last move of all its tasks. */
+export interface TimelinePage extends Page<TimelineRow> {
+  start: number | null;
+  end: number | null;
+}
+
+/** A run's own tasks (see `ownTimeline` in the viewer); parameters: run, final states, start. */
+const OWN_TASKS = `FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+  WHERE run_jobs.run_id = ? AND jobs.placeholder = 0
+    AND NOT (jobs.state = ANY(?) AND jobs.updated_at < ?)`;
+
+/** When a task's work ended, for ordering by how long it took. */
+const ENDED = "coalesce(jobs.done_at, jobs.updated_at)";
+
+function timelineOrder(
+  order: TimelineOrder,
+  startedAt: number,
+): { sql: string; params: unknown[] } {
+  switch (order) {
+    case "recorded":
+      return { sql: "jobs.place", params: [] };
+    case "slowest":
+      // Queued before the run started counts from its start, as the timeline draws it.
+      return {
+        sql: `${ENDED} - CASE WHEN jobs.created_at > ? THEN jobs.created_at ELSE ? END DESC, jobs.place`,
+        params: [startedAt, startedAt],
+      };
+    case "failed":
+      return {
+        sql: "CASE WHEN jobs.state = ANY(?) THEN 0 ELSE 1 END, jobs.place",
+        params: [UNDONE_STATES],
+      };
+    default: {
+      const never: never = order;
+      throw new Error(`unknown timeline order ${String(never)}`);
+    }
+  }
+}
+
+export const viewReads = {
+  /** A page of a run's downloaded outputs, the tasks of one manifest job together. */
+  gridPageOf: read(function* (runId: number, range: PageRange) {
+    const count = yield* first<{ n: number }>(
+      `SELECT count(*) AS n FROM run_jobs JOIN outputs ON outputs.job_key = run_jobs.key
+       WHERE run_jobs.run_id = ? AND outputs.state = 'downloaded'`,
+      [runId],
+    );
+    const found = yield* rows<GridRow>(
+      `WITH firsts AS (
+         SELECT jobs.job_id, min(jobs.place) AS first
+         FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+         WHERE run_jobs.run_id = ? GROUP BY jobs.job_id)
+       SELECT jobs.key, jobs.job_id, jobs.label, jobs.vars, jobs.repeat_index, jobs.take,
+         outputs.idx, outputs.content_type,
+         CASE WHEN outputs.thumbnail IS NULL AND outputs.poster IS NULL THEN 0 ELSE 1 END AS pictured,
+         outputs.check_state, reviews.decision AS review, reviews.note AS review_note,
+         judgements.verdict AS judge_verdict, judgements.reason AS judge_reason
+       FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+       JOIN firsts ON firsts.job_id = jobs.job_id
+       JOIN outputs ON outputs.job_key = jobs.key AND outputs.state = 'downloaded'
+       LEFT JOIN reviews ON reviews.job_key = outputs.job_key AND reviews.idx = outputs.idx
+       LEFT JOIN judgements ON judgements.job_key = outputs.job_key
+         AND judgements.idx = outputs.idx AND judgements.state = 'judged'
+       WHERE run_jobs.run_id = ?
+       ORDER BY firsts.first, jobs.place, outputs.idx LIMIT ? OFFSET ?`,
+      [runId, runId, range.limit, range.offset],
+    );
+    return { total: Number(count?.n ?? 0), rows: found } satisfies Page<GridRow>;
+  }),
+  /**
+   * A page of a run's own tasks with their times; a task's download is when its last output
+   * arrived, read from the outputs (the event log may be pruned).
+   */
+  timelinePageOf: read(function* (runId: number, query: TimelineQuery) {
+    const own = [runId, FINAL_STATES, query.startedAt];
+    const only = query.undoneOnly ? " AND jobs.state = ANY(?)" : "";
+    const onlyParams = query.undoneOnly ? [UNDONE_STATES] : [];
+    const span = yield* first<{ n: number; start: number | null; end: number | null }>(
+      `SELECT count(*) AS n, min(jobs.created_at) AS start, max(${ENDED}) AS "end" ${OWN_TASKS}${only}`,
+      [...own, ...onlyParams],
+    );
+    const order = timelineOrder(query.order, query.startedAt);
+    const found = yield* rows<TimelineRow>(
+      `SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason,
+         jobs.created_at AS queued_at, jobs.submitted_at, jobs.completed_at,
+         (SELECT max(outputs.downloaded_at) FROM outputs
+          WHERE outputs.job_key = jobs.key AND outputs.state = 'downloaded') AS downloaded_at,
+         jobs.done_at, jobs.updated_at
+       ${OWN_TASKS}${only} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
+      [...own, ...onlyParams, ...order.params, query.limit, query.offset],
+    );
+    return {
+      total: Number(span?.n ?? 0),
+      start: span?.start ?? null,
+      end: span?.end ?? null,
+      rows: found,
+    } satisfies TimelinePage;
+  }),
+  /** A page of a run's tasks that ended without their outputs, in the order recorded. */
+  failuresPageOf: read(function* (runId: number, range: PageRange) {
+    const where = `FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+       WHERE run_jobs.run_id = ? AND jobs.state = ANY(?)`;
+    const failed = [runId, FAILED_STATES];
+    const count = yield* first<{ n: number }>(`SELECT count(*) AS n ${where}`, failed);
+    const found = yield* rows<FailureRow>(
+      `SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason ${where}
+       ORDER BY jobs.place LIMIT ? OFFSET ?`,
+      [...failed, range.limit, range.offset],
+    );
+    return { total: Number(count?.n ?? 0), rows: found } satisfies Page<FailureRow>;
+  }),
+  /** How many of a run's own tasks it finished (moved to a final state since `startedAt`). */
+  finishedCountOf: read(function* (runId: number, startedAt: number) {
+    const count = yield* first<{ n: number }>(
+      `SELECT count(*) AS n FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+       WHERE run_jobs.run_id = ? AND jobs.placeholder = 0 AND jobs.state = ANY(?)
+         AND jobs.updated_at >= ?`,
+      [runId, FINAL_STATES, startedAt],
+    );
+    return Number(count?.n ?? 0);
+  }),
+};
