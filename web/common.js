@@ -116,9 +116,22 @@ window.gw = (() => {
     );
   }
 
+  /** One failure of a list: its label, its state and its reason. */
+  function failureItem(failure) {
+    return el(
+      "li",
+      {},
+      el("b", {}, failure.label),
+      " ",
+      el("span", { class: "badge failed" }, failure.state),
+      ` ${failure.reason ?? "no reason recorded"}`,
+    );
+  }
+
   return {
     el,
     data,
+    failureItem,
     post,
     duration,
     time,

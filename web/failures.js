@@ -1,6 +1,6 @@
 // A run's failures with their reasons, a page at a time.
 (() => {
-  const { el, data, pageLinks, main } = window.gw;
+  const { el, data, failureItem, pageLinks, main } = window.gw;
   const { run, failures, page } = data();
   const pages = () => pageLinks(page, "failures", (n) => `/runs/${run.id}/failures?page=${n}`);
   main.append(
@@ -9,18 +9,7 @@
     el(
       "ul",
       { id: "failures", class: "failures" },
-      failures.length === 0
-        ? el("li", {}, "none")
-        : failures.map((f) =>
-            el(
-              "li",
-              {},
-              el("b", {}, f.label),
-              " ",
-              el("span", { class: "badge failed" }, f.state),
-              ` ${f.reason ?? "no reason recorded"}`,
-            ),
-          ),
+      failures.length === 0 ? el("li", {}, "none") : failures.map(failureItem),
     ),
     page.pages > 1 ? pages() : null,
   );

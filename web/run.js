@@ -1,6 +1,6 @@
 // A run's page: live counts by server-sent events, failures with reasons, and a timeline.
 (() => {
-  const { el, data, duration, pageLinks, main } = window.gw;
+  const { el, data, duration, failureItem, pageLinks, main } = window.gw;
   const first = data();
   const id = first.run.id;
   const counts = el("ul", { class: "counts", id: "counts" });
@@ -76,16 +76,7 @@
     failures.replaceChildren(
       ...(progress.failures.length === 0
         ? [el("li", {}, "none")]
-        : progress.failures.map((f) =>
-            el(
-              "li",
-              {},
-              el("b", {}, f.label),
-              " ",
-              el("span", { class: "badge failed" }, f.state),
-              ` ${f.reason ?? "no reason recorded"}`,
-            ),
-          )),
+        : progress.failures.map(failureItem)),
       ...(more > 0
         ? [
             el(
