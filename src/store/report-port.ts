@@ -1,0 +1,102 @@
+import type { JudgedOutputRow, JudgementRow } from "./judgement-rows.js";
+import type { CostGrouping, CostReport, CostScope } from "./queries/costs.js";
+import type { JudgementAnswer } from "./queries/judgements.js";
+import type { JobStateCount, LabelledReview } from "./queries/run-status.js";
+import type { Page, PageRange, TimelinePage, TimelineQuery } from "./queries/views.js";
+import type {
+  FailureRow,
+  GridRow,
+  Publication,
+  ReportRow,
+  ReportSummary,
+  ReviewDecision,
+  ReviewRow,
+  TextAnswerRow,
+} from "./rows.js";
+
+/**
+ * The store port's reads of the record (reports, the viewer's pages, costs) and what people,
+ * judges and uploads recorded of outputs: part of `Store` (`port.ts`).
+ */
+
+/**
+ * What a report covers: the tasks one run recorded, or those of an output folder — every
+ * task the runs into that folder recorded, one per label: the latest run's take of it.
+ */
+export type ReportScope = { run: number } | { folder: string };
+
+export interface ReportReads {
+  /**
+   * Every task in scope with its outputs (one row per output, one for a task without any),
+   * the tasks of one manifest job together, in the order recorded, read a page at a time.
+   */
+  reportRows(scope: ReportScope): AsyncIterable<ReportRow>;
+  /** The tasks in scope that ended without their outputs. */
+  failuresOf(scope: ReportScope): AsyncIterable<FailureRow>;
+  summaryOf(scope: ReportScope): Promise<ReportSummary>;
+  /** What a run (or the whole store) paid by job, model, family or day, with the estimates. */
+  costReport(scope: CostScope, by: CostGrouping): Promise<CostReport>;
+  /** The stored answers of a run's text tasks, with each task's label. */
+  textAnswersOf(runId: number): Promise<(TextAnswerRow & { label: string })[]>;
+  /** A page of a run's downloaded outputs with their variables and reviews, for a review grid. */
+  gridPageOf(runId: number, range: PageRange): Promise<Page<GridRow>>;
+  /** A page of a run's own tasks (stand-ins left out) with when each was queued, sent, finished, fetched. */
+  timelinePageOf(runId: number, query: TimelineQuery): Promise<TimelinePage>;
+  /** A page of a run's tasks that ended without their outputs. */
+  failuresPageOf(runId: number, range: PageRange): Promise<Page<FailureRow>>;
+  /** A run's tasks counted by job, family and state, jobs in the order first recorded. */
+  jobStatesOf(runId: number): Promise<JobStateCount[]>;
+  /** Finished results of a run not downloaded yet whose links expire before `before` (ms). */
+  expiringOf(runId: number, before: number): Promise<{ label: string; expires_at: number }[]>;
+  /** A run's reviews with their tasks' labels. */
+  labelledReviewsOf(runId: number): Promise<LabelledReview[]>;
+  /**
+   * Removes the logged moves of finished tasks in finished runs (what status, reports and
+   * sidecars show is kept in the tasks' rows): how many lines went.
+   */
+  pruneTaskEvents(): Promise<number>;
+  /**
+   * Gives the space of removed rows back (SQLite: VACUUM, the file shrinks; PostgreSQL:
+   * VACUUM of the event log, for reuse). False when another process holds the database now.
+   */
+  reclaimSpace(): Promise<boolean>;
+  /** How many of a run's own tasks it moved to a final state since `startedAt` (ms). */
+  finishedCountOf(runId: number, startedAt: number): Promise<number>;
+}
+
+/** What reviewers decided about outputs: approved or rejected, with an optional note. */
+export interface ReviewStore {
+  /**
+   * Records the decision on a downloaded output (null clears it), replacing an earlier one;
+   * false when no such output is on disk.
+   */
+  recordReview(
+    review: { key: string; index: number; decision: ReviewDecision | null; note: string | null },
+    now: number,
+  ): Promise<boolean>;
+  /** The reviews of the outputs in scope, in the order their tasks were recorded. */
+  reviewsOf(scope: ReportScope): Promise<ReviewRow[]>;
+}
+
+/** Objects outputs were published as (`output.publish`). */
+export interface PublicationStore {
+  /** Records objects as verified after their upload, replacing what was recorded of each. */
+  recordPublications(published: readonly Publication[]): Promise<void>;
+  /** What of a task's outputs is published, by output, target and part. */
+  publicationsOf(key: string): Promise<Publication[]>;
+}
+
+/**
+ * What judges said of outputs: `asking` recorded before the call, the verdict once after.
+ * A judgement recorded is never asked again.
+ */
+export interface JudgementStore {
+  /** Records that the output's judge is being asked, unless it is already; the row as it stands. */
+  askJudge(asked: { key: string; idx: number; model: string }, now: number): Promise<JudgementRow>;
+  /** asking → judged, the cost added to the task's; false when it was recorded already. */
+  recordJudgement(judged: JudgementAnswer, now: number): Promise<boolean>;
+  /** A task's judgements, by output. */
+  judgementsOf(key: string): Promise<JudgementRow[]>;
+  /** The judged outputs in scope with any person's decision, in the order recorded. */
+  judgedOutputs(scope: ReportScope): Promise<JudgedOutputRow[]>;
+}
