@@ -75,9 +75,9 @@ export class Admission {
     return this.#queued.has(key) || this.#reserved.has(key);
   }
 
-  /** Tasks in flight on a lane: being submitted or held by the gateway. */
-  inFlight(lane: CapacityLane): number {
-    return this.#inFlight[lane];
+  /** Tasks in flight on a lane (or on both): being submitted or held by the gateway. */
+  inFlight(lane?: CapacityLane): number {
+    return lane === undefined ? this.#inFlight.image + this.#inFlight.video : this.#inFlight[lane];
   }
 
   /** A pending task waits its turn. */

@@ -73,8 +73,7 @@ export class Engine {
 
   /** The tasks this engine holds in memory: waiting in its queues, and in flight. */
   get tasksHeld(): { queued: number; inFlight: number } {
-    const inFlight = this.#admission.inFlight("image") + this.#admission.inFlight("video");
-    return { queued: this.#admission.pendingCount, inFlight };
+    return { queued: this.#admission.pendingCount, inFlight: this.#admission.inFlight() };
   }
 
   /** Stops submitting (Ctrl-C): what is recorded stays recorded; `run()` returns soon. */
@@ -94,9 +93,7 @@ export class Engine {
     const tick = Math.min(50, Math.max(2, settings.poll.everyMs / 4));
     while (!this.#abort.signal.aborted) {
       if (this.#stopping === undefined)
-        await this.#window.refill(this.#admission).catch((error: unknown) => {
-          if (!this.#storeFault.caught(error)) throw error;
-        });
+        await this.#window.refill(this.#admission, (error) => this.#storeFault.caught(error));
       this.#fillSubmits();
       await this.#pollDue();
       if (this.#idle()) break;
@@ -122,8 +119,8 @@ export class Engine {
 
   /** Takes the recorded tasks on (pending ones wait in the store), then tells the reporters. */
   async #takeOnRecorded(): Promise<void> {
-    const { emit } = this.#options;
-    const start = new RunStart(this.#options.templates);
+    const { emit, templates } = this.#options;
+    const start = new RunStart(templates);
     this.#start = start;
     const started = await startRun(this.#run, start, async (task) => {
       // Taken on already by its upstream's placement.
@@ -325,8 +322,6 @@ export class Engine {
     this.#admission.ended(task);
     await recordFailure(this.#run, task, from, reason, to, expiredOutput);
   }
-
-  // --- the loop
 
   /** Work that threw: a store that cannot record stops the run, else its task fails with `what`. */
   async #failed(task: TaskRow, error: unknown, what: string): Promise<void> {

@@ -33,17 +33,29 @@ export class PendingWindow {
     return this.#read.image && this.#read.video;
   }
 
-  /** Tops up each lane's queue in `admission` whose window is half empty. */
-  async refill(admission: Admission): Promise<void> {
-    for (const lane of ["image", "video"] as const) {
-      const room = this.#size - admission.waiting(lane);
-      if (this.#read[lane] || room < this.#size / 2) continue;
-      const page = await this.#store.taskPage(this.#runId, PAGE_OF[lane], this.#after[lane], room);
-      for (const { place, task } of page) {
-        this.#after[lane] = place;
-        if (!admission.holds(task.key)) admission.enqueue(task);
+  /**
+   * Tops up each lane's queue in `admission` whose window is half empty. A store that cannot
+   * be read is `unreadable`'s to handle; an error it does not take is thrown.
+   */
+  async refill(admission: Admission, unreadable: (error: unknown) => boolean): Promise<void> {
+    try {
+      for (const lane of ["image", "video"] as const) {
+        const room = this.#size - admission.waiting(lane);
+        if (this.#read[lane] || room < this.#size / 2) continue;
+        const page = await this.#store.taskPage(
+          this.#runId,
+          PAGE_OF[lane],
+          this.#after[lane],
+          room,
+        );
+        for (const { place, task } of page) {
+          this.#after[lane] = place;
+          if (!admission.holds(task.key)) admission.enqueue(task);
+        }
+        if (page.length < room) this.#read[lane] = true;
       }
-      if (page.length < room) this.#read[lane] = true;
+    } catch (error) {
+      if (!unreadable(error)) throw error;
     }
   }
 }
