@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { fastSettings, filesBelow, withRun } from "../helpers/run.js";
 import { runStoreOf, STORE_KINDS } from "../helpers/store.js";
 import { readResults } from "../postprocess/review.js";
+import { CAPTIONED_SHOTS } from "../run/manifests.js";
 
 /** Three pictures of a model that takes a seed, and one of a model that does not. */
 const JOBS = `name: review
@@ -120,31 +121,12 @@ describe.each(STORE_KINDS)("the review loop without a browser (%s)", (kind) => {
   }, 90_000);
 });
 
-/** Two pictures and a caption of each, written from it. */
-const CAPTIONED = `name: captioned
-jobs:
-  - id: shots
-    model: acme-image-2
-    matrix: { style: [watercolor, clay] }
-    prompt: "a mug, {{style}} style"
-    size: "1:1"
-    resolution: 1k
-  - id: captions
-    endpoint: chat
-    model: acme-5
-    from: shots
-    messages:
-      - { role: user, content: "A one-line caption for the {{input.vars.style}} mug" }
-    max_tokens: 40
-    stream: false
-`;
-
 describe("export --approved", () => {
   it("item 4: review.csv marks what the export holds, with paths only for files in it, keeps formulas as text, and an exported caption has its sidecar", async () => {
     await withRun({}, async (scope) => {
       const manifest = scope.write(
         "captioned.yaml",
-        `${fastSettings(scope.outputDir)}${CAPTIONED}`,
+        `${fastSettings(scope.outputDir)}${CAPTIONED_SHOTS}`,
       );
       expect((await scope.gwrun(["run", manifest]).done).code).toBe(0);
       const tasks = await scope.tasks();

@@ -23,3 +23,22 @@ export function mixedJobs(images = 270, clips = 30): string {
     duration: 3
 `;
 }
+
+/** Two pictures and a caption of each, written from its picture (the review loop's tests). */
+export const CAPTIONED_SHOTS = `name: captioned
+jobs:
+  - id: shots
+    model: acme-image-2
+    matrix: { style: [watercolor, clay] }
+    prompt: "a mug, {{style}} style"
+    size: "1:1"
+    resolution: 1k
+  - id: captions
+    endpoint: chat
+    model: acme-5
+    from: shots
+    messages:
+      - { role: user, content: "A one-line caption for the {{input.vars.style}} mug" }
+    max_tokens: 40
+    stream: false
+`;

@@ -6,29 +6,11 @@ import { startViewServer } from "../../src/view/index.js";
 import { withChromium } from "../helpers/chromium.js";
 import { fastSettings, type RunScope, withRun } from "../helpers/run.js";
 import { CHROMIUM, runsWith } from "../helpers/system-tools.js";
-
-/** Two pictures, and a caption of each written from its picture. */
-const JOBS = `name: captioned
-jobs:
-  - id: shots
-    model: acme-image-2
-    matrix: { style: [watercolor, clay] }
-    prompt: "a mug, {{style}} style"
-    size: "1:1"
-    resolution: 1k
-  - id: captions
-    endpoint: chat
-    model: acme-5
-    from: shots
-    messages:
-      - { role: user, content: "A one-line caption for the {{input.vars.style}} mug" }
-    max_tokens: 40
-    stream: false
-`;
+import { CAPTIONED_SHOTS } from "../run/manifests.js";
 
 type Page = Parameters<Parameters<typeof withChromium>[0]>[0]["page"];
 
-/** A finished run of JOBS, its viewer, and a Chromium page holding the viewer's token. */
+/** A finished run of CAPTIONED_SHOTS, its viewer, and a Chromium page holding the viewer's token. */
 async function withViewer(
   fn: (context: {
     scope: RunScope;
@@ -39,7 +21,10 @@ async function withViewer(
   }) => Promise<void>,
 ): Promise<void> {
   await withRun({}, async (scope) => {
-    const manifest = scope.write("captioned.yaml", `${fastSettings(scope.outputDir)}${JOBS}`);
+    const manifest = scope.write(
+      "captioned.yaml",
+      `${fastSettings(scope.outputDir)}${CAPTIONED_SHOTS}`,
+    );
     const run = await scope.gwrun(["run", manifest]).done;
     expect(run.code, run.stderr).toBe(0);
     const store = await scope.open();
@@ -157,7 +142,7 @@ describe.runIf(runsWith(CHROMIUM))(
         await new Promise((resolve) => setTimeout(resolve, 1500));
         const more = scope.write(
           "more.yaml",
-          `${fastSettings(scope.outputDir)}${JOBS}  - { id: extra, model: acme-image-2, prompt: "a cup", size: "1:1", resolution: 1k }\n`,
+          `${fastSettings(scope.outputDir)}${CAPTIONED_SHOTS}  - { id: extra, model: acme-image-2, prompt: "a cup", size: "1:1", resolution: 1k }\n`,
         );
         const second = await scope.gwrun(["run", more]).done;
         expect(second.code, second.stderr).toBe(0);
