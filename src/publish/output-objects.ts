@@ -60,12 +60,17 @@ export function contentTypeOf(file: string, known?: string | null): string {
   return known ?? CONTENT_TYPES[path.extname(file).toLowerCase()] ?? "application/octet-stream";
 }
 
-/** A local file's size and sha256, or undefined when it is not on disk. */
+/**
+ * A local file's size and sha256, or undefined when it is not on disk. With `known` (what a
+ * run hashed as it downloaded the file moments ago), a file of that size is not read again.
+ */
 export async function fileFacts(
   file: string,
+  known?: { bytes: number; sha256: string },
 ): Promise<{ bytes: number; sha256: string } | undefined> {
   try {
     const { size } = await stat(file);
+    if (known !== undefined && known.bytes === size) return known;
     return { bytes: size, sha256: await hashFile(file) };
   } catch {
     return undefined;

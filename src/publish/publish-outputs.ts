@@ -72,7 +72,12 @@ async function publishOutput(
     const was = recorded.find(
       (row) => row.idx === output.idx && row.target === target.url && row.part === object.part,
     );
-    const facts = await fileFacts(object.file);
+    // A run publishes a file it has just hashed; `gwrun publish` reads each file again.
+    const known =
+      object.part === "file" && !options.verify && output.bytes !== null && output.sha256 !== null
+        ? { bytes: output.bytes, sha256: output.sha256 }
+        : undefined;
+    const facts = await fileFacts(object.file, known);
     if (facts === undefined) {
       // Not on this host: fine if the bucket has it (a fleet's other host, a file removed).
       if (was !== undefined && !(options.verify && !(await stillThere(place, target, was))))
