@@ -5,6 +5,7 @@ import {
   type ExpandedManifest,
   jobPath,
   type PriceRule,
+  type Reporter,
   RUNNER_KEYS,
   reportAtRow,
   rowFieldIn,
@@ -45,29 +46,48 @@ export interface CheckedJob {
 export async function checkJobs(
   manifest: ExpandedManifest,
 ): Promise<{ jobs: CheckedJob[]; diagnostics: Diagnostic[] }> {
-  const { reporter } = manifest;
-  const start = reporter.diagnostics.length;
-  const cache: ImageFileCache = new Map();
-  const dataUris: DataUriCache = new Map();
+  const checker = new JobChecker(manifest, manifest.reporter);
   const jobs: CheckedJob[] = [];
-  const warnedPassthrough = new Set<string>();
-  const seen: Seen = new Map();
-  const cells: CellRules = new Map();
   for (const job of manifest.jobs) {
+    const checked = await checker.check(job);
+    if (checked !== undefined) jobs.push(checked);
+  }
+  return { jobs, diagnostics: checker.finish() };
+}
+
+/**
+ * `checkJobs` one expansion at a time: what it keeps between them is what the rules share (files
+ * read, problems counted across combinations), not the expansions. Problems go to `reporter`.
+ */
+export class JobChecker {
+  readonly #manifest: ExpandedManifest;
+  readonly #start: number;
+  readonly #cache: ImageFileCache = new Map();
+  readonly #dataUris: DataUriCache = new Map();
+  readonly #warnedPassthrough = new Set<string>();
+  readonly #seen: Seen = new Map();
+  readonly #cells: CellRules = new Map();
+
+  constructor(manifest: ExpandedManifest, reporter: Reporter) {
+    this.#manifest = { ...manifest, reporter };
+    this.#start = reporter.diagnostics.length;
+  }
+
+  /** The expansion checked, or undefined when it has an error (reported). */
+  async check(job: ExpandedJob): Promise<CheckedJob | undefined> {
+    const manifest = this.#manifest;
+    const { reporter } = manifest;
     const { spec } = job;
+    const seen = this.#seen;
     // A wrong endpoint is the schema's error, with its did-you-mean: the family and model
     // found without it would only mislead.
-    if (spec.endpoint !== undefined && ENDPOINT_PATHS[spec.endpoint] === undefined) continue;
+    if (spec.endpoint !== undefined && ENDPOINT_PATHS[spec.endpoint] === undefined) return;
     const model = typeof job.body.model === "string" ? job.body.model : undefined;
     const family = familyFor(model, spec.endpoint);
-    if (spec.passthrough) {
-      const checked = checkPassthrough(manifest, job, family, warnedPassthrough);
-      if (checked !== undefined) jobs.push(checked);
-      continue;
-    }
+    if (spec.passthrough) return checkPassthrough(manifest, job, family, this.#warnedPassthrough);
     if (family === undefined) {
       reportUnknownModel(manifest, job, model);
-      continue;
+      return;
     }
     if (
       spec.endpoint !== undefined &&
@@ -93,12 +113,12 @@ export async function checkJobs(
     let body = job.body;
     let skip = new Set<string>();
     if (hasLocalImages(family, body)) {
-      const inlined = await inlineLocalImages(family, body, manifest.source.dir, cache);
+      const inlined = await inlineLocalImages(family, body, manifest.source.dir, this.#cache);
       body = inlined.body;
       skip = new Set(inlined.problems.map((problem) => problem.path.join(".")));
       for (const problem of inlined.problems) reportIssue(manifest, job, problem, seen);
     }
-    const validated = validateWithCells(family, job, body, cells);
+    const validated = validateWithCells(family, job, body, this.#cells);
     body = validated.body;
     const privateUrls = manifest.settings?.gateway.privateUrls === true;
     const issues = validated.issues
@@ -107,19 +127,24 @@ export async function checkJobs(
       .map((issue) => withRunnerKeyHint(issue, family));
     // Data URIs as written (local files were read above); a path with a problem is not read.
     const reported = new Set([...skip, ...issues.map((issue) => issue.path.join("."))]);
-    issues.push(...(await dataUriImageIssues(family, job.body, dataUris, reported)));
+    issues.push(...(await dataUriImageIssues(family, job.body, this.#dataUris, reported)));
     for (const issue of issues) reportIssue(manifest, job, issue, seen);
     checkHeaders(manifest, job, family);
     const errors = issues.filter((issue) => issue.severity !== "warning");
     if (errors.length === 0 && skip.size === 0)
-      jobs.push({ job, family, endpoint: family.path?.(body) ?? family.endpoint, body });
+      return { job, family, endpoint: family.path?.(body) ?? family.endpoint, body };
+    return undefined;
   }
-  // A problem of the job's own text found in every combination belongs to no one combination.
-  for (const issue of seen.values()) {
-    if (!issue.inMatrix && issue.more + 1 === issue.expansions)
-      issue.diagnostic.message = issue.base;
+
+  /** Every problem found, once the last expansion is checked. */
+  finish(): Diagnostic[] {
+    // A problem of the job's own text found in every combination belongs to no one combination.
+    for (const issue of this.#seen.values()) {
+      if (!issue.inMatrix && issue.more + 1 === issue.expansions)
+        issue.diagnostic.message = issue.base;
+    }
+    return this.#manifest.reporter.diagnostics.slice(this.#start);
   }
-  return { jobs, diagnostics: reporter.diagnostics.slice(start) };
 }
 
 /**
