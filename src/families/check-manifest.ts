@@ -3,6 +3,7 @@ import {
   type Diagnostic,
   type ExpandedManifest,
   expandManifest,
+  type JobSpec,
   LabelCheck,
   loadManifest,
   type ManifestSource,
@@ -45,8 +46,8 @@ export interface CheckOptions {
    * run keeps (see `CheckedManifest.jobs`), so a million tasks are checked in bounded memory.
    */
   hold?: "all" | "templates";
-  /** Told each checked expansion as it passes (a plan counting its tasks). */
-  observe?(checked: CheckedJob): void;
+  /** Told each checked expansion as it passes, with every job (a plan counting its tasks). */
+  observe?(checked: CheckedJob, specs: readonly JobSpec[]): void;
 }
 
 /**
@@ -108,7 +109,7 @@ async function checkManifestSource(
     budget.add(checked);
     names.add(checked);
     twins.add(checked);
-    options.observe?.(checked);
+    options.observe?.(checked, expanded.specs);
     const { spec } = job;
     if (holdAll || spec.from !== undefined || !kept.has(spec.id)) jobs.push(checked);
     kept.add(spec.id);
