@@ -10,6 +10,12 @@ const SHOWN = 3;
 type Named = Pick<ExpandedJob, "spec" | "row" | "vars" | "expansion">;
 
 /**
+ * The task that took a label first: its expansion's number when a row (or nothing) names it,
+ * as a million labels of rows are; else what names it.
+ */
+type First = number | Named;
+
+/**
  * A job's `label:` names its tasks' files, so no two of its tasks may share one: each
  * collision is an error at the label, naming the tasks (their rows and matrix values).
  */
@@ -21,22 +27,35 @@ export function checkLabels(jobs: readonly ExpandedJob[], reporter: Reporter): v
 
 /** `checkLabels` fed one expansion at a time: it keeps each label once, with whom it names. */
 export class LabelCheck {
-  readonly #byJob = new Map<ExpandedJob["spec"], Map<string, Named>>();
+  readonly #byJob = new Map<ExpandedJob["spec"], Map<string, First>>();
   readonly #collisions = new Map<ExpandedJob["spec"], string[]>();
 
   add(job: ExpandedJob): void {
     if (job.label === undefined) return;
-    const seen = this.#byJob.get(job.spec) ?? new Map<string, Named>();
+    const seen = this.#byJob.get(job.spec) ?? new Map<string, First>();
     this.#byJob.set(job.spec, seen);
     const label = taskLabel(job, 0);
     const first = seen.get(label);
     if (first === undefined) {
       const { spec, row, vars, expansion } = job;
-      seen.set(label, { spec, row, vars, expansion });
+      const byRow = job.spec.matrix === undefined && job.row === job.expansion;
+      seen.set(
+        label,
+        byRow || Object.keys(vars).length === 0 ? expansion : { spec, row, vars, expansion },
+      );
       return;
     }
+    const firstNamed: Named =
+      typeof first === "number"
+        ? {
+            spec: job.spec,
+            row: job.row === undefined ? undefined : first,
+            vars: {},
+            expansion: first,
+          }
+        : first;
     const list = this.#collisions.get(job.spec) ?? [];
-    list.push(`"${label}" names both ${taskName(first)} and ${taskName(job)}`);
+    list.push(`"${label}" names both ${taskName(firstNamed)} and ${taskName(job)}`);
     this.#collisions.set(job.spec, list);
   }
 
