@@ -73,6 +73,7 @@ export const E2E_TESTS: readonly string[] = [
   "test/run/prune.test.ts",
   "test/run/publish.test.ts",
   "test/run/queue-window.test.ts",
+  "test/run/record-pages.test.ts",
   "test/run/refusals.test.ts",
   "test/run/rows.test.ts",
   "test/run/run.test.ts",

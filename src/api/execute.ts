@@ -23,7 +23,7 @@ import {
   outputDirOf,
   whySimulator,
 } from "../manifest/index.js";
-import { dependantRules, dependantTemplates, planRun } from "../plan/index.js";
+import { dependantRules, dependantTemplates } from "../plan/index.js";
 import type { ObjectStorage } from "../publish/index.js";
 import { engineOptions, openGateway, type RunWork } from "../run/index.js";
 import type { PgStore, RunRow, Store } from "../store/index.js";
@@ -32,6 +32,7 @@ import { ExitCode } from "./exit-codes.js";
 import { HeldManifest } from "./held-manifest.js";
 import { feedsOf } from "./only.js";
 import { openPublishing } from "./publish.js";
+import { recordInitialTasks } from "./record-plan.js";
 import { runNotices } from "./run-notices.js";
 import {
   defaultStore,
@@ -114,7 +115,10 @@ export async function executeManifest(
   hooks: RunHooks,
   options: ExecuteOptions = {},
 ): Promise<Executed> {
-  const checked = await checkManifestText(text, file, hooks.env, options.at ?? Date.now());
+  // Held as a run keeps it: its tasks are made again, page by page, when they are recorded.
+  const checked = await checkManifestText(text, file, hooks.env, options.at ?? Date.now(), {
+    hold: "templates",
+  });
   hooks.checked(checked);
   const settings = checked.expanded.settings;
   if (!checked.valid || settings === undefined) {
@@ -198,7 +202,7 @@ async function executeChecked(
           started_at: now,
           tick: moment.tick,
         }));
-      await recordPlan(store, id, file, manifest, fleet, outputDir, now);
+      await recordPlan(store, id, manifest, fleet, outputDir, now);
       // Kept so that `gwrun status` counts the dependants still to come as the run does.
       await store.setDependantRules(
         id,
@@ -298,24 +302,19 @@ async function executeChecked(
   }
 }
 
-/**
- * The plan is what runs: its tasks are recorded as `gwrun plan --json` prints them. A function
- * of its own, so the plan (every task's request) is let go once it is recorded.
- */
+/** The plan is what runs: its tasks are recorded page by page (`recordInitialTasks`). */
 async function recordPlan(
   store: Store,
   runId: number,
-  file: string,
   manifest: HeldManifest,
   fleet: PgStore | undefined,
   outputDir: string,
   now: number,
 ): Promise<void> {
-  const { settings, moment } = manifest.checked.expanded;
-  const plan = planRun(file, settings as ManifestSettings, manifest.jobs, { moment });
   if (fleet !== undefined) await readyForWorkers(fleet, runId, outputDir, manifest.checked);
   else if (isFleetStore(store)) await store.fleet.workAlone(runId);
-  await store.recordTasks(runId, plan.tasks, now);
+  const chosen = new Set(manifest.jobs.map(({ job }) => job.spec.id));
+  await recordInitialTasks(store, runId, manifest.checked, chosen, now);
 }
 
 /** The run's driver: the engine, or on a fleet's store the fleet's driver. */

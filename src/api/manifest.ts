@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
-import { type CheckedManifest, checkManifestText } from "../families/index.js";
+import { type CheckedManifest, type CheckOptions, checkManifestText } from "../families/index.js";
 import type { Diagnostic } from "../manifest/index.js";
-import { planRun } from "../plan/index.js";
+import { PlanCounter, upstreamsPicked } from "../plan/index.js";
 
 /**
  * A manifest read and checked against every rule of its model families, for `gwrun validate`
@@ -46,10 +46,11 @@ export function envOf(options: Pick<ManifestOptions, "apiKey" | "env">): NodeJS.
   return options.apiKey === undefined ? env : { ...env, GW_API_KEY: options.apiKey };
 }
 
-/** Reads and checks the manifest in `file`. */
+/** Reads and checks the manifest in `file`; `hold` as `CheckOptions.hold` (default every expansion). */
 export async function loadManifest(
   file: string,
   options: ManifestOptions = {},
+  hold: CheckOptions["hold"] = "all",
 ): Promise<LoadedManifest> {
   const env = envOf(options);
   const at = options.at === undefined ? Date.now() : Number(options.at);
@@ -71,20 +72,29 @@ export async function loadManifest(
       text: undefined,
     };
   }
-  return summaryOf(file, await checkManifestText(text, file, env, at));
+  // Tasks are counted as they are checked: a manifest of a million is never held.
+  let counter: PlanCounter | undefined;
+  const checked = await checkManifestText(text, file, env, at, {
+    hold,
+    observe: (job, specs) => {
+      counter ??= new PlanCounter(upstreamsPicked(specs));
+      counter.add(job);
+    },
+  });
+  return summaryOf(file, checked, counter);
 }
 
 /** Checks the manifest in `file`: `loadManifest` without the checked manifest. */
 export async function validate(file: string, options: ManifestOptions = {}): Promise<Validation> {
-  const { checked: _checked, ...validation } = await loadManifest(file, options);
+  const { checked: _checked, ...validation } = await loadManifest(file, options, "templates");
   return validation;
 }
 
-function summaryOf(file: string, checked: CheckedManifest): LoadedManifest {
+function summaryOf(file: string, checked: CheckedManifest, counter?: PlanCounter): LoadedManifest {
   const settings = checked.expanded.settings;
   const totals =
     checked.valid && settings !== undefined
-      ? planRun(file, settings, checked.jobs, { keys: false }).totals
+      ? (counter ?? new PlanCounter(new Set())).plan(file, settings).totals
       : { tasks: 0, tasksUpperBound: false };
   return {
     file,

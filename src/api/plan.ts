@@ -1,7 +1,16 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { type CheckedManifest, checkedJobs } from "../families/index.js";
 import { outputDirOf } from "../manifest/index.js";
-import { dependantTemplates, diffPlan, type PlanDiff, planRun } from "../plan/index.js";
+import {
+  dependantTemplates,
+  diffPlan,
+  type Plan,
+  PlanCounter,
+  type PlanDiff,
+  taskPages,
+  upstreamsPicked,
+} from "../plan/index.js";
 import { type LoadedManifest, loadManifest, type ManifestOptions } from "./manifest.js";
 import { isPostgres, projectOf, type StoreFlags, storeAt, storeName, withStore } from "./store.js";
 
@@ -29,7 +38,7 @@ export async function planManifestAt(
   file: string,
   options: PlanOptions = {},
 ): Promise<PlanOutcome> {
-  const manifest = await loadManifest(file, options);
+  const manifest = await loadManifest(file, options, "templates");
   const project = projectOf(file);
   const at = storeAt(options, project);
   const exists = isPostgres(at.location) || existsSync(at.location);
@@ -37,7 +46,7 @@ export async function planManifestAt(
   const { checked } = manifest;
   const { settings, moment } = checked.expanded;
   if (!checked.valid || settings === undefined) return { manifest, plan: undefined, store };
-  const run = planRun(file, settings, checked.jobs, { moment });
+  const run = await planOf(file, checked);
   const diffOptions = {
     now: Date.now(),
     force: options.force === true,
@@ -49,4 +58,19 @@ export async function planManifestAt(
     ? await withStore(at, (opened) => diffPlan(run, opened, diffOptions), { migrate: false })
     : await diffPlan(run, undefined, diffOptions);
   return { manifest, plan, store };
+}
+
+/** The plan of a checked manifest, its expansions made again one at a time for its tasks. */
+async function planOf(file: string, checked: CheckedManifest): Promise<Plan> {
+  const { settings, moment, specs } = checked.expanded;
+  const counter = new PlanCounter(upstreamsPicked(specs));
+  async function* counted() {
+    for await (const job of checkedJobs(checked)) {
+      counter.add(job);
+      yield job;
+    }
+  }
+  const tasks: Plan["tasks"] = [];
+  for await (const page of taskPages(counted())) for (const task of page) tasks.push(task);
+  return { ...counter.plan(file, settings as NonNullable<typeof settings>, moment), tasks };
 }

@@ -5,11 +5,11 @@ import {
   type ExpandedManifest,
   jobPath,
   type PriceRule,
+  type Reporter,
   RUNNER_KEYS,
-  reportAtRow,
-  rowFieldIn,
 } from "../manifest/index.js";
 import { type DataUriCache, dataUriImageIssues } from "./data-uri-images.js";
+import { reportIssue, type Seen } from "./job-issues.js";
 import { hasLocalImages, type ImageFileCache, inlineLocalImages } from "./local-images.js";
 import { PUBLIC_URL_RULE } from "./public-urls.js";
 import {
@@ -45,29 +45,48 @@ export interface CheckedJob {
 export async function checkJobs(
   manifest: ExpandedManifest,
 ): Promise<{ jobs: CheckedJob[]; diagnostics: Diagnostic[] }> {
-  const { reporter } = manifest;
-  const start = reporter.diagnostics.length;
-  const cache: ImageFileCache = new Map();
-  const dataUris: DataUriCache = new Map();
+  const checker = new JobChecker(manifest, manifest.reporter);
   const jobs: CheckedJob[] = [];
-  const warnedPassthrough = new Set<string>();
-  const seen: Seen = new Map();
-  const cells: CellRules = new Map();
   for (const job of manifest.jobs) {
+    const checked = await checker.check(job);
+    if (checked !== undefined) jobs.push(checked);
+  }
+  return { jobs, diagnostics: checker.finish() };
+}
+
+/**
+ * `checkJobs` one expansion at a time: what it keeps between them is what the rules share (files
+ * read, problems counted across combinations), not the expansions. Problems go to `reporter`.
+ */
+export class JobChecker {
+  readonly #manifest: ExpandedManifest;
+  readonly #start: number;
+  readonly #cache: ImageFileCache = new Map();
+  readonly #dataUris: DataUriCache = new Map();
+  readonly #warnedPassthrough = new Set<string>();
+  readonly #seen: Seen = new Map();
+  readonly #cells: CellRules = new Map();
+
+  constructor(manifest: ExpandedManifest, reporter: Reporter) {
+    this.#manifest = { ...manifest, reporter };
+    this.#start = reporter.diagnostics.length;
+  }
+
+  /** The expansion checked, or undefined when it has an error (reported). */
+  async check(job: ExpandedJob): Promise<CheckedJob | undefined> {
+    const manifest = this.#manifest;
+    const { reporter } = manifest;
     const { spec } = job;
+    const seen = this.#seen;
     // A wrong endpoint is the schema's error, with its did-you-mean: the family and model
     // found without it would only mislead.
-    if (spec.endpoint !== undefined && ENDPOINT_PATHS[spec.endpoint] === undefined) continue;
+    if (spec.endpoint !== undefined && ENDPOINT_PATHS[spec.endpoint] === undefined) return;
     const model = typeof job.body.model === "string" ? job.body.model : undefined;
     const family = familyFor(model, spec.endpoint);
-    if (spec.passthrough) {
-      const checked = checkPassthrough(manifest, job, family, warnedPassthrough);
-      if (checked !== undefined) jobs.push(checked);
-      continue;
-    }
+    if (spec.passthrough) return checkPassthrough(manifest, job, family, this.#warnedPassthrough);
     if (family === undefined) {
       reportUnknownModel(manifest, job, model);
-      continue;
+      return;
     }
     if (
       spec.endpoint !== undefined &&
@@ -93,12 +112,12 @@ export async function checkJobs(
     let body = job.body;
     let skip = new Set<string>();
     if (hasLocalImages(family, body)) {
-      const inlined = await inlineLocalImages(family, body, manifest.source.dir, cache);
+      const inlined = await inlineLocalImages(family, body, manifest.source.dir, this.#cache);
       body = inlined.body;
       skip = new Set(inlined.problems.map((problem) => problem.path.join(".")));
       for (const problem of inlined.problems) reportIssue(manifest, job, problem, seen);
     }
-    const validated = validateWithCells(family, job, body, cells);
+    const validated = validateWithCells(family, job, body, this.#cells);
     body = validated.body;
     const privateUrls = manifest.settings?.gateway.privateUrls === true;
     const issues = validated.issues
@@ -107,19 +126,24 @@ export async function checkJobs(
       .map((issue) => withRunnerKeyHint(issue, family));
     // Data URIs as written (local files were read above); a path with a problem is not read.
     const reported = new Set([...skip, ...issues.map((issue) => issue.path.join("."))]);
-    issues.push(...(await dataUriImageIssues(family, job.body, dataUris, reported)));
+    issues.push(...(await dataUriImageIssues(family, job.body, this.#dataUris, reported)));
     for (const issue of issues) reportIssue(manifest, job, issue, seen);
     checkHeaders(manifest, job, family);
     const errors = issues.filter((issue) => issue.severity !== "warning");
     if (errors.length === 0 && skip.size === 0)
-      jobs.push({ job, family, endpoint: family.path?.(body) ?? family.endpoint, body });
+      return { job, family, endpoint: family.path?.(body) ?? family.endpoint, body };
+    return undefined;
   }
-  // A problem of the job's own text found in every combination belongs to no one combination.
-  for (const issue of seen.values()) {
-    if (!issue.inMatrix && issue.more + 1 === issue.expansions)
-      issue.diagnostic.message = issue.base;
+
+  /** Every problem found, once the last expansion is checked. */
+  finish(): Diagnostic[] {
+    // A problem of the job's own text found in every combination belongs to no one combination.
+    for (const issue of this.#seen.values()) {
+      if (!issue.inMatrix && issue.more + 1 === issue.expansions)
+        issue.diagnostic.message = issue.base;
+    }
+    return this.#manifest.reporter.diagnostics.slice(this.#start);
   }
-  return { jobs, diagnostics: reporter.diagnostics.slice(start) };
 }
 
 /**
@@ -217,126 +241,4 @@ function checkHeaders(manifest: ExpandedManifest, job: ExpandedJob, family: Fami
         : `gateway.messages_version must name a ${rule.label} header with a YYYY-MM-DD value`;
     manifest.reporter.at(["endpoint"], "required-header", message, {}, jobPath(job.spec));
   }
-}
-
-const UPSTREAM_VAR = /^\{\{\s*input\.(vars|row)\./;
-
-/** Places a request issue at the text it came from: the job, its matrix, or `defaults:`. */
-function reportIssue(
-  manifest: ExpandedManifest,
-  job: ExpandedJob,
-  issue: RequestIssue,
-  seen: Seen,
-): void {
-  const { reporter } = manifest;
-  const { spec } = job;
-  const [field] = issue.path;
-  const key = issue.rule === "unknown-field";
-  const label =
-    issue.path.length === 0
-      ? "request"
-      : issue.path
-          .map((step) => (typeof step === "number" ? `[${step}]` : step))
-          .join(".")
-          .replace(/\.\[/g, "[");
-  let note = "";
-  let span = reporter.span([], {}, jobPath(spec));
-  const inMatrix =
-    typeof field === "string" &&
-    spec.matrix?.[field] !== undefined &&
-    job.matrixIndex[field] !== undefined;
-  if (inMatrix) {
-    span = reporter.span(
-      ["matrix", field, job.matrixIndex[field] as number, ...issue.path.slice(1)],
-      { key },
-      jobPath(spec),
-    );
-  } else if (typeof field === "string" && field in spec.fields) {
-    span = reporter.span(issue.path, { key }, jobPath(spec));
-  } else if (typeof field === "string" && job.fromDefaults.has(field)) {
-    span = reporter.span(["defaults", ...issue.path], { key });
-    note = ` (from defaults, in job "${spec.id}")`;
-  } else if (spec.fields.model !== undefined) {
-    span = reporter.span(["model"], { key: true }, jobPath(spec));
-  }
-  // A value read from a row is wrong in that row: placed at its cell, in the data file.
-  const cell =
-    typeof field === "string" && job.row !== undefined ? rowFieldIn(spec.fields[field]) : undefined;
-  if (cell !== undefined && job.row !== undefined) {
-    reportAtRow(
-      reporter,
-      spec,
-      job.row,
-      cell,
-      issue.rule,
-      `${label}: ${issue.message}`,
-      issue.severity,
-    );
-    return;
-  }
-  // An unquoted {{name}} is a YAML mapping, not a template: say so where the type is wrong.
-  const unquoted = issue.rule === "type" && manifest.source.text.startsWith("{{", span.offset);
-  // An upstream's variables are read when its output arrives, into text: not checked as numbers.
-  const written = typeof field === "string" ? spec.fields[field] : undefined;
-  const upstreamVar = typeof written === "string" && UPSTREAM_VAR.test(written);
-  const hint = unquoted
-    ? "; a value starting with {{ must be quoted in YAML"
-    : upstreamVar
-      ? "; {{input.vars.…}} and {{input.row.…}} fill text, so this field needs its own value"
-      : "";
-  const base = `${label}: ${issue.message}${hint}${note}`;
-  if (job.expansions === 1) {
-    reporter.atSpan(span, issue.rule, base, issue.severity);
-    return;
-  }
-  // The same problem in several matrix combinations is reported once, with a count.
-  const id = `${spec.index}:${span.offset}:${issue.rule}:${base}`;
-  const earlier = seen.get(id);
-  if (earlier === undefined) {
-    const combination = describeCombination(job);
-    reporter.atSpan(
-      span,
-      issue.rule,
-      `${base} (in expansion ${job.expansion + 1} of ${job.expansions}: ${combination})`,
-      issue.severity,
-    );
-    const diagnostic = reporter.diagnostics[reporter.diagnostics.length - 1] as Diagnostic;
-    seen.set(id, {
-      diagnostic,
-      base,
-      combination,
-      first: job.expansion + 1,
-      more: 0,
-      expansions: job.expansions,
-      inMatrix,
-    });
-    return;
-  }
-  earlier.more++;
-  earlier.diagnostic.message = `${base} (in expansion ${earlier.first} of ${job.expansions}: ${earlier.combination}, and ${earlier.more} more)`;
-}
-
-interface SeenIssue {
-  diagnostic: Diagnostic;
-  base: string;
-  combination: string;
-  first: number;
-  more: number;
-  expansions: number;
-  /** Placed at a matrix entry: the combination is the point, even when all share it. */
-  inMatrix: boolean;
-}
-
-type Seen = Map<string, SeenIssue>;
-
-function describeCombination(job: ExpandedJob): string {
-  const record = job.row === undefined ? undefined : job.spec.rows?.records[job.row];
-  const row = record === undefined ? [] : [`row ${record + 1}`];
-  return [
-    ...row,
-    ...Object.entries(job.matrixIndex).map(([key, index]) => {
-      const value = JSON.stringify(job.spec.matrix?.[key]?.[index]) ?? "null";
-      return `${key}=${value.length > 40 ? `${value.slice(0, 37)}...` : value}`;
-    }),
-  ].join(", ");
 }

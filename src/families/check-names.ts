@@ -38,18 +38,12 @@ interface JobNames {
   spec: JobSpec;
   /** Its longest label of its own: the last combination and repeat. */
   own: string;
-  expansions: CheckedJob[];
-  /** The most outputs one of its tasks makes, once counted. */
-  outputs?: number;
+  /** The most outputs one of its tasks makes. */
+  outputs: number;
 }
 
-/** The most outputs one of a job's tasks makes (counted once). */
+/** The most outputs one of a job's tasks makes. */
 function outputsOf(names: JobNames): number {
-  names.outputs ??= Math.max(
-    ...names.expansions.map(({ family, body }) =>
-      family === undefined ? UNKNOWN_OUTPUTS : family.expectedOutputs(body).count,
-    ),
-  );
   return names.outputs;
 }
 
@@ -58,12 +52,51 @@ export function checkOutputNames(
   manifest: ExpandedManifest,
   jobs: readonly CheckedJob[],
 ): Diagnostic[] {
+  const check = new NameCheck(manifest);
+  for (const checked of jobs) check.add(checked);
+  return check.finish();
+}
+
+/** `checkOutputNames` fed one checked expansion at a time: it keeps each job's longest names. */
+export class NameCheck {
+  readonly #byId = new Map<string, JobNames>();
+
+  constructor(private readonly manifest: ExpandedManifest) {}
+
+  add(checked: CheckedJob): void {
+    const { job, family, body } = checked;
+    const { spec, expansions } = job;
+    const outputs = family === undefined ? UNKNOWN_OUTPUTS : family.expectedOutputs(body).count;
+    let names = this.#byId.get(spec.id);
+    if (names === undefined) {
+      const own =
+        spec.label === undefined
+          ? expansionLabel(spec, expansions - 1, expansions, spec.repeat - 1)
+          : "";
+      names = { spec, own, outputs };
+      this.#byId.set(spec.id, names);
+    } else names.outputs = Math.max(names.outputs, outputs);
+    // A job's own labels: the longest in bytes.
+    if (spec.label !== undefined) {
+      const label = taskLabel(job, spec.repeat - 1);
+      if (Buffer.byteLength(label) > Buffer.byteLength(names.own)) names.own = label;
+    }
+  }
+
+  finish(): Diagnostic[] {
+    return namesTooLong(this.manifest, this.#byId);
+  }
+}
+
+function namesTooLong(
+  manifest: ExpandedManifest,
+  byId: ReadonlyMap<string, JobNames>,
+): Diagnostic[] {
   const { settings, reporter, source, moment } = manifest;
   if (settings === undefined) return [];
   const outputDir = path.resolve(projectOf(source.file), outputDirOf(settings, moment));
   const folder = folderProblem(manifest, outputDir);
   if (folder !== undefined) return [folder];
-  const byId = namesById(jobs);
   const diagnostics: Diagnostic[] = [];
   for (const names of byId.values()) {
     // An id over its own limit is refused as such already.
@@ -128,31 +161,6 @@ function folderProblem(manifest: ExpandedManifest, outputDir: string): Diagnosti
 
 function fits(longest: { name: number; path: number }): boolean {
   return longest.name <= NAME_MAX_BYTES && longest.path <= PATH_MAX_BYTES;
-}
-
-function namesById(jobs: readonly CheckedJob[]): Map<string, JobNames> {
-  const byId = new Map<string, JobNames>();
-  for (const checked of jobs) {
-    const { spec, expansions } = checked.job;
-    const known = byId.get(spec.id);
-    if (known !== undefined) known.expansions.push(checked);
-    else {
-      const own =
-        spec.label === undefined
-          ? expansionLabel(spec, expansions - 1, expansions, spec.repeat - 1)
-          : "";
-      byId.set(spec.id, { spec, own, expansions: [checked] });
-    }
-  }
-  // A job's own labels: the longest in bytes.
-  for (const names of byId.values()) {
-    if (names.spec.label === undefined) continue;
-    for (const { job } of names.expansions) {
-      const label = taskLabel(job, names.spec.repeat - 1);
-      if (Buffer.byteLength(label) > Buffer.byteLength(names.own)) names.own = label;
-    }
-  }
-  return byId;
 }
 
 /** The job, then the job it follows, and so on up its `from:` chain (cycles are refused elsewhere). */

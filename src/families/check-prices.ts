@@ -5,6 +5,7 @@ import {
   framed,
   jobPath,
   type PriceRule,
+  type Reporter,
 } from "../manifest/index.js";
 import type { CheckedJob } from "./check-jobs.js";
 import { ruleFor, valuePrice } from "./prices.js";
@@ -18,51 +19,79 @@ import { familyFields, familyFor, suggestModel } from "./resolve.js";
  * its shared file), or at the job whose value has no price.
  */
 export function checkPrices(manifest: ExpandedManifest, jobs: readonly CheckedJob[]): Diagnostic[] {
-  const { table, reporter, base } = manifest.prices;
-  const start = reporter.diagnostics.length;
-  const jobStart = manifest.reporter.diagnostics.length;
-  // Text models the manifest calls: its text jobs', and its judges'.
-  const judges = [
-    manifest.settings?.checks?.judge,
-    ...manifest.specs.map((spec) => spec.checks?.judge),
-  ];
-  const textModels = new Set([
-    ...jobs
-      .filter((checked) => checked.family?.lane === "text")
-      .map(({ body }) => String(body.model)),
-    ...judges.flatMap((judge) => (judge === undefined ? [] : [judge.model])),
-  ]);
-  const used = [...new Set(jobs.map(({ body }) => String(body.model)))];
-  for (const [model, rule] of Object.entries(table)) {
-    const at = [...base, model];
-    const family = familyFor(model, undefined);
-    if (family === undefined) {
-      if (rule.per === "tokens" || textModels.has(model)) continue;
-      const near = suggest(model, used) ?? suggestModel(model);
-      const hint = near === undefined ? "" : ` (did you mean "${near}"?)`;
-      reporter.at(at, "unknown-model", `prices: unknown model "${model}"${hint}`, { key: true });
-      continue;
-    }
-    const unfit = unfitRule(rule, family.lane, family.title);
-    if (unfit !== undefined) {
-      reporter.at(at, "price", `prices: ${model}: ${unfit}`);
-      continue;
-    }
-    if (rule.per === "value" && !familyFields(family).has(rule.field)) {
-      const near = suggest(rule.field, [...familyFields(family)]);
-      const hint = near === undefined ? "" : ` (did you mean "${near}"?)`;
-      reporter.at(
-        [...at, "by"],
-        "unknown-field",
-        `prices: ${model} is priced by "${rule.field}", which is not a request field of ${family.title}${hint}`,
-      );
-    }
+  const check = new PriceCheck(manifest, manifest.reporter);
+  for (const checked of jobs) check.add(checked);
+  return check.finish();
+}
+
+/**
+ * `checkPrices` fed one checked expansion at a time: each value is checked as it comes, and the
+ * models called are kept for the table. A job's problems go to `reporter`.
+ */
+export class PriceCheck {
+  readonly #manifest: ExpandedManifest;
+  readonly #jobStart: number;
+  // Text models the manifest calls (its text jobs', and its judges'), and every model used.
+  readonly #textModels = new Set<string>();
+  readonly #used = new Set<string>();
+
+  constructor(manifest: ExpandedManifest, reporter: Reporter) {
+    this.#manifest = { ...manifest, reporter };
+    this.#jobStart = reporter.diagnostics.length;
   }
-  for (const checked of jobs) checkJobValue(manifest, checked);
-  const found = reporter.diagnostics.slice(start);
-  return reporter === manifest.reporter
-    ? found
-    : [...framed(found, reporter.source.text), ...manifest.reporter.diagnostics.slice(jobStart)];
+
+  add(checked: CheckedJob): void {
+    const model = String(checked.body.model);
+    if (checked.family?.lane === "text") this.#textModels.add(model);
+    this.#used.add(model);
+    checkJobValue(this.#manifest, checked);
+  }
+
+  finish(): Diagnostic[] {
+    const manifest = this.#manifest;
+    const jobFound = manifest.reporter.diagnostics.slice(this.#jobStart);
+    const { table, reporter, base } = manifest.prices;
+    const start = reporter.diagnostics.length;
+    const judges = [
+      manifest.settings?.checks?.judge,
+      ...manifest.specs.map((spec) => spec.checks?.judge),
+    ];
+    const textModels = new Set([
+      ...this.#textModels,
+      ...judges.flatMap((judge) => (judge === undefined ? [] : [judge.model])),
+    ]);
+    const used = [...this.#used];
+    for (const [model, rule] of Object.entries(table)) {
+      const at = [...base, model];
+      const family = familyFor(model, undefined);
+      if (family === undefined) {
+        if (rule.per === "tokens" || textModels.has(model)) continue;
+        const near = suggest(model, used) ?? suggestModel(model);
+        const hint = near === undefined ? "" : ` (did you mean "${near}"?)`;
+        reporter.at(at, "unknown-model", `prices: unknown model "${model}"${hint}`, { key: true });
+        continue;
+      }
+      const unfit = unfitRule(rule, family.lane, family.title);
+      if (unfit !== undefined) {
+        reporter.at(at, "price", `prices: ${model}: ${unfit}`);
+        continue;
+      }
+      if (rule.per === "value" && !familyFields(family).has(rule.field)) {
+        const near = suggest(rule.field, [...familyFields(family)]);
+        const hint = near === undefined ? "" : ` (did you mean "${near}"?)`;
+        reporter.at(
+          [...at, "by"],
+          "unknown-field",
+          `prices: ${model} is priced by "${rule.field}", which is not a request field of ${family.title}${hint}`,
+        );
+      }
+    }
+    const found = reporter.diagnostics.slice(start);
+    // The table's problems first, then the jobs' (as the table is read before the jobs).
+    return reporter.source === manifest.source
+      ? [...found, ...jobFound]
+      : [...framed(found, reporter.source.text), ...jobFound];
+  }
 }
 
 function unfitRule(rule: PriceRule, lane: string, title: string): string | undefined {

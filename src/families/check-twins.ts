@@ -1,9 +1,10 @@
-import { canonicalJson } from "../core/hash.js";
+import { canonicalJson, sha256 } from "../core/hash.js";
 import { isRecord } from "../core/values.js";
 import {
   type Diagnostic,
   diagnosticAt,
   type ExpandedManifest,
+  type JobSpec,
   jobPath,
   templateNames,
 } from "../manifest/index.js";
@@ -20,37 +21,99 @@ const SHOWN_GROUPS = 3;
 
 /** A warning at the matrix of each job whose expansions send the same request. */
 export function checkTwins(manifest: ExpandedManifest, jobs: readonly CheckedJob[]): Diagnostic[] {
-  const diagnostics: Diagnostic[] = [];
-  // A job's expansions come one after another.
-  for (let start = 0, end = 1; start < jobs.length; start = end, end = start + 1) {
-    const spec = jobs[start]?.job.spec;
-    while (jobs[end]?.job.spec === spec) end++;
-    if (end - start < 2) continue;
-    const expansions = jobs.slice(start, end);
-    if (!mayRepeat(expansions)) continue;
-    const groups = twinGroups(expansions);
-    if (groups.length > 0) diagnostics.push(warningOf(manifest, groups));
-  }
-  return diagnostics;
+  const check = new TwinCheck(manifest);
+  for (const checked of jobs) check.add(checked);
+  return check.finish();
+}
+
+/** An expansion as a twin warning names it. */
+interface Member {
+  expansion: number;
+  vars: Record<string, unknown>;
+}
+
+/** Expansions sending one request; `body` is the first one's. */
+interface TwinGroup {
+  body: Record<string, unknown>;
+  members: Member[];
 }
 
 /**
- * Whether a job's expansions may send one request: unless each matrix variable shapes the
- * request (a `{{name}}` in a field, or a field of its own) with values that all differ.
- * Judged from the job's text once, so most jobs are spared comparing every request.
+ * `checkTwins` fed one checked expansion at a time (a job's expansions come one after
+ * another). It keeps, for the job at hand only, a hash of each request — and only when the
+ * job's text leaves room for two alike.
  */
-function mayRepeat(expansions: readonly CheckedJob[]): boolean {
-  const { spec } = (expansions[0] as CheckedJob).job;
-  const templated = namesIn(spec.fields, new Set());
-  for (const [name, values] of Object.entries(spec.matrix ?? {})) {
-    const field = expansions.every(({ job, body }) => body[name] === job.vars[name]);
-    if (!field && !templated.has(name)) return true;
-    // As a template shows a value in text, or as it is sent whole: equal either way counts.
-    const shown = values.map((value) => (typeof value === "string" ? value : canonicalJson(value)));
-    if (shown.some((text) => text.includes("{{")) || new Set(shown).size < shown.length)
-      return true;
+export class TwinCheck {
+  readonly #diagnostics: Diagnostic[] = [];
+  #spec: JobSpec | undefined;
+  #count = 0;
+  /** Whether the job's text alone lets expansions repeat (a value twice, a template in one). */
+  #textRepeats = false;
+  /** Matrix variables no field's template uses: each must be a field of its own, every time. */
+  #untemplated: string[] = [];
+  #asField = new Set<string>();
+  #requests = new Map<string, TwinGroup>();
+  // Expansions without templates share one body, one after another: its text is made once.
+  #body: object | undefined;
+  #text = "";
+
+  constructor(private readonly manifest: ExpandedManifest) {}
+
+  add(checked: CheckedJob): void {
+    const { job, body, endpoint } = checked;
+    if (job.spec !== this.#spec) this.#begin(job.spec);
+    this.#count++;
+    for (const name of this.#untemplated)
+      if (body[name] !== job.vars[name]) this.#asField.delete(name);
+    if (!this.#textRepeats && this.#untemplated.length === 0) return;
+    if (body !== this.#body) {
+      this.#body = body;
+      this.#text = sha256(`${endpoint} ${canonicalJson(body)}`);
+    }
+    const member = { expansion: job.expansion, vars: job.vars };
+    const group = this.#requests.get(this.#text);
+    if (group === undefined) this.#requests.set(this.#text, { body, members: [member] });
+    else group.members.push(member);
   }
-  return false;
+
+  finish(): Diagnostic[] {
+    this.#end();
+    return this.#diagnostics;
+  }
+
+  #begin(spec: JobSpec): void {
+    this.#end();
+    this.#spec = spec;
+    this.#count = 0;
+    const templated = namesIn(spec.fields, new Set());
+    const matrix = Object.entries(spec.matrix ?? {});
+    this.#untemplated = matrix.map(([name]) => name).filter((name) => !templated.has(name));
+    this.#asField = new Set(this.#untemplated);
+    // As a template shows a value in text, or as it is sent whole: equal either way counts.
+    this.#textRepeats = matrix.some(([, values]) => {
+      const shown = values.map((value) =>
+        typeof value === "string" ? value : canonicalJson(value),
+      );
+      return shown.some((text) => text.includes("{{")) || new Set(shown).size < shown.length;
+    });
+  }
+
+  /**
+   * The job's expansions may send one request unless each matrix variable shapes the request
+   * (a `{{name}}` in a field, or a field of its own) with values that all differ.
+   */
+  #end(): void {
+    const spec = this.#spec;
+    const requests = this.#requests;
+    this.#spec = undefined;
+    this.#requests = new Map();
+    this.#body = undefined;
+    if (spec === undefined || this.#count < 2) return;
+    const mayRepeat = this.#textRepeats || this.#asField.size < this.#untemplated.length;
+    if (!mayRepeat) return;
+    const groups = [...requests.values()].filter((group) => group.members.length > 1);
+    if (groups.length > 0) this.#diagnostics.push(warningOf(this.manifest, spec, groups));
+  }
 }
 
 /** The `{{name}}` references in a job's fields. */
@@ -61,40 +124,27 @@ function namesIn(value: unknown, names: Set<string>): Set<string> {
   return names;
 }
 
-/** Expansions sending one request, in groups of two or more, in manifest order. */
-function twinGroups(expansions: readonly CheckedJob[]): CheckedJob[][] {
-  const requests = new Map<string, CheckedJob[]>();
-  // Expansions without templates share one body, one after another: its text is made once.
-  let body: object | undefined;
-  let text = "";
-  for (const checked of expansions) {
-    if (checked.body !== body) {
-      body = checked.body;
-      text = canonicalJson(body);
-    }
-    const request = `${checked.endpoint} ${text}`;
-    const group = requests.get(request);
-    if (group === undefined) requests.set(request, [checked]);
-    else group.push(checked);
-  }
-  return [...requests.values()].filter((group) => group.length > 1);
-}
-
-function warningOf(manifest: ExpandedManifest, groups: readonly CheckedJob[][]): Diagnostic {
+function warningOf(
+  manifest: ExpandedManifest,
+  spec: JobSpec,
+  groups: readonly TwinGroup[],
+): Diagnostic {
   const { reporter, source } = manifest;
-  const first = groups[0]?.[0] as CheckedJob;
-  const { spec } = first.job;
+  const first = groups[0] as TwinGroup;
+  const firstVars = (first.members[0] as Member).vars;
   // The variables whose values differ inside a group, yet the request does not: left out of
   // every field, or used where their values read alike (1 and "1" in a prompt).
-  const differing = Object.keys(first.job.vars).filter((name) =>
-    groups.some((group) => new Set(group.map(({ job }) => canonicalJson(job.vars[name]))).size > 1),
+  const differing = Object.keys(firstVars).filter((name) =>
+    groups.some(
+      (group) => new Set(group.members.map(({ vars }) => canonicalJson(vars[name]))).size > 1,
+    ),
   );
   const templated = namesIn(spec.fields, new Set());
   const unused = differing.filter((name) => !templated.has(name) && !(name in first.body));
   const alike = differing.filter((name) => !unused.includes(name));
   const shown = groups
     .slice(0, SHOWN_GROUPS)
-    .map((group) => listed(group.map(({ job }) => String(job.expansion + 1))))
+    .map((group) => listed(group.members.map(({ expansion }) => String(expansion + 1))))
     .join(", ");
   const more = groups.length > SHOWN_GROUPS ? `, and ${groups.length - SHOWN_GROUPS} more` : "";
   const why = [

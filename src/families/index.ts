@@ -2,7 +2,13 @@
 
 export type { PriceRule, PriceTable } from "../manifest/index.js";
 export { type CheckedJob, checkJobs } from "./check-jobs.js";
-export { type CheckedManifest, checkManifestFile, checkManifestText } from "./check-manifest.js";
+export {
+  type CheckedManifest,
+  type CheckOptions,
+  checkedJobs,
+  checkManifestFile,
+  checkManifestText,
+} from "./check-manifest.js";
 export { parsePixels, stringAt } from "./common.js";
 export { type DataUriCache, dataUriImageIssues, describeDataUri } from "./data-uri-images.js";
 export {

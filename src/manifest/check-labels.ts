@@ -6,41 +6,75 @@ import type { ExpandedJob } from "./types.js";
 /** Collisions reported per job before the rest are counted. */
 const SHOWN = 3;
 
+/** What a collision names of the task that took a label first: not the whole expansion. */
+type Named = Pick<ExpandedJob, "spec" | "row" | "vars" | "expansion">;
+
+/**
+ * The task that took a label first: its expansion's number when a row (or nothing) names it,
+ * as a million labels of rows are; else what names it.
+ */
+type First = number | Named;
+
 /**
  * A job's `label:` names its tasks' files, so no two of its tasks may share one: each
  * collision is an error at the label, naming the tasks (their rows and matrix values).
  */
 export function checkLabels(jobs: readonly ExpandedJob[], reporter: Reporter): void {
-  const byJob = new Map<ExpandedJob["spec"], Map<string, ExpandedJob>>();
-  const collisions = new Map<ExpandedJob["spec"], string[]>();
-  for (const job of jobs) {
-    if (job.label === undefined) continue;
-    const seen = byJob.get(job.spec) ?? new Map<string, ExpandedJob>();
-    byJob.set(job.spec, seen);
+  const check = new LabelCheck();
+  for (const job of jobs) check.add(job);
+  check.report(reporter);
+}
+
+/** `checkLabels` fed one expansion at a time: it keeps each label once, with whom it names. */
+export class LabelCheck {
+  readonly #byJob = new Map<ExpandedJob["spec"], Map<string, First>>();
+  readonly #collisions = new Map<ExpandedJob["spec"], string[]>();
+
+  add(job: ExpandedJob): void {
+    if (job.label === undefined) return;
+    const seen = this.#byJob.get(job.spec) ?? new Map<string, First>();
+    this.#byJob.set(job.spec, seen);
     const label = taskLabel(job, 0);
     const first = seen.get(label);
     if (first === undefined) {
-      seen.set(label, job);
-      continue;
+      const { spec, row, vars, expansion } = job;
+      const byRow = job.spec.matrix === undefined && job.row === job.expansion;
+      seen.set(
+        label,
+        byRow || Object.keys(vars).length === 0 ? expansion : { spec, row, vars, expansion },
+      );
+      return;
     }
-    const list = collisions.get(job.spec) ?? [];
-    list.push(`"${label}" names both ${taskName(first)} and ${taskName(job)}`);
-    collisions.set(job.spec, list);
+    const firstNamed: Named =
+      typeof first === "number"
+        ? {
+            spec: job.spec,
+            row: job.row === undefined ? undefined : first,
+            vars: {},
+            expansion: first,
+          }
+        : first;
+    const list = this.#collisions.get(job.spec) ?? [];
+    list.push(`"${label}" names both ${taskName(firstNamed)} and ${taskName(job)}`);
+    this.#collisions.set(job.spec, list);
   }
-  for (const [spec, list] of collisions) {
-    const more = list.length > SHOWN ? `, and ${list.length - SHOWN} more` : "";
-    reporter.at(
-      ["label"],
-      "label-collision",
-      `label: ${list.slice(0, SHOWN).join("; ")}${more}; add a value that tells them apart (a row's id, a matrix key)`,
-      {},
-      jobPath(spec),
-    );
+
+  report(reporter: Reporter): void {
+    for (const [spec, list] of this.#collisions) {
+      const more = list.length > SHOWN ? `, and ${list.length - SHOWN} more` : "";
+      reporter.at(
+        ["label"],
+        "label-collision",
+        `label: ${list.slice(0, SHOWN).join("; ")}${more}; add a value that tells them apart (a row's id, a matrix key)`,
+        {},
+        jobPath(spec),
+      );
+    }
   }
 }
 
 /** A task as its author knows it: its row and matrix values. */
-function taskName(job: ExpandedJob): string {
+function taskName(job: Named): string {
   const record = job.row === undefined ? undefined : job.spec.rows?.records[job.row];
   const parts = record === undefined ? [] : [`row ${record + 1}`];
   for (const [key, value] of Object.entries(job.vars))

@@ -19,6 +19,8 @@ export interface ExpandOptions {
   ): ReadonlySet<string> | undefined;
   /** When the run is asked for, ms: picks a scheduled manifest's tick and `{{date}}`. */
   at: number;
+  /** Leave `jobs` empty: the caller walks `expansions()` (and checks labels) itself. */
+  lazy?: boolean;
 }
 
 const NO_MATRIX: Readonly<Record<string, number>> = Object.freeze({});
@@ -82,6 +84,11 @@ function rowFieldsRead(spec: JobSpec): string[] {
  * its request rendered. A row missing a field the job reads is reported at that row.
  */
 export function expandSpec(spec: JobSpec, context: ExpandContext): ExpandedJob[] {
+  return [...expansionsOf(spec, context)];
+}
+
+/** `expandSpec` one expansion at a time: a million of them are never held together. */
+export function* expansionsOf(spec: JobSpec, context: ExpandContext): Generator<ExpandedJob> {
   const { defaults, options } = context;
   const combos = combinationCount(spec.matrix);
   const rows = spec.rows?.rows ?? NO_ROWS;
@@ -105,8 +112,8 @@ export function expandSpec(spec: JobSpec, context: ExpandContext): ExpandedJob[]
   const columns = spec.rows?.columns ?? [];
   const read = rowFieldsRead(spec).filter((field) => columns.includes(field));
   const expansions = combos * rows.length;
-  const jobs: ExpandedJob[] = [];
-  rows.forEach((row, rowIndex) => {
+  for (let rowIndex = 0; rowIndex < rows.length; rowIndex++) {
+    const row = rows[rowIndex];
     if (row !== undefined) {
       for (const field of read)
         if (!Object.hasOwn(row, field))
@@ -174,8 +181,7 @@ export function expandSpec(spec: JobSpec, context: ExpandContext): ExpandedJob[]
         job.body = body;
         job.fromDefaults = fromDefaults;
       }
-      jobs.push(job);
+      yield job;
     }
-  });
-  return jobs;
+  }
 }

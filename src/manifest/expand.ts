@@ -3,7 +3,7 @@ import { describeZodIssues, type Issue } from "../core/zod-issues.js";
 import { checkLabels } from "./check-labels.js";
 import { checkTemplates } from "./check-templates.js";
 import type { Diagnostic } from "./diagnostics.js";
-import { type ExpandContext, type ExpandOptions, expandSpec } from "./expand-job.js";
+import { type ExpandContext, type ExpandOptions, expansionsOf } from "./expand-job.js";
 import { readIncludes } from "./includes.js";
 import { hasTemplate } from "./interpolate.js";
 import { checkIds, checkLinks, willRun } from "./job-graph.js";
@@ -28,8 +28,13 @@ export interface ExpandedManifest {
   /** The run's tick and date (the manifest's schedule, or none when it is unreadable). */
   moment: RunMoment;
   specs: JobSpec[];
-  /** Every enabled job's matrix combinations, in manifest order. */
+  /** Every enabled job's matrix combinations, in manifest order (empty when expanded `lazy`). */
   jobs: ExpandedJob[];
+  /**
+   * The same combinations made again one at a time, each job's problems (a row lacking a field)
+   * told to `reporter`: a manifest of a million tasks is walked, never held.
+   */
+  expansions(reporter: Reporter): Generator<ExpandedJob>;
   diagnostics: Diagnostic[];
   reporter: Reporter;
   /** The `prices:` table with where it is written (empty without one). */
@@ -48,6 +53,7 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
     moment: runMoment(undefined, options.at),
     specs: [],
     jobs: [],
+    expansions: function* () {},
     diagnostics: [],
     reporter,
     prices: { table: {}, reporter, base: ["prices"] },
@@ -107,7 +113,7 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
   // Judged by the key itself, so a schedule with a mistake in it does not also flag {{tick}}.
   const scheduled = isRecord(value.schedule);
   checkTemplates(result.specs, vars, defaults, reporter, scheduled);
-  const context: ExpandContext = {
+  const base: ExpandContext = {
     // The manifest's own vars win over the run's date and tick.
     vars: new Map([...momentVars(result.moment), ...Object.entries(vars)]),
     tick: result.moment.tickId,
@@ -119,14 +125,19 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
   };
   const runs = willRun(result.specs);
   const limit = result.settings?.limits.maxTasks ?? DEFAULT_MAX_TASKS;
-  for (const spec of withinTaskLimit(
+  const expanding = withinTaskLimit(
     result.specs.filter((spec) => runs.has(spec)),
     limit,
     reporter,
-  )) {
-    for (const job of expandSpec(spec, context)) result.jobs.push(job);
+  );
+  result.expansions = function* (told: Reporter) {
+    const context = { ...base, reporter: told };
+    for (const spec of expanding) yield* expansionsOf(spec, context);
+  };
+  if (options.lazy !== true) {
+    result.jobs = [...result.expansions(reporter)];
+    checkLabels(result.jobs, reporter);
   }
-  checkLabels(result.jobs, reporter);
   result.diagnostics = [...source.diagnostics, ...reporter.diagnostics];
   return result;
 }

@@ -1,4 +1,6 @@
 /** Manifests: YAML text → checked settings and expanded jobs, with positions for every problem. */
+
+export { LabelCheck } from "./check-labels.js";
 export {
   type Diagnostic,
   diagnosticAt,
@@ -20,7 +22,8 @@ export {
 export { notifyTargetsOf } from "./notify.js";
 export { framed, type LoadedPrices, type PriceRule, type PriceTable } from "./prices.js";
 export { type PublishTarget, parsePublishTarget, publishTargetsOf } from "./publish.js";
-export { checkRequestSecrets, concealSecrets } from "./request-secrets.js";
+export { Reporter } from "./report.js";
+export { checkRequestSecrets, concealSecrets, SecretCheck } from "./request-secrets.js";
 export { type RowSet, reportAtRow, rowFieldIn } from "./rows.js";
 export { MAX_JOB_ID, manifestSchema, NOTIFY_OUTCOMES, RUNNER_KEYS } from "./schema.js";
 export { hasMaskedKey, maskLiteralKey, resolvedManifest } from "./secrets.js";

@@ -105,23 +105,37 @@ export function checkRequestSecrets(
   manifest: ExpandedManifest,
   env: Env,
 ): { secrets: Secret[]; diagnostics: Diagnostic[]; withSecrets: Set<ExpandedJob> } {
-  const withSecrets = new Set<ExpandedJob>();
-  const diagnostics: Diagnostic[] = [];
-  const secrets = secretsOf(manifest.source, env);
-  if (secrets.length === 0) return { secrets, diagnostics, withSecrets };
+  const check = new SecretCheck(manifest, env);
+  const withSecrets = new Set(manifest.jobs.filter((job) => check.carries(job)));
+  return { secrets: check.secrets, diagnostics: check.diagnostics, withSecrets };
+}
+
+/** `checkRequestSecrets` asked of one expansion at a time, in manifest order. */
+export class SecretCheck {
+  readonly secrets: Secret[];
+  readonly diagnostics: Diagnostic[] = [];
   // Expansions of a job without templates share one body, one after another: searched once.
-  let body: object | undefined;
-  let findings: readonly Finding[] = NONE;
-  for (const job of manifest.jobs) {
-    if (job.body !== body) {
-      body = job.body;
-      findings = findingsIn(body, secrets, [], []);
-    }
-    if (findings.length === 0) continue;
-    withSecrets.add(job);
-    for (const finding of findings) diagnostics.push(diagnosticOf(manifest, job, finding));
+  #body: object | undefined;
+  #findings: readonly Finding[] = NONE;
+
+  constructor(
+    private readonly manifest: ExpandedManifest,
+    env: Env,
+  ) {
+    this.secrets = secretsOf(manifest.source, env);
   }
-  return { secrets, diagnostics, withSecrets };
+
+  /** Whether the expansion's request would carry a secret (reported where it was written). */
+  carries(job: ExpandedJob): boolean {
+    if (this.secrets.length === 0) return false;
+    if (job.body !== this.#body) {
+      this.#body = job.body;
+      this.#findings = findingsIn(job.body, this.secrets, [], []);
+    }
+    for (const finding of this.#findings)
+      this.diagnostics.push(diagnosticOf(this.manifest, job, finding));
+    return this.#findings.length > 0;
+  }
 }
 
 /** Where a body's value was written: the job's field, its matrix entry, or `defaults:`. */

@@ -39,14 +39,16 @@ const START: Position = { line: 1, col: 1 };
 
 function delimited(text: string, delimiter: string): ParsedRows {
   const problems: ParsedRows["problems"] = [];
-  let records: string[][] = [];
+  let columns: string[] = [];
+  const rows: Record<string, unknown>[] = [];
   let width: number | undefined;
   // Records of the wrong width, by their index among all records (the header is 0).
   const uneven: { index: number; cells: number }[] = [];
   let seen = 0;
   try {
-    // A row of the wrong width is reported and left out; the rows around it are kept.
-    records = parseCsv(text, {
+    // A row of the wrong width is reported and left out; the rows around it are kept. Each
+    // record becomes its row as it is read: a million are not held twice, as cells and as rows.
+    parseCsv(text, {
       bom: true,
       delimiter,
       skip_empty_lines: true,
@@ -54,14 +56,22 @@ function delimited(text: string, delimiter: string): ParsedRows {
       on_record: (record: string[]) => {
         const index = seen++;
         width ??= record.length;
-        if (record.length === width) return record;
-        uneven.push({ index, cells: record.length });
+        if (record.length !== width) uneven.push({ index, cells: record.length });
+        else if (index === 0) columns = record.map((name) => name.trim());
+        else {
+          const row: Record<string, unknown> = {};
+          for (let i = 0; i < columns.length; i++) row[columns[i] as string] = record[i] ?? "";
+          rows.push(row);
+        }
         return null;
       },
-    }) as string[][];
+    });
   } catch (error) {
     const { lines, message } = error as { lines?: number; message: string };
     problems.push({ position: { line: lines ?? 1, col: 1 }, message: `not CSV: ${message}` });
+    // As before rows were read record by record: a file csv-parse refuses gives none.
+    rows.length = 0;
+    columns = [];
   }
   // Placed only for a diagnostic: where each record starts, found once.
   let starts: number[] | undefined;
@@ -76,13 +86,6 @@ function delimited(text: string, delimiter: string): ParsedRows {
       message: `this row has ${cells} cells where the header names ${width}`,
     });
   }
-  const [header = [], ...data] = records;
-  const columns = header.map((name) => name.trim());
-  const rows = data.map((cells) => {
-    const row: Record<string, unknown> = {};
-    for (let i = 0; i < columns.length; i++) row[columns[i] as string] = cells[i] ?? "";
-    return row;
-  });
   // Data row `record` is record `record + 1` of those kept, the header first.
   const skipped = new Set(uneven.map(({ index }) => index));
   let kept: number[] | undefined;

@@ -30,9 +30,10 @@ export {
   type PlacementFacts,
   placementOf,
 } from "./placement.js";
-export { type Plan, type PlanGroup, planRun } from "./plan.js";
+export { type Plan, PlanCounter, type PlanGroup, planRun, upstreamsPicked } from "./plan.js";
 export { type StatusCounts, TaskStatus } from "./status.js";
 export { nextTakes, rootLabel } from "./takes.js";
+export { TASK_PAGE, taskPages } from "./task-pages.js";
 export {
   type DependantTask,
   dependantsOfOutputs,
@@ -42,4 +43,5 @@ export {
   labelOf,
   laneOf,
   standInsOf,
+  TaskMaker,
 } from "./tasks.js";

@@ -70,11 +70,39 @@ export function planRun(
   jobs: readonly CheckedJob[],
   options: { keys?: boolean; moment?: RunMoment } = {},
 ): Plan {
-  const groups = new Map<string, PlanGroup>();
+  const counter = new PlanCounter(upstreamsPicked(jobs.map(({ job }) => job.spec)));
+  for (const checked of jobs) counter.add(checked);
+  return {
+    ...counter.plan(manifestFile, settings, options.moment),
+    tasks: options.keys === false ? [] : initialTasks(jobs),
+  };
+}
+
+/** The ids of the jobs a `from: { job, where }` picks outputs of. */
+export function upstreamsPicked(
+  specs: Iterable<{ from: string | undefined; fromWhere: unknown }>,
+): Set<string> {
+  const picked = new Set<string>();
+  for (const spec of specs)
+    if (spec.from !== undefined && spec.fromWhere !== undefined) picked.add(spec.from);
+  return picked;
+}
+
+/**
+ * The plan's groups and totals, counted one checked expansion at a time: it keeps a group per
+ * job, and the variables of each combination only of the jobs a `from: { where }` picks from.
+ */
+export class PlanCounter {
+  readonly #groups = new Map<string, PlanGroup>();
   // For `from: { job, where }`: each combination's outputs, with the variables that pick them.
-  const made = new Map<string, { vars: Record<string, unknown>; outputs: number }[]>();
-  const wheres = new Map<string, Record<string, unknown>>();
-  for (const checked of jobs) {
+  readonly #made = new Map<string, { vars: Record<string, unknown>; outputs: number }[]>();
+  readonly #wheres = new Map<string, Record<string, unknown>>();
+
+  /** `picked`: the jobs whose combinations a `from: { where }` picks (`upstreamsPicked`). */
+  constructor(private readonly picked: ReadonlySet<string>) {}
+
+  add(checked: CheckedJob): void {
+    const groups = this.#groups;
     const { job, family, endpoint, body } = checked;
     const { spec } = job;
     let group = groups.get(spec.id);
@@ -107,57 +135,65 @@ export function planRun(
     const price = taskCost(family, body, checked.price);
     group.tasks += spec.repeat;
     group.outputs.count += (expected?.count ?? 1) * spec.repeat;
-    const list = made.get(spec.id) ?? [];
-    list.push({ vars: job.vars, outputs: (expected?.count ?? 1) * spec.repeat });
-    made.set(spec.id, list);
-    if (spec.fromWhere !== undefined) wheres.set(spec.id, spec.fromWhere);
+    if (this.picked.has(spec.id)) {
+      const list = this.#made.get(spec.id) ?? [];
+      list.push({ vars: job.vars, outputs: (expected?.count ?? 1) * spec.repeat });
+      this.#made.set(spec.id, list);
+    }
+    if (spec.fromWhere !== undefined) this.#wheres.set(spec.id, spec.fromWhere);
     if (expected !== undefined && !expected.exact) group.outputs.exact = false;
     group.cost = group.cost === null || price === null ? null : group.cost + price * spec.repeat;
   }
-  scaleDependants(groups, (group, upstream) => {
-    const where = wheres.get(group.job);
-    if (where === undefined) return upstream.outputs.count;
-    // Only the outputs of the upstream's combinations that `where` keeps, times what makes each.
-    const kept = (made.get(upstream.job) ?? [])
-      .filter(({ vars }) => matchesWhere(where, vars))
-      .reduce((sum, { outputs }) => sum + outputs, 0);
-    return upstream.perUpstreamOutput === null
-      ? kept
-      : (kept * upstream.tasks) / Math.max(1, upstream.perUpstreamOutput);
-  });
-  const list = [...groups.values()];
-  const totals = {
-    tasks: list.reduce((sum, group) => sum + group.tasks, 0),
-    tasksUpperBound: list.some((group) => !group.tasksExact),
-    outputs: list.reduce((sum, group) => sum + group.outputs.count, 0),
-    outputsUpperBound: list.some((group) => !group.outputs.exact),
-    cost: round(list.reduce((sum, group) => sum + (group.cost ?? 0), 0)),
-    tasksWithUnknownCost: list.reduce(
-      (sum, group) => sum + (group.cost === null ? group.tasks : 0),
-      0,
-    ),
-  };
-  for (const group of list) if (group.cost !== null) group.cost = round(group.cost);
-  return {
-    version: 1,
-    manifest: manifestFile,
-    name: settings.name,
-    gateway: settings.gateway.baseUrl,
-    unknownCost: settings.limits.unknownCost ?? null,
-    schedule:
-      settings.schedule === undefined || options.moment?.tickId === undefined
-        ? null
-        : {
-            cron: settings.schedule.cron,
-            timezone: settings.schedule.timezone,
-            tick: options.moment.tickId,
-            label: options.moment.tickLabel as string,
-          },
-    groups: list,
-    totals,
-    pipelines: pipelinesOf(list),
-    tasks: options.keys === false ? [] : initialTasks(jobs),
-  };
+
+  /** The plan of what was counted, without its tasks (`initialTasks` makes them). */
+  plan(manifestFile: string, settings: ManifestSettings, moment?: RunMoment): Omit<Plan, "tasks"> {
+    const groups = this.#groups;
+    const made = this.#made;
+    const wheres = this.#wheres;
+    scaleDependants(groups, (group, upstream) => {
+      const where = wheres.get(group.job);
+      if (where === undefined) return upstream.outputs.count;
+      // Only the outputs of the upstream's combinations that `where` keeps, times what makes each.
+      const kept = (made.get(upstream.job) ?? [])
+        .filter(({ vars }) => matchesWhere(where, vars))
+        .reduce((sum, { outputs }) => sum + outputs, 0);
+      return upstream.perUpstreamOutput === null
+        ? kept
+        : (kept * upstream.tasks) / Math.max(1, upstream.perUpstreamOutput);
+    });
+    const list = [...groups.values()];
+    const totals = {
+      tasks: list.reduce((sum, group) => sum + group.tasks, 0),
+      tasksUpperBound: list.some((group) => !group.tasksExact),
+      outputs: list.reduce((sum, group) => sum + group.outputs.count, 0),
+      outputsUpperBound: list.some((group) => !group.outputs.exact),
+      cost: round(list.reduce((sum, group) => sum + (group.cost ?? 0), 0)),
+      tasksWithUnknownCost: list.reduce(
+        (sum, group) => sum + (group.cost === null ? group.tasks : 0),
+        0,
+      ),
+    };
+    for (const group of list) if (group.cost !== null) group.cost = round(group.cost);
+    return {
+      version: 1,
+      manifest: manifestFile,
+      name: settings.name,
+      gateway: settings.gateway.baseUrl,
+      unknownCost: settings.limits.unknownCost ?? null,
+      schedule:
+        settings.schedule === undefined || moment?.tickId === undefined
+          ? null
+          : {
+              cron: settings.schedule.cron,
+              timezone: settings.schedule.timezone,
+              tick: moment.tickId,
+              label: moment.tickLabel as string,
+            },
+      groups: list,
+      totals,
+      pipelines: pipelinesOf(list),
+    };
+  }
 }
 
 /**

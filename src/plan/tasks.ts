@@ -60,20 +60,38 @@ function taskOf(
  * manifest of a million tasks holds the tasks, nothing more per task beside them.
  */
 export function initialTasks(jobs: readonly CheckedJob[]): NewTask[] {
-  const keys = new TakenKeys();
-  const tasks: NewTask[] = [];
-  for (const checked of jobs) {
-    if (checked.job.spec.from !== undefined) continue;
-    for (let repeat = 0; repeat < checked.job.spec.repeat; repeat++) {
+  const maker = new TaskMaker();
+  return jobs.flatMap((checked) => maker.tasksOf(checked));
+}
+
+/**
+ * `initialTasks` one checked expansion at a time (a job's expansions one after another): it
+ * keeps the keys of the job at hand only, to tell its twins apart.
+ */
+export class TaskMaker {
+  #jobId: string | undefined;
+  #keys = new TakenKeys();
+
+  /** The expansion's tasks, one per repeat; none for a job that waits for upstream outputs. */
+  tasksOf(checked: CheckedJob): NewTask[] {
+    const { spec } = checked.job;
+    if (spec.from !== undefined) return [];
+    // Twins are of one job: the keys of the jobs before it are let go.
+    if (spec.id !== this.#jobId) {
+      this.#jobId = spec.id;
+      this.#keys = new TakenKeys();
+    }
+    const tasks: NewTask[] = [];
+    for (let repeat = 0; repeat < spec.repeat; repeat++) {
       const label = labelOf(checked, repeat);
       let task = taskOf(checked, checked.body, repeat, label, null);
-      if (keys.taken(task))
+      if (this.#keys.taken(task))
         task = taskOf(checked, checked.body, repeat, label, null, checked.body, label);
-      keys.take(task);
+      this.#keys.take(task);
       tasks.push(task);
     }
+    return tasks;
   }
-  return tasks;
 }
 
 /** `from:` jobs by the id of the job they follow. */
