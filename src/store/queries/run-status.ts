@@ -55,8 +55,7 @@ export const statusReads = {
   /** A run's reviews with their tasks' labels, in the order the tasks were recorded. */
   labelledReviewsOf: read(function* (runId: number) {
     return yield* rows<LabelledReview>(
-      `SELECT jobs.label, reviews.idx, reviews.decision, reviews.note FROM run_jobs
-         JOIN jobs ON jobs.key = run_jobs.key
+      `SELECT jobs.label, reviews.idx, reviews.decision, reviews.note FROM ${RUN_TASKS}
          JOIN reviews ON reviews.job_key = jobs.key
        WHERE run_jobs.run_id = ? ORDER BY jobs.place, reviews.idx`,
       [runId],
