@@ -129,6 +129,18 @@ const CATALOGUE = [
     "`gwrun status` and `gwrun report` in seconds, not minutes; the bytes per task stated.",
   ],
   [
+    "view-grid-300k-pg",
+    "bench/run.mjs view-scale",
+    "view-grid-300k on a PostgreSQL store (bench/view-store-pg.mjs: the same run, its tables vacuumed and analysed as autovacuum leaves them), the viewer in the bench's process as `gwrun view --store` runs it.",
+    "each page under 1 s (`under_1s`).",
+  ],
+  [
+    "report-300k-pg",
+    "bench/run.mjs view-scale",
+    "report-300k on the same PostgreSQL store, the CLI naming it by GWRUN_STORE; the bytes per task are the whole database's (`pg_database_size`), its indexes and free space included.",
+    "`gwrun status` and `gwrun report` in seconds, not minutes; the bytes per task stated.",
+  ],
+  [
     "fleet-rate",
     "bench/fleet.mjs rate",
     "Four `gwrun worker`s on one PostgreSQL store against a gateway limit (20/s with 2 s tasks, and 100/s with none): steady submits as a fraction of the limit, the busiest second at the gateway, 429s and each worker's share of the submits.",

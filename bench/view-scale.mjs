@@ -2,21 +2,27 @@
 // `gwrun view`'s grid, run page, timeline and failures, first and later pages, each timed from
 // the request to the last byte (`view-grid-300k`); `gwrun status` and `gwrun report` through
 // the CLI, and the state database's bytes per task before and after `gwrun prune --events`
-// (`report-300k`).
-// Usage: node bench/view-scale.mjs [outputs]
+// (`report-300k`); then the same on a PostgreSQL store (`view-grid-300k-pg`, `report-300k-pg`;
+// GWRUN_TEST_PG_URL, else an embedded server).
+// Usage: node bench/view-scale.mjs [outputs] [--stores sqlite,pg] (default: both stores)
 import { spawnSync } from "node:child_process";
 import { rmSync, statSync } from "node:fs";
 import { loadavg } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
+import pg from "pg";
 import { systemClock } from "../dist/core/clock.js";
 import { startViewServer } from "../dist/view/index.js";
 import { benchFolder } from "./folder.mjs";
+import { freshDatabase, startPostgres } from "./postgres.mjs";
 import { finishedRunStore } from "./view-store.mjs";
+import { finishedPgRunStore } from "./view-store-pg.mjs";
 
-const OUTPUTS = Number(process.argv[2] ?? 300_000);
+const args = process.argv.slice(2);
+const storesAt = args.indexOf("--stores");
+const STORES = storesAt === -1 ? ["sqlite", "pg"] : (args[storesAt + 1] ?? "sqlite").split(",");
+const OUTPUTS = Number(args.find((arg, i) => /^\d+$/.test(arg) && i !== storesAt + 1) ?? 300_000);
 const root = path.dirname(import.meta.dirname);
-const dir = benchFolder("view-scale");
 
 async function timed(url) {
   const start = performance.now();
@@ -33,19 +39,25 @@ async function slowest(url) {
   return Math.max(...times);
 }
 
-/** A `gwrun` command in the bench folder: its wall time, ms. */
-function gwrun(args) {
+/** A `gwrun` command in the folder `dir`, on the store `at` names: its wall time, ms. */
+function gwrun(dir, args, at) {
   const start = performance.now();
-  const result = spawnSync(process.execPath, [path.join(root, "bin/gwrun.js"), ...args], {
-    cwd: dir,
-    encoding: "utf8",
-    maxBuffer: 1024 ** 3,
-  });
+  const result = spawnSync(
+    process.execPath,
+    [path.join(root, "bin/gwrun.js"), ...args, ...at.args],
+    {
+      cwd: dir,
+      env: { ...process.env, ...at.env },
+      encoding: "utf8",
+      maxBuffer: 1024 ** 3,
+    },
+  );
   if (result.status !== 0) throw new Error(`gwrun ${args.join(" ")}: ${result.stderr}`);
   return Math.round(performance.now() - start);
 }
 
-const dbBytes = () =>
+/** The SQLite store's files in `dir`, bytes. */
+const sqliteBytes = (dir) =>
   ["view.db", "view.db-wal"].reduce((sum, name) => {
     try {
       return sum + statSync(path.join(dir, name)).size;
@@ -54,10 +66,21 @@ const dbBytes = () =>
     }
   }, 0);
 
-try {
-  const setup = performance.now();
-  const { store, runId } = await finishedRunStore(dir, OUTPUTS);
-  const setupMs = Math.round(performance.now() - setup);
+/** The PostgreSQL database at `url`, bytes. */
+async function pgBytes(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query("SELECT pg_database_size(current_database()) AS n");
+    return Number(rows[0].n);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The figures of one store: `opened` is its store and run, `at` how the CLI names it. */
+async function measure(kind, dir, opened, at, bytes) {
+  const { store, runId, setupMs } = opened;
   const viewer = await startViewServer({
     store,
     port: 0,
@@ -83,15 +106,15 @@ try {
     await viewer.close();
     await store.close();
   }
-  const db = ["--db", path.join(dir, "view.db")];
-  const statusMs = gwrun(["status", String(runId), ...db]);
-  const reportMs = gwrun(["report", String(runId), ...db]);
-  const bytesBefore = dbBytes();
-  const pruneMs = gwrun(["prune", ...db]);
-  const bytesPruned = dbBytes();
+  const statusMs = gwrun(dir, ["status", String(runId)], at);
+  const reportMs = gwrun(dir, ["report", String(runId)], at);
+  const bytesBefore = await bytes();
+  const pruneMs = gwrun(dir, ["prune"], at);
+  const bytesPruned = await bytes();
+  const suffix = kind === "sqlite" ? "" : `-${kind}`;
   console.log(
     JSON.stringify({
-      bench: "view-grid-300k",
+      bench: `view-grid-300k${suffix}`,
       outputs: OUTPUTS,
       setup_ms: setupMs,
       ...pages,
@@ -101,7 +124,7 @@ try {
   );
   console.log(
     JSON.stringify({
-      bench: "report-300k",
+      bench: `report-300k${suffix}`,
       outputs: OUTPUTS,
       status_ms: statusMs,
       report_ms: reportMs,
@@ -112,6 +135,35 @@ try {
       load_average: Math.round(loadavg()[0] * 10) / 10,
     }),
   );
-} finally {
-  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Builds the run on `kind`'s store in `dir` and measures it. */
+async function benchStore(kind, dir) {
+  const setup = performance.now();
+  if (kind === "sqlite") {
+    const opened = await finishedRunStore(dir, OUTPUTS);
+    const setupMs = Math.round(performance.now() - setup);
+    const db = { args: ["--db", path.join(dir, "view.db")], env: {} };
+    return measure(kind, dir, { ...opened, setupMs }, db, () => sqliteBytes(dir));
+  }
+  const server = await startPostgres();
+  try {
+    const url = await freshDatabase(server.url, "gwrun_view");
+    const opened = await finishedPgRunStore(url, dir, OUTPUTS);
+    const setupMs = Math.round(performance.now() - setup);
+    // Named in the environment: a password on the command line is refused.
+    const store = { args: [], env: { GWRUN_STORE: url } };
+    return await measure(kind, dir, { ...opened, setupMs }, store, () => pgBytes(url));
+  } finally {
+    await server.stop();
+  }
+}
+
+for (const kind of STORES) {
+  const dir = benchFolder(`view-scale-${kind}`);
+  try {
+    await benchStore(kind, dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

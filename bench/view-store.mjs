@@ -7,22 +7,12 @@ import path from "node:path";
 import { openStore } from "../dist/store/index.js";
 
 /** Moves a run logs for a task that ends done, in order. */
-const MOVES = ["submitting", "submitted", "running", "completed", "downloaded", "done"];
+export const MOVES = ["submitting", "submitted", "running", "completed", "downloaded", "done"];
 
-/** Opens `dir/view.db` and records the run; returns the store, the run id and its task keys. */
-export async function finishedRunStore(dir, outputs) {
-  const store = openStore(path.join(dir, "view.db"));
-  const outputDir = path.join(dir, "out");
-  const runId = await store.createRun({
-    name: "bench",
-    manifest_path: "bench.yaml",
-    manifest_text: "version: 1\nlimits: { max_cost: 200000 }\n",
-    base_url: "sim",
-    output_dir: outputDir,
-    started_at: 0,
-  });
+/** The run's tasks as a run records them: matrix variables, keys as real ones are. */
+export function benchTasks(outputs) {
   const styles = ["watercolor", "clay", "photo", "ink"];
-  const tasks = Array.from({ length: outputs }, (_, i) => ({
+  return Array.from({ length: outputs }, (_, i) => ({
     // Keys as real ones are: sha256 in hex, which is most of each output's id.
     key: createHash("sha256").update(`task ${i}`).digest("hex"),
     jobId: `shots${i % 4}`,
@@ -35,6 +25,26 @@ export async function finishedRunStore(dir, outputs) {
     estimatedCost: 0.1,
     vars: { style: styles[i % 4], angle: `a${Math.floor(i / 4) % 50}`, shot: String(i % 7) },
   }));
+}
+
+/** The run as `createRun` takes it, writing into `outputDir`. */
+export function benchRun(outputDir) {
+  return {
+    name: "bench",
+    manifest_path: "bench.yaml",
+    manifest_text: "version: 1\nlimits: { max_cost: 200000 }\n",
+    base_url: "sim",
+    output_dir: outputDir,
+    started_at: 0,
+  };
+}
+
+/** Opens `dir/view.db` and records the run; returns the store, the run id and its task keys. */
+export async function finishedRunStore(dir, outputs) {
+  const store = openStore(path.join(dir, "view.db"));
+  const outputDir = path.join(dir, "out");
+  const runId = await store.createRun(benchRun(outputDir));
+  const tasks = benchTasks(outputs);
   for (let start = 0; start < tasks.length; start += 10_000)
     await store.recordTasks(runId, tasks.slice(start, start + 10_000), 0);
   const thumb = path.join(outputDir, ".thumbs", "t.webp");

@@ -93,7 +93,9 @@ CREATE INDEX jobs_by_label ON public.jobs USING btree (job_id, label);
 CREATE INDEX jobs_by_task_id ON public.jobs USING btree (task_id) WHERE (task_id IS NOT NULL);
 CREATE INDEX jobs_by_upstream ON public.jobs USING btree (upstream_key);
 CREATE INDEX jobs_claimed ON public.jobs USING btree (claimed_by) WHERE (state = 'submitting'::text);
+CREATE INDEX jobs_failed ON public.jobs USING btree (key) WHERE (state = ANY (ARRAY['failed'::text, 'rejected'::text, 'expired'::text, 'skipped'::text]));
 CREATE INDEX jobs_in_flight ON public.jobs USING btree (run_id, lane) WHERE (state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text]));
+CREATE INDEX jobs_of_runs ON public.jobs USING btree (key) INCLUDE (state, job_id, family, label, placeholder, updated_at, created_at, done_at, cost, paid_run, place);
 
 CREATE TABLE judgements (
   job_key text NOT NULL,
@@ -179,6 +181,7 @@ CREATE TABLE outputs (
   CONSTRAINT outputs_job_key_fkey FOREIGN KEY (job_key) REFERENCES jobs(key)
 );
 CREATE INDEX outputs_by_path ON public.outputs USING btree (path) WHERE (path IS NOT NULL);
+CREATE INDEX outputs_by_state ON public.outputs USING btree (job_key, state);
 
 CREATE TABLE publications (
   job_key text NOT NULL,

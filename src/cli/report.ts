@@ -15,7 +15,7 @@ export async function reportRun(
   ref: string | undefined,
   flags: { db?: string },
 ): Promise<ExitCode> {
-  const { writeReport } = await import("../postprocess/index.js");
+  const { writeReports } = await import("../postprocess/index.js");
   const at = storeAt(flags);
   return withExistingStore(at, async (store) => {
     const run = await findRun(store, at.location, ref);
@@ -29,8 +29,9 @@ export async function reportRun(
       );
     const shown = (file: string) => path.relative(process.cwd(), file) || file;
     const records: ReportOf[] = ref === undefined ? ["folder"] : ["folder", "run"];
-    for (const of of records) {
-      const report = await writeReport(store, run, of);
+    const written = await writeReports(store, run, records);
+    for (const [i, of] of records.entries()) {
+      const report = written[i] as (typeof written)[number];
       const title = of === "folder" ? `folder ${shown(run.output_dir)}` : `run ${run.id}`;
       out(shown(report.gallery));
       out(shown(report.results));

@@ -11,5 +11,6 @@ export {
   type ReportOf,
   type ReportWritten,
   writeReport,
+  writeReports,
 } from "./report.js";
 export { type ReviewRecord, reviewRecord } from "./review-record.js";

@@ -4,7 +4,7 @@ import { costReads } from "./queries/costs.js";
 import { judgementOperations } from "./queries/judgements.js";
 import { pruneOperations } from "./queries/prune.js";
 import { publicationOperations } from "./queries/publications.js";
-import { failuresOf, reportReads, reportRows } from "./queries/reports.js";
+import { failuresOf, reportOrderOf, reportReads, reportRows } from "./queries/reports.js";
 import { reviewOperations } from "./queries/reviews.js";
 import { statusReads } from "./queries/run-status.js";
 import { runOperations } from "./queries/runs.js";
@@ -40,7 +40,8 @@ export function storeOf(executor: Executor, own: AdapterOwn): Store {
     ...bind(executor, publicationOperations),
     ...bind(executor, judgementOperations),
     ...bind(executor, scheduleOperations),
-    reportRows: (scope) => reportRows(executor, scope),
+    reportRows: (of) => reportRows(executor, of),
+    reportOrderOf: (scope) => reportOrderOf(executor, scope),
     failuresOf: (scope) => failuresOf(executor, scope),
   };
 }

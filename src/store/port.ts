@@ -2,6 +2,7 @@ import type { TaskPageOf } from "./queries/tasks.js";
 import type {
   JudgementStore,
   PublicationStore,
+  ReportOrder,
   ReportReads,
   ReportScope,
   ReviewStore,
@@ -32,7 +33,14 @@ import type {
   RecordedDependant,
 } from "./transition-inputs.js";
 
-export type { JudgementStore, PublicationStore, ReportReads, ReportScope, ReviewStore };
+export type {
+  JudgementStore,
+  PublicationStore,
+  ReportOrder,
+  ReportReads,
+  ReportScope,
+  ReviewStore,
+};
 
 /**
  * The store port: everything the engine, the CLI, the scheduler and the reports ask of the

@@ -131,8 +131,11 @@ export function inProject<S extends Store>(store: S, root: string): S {
         ),
       ),
     reportRows: async function* (given) {
-      for await (const row of store.reportRows(scope(given))) yield reportRow(row);
+      // An order is the store's own, its folder as recorded.
+      for await (const row of store.reportRows("places" in given ? given : scope(given)))
+        yield reportRow(row);
     },
+    reportOrderOf: (given) => store.reportOrderOf(scope(given)),
     failuresOf: (given) => store.failuresOf(scope(given)),
     summaryOf: (given) => store.summaryOf(scope(given)),
     reviewsOf: (given) => store.reviewsOf(scope(given)),

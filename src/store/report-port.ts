@@ -25,12 +25,23 @@ import type {
  */
 export type ReportScope = { run: number } | { folder: string };
 
+/**
+ * A scope's tasks as its report lists them, found once: where each was recorded, in order,
+ * and the folder whose copies it shows. Two scopes with the same places list the same rows.
+ */
+export interface ReportOrder {
+  places: readonly number[];
+  folder: string | null;
+}
+
 export interface ReportReads {
   /**
    * Every task in scope with its outputs (one row per output, one for a task without any),
    * the tasks of one manifest job together, in the order recorded, read a page at a time.
    */
-  reportRows(scope: ReportScope): AsyncIterable<ReportRow>;
+  reportRows(of: ReportScope | ReportOrder): AsyncIterable<ReportRow>;
+  /** The order `reportRows` lists a scope's tasks in (their places), read once. */
+  reportOrderOf(scope: ReportScope): Promise<ReportOrder>;
   /** The tasks in scope that ended without their outputs. */
   failuresOf(scope: ReportScope): AsyncIterable<FailureRow>;
   summaryOf(scope: ReportScope): Promise<ReportSummary>;

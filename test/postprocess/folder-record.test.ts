@@ -52,4 +52,29 @@ jobs:
       expect(readResults(scope.outputDir)).toEqual(after);
     });
   }, 120_000);
+
+  it("item 4: gwrun report RUN writes the folder's record and the run's from one reading, each as written alone", async () => {
+    await withRun({}, async (scope) => {
+      const manifest = scope.write(
+        "folder.yaml",
+        `${fastSettings(scope.outputDir)}name: folder
+jobs:
+  - { id: hero, model: acme-image-2, prompt: "a mug", size: "256x256", repeat: 2 }
+  - { id: wide, model: acme-image-2, prompt: "a mug on a long table", size: "256x256" }
+`,
+      );
+      expect((await scope.gwrun(["run", manifest]).done).code).toBe(0);
+      const read = (name: string) => readFileSync(path.join(scope.outputDir, name), "utf8");
+      expect((await scope.gwrun(["report"]).done).code).toBe(0);
+      const alone = { gallery: read("index.html"), results: read("results.jsonl") };
+      const both = await scope.gwrun(["report", "1"]).done;
+      expect(both.code).toBe(0);
+      expect(both.stdout).toMatch(/folder .*: 3 outputs, 0 failures/);
+      expect(both.stdout).toMatch(/run 1: 3 outputs, 0 failures/);
+      expect({ gallery: read("index.html"), results: read("results.jsonl") }).toEqual(alone);
+      // The run wrote everything in its folder: its own record lists the same outputs.
+      expect(read("run-1.jsonl")).toBe(alone.results);
+      expect(figures(scope.outputDir, "run-1.html")).toBe(3);
+    });
+  }, 120_000);
 });

@@ -96,4 +96,58 @@ describe.each(STORE_KINDS)("store (%s): a large run's views, a page at a time", 
     expect(await store.finishedCountOf(runId, 60)).toBe(0);
     await store.close();
   });
+
+  it("item 4: every page of the grid, the last and those across two jobs too, holds the rows the whole grid has there", async () => {
+    const { store, runId } = await openStoreOf(kind);
+    const jobs = ["c", "a", "b", "a", "c", "b", "a"];
+    await store.recordTasks(
+      runId,
+      jobs.map((job, i) => task(i + 1, job)),
+      1,
+    );
+    // One task of b is never downloaded: its job still groups where first recorded.
+    for (const i of [1, 2, 4, 5, 6, 7]) await download(store, `k${String(i).padStart(2, "0")}`, 10);
+    const id = (row: { label: string; idx: number }) => `${row.label}/${row.idx}`;
+    const whole = await store.gridPageOf(runId, { offset: 0, limit: 100 });
+    expect(whole.rows.map(id)).toEqual(
+      ["c-1", "c-5", "a-2", "a-4", "a-7", "b-6"].flatMap((label) => [`${label}/0`, `${label}/1`]),
+    );
+    for (const size of [3, 4, 5]) {
+      const pages: string[] = [];
+      for (let offset = 0; offset < whole.total; offset += size) {
+        const page = await store.gridPageOf(runId, { offset, limit: size });
+        expect(page.total).toBe(12);
+        pages.push(...page.rows.map(id));
+      }
+      expect(pages).toEqual(whole.rows.map(id));
+    }
+    expect((await store.gridPageOf(runId, { offset: 12, limit: 5 })).rows).toEqual([]);
+    await store.close();
+  });
+
+  it("item 4: a run's failures page and counts leave out what failed in another run", async () => {
+    const { store, runId } = await openStoreOf(kind);
+    await store.recordTasks(runId, [task(1, "a"), task(2, "a")], 1);
+    const other = await store.createRun({
+      name: "other",
+      manifest_path: "/m.yaml",
+      manifest_text: "version: 1",
+      base_url: "sim",
+      output_dir: "/out",
+      started_at: 1,
+    });
+    await store.recordTasks(other, [task(3, "a"), task(4, "a")], 2);
+    for (const key of ["k02", "k03", "k04"])
+      await store.failTask(await taskNow(store, key), ["pending"], "failed", `no ${key}`, 50);
+    await download(store, "k01", 10);
+    expect(await store.failuresPageOf(runId, { offset: 0, limit: 10 })).toEqual({
+      total: 1,
+      rows: [{ key: "k02", job_id: "a", label: "a-2", state: "failed", reason: "no k02" }],
+    });
+    expect((await store.failuresPageOf(other, { offset: 0, limit: 10 })).total).toBe(2);
+    const summary = await store.summaryOf({ run: runId });
+    expect(summary).toMatchObject({ states: { downloaded: 1, failed: 1 }, outputs: 2 });
+    expect(await store.finishedCountOf(runId, 0)).toBe(1);
+    await store.close();
+  });
 });

@@ -1,6 +1,6 @@
 import { roundMoney } from "../../core/money.js";
-import type { ReportScope } from "../port.js";
 import { type Commit, type Executor, first, type Program, read, rows } from "../program.js";
+import type { ReportOrder, ReportScope } from "../report-port.js";
 import type {
   FailureRow,
   ReportOutput,
@@ -11,7 +11,8 @@ import type {
   TextAnswerRow,
 } from "../rows.js";
 import { FAILED_STATES } from "../states.js";
-import { withScope } from "./scope.js";
+import { RUN_FAILURES } from "./run-tasks.js";
+import { scopeTasks, withScope } from "./scope.js";
 
 /**
  * What reports read, of a run or of an output folder: the outputs page by page, the
@@ -29,10 +30,10 @@ type ReportJoined = Omit<ReportTask, "simulated"> &
  * The order (the tasks of one manifest job together, in the order recorded) as places, and
  * the scope's folder: an output delivered into it is shown by its copy there.
  */
-function* reportOrder(scope: ReportScope): Program<{ order: number[]; folder: string | null }> {
+function* reportOrder(scope: ReportScope): Program<ReportOrder> {
   const { sql, param } = withScope(scope);
   const order = yield* rows<{ place: number }>(
-    `${sql} SELECT jobs.place AS place FROM scope JOIN jobs ON jobs.key = scope.key
+    `${sql} SELECT jobs.place AS place FROM scope JOIN jobs INDEXED BY jobs_of_runs ON jobs.key = scope.key
      ORDER BY min(scope.place) OVER (PARTITION BY jobs.job_id), scope.place`,
     [param],
   );
@@ -42,7 +43,7 @@ function* reportOrder(scope: ReportScope): Program<{ order: number[]; folder: st
       : (yield* first<{ output_dir: string }>("SELECT output_dir FROM runs WHERE id = ?", [
           scope.run,
         ]))?.output_dir;
-  return { order: order.map((entry) => entry.place), folder: folder ?? null };
+  return { places: order.map((entry) => Number(entry.place)), folder: folder ?? null };
 }
 
 /** A page of the report in the order of `places`; only the columns a report shows. */
@@ -114,40 +115,58 @@ function reportRowOf(joined: ReportJoined): ReportRow {
 /** Pages are read on their own, as the report is read. */
 const READ: Commit = { mode: "read", perTask: false };
 
+export function reportOrderOf(exec: Executor, scope: ReportScope): Promise<ReportOrder> {
+  return exec.execute(READ, () => reportOrder(scope));
+}
+
 /** Read in pages, so other statements may run between them. */
-export async function* reportRows(exec: Executor, scope: ReportScope): AsyncGenerator<ReportRow> {
-  const { order, folder } = await exec.execute(READ, () => reportOrder(scope));
-  for (let start = 0; start < order.length; start += REPORT_PAGE) {
-    const page = order.slice(start, start + REPORT_PAGE);
+export async function* reportRows(
+  exec: Executor,
+  of: ReportScope | ReportOrder,
+): AsyncGenerator<ReportRow> {
+  const { places, folder } = "places" in of ? of : await reportOrderOf(exec, of);
+  for (let start = 0; start < places.length; start += REPORT_PAGE) {
+    const page = places.slice(start, start + REPORT_PAGE);
     for (const joined of await exec.execute(READ, () => reportPage(page, folder)))
       yield reportRowOf(joined);
   }
 }
 
 export async function* failuresOf(exec: Executor, scope: ReportScope): AsyncGenerator<FailureRow> {
-  const { sql, param } = withScope(scope);
+  const columns = "jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason";
+  if ("run" in scope) {
+    // A run's are found among the few that failed (`RUN_FAILURES`).
+    const run = [scope.run];
+    yield* await exec.execute(READ, () =>
+      rows<FailureRow>(`SELECT ${columns} ${RUN_FAILURES} ORDER BY jobs.place`, run),
+    );
+    return;
+  }
+  const tasks = scopeTasks(scope);
   yield* await exec.execute(READ, () =>
     rows<FailureRow>(
-      `${sql} SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason
-       FROM scope JOIN jobs ON jobs.key = scope.key
-       WHERE jobs.state = ANY(?) ORDER BY scope.place`,
-      [param, FAILED_STATES],
+      `${tasks.opening} SELECT ${columns}
+       ${tasks.from} AND CASE WHEN jobs.state = ANY(?) THEN 1 ELSE 0 END = 1 ORDER BY ${tasks.place}`,
+      tasks.params([], [FAILED_STATES]),
     ),
   );
 }
 
 export const reportReads = {
   summaryOf: read(function* (scope: ReportScope) {
-    const { sql, param } = withScope(scope);
+    const tasks = scopeTasks(scope);
     // A run pays for what it submitted; an output folder holds what every run paid.
     const payer = "run" in scope ? scope.run : null;
+    // Counts by state in one pass over the scope's tasks through the narrow index; outputs and
+    // reviews apart, as sets PostgreSQL joins by hashing (a lookup per task is slow there).
     const byState = yield* rows<{ state: string; n: number; spent: number; paid: number }>(
-      `${sql} SELECT jobs.state AS state, count(*) AS n, sum(coalesce(jobs.cost, 0)) AS spent,
+      `${tasks.opening} SELECT jobs.state AS state, count(*) AS n, sum(coalesce(jobs.cost, 0)) AS spent,
          sum(CASE WHEN CAST(? AS INTEGER) IS NULL OR jobs.paid_run = ? THEN coalesce(jobs.cost, 0)
            ELSE 0 END) AS paid
-       FROM scope JOIN jobs ON jobs.key = scope.key GROUP BY jobs.state`,
-      [param, payer, payer],
+       ${tasks.from} GROUP BY jobs.state`,
+      tasks.params([payer, payer]),
     );
+    const { sql, param } = withScope(scope);
     const outputs = yield* first<{ n: number }>(
       `${sql} SELECT count(*) AS n FROM scope JOIN outputs ON outputs.job_key = scope.key
        WHERE outputs.state = 'downloaded'`,
@@ -159,14 +178,14 @@ export const reportReads = {
       [param],
     );
     const states: Record<string, number> = {};
-    for (const entry of byState) states[entry.state] = entry.n;
+    for (const entry of byState) states[entry.state] = Number(entry.n);
     const total = (pick: (entry: (typeof byState)[number]) => number) =>
-      roundMoney(byState.reduce((sum, entry) => sum + pick(entry), 0));
+      roundMoney(byState.reduce((sum, entry) => sum + Number(pick(entry)), 0));
     const reviews = { approved: 0, rejected: 0 };
-    for (const entry of decided) reviews[entry.decision] = entry.n;
+    for (const entry of decided) reviews[entry.decision] = Number(entry.n);
     return {
       states,
-      outputs: outputs?.n ?? 0,
+      outputs: Number(outputs?.n ?? 0),
       spent: total((entry) => entry.spent),
       paid: total((entry) => entry.paid),
       reviews,

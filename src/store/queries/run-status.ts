@@ -1,6 +1,7 @@
 import { read, rows } from "../program.js";
 import type { ReviewDecision } from "../rows.js";
 import type { TaskState } from "../states.js";
+import { RUN_TASKS } from "./run-tasks.js";
 
 /**
  * What `gwrun status` reads of a run as counts and short lists, never every task: a run of
@@ -28,7 +29,7 @@ export const statusReads = {
   jobStatesOf: read(function* (runId: number) {
     const found = yield* rows<JobStateCount>(
       `SELECT jobs.job_id, jobs.family, jobs.state, count(*) AS n, min(jobs.place) AS first
-       FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key WHERE run_jobs.run_id = ?
+       FROM ${RUN_TASKS} WHERE run_jobs.run_id = ?
        GROUP BY jobs.job_id, jobs.family, jobs.state`,
       [runId],
     );
@@ -43,8 +44,7 @@ export const statusReads = {
   /** Finished results of a run not downloaded yet whose links expire before `before` (ms). */
   expiringOf: read(function* (runId: number, before: number) {
     return yield* rows<{ label: string; expires_at: number }>(
-      `SELECT jobs.label, outputs.expires_at FROM run_jobs
-         JOIN jobs ON jobs.key = run_jobs.key
+      `SELECT jobs.label, outputs.expires_at FROM ${RUN_TASKS}
          JOIN outputs ON outputs.job_key = jobs.key
        WHERE run_jobs.run_id = ? AND jobs.state = 'completed' AND outputs.state = 'pending'
          AND outputs.expires_at IS NOT NULL AND outputs.expires_at < ?
@@ -55,8 +55,7 @@ export const statusReads = {
   /** A run's reviews with their tasks' labels, in the order the tasks were recorded. */
   labelledReviewsOf: read(function* (runId: number) {
     return yield* rows<LabelledReview>(
-      `SELECT jobs.label, reviews.idx, reviews.decision, reviews.note FROM run_jobs
-         JOIN jobs ON jobs.key = run_jobs.key
+      `SELECT jobs.label, reviews.idx, reviews.decision, reviews.note FROM ${RUN_TASKS}
          JOIN reviews ON reviews.job_key = jobs.key
        WHERE run_jobs.run_id = ? ORDER BY jobs.place, reviews.idx`,
       [runId],

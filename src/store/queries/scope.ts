@@ -1,4 +1,5 @@
 import type { ReportScope } from "../port.js";
+import { RUN_TASKS } from "./run-tasks.js";
 
 /**
  * The scope's tasks as the table `scope(key, place)`, opening a query; its one parameter
@@ -11,8 +12,7 @@ export function withScope(scope: ReportScope): { sql: string; param: number | st
   if ("run" in scope) {
     return {
       sql: `WITH scope(key, place) AS (
-        SELECT jobs.key, jobs.place FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
-        WHERE run_jobs.run_id = ?)`,
+        SELECT jobs.key, jobs.place FROM ${RUN_TASKS} WHERE run_jobs.run_id = ?)`,
       param: scope.run,
     };
   }
@@ -22,9 +22,42 @@ export function withScope(scope: ReportScope): { sql: string; param: number | st
           row_number() OVER (
             PARTITION BY jobs.label
             ORDER BY jobs.state = 'done' DESC, run_jobs.run_id DESC, jobs.place DESC) AS take
-        FROM runs JOIN run_jobs ON run_jobs.run_id = runs.id JOIN jobs ON jobs.key = run_jobs.key
+        FROM runs JOIN run_jobs ON run_jobs.run_id = runs.id
+          JOIN jobs INDEXED BY jobs_of_runs ON jobs.key = run_jobs.key
         WHERE runs.output_dir = ?),
       scope(key, place) AS (SELECT key, place FROM takes WHERE take = 1)`,
     param: scope.folder,
+  };
+}
+
+/** The scope's tasks as `jobs`, for a query `${opening} SELECT … ${from}` and more conditions. */
+export interface ScopeTasks {
+  /** What opens the query ("" or a WITH), then the FROM and WHERE its tasks are read by. */
+  opening: string;
+  from: string;
+  /** The query's parameters: the scope's own where they go, among those of its SELECT and after. */
+  params(select: readonly unknown[], after?: readonly unknown[]): unknown[];
+  /** What orders the scope's tasks (see `withScope`). */
+  place: string;
+}
+
+/**
+ * The scope's tasks as `jobs`, read through the narrow index `jobs_of_runs`: a run's are read
+ * once, not as `scope` and again by key.
+ */
+export function scopeTasks(scope: ReportScope): ScopeTasks {
+  if ("run" in scope)
+    return {
+      opening: "",
+      from: `FROM ${RUN_TASKS} WHERE run_jobs.run_id = ?`,
+      params: (select, after = []) => [...select, scope.run, ...after],
+      place: "jobs.place",
+    };
+  const { sql, param } = withScope(scope);
+  return {
+    opening: sql,
+    from: "FROM scope JOIN jobs INDEXED BY jobs_of_runs ON jobs.key = scope.key WHERE TRUE",
+    params: (select, after = []) => [param, ...select, ...after],
+    place: "scope.place",
   };
 }
