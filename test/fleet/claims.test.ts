@@ -272,12 +272,13 @@ describe("claims across a fleet", () => {
     }
     // A download job reads a task and its outputs at once, as the store port reads them apart,
     // and whether another task goes by its label (none does here).
-    expect(await store.fleet.taskWithOutputs(b.key)).toEqual({
+    const read = await store.fleet.tasksWithOutputs([b.key, "no-such-task"]);
+    expect([...read.keys()]).toEqual([b.key]);
+    expect(read.get(b.key)).toEqual({
       task: await store.task(b.key),
       outputs: await store.outputsOf(b.key),
       labelShared: false,
     });
-    expect(await store.fleet.taskWithOutputs("no-such-task")).toBeUndefined();
     const downloads = (await jobs()).filter((job) => job.task_identifier === "gwrun_download");
     // Priority is minutes left on the earliest link, so the 5-minute link is taken first.
     expect(downloads.map((job) => [job.key, Math.round(job.priority / 5) * 5])).toEqual([
