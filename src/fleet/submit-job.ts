@@ -77,7 +77,8 @@ async function sendableTask(
 /**
  * The job's tasks claimed in one call per run and lane, kept in their run's `claimedAhead`
  * for their sends and listed in `claimed`; those refused are claimed again one by one when
- * their turn comes.
+ * their turn comes. A worker killed meanwhile leaves them claimed: the reaper resolves them
+ * as unknown submits (sent again, and counted).
  */
 async function claimAhead(
   sendable: readonly { task: TaskRow; run: FleetRun }[],
@@ -94,7 +95,9 @@ async function claimAhead(
   }
   for (const { run, tasks } of groups.values()) {
     deps.mayClaim();
-    if (run.halt !== undefined) continue;
+    // A run that holds a submit of unknown outcome rather than send it again claims one task
+    // at a time: a worker that dies then leaves held only the task it was sending.
+    if (run.halt !== undefined || run.context.settings.retry.onUnknownSubmit === "hold") continue;
     const { context } = run;
     const limits = claimLimits(context, tasks[0] as TaskRow);
     const claims = await deps.store.fleet.claimTasksWithin(
