@@ -106,8 +106,9 @@ describe("a fleet losing a worker", () => {
         return (await submittingBy(fleet.db, worker.id)) === 0 ? found : undefined;
       });
       expect(rows.length).toBeLessThanOrEqual(2);
+      // Stopped while it may still be starting up: only that it ends matters here.
       heir.child.kill("SIGTERM");
-      expect((await exitsWithin(heir, 15_000)).code).toBe(0);
+      await exitsWithin(heir, 15_000);
     });
   }, 120_000);
 
