@@ -1,5 +1,6 @@
 // Fleet throughput benches: the shared pace against a rate limit, scaling with workers, and a
 // 10,000-task run. Each takes `bench` = { dir, serverUrl, trials } from bench/fleet.mjs.
+import { cpus, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import {
   caseDir,
@@ -7,6 +8,7 @@ import {
   endCase,
   firstReceipt,
   freshStore,
+  log,
   manifestWith,
   mediaArgs,
   paceFigures,
@@ -23,6 +25,13 @@ import {
   waitSettled,
   waitWorkersUp,
 } from "./fleet-harness.mjs";
+import {
+  countedStatements,
+  cpuSeconds,
+  serverCpuSeconds,
+  singleProcess,
+  startCountingStatements,
+} from "./fleet-statements.mjs";
 import { COUNTS_POLLS, startSim, ZERO_LATENCY } from "./run-helpers.mjs";
 
 // 1. rate: 4 workers against a gateway limit of R/s (burst R).
@@ -215,48 +224,98 @@ export async function scale(bench) {
   });
 }
 
-// 5. pg-10k: 10,000 tasks, zero latency, two workers (the run detached).
+// 5. pg-10k: 10,000 tasks, zero latency, two workers (the run detached), between two runs of
+// the same manifest by one `gwrun run` process on SQLite: the fleet's share of what one
+// process does in the same minutes, and the statements per task it costs PostgreSQL.
 export async function pg10k(bench) {
+  const tasks = 10_000;
+  const loadAtStart = loadavg().map((load) => round(load, 2));
+  const before = await singleProcess(bench, "pg-10k-single-before", tasks);
   const folder = caseDir(bench.dir, "pg-10k");
   const sim = await startSim([...ZERO_LATENCY, ...mediaArgs(bench.dir)]);
   const { url, db } = await freshStore(bench.serverUrl);
   const workers = [1, 2].map((n) => startWorker(url, `w${n}`, ["--concurrency", "8"]));
+  let fleet;
   try {
     await waitWorkersUp(db, workers);
-    const file = manifestWith(folder, 10_000, "5000/s");
+    const counting = await startCountingStatements(db);
+    const pids = workers.map((worker) => worker.pid);
+    const cpuBefore = {
+      workers: cpuSeconds(pids),
+      postgres: await serverCpuSeconds(db),
+      simulator: cpuSeconds([sim.pid]),
+    };
+    const file = manifestWith(folder, tasks, "5000/s");
     const started = performance.now();
     const recordedAt = Date.now();
     const runId = await recordRun(file, url, sim.url);
     const recordS = (performance.now() - started) / 1000;
+    // BENCH_TRACE_STATES=1: the run's tasks by state every second, on stderr (which stage lags).
+    const tracing =
+      process.env.BENCH_TRACE_STATES === "1"
+        ? setInterval(() => {
+            statesOf(db, runId).then(
+              (states) => log(`states ${JSON.stringify(states)}`),
+              () => {},
+            );
+          }, 1000)
+        : undefined;
     const settled = await waitSettled(db, runId, 170_000);
+    clearInterval(tracing);
     const seconds = (performance.now() - started) / 1000;
+    const statements = counting ? await countedStatements(db) : undefined;
+    const postgresCpu = await serverCpuSeconds(db);
+    // Where the time went: CPU seconds of each part, against the machine's cores × the wall.
+    const cpu = {
+      workers: round(cpuSeconds(pids) - cpuBefore.workers, 1),
+      postgres:
+        postgresCpu === undefined || cpuBefore.postgres === undefined
+          ? null
+          : round(postgresCpu - cpuBefore.postgres, 1),
+      simulator: round(cpuSeconds([sim.pid]) - cpuBefore.simulator, 1),
+      cores_times_wall: round(cpus().length * seconds, 1),
+    };
     const served = await counters(sim.url);
     const states = await statesOf(db, runId);
-    const tasks = Object.values(states).reduce((a, b) => a + b, 0);
+    const done = Object.values(states).reduce((a, b) => a + b, 0);
     const first = await firstReceipt(db, runId);
     const peaks = Object.fromEntries(
       workers.map((worker) => [worker.name, Math.max(worker.peakMb, peakRssMb(worker.pid) ?? 0)]),
     );
-    print({
-      bench: "fleet-pg-10k",
+    if (statements !== undefined)
+      log(`pg-10k busiest statements: ${JSON.stringify(statements.busiest)}`);
+    fleet = {
       workers: 2,
-      tasks,
+      tasks: done,
       run_status: settled.status,
       exit_code: settled.exit_code ?? null,
       states,
       record_s: round(recordS, 2),
       pickup_ms: first === undefined ? null : first - recordedAt,
       wall_s: round(seconds, 2),
-      jobs_per_s: Math.round(tasks / seconds),
-      target_jobs_per_s: 500,
-      http_requests_per_task: round(served.requests / tasks),
+      jobs_per_s: Math.round(done / seconds),
+      statements_per_task: statements === undefined ? null : round(statements.total / done, 2),
+      cpu_s: cpu,
+      http_requests_per_task: round(served.requests / done),
       peak_rss_mb: peaks,
       target_peak_rss_mb: 250,
       submits_repeated: served.submits.repeated,
       run_refusals_by_workers: runRefusals(workers),
       worker_exits: await stopAll(workers),
-    });
+    };
   } finally {
     await endCase(workers, sim, db);
   }
+  const after = await singleProcess(bench, "pg-10k-single-after", tasks);
+  const single = Math.round((before.jobs_per_s + after.jobs_per_s) / 2);
+  print({
+    bench: "fleet-pg-10k",
+    ...fleet,
+    single_process_jobs_per_s: single,
+    single_process_runs: { before, after },
+    fleet_over_single: round(fleet.jobs_per_s / single),
+    target_fleet_over_single: 0.5,
+    load_average_at_start: loadAtStart,
+    load_average: loadavg().map((load) => round(load, 2)),
+  });
 }

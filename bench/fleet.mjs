@@ -34,7 +34,7 @@ for (let i = 0; i < args.length; i++) {
 if (names.length === 0) names.push(...Object.keys(SCENARIOS));
 
 const dir = benchFolder("fleet");
-const server = await startPostgres();
+const server = await startPostgres({ statements: true });
 let failed = false;
 try {
   for (const name of names) {

@@ -5,14 +5,26 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { startEmbeddedPostgres } from "../test/helpers/embedded-postgres.mjs";
 
-export async function startPostgres() {
+/**
+ * `statements`: the embedded server loads pg_stat_statements, so a scenario can count the
+ * statements a run costs (bench/fleet-statements.mjs).
+ */
+export async function startPostgres({ statements = false } = {}) {
   const given = process.env.GWRUN_TEST_PG_URL;
   if (given !== undefined && given !== "") return { url: given, stop: async () => {} };
+  // e.g. "-c shared_preload_libraries=pg_stat_statements", to see where the server's time goes
+  const flags = (process.env.BENCH_PG_FLAGS ?? "").split(" ").filter(Boolean);
+  if (statements && !flags.some((flag) => flag.startsWith("shared_preload_libraries=")))
+    // Every level tracked, and only the top level counted: nested statements (a function's,
+    // a trigger's) would otherwise be told apart from the client's by chance.
+    flags.push(
+      ...["-c", "shared_preload_libraries=pg_stat_statements"],
+      ...["-c", "pg_stat_statements.track=all"],
+    );
   return startEmbeddedPostgres({
     password: `bench-${randomBytes(6).toString("hex")}`,
     folderPrefix: "gwrun-bench-pg-",
-    // e.g. "-c shared_preload_libraries=pg_stat_statements", to see where the server's time goes
-    flags: (process.env.BENCH_PG_FLAGS ?? "").split(" ").filter(Boolean),
+    flags,
   });
 }
 

@@ -16,7 +16,7 @@ export function startSim(args) {
     child.stdout.on("data", (chunk) => {
       text += chunk;
       const match = /^(http:\/\/\S+)\n/m.exec(text);
-      if (match) resolve({ url: match[1], stop: () => child.kill("SIGINT") });
+      if (match) resolve({ url: match[1], pid: child.pid, stop: () => child.kill("SIGINT") });
     });
     child.once("exit", (code) => reject(new Error(`gwrun sim exited with ${code}`)));
   });

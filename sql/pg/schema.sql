@@ -291,20 +291,18 @@ CREATE TABLE workers (
 
 -- Functions
 
-CREATE OR REPLACE FUNCTION public.gwrun_claim(claim_key text, claim_run integer, claim_lanes text[], cap bigint, max_cost double precision, unknown_cost double precision, own_cost double precision, claimer text, next_attempts integer, claimed_at bigint)
- RETURNS text
+CREATE OR REPLACE FUNCTION public.gwrun_claim_tasks(claim_keys text[], claim_run integer, claim_lanes text[], cap bigint, max_cost double precision, unknown_cost double precision, own_costs double precision[], claimer text, next_attempts integer[], claimed_at bigint)
+ RETURNS TABLE(task_key text, outcome text)
  LANGUAGE plpgsql
 AS $function$
 DECLARE
   flying BIGINT;
   spent FLOAT8;
+  i INTEGER;
 BEGIN
   PERFORM pg_advisory_xact_lock(hashtext('gwrun:claim:' || claim_run || ':' || claim_lanes[1]));
   SELECT COALESCE(sum(CASE WHEN way = 'in' THEN tasks ELSE -tasks END), 0) INTO flying
     FROM lane_flights WHERE run_id = claim_run AND lane = ANY(claim_lanes);
-  IF flying >= cap THEN
-    RETURN 'full';
-  END IF;
   IF max_cost IS NOT NULL THEN
     -- What is spent (a cost, else its reservation) plus what is in flight, at reservations;
     -- to a millionth, as the port's budget counts.
@@ -314,20 +312,31 @@ BEGIN
       INTO spent
       FROM jobs WHERE run_id = claim_run
         AND state IN ('completed', 'downloaded', 'done', 'submitting', 'submitted', 'processing');
-    IF spent >= max_cost OR round((spent + own_cost) * 1e6) / 1e6 > max_cost THEN
-      RETURN 'budget';
+  END IF;
+  FOR i IN 1 .. COALESCE(cardinality(claim_keys), 0) LOOP
+    task_key := claim_keys[i];
+    IF flying >= cap THEN
+      outcome := 'full';
+    ELSIF max_cost IS NOT NULL
+          AND (spent >= max_cost OR round((spent + own_costs[i]) * 1e6) / 1e6 > max_cost) THEN
+      outcome := 'budget';
+    ELSE
+      WITH moved AS (
+        UPDATE jobs SET state = 'submitting', updated_at = claimed_at, claimed_by = claimer,
+          attempts = next_attempts[i]
+        WHERE key = claim_keys[i] AND state = 'pending' RETURNING run_id, key)
+      INSERT INTO events (run_id, at, job_key, type, data)
+      SELECT run_id, claimed_at, key, 'job:submitting', NULL FROM moved;
+      IF FOUND THEN
+        outcome := 'claimed';
+        flying := flying + 1;
+        spent := round((spent + own_costs[i]) * 1e6) / 1e6;
+      ELSE
+        outcome := 'gone';
+      END IF;
     END IF;
-  END IF;
-  WITH moved AS (
-    UPDATE jobs SET state = 'submitting', updated_at = claimed_at, claimed_by = claimer,
-      attempts = next_attempts
-    WHERE key = claim_key AND state = 'pending' RETURNING run_id, key)
-  INSERT INTO events (run_id, at, job_key, type, data)
-  SELECT run_id, claimed_at, key, 'job:submitting', NULL FROM moved;
-  IF NOT FOUND THEN
-    RETURN 'gone';
-  END IF;
-  RETURN 'claimed';
+    RETURN NEXT;
+  END LOOP;
 END
 $function$;
 
@@ -386,16 +395,27 @@ CREATE OR REPLACE FUNCTION public.gwrun_queue_downloads(task_keys text[])
  RETURNS void
  LANGUAGE plpgsql
 AS $function$
+DECLARE
+  per_job INTEGER := GREATEST(1, LEAST(10, cardinality(task_keys) / 8));
 BEGIN
   IF cardinality(task_keys) = 0 THEN
     RETURN;
   END IF;
   PERFORM graphile_worker.add_jobs(ARRAY(
-    SELECT ROW('gwrun_download', json_build_object('key', j.key), NULL,
-               NULL, NULL, 'download:' || j.key, gwrun_download_priority(j.key),
-               gwrun_run_flags(j.run_id))::graphile_worker.job_spec
-    FROM jobs j WHERE j.key = ANY(task_keys) AND j.placeholder = 0
-      AND gwrun_fleet_works(gwrun_working_run(j.key, j.run_id))));
+    SELECT ROW('gwrun_download',
+               CASE WHEN count(*) = 1 THEN json_build_object('key', min(c.key))
+                    ELSE json_build_object('keys', json_agg(c.key ORDER BY c.n)) END,
+               NULL, NULL, NULL,
+               CASE WHEN count(*) = 1 THEN 'download:' || min(c.key) END,
+               min(c.priority), gwrun_run_flags(c.run_id))::graphile_worker.job_spec
+    FROM (SELECT d.*, (d.n - 1) / per_job AS chunk
+            FROM (SELECT j.key, j.run_id, p.priority,
+                         row_number() OVER (PARTITION BY j.run_id ORDER BY p.priority, j.key) AS n
+                    FROM jobs j CROSS JOIN LATERAL (SELECT gwrun_download_priority(j.key) AS priority) p
+                   WHERE j.key = ANY(task_keys) AND j.placeholder = 0
+                     AND gwrun_fleet_works(gwrun_working_run(j.key, j.run_id))) d) c
+    GROUP BY c.run_id, c.chunk
+    ORDER BY min(c.priority)));
 END
 $function$;
 
@@ -458,6 +478,18 @@ BEGIN
   END IF;
   RETURN NULL;
 END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.gwrun_queued_downloads()
+ RETURNS SETOF text
+ LANGUAGE sql
+ STABLE
+AS $function$
+  SELECT COALESCE(q.payload->>'key', k.key)
+    FROM graphile_worker._private_jobs q
+    JOIN graphile_worker._private_tasks t ON t.id = q.task_id
+    LEFT JOIN LATERAL json_array_elements_text(q.payload->'keys') AS k(key) ON true
+   WHERE t.identifier = 'gwrun_download'
 $function$;
 
 CREATE OR REPLACE FUNCTION public.gwrun_queued_submits()

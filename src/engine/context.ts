@@ -113,13 +113,20 @@ export async function openRunContext(
   };
 }
 
-export function taskWrites({ store, clock, emit }: EngineOptions): TaskWrites {
+/**
+ * `gather`: how writes are gathered (`batched`); a fleet's, each a round trip to PostgreSQL,
+ * one at a time.
+ */
+export function taskWrites(
+  { store, clock, emit }: Pick<EngineOptions, "store" | "clock" | "emit">,
+  gather: { oneAtATime?: boolean } = {},
+): TaskWrites {
   const claim = batched(async (tasks: TaskRow[]) => {
     const { claimed, events } = await store.claimForSubmit(tasks, CLAIM_OWNER, clock.now());
     publish({ emit }, events);
     const byKey = new Map(claimed.map((task) => [task.key, task]));
     return tasks.map((task) => byKey.get(task.key));
-  });
+  }, gather);
   const receipt = batched(async (receipts: Receipt[]) => {
     const { events, duplicates } = await store.recordReceipts(receipts, clock.now());
     publish({ emit }, events);
@@ -129,19 +136,19 @@ export function taskWrites({ store, clock, emit }: EngineOptions): TaskWrites {
       if (duplicateOf !== undefined) return { duplicateOf };
       return moved.has(entry.task.key) ? "recorded" : "lost";
     });
-  });
+  }, gather);
   const download = batched(async (files: DownloadedFile[]) => {
     const { events, complete } = await store.recordDownloads(files, clock.now());
     publish({ emit }, events);
     // Only the file that completed its task says so.
     const last = new Map(files.map((file, i) => [file.task.key, i]));
     return files.map((file, i) => complete.has(file.task.key) && last.get(file.task.key) === i);
-  });
+  }, gather);
   const checks = batched(async (checked: { task: TaskRow; checks: readonly OutputCheck[] }[]) => {
     const { events, done } = await store.recordChecks(checked, clock.now());
     publish({ emit }, events);
     return checked.map((entry) => done.has(entry.task.key));
-  });
+  }, gather);
   return { claim, receipt, download, checks: (task, list) => checks({ task, checks: list }) };
 }
 

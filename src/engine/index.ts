@@ -21,6 +21,7 @@ export {
   capacityLane,
   SUBMIT_CONCURRENCY,
 } from "./admission.js";
+export { batched } from "./batch.js";
 export {
   type DownloadCaps,
   type EngineOptions,
@@ -30,6 +31,7 @@ export {
   type RunResult,
   runResult,
   type TaskWrites,
+  taskWrites,
 } from "./context.js";
 export { downloadOutputs } from "./download.js";
 export { Engine } from "./engine.js";

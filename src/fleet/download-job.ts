@@ -5,14 +5,17 @@ import {
   type PgStore,
   type TaskRow,
   TaskState,
+  type TaskWithOutputs,
 } from "../store/index.js";
 import { startDependants } from "./endings.js";
 import { type FleetRun, haltRun } from "./fleet-run.js";
 
 /**
- * A download job: a completed task's outputs fetched to the shared output folder, then
- * checked and thumbnailed on this host while the files are fresh, then done and its
- * dependants started. The store queues it, earliest link expiry first across the fleet.
+ * A download job: completed tasks' outputs (one task's, or up to ten of a poll round's:
+ * sql/pg/000022) fetched to the shared output folder, then checked and thumbnailed on this
+ * host while the files are fresh, then done and their dependants started. The store queues
+ * it, earliest link expiry first across the fleet. A job's tasks are read in one statement
+ * and go on together, each within one of the worker's download slots.
  */
 
 /** Links older than this are asked for afresh before downloading (they may have moved). */
@@ -21,11 +24,24 @@ const FRESH_LINKS_MS = 60_000;
 export interface DownloadDeps {
   store: PgStore;
   runOf(runId: number): Promise<FleetRun>;
+  /** Runs `work` in one of the worker's download slots (`--downloads`), waiting for one. */
+  inSlot<T>(work: () => Promise<T>): Promise<T>;
 }
 
-export async function downloadJob(key: string, deps: DownloadDeps): Promise<void> {
-  const found = await deps.store.fleet.taskWithOutputs(key);
-  if (found === undefined) return;
+export async function downloadJob(keys: readonly string[], deps: DownloadDeps): Promise<void> {
+  const found = await deps.store.fleet.tasksWithOutputs(keys);
+  const ended = await Promise.allSettled(
+    keys.map(async (key) => {
+      const one = found.get(key);
+      if (one !== undefined) await deps.inSlot(() => downloadTask(one, deps));
+    }),
+  );
+  // The job is tried again for what failed; a task done meanwhile is passed over then.
+  const failed = ended.find((end) => end.status === "rejected");
+  if (failed !== undefined) throw failed.reason;
+}
+
+async function downloadTask(found: TaskWithOutputs, deps: DownloadDeps): Promise<void> {
   const { task } = found;
   const run = await deps.runOf(task.run_id);
   const { paths } = run;

@@ -16,6 +16,13 @@ export interface FleetRun {
   /** Why the last claim of a task was refused, by key (read once). */
   readonly refusals: Map<string, "full" | "budget" | "gone">;
   /**
+   * Tasks a submit job claimed together before sending the first, by key: each is handed to
+   * one send (taken out as it is), and a job that ends before sending one gives it back.
+   */
+  readonly claimedAhead: Map<string, TaskRow>;
+  /** The worker its claims name. */
+  readonly owner: string;
+  /**
    * The project paths of the run, when the worker's own store keeps paths as recorded (a
    * `gwrun worker` works runs of any project); undefined when they are the worker's store's.
    */

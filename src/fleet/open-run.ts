@@ -32,6 +32,8 @@ export async function openFleetRun(
     account: work.baseUrl,
     halt: undefined,
     refusals: new Map(),
+    claimedAhead: new Map(),
+    owner,
     close: async () => {
       abort.abort();
       await pace.close();

@@ -1,13 +1,20 @@
-import { afterSend, budgetStopMessage, sendTask, waitsForUpstream } from "../engine/index.js";
+import {
+  afterSend,
+  budgetStopMessage,
+  publish,
+  sendTask,
+  waitsForUpstream,
+} from "../engine/index.js";
 import { type PgStore, type TaskRow, TaskState } from "../store/index.js";
-import { type FleetRun, haltRun } from "./fleet-run.js";
+import { claimLimits, type FleetRun, haltRun } from "./fleet-run.js";
 
 /**
  * A submit job: pending tasks (one, or up to ten of a large run: sql/pg/000014), each sent once,
- * one after another. Each is claimed (the claim holds the cap and the budget for every worker;
- * a full lane is waited out), takes its turn at the shared pace, and what the gateway answered
- * is recorded. Polls are the poll leader's; outputs are download jobs the store queues when
- * the task completes.
+ * one after another. The job's tasks are claimed together first, in one call (the claim holds
+ * the cap and the budget for every worker); a task the lane had no room for is claimed on its
+ * own when its turn comes, a full lane waited out. Each takes its turn at the shared pace, and
+ * what the gateway answered is recorded. Polls are the poll leader's; outputs are download
+ * jobs the store queues when the task completes.
  */
 
 /** How often a submit waiting for room on its lane looks again. */
@@ -28,20 +35,89 @@ export async function submitJob(keys: readonly string[], deps: SubmitDeps): Prom
   // Read together as the job starts: a task moved since is found out by its claim, which
   // takes only a pending task. One already sent or done is passed over, so a job tried again
   // redoes nothing.
-  const tasks = await deps.store.tasksByKey(keys);
-  for (const key of keys) await submitTask(tasks.get(key), deps);
+  const read = await deps.store.tasksByKey(keys);
+  const sendable: { task: TaskRow; run: FleetRun }[] = [];
+  for (const key of keys) {
+    const task = await sendableTask(read.get(key), deps);
+    if (task !== undefined) sendable.push({ task, run: await deps.runOf(task.run_id) });
+  }
+  const ahead: { task: TaskRow; run: FleetRun }[] = [];
+  try {
+    await claimAhead(sendable, deps, ahead);
+    for (const { task, run } of sendable) await submitTask(task, run, deps);
+  } finally {
+    // Claimed with the others and never sent (the worker stops, the run halted): pending again.
+    const unsent = ahead.filter(({ task, run }) => run.claimedAhead.delete(task.key));
+    const [first] = unsent;
+    if (first !== undefined) {
+      const keys = unsent.map(({ task }) => task.key);
+      await deps.store.fleet.releaseUnsentClaims(
+        keys,
+        first.run.owner,
+        first.run.context.clock.now(),
+      );
+    }
+  }
 }
 
-async function submitTask(read: TaskRow | undefined, deps: SubmitDeps): Promise<void> {
+/** The task as it is now, if it is to be sent: pending, and not waiting for its upstream. */
+async function sendableTask(
+  read: TaskRow | undefined,
+  deps: SubmitDeps,
+): Promise<TaskRow | undefined> {
   const { store } = deps;
   // A dependant's request is bound when its upstream is done, maybe since the job started.
   const fresh = read === undefined || read.upstream_key === null;
   const task = fresh ? read : await store.task(read.key);
   if (task === undefined || task.state !== TaskState.Pending || task.placeholder === 1) return;
-  const { key } = task;
-  const run = await deps.runOf(task.run_id);
   const upstream = task.upstream_key === null ? undefined : await store.task(task.upstream_key);
-  if (waitsForUpstream(task, upstream)) return;
+  return waitsForUpstream(task, upstream) ? undefined : task;
+}
+
+/**
+ * The job's tasks claimed in one call per run and lane, kept in their run's `claimedAhead`
+ * for their sends and listed in `claimed`; those refused are claimed again one by one when
+ * their turn comes. A worker killed meanwhile leaves them claimed: the reaper resolves them
+ * as unknown submits (sent again, and counted).
+ */
+async function claimAhead(
+  sendable: readonly { task: TaskRow; run: FleetRun }[],
+  deps: SubmitDeps,
+  claimed: { task: TaskRow; run: FleetRun }[],
+): Promise<void> {
+  if (sendable.length < 2) return;
+  const groups = new Map<string, { run: FleetRun; tasks: TaskRow[] }>();
+  for (const { task, run } of sendable) {
+    const group = `${run.id} ${task.lane === "video" ? "video" : "image"}`;
+    const entry = groups.get(group) ?? { run, tasks: [] };
+    entry.tasks.push(task);
+    groups.set(group, entry);
+  }
+  for (const { run, tasks } of groups.values()) {
+    deps.mayClaim();
+    // A run that holds a submit of unknown outcome rather than send it again claims one task
+    // at a time: a worker that dies then leaves held only the task it was sending.
+    if (run.halt !== undefined || run.context.settings.retry.onUnknownSubmit === "hold") continue;
+    const { context } = run;
+    const limits = claimLimits(context, tasks[0] as TaskRow);
+    const claims = await deps.store.fleet.claimTasksWithin(
+      tasks,
+      run.owner,
+      limits,
+      context.clock.now(),
+    );
+    for (const claim of claims) {
+      if ("refused" in claim) continue;
+      publish(context, claim.events);
+      run.claimedAhead.set(claim.claimed.key, claim.claimed);
+      claimed.push({ task: claim.claimed, run });
+    }
+  }
+}
+
+async function submitTask(task: TaskRow, run: FleetRun, deps: SubmitDeps): Promise<void> {
+  const { store } = deps;
+  const { key } = task;
   for (;;) {
     deps.mayClaim();
     if (run.halt !== undefined) return;

@@ -1,6 +1,7 @@
 import { EventEmitter, setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import type { Runner } from "graphile-worker";
+import PQueue from "p-queue";
 import type { Clock } from "../core/clock.js";
 import { coerceError } from "../core/errors.js";
 import { CLAIM_OWNER } from "../core/process.js";
@@ -111,14 +112,18 @@ export class FleetWorker {
       forbiddenFlags:
         this.#options.onlyRun === undefined ? undefined : () => this.#otherRunsFlags(),
     };
+    // A download job's tasks go on together, within the worker's slots: a job of ten holds one
+    // of the runner's places and as many slots as it finds free.
+    const slots = new PQueue({ concurrency: this.#options.downloads });
     const deps = {
+      inSlot: <T>(work: () => Promise<T>) => slots.add(work) as Promise<T>,
       store,
       runOf: (id: number) => this.#workableRun(id),
       mayClaim: () => this.#mayClaim(),
       wait: (ms: number) => this.#options.clock.sleep(ms, this.#stop.signal).catch(() => {}),
     };
     const key = (payload: unknown) => String((payload as { key?: unknown }).key);
-    // A submit job names one task (`key`) or lists several (`keys`).
+    // A submit or download job names one task (`key`) or lists several (`keys`).
     const keys = (payload: unknown) => {
       const { keys: listed } = payload as { keys?: unknown };
       return Array.isArray(listed) ? listed.map(String) : [key(payload)];
@@ -148,7 +153,7 @@ export class FleetWorker {
       await run({
         ...shared,
         ...batched(this.#options.downloads),
-        taskList: { gwrun_download: (payload) => downloadJob(key(payload), deps) },
+        taskList: { gwrun_download: (payload) => downloadJob(keys(payload), deps) },
       }),
     );
     this.#loops = [

@@ -1,24 +1,44 @@
-import { publish, type RunContext, type TaskWrites } from "../engine/index.js";
-import type { PgStore } from "../store/index.js";
+import { batched, publish, type RunContext, type TaskWrites, taskWrites } from "../engine/index.js";
+import type { PgStore, Receipt } from "../store/index.js";
 import { claimLimits, type FleetRun } from "./fleet-run.js";
 
 /**
  * A fleet run's claims and receipts: a claim holds the lane's cap and the budget for the whole
  * fleet (a refusal is noted for the submit job to read); a receipt is recorded only while the
  * claim is still this worker's, else kept as an orphan (reported lost to the engine's code).
+ * Every write is a round trip to PostgreSQL: what a worker's submits and downloads ask for
+ * while one is under way goes together in the next (`batched`, one at a time).
  */
 export function fleetWrites(
   store: PgStore,
   context: RunContext,
-  run: Pick<FleetRun, "refusals">,
+  run: Pick<FleetRun, "refusals" | "claimedAhead">,
   owner: string,
 ): TaskWrites {
   const { clock } = context;
+  const receipt = batched(
+    async (receipts: Receipt[]) => {
+      const { recorded, events } = await store.fleet.recordClaimedReceipts(
+        receipts,
+        owner,
+        clock.now(),
+      );
+      publish(context, events);
+      return recorded.map((one) => (one === "orphan" ? "lost" : one));
+    },
+    { oneAtATime: true },
+  );
   return {
-    ...context.writes,
+    ...taskWrites(context, { oneAtATime: true }),
     // A claim holds caps fleet-wide in a round trip of its own: made before the pace's turn.
     claimFirst: true,
     claim: async (task) => {
+      // Claimed already, with the other tasks of its submit job: sent by this one call.
+      const ahead = run.claimedAhead.get(task.key);
+      if (ahead !== undefined) {
+        run.claimedAhead.delete(task.key);
+        return ahead;
+      }
       const claim = await store.fleet.claimWithin(
         task,
         owner,
@@ -32,14 +52,6 @@ export function fleetWrites(
       publish(context, claim.events);
       return claim.claimed;
     },
-    receipt: async (receipt) => {
-      const { recorded, events } = await store.fleet.recordClaimedReceipt(
-        receipt,
-        owner,
-        clock.now(),
-      );
-      publish(context, events);
-      return recorded === "orphan" ? "lost" : recorded;
-    },
+    receipt,
   };
 }

@@ -10,6 +10,14 @@ import type { Receipt } from "./transition-inputs.js";
 
 export type { ClaimLimits, FleetClaim, FleetReceipt, FleetRunRow, LoggedMove, WorkerRow };
 export type { LeaderLock, PaceRowStatus, WorkerIdentity };
+
+/** A task with its outputs as a download job reads it. */
+export interface TaskWithOutputs {
+  task: TaskRow;
+  outputs: OutputRow[];
+  /** Whether another task goes by its label. */
+  labelShared: boolean;
+}
 export type { PaceRow, PaceState, PaceTurn, Successes };
 
 /**
@@ -34,11 +42,27 @@ export interface FleetStore {
     gone?: readonly string[],
   ): Promise<{ dead: string[]; claims: TaskRow[] }>;
   workersOf(): Promise<WorkerRow[]>;
-  /** A task and its outputs in one read, and whether another task goes by its label. */
-  taskWithOutputs(
-    key: string,
-  ): Promise<{ task: TaskRow; outputs: OutputRow[]; labelShared: boolean } | undefined>;
+  /** Tasks and their outputs in one read, by key, and whether another task goes by each label. */
+  tasksWithOutputs(keys: readonly string[]): Promise<Map<string, TaskWithOutputs>>;
+  /**
+   * Claims `tasks` (one run, one capacity lane) in order, in one call: each moves from pending
+   * only, while the lane has room and the budget allows; each gets its claim or its refusal.
+   */
+  claimTasksWithin(
+    tasks: readonly TaskRow[],
+    owner: string,
+    limits: ClaimLimits,
+    now: number,
+  ): Promise<FleetClaim[]>;
+  /** Claims `owner` made and never sent, back to pending while still its own: how many. */
+  releaseUnsentClaims(keys: readonly string[], owner: string, now: number): Promise<number>;
   claimWithin(task: TaskRow, owner: string, limits: ClaimLimits, now: number): Promise<FleetClaim>;
+  /** Receipts recorded in one statement, each only while `owner` still holds its claim. */
+  recordClaimedReceipts(
+    receipts: readonly Receipt[],
+    owner: string,
+    now: number,
+  ): Promise<{ recorded: FleetReceipt[]; events: TaskEvent[] }>;
   recordClaimedReceipt(
     receipt: Receipt,
     owner: string,

@@ -17,6 +17,7 @@ export type {
   PaceState,
   PaceTurn,
   Successes,
+  TaskWithOutputs,
   WorkerIdentity,
   WorkerRow,
 } from "./fleet-port.js";

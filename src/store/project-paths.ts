@@ -144,9 +144,10 @@ export function inProject<S extends Store>(store: S, root: string): S {
   const fleet = store.fleet as FleetStore;
   const fleetIn: FleetStore = {
     ...fleet,
-    taskWithOutputs: async (key) => {
-      const found = await fleet.taskWithOutputs(key);
-      return found === undefined ? found : { ...found, outputs: found.outputs.map(output) };
+    tasksWithOutputs: async (keys) => {
+      const found = await fleet.tasksWithOutputs(keys);
+      for (const [key, one] of found) found.set(key, { ...one, outputs: one.outputs.map(output) });
+      return found;
     },
     fleetRun: async (runId) => run(await fleet.fleetRun(runId)),
     activeRuns: async () => (await fleet.activeRuns()).map(run),

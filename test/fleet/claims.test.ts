@@ -1,42 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { openPgStore, type PgStore, type TaskRow } from "../../src/store/index.js";
-import { moveDatabaseClock, testDatabase } from "../helpers/postgres.js";
-import { imageTask } from "../helpers/store.js";
+import type { PgStore, TaskRow } from "../../src/store/index.js";
+import { closeFleetStores, fleet } from "../helpers/fleet-store.js";
+import { moveDatabaseClock } from "../helpers/postgres.js";
 
 /** Claims, receipts, dead workers and the work queue of a fleet, on a real PostgreSQL. */
 
-const opened: PgStore[] = [];
-
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((store) => store.close()));
-});
-
-/** `count` processes' stores on one new database, and a run with `tasks` pending images. */
-async function fleet(
-  count: number,
-  tasks: number,
-  estimate: number | null = null,
-): Promise<{ stores: PgStore[]; runId: number; rows: TaskRow[] }> {
-  const url = await testDatabase({ schema: true });
-  const stores = await Promise.all(Array.from({ length: count }, () => openPgStore(url)));
-  opened.push(...stores);
-  const [first] = stores as [PgStore];
-  const runId = await first.createRun({
-    name: "fleet",
-    manifest_path: "/m.yaml",
-    manifest_text: "version: 1",
-    base_url: "http://gateway.test",
-    output_dir: "/out",
-    started_at: 1,
-  });
-  const list = Array.from({ length: tasks }, (_, i) => ({
-    ...imageTask(`k${String(i).padStart(3, "0")}`),
-    label: `t${i}`,
-    estimatedCost: estimate,
-  }));
-  await first.recordTasks(runId, list, 1);
-  return { stores, runId, rows: await first.tasksOf(runId) };
-}
+afterEach(closeFleetStores);
 
 const NO_BUDGET = { cap: 5, maxCost: undefined, unknownCost: undefined };
 
@@ -272,12 +241,13 @@ describe("claims across a fleet", () => {
     }
     // A download job reads a task and its outputs at once, as the store port reads them apart,
     // and whether another task goes by its label (none does here).
-    expect(await store.fleet.taskWithOutputs(b.key)).toEqual({
+    const read = await store.fleet.tasksWithOutputs([b.key, "no-such-task"]);
+    expect([...read.keys()]).toEqual([b.key]);
+    expect(read.get(b.key)).toEqual({
       task: await store.task(b.key),
       outputs: await store.outputsOf(b.key),
       labelShared: false,
     });
-    expect(await store.fleet.taskWithOutputs("no-such-task")).toBeUndefined();
     const downloads = (await jobs()).filter((job) => job.task_identifier === "gwrun_download");
     // Priority is minutes left on the earliest link, so the 5-minute link is taken first.
     expect(downloads.map((job) => [job.key, Math.round(job.priority / 5) * 5])).toEqual([

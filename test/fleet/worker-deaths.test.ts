@@ -83,6 +83,35 @@ describe("a fleet losing a worker", () => {
     });
   }, 120_000);
 
+  it("item 6: a killed worker of a run that holds unknown submits leaves held only the tasks it was sending", async () => {
+    // 200 tasks: submit jobs of three, which a run that resubmits would claim together.
+    await withFleet(["--rate-limit", "5/s", "--burst", "1"], async (fleet) => {
+      const text = fleetManifest(fleet.outputDir, 200).replace(
+        "retry: { attempts: 6,",
+        "retry: { on_unknown_submit: hold, attempts: 6,",
+      );
+      expect((await fleet.record(fleet.write("fleet.yaml", text))).code).toBe(0);
+      const worker = fleet.worker(["--name", "a", "--lease", "3s", "--concurrency", "2"]);
+      await waitFor("the worker to hold two claims", async () =>
+        (await submittingBy(fleet.db, worker.id)) >= 2 ? true : undefined,
+      );
+      const held = await submittingBy(fleet.db, worker.id);
+      worker.child.kill("SIGKILL");
+      await worker.done;
+      // One task per submit job at a time: no more claims than the jobs it ran at once.
+      expect(held).toBeLessThanOrEqual(2);
+      const heir = fleet.worker(["--name", "b", "--lease", "3s"]);
+      const { rows } = await waitFor("the dead worker's claims to be held", async () => {
+        const found = await fleet.db.query("SELECT key FROM jobs WHERE state = 'held'");
+        return (await submittingBy(fleet.db, worker.id)) === 0 ? found : undefined;
+      });
+      expect(rows.length).toBeLessThanOrEqual(2);
+      // Stopped while it may still be starting up: only that it ends matters here.
+      heir.child.kill("SIGTERM");
+      await exitsWithin(heir, 15_000);
+    });
+  }, 120_000);
+
   it("hands the poll lead to another worker when the leader is killed, and polls go on", async () => {
     // Each task takes about six real seconds at the gateway: polls outlive the leader.
     await withFleet(["--latency", "image=6h"], async (fleet) => {

@@ -69,6 +69,37 @@ describe("gwrun worker", () => {
     });
   }, 90_000);
 
+  it("item 6: two workers share a run in submit jobs of ten and download jobs of several, each task sent once and each file fetched once", async () => {
+    // 640 tasks: submit jobs of ten (claimed together), poll rounds of up to fifty completions
+    // (download jobs of several), at a pace that keeps both workers at work.
+    await withFleet(["--latency", "image=300ms"], async (fleet) => {
+      const manifest = fleet.write(
+        "fleet.yaml",
+        fleetManifest(fleet.outputDir, 640, { submitRate: "400/s" }),
+      );
+      expect((await fleet.record(manifest)).code).toBe(0);
+      const workers = [fleet.worker(["--name", "a"]), fleet.worker(["--name", "b"])];
+      expect(await runEnded(fleet.db, 150_000)).toBe("done");
+      expect(await statesOf(fleet.db)).toEqual({ done: 640 });
+      const counters = await fleet.counters();
+      expect(counters.submits.accepted).toBe(640);
+      expect(counters.submits.repeated).toBe(0);
+      expect(counters.downloads.served).toBe(640);
+      const { rows: outputs } = await fleet.db.query<{ path: string }>(
+        "SELECT DISTINCT path FROM outputs WHERE state = 'downloaded'",
+      );
+      expect(outputs).toHaveLength(640);
+      for (const output of outputs)
+        expect(existsSync(path.resolve(fleet.dir, output.path))).toBe(true);
+      const { rows: stillClaimed } = await fleet.db.query(
+        "SELECT key FROM jobs WHERE claimed_by IS NOT NULL OR unknown_submits > 0",
+      );
+      expect(stillClaimed).toEqual([]);
+      for (const worker of workers) worker.child.kill("SIGTERM");
+      for (const worker of workers) expect((await exitsWithin(worker, 15_000)).code).toBe(0);
+    });
+  }, 180_000);
+
   it("lets the submits under way record when a worker is stopped mid-run, and another finishes the run", async () => {
     // The gateway's rate limit keeps claims in flight while the submits wait their turn.
     await withFleet(["--rate-limit", "4/s", "--burst", "1"], async (fleet) => {

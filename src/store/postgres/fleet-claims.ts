@@ -1,4 +1,5 @@
 import type { FleetStore } from "../fleet-port.js";
+import { checkedMove } from "../move.js";
 import { first, move, read, rows, transaction, write } from "../program.js";
 import { TASK_COLUMNS } from "../queries/tasks.js";
 import type { OutputRow, TaskRow } from "../rows.js";
@@ -35,70 +36,158 @@ function lanesOf(task: TaskRow): string[] {
   return task.lane === "video" ? ["video"] : ["image", "text"];
 }
 
-export const fleetClaims = {
-  /**
-   * pending → submitting for `owner`, if the lane has room and the budget allows it: one call
-   * of `gwrun_claim` (sql/pg/000010), serialised per run and lane on the server so the counts
-   * hold fleet-wide while no lock waits on a worker's round trips.
-   */
-  claimWithin: write(function* (task: TaskRow, owner: string, limits: ClaimLimits, now: number) {
-    const unknown = limits.unknownCost ?? 0;
-    const attempts = task.attempts + 1;
-    const answer = yield* first<{ claim: "claimed" | "full" | "budget" | "gone" }>(
-      "SELECT gwrun_claim($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) AS claim",
-      [
-        task.key,
-        task.run_id,
-        lanesOf(task),
-        limits.cap,
-        limits.maxCost ?? null,
-        unknown,
-        task.estimated_cost ?? unknown,
-        owner,
-        attempts,
-        now,
-      ],
-    );
-    const claim = answer?.claim ?? "gone";
-    if (claim !== "claimed") return { refused: claim } as FleetClaim;
+/** What giving back a claim never sent sets: nothing was sent, so no outcome is unknown. */
+const UNSENT = { claimed_by: null, reason: null };
+
+/** The outcome a claim of each task got, as `gwrun_claim_tasks` names it. */
+type ClaimOutcome = "claimed" | "full" | "budget" | "gone";
+
+/**
+ * pending → submitting for `owner`, for each of `tasks` (one run, one capacity lane) in
+ * order, while the lane has room and the budget allows: one call of `gwrun_claim_tasks`
+ * (sql/pg/000022), serialised per run and lane on the server so the counts hold fleet-wide
+ * while no lock waits on a worker's round trips. Each task moves only from pending.
+ */
+const claimTasksWithin = write(function* (
+  tasks: readonly TaskRow[],
+  owner: string,
+  limits: ClaimLimits,
+  now: number,
+) {
+  const [lead] = tasks;
+  if (lead === undefined) return [] as FleetClaim[];
+  const unknown = limits.unknownCost ?? 0;
+  const answers = yield* rows<{ task_key: string; outcome: ClaimOutcome }>(
+    `SELECT task_key, outcome FROM gwrun_claim_tasks($1::text[], $2, $3::text[], $4, $5, $6,
+       $7::float8[], $8, $9::int[], $10)`,
+    [
+      tasks.map((task) => task.key),
+      lead.run_id,
+      lanesOf(lead),
+      limits.cap,
+      limits.maxCost ?? null,
+      unknown,
+      tasks.map((task) => task.estimated_cost ?? unknown),
+      owner,
+      tasks.map((task) => task.attempts + 1),
+      now,
+    ],
+  );
+  const outcomes = new Map(answers.map((answer) => [answer.task_key, answer.outcome]));
+  return tasks.map((task): FleetClaim => {
+    const claim = outcomes.get(task.key) ?? "gone";
+    if (claim !== "claimed") return { refused: claim };
+    const claimed = { ...task, state: TaskState.Submitting, claimed_by: owner };
     return {
-      claimed: { ...task, state: TaskState.Submitting, claimed_by: owner, attempts },
+      claimed: { ...claimed, attempts: task.attempts + 1 },
       events: [submittingEvent(task)],
-    } as FleetClaim;
-  }),
+    };
+  });
+});
+
+/**
+ * submitting → submitted | processing for each receipt, only while `owner` still holds its
+ * claim. A receipt for a claim taken over (the worker was presumed dead) is kept in
+ * `orphan_tasks`; one whose task id another task holds (or an earlier receipt of the same
+ * call) is refused. One statement: the guarded update is each task's compare-and-set, and
+ * what it did not move is kept.
+ */
+const recordClaimedReceipts = write(function* (
+  receipts: readonly Receipt[],
+  owner: string,
+  now: number,
+) {
+  const taken = receipts.map((receipt) => receiptOf(receipt, now));
+  const [lead] = taken;
+  if (lead === undefined) return { recorded: [] as FleetReceipt[], events: [] as TaskEvent[] };
+  // Every receipt sets the same columns (`receiptOf`), each its own values.
+  const { columns } = checkedMove(lead.from, lead.to, lead.patch);
+  const given = receipts.map((receipt, i) => {
+    const { to, patch } = taken[i] as (typeof taken)[number];
+    checkedMove([TaskState.Submitting], to, patch);
+    return { key: receipt.task.key, state: to, ...patch };
+  });
+  const set = columns.map((name) => `, ${name} = g.${name}`).join("");
+  const answers = yield* rows<{ key: string; moved: boolean; duplicate: string | null }>(
+    `WITH g AS (
+       SELECT * FROM jsonb_populate_recordset(NULL::jobs, $3::jsonb) WITH ORDINALITY AS g),
+     duplicate AS (
+       SELECT DISTINCT ON (key) key, label FROM (
+         SELECT g.key, other.label, 0 AS rank FROM g
+           JOIN jobs other ON other.task_id = g.task_id AND other.key <> g.key
+             AND other.task_id = ANY($5::text[])
+         UNION ALL
+         SELECT g.key, other.label, 1 FROM g
+           JOIN g earlier ON earlier.task_id = g.task_id AND earlier.ordinality < g.ordinality
+           JOIN jobs other ON other.key = earlier.key AND other.key = ANY($4::text[])) held
+       ORDER BY key, rank),
+     moved AS (
+       UPDATE jobs j SET state = g.state, updated_at = $2, submitted_by = $1${set}
+       FROM g WHERE j.key = ANY($4::text[]) AND j.key = g.key
+         AND j.state = 'submitting' AND j.claimed_by = $1
+         AND NOT EXISTS (SELECT 1 FROM duplicate d WHERE d.key = g.key)
+       RETURNING j.run_id, j.key, j.state),
+     logged AS (INSERT INTO events (run_id, at, job_key, type, data)
+       SELECT run_id, $2, key, 'job:' || state, NULL FROM moved),
+     kept AS (
+       INSERT INTO orphan_tasks (task_id, job_key, worker_id, received_at)
+       SELECT g.task_id, g.key, $1, $2 FROM g
+       WHERE NOT EXISTS (SELECT 1 FROM moved m WHERE m.key = g.key)
+         AND NOT EXISTS (SELECT 1 FROM duplicate d WHERE d.key = g.key)
+       ON CONFLICT (task_id) DO NOTHING)
+     SELECT g.key, EXISTS (SELECT 1 FROM moved m WHERE m.key = g.key) AS moved,
+       (SELECT d.label FROM duplicate d WHERE d.key = g.key) AS duplicate
+     FROM g`,
+    // The keys and task ids again as arrays: the planner reads the tasks by index for them,
+    // where it could not tell how many rows the JSON holds and read the whole table.
+    [
+      owner,
+      now,
+      JSON.stringify(given),
+      given.map((one) => one.key),
+      given.map((one) => one.task_id),
+    ],
+  );
+  const byKey = new Map(answers.map((answer) => [answer.key, answer]));
+  const recorded = receipts.map((receipt): FleetReceipt => {
+    const answer = byKey.get(receipt.task.key);
+    if (answer?.duplicate != null) return { duplicateOf: answer.duplicate };
+    return answer?.moved === true ? "recorded" : "orphan";
+  });
+  const events = taken.filter((_, i) => recorded[i] === "recorded").map((one) => one.event);
+  return { recorded, events };
+});
+
+export const fleetClaims = {
+  claimTasksWithin,
   /**
-   * submitting → submitted | processing, only while `owner` still holds the claim. A receipt
-   * for a claim taken over (the worker was presumed dead) is kept in `orphan_tasks`. One
-   * statement: the guarded update is the compare-and-set, and what it did not move is kept.
+   * submitting → pending for claims `owner` made and never sent (a submit job that ends
+   * before their turn), only while each is still its own: one taken over is left alone.
    */
-  recordClaimedReceipt: write(function* (receipt: Receipt, owner: string, now: number) {
-    const { task, taskId } = receipt;
-    // What any receipt sets (`receiptOf`); the claim's owner is this statement's own guard.
-    const { patch, event } = receiptOf(receipt, now);
-    const { set, values } = moveSet([TaskState.Submitting], receipt.status, patch, 6);
-    const answer = yield* first<{ moved: boolean; duplicate: string | null }>(
-      `WITH duplicate AS (SELECT label FROM jobs WHERE task_id = $4 AND key <> $3 LIMIT 1),
-       moved AS (
-         UPDATE jobs SET state = $1, updated_at = $2, submitted_by = $5${set}
-         WHERE key = $3 AND state = 'submitting' AND claimed_by = $5
-           AND NOT EXISTS (SELECT 1 FROM duplicate)
+  releaseUnsentClaims: write(function* (keys: readonly string[], owner: string, now: number) {
+    if (keys.length === 0) return 0;
+    const { set, values } = moveSet([TaskState.Submitting], TaskState.Pending, UNSENT, 5);
+    const released = yield* rows<{ key: string }>(
+      `WITH moved AS (
+         UPDATE jobs SET state = $1, updated_at = $2${set}
+         WHERE key = ANY($3::text[]) AND state = 'submitting' AND claimed_by = $4
          RETURNING run_id, key),
-       ${logged("NULL")},
-       kept AS (
-         INSERT INTO orphan_tasks (task_id, job_key, worker_id, received_at)
-         SELECT $4, $3, $5, $2
-         WHERE NOT EXISTS (SELECT 1 FROM moved) AND NOT EXISTS (SELECT 1 FROM duplicate)
-         ON CONFLICT (task_id) DO NOTHING)
-       SELECT EXISTS (SELECT 1 FROM moved) AS moved, (SELECT label FROM duplicate) AS duplicate`,
-      [receipt.status, now, task.key, taskId, owner, ...values],
+       ${logged("NULL")}
+       SELECT key FROM moved`,
+      [TaskState.Pending, now, [...keys], owner, ...values],
     );
-    const recorded: FleetReceipt =
-      answer?.duplicate != null
-        ? { duplicateOf: answer.duplicate }
-        : answer?.moved === true
-          ? "recorded"
-          : "orphan";
-    return { recorded, events: recorded === "recorded" ? [event] : ([] as TaskEvent[]) };
+    return released.length;
+  }),
+  /** One task's claim (`claimTasksWithin` of one). */
+  claimWithin: write(function* (task: TaskRow, owner: string, limits: ClaimLimits, now: number) {
+    const [claim] = yield* claimTasksWithin.program([task], owner, limits, now);
+    return claim ?? ({ refused: "gone" } as FleetClaim);
+  }),
+  recordClaimedReceipts,
+  /** One receipt (`recordClaimedReceipts` of one). */
+  recordClaimedReceipt: write(function* (receipt: Receipt, owner: string, now: number) {
+    const { recorded, events } = yield* recordClaimedReceipts.program([receipt], owner, now);
+    return { recorded: recorded[0] ?? ("orphan" as FleetReceipt), events };
   }),
   /**
    * A dead worker's claim, resolved by the run's policy: back to pending with one unknown
@@ -142,21 +231,25 @@ export const fleetClaims = {
     );
   }),
   /**
-   * A task and its outputs in one read (a download job's first look), and whether another
-   * task goes by its label (only then may a name of its files be another's: `freeOutputPath`).
+   * Tasks and their outputs in one read (a download job's first look), by key, and whether
+   * another task goes by each one's label (only then may a name of its files be another's:
+   * `freeOutputPath`). A key no task has is left out.
    */
-  taskWithOutputs: read(function* (key: string) {
-    const found = yield* first<TaskRow & { task_outputs: OutputRow[]; label_shared: boolean }>(
+  tasksWithOutputs: read(function* (keys: readonly string[]) {
+    const found = yield* rows<TaskRow & { task_outputs: OutputRow[]; label_shared: boolean }>(
       `SELECT ${TASK_COLUMNS},
          COALESCE((SELECT json_agg(o ORDER BY o.idx) FROM outputs o WHERE o.job_key = jobs.key), '[]')
            AS task_outputs,
          EXISTS (SELECT 1 FROM jobs other WHERE other.job_id = jobs.job_id
            AND other.label = jobs.label AND other.key <> jobs.key) AS label_shared
-       FROM jobs WHERE key = $1`,
-      [key],
+       FROM jobs WHERE key = ANY($1::text[])`,
+      [[...keys]],
     );
-    if (found === undefined) return undefined;
-    const { task_outputs: outputs, label_shared: labelShared, ...task } = found;
-    return { task: task as TaskRow, outputs, labelShared };
+    return new Map(
+      found.map(({ task_outputs: outputs, label_shared: labelShared, ...task }) => [
+        task.key,
+        { task: task as TaskRow, outputs, labelShared },
+      ]),
+    );
   }),
 };

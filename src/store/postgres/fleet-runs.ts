@@ -119,7 +119,7 @@ export const fleetRuns = {
                     gwrun_run_flags(j.run_id))::graphile_worker.job_spec
          FROM jobs j JOIN run_jobs r ON r.key = j.key
          WHERE r.run_id = $1 AND j.state IN ('completed', 'downloaded') AND j.placeholder = 0
-           AND NOT EXISTS (SELECT 1 FROM graphile_worker.jobs q WHERE q.key = 'download:' || j.key)))`,
+           AND j.key NOT IN (SELECT key FROM gwrun_queued_downloads() AS q(key) WHERE key IS NOT NULL)))`,
       [runId],
     );
     yield* changes("UPDATE runs SET queued = true WHERE id = $1", [runId]);
