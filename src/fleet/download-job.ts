@@ -12,7 +12,7 @@ import { type FleetRun, haltRun } from "./fleet-run.js";
 
 /**
  * A download job: completed tasks' outputs (one task's, or up to ten of a poll round's:
- * sql/pg/000022) fetched to the shared output folder, then checked and thumbnailed on this
+ * sql/pg/000023) fetched to the shared output folder, then checked and thumbnailed on this
  * host while the files are fresh, then done and their dependants started. The store queues
  * it, earliest link expiry first across the fleet. A job's tasks are read in one statement
  * and go on together, each within one of the worker's download slots.

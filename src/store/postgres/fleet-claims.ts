@@ -45,7 +45,7 @@ type ClaimOutcome = "claimed" | "full" | "budget" | "gone";
 /**
  * pending → submitting for `owner`, for each of `tasks` (one run, one capacity lane) in
  * order, while the lane has room and the budget allows: one call of `gwrun_claim_tasks`
- * (sql/pg/000022), serialised per run and lane on the server so the counts hold fleet-wide
+ * (sql/pg/000023), serialised per run and lane on the server so the counts hold fleet-wide
  * while no lock waits on a worker's round trips. Each task moves only from pending.
  */
 const claimTasksWithin = write(function* (
