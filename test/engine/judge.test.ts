@@ -128,8 +128,10 @@ describe("a judge in the engine", () => {
   });
 
   it("item 2: a judge's call answered 500 is retried and the verdict recorded", async () => {
+    // Ten judge calls, so that at least one meets a 500 however the requests fall.
     const manifest = judged({
       endpoint: "responses",
+      count: 10,
       extra: "retry: { attempts: 10, min_delay: 1s, max_delay: 2s }",
     });
     await withEngine(
@@ -137,7 +139,7 @@ describe("a judge in the engine", () => {
       manifest,
       async (rig) => {
         const result = await rig.finish(rig.engine({ postprocess: rig.postProcessor() }).run());
-        expect(result).toMatchObject({ end: "done", counts: { done: 3 } });
+        expect(result).toMatchObject({ end: "done", counts: { done: 10 } });
         const retried = rig.events.filter(
           (event) => event.type === "gateway:retry" && event.what.startsWith("judge "),
         );
