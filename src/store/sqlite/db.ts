@@ -75,12 +75,11 @@ export class SqliteDb {
     if (prepared === undefined) {
       const { text: sqlite, lists } = sqliteText(text);
       const statement = this.db.prepare(sqlite);
-      const names = reads
-        ? statement
-            .raw(true)
-            .columns()
-            .map((column) => column.name)
-        : [];
+      const names = reads ? statement.columns().map((column) => column.name) : [];
+      // One column is read as bare values: a row array of one value would cost ten times as
+      // much (a run's order of 300,000 tasks is read so).
+      if (names.length === 1) statement.pluck(true);
+      else if (reads) statement.raw(true);
       prepared = { statement, lists, build: rowBuilder(names) };
       cache.set(text, prepared);
     }
@@ -127,6 +126,10 @@ function valuesOf(params: readonly unknown[], lists: readonly number[]): unknown
  * schema's, quoted): every row gets one shape, its fields stored in the object itself.
  */
 function rowBuilder(names: readonly string[]): (values: unknown[]) => unknown {
+  if (names.length === 1)
+    return new Function("value", `return { ${JSON.stringify(names[0])}: value };`) as (
+      value: unknown,
+    ) => unknown;
   const fields = names.map((name, i) => `${JSON.stringify(name)}: values[${i}]`);
   return new Function("values", `return { ${fields.join(", ")} };`) as (
     values: unknown[],
