@@ -65,7 +65,11 @@ export function storedRunOpener(
     const row = locatedRun(paths, recorded);
     const at = row.tick ?? row.started_at;
     const text = row.resolved_manifest ?? row.manifest_text;
-    const checked = await checkManifestText(text, row.manifest_path, process.env, at);
+    // Held as a run keeps it (a job's first expansion, and what dependants are made from):
+    // the worker reads the run's tasks from the store.
+    const checked = await checkManifestText(text, row.manifest_path, process.env, at, {
+      hold: "templates",
+    });
     const settings = checked.expanded.settings;
     if (!checked.valid || settings === undefined)
       throw new Error(`the manifest run ${row.id} recorded does not check on this host`);
