@@ -1,0 +1,18 @@
+import { mkdirSync, readFileSync, writeFileSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { manifest, startInstantSim, bin } from "./run-helpers.mjs";
+const tasks = Number(process.argv[2] ?? 300000);
+const folder = `/tmp/trace-${tasks}`; rmSync(folder,{recursive:true,force:true}); mkdirSync(folder,{recursive:true});
+const file = manifest(folder, tasks, "5000/s");
+const list = (n) => Array.from({ length: n }, (_, i) => i + 1).join(", ");
+writeFileSync(file, readFileSync(file,"utf8").replace(/matrix: .*/, `matrix: { row: [${list(tasks / 100)}], column: [${list(100)}] }`).replace("limits: { ", `limits: { max_tasks: ${tasks}, `));
+const sim = await startInstantSim(folder);
+const t0 = Date.now();
+const child = spawn(process.execPath, [bin, "run", file, "--db", `${file}.db`, "--base-url", sim.url, "--json"], { stdio: ["ignore","pipe","pipe"], env: { ...process.env, GW_API_KEY: "b" } });
+let last = "start", n = 0, buf = "";
+child.stdout.on("data", (c) => { buf += c; const lines = buf.split("\n"); buf = lines.pop(); for (const l of lines) { n++; const m = /"type":"([^"]+)"/.exec(l); if (m) last = m[1]; } });
+let peak = 0; const trace = [];
+const iv = setInterval(() => { try { const s = readFileSync(`/proc/${child.pid}/status`,"utf8"); const rss = Number(/VmRSS:\s+(\d+)/.exec(s)[1])/1024; if (rss>peak) peak=rss; trace.push(`${((Date.now()-t0)/1000).toFixed(1)}s ${rss.toFixed(0)}MB events=${n} last=${last}`);} catch {} }, 500);
+child.stderr.on("data", ()=>{});
+child.on("close", (code) => { clearInterval(iv); sim.stop(); console.log(trace.filter((_, i) => i % 4 === 0 || i === trace.length - 1).join("\n")); console.log("code", code, "peak", peak.toFixed(0)); });
