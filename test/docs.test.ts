@@ -67,7 +67,7 @@ describe("docs/performance.md", () => {
     expect(section("run-10k-images")).toContain("| jobs_per_s | `777` |");
     expect(section("run-10k-images")).toContain("Measured 2026-01-02 at commit abc1234");
     expect(section("fleet-pg-10k")).toContain("Not measured in this file");
-    expect(section("fleet-pg-10k")).toContain("500 jobs a second");
+    expect(section("fleet-pg-10k")).toContain("fleet_over_single` 0.5");
   });
 });
 
