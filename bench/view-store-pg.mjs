@@ -1,11 +1,9 @@
 // The finished run of bench/view-store.mjs on a PostgreSQL store: tasks recorded through the
 // store, then their ends, outputs, reviews and event log written set by set (setup only), and
 // the tables vacuumed and analysed as autovacuum leaves a settled database.
-import { mkdirSync, writeFileSync } from "node:fs";
-import path from "node:path";
 import pg from "pg";
 import { openPgStore } from "../dist/store/index.js";
-import { benchRun, benchTasks, MOVES } from "./view-store.mjs";
+import { MOVES, recordBenchRun } from "./view-store.mjs";
 
 /** Tasks per statement. */
 const CHUNK = 20_000;
@@ -13,14 +11,7 @@ const CHUNK = 20_000;
 /** Records the run in the empty database at `url`; returns the store and the run id. */
 export async function finishedPgRunStore(url, dir, outputs) {
   const store = await openPgStore(url);
-  const outputDir = path.join(dir, "out");
-  const runId = await store.createRun(benchRun(outputDir));
-  const tasks = benchTasks(outputs);
-  for (let start = 0; start < tasks.length; start += 10_000)
-    await store.recordTasks(runId, tasks.slice(start, start + 10_000), 0);
-  const thumb = path.join(outputDir, ".thumbs", "t.webp");
-  mkdirSync(path.dirname(thumb), { recursive: true });
-  writeFileSync(thumb, Buffer.alloc(2000));
+  const { runId, tasks, thumb, outputDir } = await recordBenchRun(store, dir, outputs);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {

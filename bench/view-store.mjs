@@ -39,9 +39,11 @@ export function benchRun(outputDir) {
   };
 }
 
-/** Opens `dir/view.db` and records the run; returns the store, the run id and its task keys. */
-export async function finishedRunStore(dir, outputs) {
-  const store = openStore(path.join(dir, "view.db"));
+/**
+ * Records the bench run's tasks in `store` (either adapter), pending, and writes the one
+ * thumbnail every output names; returns the run id, its tasks, the thumbnail's path and the output folder.
+ */
+export async function recordBenchRun(store, dir, outputs) {
   const outputDir = path.join(dir, "out");
   const runId = await store.createRun(benchRun(outputDir));
   const tasks = benchTasks(outputs);
@@ -50,6 +52,13 @@ export async function finishedRunStore(dir, outputs) {
   const thumb = path.join(outputDir, ".thumbs", "t.webp");
   mkdirSync(path.dirname(thumb), { recursive: true });
   writeFileSync(thumb, Buffer.alloc(2000));
+  return { runId, tasks, thumb, outputDir };
+}
+
+/** Opens `dir/view.db` and records the run; returns the store, the run id and its task keys. */
+export async function finishedRunStore(dir, outputs) {
+  const store = openStore(path.join(dir, "view.db"));
+  const { runId, tasks, thumb, outputDir } = await recordBenchRun(store, dir, outputs);
   const insert = store.db.prepare(
     `INSERT INTO outputs (job_key, idx, state, path, bytes, sha256, content_type, check_state, checks, thumbnail, downloaded_at)
      VALUES (?, 0, 'downloaded', ?, 1000, ?, 'image/png', 'ok', '{"problems":[]}', ?, ?)`,
