@@ -4,14 +4,22 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { processAlive } from "./process.js";
 
-// Folders this process has made: a run writes thousands of files into a few folders.
+// Folders made since a run started: a run writes thousands of files into a few folders.
 const made = new Set<string>();
 
-/** Creates a folder (and its parents) once per process. */
+/** Creates a folder (and its parents) once per run (see `forgetMadeFolders`). */
 export async function ensureDir(dir: string): Promise<void> {
   if (made.has(dir)) return;
   await mkdir(dir, { recursive: true });
   made.add(dir);
+}
+
+/**
+ * Called as a run starts: a folder made for an earlier run in this process (a program calling
+ * `run` again, a worker) may have been removed since.
+ */
+export function forgetMadeFolders(): void {
+  made.clear();
 }
 
 /** Partial files this process has named: with its start, unique to it (no system call each). */

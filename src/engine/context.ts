@@ -1,5 +1,6 @@
 import type { Clock } from "../core/clock.js";
 import { type FileWrites, nodeFileWrites } from "../core/file-writes.js";
+import { forgetMadeFolders } from "../core/fs.js";
 import { CLAIM_OWNER } from "../core/process.js";
 import type { Random } from "../core/random.js";
 import type { CheckedJob } from "../families/index.js";
@@ -101,6 +102,7 @@ export async function openRunContext(
   signal: AbortSignal,
 ): Promise<RunContext> {
   const { store, settings, clock, baseUrl } = options;
+  forgetMadeFolders();
   const ceiling = perSecond(settings.limits.submitRate);
   const learned = await store.learnedRate(baseUrl);
   return {

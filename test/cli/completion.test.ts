@@ -7,8 +7,8 @@ import { tempDir } from "../helpers/manifest.js";
 import { runsWith } from "../helpers/system-tools.js";
 
 /** The script `gwrun completion <shell>` prints, saved to a file. */
-function script(shell: string): string {
-  const result = gwrun(["completion", shell]);
+async function script(shell: string): Promise<string> {
+  const result = await gwrun(["completion", shell]);
   expect(result.code).toBe(0);
   const file = path.join(tempDir(), `gwrun.${shell}`);
   writeFileSync(file, result.stdout);
@@ -31,8 +31,8 @@ function bashOffers(file: string, ...typed: string[]): string[] {
 }
 
 describe("gwrun completion", () => {
-  it("item 3: the bash script is accepted by bash -n and completes commands and flags from the CLI's own table", () => {
-    const file = script("bash");
+  it("item 3: the bash script is accepted by bash -n and completes commands and flags from the CLI's own table", async () => {
+    const file = await script("bash");
     expect(spawnSync("bash", ["-n", file]).status).toBe(0);
     expect(bashOffers(file, "va")).toEqual(["validate"]);
     expect(bashOffers(file, "validate", "--js").sort()).toEqual(["--json", "--jsonl"]);
@@ -44,30 +44,30 @@ describe("gwrun completion", () => {
     expect(bashOffers(file, "plan", "--db", "")).toEqual([]);
   });
 
-  it.runIf(runsWith("zsh"))("item 3: the zsh script is accepted by zsh -n", () => {
-    const file = script("zsh");
+  it.runIf(runsWith("zsh"))("item 3: the zsh script is accepted by zsh -n", async () => {
+    const file = await script("zsh");
     const result = spawnSync("zsh", ["-n", file], { encoding: "utf8" });
     expect(result.stderr).toBe("");
     expect(result.status).toBe(0);
-    expect(result.status === 0 && gwrun(["completion", "zsh"]).stdout).toContain(
+    expect(result.status === 0 && (await gwrun(["completion", "zsh"])).stdout).toContain(
       "'validate:check manifests' 'plan:show what a run would do against the state database'",
     );
   });
 
   const fish = runsWith("fish");
   if (!fish) console.log("item 3: skipping the fish -n check: fish is not installed here");
-  it.runIf(fish)("item 3: the fish script is accepted by fish -n", () => {
-    expect(spawnSync("fish", ["-n", script("fish")]).status).toBe(0);
+  it.runIf(fish)("item 3: the fish script is accepted by fish -n", async () => {
+    expect(spawnSync("fish", ["-n", await script("fish")]).status).toBe(0);
   });
 
-  it("item 3: the fish script names every command and flag with its description", () => {
-    const text = gwrun(["completion", "fish"]).stdout;
+  it("item 3: the fish script names every command and flag with its description", async () => {
+    const text = (await gwrun(["completion", "fish"])).stdout;
     expect(text).toContain("complete -c gwrun -n '__fish_use_subcommand' -a 'validate'");
     expect(text).toMatch(/__fish_seen_subcommand_from validate' -l json -d/);
   });
 
-  it("item 3: an unknown shell is refused with the ones there are, exit 2", () => {
-    const result = gwrun(["completion", "tcsh"]);
+  it("item 3: an unknown shell is refused with the ones there are, exit 2", async () => {
+    const result = await gwrun(["completion", "tcsh"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("bash, zsh, fish");
   });

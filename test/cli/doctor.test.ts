@@ -5,8 +5,8 @@ import { systemToolDir } from "../helpers/fake-ffmpeg.js";
 import { tempDir } from "../helpers/manifest.js";
 
 describe("gwrun doctor", () => {
-  it("item 4: prints Node, ffmpeg and ffprobe with where they came from, sharp, libvips and SQLite", () => {
-    const result = gwrun(["doctor"], { env: { PATH: tempDir() } });
+  it("item 4: prints Node, ffmpeg and ffprobe with where they came from, sharp, libvips and SQLite", async () => {
+    const result = await gwrun(["doctor"], { env: { PATH: tempDir() } });
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     const lines = result.stdout.split("\n");
@@ -23,17 +23,17 @@ describe("gwrun doctor", () => {
     expect(lines).toContain("every tool a run needs works");
   });
 
-  it("item 4: names a system ffmpeg of version 5 or later as the one in use", () => {
+  it("item 4: names a system ffmpeg of version 5 or later as the one in use", async () => {
     const system = systemToolDir("ffmpeg", "ffmpeg version 7.1.1-1+b1");
-    const result = gwrun(["doctor"], { env: { PATH: system } });
+    const result = await gwrun(["doctor"], { env: { PATH: system } });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
       `  ffmpeg   7.1.1-1+b1 at ${path.join(system, "ffmpeg")}, from the system PATH (version 5 or later)\n`,
     );
   });
 
-  it("item 4: --json gives each tool's path, version and source, and ok", () => {
-    const result = gwrun(["doctor", "--json"], { env: { PATH: tempDir() } });
+  it("item 4: --json gives each tool's path, version and source, and ok", async () => {
+    const result = await gwrun(["doctor", "--json"], { env: { PATH: tempDir() } });
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
     expect(report).toMatchObject({
@@ -46,9 +46,9 @@ describe("gwrun doctor", () => {
     });
   });
 
-  it("item 4: a FFMPEG_PATH that does not run fails with a line saying what to do", () => {
+  it("item 4: a FFMPEG_PATH that does not run fails with a line saying what to do", async () => {
     const missing = path.join(tempDir(), "ffmpeg");
-    const result = gwrun(["doctor"], { env: { PATH: tempDir(), FFMPEG_PATH: missing } });
+    const result = await gwrun(["doctor"], { env: { PATH: tempDir(), FFMPEG_PATH: missing } });
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(
       `  ffmpeg   does not work: ${missing} does not run: spawn ${missing} ENOENT (chosen from FFMPEG_PATH)\n`,
@@ -58,7 +58,9 @@ describe("gwrun doctor", () => {
       `gwrun doctor: ffmpeg does not work: ${missing} does not run: spawn ${missing} ENOENT\n` +
         "  install ffmpeg 5 or later on the PATH, or set FFMPEG_PATH to a working ffmpeg\n",
     );
-    const json = JSON.parse(gwrun(["doctor", "--json"], { env: { FFMPEG_PATH: missing } }).stdout);
+    const json = JSON.parse(
+      (await gwrun(["doctor", "--json"], { env: { FFMPEG_PATH: missing } })).stdout,
+    );
     expect(json).toMatchObject({ ok: false, ffmpeg: { ok: false, source: "variable" } });
   });
 });

@@ -3,8 +3,8 @@ import { FAMILIES } from "../../src/families/registry.js";
 import { gwrun } from "../helpers/cli.js";
 
 describe("gwrun fields", () => {
-  it("item 9: prints every field of image family B with its enums in exact case", () => {
-    const result = gwrun(["fields", "acme2.7-image-pro"]);
+  it("item 9: prints every field of image family B with its enums in exact case", async () => {
+    const result = await gwrun(["fields", "acme2.7-image-pro"]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     const text = result.stdout;
@@ -37,33 +37,33 @@ describe("gwrun fields", () => {
     expect(text).not.toContain("image family A");
   });
 
-  it("item 9: states rules the zod schemas hold in refinements: model ids, URL kinds, enums of numbers", () => {
-    const imageB = gwrun(["fields", "acme2.7-image"]).stdout;
+  it("item 9: states rules the zod schemas hold in refinements: model ids, URL kinds, enums of numbers", async () => {
+    const imageB = (await gwrun(["fields", "acme2.7-image"])).stdout;
     expect(imageB).toMatch(/^ {2}model .*<brand>2\.7-image-pro/m);
     expect(imageB).toMatch(/^ {2}image_urls .*Data URI/m);
-    const video = gwrun(["fields", "acme-video-2.3"]).stdout;
+    const video = (await gwrun(["fields", "acme-video-2.3"])).stdout;
     expect(video).toMatch(/^ {2}duration +integer .*6, 10/m);
   });
 
-  it("item 9: prints every family when no model is given, and text families by endpoint word", () => {
-    const result = gwrun(["fields"]);
+  it("item 9: prints every family when no model is given, and text families by endpoint word", async () => {
+    const result = await gwrun(["fields"]);
     expect(result.code).toBe(0);
     for (const family of FAMILIES) expect(result.stdout).toContain(`(${family.id})`);
-    const chat = gwrun(["fields", "chat"]);
+    const chat = await gwrun(["fields", "chat"]);
     expect(chat.code).toBe(0);
     expect(chat.stdout).toContain("endpoint: /v1/chat/completions");
     expect(chat.stdout).toMatch(/^ {2}messages +array/m);
   });
 
-  it("item 9: an unknown model gets validation's did-you-mean and exit 2", () => {
-    const result = gwrun(["fields", "acme2.7-imag"]);
+  it("item 9: an unknown model gets validation's did-you-mean and exit 2", async () => {
+    const result = await gwrun(["fields", "acme2.7-imag"]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
     expect(result.stderr).toContain('unknown model "acme2.7-imag" (did you mean "acme2.7-image"?)');
   });
 
-  it("item 9: --json prints the reference as data", () => {
-    const result = gwrun(["fields", "acme2.7-image", "--json"]);
+  it("item 9: --json prints the reference as data", async () => {
+    const result = await gwrun(["fields", "acme2.7-image", "--json"]);
     expect(result.code).toBe(0);
     const [family] = JSON.parse(result.stdout) as {
       id: string;

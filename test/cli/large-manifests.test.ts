@@ -29,10 +29,10 @@ ${limits}jobs:
 }
 
 describe("gwrun validate: manifests of many tasks", () => {
-  it("item 3: a data file of more rows than limits.max_tasks (100,000 unless raised) is an error at its rows:, and fits once the limit is raised", () => {
+  it("item 3: a data file of more rows than limits.max_tasks (100,000 unless raised) is an error at its rows:, and fits once the limit is raised", async () => {
     const over = rowsProject(100_001);
     try {
-      const refused = gwrun(["validate", over.manifest]);
+      const refused = await gwrun(["validate", over.manifest]);
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain(
         "catalogue.yaml:6:11  error shots expands to 100,001 tasks (100,001 rows), taking the manifest to 100,001, above the limit of 100,000 tasks per manifest: split it, or raise limits.max_tasks  [too-many-tasks]",
@@ -42,7 +42,7 @@ describe("gwrun validate: manifests of many tasks", () => {
     }
     const raised = rowsProject(100_001, "limits: { max_tasks: 200000 }\n");
     try {
-      const valid = gwrun(["validate", raised.manifest]);
+      const valid = await gwrun(["validate", raised.manifest]);
       expect(valid.stderr).toBe("");
       expect(valid.code).toBe(0);
       expect(valid.stdout).toContain("valid (1 job, 100001 tasks)");

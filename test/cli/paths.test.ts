@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gwrunAsync } from "../helpers/cli.js";
+import { gwrunHere } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
 
 /** A project folder (marked by its package.json) with a manifest in `manifests/`. */
@@ -28,24 +28,22 @@ describe("item 3: paths don't depend on where you stand", () => {
   it("item 3: runs a manifest from another folder into its project folder, and pays nothing the second time", async () => {
     const { root, manifest } = project();
     const elsewhere = tempDir();
-    const first = await gwrunAsync([manifest, "--json"], { cwd: elsewhere, env: FAST }).done;
+    const first = await gwrunHere([manifest, "--json"], { cwd: elsewhere, env: FAST });
     expect(first.code, first.stderr).toBe(0);
     expect(existsSync(path.join(root, "data", "gwrun.db"))).toBe(true);
     expect(existsSync(path.join(root, "data", "outputs", "shots", "hero", "hero.png"))).toBe(true);
     expect(readdirSync(elsewhere)).toEqual([]);
     // From the project folder itself, the same state: nothing is submitted again.
-    const again = await gwrunAsync(["manifests/shots.yaml", "--json"], { cwd: root, env: FAST })
-      .done;
+    const again = await gwrunHere(["manifests/shots.yaml", "--json"], { cwd: root, env: FAST });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).not.toContain('"type":"task:submitted"');
-    const status = await gwrunAsync(["status"], { cwd: path.join(root, "manifests"), env: FAST })
-      .done;
+    const status = await gwrunHere(["status"], { cwd: path.join(root, "manifests"), env: FAST });
     expect(status.stdout).toMatch(/1 done/);
   }, 60_000);
 
   it("item 3: status in a folder with no database says so and creates nothing", async () => {
     const empty = tempDir();
-    const status = await gwrunAsync(["status"], { cwd: empty }).done;
+    const status = await gwrunHere(["status"], { cwd: empty });
     expect(status.code).toBe(2);
     expect(status.stderr).toMatch(/no state database at .*gwrun\.db/);
     expect(readdirSync(empty)).toEqual([]);

@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type NewTask, openStore } from "../../src/store/index.js";
-import { type CliResult, gwrunAsync, ROOT } from "../helpers/cli.js";
+import { type CliResult, gwrunHere, ROOT } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
 import { rowOf } from "../helpers/plan-table.js";
 
@@ -14,8 +14,7 @@ describe("gwrun plan against the state a run left", () => {
   const env = { GWRUN_SIM_TIME_SCALE: "600" };
   const jobs = ["hero", "styles", "glaze", "lifestyle", "teaser", "captions"];
   const plan = async (...args: string[]): Promise<CliResult> => {
-    const result = await gwrunAsync(["plan", manifest, "--db", db, ...args], { cwd: dir, env })
-      .done;
+    const result = await gwrunHere(["plan", manifest, "--db", db, ...args], { cwd: dir, env });
     expect(result.code, result.stderr).toBe(0);
     return result;
   };
@@ -23,7 +22,7 @@ describe("gwrun plan against the state a run left", () => {
 
   beforeAll(async () => {
     before = await plan();
-    const run = await gwrunAsync(["run", manifest, "--db", db, "--quiet"], { cwd: dir, env }).done;
+    const run = await gwrunHere(["run", manifest, "--db", db, "--quiet"], { cwd: dir, env });
     expect(run.code, run.stderr).toBe(0);
   }, 60_000);
 

@@ -17,8 +17,8 @@ function noState(): string[] {
 }
 
 describe("gwrun plan", () => {
-  it("prints tasks, outputs and estimated cost per job", () => {
-    const result = gwrun(["plan", "manifests/campaign.yaml", ...noState()]);
+  it("prints tasks, outputs and estimated cost per job", async () => {
+    const result = await gwrun(["plan", "manifests/campaign.yaml", ...noState()]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
       /hero\s+image family A\s+acme-image-2\s+2\s+2 images\s+2\s+0\s+0\s+0\s+0\.50 × 2/,
@@ -33,7 +33,7 @@ describe("gwrun plan", () => {
   });
 
   it("shows the chain of the pipeline manifest and what each step creates, as text and JSON", async () => {
-    const text = gwrun(["plan", "manifests/pipeline.yaml", ...noState()]);
+    const text = await gwrun(["plan", "manifests/pipeline.yaml", ...noState()]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(
       "captions (1 task) → images (1 per output of captions: 3 tasks) → clips (1 per output of images: 3 tasks)",
@@ -47,8 +47,8 @@ describe("gwrun plan", () => {
     ]);
   });
 
-  it("prints the same plan as JSON with --json", () => {
-    const result = gwrun(["plan", "manifests/campaign.yaml", "--json", ...noState()]);
+  it("prints the same plan as JSON with --json", async () => {
+    const result = await gwrun(["plan", "manifests/campaign.yaml", "--json", ...noState()]);
     expect(result.code).toBe(0);
     const plan = JSON.parse(result.stdout);
     expect(plan.version).toBe(1);
@@ -81,7 +81,7 @@ jobs:
   - { id: stills, model: acme-image-2, prompt: a mug, repeat: 3 }
 `,
     });
-    const result = gwrun(["plan", path.join(dir, "plan.yaml"), ...noState()]);
+    const result = await gwrun(["plan", path.join(dir, "plan.yaml"), ...noState()]);
     expect(result.code, result.stderr).toBe(0);
     expect(rowOf(result.stdout, "priced").at(-1)).toBe("0.40");
     expect(rowOf(result.stdout, "stills").at(-1)).toBe("0.25 × 3");
@@ -93,8 +93,8 @@ jobs:
     expect(plan?.totals).toMatchObject({ newCost: 0.4, newWithUnknownCost: 3 });
   });
 
-  it("refuses an invalid manifest with exit code 2", () => {
-    const result = gwrun(["plan", "test/fixtures/bad-manifests/quoted-number.yaml"]);
+  it("refuses an invalid manifest with exit code 2", async () => {
+    const result = await gwrun(["plan", "test/fixtures/bad-manifests/quoted-number.yaml"]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
   });

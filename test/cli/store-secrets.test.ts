@@ -40,7 +40,7 @@ function split(url: string): { bare: string; password: string } {
 }
 
 describe("secrets off the command line", () => {
-  it("item 3: every command refuses a password in --store (or --db), naming GWRUN_STORE, a password file and PGPASSWORD", () => {
+  it("item 3: every command refuses a password in --store (or --db), naming GWRUN_STORE, a password file and PGPASSWORD", async () => {
     const dir = tempDir({
       "m.yaml": "version: 1\nname: m\njobs:\n  - { id: a, model: acme-image-2, prompt: a mug }\n",
     });
@@ -61,7 +61,7 @@ describe("secrets off the command line", () => {
       ["runs", "--store", `postgres://gw@127.0.0.1:1/gwrun?password=${SECRET}`],
     ];
     for (const args of commands) {
-      const result = gwrun(args);
+      const result = await gwrun(args);
       expect([args.slice(0, 2), result.code]).toEqual([args.slice(0, 2), 2]);
       expect(result.stderr).toMatch(/holds a password, which every user of this machine can read/);
       for (const named of ["GWRUN_STORE", "~/.pgpass", "PGPASSFILE", "PGPASSWORD"])
@@ -116,7 +116,7 @@ setUpProcess(); console.log("ready"); setTimeout(() => {}, 20000);`;
     const dir = tempDir();
     const nowhere = path.join(dir, "no-such-file");
 
-    const migrated = gwrun(["store", "migrate", "--store", bare], {
+    const migrated = await gwrun(["store", "migrate", "--store", bare], {
       env: { PGPASSWORD: password, PGPASSFILE: nowhere },
     });
     expect(migrated.stderr).toBe("");
@@ -128,17 +128,17 @@ setUpProcess(); console.log("ready"); setTimeout(() => {}, 20000);`;
       `# gwrun's store\nother.host:*:*:*:wrong\n${hostname}:${port}:${pathname.slice(1)}:postgres:${password}\n`,
     );
     chmodSync(file, 0o600);
-    const read = gwrun(["runs", "--store", bare], { env: { PGPASSFILE: file } });
+    const read = await gwrun(["runs", "--store", bare], { env: { PGPASSFILE: file } });
     expect(read.stderr).toBe("");
     expect([read.code, read.stdout]).toEqual([0, "no runs yet\n"]);
 
     chmodSync(file, 0o644);
-    const open = gwrun(["runs", "--store", bare], { env: { PGPASSFILE: file } });
+    const open = await gwrun(["runs", "--store", bare], { env: { PGPASSFILE: file } });
     expect(open.code).toBe(5);
     expect(open.stderr).toContain("PostgreSQL refused the login");
     expect(open.stderr).toContain("one others may read is ignored");
 
-    const none = gwrun(["runs", "--store", bare], { env: { PGPASSFILE: nowhere } });
+    const none = await gwrun(["runs", "--store", bare], { env: { PGPASSFILE: nowhere } });
     expect(none.code).toBe(5);
     expect(none.stderr).toMatch(/check the user, and the password: GWRUN_STORE.*PGPASSWORD/);
   }, 60_000);
@@ -147,7 +147,7 @@ setUpProcess(); console.log("ready"); setTimeout(() => {}, 20000);`;
     const url = new URL(await testDatabase({ schema: true }));
     url.searchParams.set("options", "-c search_path=nope");
     for (const args of [["worker"], ["store", "migrate"], ["runs"]]) {
-      const result = gwrun(args, { env: { GWRUN_STORE: url.toString() } });
+      const result = await gwrun(args, { env: { GWRUN_STORE: url.toString() } });
       expect([args, result.code]).toEqual([args, 5]);
       expect(result.stderr).toMatch(/^gwrun: no schema named by the search_path of postgres:\/\//);
       expect(result.stderr).toContain("correct search_path");

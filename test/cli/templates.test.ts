@@ -6,8 +6,8 @@ import { fastSettings, withRun } from "../helpers/run.js";
 /** Templates that never resolve stop a manifest where the user meets it: validate and run. */
 
 describe("templates that never resolve", () => {
-  it("item 8: gwrun validate reports vars that refer to each other at file:line:column, naming the chain, and exits 2", () => {
-    const result = gwrun(["validate", "test/fixtures/bad-manifests/var-cycle.yaml"]);
+  it("item 8: gwrun validate reports vars that refer to each other at file:line:column, naming the chain, and exits 2", async () => {
+    const result = await gwrun(["validate", "test/fixtures/bad-manifests/var-cycle.yaml"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       [

@@ -4,15 +4,15 @@ import { gwrun } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
 
 describe("gwrun validate", () => {
-  it("accepts the demo manifest", () => {
-    const result = gwrun(["validate", "manifests/campaign.yaml"]);
+  it("accepts the demo manifest", async () => {
+    const result = await gwrun(["validate", "manifests/campaign.yaml"]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("manifests/campaign.yaml: valid");
   });
 
-  it("prints every error as file:line:col, message and rule, with a code frame, and exits 2", () => {
-    const result = gwrun(["validate", "test/fixtures/bad-manifests/unknown-key.yaml"]);
+  it("prints every error as file:line:col, message and rule, with a code frame, and exits 2", async () => {
+    const result = await gwrun(["validate", "test/fixtures/bad-manifests/unknown-key.yaml"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       'test/fixtures/bad-manifests/unknown-key.yaml:9:5  error promt: unknown field (did you mean "prompt"?)  [unknown-field]',
@@ -21,8 +21,8 @@ describe("gwrun validate", () => {
     expect(result.stderr).toContain("3 errors; nothing was submitted");
   });
 
-  it(`item 4: an unquoted \${…} in a flow map is one error, with a hint under its frame`, () => {
-    const result = gwrun(["validate", "test/fixtures/bad-manifests/yaml-flow-env.yaml"]);
+  it(`item 4: an unquoted \${…} in a flow map is one error, with a hint under its frame`, async () => {
+    const result = await gwrun(["validate", "test/fixtures/bad-manifests/yaml-flow-env.yaml"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       [
@@ -37,8 +37,8 @@ describe("gwrun validate", () => {
     expect(result.stderr).toContain("1 error; nothing was submitted");
   });
 
-  it("validates several manifests and fails if any is invalid", () => {
-    const result = gwrun([
+  it("validates several manifests and fails if any is invalid", async () => {
+    const result = await gwrun([
       "validate",
       "manifests/campaign.yaml",
       "test/fixtures/bad-manifests/cycle.yaml",
@@ -48,7 +48,7 @@ describe("gwrun validate", () => {
     expect(result.stderr).toContain("dependency cycle: first → second → first");
   });
 
-  it("item 2: warns at max_cost, still valid, when tasks of unknown price have no unknown_cost", () => {
+  it("item 2: warns at max_cost, still valid, when tasks of unknown price have no unknown_cost", async () => {
     const manifest = `version: 1
 limits:
   max_cost: 2
@@ -62,17 +62,17 @@ jobs:
       "budget.yaml": manifest,
       "reserved.yaml": manifest.replace("max_cost: 2", "max_cost: 2\n  unknown_cost: 0.5"),
     });
-    const result = gwrun(["validate", path.join(dir, "budget.yaml")]);
+    const result = await gwrun(["validate", path.join(dir, "budget.yaml")]);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(
       "budget.yaml:3:13  warning max_cost cannot protect 4 tasks whose price is unknown (job ids stills, notes), nor the tasks of from: job id clips; set limits.unknown_cost  [unknown-price]",
     );
-    const reserved = gwrun(["validate", path.join(dir, "reserved.yaml")]);
+    const reserved = await gwrun(["validate", path.join(dir, "reserved.yaml")]);
     expect(reserved.code).toBe(0);
     expect(reserved.stderr).toBe("");
   });
 
-  it("item 1: gwrun validate shows file:line:column and the rule for a private URL", () => {
+  it("item 1: gwrun validate shows file:line:column and the rule for a private URL", async () => {
     const dir = tempDir({
       "private.yaml": `version: 1
 jobs:
@@ -85,15 +85,15 @@ jobs:
 `,
     });
     const file = path.join(dir, "private.yaml");
-    const result = gwrun(["validate", file]);
+    const result = await gwrun(["validate", file]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       `${file}:8:9  error image_urls[1]: http://localhost:8080/img/a.png: its host is localhost, which the gateway cannot reach; the contract asks for a publicly reachable URL (for a gateway inside the same private network, set gateway.private_urls: true)  [public-url]`,
     );
   });
 
-  it("says so when a manifest file does not exist", () => {
-    const result = gwrun(["validate", "manifests/nope.yaml"]);
+  it("says so when a manifest file does not exist", async () => {
+    const result = await gwrun(["validate", "manifests/nope.yaml"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("cannot read manifests/nope.yaml: no such file");
   });
@@ -105,7 +105,7 @@ describe("gwrun validate --request", () => {
     body: { model: "acme-image-2", prompt: "a mug" },
   };
 
-  it("item 3: a model sent to the wrong endpoint is told the endpoint that serves it, never itself", () => {
+  it("item 3: a model sent to the wrong endpoint is told the endpoint that serves it, never itself", async () => {
     const lines = [
       {
         endpoint: "/v1/images/generations",
@@ -120,7 +120,7 @@ describe("gwrun validate --request", () => {
         },
       },
     ];
-    const result = gwrun(["validate", "--request", "-", "--jsonl"], {
+    const result = await gwrun(["validate", "--request", "-", "--jsonl"], {
       input: lines.map((line) => JSON.stringify(line)).join("\n"),
     });
     const answers = result.stdout
@@ -133,37 +133,37 @@ describe("gwrun validate --request", () => {
     ]);
   });
 
-  it("item 2: reads a Data URI's image and holds it to the family's pixel rules", () => {
+  it("item 2: reads a Data URI's image and holds it to the family's pixel rules", async () => {
     const onePixel =
       "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
     const request = {
       endpoint: "/v1/images/generations",
       body: { model: "acme-seedance-4-5", prompt: "a mug", image_urls: [onePixel] },
     };
-    const result = gwrun(["validate", "--request", "-"], { input: JSON.stringify(request) });
+    const result = await gwrun(["validate", "--request", "-"], { input: JSON.stringify(request) });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       "body.image_urls[0]: data:image/png;base64,…: is 1×1 px; each side must be at least 15 px  [image-size]\n",
     );
   });
 
-  it("exits 0 for a valid raw request", () => {
-    const result = gwrun(["validate", "--request", "-"], { input: JSON.stringify(valid) });
+  it("exits 0 for a valid raw request", async () => {
+    const result = await gwrun(["validate", "--request", "-"], { input: JSON.stringify(valid) });
     expect(result.code).toBe(0);
   });
 
-  it("exits 2 with each error on stderr", () => {
+  it("exits 2 with each error on stderr", async () => {
     const request = {
       endpoint: "/v1/images/generations",
       body: { model: "acme2.7-image", prompt: "a mug", n: "2" },
     };
-    const result = gwrun(["validate", "--request", "-"], { input: JSON.stringify(request) });
+    const result = await gwrun(["validate", "--request", "-"], { input: JSON.stringify(request) });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('body.n: must be a JSON number, not the quoted string "2"');
     expect(result.stderr).toContain("[json-number]");
   });
 
-  it("answers one line per input with --jsonl", () => {
+  it("answers one line per input with --jsonl", async () => {
     const lines = [
       { id: "ok", ...valid },
       {
@@ -173,7 +173,7 @@ describe("gwrun validate --request", () => {
       },
       { id: "bad-endpoint", endpoint: "/v1/image/generations", body: {} },
     ];
-    const result = gwrun(["validate", "--request", "-", "--jsonl"], {
+    const result = await gwrun(["validate", "--request", "-", "--jsonl"], {
       input: `${lines.map((line) => JSON.stringify(line)).join("\n")}\nnot json\n`,
     });
     expect(result.code).toBe(2);
@@ -193,11 +193,11 @@ describe("gwrun validate --request", () => {
     expect(answers[3].errors[0].rule).toBe("json");
   });
 
-  const stderrOf = (request: object) =>
-    gwrun(["validate", "--request", "-"], { input: JSON.stringify(request) });
+  const stderrOf = async (request: object) =>
+    await gwrun(["validate", "--request", "-"], { input: JSON.stringify(request) });
 
-  it("item 11: refuses a GIF Data URI in image family B's image_urls", () => {
-    const result = stderrOf({
+  it("item 11: refuses a GIF Data URI in image family B's image_urls", async () => {
+    const result = await stderrOf({
       endpoint: "/v1/images/generations",
       body: {
         model: "acme2.7-image",
@@ -211,9 +211,9 @@ describe("gwrun validate --request", () => {
     );
   });
 
-  it("item 11: refuses a BMP Data URI in a responses input_image block, by that field's list", () => {
+  it("item 11: refuses a BMP Data URI in a responses input_image block, by that field's list", async () => {
     const image = { type: "input_image", image_url: "data:image/bmp;base64,Qk0=" };
-    const result = stderrOf({
+    const result = await stderrOf({
       endpoint: "/v1/responses",
       body: { model: "acme-5", input: [{ role: "user", content: [image] }] },
     });
@@ -223,9 +223,9 @@ describe("gwrun validate --request", () => {
     );
   });
 
-  it("item 11: refuses a native model outside the four variants, at the endpoint", () => {
+  it("item 11: refuses a native model outside the four variants, at the endpoint", async () => {
     const contents = [{ role: "user", parts: [{ text: "hi" }] }];
-    const result = stderrOf({
+    const result = await stderrOf({
       endpoint: "/v1beta/models/acme-3.0-flash:generateContent",
       body: { contents },
     });
@@ -233,7 +233,7 @@ describe("gwrun validate --request", () => {
     expect(result.stderr).toContain(
       "endpoint.model: must be one of <brand>-2.5-flash, <brand>-2.5-pro, <brand>-2.5-flash-lite, <brand>-2.5-pro-thinking; set passthrough: true to send a newer model unchecked  [model]",
     );
-    const known = stderrOf({
+    const known = await stderrOf({
       endpoint: "/v1beta/models/acme-2.5-pro:generateContent",
       body: { contents },
     });
@@ -242,8 +242,8 @@ describe("gwrun validate --request", () => {
 });
 
 describe("gwrun validate, item 11 in manifests", () => {
-  it("reports each image field's format list and the native variants at file:line:col", () => {
-    const images = gwrun(["validate", "test/fixtures/bad-manifests/image-format.yaml"]);
+  it("reports each image field's format list and the native variants at file:line:col", async () => {
+    const images = await gwrun(["validate", "test/fixtures/bad-manifests/image-format.yaml"]);
     expect(images.code).toBe(2);
     expect(images.stderr).toContain(
       "image-format.yaml:12:9  error image_urls[0]: a data:image/gif URI is not one of the formats this field takes (JPEG, PNG, WEBP, BMP)  [image-format]",
@@ -251,7 +251,7 @@ describe("gwrun validate, item 11 in manifests", () => {
     expect(images.stderr).toContain(
       "image-format.yaml:14:9  error image_urls[2]: ./tiny.gif: a GIF image is not one of the formats this field takes (JPEG, PNG, WEBP, BMP)  [image-format]",
     );
-    const native = gwrun(["validate", "test/fixtures/bad-manifests/native-model.yaml"]);
+    const native = await gwrun(["validate", "test/fixtures/bad-manifests/native-model.yaml"]);
     expect(native.code).toBe(2);
     expect(native.stderr).toContain("native-model.yaml:7:12  error model: must be one of");
     expect(native.stderr).toContain("1 error; nothing was submitted");
@@ -259,9 +259,9 @@ describe("gwrun validate, item 11 in manifests", () => {
 });
 
 describe("gwrun validate --json", () => {
-  it("item 3: prints one JSON object for several manifests, each diagnostic at file, line and column, with the same exit code", () => {
+  it("item 3: prints one JSON object for several manifests, each diagnostic at file, line and column, with the same exit code", async () => {
     const bad = "test/fixtures/bad-manifests/unknown-key.yaml";
-    const result = gwrun(["validate", "--json", "manifests/campaign.yaml", bad]);
+    const result = await gwrun(["validate", "--json", "manifests/campaign.yaml", bad]);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe("");
     const report = JSON.parse(result.stdout) as {
@@ -289,7 +289,7 @@ describe("gwrun validate --json", () => {
       message: 'promt: unknown field (did you mean "prompt"?)',
       hint: null,
     });
-    const valid = gwrun(["validate", "--json", "manifests/campaign.yaml"]);
+    const valid = await gwrun(["validate", "--json", "manifests/campaign.yaml"]);
     expect(valid.code).toBe(0);
     expect(JSON.parse(valid.stdout)).toMatchObject({ valid: true, diagnostics: [] });
   });

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import path from "node:path";
+import { gwrunInProcess, running } from "./in-process-cli.js";
 import { ROOT } from "./root.js";
 
 export { ROOT };
@@ -11,8 +12,19 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built `gwrun` binary as a user would, from the project root. */
+/**
+ * `gwrun` as a user runs it from the project root, where no process boundary is under test:
+ * in this process (`gwrunHere`). `gwrunProcess` spawns the built binary.
+ */
 export function gwrun(
+  args: readonly string[],
+  options: { input?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<CliResult> {
+  return gwrunHere(args, options);
+}
+
+/** Runs the built `gwrun` binary as a user would, from the project root. */
+export function gwrunProcess(
   args: readonly string[],
   options: { input?: string; env?: NodeJS.ProcessEnv } = {},
 ): CliResult {
@@ -52,4 +64,20 @@ export function gwrunAsync(
     );
   });
   return { child, done };
+}
+
+/**
+ * `gwrun` as a test calls it where no process boundary is under test: in this process (see
+ * `gwrunInProcess`), or spawned when another command already runs in it.
+ */
+export function gwrunHere(
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
+): Promise<CliResult> {
+  if (running()) {
+    if (options.input !== undefined) throw new Error("input goes to one command at a time");
+    return gwrunAsync(args, options).done;
+  }
+  const env = { PATH: process.env.PATH, NO_COLOR: "1", ...options.env };
+  return gwrunInProcess(args, { cwd: options.cwd ?? ROOT, env, input: options.input });
 }

@@ -3,7 +3,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { type SimOptionsInput, type Simulator, startSimulator } from "../../src/sim/index.js";
-import { type CliResult, gwrunAsync, ROOT } from "./cli.js";
+import { type CliResult, gwrunAsync, gwrunHere, ROOT } from "./cli.js";
 import { tempDir } from "./manifest.js";
 import { testDatabase } from "./postgres.js";
 import { FAST } from "./run.js";
@@ -79,7 +79,7 @@ export async function withProject<T>(
         ...(store === undefined ? {} : { GWRUN_STORE: store }),
         ...more,
       };
-      return gwrunAsync([...args, ...extra], { cwd, env }).done;
+      return gwrunHere([...args, ...extra], { cwd, env });
     },
     move(to) {
       const target = path.join(base, to);

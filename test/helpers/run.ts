@@ -10,13 +10,13 @@ import {
   type Store,
   type TaskRow,
 } from "../../src/store/index.js";
-import { gwrunAsync } from "./cli.js";
+import { type CliResult, gwrunAsync, gwrunHere } from "./cli.js";
 import { tempDir } from "./manifest.js";
 
 /**
  * A scope for end-to-end runs: a simulator in this process (fast time, few distinct
- * pictures), a temp folder for the manifest, database and outputs, and `gwrun` spawned
- * against them.
+ * pictures), a temp folder for the manifest, database and outputs, and `gwrun` run against
+ * them.
  */
 export interface RunScope {
   sim: Simulator;
@@ -25,7 +25,10 @@ export interface RunScope {
   db: string;
   outputDir: string;
   write(name: string, yaml: string): string;
-  gwrun(args: readonly string[]): ReturnType<typeof gwrunAsync>;
+  /** `gwrun` against the scope's store (and simulator), in this process where it can be. */
+  gwrun(args: readonly string[]): { done: Promise<CliResult> };
+  /** The same, spawned: for a test of what happens to the process (a signal, a kill). */
+  spawn(args: readonly string[]): ReturnType<typeof gwrunAsync>;
   /** Opens the store the runs record into, its paths as gwrun gives them (the caller closes it). */
   open(): Promise<Store>;
   /** The latest run's tasks, each with its outputs, as the store has them now. */
@@ -48,6 +51,11 @@ export async function withRun<T>(
   const storeFlag = pgUrl === undefined ? ["--db", db] : [];
   const env = { GW_API_KEY: "test-key", ...(pgUrl === undefined ? {} : { GWRUN_STORE: pgUrl }) };
   const outputDir = path.join(dir, "out");
+  // Commands that talk to the gateway get the simulator's URL; all get the database.
+  const withStore = (args: readonly string[]) => {
+    const talks = !["status", "runs", "report", "export", "view", "prune"].includes(args[0] ?? "");
+    return [...args, ...(talks ? [...storeFlag, "--base-url", sim.url] : storeFlag)];
+  };
   const children: ChildProcess[] = [];
   const scope: RunScope = {
     sim,
@@ -59,13 +67,9 @@ export async function withRun<T>(
       writeFileSync(file, yaml);
       return file;
     },
-    gwrun: (args) => {
-      // Commands that talk to the gateway get the simulator's URL; all get the database.
-      const talks = !["status", "runs", "report", "export", "view", "prune"].includes(
-        args[0] ?? "",
-      );
-      const extra = talks ? [...storeFlag, "--base-url", sim.url] : storeFlag;
-      const run = gwrunAsync([...args, ...extra], { cwd: dir, env });
+    gwrun: (args) => ({ done: gwrunHere(withStore(args), { cwd: dir, env }) }),
+    spawn: (args) => {
+      const run = gwrunAsync(withStore(args), { cwd: dir, env });
       children.push(run.child);
       return run;
     },

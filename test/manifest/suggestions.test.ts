@@ -5,11 +5,11 @@ import { gwrun } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
 
 /** The error lines `gwrun validate` prints for a manifest of these jobs (YAML). */
-function errorsFor(jobs: string): string[] {
+async function errorsFor(jobs: string): Promise<string[]> {
   const dir = tempDir({
     "m.yaml": `version: 1\nname: t\ngateway: { base_url: sim }\njobs:\n${jobs}`,
   });
-  const result = gwrun(["validate", path.join(dir, "m.yaml")]);
+  const result = await gwrun(["validate", path.join(dir, "m.yaml")]);
   expect(result.code).toBe(2);
   return result.stderr
     .split("\n")
@@ -18,8 +18,8 @@ function errorsFor(jobs: string): string[] {
 }
 
 describe("did-you-mean where the fix is a runner key or a wrong endpoint", () => {
-  it("item 3: `form:` in a job is taken for the runner key `from:`", () => {
-    const errors = errorsFor(
+  it("item 3: `form:` in a job is taken for the runner key `from:`", async () => {
+    const errors = await errorsFor(
       "  - { id: shots, model: acme-image-2, prompt: a cat }\n  - { id: more, model: acme-image-2, prompt: a dog, form: shots }\n",
     );
     expect(errors).toEqual([
@@ -27,13 +27,13 @@ describe("did-you-mean where the fix is a runner key or a wrong endpoint", () =>
     ]);
   });
 
-  it("item 3: a request field's own typo still points at the field", () => {
-    const errors = errorsFor("  - { id: a, model: acme-image-2, promt: a cat }\n");
+  it("item 3: a request field's own typo still points at the field", async () => {
+    const errors = await errorsFor("  - { id: a, model: acme-image-2, promt: a cat }\n");
     expect(errors).toContain('promt: unknown field (did you mean "prompt"?)  [unknown-field]');
   });
 
-  it("item 3: after `endpoint: chatt` only the endpoint's error, with its did-you-mean, not one about the model", () => {
-    const errors = errorsFor(
+  it("item 3: after `endpoint: chatt` only the endpoint's error, with its did-you-mean, not one about the model", async () => {
+    const errors = await errorsFor(
       "  - id: text\n    endpoint: chatt\n    model: acme-5\n    messages: [{ role: user, content: hi }]\n",
     );
     expect(errors).toHaveLength(1);
@@ -42,8 +42,8 @@ describe("did-you-mean where the fix is a runner key or a wrong endpoint", () =>
 });
 
 describe("enum suggestions by closeness of meaning", () => {
-  it("item 3: `resolution: 3k` suggests the resolutions either side, 2K or 4K, not the nearest string", () => {
-    const errors = errorsFor(
+  it("item 3: `resolution: 3k` suggests the resolutions either side, 2K or 4K, not the nearest string", async () => {
+    const errors = await errorsFor(
       "  - { id: a, model: acme-seedance-4-5, prompt: a dog, resolution: 3k }\n",
     );
     expect(errors).toEqual([
@@ -51,8 +51,10 @@ describe("enum suggestions by closeness of meaning", () => {
     ]);
   });
 
-  it("item 3: a duration between two allowed ones suggests both", () => {
-    const errors = errorsFor("  - { id: v, model: acme-video-2.3, prompt: go, duration: 7 }\n");
+  it("item 3: a duration between two allowed ones suggests both", async () => {
+    const errors = await errorsFor(
+      "  - { id: v, model: acme-video-2.3, prompt: go, duration: 7 }\n",
+    );
     expect(errors).toEqual([
       "duration: must be one of 6, 10, got 7 (did you mean 6 or 10?)  [enum]",
     ]);

@@ -248,7 +248,8 @@ describe("post-processing of a run", () => {
         await store.close();
         rmSync(path.join(scope.outputDir, ".thumbs"), { recursive: true });
 
-        expect((await scope.gwrun(["resume"]).done).code).toBe(0);
+        const resumed = await scope.gwrun(["resume"]).done;
+        expect(resumed.code).toBe(0);
         expect(scope.sim.counters().submits.accepted).toBe(1);
         const [job] = await scope.tasks();
         expect(job?.state).toBe("done");

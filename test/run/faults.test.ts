@@ -37,7 +37,7 @@ describe("crash safety", () => {
       const moments = seededRandom("kill moments");
       let kills = 0;
       for (let round = 0; round < 5; round++) {
-        const run = scope.gwrun(["run", manifest]);
+        const run = scope.spawn(["run", manifest]);
         await sleep(400 + moments.next() * 900);
         if (run.child.kill("SIGKILL")) kills += 1;
         await run.done;
@@ -66,7 +66,7 @@ describe("crash safety", () => {
         "submit_rate: 60/s",
       );
       const manifest = scope.write("stop.yaml", `${settings}name: stop\n${mixedJobs(100, 0)}`);
-      const run = scope.gwrun(["run", manifest]);
+      const run = scope.spawn(["run", manifest]);
       // Interrupt once the run is under way (its Ctrl-C handling is set up by then), however
       // slowly a loaded machine starts it.
       await new Promise<void>((resolve) => {
@@ -99,8 +99,8 @@ describe("crash safety", () => {
         `${fastSettings(scope.outputDir)}name: two\n${mixedJobs(150, 0)}`,
       );
       const [a, b] = await Promise.all([
-        scope.gwrun(["run", manifest]).done,
-        scope.gwrun(["run", manifest]).done,
+        scope.spawn(["run", manifest]).done,
+        scope.spawn(["run", manifest]).done,
       ]);
       expect([a, b].map((r) => [r.code, r.code === 0 ? "" : r.stderr])).toEqual([
         [0, ""],

@@ -2,7 +2,7 @@ import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
-import { gwrunAsync, ROOT } from "../helpers/cli.js";
+import { gwrunHere, ROOT } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
 
 /**
@@ -30,7 +30,7 @@ function results(dir: string): Line[] {
 async function demo() {
   const dir = tempDir();
   copyFileSync(path.join(ROOT, "manifests/judged.yaml"), path.join(dir, "judged.yaml"));
-  const gwrun = (args: readonly string[]) => gwrunAsync(args, { cwd: dir }).done;
+  const gwrun = (args: readonly string[]) => gwrunHere(args, { cwd: dir });
   const ran = await gwrun(["run", "judged.yaml"]);
   return { dir, gwrun, ran };
 }
@@ -159,7 +159,7 @@ jobs:
       judge: { model: acme-image-2, endpoint: responses, ask: "{{colour}}?", pass: { score_at_least: 7 } }
 `,
     );
-    const result = await gwrunAsync(["validate", "bad.yaml"], { cwd: dir }).done;
+    const result = await gwrunHere(["validate", "bad.yaml"], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/bad\.yaml:8:41 {2}error chat carries no pictures/);
     expect(result.stderr).toMatch(

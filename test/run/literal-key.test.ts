@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { checkManifestText } from "../../src/families/index.js";
 import { formatDiagnostic } from "../../src/manifest/index.js";
-import { gwrunAsync } from "../helpers/cli.js";
+import { gwrunHere } from "../helpers/cli.js";
 import { fastSettings, withRun } from "../helpers/run.js";
 
 /** Issue 16 item 4: a key written in a manifest stays out of the state database. */
@@ -37,7 +37,7 @@ describe("a key written in a manifest", () => {
         `${fastSettings(scope.outputDir)}name: keyed\n${jobs(scope.sim.url)}`,
       );
       const gwrun = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-        gwrunAsync([...args, "--db", scope.db], { cwd: scope.dir, env }).done;
+        gwrunHere([...args, "--db", scope.db], { cwd: scope.dir, env });
 
       const first = await gwrun(["run", manifest, "--only", "first"]);
       expect(first.code, first.stderr).toBe(0);

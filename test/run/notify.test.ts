@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { openPgStore } from "../../src/store/index.js";
-import { gwrunAsync } from "../helpers/cli.js";
+import { gwrunHere } from "../helpers/cli.js";
 import { testDatabase } from "../helpers/postgres.js";
 import { fastSettings, type RunScope, withRun } from "../helpers/run.js";
 import { startWebhook, type Webhook } from "../helpers/webhook.js";
@@ -49,11 +49,11 @@ function run(
   // A PostgreSQL store is named in the environment, as a user names one with a password.
   const pg = scope.db.startsWith("postgres");
   const store = pg ? [] : ["--db", scope.db];
-  const child = gwrunAsync(["run", file, ...store, "--base-url", scope.sim.url], {
+  const run = gwrunHere(["run", file, ...store, "--base-url", scope.sim.url], {
     cwd: scope.dir,
     env: { GW_API_KEY: KEY, ...(pg ? { GWRUN_STORE: scope.db } : {}), ...env },
   });
-  return child.done.then((result) => ({ ...result, started, exited: Date.now() }));
+  return run.then((result) => ({ ...result, started, exited: Date.now() }));
 }
 
 describe("notify: webhooks when a run ends", () => {

@@ -26,9 +26,9 @@ function chain(lengths: readonly number[], settings = "version: 1\n"): string {
 }
 
 describe("output names that fit", () => {
-  it("item 7: three 100-character ids chained by from: are refused at each job whose names pass 255 bytes", () => {
+  it("item 7: three 100-character ids chained by from: are refused at each job whose names pass 255 bytes", async () => {
     const dir = tempDir({ "m.yaml": chain([100, 100, 100]) });
-    const result = gwrun(["validate", path.join(dir, "m.yaml")]);
+    const result = await gwrun(["validate", path.join(dir, "m.yaml")]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       "m.yaml:7:9  error this job's files would have names of up to 264 bytes, over the file system's limit of 255: its longest label takes 209 bytes (it ends a from: chain of 2 jobs)",
@@ -40,7 +40,12 @@ describe("output names that fit", () => {
       "hint: shorten this job's id, or those of the jobs it follows with from:",
     );
     expect(result.stderr).toContain("2 errors; nothing was submitted");
-    const plan = gwrun(["plan", path.join(dir, "m.yaml"), "--db", path.join(dir, "state.db")]);
+    const plan = await gwrun([
+      "plan",
+      path.join(dir, "m.yaml"),
+      "--db",
+      path.join(dir, "state.db"),
+    ]);
     expect(plan.code).toBe(2);
     expect(plan.stderr).toContain("[name-too-long]");
   });

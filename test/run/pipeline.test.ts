@@ -54,7 +54,7 @@ describe("pipelines", () => {
     // Time scale 60: an image takes about a second, a clip two, so a kill lands mid-pipeline.
     await withRun({ seed: "pipeline", timeScale: 60 }, async (scope) => {
       const manifest = pipelineManifest(scope);
-      const first = scope.gwrun(["run", manifest]);
+      const first = scope.spawn(["run", manifest]);
       // Halfway: the captions are written and a clip has been sent, but not every clip is done.
       await waitFor(scope, (jobs) =>
         jobs.some(

@@ -10,7 +10,7 @@ describe("gwrun on a PostgreSQL store", () => {
   it("runs a manifest to verified files, and status, runs, report and resume read it back", async () => {
     const url = await testDatabase();
     const password = new URL(url).password;
-    const migrated = gwrun(["store", "migrate"], { env: { GWRUN_STORE: url } });
+    const migrated = await gwrun(["store", "migrate"], { env: { GWRUN_STORE: url } });
     expect(migrated.code).toBe(0);
     expect(migrated.stdout).toMatch(/created the schema of the store at/);
     expect(migrated.stdout).not.toContain(password);
@@ -52,7 +52,7 @@ describe("gwrun on a PostgreSQL store", () => {
   it("says which store cannot be used, without its password", async () => {
     const url = new URL(await testDatabase());
     url.password = "not-the-password";
-    const result = gwrun(["runs"], { env: { GWRUN_STORE: url.toString() } });
+    const result = await gwrun(["runs"], { env: { GWRUN_STORE: url.toString() } });
     expect(result.code).toBe(5);
     expect(result.stderr).toMatch(/PostgreSQL refused the login at postgres:\/\/postgres:\*\*\*@/);
     expect(result.stderr).not.toContain("not-the-password");

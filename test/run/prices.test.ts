@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openPgStore, openStore, type Store } from "../../src/store/index.js";
-import { gwrunAsync } from "../helpers/cli.js";
+import { gwrunHere } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
 import { testDatabase } from "../helpers/postgres.js";
 
@@ -71,7 +71,7 @@ async function project(manifest: string, pgUrl?: string): Promise<Project> {
   };
   return {
     dir,
-    gwrun: (args) => gwrunAsync(args, { cwd: dir, env }).done,
+    gwrun: (args) => gwrunHere(args, { cwd: dir, env }),
     open: async () =>
       pgUrl === undefined ? openStore(path.join(dir, "data/gwrun.db")) : openPgStore(pgUrl),
   };

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
 import { DeleteObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gwrunAsync } from "../helpers/cli.js";
+import { gwrunHere } from "../helpers/cli.js";
 import { type ObjectStore, startFaultyFront, startObjectStore } from "../helpers/object-storage.js";
 import { fastSettings, type RunScope, withRun } from "../helpers/run.js";
 
@@ -38,10 +38,10 @@ function manifest(scope: RunScope, name: string, prefix = PREFIX): string {
 
 function gw(scope: RunScope, args: string[], env: Record<string, string> = s3.env) {
   const talks = args[0] === "run";
-  return gwrunAsync([...args, "--db", scope.db, ...(talks ? ["--base-url", scope.sim.url] : [])], {
+  return gwrunHere([...args, "--db", scope.db, ...(talks ? ["--base-url", scope.sim.url] : [])], {
     cwd: scope.dir,
     env: { GW_API_KEY: KEY, ...env },
-  }).done;
+  });
 }
 
 /** Every file under a folder, relative, with `/`. */

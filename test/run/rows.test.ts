@@ -67,7 +67,7 @@ describe.each(STORE_KINDS)("rows from a spreadsheet (%s)", (kind) => {
 });
 
 describe("rows that break a rule", () => {
-  it("item 1: gwrun validate shows a bad CSV cell at its line and column, framed in the CSV, and the job that used it", () => {
+  it("item 1: gwrun validate shows a bad CSV cell at its line and column, framed in the CSV, and the job that used it", async () => {
     const dir = tempDir({
       "p.csv": 'sku,name,seconds\nA,"pan, copper",6\nB,mug,ten\n',
       "m.yaml": `version: 1
@@ -80,7 +80,7 @@ jobs:
     label: "{{row.sku}}"
 `,
     });
-    const result = gwrun(["validate", path.join(dir, "m.yaml")]);
+    const result = await gwrun(["validate", path.join(dir, "m.yaml")]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       [

@@ -13,14 +13,14 @@ import { fastSettings, withRun } from "../helpers/run.js";
 const KEY = "sk-live-4f9a0c2e7b1d";
 const TOKEN = "tok-93a1f0c77e";
 
-function validate(yaml: string, env: NodeJS.ProcessEnv) {
+async function validate(yaml: string, env: NodeJS.ProcessEnv) {
   const dir = tempDir({ "m.yaml": yaml });
-  return gwrun(["validate", path.join(dir, "m.yaml")], { env });
+  return await gwrun(["validate", path.join(dir, "m.yaml")], { env });
 }
 
 describe("secrets in requests", () => {
-  it(`item 6: \${GW_API_KEY} in a prompt is an error at the reference, naming the variable, never the key`, () => {
-    const result = validate(
+  it(`item 6: \${GW_API_KEY} in a prompt is an error at the reference, naming the variable, never the key`, async () => {
+    const result = await validate(
       `version: 1
 jobs:
   - id: hero
@@ -38,8 +38,8 @@ jobs:
     expect(result.stderr + result.stdout).not.toContain(KEY);
   });
 
-  it("item 6: a variable named like a secret, reached through vars:, is an error at the field; a key pasted in is masked in the frame", () => {
-    const result = validate(
+  it("item 6: a variable named like a secret, reached through vars:, is an error at the field; a key pasted in is masked in the frame", async () => {
+    const result = await validate(
       `version: 1
 vars:
   signature: "\${DEPLOY_TOKEN}"

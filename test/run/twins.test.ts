@@ -21,9 +21,9 @@ const jobs = (styles: string) => `jobs:
 `;
 
 describe("expansions that send the same request", () => {
-  it("item 8: validation warns at the matrix variable the request does not change with", () => {
+  it("item 8: validation warns at the matrix variable the request does not change with", async () => {
     const dir = tempDir({ "m.yaml": `version: 1\n${jobs("noir, pastel")}` });
-    const result = gwrun(["validate", path.join(dir, "m.yaml")]);
+    const result = await gwrun(["validate", path.join(dir, "m.yaml")]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("valid (1 job, 2 tasks)");
     expect(result.stderr).toContain(

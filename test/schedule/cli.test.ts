@@ -73,10 +73,11 @@ describe("cron-friendly one-shot runs", () => {
   it("lets only one of two runs of a scheduled manifest go ahead at a time", async () => {
     await withRun({ seed: "twice" }, async (scope) => {
       const manifest = scheduledManifest(scope, '{ cron: "0 6 * * *", timezone: UTC }');
-      // The first poll comes late, so the first run is still going when the second asks.
-      const slow = readFileSync(manifest, "utf8").replace("first_after: 20ms", "first_after: 6s");
+      // The first poll comes late, so the first run (a process of its own) is still going when
+      // the second asks.
+      const slow = readFileSync(manifest, "utf8").replace("first_after: 20ms", "first_after: 3s");
       scope.write("daily.yaml", slow);
-      const first = scope.gwrun(["run", manifest, "--quiet"]);
+      const first = scope.spawn(["run", manifest, "--quiet"]);
       const deadline = Date.now() + 20_000;
       while ((await inStore(scope, (store) => store.leaseOf("daily"))) === undefined) {
         expect(Date.now()).toBeLessThan(deadline);
@@ -179,7 +180,7 @@ describe("gwrun schedule", () => {
     await withRun({ seed: "daemon" }, async (scope) => {
       const manifest = scheduledManifest(scope, '{ cron: "*/2 * * * * *", timezone: UTC }');
       const log = path.join(scope.dir, "logs", "schedule.log");
-      const daemon = scope.gwrun(["schedule", manifest, "--log", log]);
+      const daemon = scope.spawn(["schedule", manifest, "--log", log]);
       const finished = await waitForLines(
         log,
         /tick \S+ finished with exit 0 \(run \d+\)/g,

@@ -62,8 +62,8 @@ describe("gwrun sim", () => {
     }
   });
 
-  it("refuses a bad flag value with a usage error naming the flag", () => {
-    const result = gwrun(["sim", "--fail-rate", "2"]);
+  it("refuses a bad flag value with a usage error naming the flag", async () => {
+    const result = await gwrun(["sim", "--fail-rate", "2"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/--fail-rate must be a number from 0 to 1, got "2"/);
   });
@@ -73,7 +73,7 @@ describe("gwrun sim", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
     try {
-      const result = gwrun(["sim", "--port", String(port)]);
+      const result = await gwrun(["sim", "--port", String(port)]);
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(
         /cannot listen on 127\.0\.0\.1:\d+ \(in use\); pick another --port/,

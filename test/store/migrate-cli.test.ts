@@ -31,7 +31,7 @@ async function tablesIn(url: string): Promise<number> {
 describe("gwrun store migrate says what it did", () => {
   it("item 3: on an empty database it says it created the schema, with its tables and version; then that it is up to date", async () => {
     const url = await testDatabase();
-    const created = gwrun(["store", "migrate"], { env: { GWRUN_STORE: url } });
+    const created = await gwrun(["store", "migrate"], { env: { GWRUN_STORE: url } });
     expect(created.stderr).toBe("");
     expect(created.code).toBe(0);
     const tables = await tablesIn(url);
@@ -42,7 +42,7 @@ describe("gwrun store migrate says what it did", () => {
       ),
     );
     expect(created.stdout).not.toContain("up to date");
-    const again = gwrun(["store", "migrate"], { env: { GWRUN_STORE: url } });
+    const again = await gwrun(["store", "migrate"], { env: { GWRUN_STORE: url } });
     expect(again.code).toBe(0);
     expect(again.stdout).toMatch(new RegExp(`is up to date \\(schema version ${LATEST}\\)\\n$`));
   });
@@ -59,7 +59,7 @@ describe("gwrun store migrate says what it did", () => {
     } finally {
       await db.close();
     }
-    const result = gwrun(["store", "migrate"], { env: { GWRUN_STORE: url } });
+    const result = await gwrun(["store", "migrate"], { env: { GWRUN_STORE: url } });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
       new RegExp(

@@ -65,7 +65,7 @@ describe("an unusable state database", () => {
     const fd = openSync(file, "r+");
     writeSync(fd, randomBytes(statSync(file).size - 4096), 0, undefined, 4096);
     closeSync(fd);
-    const result = gwrun(["status", "--db", file]);
+    const result = await gwrun(["status", "--db", file]);
     expect(result.code).toBe(5);
     expect(result.stderr).toContain(
       `gwrun: ${file} is not a gwrun state database, or it is damaged`,
@@ -84,7 +84,7 @@ describe("an unusable state database", () => {
       const file = path.join(dir, "state.db");
       await openStore(file).close();
       remountReadOnly(dir);
-      const result = gwrun(["status", "--db", file]);
+      const result = await gwrun(["status", "--db", file]);
       expect(result.code).toBe(5);
       expect(result.stderr).toContain(`gwrun: the state database ${file} cannot be written`);
       expect(result.stderr).toContain("--db FILE elsewhere");
@@ -110,7 +110,7 @@ describe("an unusable state database", () => {
       const file = path.join(dir, "state.db");
       await openStore(file).close();
       fill(dir);
-      const result = gwrun(["run", manifest, "--db", file]);
+      const result = await gwrun(["run", manifest, "--db", file]);
       expect(result.code).toBe(5);
       expect(result.stderr).toContain(`gwrun: the disk under the state database ${file} is full`);
       expect(result.stderr).toContain(
@@ -122,10 +122,10 @@ describe("an unusable state database", () => {
     }
   });
 
-  it("issue 16 item 8: gwrun ends with exit 5 and a located message, not a stack trace", () => {
+  it("issue 16 item 8: gwrun ends with exit 5 and a located message, not a stack trace", async () => {
     const file = path.join(tempDir(), "state.db");
     writeFileSync(file, randomBytes(8192));
-    const result = gwrun(["status", "--db", file]);
+    const result = await gwrun(["status", "--db", file]);
     expect(result.code).toBe(5);
     expect(result.stderr).toContain(`gwrun: ${file} is not a gwrun state database`);
     expect(result.stderr).not.toMatch(/internal error|\n\s+at /);

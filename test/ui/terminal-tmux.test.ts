@@ -87,11 +87,11 @@ describe.runIf(runsWith("tmux"))("gwrun in a terminal as people have them (tmux)
 describe("colour of diagnostics", () => {
   const bad = "test/fixtures/bad-manifests/unknown-key.yaml";
 
-  it("item 3: FORCE_COLOR=1 colours them under a pipe, even with NO_COLOR set", () => {
-    const forced = gwrun(["validate", bad], { env: { FORCE_COLOR: "1", NO_COLOR: "1" } });
+  it("item 3: FORCE_COLOR=1 colours them under a pipe, even with NO_COLOR set", async () => {
+    const forced = await gwrun(["validate", bad], { env: { FORCE_COLOR: "1", NO_COLOR: "1" } });
     expect(forced.code).toBe(2);
     expect(forced.stderr).toMatch(COLOUR_SGR);
-    const piped = gwrun(["validate", bad], { env: { NO_COLOR: "" } });
+    const piped = await gwrun(["validate", bad], { env: { NO_COLOR: "" } });
     expect(piped.stderr).toContain("unknown field");
     expect(piped.stderr).not.toContain("\u001b[");
   });

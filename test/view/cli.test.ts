@@ -41,9 +41,9 @@ describe("gwrun view", () => {
     expect((await view.done).code).toBe(0);
   });
 
-  it("refuses a port that is not one, and a database that does not exist", () => {
-    expect(gwrun(["view", "--port", "http"]).code).toBe(2);
-    const missing = gwrun(["view", "--db", "/nonexistent/gwrun.db"]);
+  it("refuses a port that is not one, and a database that does not exist", async () => {
+    expect((await gwrun(["view", "--port", "http"])).code).toBe(2);
+    const missing = await gwrun(["view", "--db", "/nonexistent/gwrun.db"]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("no state database");
   });
@@ -58,7 +58,7 @@ describe("gwrun view", () => {
       const gallery = () => readFileSync(path.join(scope.outputDir, "index.html"), "utf8");
       expect(gallery()).toContain('<b data-count="approved">0</b>');
       const keys = (await scope.tasks()).map((task) => task.key);
-      const view = scope.gwrun(["view"]);
+      const view = scope.spawn(["view"]);
       try {
         const url = new URL(await firstLine(view.child));
         const decide = async (key: string | undefined, decision: string) => {

@@ -27,14 +27,20 @@ export class SqliteDb {
   constructor(file: string) {
     if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     const db = new Database(file);
-    // Another gwrun on the same file waits for its turn instead of failing.
-    db.pragma("busy_timeout = 10000");
-    enableWal(db);
-    // Durable at every commit point of WAL, without an fsync per transaction.
-    db.pragma("synchronous = NORMAL");
-    // Checkpoint the log less often: a run commits at every step of every task.
-    db.pragma("wal_autocheckpoint = 10000");
-    migrate(db);
+    try {
+      // Another gwrun on the same file waits for its turn instead of failing.
+      db.pragma("busy_timeout = 10000");
+      enableWal(db);
+      // Durable at every commit point of WAL, without an fsync per transaction.
+      db.pragma("synchronous = NORMAL");
+      // Checkpoint the log less often: a run commits at every step of every task.
+      db.pragma("wal_autocheckpoint = 10000");
+      migrate(db);
+    } catch (error) {
+      // A program that goes on (the API, a worker) keeps no handle on a file it cannot use.
+      db.close();
+      throw error;
+    }
     this.db = db;
     // Immediate: take the write lock up front, so a read-then-write transaction waits for
     // another gwrun on the same file instead of failing with a stale snapshot.
