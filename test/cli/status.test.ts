@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { status as statusOf } from "../../src/index.js";
 import { gwrunAsync } from "../helpers/cli.js";
@@ -74,6 +75,7 @@ jobs:
       // All four pictures at the gateway (submitted, or processing by its answer).
       while ((json.states.submitted ?? 0) + (json.states.processing ?? 0) < 4) {
         expect(Date.now()).toBeLessThan(deadline);
+        await sleep(50);
         const seen = await scope.gwrun(["status", "--json"]).done;
         if (seen.code === 0) json = JSON.parse(seen.stdout);
       }
