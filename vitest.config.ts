@@ -37,6 +37,9 @@ export default defineConfig({
           ...SHARED_TEST_OPTIONS,
           name: "store",
           include: [...STORE_TESTS],
+          // Each file imports the whole store (and the e2e files the whole CLI): modules are
+          // loaded once per worker, not once per file. No file of these two mocks a module.
+          isolate: false,
           globalSetup: ["test/postgres-setup.ts"],
         },
       },
@@ -45,6 +48,7 @@ export default defineConfig({
           ...SHARED_TEST_OPTIONS,
           name: "e2e",
           include: [...E2E_TESTS],
+          isolate: false,
           globalSetup: ["test/global-setup.ts"],
         },
       },
