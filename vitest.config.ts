@@ -27,9 +27,9 @@ export const UNIT_PROJECT = {
 // project's global setup starts only what its tests need (test/layers.ts).
 export default defineConfig({
   test: {
-    // Most tests wait on a child process, a server or the database: two at a time keep a
-    // two-core machine busy (Vitest's default there is one).
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Most e2e tests wait on a child process, a server, the database or a rate limit: four at
+    // a time keep a two-core machine busy (Vitest's default there is one).
+    maxWorkers: Math.max(4, availableParallelism()),
     projects: [
       UNIT_PROJECT,
       {
