@@ -2,6 +2,7 @@ import { EventEmitter, setMaxListeners } from "node:events";
 import { hostname } from "node:os";
 import type { Runner } from "graphile-worker";
 import PQueue from "p-queue";
+import type { Pool } from "pg";
 import type { Clock } from "../core/clock.js";
 import { coerceError } from "../core/errors.js";
 import { CLAIM_OWNER } from "../core/process.js";
@@ -62,6 +63,8 @@ export class FleetWorker {
   readonly #working = new Map<number, string>();
   readonly #leaders = new Map<string, PollLeader>();
   readonly #runners: Runner[] = [];
+  /** The runners' pools, ended once they have stopped (`FleetStore.queuePool`). */
+  readonly #pools: { end(): Promise<void> }[] = [];
   readonly #stop = new AbortController();
   #lastBeat: number;
   #lastReap = 0;
@@ -101,7 +104,6 @@ export class FleetWorker {
       store.fleet.addWorkerPool(this.id, workerPool.id).catch(() => {});
     });
     const shared = {
-      connectionString: store.fleet.url,
       noHandleSignals: true,
       pollInterval: 500,
       logger: new Logger(() => (level: string, message: string) => {
@@ -136,7 +138,7 @@ export class FleetWorker {
     // flags, so a batch would sit locked in its local queue.
     const batched = (concurrency: number) => ({
       concurrency,
-      maxPoolSize: concurrency + 2,
+      pgPool: this.#queuePool(concurrency + 2),
       preset: {
         worker: {
           localQueue: { size: this.#options.onlyRun === undefined ? concurrency * 2 : -1 },
@@ -178,11 +180,18 @@ export class FleetWorker {
   async #shutdown(): Promise<void> {
     this.#stop.abort();
     await Promise.all(this.#runners.map((runner) => runner.stop()));
+    await Promise.all(this.#pools.map((pool) => pool.end()));
     await Promise.all(this.#loops);
     for (const id of [...this.#working.keys()]) await this.#endWork(id, "stopped");
     await Promise.all([...this.#leaders.values()].map((leader) => leader.release()));
     await this.#options.store.fleet.workerStopped(this.id).catch(() => {});
     for (const opening of this.#runs.values()) await (await opening)?.close();
+  }
+
+  #queuePool(max: number): Pool {
+    const queue = this.#options.store.fleet.queuePool(max);
+    this.#pools.push(queue);
+    return queue.pool as Pool;
   }
 
   #mayClaim(): void {

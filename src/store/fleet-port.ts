@@ -27,8 +27,14 @@ export type { PaceRow, PaceState, PaceTurn, Successes };
  * store itself, in the transaction of the task move that causes them).
  */
 export interface FleetStore {
-  /** The connection string, for graphile-worker's own pool. */
+  /** The connection string. */
   readonly url: string;
+  /**
+   * A pool of `max` connections for a graphile-worker runner (its `pgPool`), set up as the
+   * store's own. Its owner ends it (`end()`) once the runner has stopped: a pool left to close
+   * by itself keeps a stopping worker's process alive until its idle connections time out.
+   */
+  queuePool(max: number): { readonly pool: unknown; end(): Promise<void> };
   /** The gateway pace rows every worker takes its turns from. */
   readonly pace: PaceRow;
   registerWorker(worker: WorkerIdentity): Promise<void>;

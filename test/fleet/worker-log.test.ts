@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { fleetManifest, runEnded, statesOf, waitFor, withFleet } from "../helpers/fleet.js";
+import {
+  exitsWithin,
+  fleetManifest,
+  runEnded,
+  statesOf,
+  waitFor,
+  withFleet,
+} from "../helpers/fleet.js";
 
 describe("what a gwrun worker logs per run", () => {
   it("item 3: one line when it starts work on a run and one when it ends, with the run's id, name and tasks done and failed", async () => {
@@ -24,7 +31,7 @@ describe("what a gwrun worker logs per run", () => {
     });
   }, 120_000);
 
-  it("item 3: a worker stopped while its run goes on says it stopped work, with the counts so far", async () => {
+  it("item 3: a worker stopped while its run goes on says it stopped work, with the counts so far, and exits promptly", async () => {
     await withFleet(["--latency", "image=30s"], async (fleet) => {
       const manifest = fleet.write("fleet.yaml", fleetManifest("out", 3));
       expect((await fleet.record(manifest)).code).toBe(0);
@@ -33,7 +40,8 @@ describe("what a gwrun worker logs per run", () => {
         worker.stderr().includes("started work") ? true : undefined,
       );
       worker.child.kill("SIGTERM");
-      await worker.done;
+      // Promptly: its queue's connections are closed, not left to time out (10 s).
+      await exitsWithin(worker, 5_000);
       expect(worker.stderr()).toMatch(
         /^gwrun worker w2: run 1 fleet: stopped work, the run goes on: 0 done, 0 failed$/m,
       );

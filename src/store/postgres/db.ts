@@ -62,6 +62,17 @@ class PreparingClient extends pg.Client {
   }
 }
 
+/**
+ * A pool with pg's own types and statements, for graphile-worker's queries, which expect
+ * them; the password found as the store's own is.
+ */
+export function plainPool(url: string, max: number): pg.Pool {
+  (pg.defaults as { password?: unknown }).password = passwordFromFile;
+  const pool = new pg.Pool({ connectionString: url, max, allowExitOnIdle: true });
+  pool.on("error", () => {});
+  return pool;
+}
+
 /** Something that runs SQL: the pool, or the client of an open transaction. */
 export type Sql = pg.Pool | pg.PoolClient;
 

@@ -3,7 +3,7 @@ import { storeOf } from "../open-store.js";
 import { countOpenStore } from "../open-stores.js";
 import type { Store } from "../port.js";
 import { bind, changes, first, read, write } from "../program.js";
-import { PgDb } from "./db.js";
+import { PgDb, plainPool } from "./db.js";
 import { pgExecutor } from "./executor.js";
 import { fleetClaims } from "./fleet-claims.js";
 import { fleetLeaders, LeaderLock } from "./fleet-leader.js";
@@ -89,6 +89,10 @@ function pgStore(db: PgDb, url: string, migration: MigrationReport | undefined):
   });
   const fleet: FleetStore = {
     url,
+    queuePool: (max) => {
+      const pool = plainPool(url, max);
+      return { pool, end: () => pool.end() };
+    },
     pace: pgPaceRow(db.pool, news),
     leaderLock: (account, workerId) => new LeaderLock(url, account, workerId),
     ...bind(executor, fleetWorkers),
