@@ -15,6 +15,7 @@ export const E2E_TESTS: readonly string[] = [
   "test/cli/doctor.test.ts",
   "test/cli/fields.test.ts",
   "test/cli/help.test.ts",
+  "test/cli/large-data-files.test.ts",
   "test/cli/large-manifests.test.ts",
   "test/cli/next-steps.test.ts",
   "test/cli/other-node.test.ts",

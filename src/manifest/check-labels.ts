@@ -75,7 +75,7 @@ export class LabelCheck {
 
 /** A task as its author knows it: its row and matrix values. */
 function taskName(job: Named): string {
-  const record = job.row === undefined ? undefined : job.spec.rows?.records[job.row];
+  const record = job.row === undefined ? undefined : job.spec.rows?.record(job.row);
   const parts = record === undefined ? [] : [`row ${record + 1}`];
   for (const [key, value] of Object.entries(job.vars))
     if (key !== "row") parts.push(`${key}=${JSON.stringify(value)}`);

@@ -56,8 +56,6 @@ function combinationAt(
 }
 
 const NO_FIELDS: ReadonlySet<string> = new Set();
-/** A job without rows: one pass with no row. */
-const NO_ROWS: readonly (Record<string, unknown> | undefined)[] = [undefined];
 
 export interface ExpandContext {
   vars: ReadonlyMap<string, unknown>;
@@ -91,7 +89,9 @@ export function expandSpec(spec: JobSpec, context: ExpandContext): ExpandedJob[]
 export function* expansionsOf(spec: JobSpec, context: ExpandContext): Generator<ExpandedJob> {
   const { defaults, options } = context;
   const combos = combinationCount(spec.matrix);
-  const rows = spec.rows?.rows ?? NO_ROWS;
+  const rows = spec.rows;
+  // A job without rows makes one pass with no row.
+  const rowCount = rows === undefined ? 1 : rows.size;
   let vars = context.vars;
   if (spec.from !== undefined) {
     vars = new Map([
@@ -111,9 +111,10 @@ export function* expansionsOf(spec: JobSpec, context: ExpandContext): Generator<
   // A field no row has is the template check's error; one some rows lack is each row's.
   const columns = spec.rows?.columns ?? [];
   const read = rowFieldsRead(spec).filter((field) => columns.includes(field));
-  const expansions = combos * rows.length;
-  for (let rowIndex = 0; rowIndex < rows.length; rowIndex++) {
-    const row = rows[rowIndex];
+  const expansions = combos * rowCount;
+  for (let rowIndex = 0; rowIndex < rowCount; rowIndex++) {
+    // Made for this row's expansions and let go with them: a data file's rows are not held.
+    const row = rows?.row(rowIndex);
     if (row !== undefined) {
       for (const field of read)
         if (!Object.hasOwn(row, field))
