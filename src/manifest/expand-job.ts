@@ -26,7 +26,7 @@ export interface ExpandOptions {
 const NO_MATRIX: Readonly<Record<string, number>> = Object.freeze({});
 
 /** How many combinations a matrix has (1 without one). */
-function combinationCount(matrix: Record<string, unknown[]> | undefined): number {
+export function combinationCount(matrix: Record<string, unknown[]> | undefined): number {
   if (matrix === undefined) return 1;
   return Object.values(matrix).reduce((count, list) => count * list.length, 1);
 }
@@ -36,7 +36,7 @@ function combinationCount(matrix: Record<string, unknown[]> | undefined): number
  * last list varies fastest). Made one at a time: a million combinations are never held as a
  * list beside the tasks that use them.
  */
-function combinationAt(
+export function combinationAt(
   matrix: Record<string, unknown[]> | undefined,
   n: number,
 ): Readonly<Record<string, number>> {

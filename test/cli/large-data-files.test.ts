@@ -43,6 +43,31 @@ jobs:
 
 const limited = { NODE_OPTIONS: `--max-old-space-size=${HEAP_MB}` };
 
+const VARIANTS = ["studio", "kitchen", "garden", "table"];
+
+/** A job of `rows` rows in four variants, each task labelled; `twin` repeats row 11's sku last. */
+function variants(rows: number, twin = false): string {
+  const lines = ["sku,name"];
+  for (let i = 0; i < rows; i++) lines.push(`S${twin && i === rows - 1 ? 10 : i},mug ${i}`);
+  const dir = tempDir({ "rows.csv": `${lines.join("\n")}\n` });
+  const manifest = path.join(dir, "variants.yaml");
+  writeFileSync(
+    manifest,
+    `version: 1
+name: variants
+limits: { max_tasks: ${rows * VARIANTS.length} }
+jobs:
+  - id: shots
+    model: acme-image-2
+    rows: rows.csv
+    prompt: "a {{row.name}}, {{style}}"
+    matrix: { style: [${VARIANTS.join(", ")}] }
+    label: "{{row.sku}}-{{style}}"
+`,
+  );
+  return manifest;
+}
+
 describe("gwrun validate: data files of many rows", () => {
   it(`item 3: a CSV of ${ROWS.toLocaleString("en")} rows validates in a ${HEAP_MB} MB heap, and a bad cell near its end is placed at its line and column`, () => {
     const valid = gwrun(["validate", catalogue()], { env: limited });
@@ -58,5 +83,17 @@ describe("gwrun validate: data files of many rows", () => {
       `rows.csv:${bad + 2}:${line.length + 1}  error size: must be "auto", a ratio`,
     );
     expect(invalid.stderr).toContain(`got "16:8" (row ${bad + 1}, used by job "shots")`);
+  }, 120_000);
+
+  it(`item 3: 50,000 rows in four variants, every task labelled, validate in a ${HEAP_MB} MB heap, and a label used twice names both tasks' rows and variants`, () => {
+    const rows = 50_000;
+    const valid = gwrun(["validate", variants(rows)], { env: limited });
+    expect(valid.stderr).toBe("");
+    expect(valid.stdout).toContain(`valid (1 job, ${rows * VARIANTS.length} tasks)`);
+    const twins = gwrun(["validate", variants(rows, true)], { env: limited });
+    expect(twins.code).toBe(2);
+    expect(twins.stderr).toContain(
+      `variants.yaml:10:12  error label: "S10-studio" names both (row 11, style="studio") and (row ${rows}, style="studio"); "S10-kitchen" names both (row 11, style="kitchen") and (row ${rows}, style="kitchen");`,
+    );
   }, 120_000);
 });
