@@ -73,8 +73,11 @@ export function delimitedRows(text: string, delimiter: string): ParsedRows {
     count,
     rowAt(record) {
       const start = rowStarts[record];
-      const found = start === undefined ? held[record - rowStarts.length] : cells;
-      if (start !== undefined) reader.readAt(start, cells);
+      let found = held[record - rowStarts.length];
+      if (start !== undefined) {
+        reader.readAt(start, cells);
+        found = cells;
+      }
       const row: Record<string, unknown> = {};
       for (let i = 0; i < columns.length; i++) row[columns[i] as string] = found?.[i] ?? "";
       return row;
