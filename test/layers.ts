@@ -16,6 +16,7 @@ export const E2E_TESTS: readonly string[] = [
   "test/cli/fields.test.ts",
   "test/cli/help.test.ts",
   "test/cli/in-process.test.ts",
+  "test/cli/large-data-files.test.ts",
   "test/cli/large-manifests.test.ts",
   "test/cli/next-steps.test.ts",
   "test/cli/other-node.test.ts",

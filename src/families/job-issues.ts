@@ -124,7 +124,7 @@ interface SeenIssue {
 export type Seen = Map<string, SeenIssue>;
 
 function describeCombination(job: ExpandedJob): string {
-  const record = job.row === undefined ? undefined : job.spec.rows?.records[job.row];
+  const record = job.row === undefined ? undefined : job.spec.rows?.record(job.row);
   const row = record === undefined ? [] : [`row ${record + 1}`];
   return [
     ...row,

@@ -1,3 +1,5 @@
+import { combinationAt, combinationCount } from "./expand-job.js";
+import { hasTemplate } from "./interpolate.js";
 import { jobPath } from "./job-path.js";
 import { taskLabel } from "./labels.js";
 import type { Reporter } from "./report.js";
@@ -10,8 +12,9 @@ const SHOWN = 3;
 type Named = Pick<ExpandedJob, "spec" | "row" | "vars" | "expansion">;
 
 /**
- * The task that took a label first: its expansion's number when a row (or nothing) names it,
- * as a million labels of rows are; else what names it.
+ * The task that took a label first: its expansion's number when that tells its row and matrix
+ * values (a matrix without templates), as a million labels of rows and variants are; else what
+ * names it.
  */
 type First = number | Named;
 
@@ -29,6 +32,8 @@ export function checkLabels(jobs: readonly ExpandedJob[], reporter: Reporter): v
 export class LabelCheck {
   readonly #byJob = new Map<ExpandedJob["spec"], Map<string, First>>();
   readonly #collisions = new Map<ExpandedJob["spec"], string[]>();
+  /** Per job: whether an expansion's number tells its matrix values as they were rendered. */
+  readonly #numbered = new Map<ExpandedJob["spec"], boolean>();
 
   add(job: ExpandedJob): void {
     if (job.label === undefined) return;
@@ -38,22 +43,15 @@ export class LabelCheck {
     const first = seen.get(label);
     if (first === undefined) {
       const { spec, row, vars, expansion } = job;
-      const byRow = job.spec.matrix === undefined && job.row === job.expansion;
-      seen.set(
-        label,
-        byRow || Object.keys(vars).length === 0 ? expansion : { spec, row, vars, expansion },
-      );
+      let numbered = this.#numbered.get(spec);
+      if (numbered === undefined) {
+        numbered = !hasTemplate(spec.matrix);
+        this.#numbered.set(spec, numbered);
+      }
+      seen.set(label, numbered ? expansion : { spec, row, vars, expansion });
       return;
     }
-    const firstNamed: Named =
-      typeof first === "number"
-        ? {
-            spec: job.spec,
-            row: job.row === undefined ? undefined : first,
-            vars: {},
-            expansion: first,
-          }
-        : first;
+    const firstNamed = typeof first === "number" ? namedBy(job.spec, first) : first;
     const list = this.#collisions.get(job.spec) ?? [];
     list.push(`"${label}" names both ${taskName(firstNamed)} and ${taskName(job)}`);
     this.#collisions.set(job.spec, list);
@@ -73,9 +71,19 @@ export class LabelCheck {
   }
 }
 
+/** The task of a job's expansion `expansion`: its row and matrix values, from its number. */
+function namedBy(spec: ExpandedJob["spec"], expansion: number): Named {
+  const combos = combinationCount(spec.matrix);
+  const vars: Record<string, unknown> = {};
+  for (const [key, index] of Object.entries(combinationAt(spec.matrix, expansion % combos)))
+    vars[key] = spec.matrix?.[key]?.[index];
+  const row = spec.rows === undefined ? undefined : Math.floor(expansion / combos);
+  return { spec, row, vars, expansion };
+}
+
 /** A task as its author knows it: its row and matrix values. */
 function taskName(job: Named): string {
-  const record = job.row === undefined ? undefined : job.spec.rows?.records[job.row];
+  const record = job.row === undefined ? undefined : job.spec.rows?.record(job.row);
   const parts = record === undefined ? [] : [`row ${record + 1}`];
   for (const [key, value] of Object.entries(job.vars))
     if (key !== "row") parts.push(`${key}=${JSON.stringify(value)}`);

@@ -26,7 +26,7 @@ export interface ExpandOptions {
 const NO_MATRIX: Readonly<Record<string, number>> = Object.freeze({});
 
 /** How many combinations a matrix has (1 without one). */
-function combinationCount(matrix: Record<string, unknown[]> | undefined): number {
+export function combinationCount(matrix: Record<string, unknown[]> | undefined): number {
   if (matrix === undefined) return 1;
   return Object.values(matrix).reduce((count, list) => count * list.length, 1);
 }
@@ -36,7 +36,7 @@ function combinationCount(matrix: Record<string, unknown[]> | undefined): number
  * last list varies fastest). Made one at a time: a million combinations are never held as a
  * list beside the tasks that use them.
  */
-function combinationAt(
+export function combinationAt(
   matrix: Record<string, unknown[]> | undefined,
   n: number,
 ): Readonly<Record<string, number>> {
@@ -56,8 +56,6 @@ function combinationAt(
 }
 
 const NO_FIELDS: ReadonlySet<string> = new Set();
-/** A job without rows: one pass with no row. */
-const NO_ROWS: readonly (Record<string, unknown> | undefined)[] = [undefined];
 
 export interface ExpandContext {
   vars: ReadonlyMap<string, unknown>;
@@ -91,7 +89,9 @@ export function expandSpec(spec: JobSpec, context: ExpandContext): ExpandedJob[]
 export function* expansionsOf(spec: JobSpec, context: ExpandContext): Generator<ExpandedJob> {
   const { defaults, options } = context;
   const combos = combinationCount(spec.matrix);
-  const rows = spec.rows?.rows ?? NO_ROWS;
+  const rows = spec.rows;
+  // A job without rows makes one pass with no row.
+  const rowCount = rows === undefined ? 1 : rows.size;
   let vars = context.vars;
   if (spec.from !== undefined) {
     vars = new Map([
@@ -111,9 +111,10 @@ export function* expansionsOf(spec: JobSpec, context: ExpandContext): Generator<
   // A field no row has is the template check's error; one some rows lack is each row's.
   const columns = spec.rows?.columns ?? [];
   const read = rowFieldsRead(spec).filter((field) => columns.includes(field));
-  const expansions = combos * rows.length;
-  for (let rowIndex = 0; rowIndex < rows.length; rowIndex++) {
-    const row = rows[rowIndex];
+  const expansions = combos * rowCount;
+  for (let rowIndex = 0; rowIndex < rowCount; rowIndex++) {
+    // Made for this row's expansions and let go with them: a data file's rows are not held.
+    const row = rows?.row(rowIndex);
     if (row !== undefined) {
       for (const field of read)
         if (!Object.hasOwn(row, field))

@@ -26,14 +26,30 @@ export interface RowSet {
   /** Cells are text (CSV, TSV): a request field that needs a number takes the cell's number. */
   textCells: boolean;
   columns: string[];
-  /** The rows `where:` keeps. */
-  rows: Record<string, unknown>[];
-  /** Each kept row's index among all rows of the file (or list). */
-  records: number[];
+  /** How many rows `where:` keeps. */
+  size: number;
+  /** Kept row `row` (0-based among those kept) as named fields: a CSV's is read again each time. */
+  row(row: number): Record<string, unknown>;
+  /** Kept row `row`'s index among all rows of the file (or list). */
+  record(row: number): number;
   /** Where field `field` of row `record` is written in `file`. */
   cellAt(record: number, field: string): Position;
   /** False when `rows:` could not be read (its error is reported): no rows, and no columns to check. */
   readable: boolean;
+}
+
+/** The rows of a file (or list) that `kept` names by index, all of them without it. */
+function keptRows(
+  count: number,
+  rowAt: (record: number) => Record<string, unknown>,
+  kept?: Uint32Array,
+): Pick<RowSet, "size" | "row" | "record"> {
+  if (kept === undefined) return { size: count, row: rowAt, record: (row) => row };
+  return {
+    size: kept.length,
+    row: (row) => rowAt(kept[row] as number),
+    record: (row) => kept[row] ?? 0,
+  };
 }
 
 /**
@@ -91,8 +107,7 @@ export function readRows(
       text: read.text,
       textCells: parsed.textCells,
       columns: parsed.columns,
-      rows: parsed.rows,
-      records: parsed.rows.map((_, index) => index),
+      ...keptRows(parsed.count, parsed.rowAt),
       cellAt: parsed.cellAt,
       readable: true,
     };
@@ -108,8 +123,7 @@ function inlineSet(rows: Record<string, unknown>[]): RowSet {
     text: undefined,
     textCells: false,
     columns: columnsOf(rows),
-    rows,
-    records: rows.map((_, index) => index),
+    ...keptRows(rows.length, (record) => rows[record] as Record<string, unknown>),
     cellAt: () => ({ line: 1, col: 1 }),
     readable: true,
   };
@@ -137,19 +151,16 @@ function keepWhere(
     );
   }
   if (unknown.length > 0) return;
-  const total = set.rows.length;
+  // The set holds every row of its file here: row `index` is record `index`.
+  const total = set.size;
   const entries = Object.entries(where).map(([field, value]) => [field, String(value)] as const);
-  const rows: Record<string, unknown>[] = [];
   const records: number[] = [];
-  set.rows.forEach((row, index) => {
-    if (entries.every(([field, value]) => String(row[field]) === value)) {
-      rows.push(row);
-      records.push(set.records[index] as number);
-    }
-  });
-  set.rows = rows;
-  set.records = records;
-  if (rows.length === 0)
+  for (let index = 0; index < total; index++) {
+    const row = set.row(index);
+    if (entries.every(([field, value]) => String(row[field]) === value)) records.push(index);
+  }
+  Object.assign(set, keptRows(total, set.row, Uint32Array.from(records)));
+  if (records.length === 0)
     report.at(
       at,
       "rows-empty",
@@ -172,7 +183,7 @@ export function reportAtRow(
   severity: Diagnostic["severity"] = "error",
 ): void {
   const set = spec.rows as RowSet;
-  const record = set.records[row] ?? 0;
+  const record = set.record(row);
   const which = ` (row ${record + 1}, used by job "${spec.id}")`;
   if (set.file === undefined || set.text === undefined) {
     report.at(["rows", record, field], rule, `${message}${which}`, { severity }, jobPath(spec));

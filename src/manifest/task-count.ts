@@ -12,7 +12,7 @@ export const DEFAULT_MAX_TASKS = 100_000;
 /** Tasks one job makes per upstream output: its rows times its matrix combinations times its repeat. */
 export function tasksOf(spec: JobSpec): number {
   const lists = Object.values(spec.matrix ?? {});
-  const rows = spec.rows?.rows.length ?? 1;
+  const rows = spec.rows?.size ?? 1;
   return rows * lists.reduce((product, list) => product * list.length, 1) * spec.repeat;
 }
 
@@ -31,7 +31,7 @@ export function withinTaskLimit(
     const tasks = tasksOf(spec);
     total += tasks;
     if (total > limit) {
-      const rows = spec.rows?.rows.length;
+      const rows = spec.rows?.size;
       const combos = tasks / spec.repeat / (rows ?? 1);
       // Reported where the most tasks come from: the rows, the matrix, or the repeat.
       const node =
