@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gwrun } from "../helpers/cli.js";
+import { gwrunProcess } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
 
 /**
@@ -70,12 +70,12 @@ jobs:
 
 describe("gwrun validate: data files of many rows", () => {
   it(`item 3: a CSV of ${ROWS.toLocaleString("en")} rows validates in a ${HEAP_MB} MB heap, and a bad cell near its end is placed at its line and column`, () => {
-    const valid = gwrun(["validate", catalogue()], { env: limited });
+    const valid = gwrunProcess(["validate", catalogue()], { env: limited });
     expect(valid.stderr).toBe("");
     expect(valid.stdout).toContain(`valid (2 jobs, ${ROWS} tasks)`);
     expect(valid.code).toBe(0);
     const bad = ROWS - 3;
-    const invalid = gwrun(["validate", catalogue(bad)], { env: limited });
+    const invalid = gwrunProcess(["validate", catalogue(bad)], { env: limited });
     expect(invalid.code).toBe(2);
     // The header is line 1; row `bad` (0-based) is line bad + 2, its size after "S…,mug …,red,".
     const line = `S${bad},mug ${bad},red,`;
@@ -87,10 +87,10 @@ describe("gwrun validate: data files of many rows", () => {
 
   it(`item 3: 50,000 rows in four variants, every task labelled, validate in a ${HEAP_MB} MB heap, and a label used twice names both tasks' rows and variants`, () => {
     const rows = 50_000;
-    const valid = gwrun(["validate", variants(rows)], { env: limited });
+    const valid = gwrunProcess(["validate", variants(rows)], { env: limited });
     expect(valid.stderr).toBe("");
     expect(valid.stdout).toContain(`valid (1 job, ${rows * VARIANTS.length} tasks)`);
-    const twins = gwrun(["validate", variants(rows, true)], { env: limited });
+    const twins = gwrunProcess(["validate", variants(rows, true)], { env: limited });
     expect(twins.code).toBe(2);
     expect(twins.stderr).toContain(
       `variants.yaml:10:12  error label: "S10-studio" names both (row 11, style="studio") and (row ${rows}, style="studio"); "S10-kitchen" names both (row 11, style="kitchen") and (row ${rows}, style="kitchen");`,
