@@ -4,10 +4,11 @@ import { type CheckedManifest, checkedJobs } from "../families/index.js";
 import { outputDirOf } from "../manifest/index.js";
 import {
   dependantTemplates,
-  diffPlan,
-  type Plan,
+  diffPlanPages,
   PlanCounter,
   type PlanDiff,
+  type PlannedTask,
+  type PlanPages,
   taskPages,
   upstreamsPicked,
 } from "../plan/index.js";
@@ -22,6 +23,11 @@ import { isPostgres, projectOf, type StoreFlags, storeAt, storeName, withStore }
 export interface PlanOptions extends ManifestOptions, StoreFlags {
   /** As `run --force` would: tasks done count as new. */
   force?: boolean;
+  /**
+   * Each planned task with its status, in the plan's order, as it is planned: the outcome's
+   * `plan.tasks` is then empty, and a plan of any size is held a page at a time.
+   */
+  onTask?: (task: PlannedTask) => void;
 }
 
 export interface PlanOutcome {
@@ -46,7 +52,7 @@ export async function planManifestAt(
   const { checked } = manifest;
   const { settings, moment } = checked.expanded;
   if (!checked.valid || settings === undefined) return { manifest, plan: undefined, store };
-  const run = await planOf(file, checked);
+  const run = planOf(file, checked);
   const diffOptions = {
     now: Date.now(),
     force: options.force === true,
@@ -54,14 +60,18 @@ export async function planManifestAt(
     outputDir: path.resolve(project, outputDirOf(settings, moment)),
     publishedTo: settings.output.publish.map((target) => target.url),
   };
+  const tasks: PlannedTask[] = [];
+  const onTask = options.onTask ?? ((task: PlannedTask) => tasks.push(task));
+  const diff = (opened: Parameters<typeof diffPlanPages>[1]) =>
+    diffPlanPages(run, opened, diffOptions, onTask);
   const plan = exists
-    ? await withStore(at, (opened) => diffPlan(run, opened, diffOptions), { migrate: false })
-    : await diffPlan(run, undefined, diffOptions);
-  return { manifest, plan, store };
+    ? await withStore(at, (opened) => diff(opened), { migrate: false })
+    : await diff(undefined);
+  return { manifest, plan: { ...plan, tasks }, store };
 }
 
 /** The plan of a checked manifest, its expansions made again one at a time for its tasks. */
-async function planOf(file: string, checked: CheckedManifest): Promise<Plan> {
+function planOf(file: string, checked: CheckedManifest): PlanPages {
   const { settings, moment, specs } = checked.expanded;
   const counter = new PlanCounter(upstreamsPicked(specs));
   async function* counted() {
@@ -70,7 +80,8 @@ async function planOf(file: string, checked: CheckedManifest): Promise<Plan> {
       yield job;
     }
   }
-  const tasks: Plan["tasks"] = [];
-  for await (const page of taskPages(counted())) for (const task of page) tasks.push(task);
-  return { ...counter.plan(file, settings as NonNullable<typeof settings>, moment), tasks };
+  return {
+    head: () => ({ ...counter.plan(file, settings as NonNullable<typeof settings>, moment) }),
+    pages: taskPages(counted()),
+  };
 }

@@ -2,7 +2,8 @@ import path from "node:path";
 import { ExitCode, type PlanOptions, planManifestAt } from "../api/index.js";
 import { moneyText, roundMoney } from "../core/money.js";
 import { plural } from "../core/words.js";
-import { describePipeline, type PlanDiff } from "../plan/index.js";
+import { describePipeline, type PlanDiff, type PlannedTask } from "../plan/index.js";
+import { LineSpool } from "./line-spool.js";
 import { err, out, outFitted, printDiagnostics, stdoutColumns } from "./output.js";
 import { cellCost, planJobLines } from "./plan-table.js";
 
@@ -14,19 +15,26 @@ export async function planManifest(
   file: string,
   options: PlanOptions & { json?: boolean },
 ): Promise<ExitCode> {
-  const { manifest, plan, store } = await planManifestAt(file, options);
-  printDiagnostics(manifest.diagnostics, manifest.text);
-  if (plan === undefined) {
-    err(`${file}: invalid; nothing was planned`);
-    return ExitCode.Invalid;
+  // The tasks are printed after the totals, which are known once every task is planned.
+  const spool = options.json === true ? new LineSpool() : undefined;
+  try {
+    const onTask = (task: PlannedTask) => spool?.add(JSON.stringify(task));
+    const { manifest, plan, store } = await planManifestAt(file, { ...options, onTask });
+    printDiagnostics(manifest.diagnostics, manifest.text);
+    if (plan === undefined) {
+      err(`${file}: invalid; nothing was planned`);
+      return ExitCode.Invalid;
+    }
+    if (spool !== undefined) await printJson(plan, spool);
+    else
+      printPlan(
+        plan,
+        store.exists ? store.name : `${store.name} does not exist yet: every task is new`,
+      );
+    return ExitCode.Ok;
+  } finally {
+    spool?.remove();
   }
-  if (options.json === true) printJson(plan);
-  else
-    printPlan(
-      plan,
-      store.exists ? store.name : `${store.name} does not exist yet: every task is new`,
-    );
-  return ExitCode.Ok;
 }
 
 function printPlan(plan: PlanDiff, state: string): void {
@@ -118,18 +126,20 @@ function costText(
  * The plan as JSON, its task rows one per line: a plan of 100k tasks is a hundred megabytes of
  * text, which one string would hold twice over.
  */
-function printJson(diff: PlanDiff): void {
-  const { tasks, ...rest } = diff;
+async function printJson(diff: PlanDiff, tasks: LineSpool): Promise<void> {
+  const { tasks: _none, ...rest } = diff;
   const head = JSON.stringify(rest, null, 2);
   const lines = [`${head.slice(0, head.lastIndexOf("}")).trimEnd()},`, `  "tasks": [`];
   const flush = () => {
     out(lines.join("\n"));
     lines.length = 0;
   };
-  tasks.forEach((task, i) => {
-    lines.push(`    ${JSON.stringify(task)}${i < tasks.length - 1 ? "," : ""}`);
+  let left = tasks.count;
+  for await (const task of tasks.lines()) {
+    left -= 1;
+    lines.push(`    ${task}${left > 0 ? "," : ""}`);
     if (lines.length >= 1000) flush();
-  });
+  }
   lines.push("  ]", "}");
   flush();
 }

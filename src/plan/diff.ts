@@ -1,12 +1,14 @@
 import { CLAIM_OWNER } from "../core/process.js";
 import type { CheckedJob } from "../families/index.js";
-import {
-  type NewTask,
-  type OutputRow,
-  type Store,
-  type TaskRow,
-  TaskState,
-} from "../store/index.js";
+import { type NewTask, type OutputRow, type TaskRow, TaskState } from "../store/index.js";
+import type {
+  DiffOptions,
+  GroupDiff,
+  MissingFiles,
+  PlanDiff,
+  PlannedTask,
+  PlanStore,
+} from "./diff-types.js";
 import {
   type DependantRule,
   dependantRules,
@@ -14,10 +16,19 @@ import {
   expectedOutputsOf,
 } from "./expected.js";
 import { factsOf, placementOf } from "./placement.js";
-import type { Plan, PlanGroup } from "./plan.js";
-import { emptyCounts, type StatusCounts, statusOf, TaskStatus } from "./status.js";
-import { supersededOutputs } from "./supersede.js";
+import type { Plan } from "./plan.js";
+import { emptyCounts, statusOf, TaskStatus } from "./status.js";
+import { Supersession } from "./supersede.js";
 import { dependantsOfOutputs } from "./tasks.js";
+
+export type {
+  DiffOptions,
+  GroupDiff,
+  MissingFiles,
+  PlanDiff,
+  PlannedTask,
+  PlanStore,
+} from "./diff-types.js";
 
 /**
  * A plan against the store, like `terraform plan`: what a run would do with each task — submit
@@ -28,68 +39,6 @@ import { dependantsOfOutputs } from "./tasks.js";
  * expected outputs.
  */
 
-/** A task a run records at its start, with what the run would do with it. */
-export interface PlannedTask extends NewTask {
-  status: TaskStatus;
-}
-
-export interface GroupDiff extends PlanGroup {
-  /** Its tasks by status; dependants not recorded yet are counted from expected outputs. */
-  status: StatusCounts;
-  /** False when `status` holds upper bounds (dependants of a variable output count). */
-  statusExact: boolean;
-  /** Sum of the stated prices of its new tasks. */
-  newCost: number;
-  /** New tasks whose price neither `prices:` nor the spec states. */
-  newWithUnknownCost: number;
-  /** Outputs in the folder whose label a new task takes: they stay, the new ones get a name of their own. */
-  supersedes: number;
-  /** Done tasks whose files lie in another output folder only: delivered into this one, unpaid. */
-  delivers: number;
-}
-
-/** A done task whose files are gone: which, and what a run does (fetch them again, or redo it). */
-export interface MissingFiles {
-  label: string;
-  files: string[];
-  action: "download" | "redo";
-}
-
-export interface PlanDiff extends Omit<Plan, "groups" | "totals" | "tasks"> {
-  groups: GroupDiff[];
-  totals: Plan["totals"] & {
-    status: StatusCounts;
-    statusUpperBound: boolean;
-    /** Sum of the known prices of the new tasks: what a run would pay. */
-    newCost: number;
-    /** New tasks whose price neither `prices:` nor the spec states. */
-    newWithUnknownCost: number;
-  };
-  /** The rows `gwrun run` would record, each with its status. */
-  tasks: PlannedTask[];
-  /** Done tasks whose files are gone from disk. */
-  missing: MissingFiles[];
-}
-
-/** What `diffPlan` reads of the store. */
-export type PlanStore = Pick<
-  Store,
-  "tasksByKey" | "outputsOf" | "copiesOf" | "currentTasksOf" | "dependantsOf" | "publicationsOf"
->;
-
-export interface DiffOptions {
-  /** ms: links expire against it. */
-  now: number;
-  /** `--force`: tasks done are redone (new). */
-  force: boolean;
-  /** `from:` jobs by the job they follow (`dependantTemplates`). */
-  templates: ReadonlyMap<string, readonly CheckedJob[]>;
-  /** The run's output folder (absolute): where its files belong. */
-  outputDir: string;
-  /** The manifest's `output.publish` targets (URLs): a file published to each is done. */
-  publishedTo?: readonly string[];
-}
-
 /**
  * Gives every task of `plan` its status against `store` (undefined: no state database, so
  * everything is new), counts them per job with the cost of the new ones. Reads only.
@@ -99,64 +48,115 @@ export async function diffPlan(
   store: PlanStore | undefined,
   options: DiffOptions,
 ): Promise<PlanDiff> {
+  const tasks: PlannedTask[] = [];
+  const pages = { head: () => plan, pages: [plan.tasks] };
+  const diff = await diffPlanPages(pages, store, options, (task) => tasks.push(task));
+  return { ...diff, tasks };
+}
+
+/** A plan whose tasks come a page at a time; its head is whole once they have all come. */
+export interface PlanPages {
+  head(): Omit<Plan, "tasks">;
+  pages: AsyncIterable<readonly NewTask[]> | Iterable<readonly NewTask[]>;
+}
+
+/**
+ * `diffPlan` holding one page of tasks at a time: each task, with its status, goes to
+ * `onTask` in the plan's order, and the diff's `tasks` is left empty.
+ */
+export async function diffPlanPages(
+  plan: PlanPages,
+  store: PlanStore | undefined,
+  options: DiffOptions,
+  onTask: (task: PlannedTask) => void,
+): Promise<PlanDiff> {
   const context: Context = {
     store,
     options,
     rules: dependantRules(options.templates),
-    groups: new Map(
-      plan.groups.map((group) => [
-        group.job,
-        {
-          ...group,
-          status: emptyCounts(),
-          statusExact: true,
-          newCost: 0,
-          newWithUnknownCost: 0,
-          supersedes: 0,
-          delivers: 0,
-        },
-      ]),
-    ),
+    groups: new Map(),
     outputs: new Map(),
     missing: [],
   };
-  const recorded = await recordedTasks(context, plan.tasks);
-  const tasks: PlannedTask[] = [];
-  let level: Upstream[] = [];
-  for (const task of plan.tasks) {
-    const row = recorded.get(task.key);
-    const status = row === undefined ? TaskStatus.New : await statusOfRow(context, row);
-    tasks.push({ ...task, status });
-    count(context, task.jobId, status, task.estimatedCost, 1, true);
-    // Only upstreams of `from:` jobs lead anywhere down a chain.
-    if (context.options.templates.has(task.jobId)) level.push({ task, row, status });
-  }
-  // Down the chains of `from:` jobs, one step at a time; a chain is no longer than the jobs.
-  for (let depth = 0; level.length > 0 && depth <= context.groups.size; depth++)
-    level = await nextLevel(context, level);
-  const groups = [...context.groups.values()];
-  for (const group of groups) group.newCost = round(group.newCost);
-  if (store !== undefined)
-    for (const [job, n] of await supersededOutputs(tasks, store, options.outputDir)) {
-      const group = context.groups.get(job);
-      if (group !== undefined) group.supersedes = n;
+  const supersession = store === undefined ? undefined : new Supersession(store, options.outputDir);
+  // A chain of `from:` jobs is no longer than its dependant jobs.
+  const longest = [...options.templates.values()].reduce((n, jobs) => n + jobs.length, 0);
+  for await (const page of plan.pages) {
+    const recorded = await recordedTasks(context, page);
+    const planned: PlannedTask[] = [];
+    let level: Upstream[] = [];
+    for (const task of page) {
+      const row = recorded.get(task.key);
+      const status = row === undefined ? TaskStatus.New : await statusOfRow(context, row);
+      planned.push({ ...task, status });
+      count(context, task.jobId, status, task.estimatedCost, 1, true);
+      // Only upstreams of `from:` jobs lead anywhere down a chain.
+      if (options.templates.has(task.jobId)) level.push({ task, row, status });
     }
+    // Down the chains of `from:` jobs, one step at a time.
+    for (let depth = 0; level.length > 0 && depth <= longest; depth++)
+      level = await nextLevel(context, level);
+    await supersession?.add(planned);
+    for (const task of planned) onTask(task);
+    // Outputs are read once per page: the status and the dependants of a task both need them.
+    context.outputs.clear();
+  }
+  const head = plan.head();
+  const groups = head.groups.map((group): GroupDiff => {
+    const tally = context.groups.get(group.job) ?? emptyTally();
+    return {
+      ...group,
+      status: tally.status,
+      statusExact: tally.statusExact,
+      newCost: tally.newCost,
+      newWithUnknownCost: tally.newWithUnknownCost,
+      supersedes: supersession?.superseded.get(group.job) ?? 0,
+      delivers: tally.delivers,
+    };
+  });
+  for (const group of groups) group.newCost = round(group.newCost);
   const status = emptyCounts();
   for (const group of groups)
     for (const key of Object.values(TaskStatus)) status[key] += group.status[key];
+  const { tasks: _tasks, ...rest } = head as Plan;
   return {
-    ...plan,
+    ...rest,
     groups,
     totals: {
-      ...plan.totals,
+      ...head.totals,
       status,
       statusUpperBound: groups.some((group) => !group.statusExact),
       newCost: round(groups.reduce((sum, group) => sum + group.newCost, 0)),
       newWithUnknownCost: groups.reduce((sum, group) => sum + group.newWithUnknownCost, 0),
     },
-    tasks,
+    tasks: [],
     missing: context.missing,
   };
+}
+
+/** What the diff counts of a job's tasks. */
+type Tally = Pick<
+  GroupDiff,
+  "status" | "statusExact" | "newCost" | "newWithUnknownCost" | "delivers"
+>;
+
+function emptyTally(): Tally {
+  return {
+    status: emptyCounts(),
+    statusExact: true,
+    newCost: 0,
+    newWithUnknownCost: 0,
+    delivers: 0,
+  };
+}
+
+function tallyOf(context: Context, jobId: string): Tally {
+  let tally = context.groups.get(jobId);
+  if (tally === undefined) {
+    tally = emptyTally();
+    context.groups.set(jobId, tally);
+  }
+  return tally;
 }
 
 interface Context {
@@ -164,7 +164,8 @@ interface Context {
   options: DiffOptions;
   /** What each `from:` job makes per upstream output. */
   rules: DependantRule[];
-  groups: Map<string, GroupDiff>;
+  /** Per job id, made as its first task is counted. */
+  groups: Map<string, Tally>;
   /** Each task's outputs, read once (the status and the dependants both need them). */
   outputs: Map<string, Promise<OutputRow[]>>;
   missing: MissingFiles[];
@@ -271,8 +272,7 @@ function count(
   tasks: number,
   exact: boolean,
 ): void {
-  const group = context.groups.get(jobId);
-  if (group === undefined) return;
+  const group = tallyOf(context, jobId);
   group.status[status] += tasks;
   if (!exact) group.statusExact = false;
   if (status !== TaskStatus.New) return;
@@ -305,8 +305,7 @@ async function statusOfRow(context: Context, row: TaskRow): Promise<TaskStatus> 
       files: missing.map((file) => file.path ?? `output ${file.idx + 1}`),
       action: placement === "redownload" ? "download" : "redo",
     });
-  const group = context.groups.get(row.job_id);
-  if (placement === "deliver" && group !== undefined) group.delivers += 1;
+  if (placement === "deliver") tallyOf(context, row.job_id).delivers += 1;
   return statusOf(row, placement);
 }
 

@@ -6,9 +6,11 @@ export { bindInputs, type UpstreamOutput } from "./bind-inputs.js";
 export {
   type DiffOptions,
   diffPlan,
+  diffPlanPages,
   type GroupDiff,
   type PlanDiff,
   type PlannedTask,
+  type PlanPages,
   type PlanStore,
 } from "./diff.js";
 export {

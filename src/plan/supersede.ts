@@ -9,31 +9,47 @@ import { TaskStatus } from "./status.js";
  * dependants the new one will have under their labels.
  */
 
-/** Outputs superseded per manifest job id (jobs without any left out). */
-export async function supersededOutputs(
-  tasks: readonly { jobId: string; key: string; label: string; status: TaskStatus }[],
-  store: Pick<Store, "currentTasksOf" | "outputsOf" | "dependantsOf">,
-  outputDir: string,
-): Promise<Map<string, number>> {
-  const fresh = tasks.filter((task) => task.status === TaskStatus.New);
-  const current = new Map<string, Map<string, TaskRow>>();
-  for (const jobId of new Set(fresh.map((task) => task.jobId))) {
-    const rows = await store.currentTasksOf(outputDir, jobId);
-    current.set(jobId, new Map(rows.map((row) => [row.label, row])));
+/**
+ * Outputs superseded per manifest job id (jobs without any left out), counted as a plan's
+ * tasks come, a page at a time: each old task is counted once.
+ */
+export class Supersession {
+  readonly superseded = new Map<string, number>();
+  readonly #current = new Map<string, Map<string, TaskRow>>();
+  readonly #counted = new Set<string>();
+
+  constructor(
+    private readonly store: Pick<Store, "currentTasksOf" | "outputsOf" | "dependantsOf">,
+    private readonly outputDir: string,
+  ) {}
+
+  async add(
+    tasks: readonly { jobId: string; key: string; label: string; status: TaskStatus }[],
+  ): Promise<void> {
+    for (const task of tasks) {
+      if (task.status !== TaskStatus.New) continue;
+      const old = (await this.#currentOf(task.jobId)).get(task.label);
+      if (old !== undefined && old.key !== task.key) await this.#supersede(old);
+    }
   }
-  const superseded = new Map<string, number>();
-  const counted = new Set<string>();
-  const supersede = async (old: TaskRow): Promise<void> => {
-    if (counted.has(old.key) || old.state !== TaskState.Done) return;
-    counted.add(old.key);
-    const files = (await store.outputsOf(old.key)).filter((o) => o.state === "downloaded");
+
+  async #currentOf(jobId: string): Promise<Map<string, TaskRow>> {
+    let current = this.#current.get(jobId);
+    if (current === undefined) {
+      const rows = await this.store.currentTasksOf(this.outputDir, jobId);
+      current = new Map(rows.map((row) => [row.label, row]));
+      this.#current.set(jobId, current);
+    }
+    return current;
+  }
+
+  async #supersede(old: TaskRow): Promise<void> {
+    if (this.#counted.has(old.key) || old.state !== TaskState.Done) return;
+    this.#counted.add(old.key);
+    const files = (await this.store.outputsOf(old.key)).filter((o) => o.state === "downloaded");
     if (files.length > 0)
-      superseded.set(old.job_id, (superseded.get(old.job_id) ?? 0) + files.length);
-    for (const dependant of await store.dependantsOf(old.key)) await supersede(dependant);
-  };
-  for (const task of fresh) {
-    const old = current.get(task.jobId)?.get(task.label);
-    if (old !== undefined && old.key !== task.key) await supersede(old);
+      this.superseded.set(old.job_id, (this.superseded.get(old.job_id) ?? 0) + files.length);
+    for (const dependant of await this.store.dependantsOf(old.key))
+      await this.#supersede(dependant);
   }
-  return superseded;
 }

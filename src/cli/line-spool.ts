@@ -1,0 +1,50 @@
+import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+
+/**
+ * Lines kept in a file of the system's temp folder until they are printed: output that comes
+ * before them (a plan's totals) is only known once they have all been made.
+ */
+export class LineSpool {
+  readonly #dir = mkdtempSync(path.join(tmpdir(), "gwrun-plan-"));
+  readonly #file = path.join(this.#dir, "lines");
+  readonly #fd = openSync(this.#file, "w", 0o600);
+  #pending: string[] = [];
+  #count = 0;
+
+  add(line: string): void {
+    this.#pending.push(line);
+    this.#count += 1;
+    if (this.#pending.length >= 1000) this.#flush();
+  }
+
+  get count(): number {
+    return this.#count;
+  }
+
+  /** The lines in the order added; the spool takes no more. */
+  async *lines(): AsyncGenerator<string> {
+    this.#flush();
+    closeSync(this.#fd);
+    const reader = createInterface({ input: createReadStream(this.#file), crlfDelay: Infinity });
+    for await (const line of reader) yield line;
+  }
+
+  /** Removes the file; called whether or not the lines were read. */
+  remove(): void {
+    try {
+      closeSync(this.#fd);
+    } catch {
+      // Closed by `lines()` already.
+    }
+    rmSync(this.#dir, { recursive: true, force: true });
+  }
+
+  #flush(): void {
+    if (this.#pending.length === 0) return;
+    writeSync(this.#fd, `${this.#pending.join("\n")}\n`);
+    this.#pending = [];
+  }
+}

@@ -1,0 +1,68 @@
+import type { CheckedJob } from "../families/index.js";
+import type { NewTask, Store } from "../store/index.js";
+import type { Plan, PlanGroup } from "./plan.js";
+import type { StatusCounts, TaskStatus } from "./status.js";
+
+/** What `gwrun plan` tells of a plan against the store (`diff.ts`). */
+
+/** A task a run records at its start, with what the run would do with it. */
+export interface PlannedTask extends NewTask {
+  status: TaskStatus;
+}
+
+export interface GroupDiff extends PlanGroup {
+  /** Its tasks by status; dependants not recorded yet are counted from expected outputs. */
+  status: StatusCounts;
+  /** False when `status` holds upper bounds (dependants of a variable output count). */
+  statusExact: boolean;
+  /** Sum of the stated prices of its new tasks. */
+  newCost: number;
+  /** New tasks whose price neither `prices:` nor the spec states. */
+  newWithUnknownCost: number;
+  /** Outputs in the folder whose label a new task takes: they stay, the new ones get a name of their own. */
+  supersedes: number;
+  /** Done tasks whose files lie in another output folder only: delivered into this one, unpaid. */
+  delivers: number;
+}
+
+/** A done task whose files are gone: which, and what a run does (fetch them again, or redo it). */
+export interface MissingFiles {
+  label: string;
+  files: string[];
+  action: "download" | "redo";
+}
+
+export interface PlanDiff extends Omit<Plan, "groups" | "totals" | "tasks"> {
+  groups: GroupDiff[];
+  totals: Plan["totals"] & {
+    status: StatusCounts;
+    statusUpperBound: boolean;
+    /** Sum of the known prices of the new tasks: what a run would pay. */
+    newCost: number;
+    /** New tasks whose price neither `prices:` nor the spec states. */
+    newWithUnknownCost: number;
+  };
+  /** The rows `gwrun run` would record, each with its status. */
+  tasks: PlannedTask[];
+  /** Done tasks whose files are gone from disk. */
+  missing: MissingFiles[];
+}
+
+/** What `diffPlan` reads of the store. */
+export type PlanStore = Pick<
+  Store,
+  "tasksByKey" | "outputsOf" | "copiesOf" | "currentTasksOf" | "dependantsOf" | "publicationsOf"
+>;
+
+export interface DiffOptions {
+  /** ms: links expire against it. */
+  now: number;
+  /** `--force`: tasks done are redone (new). */
+  force: boolean;
+  /** `from:` jobs by the job they follow (`dependantTemplates`). */
+  templates: ReadonlyMap<string, readonly CheckedJob[]>;
+  /** The run's output folder (absolute): where its files belong. */
+  outputDir: string;
+  /** The manifest's `output.publish` targets (URLs): a file published to each is done. */
+  publishedTo?: readonly string[];
+}
