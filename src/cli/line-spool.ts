@@ -10,7 +10,7 @@ import { createInterface } from "node:readline";
 export class LineSpool {
   readonly #dir = mkdtempSync(path.join(tmpdir(), "gwrun-plan-"));
   readonly #file = path.join(this.#dir, "lines");
-  readonly #fd = openSync(this.#file, "w", 0o600);
+  #fd: number | undefined = openSync(this.#file, "w", 0o600);
   #pending: string[] = [];
   #count = 0;
 
@@ -27,23 +27,26 @@ export class LineSpool {
   /** The lines in the order added; the spool takes no more. */
   async *lines(): AsyncGenerator<string> {
     this.#flush();
-    closeSync(this.#fd);
+    this.#close();
     const reader = createInterface({ input: createReadStream(this.#file), crlfDelay: Infinity });
     for await (const line of reader) yield line;
   }
 
   /** Removes the file; called whether or not the lines were read. */
   remove(): void {
-    try {
-      closeSync(this.#fd);
-    } catch {
-      // Closed by `lines()` already.
-    }
+    this.#close();
     rmSync(this.#dir, { recursive: true, force: true });
   }
 
+  // Closed once: a number closed twice may be another file's by then.
+  #close(): void {
+    if (this.#fd === undefined) return;
+    closeSync(this.#fd);
+    this.#fd = undefined;
+  }
+
   #flush(): void {
-    if (this.#pending.length === 0) return;
+    if (this.#pending.length === 0 || this.#fd === undefined) return;
     writeSync(this.#fd, `${this.#pending.join("\n")}\n`);
     this.#pending = [];
   }

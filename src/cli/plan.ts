@@ -123,23 +123,49 @@ function costText(
 }
 
 /**
- * The plan as JSON, its task rows one per line: a plan of 100k tasks is a hundred megabytes of
- * text, which one string would hold twice over.
+ * The plan as JSON, as `JSON.stringify(plan, null, 2)` would print it but for its task rows, one
+ * per line, and a line at a time: a plan of 100k tasks, or of 100k jobs, is a hundred megabytes
+ * of text, which one string would hold twice over.
  */
 async function printJson(diff: PlanDiff, tasks: LineSpool): Promise<void> {
-  const { tasks: _none, ...rest } = diff;
-  const head = JSON.stringify(rest, null, 2);
-  const lines = [`${head.slice(0, head.lastIndexOf("}")).trimEnd()},`, `  "tasks": [`];
+  const lines: string[] = [];
+  const say = (line: string) => {
+    lines.push(line);
+    if (lines.length >= 1000) flush();
+  };
   const flush = () => {
     out(lines.join("\n"));
     lines.length = 0;
   };
+  const { tasks: _none, ...rest } = diff;
+  say("{");
+  const entries = Object.entries(rest).filter(([, value]) => value !== undefined);
+  for (const [key, value] of entries) {
+    const name = `  ${JSON.stringify(key)}: `;
+    if (!Array.isArray(value) || value.length === 0) {
+      say(`${name}${indented(JSON.stringify(value, null, 2))},`);
+      continue;
+    }
+    say(`${name}[`);
+    value.forEach((item, i) => {
+      say(
+        `    ${indented(JSON.stringify(item, null, 2) ?? "null", 4)}${i < value.length - 1 ? "," : ""}`,
+      );
+    });
+    say("  ],");
+  }
+  say(`  "tasks": [`);
   let left = tasks.count;
   for await (const task of tasks.lines()) {
     left -= 1;
-    lines.push(`    ${task}${left > 0 ? "," : ""}`);
-    if (lines.length >= 1000) flush();
+    say(`    ${task}${left > 0 ? "," : ""}`);
   }
-  lines.push("  ]", "}");
+  say("  ]");
+  say("}");
   flush();
+}
+
+/** JSON text of several lines, its lines after the first indented by `depth` more. */
+function indented(text: string, depth = 2): string {
+  return text.replaceAll("\n", `\n${" ".repeat(depth)}`);
 }
