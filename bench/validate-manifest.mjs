@@ -42,17 +42,19 @@ async function plan() {
   const { main } = await import("../dist/cli/program.js");
   const none = path.join(path.dirname(file), "no-state.db");
   const write = process.stdout.write;
-  let head = "";
+  // Counted as printed, none of it held: a group's `"job"` in the head, then each task row.
+  let jobs = 0;
   let tasks = 0;
   let listing = false;
   process.stdout.write = (text) => {
     let rows = text;
     if (!listing) {
-      head += text;
-      const at = head.indexOf('\n  "tasks": [');
+      // Each write is whole lines.
+      const at = text.search(/^ {2}"tasks": \[/m);
+      jobs += (at < 0 ? text : text.slice(0, at)).match(/^ {6}"job": /gm)?.length ?? 0;
       if (at < 0) return true;
       listing = true;
-      rows = head.slice(at);
+      rows = text.slice(at);
     }
     tasks += rows.match(/^ {4}\{/gm)?.length ?? 0;
     return true;
@@ -62,6 +64,5 @@ async function plan() {
   } finally {
     process.stdout.write = write;
   }
-  const jobs = JSON.parse(`${head.slice(0, head.indexOf('"tasks": ['))}"tasks": []}`).groups.length;
   return { jobs, tasks, keyed: tasks };
 }
