@@ -10,6 +10,10 @@ const START: Position = { line: 1, col: 1 };
  * it gives is held as where it starts in the text, read again when a job expands it: a million
  * rows cost the text and four bytes each, not a million objects of cells.
  */
+
+/** How `rows:` files are read: a byte-order mark skipped, empty lines too, rows of any width. */
+export const CSV_OPTIONS = { bom: true, skip_empty_lines: true, relax_column_count: true } as const;
+
 export function delimitedRows(text: string, delimiter: string): ParsedRows {
   const problems: ParsedRows["problems"] = [];
   let columns: string[] = [];
@@ -27,10 +31,8 @@ export function delimitedRows(text: string, delimiter: string): ParsedRows {
   try {
     // A row of the wrong width is reported and left out; the rows around it are kept.
     parseCsv(text, {
-      bom: true,
+      ...CSV_OPTIONS,
       delimiter,
-      skip_empty_lines: true,
-      relax_column_count: true,
       on_record: (record: string[]) => {
         const index = seen++;
         const start = agreed ? reader.read(cells) : -1;

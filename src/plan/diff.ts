@@ -21,14 +21,7 @@ import { emptyCounts, statusOf, TaskStatus } from "./status.js";
 import { Supersession } from "./supersede.js";
 import { dependantsOfOutputs } from "./tasks.js";
 
-export type {
-  DiffOptions,
-  GroupDiff,
-  MissingFiles,
-  PlanDiff,
-  PlannedTask,
-  PlanStore,
-} from "./diff-types.js";
+export type * from "./diff-types.js";
 
 /**
  * A plan against the store, like `terraform plan`: what a run would do with each task — submit

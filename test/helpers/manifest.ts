@@ -34,3 +34,24 @@ export function errorsOf(checked: CheckedManifest): string[] {
     .filter((d) => d.severity === "error")
     .map((d) => `${d.line}:${d.col} ${d.rule}`);
 }
+
+/**
+ * A manifest of `tasks` pictures in one matrix job (`lights` values by tasks / lights styles)
+ * and a job of three, in a temp folder; its path.
+ */
+export function manyTasksManifest(tasks: number, lights: number): string {
+  const list = (n: number, word: string) =>
+    Array.from({ length: n }, (_, i) => `"${word} ${i}"`).join(", ");
+  const dir = tempDir({
+    "manifest.yaml": `version: 1
+name: many
+jobs:
+  - id: grid
+    model: acme2.7-image
+    prompt: "a mug, {{style}}, {{light}}"
+    matrix: { style: [${list(tasks / lights, "style")}], light: [${list(lights, "light")}] }
+  - { id: hero, model: acme-image-2, prompt: a mug, repeat: 3 }
+`,
+  });
+  return path.join(dir, "manifest.yaml");
+}

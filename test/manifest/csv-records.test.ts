@@ -1,6 +1,7 @@
 import { parse as parseCsv } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
 import { RecordReader } from "../../src/manifest/csv-records.js";
+import { CSV_OPTIONS } from "../../src/manifest/delimited-rows.js";
 import { parseRowFile } from "../../src/manifest/row-files.js";
 
 /**
@@ -13,10 +14,8 @@ function csvParse(text: string, delimiter: string): string[][] | undefined {
   const records: string[][] = [];
   try {
     parseCsv(text, {
-      bom: true,
+      ...CSV_OPTIONS,
       delimiter,
-      skip_empty_lines: true,
-      relax_column_count: true,
       on_record: (record: string[]) => {
         records.push(record);
         return null;

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { planManifestAt } from "../../src/api/plan.js";
 import { diffPlanPages, type PlannedTask, TASK_PAGE } from "../../src/plan/index.js";
 import type { NewTask } from "../../src/store/index.js";
-import { tempDir } from "../helpers/manifest.js";
+import { manyTasksManifest } from "../helpers/manifest.js";
 
 /**
  * Issue 42 item 3: `gwrun plan` of a manifest of any size holds a page of its tasks at a time:
@@ -12,22 +12,7 @@ import { tempDir } from "../helpers/manifest.js";
 
 const TASKS = 20_000;
 
-function manyTasks(): string {
-  const list = (n: number, word: string) =>
-    Array.from({ length: n }, (_, i) => `"${word} ${i}"`).join(", ");
-  const dir = tempDir({
-    "manifest.yaml": `version: 1
-name: many
-jobs:
-  - id: grid
-    model: acme2.7-image
-    prompt: "a mug, {{style}}, {{light}}"
-    matrix: { style: [${list(TASKS / 100, "style")}], light: [${list(100, "light")}] }
-  - { id: hero, model: acme-image-2, prompt: a mug, repeat: 3 }
-`,
-  });
-  return path.join(dir, "manifest.yaml");
-}
+const manyTasks = () => manyTasksManifest(TASKS, 100);
 
 describe("a plan of many tasks", () => {
   it("item 3: gives each page's tasks on before the next page is made", async () => {

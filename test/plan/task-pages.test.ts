@@ -4,7 +4,7 @@ import { recordInitialTasks } from "../../src/api/record-plan.js";
 import { checkManifestFile } from "../../src/families/index.js";
 import { planRun, TASK_PAGE } from "../../src/plan/index.js";
 import type { NewTask } from "../../src/store/index.js";
-import { tempDir } from "../helpers/manifest.js";
+import { manyTasksManifest, tempDir } from "../helpers/manifest.js";
 
 /**
  * Issue 42 items 1 and 3: the start of a run holds a page of its planned tasks at a time, and
@@ -13,22 +13,7 @@ import { tempDir } from "../helpers/manifest.js";
 
 const TASKS = 50_000;
 
-function manyTasks(): string {
-  const list = (n: number, word: string) =>
-    Array.from({ length: n }, (_, i) => `"${word} ${i}"`).join(", ");
-  const dir = tempDir({
-    "manifest.yaml": `version: 1
-name: many
-jobs:
-  - id: grid
-    model: acme2.7-image
-    prompt: "a mug, {{style}}, {{light}}"
-    matrix: { style: [${list(TASKS / 250, "style")}], light: [${list(250, "light")}] }
-  - { id: hero, model: acme-image-2, prompt: a mug, repeat: 3 }
-`,
-  });
-  return path.join(dir, "manifest.yaml");
-}
+const manyTasks = () => manyTasksManifest(TASKS, 250);
 
 describe("recording a run's plan", () => {
   it("item 1: records a plan of 50,000 tasks never holding more than a page of them, in the plan's order", async () => {
