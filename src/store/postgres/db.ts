@@ -69,7 +69,9 @@ class PreparingClient extends pg.Client {
 export function plainPool(url: string, max: number): pg.Pool {
   (pg.defaults as { password?: unknown }).password = passwordFromFile;
   const pool = new pg.Pool({ connectionString: url, max, allowExitOnIdle: true });
+  // As the store's pool: a dropped connection fails the query on it, not the process.
   pool.on("error", () => {});
+  pool.on("connect", (client) => client.on("error", () => {}));
   return pool;
 }
 
