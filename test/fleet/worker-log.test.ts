@@ -20,6 +20,12 @@ describe("what a gwrun worker logs per run", () => {
       );
       worker.child.kill("SIGTERM");
       await worker.done;
+      // Every line is the worker's own: nothing a library prints past it.
+      const strangers = worker
+        .stderr()
+        .split("\n")
+        .filter((line) => line !== "" && !line.startsWith("gwrun worker w1"));
+      expect(strangers).toEqual([]);
       const lines = worker
         .stderr()
         .split("\n")
