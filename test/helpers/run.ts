@@ -120,3 +120,32 @@ retry: { attempts: 6, min_delay: 5ms, max_delay: 50ms }
 output: { dir: ${JSON.stringify(outputDir)} }
 ${extra}`;
 }
+
+/**
+ * A manifest of `tasks` small pictures (rows of 100), no thumbnails, in the scope's folder as
+ * `<name>.yaml`; `settings` changes the quick settings (a faster submit rate, say).
+ */
+export function mugsGrid(
+  scope: RunScope,
+  name: string,
+  tasks: number,
+  settings: (text: string) => string = (text) => text,
+): string {
+  const rows = Array.from({ length: tasks / 100 }, (_, i) => i + 1).join(", ");
+  const columns = Array.from({ length: 100 }, (_, i) => i + 1).join(", ");
+  const quick = fastSettings(scope.outputDir).replace(
+    "output: { dir: ",
+    "output: { thumbnails: false, dir: ",
+  );
+  return scope.write(
+    `${name}.yaml`,
+    `${settings(quick)}name: ${name}
+jobs:
+  - id: mugs
+    model: acme-image-2
+    matrix: { row: [${rows}], column: [${columns}] }
+    prompt: "A ceramic mug, row {{row}}, column {{column}}"
+    size: "64x64"
+`,
+  );
+}

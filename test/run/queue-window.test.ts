@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { QUEUE_WINDOW } from "../../src/engine/pending-window.js";
-import { fastSettings, withRun } from "../helpers/run.js";
+import { mugsGrid, withRun } from "../helpers/run.js";
 
 /**
  * Issue 42 item 1 through the CLI: a run longer than its queue's window reads its queued
@@ -12,19 +12,7 @@ const TASKS = Math.ceil((2.5 * QUEUE_WINDOW) / 100) * 100;
 describe("a run longer than its queue's window", () => {
   it("item 1: sends every queued task once, in the order recorded, and tells all of them queued from the start", async () => {
     await withRun({ seed: "window" }, async (scope) => {
-      const rows = Array.from({ length: TASKS / 100 }, (_, i) => i + 1).join(", ");
-      const columns = Array.from({ length: 100 }, (_, i) => i + 1).join(", ");
-      const file = scope.write(
-        "many.yaml",
-        `${fastSettings(scope.outputDir).replace("output: { dir: ", "output: { thumbnails: false, dir: ")}name: many
-jobs:
-  - id: mugs
-    model: acme-image-2
-    matrix: { row: [${rows}], column: [${columns}] }
-    prompt: "A ceramic mug, row {{row}}, column {{column}}"
-    size: "64x64"
-`,
-      );
+      const file = mugsGrid(scope, "many", TASKS);
       const run = await scope.gwrun(["run", file, "--json"]).done;
       expect(run.code).toBe(0);
       const events = run.stdout

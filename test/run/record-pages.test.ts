@@ -4,7 +4,7 @@ import { recordInitialTasks } from "../../src/api/record-plan.js";
 import { checkManifestFile } from "../../src/families/index.js";
 import { planRun, TASK_PAGE } from "../../src/plan/index.js";
 import type { NewTask } from "../../src/store/index.js";
-import { fastSettings, withRun } from "../helpers/run.js";
+import { mugsGrid, withRun } from "../helpers/run.js";
 
 /**
  * Issue 42 item 1 through the CLI: a run records its tasks a page at a time, so a process that
@@ -17,19 +17,7 @@ const TASKS = TASK_PAGE + 500;
 describe("a run whose recording stopped between pages", () => {
   it("item 1: resumes, records the rest in the plan's order and sends each task once", async () => {
     await withRun({ seed: "pages" }, async (scope) => {
-      const columns = Array.from({ length: 100 }, (_, i) => i + 1).join(", ");
-      const rows = Array.from({ length: TASKS / 100 }, (_, i) => i + 1).join(", ");
-      const file = scope.write(
-        "pages.yaml",
-        `${fastSettings(scope.outputDir).replace("output: { dir: ", "output: { thumbnails: false, dir: ").replace("500/s", "2000/s")}name: pages
-jobs:
-  - id: mugs
-    model: acme-image-2
-    matrix: { row: [${rows}], column: [${columns}] }
-    prompt: "A ceramic mug, row {{row}}, column {{column}}"
-    size: "64x64"
-`,
-      );
+      const file = mugsGrid(scope, "pages", TASKS, (text) => text.replace("500/s", "2000/s"));
       const env = { GW_API_KEY: "test-key" };
       const checked = await checkManifestFile(file, env, Date.now(), { hold: "templates" });
       expect(checked.valid).toBe(true);
