@@ -28,12 +28,12 @@ const JOBS = `jobs:
     prompt: "[推进] slow push in"
 `;
 
-function manifest(scope: RunScope, name: string, prefix = PREFIX): string {
+function manifest(scope: RunScope, name: string, prefix = PREFIX, jobs = JOBS): string {
   const settings = fastSettings(scope.outputDir).replace(
     /output: \{ dir: (.*) \}/,
     `output: { dir: $1, publish: "s3://${s3.bucket}/${prefix}" }`,
   );
-  return scope.write(`${name}.yaml`, `${settings}name: ${name}\n${JOBS}`);
+  return scope.write(`${name}.yaml`, `${settings}name: ${name}\n${jobs}`);
 }
 
 function gw(scope: RunScope, args: string[], env: Record<string, string> = s3.env) {
@@ -173,13 +173,14 @@ describe("output.publish: outputs delivered to object storage", () => {
     const front = await startFaultyFront(s3.endpoint, Number.MAX_SAFE_INTEGER);
     try {
       await withRun({ seed: "publish-down" }, async (scope) => {
-        const file = manifest(scope, "mugs", "down");
+        // Each object is tried for a second or two before it is given up on: two pictures.
+        const file = manifest(scope, "mugs", "down", JOBS.split("\n  - id: clip")[0]);
         const result = await gw(scope, ["run", file], {
           ...s3.env,
           AWS_ENDPOINT_URL_S3: front.endpoint,
         });
         expect(result.code).toBe(1);
-        expect(result.stderr).toContain("4 outputs not published");
+        expect(result.stderr).toContain("2 outputs not published");
         expect(result.stderr).toContain("gwrun publish 1");
         const store = await scope.open();
         try {
@@ -196,7 +197,7 @@ describe("output.publish: outputs delivered to object storage", () => {
         expect(mended.code, mended.stderr).toBe(0);
         expect(
           (await s3.list("down/")).filter((object) => /\.(png|mp4)$/.test(object.key)),
-        ).toHaveLength(4);
+        ).toHaveLength(2);
       });
     } finally {
       await front.close();
