@@ -12,7 +12,7 @@ import { tempDir } from "../helpers/manifest.js";
  */
 describe("item 1: fleet workers and the project folder", () => {
   it("item 1: a run recorded through one mount point is worked by a worker in the project under another", async () => {
-    await withFleet([], async (fleet) => {
+    await withFleet({}, async (fleet) => {
       // Recorded through another path to the same folder, as another host mounts the share.
       const mount = path.join(tempDir(), "mnt", "share");
       mkdirSync(path.dirname(mount), { recursive: true });
@@ -46,7 +46,7 @@ describe("item 1: fleet workers and the project folder", () => {
   }, 120_000);
 
   it("item 1: a worker started outside any project works a run at the path it was recorded in", async () => {
-    await withFleet([], async (fleet) => {
+    await withFleet({}, async (fleet) => {
       const manifest = fleet.write("fleet.yaml", fleetManifest("out", 8));
       expect((await fleet.record(manifest)).code).toBe(0);
       const worker = gwrunAsync(["worker", "--name", "unit-without-a-folder"], {

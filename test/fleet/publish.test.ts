@@ -57,7 +57,7 @@ function outputsUnder(dir: string): string[] {
 
 describe("a fleet without a shared folder", () => {
   it("item 2: two workers with folders of their own publish every output once; plan on either host finds nothing new; gwrun view in a third folder serves an output from the bucket", async () => {
-    await withFleet([], async (fleet) => {
+    await withFleet({}, async (fleet) => {
       const env = { GW_API_KEY: "test-key", GWRUN_STORE: fleet.url, ...s3.env };
       const cli = (args: string[], cwd: string) => gwrunAsync(args, { cwd, env });
       const recorder = host(s3.bucket);

@@ -7,7 +7,7 @@ const SORRY = "I'm sorry, but I can't help with that request.";
 
 describe("gwrun worker and refusals", () => {
   it("item 7: a worker fails a refused caption and skips its image, saying the upstream refused", async () => {
-    await withFleet([], async (fleet) => {
+    await withFleet({}, async (fleet) => {
       const manifest = fleet.write(
         "captions.yaml",
         `version: 1

@@ -19,7 +19,10 @@ const LEASE_MS = 3000;
 
 describe("a fleet losing a worker", () => {
   it("resolves a killed worker's submitting claims within its lease, and accounts for every task the gateway made", async () => {
-    const sim = ["--rate-limit", "5/s", "--burst", "2", "--lost-response-rate", "0.05"];
+    const sim = {
+      rateLimit: { perSecond: 5, burst: 2 },
+      faults: { lostResponseRate: 0.05 },
+    };
     await withFleet(sim, async (fleet) => {
       const manifest = fleet.write("fleet.yaml", fleetManifest(fleet.outputDir, 30));
       expect((await fleet.record(manifest)).code).toBe(0);
@@ -85,7 +88,7 @@ describe("a fleet losing a worker", () => {
 
   it("item 6: a killed worker of a run that holds unknown submits leaves held only the tasks it was sending", async () => {
     // 200 tasks: submit jobs of three, which a run that resubmits would claim together.
-    await withFleet(["--rate-limit", "5/s", "--burst", "1"], async (fleet) => {
+    await withFleet({ rateLimit: { perSecond: 5, burst: 1 } }, async (fleet) => {
       const text = fleetManifest(fleet.outputDir, 200).replace(
         "retry: { attempts: 6,",
         "retry: { on_unknown_submit: hold, attempts: 6,",
@@ -114,7 +117,7 @@ describe("a fleet losing a worker", () => {
 
   it("hands the poll lead to another worker when the leader is killed, and polls go on", async () => {
     // Each task takes about six real seconds at the gateway: polls outlive the leader.
-    await withFleet(["--latency", "image=6h"], async (fleet) => {
+    await withFleet({ latencySeconds: { image: 6 * 3600 } }, async (fleet) => {
       const manifest = fleet.write("fleet.yaml", fleetManifest(fleet.outputDir, 20));
       expect((await fleet.record(manifest)).code).toBe(0);
       const workers = [fleet.worker(["--name", "a"]), fleet.worker(["--name", "b"])];

@@ -20,7 +20,7 @@ import {
 
 describe("gwrun worker", () => {
   it("shares a detached run between two workers, pays each task once, and stops cleanly on SIGTERM", async () => {
-    await withFleet([], async (fleet) => {
+    await withFleet({}, async (fleet) => {
       // A pace slow enough that both workers are up before the submits are done; tasks enough
       // that their submit jobs carry two each.
       const manifest = fleet.write(
@@ -72,7 +72,7 @@ describe("gwrun worker", () => {
   it("item 6: two workers share a run in submit jobs of ten and download jobs of several, each task sent once and each file fetched once", async () => {
     // 640 tasks: submit jobs of ten (claimed together), poll rounds of up to fifty completions
     // (download jobs of several), at a pace that keeps both workers at work.
-    await withFleet(["--latency", "image=300ms"], async (fleet) => {
+    await withFleet({ latencySeconds: { image: 0.3 } }, async (fleet) => {
       const manifest = fleet.write(
         "fleet.yaml",
         fleetManifest(fleet.outputDir, 640, { submitRate: "400/s" }),
@@ -102,7 +102,7 @@ describe("gwrun worker", () => {
 
   it("lets the submits under way record when a worker is stopped mid-run, and another finishes the run", async () => {
     // The gateway's rate limit keeps claims in flight while the submits wait their turn.
-    await withFleet(["--rate-limit", "4/s", "--burst", "1"], async (fleet) => {
+    await withFleet({ rateLimit: { perSecond: 4, burst: 1 } }, async (fleet) => {
       const manifest = fleet.write("fleet.yaml", fleetManifest(fleet.outputDir, 20));
       expect((await fleet.record(manifest)).code).toBe(0);
       const first = fleet.worker(["--name", "first"]);
@@ -138,7 +138,7 @@ describe("gwrun worker", () => {
   }, 90_000);
 
   it("leaves a run against the built-in simulator to the process that holds it", async () => {
-    await withFleet([], async (fleet) => {
+    await withFleet({}, async (fleet) => {
       const other = fleet.worker(["--name", "other"]);
       await waitFor("the other worker", async () =>
         (await workerRows(fleet.db)).has(other.id) ? true : undefined,
@@ -167,7 +167,7 @@ describe("gwrun worker", () => {
   }, 90_000);
 
   it("refuses to work a run whose shared output folder it cannot see, saying which and what to do", async () => {
-    await withFleet([], async (fleet) => {
+    await withFleet({}, async (fleet) => {
       const manifest = fleet.write("fleet.yaml", fleetManifest(fleet.outputDir, 10));
       expect((await fleet.record(manifest)).code).toBe(0);
       const marker = path.join(fleet.outputDir, ".gwrun-store");

@@ -3,16 +3,17 @@ import { writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import pg from "pg";
-import type { SimCounters } from "../../src/sim/index.js";
+import { type SimCounters, type SimOptionsInput, startSimulator } from "../../src/sim/index.js";
 import { mixedJobs } from "../run/manifests.js";
-import { type CliResult, gwrunAsync } from "./cli.js";
+import { type CliResult, gwrunAsync, gwrunHere } from "./cli.js";
 import { tempDir } from "./manifest.js";
 import { testDatabase } from "./postgres.js";
 import { FAST } from "./run.js";
 
 /**
- * A fleet of real processes for end-to-end tests: a standalone `gwrun sim`, a fresh PostgreSQL
- * store, and `gwrun run --detach` and `gwrun worker` spawned against them, as a user would.
+ * A fleet of real processes for end-to-end tests: `gwrun worker`s spawned against a fresh
+ * PostgreSQL store and a simulator, as a user would run them; the simulator, `gwrun run
+ * --detach` and the other commands run in the test's process.
  */
 
 export interface FleetProcess {
@@ -46,46 +47,29 @@ export interface FleetScope {
 
 const ENV = { GW_API_KEY: "test-key" };
 
-/** Starts `gwrun sim --port 0` with `args`; its URL once it listens. */
-function startSim(args: readonly string[]): Promise<{ url: string; child: ChildProcess }> {
-  const sim = gwrunAsync([
-    "sim",
-    "--port",
-    "0",
-    "--time-scale",
-    String(FAST),
-    "--media-variants",
-    "4",
-    ...args,
-  ]);
-  return new Promise((resolve, reject) => {
-    let seen = "";
-    sim.child.stdout?.on("data", (chunk: Buffer) => {
-      seen += chunk.toString();
-      const url = /^(http:\/\/\S+)\s*$/m.exec(seen)?.[1];
-      if (url !== undefined) resolve({ url, child: sim.child });
-    });
-    void sim.done.then((result) =>
-      reject(new Error(`gwrun sim exited (${result.code}): ${result.stderr}`)),
-    );
-  });
-}
-
-/** Runs `fn` against a new store and a simulator started with `simArgs`; kills what is left. */
+/**
+ * Runs `fn` against a new store and a simulator with `simOptions` (in this process: the
+ * workers reach it over HTTP as they would a gateway); kills what is left.
+ */
 export async function withFleet<T>(
-  simArgs: readonly string[],
+  simOptions: SimOptionsInput,
   fn: (scope: FleetScope) => Promise<T>,
 ): Promise<T> {
-  const [url, sim] = await Promise.all([testDatabase({ schema: true }), startSim(simArgs)]);
+  const [url, sim] = await Promise.all([
+    testDatabase({ schema: true }),
+    startSimulator({ timeScale: FAST, mediaVariants: 4, ...simOptions }),
+  ]);
   const dir = tempDir();
   const db = new pg.Pool({ connectionString: url, max: 2 });
-  const children: ChildProcess[] = [sim.child];
+  const children: ChildProcess[] = [];
   const spawnCli = (args: readonly string[]) => {
     // The store's connection string holds a password: it goes in the environment, as a user's.
     const run = gwrunAsync(args, { cwd: dir, env: { ...ENV, GWRUN_STORE: url } });
     children.push(run.child);
     return run;
   };
+  const here = (args: readonly string[]) =>
+    gwrunHere(args, { cwd: dir, env: { ...ENV, GWRUN_STORE: url } });
   const scope: FleetScope = {
     url,
     simUrl: sim.url,
@@ -98,7 +82,8 @@ export async function withFleet<T>(
       writeFileSync(file, yaml);
       return file;
     },
-    record: (manifest) => spawnCli(["run", manifest, "--detach", "--base-url", sim.url]).done,
+    // Recording a run and asking about it need no process of their own: only the workers do.
+    record: (manifest) => here(["run", manifest, "--detach", "--base-url", sim.url]),
     worker(args = []) {
       const run = spawnCli(["worker", ...args]);
       let stderr = "";
@@ -107,14 +92,14 @@ export async function withFleet<T>(
       });
       return { ...run, id: `${run.child.pid}@${hostname()}`, stderr: () => stderr };
     },
-    gwrun: (args) => spawnCli(args).done,
+    gwrun: (args) => here(args),
   };
   try {
     return await fn(scope);
   } finally {
     for (const child of children)
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    await db.end();
+    await Promise.all([db.end(), sim.close()]);
   }
 }
 
