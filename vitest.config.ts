@@ -33,6 +33,9 @@ export const UNIT_PROJECT = {
 // project's global setup starts only what its tests need (test/layers.ts).
 export default defineConfig({
   test: {
+    // Modules as transformed, kept in node_modules/.experimental-vitest-cache between runs and
+    // keyed by their content: a second `npm test` does not transform the source again.
+    experimental: { fsModuleCache: true },
     // Most e2e tests wait on a child process, a server, the database or a rate limit: four at
     // a time keep a two-core machine busy (Vitest's default there is one).
     maxWorkers: Math.max(4, availableParallelism()),

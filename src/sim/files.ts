@@ -78,6 +78,8 @@ export async function serveFile(
   }
   if (options.faults.downloadDelayMs > 0) await sleep(options.faults.downloadDelayMs);
   const file = await context.media.render(link.spec);
+  // A client that gave up while the file was drawn was not served it.
+  if (res.destroyed) return;
   const truncate = dice.roll("truncate", name, options.faults.truncateRate);
   res.writeHead(200, { "content-type": file.contentType, "content-length": file.bytes });
   counters.downloads.served += 1;
