@@ -24,6 +24,9 @@ export const UNIT_PROJECT = {
     ...SHARED_TEST_OPTIONS,
     name: "unit",
     isolate: false,
+    // Ink reads once per process whether it runs under CI: the dashboard's tests draw as on a
+    // person's terminal, in CI too, whichever file loads Ink first.
+    env: { CI: "false", CONTINUOUS_INTEGRATION: "false" },
     exclude: [...configDefaults.exclude, ...NOT_UNIT_TESTS],
     setupFiles: [...SHARED_TEST_OPTIONS.setupFiles, "test/unit-setup.ts"],
   },

@@ -1,11 +1,19 @@
-import { describe, expect, it } from "vitest";
+import chalk from "chalk";
+import { render } from "ink-testing-library";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EngineEvent } from "../../src/engine/index.js";
+import { Dashboard } from "../../src/ui/components/Dashboard.js";
 import { play, started, through } from "./script.js";
 
-// Colours are chosen when chalk is first loaded: this file loads Ink after asking for them.
-process.env.FORCE_COLOR = "1";
-const { render } = await import("ink-testing-library");
-const { Dashboard } = await import("../../src/ui/components/Dashboard.js");
+// In colour, as the dashboard reporter sets it for a terminal (Ink draws with chalk's level);
+// put back after, for the files that share this worker.
+const level = chalk.level;
+beforeAll(() => {
+  chalk.level = 1;
+});
+afterAll(() => {
+  chalk.level = level;
+});
 
 const GREEN = "\u001b[32m";
 const RED = "\u001b[31m";
