@@ -1,6 +1,9 @@
 import { availableParallelism } from "node:os";
 import { configDefaults, defineConfig } from "vitest/config";
 import { E2E_TESTS, NOT_UNIT_TESTS, STORE_TESTS } from "./test/layers.js";
+import { tempRootInMemory } from "./test/temp-root.js";
+
+tempRootInMemory();
 
 /**
  * What every project, and `npm run test:portable`, runs with: a test that leaves a process,
@@ -10,7 +13,7 @@ export const SHARED_TEST_OPTIONS = {
   include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
   testTimeout: 30_000,
   hookTimeout: 60_000,
-  setupFiles: ["test/leak-check.ts"],
+  setupFiles: ["test/leak-check.ts", "test/temp-folders.ts"],
 };
 
 /**

@@ -1,13 +1,18 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll } from "vitest";
 import { type CheckedManifest, checkManifestFile } from "../../src/families/check-manifest.js";
 
 const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+
+/**
+ * Removes the folders `tempDir` made: after each test file (test/temp-folders.ts). A hook this
+ * module registered itself would run after the first file of a worker only, as the module is
+ * loaded once per worker.
+ */
+export function removeTempDirs(): void {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
 
 /** A temporary folder holding the given files; removed after the test file. */
 export function tempDir(files: Record<string, string | Buffer> = {}): string {
