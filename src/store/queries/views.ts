@@ -191,14 +191,4 @@ export const viewReads = {
     );
     return { total: Number(count?.n ?? 0), rows: found } satisfies Page<FailureRow>;
   }),
-  /** How many of a run's own tasks it finished (moved to a final state since `startedAt`). */
-  finishedCountOf: read(function* (runId: number, startedAt: number) {
-    const count = yield* first<{ n: number }>(
-      // A test in a CASE, not a lookup: one pass over the run, not one per final state.
-      `SELECT count(CASE WHEN jobs.state = ANY(?) AND jobs.updated_at >= ? THEN 1 END) AS n
-       FROM ${RUN_TASKS} WHERE run_jobs.run_id = ? AND jobs.placeholder = 0`,
-      [FINAL_STATES, startedAt, runId],
-    );
-    return Number(count?.n ?? 0);
-  }),
 };
