@@ -5,9 +5,9 @@ import { inPageOrder, RUN_FAILURES, RUN_TASKS } from "./run-tasks.js";
 
 /**
  * What a person looks at of a large run, a page at a time: its grid of outputs, its timeline,
- * its failures, and the counts the live page shows. A page is found by sorting the run's tasks
- * through a narrow index (`RUN_TASKS`), then only its own rows are read in full: a page of a
- * 300,000-task run is served in well under a second.
+ * its failures (the live page's counts are the run's summary, `runSummaryOf`). A page is found
+ * by sorting the run's tasks through a narrow index (`RUN_TASKS`), then only its own rows are
+ * read in full: a page of a 300,000-task run is served in well under a second.
  */
 
 /** Which rows of a list: `limit` of them after the first `offset`. */
