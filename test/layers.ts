@@ -84,6 +84,7 @@ export const E2E_TESTS: readonly string[] = [
   "test/run/text-tools.test.ts",
   "test/run/text.test.ts",
   "test/run/twins.test.ts",
+  "test/run/view-counts.test.ts",
   "test/schedule/cli.test.ts",
   "test/schedule/scheduler.test.ts",
   "test/sim/cli.test.ts",

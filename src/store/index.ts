@@ -70,6 +70,7 @@ export {
   type ReviewRow,
   type RunNotice,
   type RunRow,
+  type RunSummary,
   type TaskRow,
   type TextAnswerRow,
   type TickRow,

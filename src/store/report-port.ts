@@ -11,6 +11,7 @@ import type {
   ReportSummary,
   ReviewDecision,
   ReviewRow,
+  RunSummary,
   TextAnswerRow,
 } from "./rows.js";
 
@@ -71,8 +72,11 @@ export interface ReportReads {
    * VACUUM of the event log, for reuse). False when another process holds the database now.
    */
   reclaimSpace(): Promise<boolean>;
-  /** How many of a run's own tasks it moved to a final state since `startedAt` (ms). */
-  finishedCountOf(runId: number, startedAt: number): Promise<number>;
+  /**
+   * A run's summary, and how many of its own tasks it moved to a final state since
+   * `startedAt` (ms), counted in the same pass.
+   */
+  runSummaryOf(runId: number, startedAt: number): Promise<RunSummary>;
 }
 
 /** What reviewers decided about outputs: approved or rejected, with an optional note. */

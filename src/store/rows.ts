@@ -233,6 +233,11 @@ export interface ReportSummary {
   reviews: Record<ReviewDecision, number>;
 }
 
+/** A run's summary, with how many of its own tasks it finished since it started. */
+export interface RunSummary extends ReportSummary {
+  finished: number;
+}
+
 /** A downloaded output as a review grid shows it: no request, no measurements. */
 export interface GridRow {
   key: string;

@@ -96,12 +96,11 @@ export const FAILURES_SHOWN = 50;
  * Counting queries and a page of failures: no task's row is sent or held, however large the run.
  */
 export async function progressOf(store: Store, run: RunRow, now: number): Promise<Progress> {
-  const summary = await store.summaryOf({ run: run.id });
+  // Only what this run finished: a resumed run does not count its predecessors' work.
+  const summary = await store.runSummaryOf(run.id, run.started_at);
   const failures = await store.failuresPageOf(run.id, { offset: 0, limit: FAILURES_SHOWN });
   const tasks = Object.values(summary.states).reduce((sum, n) => sum + n, 0);
   const elapsed = (run.finished_at ?? now) - run.started_at;
-  // Only what this run finished: a resumed run does not count its predecessors' work.
-  const finished = await store.finishedCountOf(run.id, run.started_at);
   return {
     run: {
       id: run.id,
@@ -116,7 +115,7 @@ export async function progressOf(store: Store, run: RunRow, now: number): Promis
     paid: summary.paid,
     spent: summary.spent,
     max_cost: maxCostOf(run),
-    rate: elapsed > 0 ? Math.round((finished / elapsed) * 60_000 * 10) / 10 : 0,
+    rate: elapsed > 0 ? Math.round((summary.finished / elapsed) * 60_000 * 10) / 10 : 0,
     elapsed,
     reviews: summary.reviews,
     failures: failures.rows.map(({ label, state, reason }) => ({ label, state, reason })),

@@ -71,7 +71,9 @@ export async function withProject<T>(
       return path.join("manifests", name);
     },
     gwrun(args, { cwd = project, builtIn = false, env: more = {} } = {}) {
-      const talks = !["status", "runs", "report", "export", "view", "plan"].includes(args[0] ?? "");
+      const talks = !["status", "runs", "report", "export", "view", "plan", "prune"].includes(
+        args[0] ?? "",
+      );
       const extra = talks && !builtIn ? ["--base-url", sim.url] : [];
       // A PostgreSQL store is named as a user names one with a password in it: in the environment.
       const env = {
@@ -147,23 +149,28 @@ jobs:
 ${clips ? more : ""}`;
 }
 
-/** `gwrun view` started in `cwd`: its URL once it listens, and how to stop it. */
+/**
+ * `gwrun view` started in `cwd`: its URL once it listens, the token its reviews need, and how
+ * to stop it.
+ */
 export async function startView(
   cwd: string,
   env: NodeJS.ProcessEnv = {},
-): Promise<{ url: string; stop(): Promise<void> }> {
+): Promise<{ url: string; token: string; stop(): Promise<void> }> {
   const view = gwrunAsync(["view"], { cwd, env });
-  const url = await new Promise<string>((resolve, reject) => {
+  const [url, token] = await new Promise<[string, string]>((resolve, reject) => {
     let text = "";
     view.child.stdout?.on("data", (chunk: Buffer) => {
       text += chunk.toString();
-      const found = /http:\/\/127\.0\.0\.1:\d+/.exec(text)?.[0];
-      if (found !== undefined) resolve(found);
+      // The whole line: the token may come in a later chunk than the address.
+      const found = /(http:\/\/127\.0\.0\.1:\d+)\/\?token=([\w-]+)\n/.exec(text);
+      if (found !== null) resolve([found[1] as string, found[2] as string]);
     });
     view.child.once("exit", () => reject(new Error(`gwrun view exited: ${text}`)));
   });
   return {
     url,
+    token,
     async stop() {
       view.child.kill("SIGINT");
       await view.done;

@@ -92,8 +92,8 @@ describe.each(STORE_KINDS)("store (%s): a large run's views, a page at a time", 
       total: 2,
       rows: [{ key: "k04", job_id: "a", label: "a-4", state: "failed", reason: "no k04" }],
     });
-    expect(await store.finishedCountOf(runId, 0)).toBe(2);
-    expect(await store.finishedCountOf(runId, 60)).toBe(0);
+    expect((await store.runSummaryOf(runId, 0)).finished).toBe(2);
+    expect((await store.runSummaryOf(runId, 60)).finished).toBe(0);
     await store.close();
   });
 
@@ -147,7 +147,7 @@ describe.each(STORE_KINDS)("store (%s): a large run's views, a page at a time", 
     expect((await store.failuresPageOf(other, { offset: 0, limit: 10 })).total).toBe(2);
     const summary = await store.summaryOf({ run: runId });
     expect(summary).toMatchObject({ states: { downloaded: 1, failed: 1 }, outputs: 2 });
-    expect(await store.finishedCountOf(runId, 0)).toBe(1);
+    expect((await store.runSummaryOf(runId, 0)).finished).toBe(1);
     await store.close();
   });
 });

@@ -8,11 +8,12 @@ import type {
   ReportSummary,
   ReportTask,
   ReviewDecision,
+  RunSummary,
   TextAnswerRow,
 } from "../rows.js";
-import { FAILED_STATES } from "../states.js";
+import { FAILED_STATES, FINAL_STATES } from "../states.js";
 import { RUN_FAILURES } from "./run-tasks.js";
-import { scopeTasks, withScope } from "./scope.js";
+import { scopeTasks, withScope, withScopeKeys } from "./scope.js";
 
 /**
  * What reports read, of a run or of an output folder: the outputs page by page, the
@@ -152,44 +153,66 @@ export async function* failuresOf(exec: Executor, scope: ReportScope): AsyncGene
   );
 }
 
+/**
+ * The scope's counts and spend, and how many of its own tasks (stand-ins left out) moved to a
+ * final state since `finishedSince` (ms; none counted when null): counts by state, spend and
+ * finishes in one pass over the scope's tasks through the narrow index; outputs and reviews
+ * apart, joined to the scope's keys alone, as sets PostgreSQL joins by hashing (a lookup per
+ * task is slow there).
+ */
+function* scopeSummary(scope: ReportScope, finishedSince: number | null): Program<RunSummary> {
+  const tasks = scopeTasks(scope);
+  // A run pays for what it submitted; an output folder holds what every run paid.
+  const payer = "run" in scope ? scope.run : null;
+  const byState = yield* rows<{
+    state: string;
+    n: number;
+    spent: number;
+    paid: number;
+    finished: number;
+  }>(
+    `${tasks.opening} SELECT jobs.state AS state, count(*) AS n, sum(coalesce(jobs.cost, 0)) AS spent,
+       sum(CASE WHEN CAST(? AS INTEGER) IS NULL OR jobs.paid_run = ? THEN coalesce(jobs.cost, 0)
+         ELSE 0 END) AS paid,
+       count(CASE WHEN jobs.placeholder = 0 AND jobs.state = ANY(?)
+         AND jobs.updated_at >= CAST(? AS BIGINT) THEN 1 END) AS finished
+     ${tasks.from} GROUP BY jobs.state`,
+    tasks.params([payer, payer, FINAL_STATES, finishedSince]),
+  );
+  const { sql, param } = withScopeKeys(scope);
+  const outputs = yield* first<{ n: number }>(
+    `${sql} SELECT count(*) AS n FROM scope JOIN outputs ON outputs.job_key = scope.key
+     WHERE outputs.state = 'downloaded'`,
+    [param],
+  );
+  const decided = yield* rows<{ decision: ReviewDecision; n: number }>(
+    `${sql} SELECT reviews.decision AS decision, count(*) AS n FROM scope
+     JOIN reviews ON reviews.job_key = scope.key GROUP BY reviews.decision`,
+    [param],
+  );
+  const states: Record<string, number> = {};
+  for (const entry of byState) states[entry.state] = Number(entry.n);
+  const total = (pick: (entry: (typeof byState)[number]) => number) =>
+    byState.reduce((sum, entry) => sum + Number(pick(entry)), 0);
+  const reviews = { approved: 0, rejected: 0 };
+  for (const entry of decided) reviews[entry.decision] = Number(entry.n);
+  return {
+    states,
+    outputs: Number(outputs?.n ?? 0),
+    spent: roundMoney(total((entry) => entry.spent)),
+    paid: roundMoney(total((entry) => entry.paid)),
+    reviews,
+    finished: total((entry) => entry.finished),
+  };
+}
+
 export const reportReads = {
   summaryOf: read(function* (scope: ReportScope) {
-    const tasks = scopeTasks(scope);
-    // A run pays for what it submitted; an output folder holds what every run paid.
-    const payer = "run" in scope ? scope.run : null;
-    // Counts by state in one pass over the scope's tasks through the narrow index; outputs and
-    // reviews apart, as sets PostgreSQL joins by hashing (a lookup per task is slow there).
-    const byState = yield* rows<{ state: string; n: number; spent: number; paid: number }>(
-      `${tasks.opening} SELECT jobs.state AS state, count(*) AS n, sum(coalesce(jobs.cost, 0)) AS spent,
-         sum(CASE WHEN CAST(? AS INTEGER) IS NULL OR jobs.paid_run = ? THEN coalesce(jobs.cost, 0)
-           ELSE 0 END) AS paid
-       ${tasks.from} GROUP BY jobs.state`,
-      tasks.params([payer, payer]),
-    );
-    const { sql, param } = withScope(scope);
-    const outputs = yield* first<{ n: number }>(
-      `${sql} SELECT count(*) AS n FROM scope JOIN outputs ON outputs.job_key = scope.key
-       WHERE outputs.state = 'downloaded'`,
-      [param],
-    );
-    const decided = yield* rows<{ decision: ReviewDecision; n: number }>(
-      `${sql} SELECT reviews.decision AS decision, count(*) AS n FROM scope
-       JOIN reviews ON reviews.job_key = scope.key GROUP BY reviews.decision`,
-      [param],
-    );
-    const states: Record<string, number> = {};
-    for (const entry of byState) states[entry.state] = Number(entry.n);
-    const total = (pick: (entry: (typeof byState)[number]) => number) =>
-      roundMoney(byState.reduce((sum, entry) => sum + Number(pick(entry)), 0));
-    const reviews = { approved: 0, rejected: 0 };
-    for (const entry of decided) reviews[entry.decision] = Number(entry.n);
-    return {
-      states,
-      outputs: Number(outputs?.n ?? 0),
-      spent: total((entry) => entry.spent),
-      paid: total((entry) => entry.paid),
-      reviews,
-    } satisfies ReportSummary;
+    const { finished: _, ...summary } = yield* scopeSummary(scope, null);
+    return summary satisfies ReportSummary;
+  }),
+  runSummaryOf: read(function* (runId: number, startedAt: number) {
+    return yield* scopeSummary({ run: runId }, startedAt);
   }),
   textAnswersOf: read(function* (runId: number) {
     return yield* rows<TextAnswerRow & { label: string }>(

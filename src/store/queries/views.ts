@@ -5,9 +5,9 @@ import { inPageOrder, RUN_FAILURES, RUN_TASKS } from "./run-tasks.js";
 
 /**
  * What a person looks at of a large run, a page at a time: its grid of outputs, its timeline,
- * its failures, and the counts the live page shows. A page is found by sorting the run's tasks
- * through a narrow index (`RUN_TASKS`), then only its own rows are read in full: a page of a
- * 300,000-task run is served in well under a second.
+ * its failures (the live page's counts are the run's summary, `runSummaryOf`). A page is found
+ * by sorting the run's tasks through a narrow index (`RUN_TASKS`), then only its own rows are
+ * read in full: a page of a 300,000-task run is served in well under a second.
  */
 
 /** Which rows of a list: `limit` of them after the first `offset`. */
@@ -190,15 +190,5 @@ export const viewReads = {
       [runId, range.limit, range.offset],
     );
     return { total: Number(count?.n ?? 0), rows: found } satisfies Page<FailureRow>;
-  }),
-  /** How many of a run's own tasks it finished (moved to a final state since `startedAt`). */
-  finishedCountOf: read(function* (runId: number, startedAt: number) {
-    const count = yield* first<{ n: number }>(
-      // A test in a CASE, not a lookup: one pass over the run, not one per final state.
-      `SELECT count(CASE WHEN jobs.state = ANY(?) AND jobs.updated_at >= ? THEN 1 END) AS n
-       FROM ${RUN_TASKS} WHERE run_jobs.run_id = ? AND jobs.placeholder = 0`,
-      [FINAL_STATES, startedAt, runId],
-    );
-    return Number(count?.n ?? 0);
   }),
 };
