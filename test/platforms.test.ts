@@ -13,7 +13,8 @@ function testFiles(): string[] {
 }
 
 // Calls that open a SQLite or PostgreSQL store in the test's own process.
-const OPENS_A_STORE = /\b(openStore|openTestStore|openPgStore|testDatabase|withRun|withProject|withFleet|withEngine)\(|\bSTORE_KINDS\b/;
+const OPENS_A_STORE =
+  /\b(openStore|openTestStore|openPgStore|testDatabase|withRun|withProject|withFleet|withEngine)\(|\bSTORE_KINDS\b/;
 
 describe("the tests Node 22 and 24 run", () => {
   it("item 4: the store-bound list names existing test files, once each, in order", () => {
