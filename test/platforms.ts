@@ -35,6 +35,7 @@ export const STORE_BOUND_TESTS: readonly string[] = [
   "test/engine/unknown-submit.test.ts",
   "test/fleet/claim-batches.test.ts",
   "test/fleet/claims.test.ts",
+  "test/fleet/download-queue.test.ts",
   "test/fleet/drivers-agree.test.ts",
   "test/fleet/fleet-for.test.ts",
   "test/fleet/pace-limits.test.ts",

@@ -401,13 +401,13 @@ BEGIN
   IF cardinality(task_keys) = 0 THEN
     RETURN;
   END IF;
-  PERFORM graphile_worker.add_jobs(ARRAY(
+  PERFORM graphile_worker_downloads.add_jobs(ARRAY(
     SELECT ROW('gwrun_download',
                CASE WHEN count(*) = 1 THEN json_build_object('key', min(c.key))
                     ELSE json_build_object('keys', json_agg(c.key ORDER BY c.n)) END,
                NULL, NULL, NULL,
                CASE WHEN count(*) = 1 THEN 'download:' || min(c.key) END,
-               min(c.priority), gwrun_run_flags(c.run_id))::graphile_worker.job_spec
+               min(c.priority), gwrun_run_flags(c.run_id))::graphile_worker_downloads.job_spec
     FROM (SELECT d.*, (d.n - 1) / per_job AS chunk
             FROM (SELECT j.key, j.run_id, p.priority,
                          row_number() OVER (PARTITION BY j.run_id ORDER BY p.priority, j.key) AS n
@@ -486,8 +486,8 @@ CREATE OR REPLACE FUNCTION public.gwrun_queued_downloads()
  STABLE
 AS $function$
   SELECT COALESCE(q.payload->>'key', k.key)
-    FROM graphile_worker._private_jobs q
-    JOIN graphile_worker._private_tasks t ON t.id = q.task_id
+    FROM graphile_worker_downloads._private_jobs q
+    JOIN graphile_worker_downloads._private_tasks t ON t.id = q.task_id
     LEFT JOIN LATERAL json_array_elements_text(q.payload->'keys') AS k(key) ON true
    WHERE t.identifier = 'gwrun_download'
 $function$;

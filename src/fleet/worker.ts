@@ -6,7 +6,7 @@ import type { Pool } from "pg";
 import type { Clock } from "../core/clock.js";
 import { coerceError } from "../core/errors.js";
 import { CLAIM_OWNER } from "../core/process.js";
-import type { FleetRunRow, PgStore } from "../store/index.js";
+import { type FleetRunRow, type PgStore, QUEUES } from "../store/index.js";
 import { downloadJob } from "./download-job.js";
 import type { FleetRun, OpenRun } from "./fleet-run.js";
 import { PollLeader } from "./poll-leader.js";
@@ -151,11 +151,13 @@ export class FleetWorker {
         ...shared,
         ...batched(this.#options.concurrency),
         taskList: { gwrun_submit: (payload) => submitJob(keys(payload), deps) },
+        schema: QUEUES.submit,
       }),
       await run({
         ...shared,
         ...batched(this.#options.downloads),
         taskList: { gwrun_download: (payload) => downloadJob(keys(payload), deps) },
+        schema: QUEUES.download,
       }),
     );
     this.#loops = [

@@ -26,6 +26,7 @@ export { adoptLegacyPaths } from "./legacy-paths.js";
 export { openPgStore } from "./pg.js";
 export type { PathRebase, ReportOrder, ReportScope, Store } from "./port.js";
 export type { PgStore } from "./postgres/open.js";
+export { QUEUES } from "./postgres/queues.js";
 export { hasPassword, pgStoreUnusable, redactUrl } from "./postgres/unusable.js";
 export {
   inProject,

@@ -153,8 +153,8 @@ describe("claims and receipts of several tasks at once", () => {
       key: string | null;
       payload: { key?: string; keys?: string[] };
     }>(
-      `SELECT q.key, q.payload FROM graphile_worker._private_jobs q
-       JOIN graphile_worker._private_tasks t ON t.id = q.task_id
+      `SELECT q.key, q.payload FROM graphile_worker_downloads._private_jobs q
+       JOIN graphile_worker_downloads._private_tasks t ON t.id = q.task_id
        WHERE t.identifier = 'gwrun_download'`,
     );
     // Forty completions: five to a job, eight jobs, so two workers still share them.

@@ -205,7 +205,9 @@ describe("claims across a fleet", () => {
     const jobs = async () =>
       (
         await store.pool.query<{ task_identifier: string; key: string; priority: number }>(
-          "SELECT task_identifier, key, priority FROM graphile_worker.jobs ORDER BY key",
+          `SELECT task_identifier, key, priority FROM graphile_worker.jobs
+           UNION ALL SELECT task_identifier, key, priority FROM graphile_worker_downloads.jobs
+           ORDER BY key`,
         )
       ).rows;
     const [a, b] = rows as [TaskRow, TaskRow];
@@ -280,7 +282,7 @@ describe("claims across a fleet", () => {
     const downloads = async () =>
       (
         await store.pool.query<{ key: string }>(
-          "SELECT key FROM graphile_worker.jobs WHERE task_identifier = 'gwrun_download' ORDER BY key",
+          "SELECT key FROM graphile_worker_downloads.jobs WHERE task_identifier = 'gwrun_download' ORDER BY key",
         )
       ).rows.map((job) => job.key);
     const now = Date.now();

@@ -159,8 +159,10 @@ describe("gwrun worker", () => {
       );
       expect(runs).toEqual([{ worked_alone: true }]);
       const { rows: tasks } = await fleet.db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM graphile_worker._private_tasks
-          WHERE identifier NOT IN ('gwrun_submit', 'gwrun_download')`,
+        `SELECT count(*)::int AS n FROM (
+           SELECT identifier FROM graphile_worker._private_tasks WHERE identifier <> 'gwrun_submit'
+           UNION ALL SELECT identifier FROM graphile_worker_downloads._private_tasks
+           WHERE identifier <> 'gwrun_download') named`,
       );
       expect(tasks).toEqual([{ n: 0 }]);
     });

@@ -1,5 +1,6 @@
 import pg from "pg";
 import { read, rows } from "../program.js";
+import { QUEUES } from "./queues.js";
 
 /**
  * The poll leader: one process per gateway account polls for the whole fleet, so batch calls
@@ -86,7 +87,8 @@ export const fleetLeaders = {
       `SELECT count(*) FILTER (WHERE task_identifier LIKE 'gwrun_submit%') AS submits,
               count(*) FILTER (WHERE task_identifier LIKE 'gwrun_download%') AS downloads,
               count(*) FILTER (WHERE locked_at IS NOT NULL) AS running
-       FROM graphile_worker.jobs`,
+       FROM (SELECT task_identifier, locked_at FROM ${QUEUES.submit}.jobs
+             UNION ALL SELECT task_identifier, locked_at FROM ${QUEUES.download}.jobs) q`,
     );
     const [expiring] = yield* rows<{ n: number }>(
       `SELECT count(DISTINCT o.job_key) AS n FROM outputs o JOIN jobs j ON j.key = o.job_key

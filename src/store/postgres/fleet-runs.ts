@@ -10,6 +10,7 @@ import {
 } from "../program.js";
 import type { RunRow } from "../rows.js";
 import { pollRound } from "../transitions/poll-round.js";
+import { QUEUES } from "./queues.js";
 
 /**
  * Runs as a fleet works them: the manifest every worker runs, the halt every worker obeys,
@@ -113,10 +114,10 @@ export const fleetRuns = {
       [runId],
     );
     yield* rows(
-      `SELECT graphile_worker.add_jobs(ARRAY(
+      `SELECT ${QUEUES.download}.add_jobs(ARRAY(
          SELECT ROW('gwrun_download', json_build_object('key', j.key), NULL, NULL, NULL,
                     'download:' || j.key, gwrun_download_priority(j.key),
-                    gwrun_run_flags(j.run_id))::graphile_worker.job_spec
+                    gwrun_run_flags(j.run_id))::${QUEUES.download}.job_spec
          FROM jobs j JOIN run_jobs r ON r.key = j.key
          WHERE r.run_id = $1 AND j.state IN ('completed', 'downloaded') AND j.placeholder = 0
            AND j.key NOT IN (SELECT key FROM gwrun_queued_downloads() AS q(key) WHERE key IS NOT NULL)))`,

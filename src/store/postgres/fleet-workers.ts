@@ -2,6 +2,7 @@ import { changes, first, read, rows, transaction, write } from "../program.js";
 import { TASK_COLUMNS } from "../queries/tasks.js";
 import type { TaskRow } from "../rows.js";
 import { LEADER_PREFIX } from "./fleet-leader.js";
+import { QUEUES } from "./queues.js";
 
 /**
  * The fleet's workers: each says it is alive (a heartbeat in the database's clock, so hosts'
@@ -74,7 +75,11 @@ export const fleetWorkers = {
     );
     const pools = dead.flatMap((worker) => worker.pool_ids);
     if (pools.length > 0)
-      yield* rows("SELECT graphile_worker.force_unlock_workers($1::text[])", [pools]);
+      yield* rows(
+        `SELECT ${QUEUES.submit}.force_unlock_workers($1::text[]),
+                ${QUEUES.download}.force_unlock_workers($1::text[])`,
+        [pools],
+      );
     // A host that died without closing its sockets would keep the poll leader's lock until
     // the server's keepalive gave up: end its leader session now, so a standby takes over.
     // Of this database only: another store on the server may have a worker of that name.

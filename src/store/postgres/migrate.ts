@@ -1,5 +1,6 @@
 import { migrationsIn } from "../migrate.js";
 import type { PgDb } from "./db.js";
+import { QUEUES } from "./queues.js";
 
 /**
  * Numbered migrations of the PostgreSQL store: `sql/pg/NNNNNN-name.sql`, applied in order and
@@ -28,7 +29,7 @@ export interface MigrationReport {
  * the migrations (another only in tests, to leave a database part way).
  */
 export async function migrate(db: PgDb, dir: URL = SQL_DIR): Promise<MigrationReport> {
-  // graphile-worker's schema first: the fleet's triggers add its jobs.
+  // graphile-worker's schemas first: the fleet's triggers add their jobs.
   await migrateWorkerQueue(db);
   return db.transaction(async (sql) => {
     await sql.query("SELECT pg_advisory_xact_lock($1)", [MIGRATE_LOCK]);
@@ -61,10 +62,11 @@ export async function migrate(db: PgDb, dir: URL = SQL_DIR): Promise<MigrationRe
   });
 }
 
-/** graphile-worker's own migrations (they take their own lock), quietly. */
+/** graphile-worker's own migrations of each queue's schema (they take their own lock), quietly. */
 async function migrateWorkerQueue(db: PgDb): Promise<void> {
   const { runMigrations, Logger } = await import("graphile-worker");
-  await runMigrations({ pgPool: db.pool, logger: new Logger(() => () => {}) });
+  for (const schema of Object.values(QUEUES))
+    await runMigrations({ pgPool: db.pool, schema, logger: new Logger(() => () => {}) });
 }
 
 /** Whether the database lacks a migration (a read: nothing is changed). */

@@ -1,0 +1,85 @@
+import { cpSync, readdirSync, rmSync } from "node:fs";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { PgDb } from "../../src/store/postgres/db.js";
+import { migrate } from "../../src/store/postgres/migrate.js";
+import { tempDir } from "../helpers/manifest.js";
+import { testDatabase } from "../helpers/postgres.js";
+import { ROOT } from "../helpers/root.js";
+
+const QUEUED = ["graphile_worker", "graphile_worker_downloads"]
+  .map(
+    (schema) => `
+      SELECT '${schema}' AS queue, t.identifier AS task, q.key, q.payload, q.priority, q.flags,
+        q.locked_at IS NOT NULL AS taken
+      FROM ${schema}._private_jobs q JOIN ${schema}._private_tasks t ON t.id = q.task_id`,
+  )
+  .join(" UNION ALL ")
+  .concat(" ORDER BY key");
+
+describe("download jobs have a queue of their own", () => {
+  it("item 2: a store brought up to date moves the download jobs waiting in the shared queue to their own, as they were, and leaves a taken one to finish", async () => {
+    const url = await testDatabase();
+    // The store as the gwrun before sql/pg/000024 left it.
+    const older = tempDir();
+    cpSync(path.join(ROOT, "sql/pg"), older, { recursive: true });
+    for (const file of readdirSync(older)) if (file >= "000024") rmSync(path.join(older, file));
+    const db = new PgDb(url, 1);
+    try {
+      await migrate(db, pathToFileURL(`${older}/`));
+      await db.pool.query(
+        `SELECT graphile_worker.add_job('gwrun_submit', '{"key":"s"}', job_key := 'submit:s'),
+                graphile_worker.add_job('gwrun_download', '{"key":"a"}', job_key := 'download:a',
+                  priority := 5, flags := ARRAY['run:1']),
+                graphile_worker.add_job('gwrun_download', '{"keys":["b","c"]}', priority := 30,
+                  flags := ARRAY['run:2']),
+                graphile_worker.add_job('gwrun_download', '{"key":"d"}', job_key := 'download:d')`,
+      );
+      await db.pool.query(
+        "UPDATE graphile_worker._private_jobs SET locked_at = now(), locked_by = 'w' WHERE key = 'download:d'",
+      );
+      await migrate(db);
+      const queued = (await db.pool.query(QUEUED)).rows;
+      expect(queued).toEqual([
+        expect.objectContaining({
+          queue: "graphile_worker_downloads",
+          task: "gwrun_download",
+          key: "download:a",
+          payload: { key: "a" },
+          priority: 5,
+          flags: { "run:1": true },
+          taken: false,
+        }),
+        expect.objectContaining({
+          queue: "graphile_worker",
+          task: "gwrun_download",
+          key: "download:d",
+          taken: true,
+        }),
+        expect.objectContaining({
+          queue: "graphile_worker",
+          task: "gwrun_submit",
+          key: "submit:s",
+          taken: false,
+        }),
+        expect.objectContaining({
+          queue: "graphile_worker_downloads",
+          task: "gwrun_download",
+          key: null,
+          payload: { keys: ["b", "c"] },
+          priority: 30,
+          flags: { "run:2": true },
+          taken: false,
+        }),
+      ]);
+      // What queues a run's work again finds them there: none is queued twice.
+      const { rows } = await db.pool.query(
+        "SELECT key FROM gwrun_queued_downloads() AS q(key) ORDER BY key",
+      );
+      expect(rows.map((row) => row.key)).toEqual(["a", "b", "c"]);
+    } finally {
+      await db.close();
+    }
+  });
+});
