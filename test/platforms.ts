@@ -38,6 +38,7 @@ export const STORE_BOUND_TESTS: readonly string[] = [
   "test/fleet/download-queue.test.ts",
   "test/fleet/drivers-agree.test.ts",
   "test/fleet/fleet-for.test.ts",
+  "test/fleet/pace-bookings.test.ts",
   "test/fleet/pace-limits.test.ts",
   "test/fleet/pace.test.ts",
   "test/fleet/project-paths.test.ts",

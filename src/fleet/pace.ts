@@ -9,8 +9,31 @@ import type { FleetStore, PaceRow, PaceState, Successes } from "../store/index.j
  * fields. Successes ride on the next turn booked, or go on their own when no turn is asked for.
  */
 
-/** Turns a process holds reserved but not yet given: what a 429 can still find booked. */
-export const OUTSTANDING = 2;
+/**
+ * Turns a process holds reserved but not yet given: what a 429 can still find booked. Those
+ * asked for while a booking is under way are booked together, in one statement.
+ */
+export const OUTSTANDING = 4;
+
+/**
+ * How late a turn may still be taken, at the least: a whole turn late it would land in the
+ * next one's place, but at a fast pace a turn is shorter than a timer's tick, and a few
+ * milliseconds late crowd a second by under the margin the pace keeps under a limit (1 %).
+ */
+const LATE_MS = 4;
+
+/** A turn booked and not yet given. */
+interface Booked {
+  /** When it is, on this host's clock (ms). */
+  at: number;
+  epoch: number;
+  /** `#booking` when it was booked: a 429 here since makes it stale. */
+  booking: number;
+  /** `#pausedUntil` when it was booked: a pause since may cover it. */
+  pausedBefore: number;
+  /** How late it may still be taken (ms). */
+  lateMs: number;
+}
 
 type Update =
   | { kind: "success"; count: number; announced: number | undefined }
@@ -34,6 +57,11 @@ export class FleetPace implements Pace {
   #pausedUntil = 0;
   #outstanding = 0;
   #waiting: (() => void)[] = [];
+  /** Turns booked and not yet given, earliest first. */
+  #booked: Booked[] = [];
+  /** Acquirers with a place and no turn: the next booking asks for this many. */
+  #asking = 0;
+  #bookingNow: Promise<void> | undefined;
   /** Row updates not yet sent, sent one at a time in order; adjacent successes merge. */
   #updates: Update[] = [];
   /** Successes not reported yet: the next turn booked carries them. */
@@ -80,29 +108,65 @@ export class FleetPace implements Pace {
     await this.#enter(signal);
     try {
       for (;;) {
-        const pausedBefore = this.#pausedUntil;
-        const booking = this.#booking;
-        const succeeded = this.#successes;
-        this.#successes = undefined;
-        const turn = await this.row.reserve(this.account, succeeded);
-        // The slot on this host's clock, at the latest: the row told how long from its now.
-        const slot = this.clock.now() + turn.waitMs;
-        this.#rate = turn.rate;
-        this.#epoch = Math.max(this.#epoch, turn.epoch);
-        if (turn.waitMs > 0) await this.clock.sleep(turn.waitMs, signal);
+        const turn = await this.#nextTurn();
+        const wait = turn.at - this.clock.now();
+        if (wait > 0) await this.clock.sleep(wait, signal);
         // A pause came while this turn waited: its slot lies inside it, so book one after it.
-        if (this.#pausedUntil > pausedBefore && this.#pausedUntil > this.clock.now()) continue;
+        if (this.#pausedUntil > turn.pausedBefore && this.#pausedUntil > this.clock.now()) continue;
         // A 429 came, here or to another process, since this turn was booked at the old rate.
-        if (booking !== this.#booking || turn.epoch < this.#epoch) continue;
+        if (this.#stale(turn)) continue;
         // Woken a whole turn late (a busy host): sent now, it would land in the
         // next turn's place and crowd a second past the limit. Let it go; book another.
-        if (this.clock.now() - slot > 1000 / turn.rate) continue;
+        if (this.clock.now() - turn.at > turn.lateMs) continue;
         this.#turnEpoch = turn.epoch;
         return;
       }
     } finally {
       this.#leave();
     }
+  }
+
+  /** The earliest turn booked and still good, or one of a booking for everyone asking. */
+  async #nextTurn(): Promise<Booked> {
+    for (;;) {
+      for (let turn = this.#booked.shift(); turn; turn = this.#booked.shift())
+        if (!this.#stale(turn)) return turn;
+      this.#asking += 1;
+      try {
+        this.#bookingNow ??= this.#book().finally(() => {
+          this.#bookingNow = undefined;
+        });
+        await this.#bookingNow;
+      } finally {
+        this.#asking -= 1;
+      }
+    }
+  }
+
+  /** Books a turn for each acquirer asking, in one call that carries the successes held. */
+  async #book(): Promise<void> {
+    const pausedBefore = this.#pausedUntil;
+    const booking = this.#booking;
+    const succeeded = this.#successes;
+    this.#successes = undefined;
+    const turn = await this.row.reserve(this.account, succeeded, this.#asking);
+    // The slot on this host's clock: the row told how long from its now.
+    const first = this.clock.now() + turn.waitMs;
+    this.#rate = turn.rate;
+    this.#epoch = Math.max(this.#epoch, turn.epoch);
+    const lateMs = Math.max(1000 / turn.rate, LATE_MS);
+    for (let i = 0; i < turn.turns; i++)
+      this.#booked.push({
+        at: first + i * turn.spacingMs,
+        epoch: turn.epoch,
+        booking,
+        pausedBefore,
+        lateMs,
+      });
+  }
+
+  #stale(turn: Booked): boolean {
+    return turn.booking !== this.#booking || turn.epoch < this.#epoch;
   }
 
   /**

@@ -1,9 +1,11 @@
 import { cpSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import type { PgStore } from "../../src/store/index.js";
 import { PgDb } from "../../src/store/postgres/db.js";
 import { migrate } from "../../src/store/postgres/migrate.js";
+import { closeFleetStores, fleet } from "../helpers/fleet-store.js";
 import { tempDir } from "../helpers/manifest.js";
 import { testDatabase } from "../helpers/postgres.js";
 import { ROOT } from "../helpers/root.js";
@@ -82,4 +84,35 @@ describe("download jobs have a queue of their own", () => {
       await db.close();
     }
   });
+
+  it("keeps a run unsettled while a download job of it is queued or under way: the task it finishes records its dependants after it is done", async () => {
+    const { stores, runId } = await fleet(1, 1);
+    const [store] = stores as [PgStore];
+    // The run's one task is done; its download job has yet to end.
+    await store.pool.query("UPDATE jobs SET state = 'done'");
+    await store.pool.query(
+      "SELECT graphile_worker_downloads.add_job('gwrun_download', '{\"key\":\"k000\"}', flags := ARRAY[$1])",
+      [`run:${runId}`],
+    );
+    expect(await store.fleet.hasWorkLeft(runId, false)).toBe(true);
+    expect(await store.fleet.hasWorkLeft(runId, true)).toBe(true);
+    // A worker has it, on its last attempt.
+    await store.pool.query(
+      "UPDATE graphile_worker_downloads._private_jobs SET locked_at = now(), locked_by = 'w', attempts = max_attempts",
+    );
+    expect(await store.fleet.hasWorkLeft(runId, false)).toBe(true);
+    // It failed for good: it holds nothing back.
+    await store.pool.query(
+      "UPDATE graphile_worker_downloads._private_jobs SET locked_at = NULL, locked_by = NULL",
+    );
+    expect(await store.fleet.hasWorkLeft(runId, false)).toBe(false);
+    // Another run's job holds nothing back either.
+    await store.pool.query("DELETE FROM graphile_worker_downloads._private_jobs");
+    await store.pool.query(
+      "SELECT graphile_worker_downloads.add_job('gwrun_download', '{\"key\":\"x\"}', flags := ARRAY['run:999'])",
+    );
+    expect(await store.fleet.hasWorkLeft(runId, false)).toBe(false);
+  });
 });
+
+afterEach(closeFleetStores);

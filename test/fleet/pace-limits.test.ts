@@ -35,7 +35,15 @@ describe("the fleet's pace after a 429", () => {
       // Every turn lies 100 ms ahead, at the epoch the row is at.
       reserve: async () => {
         reserved.push(epoch);
-        return { rate: 10, epoch, pausedMs: 0, slotAt: clock.now() + 100, waitMs: 100 };
+        return {
+          rate: 10,
+          epoch,
+          pausedMs: 0,
+          slotAt: clock.now() + 100,
+          waitMs: 100,
+          turns: 1,
+          spacingMs: 0,
+        };
       },
       succeed: async () => ({ rate: 10, epoch, pausedMs: 0 }),
       limit: async () => ({ rate: 10, epoch, pausedMs: 0 }),

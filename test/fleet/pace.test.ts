@@ -1,85 +1,17 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { FleetPace, OUTSTANDING, openFleetPace } from "../../src/fleet/pace.js";
+import { describe, expect, it, onTestFinished } from "vitest";
+import { FleetPace, openFleetPace } from "../../src/fleet/pace.js";
 import { openPgStore, type PgStore } from "../../src/store/postgres/open.js";
-import type { PaceRow, PaceTurn, Successes } from "../../src/store/postgres/pace.js";
 import { ManualClock } from "../helpers/clock.js";
+import {
+  ACCOUNT,
+  askTurns,
+  drive,
+  paceRow,
+  processes,
+  recorded,
+  until,
+} from "../helpers/fleet-pace.js";
 import { moveDatabaseClock, testDatabase } from "../helpers/postgres.js";
-
-const ACCOUNT = "http://gateway.test:8080";
-
-let stores: PgStore[] = [];
-
-afterEach(async () => {
-  await Promise.all(stores.map((store) => store.close()));
-  stores = [];
-});
-
-/** `count` stores on one new database: a process each, with a pool of its own. */
-async function processes(count: number): Promise<PgStore[]> {
-  const url = await testDatabase({ schema: true });
-  const opened = await Promise.all(Array.from({ length: count }, () => openPgStore(url)));
-  stores.push(...opened);
-  // Connected ahead, so a process's first two turns are not booked a connection apart.
-  await Promise.all(
-    opened.flatMap((store) => [store.pool.query("SELECT 1"), store.pool.query("SELECT 1")]),
-  );
-  return opened;
-}
-
-/** The pace row of `store`, recording each turn it hands out. */
-function recorded(store: PgStore): PaceRow & { turns: PaceTurn[] } {
-  const row = store.fleet.pace;
-  const turns: PaceTurn[] = [];
-  return {
-    ...row,
-    turns,
-    reserve: async (account) => {
-      const turn = await row.reserve(account);
-      turns.push(turn);
-      return turn;
-    },
-  };
-}
-
-/**
- * Lets database answers come in and moves the manual clock to each sleeper's wake time,
- * until `done`. Database time is real; the processes' waits are the manual clock's.
- */
-async function drive(clock: ManualClock, done: () => boolean): Promise<void> {
-  for (let i = 0; i < 200_000 && !done(); i++) {
-    const wake = clock.nextWake;
-    if (wake !== undefined) clock.advance(Math.max(0, wake - clock.now()));
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  expect(done()).toBe(true);
-}
-
-/** Lets database answers come in, the manual clock standing still, until `done`. */
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 200_000 && !done(); i++)
-    await new Promise((resolve) => setImmediate(resolve));
-  expect(done()).toBe(true);
-}
-
-/** Starts `count` acquires; the returned function says how many have come. */
-function askTurns(pace: FleetPace, count: number): () => number {
-  let came = 0;
-  for (let i = 0; i < count; i++)
-    void pace.acquire().then(() => {
-      came += 1;
-    });
-  return () => came;
-}
-
-async function paceRow(store: PgStore): Promise<{ rate: number; epoch: number; paused: number }> {
-  // Database time as ms since the Unix epoch; float8, so compare to within 0.01 ms.
-  const { rows } = await store.pool.query(
-    `SELECT rate, epoch, EXTRACT(EPOCH FROM paused_until)::float8 * 1000 AS paused
-       FROM gateway_pace WHERE account = $1`,
-    [ACCOUNT],
-  );
-  return rows[0];
-}
 
 describe("fleet pace on one PostgreSQL row", () => {
   it("gives four processes turns 1/rate apart in database time after a slower first second, never two in one slot", async () => {
@@ -115,8 +47,9 @@ describe("fleet pace on one PostgreSQL row", () => {
 
   it("halves the rate once when two processes see 429s of one burst, again after a new turn", async () => {
     const clock = new ManualClock();
+    const stores = await processes(2);
     const [a, b] = await Promise.all(
-      (await processes(2)).map((store) => openFleetPace(store, clock, ACCOUNT, 40)),
+      stores.map((store) => openFleetPace(store, clock, ACCOUNT, 40)),
     );
     if (a === undefined || b === undefined) throw new Error("two paces");
     const cameA = askTurns(a, 1);
@@ -242,7 +175,7 @@ describe("fleet pace on one PostgreSQL row", () => {
     await pace.flushed();
     await first.close();
     const again = await openPgStore(url);
-    stores.push(again);
+    onTestFinished(() => again.close());
     expect(await again.learnedRate(ACCOUNT)).toBe(20);
     expect((await openFleetPace(again, clock, ACCOUNT, 40)).rate).toBe(20);
     // A lower ceiling cuts a higher learned rate; the store's saved rate is the row's.
@@ -250,111 +183,5 @@ describe("fleet pace on one PostgreSQL row", () => {
     await again.saveLearnedRate(ACCOUNT, 7);
     expect(await again.learnedRate(ACCOUNT)).toBe(7);
     expect(await again.learnedRate("http://other.test")).toBeUndefined();
-  });
-
-  it("holds at most two turns booked per process; further asks wait locally", async () => {
-    const clock = new ManualClock();
-    const [store] = await processes(1);
-    const row = recorded(store as PgStore);
-    const pace = await FleetPace.open(row, clock, ACCOUNT, 5);
-    const came = askTurns(pace, 8);
-    // At 5/s the first turn comes at once; the next two are booked, the rest wait here.
-    await until(() => came() === 1 && row.turns.length === 3);
-    for (let i = 0; i < 500; i++) await new Promise((resolve) => setImmediate(resolve));
-    expect(row.turns).toHaveLength(1 + OUTSTANDING);
-    // Each turn given lets one more be booked.
-    for (let given = 2; given <= 6; given++) {
-      await drive(clock, () => came() === given);
-      await until(() => row.turns.length === given + OUTSTANDING);
-      expect(came()).toBe(given);
-    }
-    await drive(clock, () => came() === 8);
-    expect(row.turns).toHaveLength(8);
-  });
-
-  it("lets a turn it woke to a whole turn late go, and books another", async () => {
-    const clock = new ManualClock();
-    const reserved: number[] = [];
-    const state = { rate: 10, epoch: 0, pausedMs: 0 };
-    const row: PaceRow = {
-      underLimit: 0.99,
-      open: async () => state,
-      // The first turn lies 100 ms ahead, the next one is due at once.
-      reserve: async () => {
-        reserved.push(clock.now());
-        const waitMs = reserved.length === 1 ? 100 : 0;
-        return { ...state, slotAt: clock.now() + waitMs, waitMs };
-      },
-      succeed: async () => state,
-      limit: async () => state,
-      watch: async () => () => {},
-    };
-    const pace = await FleetPace.open(row, clock, ACCOUNT, 10);
-    const start = clock.now();
-    const came = askTurns(pace, 1);
-    await until(() => clock.nextWake !== undefined);
-    // The host stalls: it wakes 250 ms after a slot that allowed 100 ms (1/rate) of lateness.
-    clock.advance(350);
-    await until(() => came() === 1);
-    expect(reserved.map((at) => at - start)).toEqual([0, 350]);
-  });
-
-  it("reports successes with the next turn it books, and on their own when no turn is asked for", async () => {
-    const clock = new ManualClock();
-    const state = { rate: 10, epoch: 0, pausedMs: 0 };
-    const carried: (Successes | undefined)[] = [];
-    const sent: Successes[] = [];
-    const row: PaceRow = {
-      underLimit: 0.99,
-      open: async () => state,
-      // Each turn lies 100 ms ahead.
-      reserve: async (_account, succeeded) => {
-        carried.push(succeeded);
-        return { ...state, slotAt: clock.now() + 100, waitMs: 100 };
-      },
-      succeed: async (_account, count, announced) => {
-        sent.push({ count, announced });
-        return state;
-      },
-      limit: async () => state,
-      watch: async () => () => {},
-    };
-    const pace = await FleetPace.open(row, clock, ACCOUNT, 10);
-    const came = askTurns(pace, 1);
-    await until(() => carried.length === 1);
-    // A turn is being booked: these wait for the next one.
-    pace.succeeded();
-    pace.succeeded(50);
-    const second = askTurns(pace, 1);
-    await until(() => carried.length === 2);
-    expect(carried).toEqual([undefined, { count: 2, announced: 50 }]);
-    await drive(clock, () => came() === 1 && second() === 1);
-    expect(sent).toEqual([]);
-    // No turn asked for: sent at once.
-    pace.succeeded();
-    await pace.flushed();
-    expect(sent).toEqual([{ count: 1, announced: undefined }]);
-  });
-
-  it("drops a row update that fails, without throwing", async () => {
-    const clock = new ManualClock();
-    const failing: PaceRow = {
-      underLimit: 0.99,
-      open: async () => ({ rate: 5, epoch: 0, pausedMs: 0 }),
-      reserve: async () => ({ rate: 5, epoch: 0, pausedMs: 0, slotAt: 0, waitMs: 0 }),
-      succeed: async () => {
-        throw new Error("connection lost");
-      },
-      limit: () => {
-        throw new Error("connection lost");
-      },
-      watch: async () => () => {},
-    };
-    const pace = await FleetPace.open(failing, clock, ACCOUNT, 5);
-    expect(() => pace.succeeded()).not.toThrow();
-    expect(() => pace.rateLimited(100)).not.toThrow();
-    await pace.flushed();
-    expect(pace.rate).toBe(5);
-    await pace.acquire();
   });
 });

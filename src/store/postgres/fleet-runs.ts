@@ -76,6 +76,15 @@ export const fleetRuns = {
       [runId],
     );
     if (flying !== undefined) return true;
+    // A download job still queued or under way: the task it finishes records its dependants
+    // after it is done, so until the job ends the run may have tasks it has yet to record.
+    const downloading = yield* first<{ id: string }>(
+      `SELECT id FROM ${QUEUES.download}._private_jobs
+       WHERE flags @> jsonb_build_object($1::text, true)
+         AND (locked_at IS NOT NULL OR attempts < max_attempts) LIMIT 1`,
+      [`run:${runId}`],
+    );
+    if (downloading !== undefined) return true;
     const left = yield* first<{ key: string }>(
       `SELECT j.key FROM jobs j JOIN run_jobs r ON r.key = j.key
        WHERE r.run_id = $1 AND j.placeholder = 0 AND j.state = ANY($2::text[]) LIMIT 1`,

@@ -6,7 +6,7 @@ import { PACE_CHANNEL, type PaceNews } from "./pace-news.js";
  * fleet. Each operation is one guarded UPDATE timed by the database clock (`gwrun_now()`),
  * so hosts with skewed clocks still space their submits 1/rate apart. The rules are those of
  * the in-memory `SubmitPace` (`src/engine/pace.ts`), and one of its own: a fleet's first second
- * goes slower (see `reserveTurn`).
+ * goes slower (see `reserveTurns`).
  */
 
 /** What the row says after an operation. */
@@ -25,12 +25,16 @@ export interface Successes {
   announced: number | undefined;
 }
 
-/** A reserved turn. */
+/** Reserved turns: the first at `slotAt`, the others `spacingMs` after one another. */
 export interface PaceTurn extends PaceState {
-  /** When the turn is, in database time (ms since the Unix epoch). */
+  /** When the first turn is, in database time (ms since the Unix epoch). */
   slotAt: number;
   /** How long to wait for it from the database's now, ms. */
   waitMs: number;
+  /** How many turns were reserved (at least one). */
+  turns: number;
+  /** How far apart they are, ms. */
+  spacingMs: number;
 }
 
 /** The row operations a fleet pace needs: the port `src/fleet/pace.ts` is built on. */
@@ -40,11 +44,12 @@ export interface PaceRow {
   /** Creates the row for `account` or sets its ceiling; a learned rate above it is cut to it. */
   open(account: string, ceiling: number): Promise<PaceState>;
   /**
-   * Takes the next turn: GREATEST(next_at, now, paused_until), and moves next_at 1/rate on
-   * (1.5/rate in the first second after the pace was idle for a second); records the
-   * successes it carries, as `succeed` does.
+   * Takes the next `turns` turns (one unless told), the first at GREATEST(next_at, now,
+   * paused_until), and moves next_at on by 1/rate for each (1.5/rate in the first second
+   * after the pace was idle for a second); records the successes it carries, as `succeed`
+   * does.
    */
-  reserve(account: string, succeeded?: Successes): Promise<PaceTurn>;
+  reserve(account: string, succeeded?: Successes, turns?: number): Promise<PaceTurn>;
   /** `count` submits went through; `announced` is the gateway's stated limit per second. */
   succeed(account: string, count: number, announced?: number): Promise<PaceState>;
   /** A 429 to a submit whose turn was given at `epoch`. */
@@ -97,7 +102,7 @@ export function pgPaceRow(sql: Sql, news: PaceNews): PaceRow {
   return {
     underLimit: UNDER,
     open: (account, ceiling) => openPace(sql, account, ceiling),
-    reserve: (account, succeeded) => reserveTurn(sql, account, succeeded),
+    reserve: (account, succeeded, turns) => reserveTurns(sql, account, succeeded, turns),
     succeed: (account, count, announced) => recordSuccesses(sql, account, count, announced),
     limit: (account, epoch, retryAfterMs, announced) =>
       recordRateLimited(sql, account, epoch, retryAfterMs, announced),
@@ -126,34 +131,45 @@ const IDLE = "interval '1 second'";
 /** How much farther apart the turns of a busy spell's first second are. */
 const SLOW_START = 1.5;
 
-export async function reserveTurn(
+export async function reserveTurns(
   sql: Sql,
   account: string,
   succeeded?: Successes,
+  turns = 1,
 ): Promise<PaceTurn> {
   // The slot is read under the row's lock, before the move: the UPDATE's RETURNING sees only
-  // the row after it. The turn is spaced at the rate before the successes it carries.
-  const found = await row<StateRow & { slot_at: number; wait_ms: number }>(
+  // the row after it. The turns are spaced at the rate before the successes they carry.
+  const found = await row<StateRow & { slot_at: number; wait_ms: number; spacing_ms: number }>(
     sql,
-    `WITH turn AS (
-       SELECT account, GREATEST(next_at, gwrun_now(), paused_until) AS slot,
+    `WITH locked AS (
+       SELECT account, rate, GREATEST(next_at, gwrun_now(), paused_until) AS slot,
               CASE WHEN busy_since IS NULL OR next_at < gwrun_now() - ${IDLE}
                    THEN GREATEST(gwrun_now(), paused_until) ELSE busy_since END AS since
-         FROM gateway_pace WHERE account = $1 FOR UPDATE)
+         FROM gateway_pace WHERE account = $1 FOR UPDATE),
+     turn AS (
+       SELECT account, slot, since,
+              CASE WHEN slot < since + ${IDLE} THEN ${SLOW_START} ELSE 1 END / rate AS spacing
+         FROM locked)
      UPDATE gateway_pace p
         SET busy_since = t.since,
-            turns_since = p.turns_since + 1,
-            next_at = t.slot + make_interval(secs =>
-              CASE WHEN t.slot < t.since + ${IDLE} THEN ${SLOW_START} ELSE 1 END / p.rate),
+            turns_since = p.turns_since + $4::int,
+            next_at = t.slot + make_interval(secs => $4::int * t.spacing),
             ${SUCCEEDED}
        FROM turn t
       WHERE p.account = t.account
       RETURNING ${STATE},
         (EXTRACT(EPOCH FROM t.slot) * 1000)::float8 AS slot_at,
-        GREATEST(0, EXTRACT(EPOCH FROM t.slot - gwrun_now()) * 1000)::float8 AS wait_ms`,
-    [account, succeeded?.count ?? 0, succeeded?.announced ?? null],
+        GREATEST(0, EXTRACT(EPOCH FROM t.slot - gwrun_now()) * 1000)::float8 AS wait_ms,
+        (t.spacing * 1000)::float8 AS spacing_ms`,
+    [account, succeeded?.count ?? 0, succeeded?.announced ?? null, turns],
   );
-  return { ...state(found, account), slotAt: found?.slot_at ?? 0, waitMs: found?.wait_ms ?? 0 };
+  return {
+    ...state(found, account),
+    slotAt: found?.slot_at ?? 0,
+    waitMs: found?.wait_ms ?? 0,
+    turns,
+    spacingMs: found?.spacing_ms ?? 0,
+  };
 }
 
 /**
