@@ -363,7 +363,7 @@ CREATE OR REPLACE FUNCTION public.gwrun_download_priority(task_key text)
  STABLE
 AS $function$
   SELECT COALESCE(
-    LEAST(1440, GREATEST(0, ((MIN(expires_at) - EXTRACT(EPOCH FROM gwrun_now()) * 1000) / 60000)::INTEGER)),
+    LEAST(1440, GREATEST(0, (MIN(expires_at) - EXTRACT(EPOCH FROM gwrun_now()) * 1000) / 60000))::INTEGER,
     1440)
   FROM outputs WHERE job_key = task_key AND state = 'pending'
 $function$;

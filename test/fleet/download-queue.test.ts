@@ -2,7 +2,7 @@ import { cpSync, readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import type { PgStore } from "../../src/store/index.js";
+import type { PgStore, TaskRow } from "../../src/store/index.js";
 import { PgDb } from "../../src/store/postgres/db.js";
 import { migrate } from "../../src/store/postgres/migrate.js";
 import { closeFleetStores, fleet } from "../helpers/fleet-store.js";
@@ -112,6 +112,46 @@ describe("download jobs have a queue of their own", () => {
       "SELECT graphile_worker_downloads.add_job('gwrun_download', '{\"key\":\"x\"}', flags := ARRAY['run:999'])",
     );
     expect(await store.fleet.hasWorkLeft(runId, false)).toBe(false);
+  });
+  it("item 2: records a completion whose link is dated 50,000 years ahead (an expiry in milliseconds where seconds are due), and queues its download last in line", async () => {
+    const { stores, rows } = await fleet(1, 1);
+    const [store] = stores as [PgStore];
+    const [task] = rows as [TaskRow];
+    const now = Date.now();
+    const claim = await store.fleet.claimWithin(
+      task,
+      "w",
+      { cap: 5, maxCost: undefined, unknownCost: undefined },
+      now,
+    );
+    if (!("claimed" in claim)) throw new Error("claimed");
+    await store.fleet.recordClaimedReceipt(
+      {
+        task: claim.claimed,
+        taskId: "id-far",
+        status: "submitted",
+        nextPollAt: now,
+        unknownSubmits: 0,
+      },
+      "w",
+      now,
+    );
+    // The gateway said milliseconds where seconds are due: gwrun reads it as seconds.
+    const link = { url: "http://gateway.test/x.png", expiresAt: now * 1000 };
+    await store.recordPollRound(
+      [
+        {
+          task: { ...claim.claimed, state: "submitted" },
+          outcome: { kind: "completed", links: [link], cost: 0.1 },
+        },
+      ],
+      now,
+    );
+    expect((await store.task(task.key))?.state).toBe("completed");
+    const { rows: queued } = await store.pool.query(
+      "SELECT key, priority FROM graphile_worker_downloads.jobs",
+    );
+    expect(queued).toEqual([{ key: `download:${task.key}`, priority: 1440 }]);
   });
 });
 

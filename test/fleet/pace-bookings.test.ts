@@ -126,4 +126,22 @@ describe("a fleet process's booked turns", () => {
     expect(pace.rate).toBe(5);
     await pace.acquire();
   });
+  it("books turns of a slow first second only up to its end, so those after it are 1/rate apart", async () => {
+    const [store] = await processes(1);
+    const row = (store as PgStore).fleet.pace;
+    await row.open(ACCOUNT, 10);
+    const first = await row.reserve(ACCOUNT, undefined, 4);
+    // The first second goes at 1.5/rate: 150 ms apart.
+    expect([first.turns, Math.round(first.spacingMs)]).toEqual([4, 150]);
+    const second = await row.reserve(ACCOUNT, undefined, 4);
+    // From 600 ms: three more start within the first second (600, 750, 900).
+    expect([second.turns, Math.round(second.slotAt - first.slotAt)]).toEqual([3, 600]);
+    const third = await row.reserve(ACCOUNT, undefined, 4);
+    // From 1,050 ms on: 100 ms apart, as one by one.
+    expect([
+      third.turns,
+      Math.round(third.spacingMs),
+      Math.round(third.slotAt - first.slotAt),
+    ]).toEqual([4, 100, 1050]);
+  });
 });

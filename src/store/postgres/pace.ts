@@ -31,7 +31,8 @@ export interface PaceTurn extends PaceState {
   slotAt: number;
   /** How long to wait for it from the database's now, ms. */
   waitMs: number;
-  /** How many turns were reserved (at least one). */
+  /** How many turns were reserved: at least one, and fewer than asked for when a slow first
+   * second ends among them. */
   turns: number;
   /** How far apart they are, ms. */
   spacingMs: number;
@@ -139,35 +140,45 @@ export async function reserveTurns(
 ): Promise<PaceTurn> {
   // The slot is read under the row's lock, before the move: the UPDATE's RETURNING sees only
   // the row after it. The turns are spaced at the rate before the successes they carry.
-  const found = await row<StateRow & { slot_at: number; wait_ms: number; spacing_ms: number }>(
+  const found = await row<
+    StateRow & { slot_at: number; wait_ms: number; spacing_ms: number; turns: number }
+  >(
     sql,
     `WITH locked AS (
        SELECT account, rate, GREATEST(next_at, gwrun_now(), paused_until) AS slot,
               CASE WHEN busy_since IS NULL OR next_at < gwrun_now() - ${IDLE}
                    THEN GREATEST(gwrun_now(), paused_until) ELSE busy_since END AS since
          FROM gateway_pace WHERE account = $1 FOR UPDATE),
-     turn AS (
+     spaced AS (
        SELECT account, slot, since,
               CASE WHEN slot < since + ${IDLE} THEN ${SLOW_START} ELSE 1 END / rate AS spacing
-         FROM locked)
+         FROM locked),
+     -- Turns of a slow first second are booked only up to its end, so the turns after it
+     -- come 1/rate apart as if booked one by one.
+     turn AS (
+       SELECT account, slot, since, spacing,
+              CASE WHEN slot < since + ${IDLE}
+                   THEN LEAST($4::int, CEIL(EXTRACT(EPOCH FROM since + ${IDLE} - slot) / spacing)::int)
+                   ELSE $4::int END AS turns
+         FROM spaced)
      UPDATE gateway_pace p
         SET busy_since = t.since,
-            turns_since = p.turns_since + $4::int,
-            next_at = t.slot + make_interval(secs => $4::int * t.spacing),
+            turns_since = p.turns_since + t.turns,
+            next_at = t.slot + make_interval(secs => t.turns * t.spacing),
             ${SUCCEEDED}
        FROM turn t
       WHERE p.account = t.account
       RETURNING ${STATE},
         (EXTRACT(EPOCH FROM t.slot) * 1000)::float8 AS slot_at,
         GREATEST(0, EXTRACT(EPOCH FROM t.slot - gwrun_now()) * 1000)::float8 AS wait_ms,
-        (t.spacing * 1000)::float8 AS spacing_ms`,
+        (t.spacing * 1000)::float8 AS spacing_ms, t.turns`,
     [account, succeeded?.count ?? 0, succeeded?.announced ?? null, turns],
   );
   return {
     ...state(found, account),
     slotAt: found?.slot_at ?? 0,
     waitMs: found?.wait_ms ?? 0,
-    turns,
+    turns: found?.turns ?? 1,
     spacingMs: found?.spacing_ms ?? 0,
   };
 }
