@@ -114,15 +114,6 @@ CREATE TABLE judgements (
   CONSTRAINT judgements_verdict_check CHECK ((verdict = ANY (ARRAY['pass'::text, 'fail'::text, 'undecided'::text])))
 );
 
-CREATE TABLE lane_flights (
-  run_id integer NOT NULL,
-  lane text NOT NULL,
-  way text NOT NULL,
-  tasks bigint NOT NULL,
-  CONSTRAINT lane_flights_pkey PRIMARY KEY (run_id, lane, way),
-  CONSTRAINT lane_flights_way_check CHECK ((way = ANY (ARRAY['in'::text, 'out'::text])))
-);
-
 CREATE TABLE leases (
   name text NOT NULL,
   holder text NOT NULL,
@@ -301,8 +292,12 @@ DECLARE
   i INTEGER;
 BEGIN
   PERFORM pg_advisory_xact_lock(hashtext('gwrun:claim:' || claim_run || ':' || claim_lanes[1]));
-  SELECT COALESCE(sum(CASE WHEN way = 'in' THEN tasks ELSE -tasks END), 0) INTO flying
-    FROM lane_flights WHERE run_id = claim_run AND lane = ANY(claim_lanes);
+  -- Counted no further than the cap: that is all a claim needs to know.
+  SELECT count(*) INTO flying FROM (
+    SELECT 1 FROM jobs
+     WHERE run_id = claim_run AND lane = ANY(claim_lanes)
+       AND state IN ('submitting', 'submitted', 'processing')
+     LIMIT cap) f;
   IF max_cost IS NOT NULL THEN
     -- What is spent (a cost, else its reservation) plus what is in flight, at reservations;
     -- to a millionth, as the port's budget counts.
@@ -340,23 +335,6 @@ BEGIN
 END
 $function$;
 
-CREATE OR REPLACE FUNCTION public.gwrun_count_flight()
- RETURNS trigger
- LANGUAGE plpgsql
-AS $function$
-BEGIN
-  IF TG_OP <> 'INSERT' AND gwrun_in_flight(OLD.state) THEN
-    INSERT INTO lane_flights AS f VALUES (OLD.run_id, OLD.lane, 'out', 1)
-      ON CONFLICT (run_id, lane, way) DO UPDATE SET tasks = f.tasks + 1;
-  END IF;
-  IF TG_OP <> 'DELETE' AND gwrun_in_flight(NEW.state) THEN
-    INSERT INTO lane_flights AS f VALUES (NEW.run_id, NEW.lane, 'in', 1)
-      ON CONFLICT (run_id, lane, way) DO UPDATE SET tasks = f.tasks + 1;
-  END IF;
-  RETURN NULL;
-END
-$function$;
-
 CREATE OR REPLACE FUNCTION public.gwrun_download_priority(task_key text)
  RETURNS integer
  LANGUAGE sql
@@ -374,14 +352,6 @@ CREATE OR REPLACE FUNCTION public.gwrun_fleet_works(run integer)
  STABLE
 AS $function$
   SELECT NOT COALESCE((SELECT worked_alone FROM runs WHERE id = run), false)
-$function$;
-
-CREATE OR REPLACE FUNCTION public.gwrun_in_flight(state text)
- RETURNS boolean
- LANGUAGE sql
- IMMUTABLE
-AS $function$
-  SELECT state IN ('submitting', 'submitted', 'processing')
 $function$;
 
 CREATE OR REPLACE FUNCTION public.gwrun_now()
@@ -522,9 +492,6 @@ $function$;
 
 -- Triggers
 
-CREATE TRIGGER jobs_flight_deleted AFTER DELETE ON jobs FOR EACH ROW WHEN (old.state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text])) EXECUTE FUNCTION gwrun_count_flight();
-CREATE TRIGGER jobs_flight_inserted AFTER INSERT ON jobs FOR EACH ROW WHEN (new.state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text])) EXECUTE FUNCTION gwrun_count_flight();
-CREATE TRIGGER jobs_flight_moved AFTER UPDATE OF state, run_id, lane ON jobs FOR EACH ROW WHEN (((old.state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text])) OR (new.state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text]))) AND ((old.state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text])) IS DISTINCT FROM (new.state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text])) OR old.run_id IS DISTINCT FROM new.run_id OR old.lane IS DISTINCT FROM new.lane)) EXECUTE FUNCTION gwrun_count_flight();
 CREATE TRIGGER jobs_queue_submits AFTER INSERT ON jobs REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION gwrun_queue_submits();
 CREATE CONSTRAINT TRIGGER jobs_queue_work_inserted AFTER INSERT ON jobs DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (new.state = ANY (ARRAY['completed'::text, 'downloaded'::text])) EXECUTE FUNCTION gwrun_queue_work();
 CREATE CONSTRAINT TRIGGER jobs_queue_work_moved AFTER UPDATE ON jobs DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN ((new.state = ANY (ARRAY['pending'::text, 'completed'::text, 'downloaded'::text])) AND (old.state IS DISTINCT FROM new.state OR old.request IS DISTINCT FROM new.request)) EXECUTE FUNCTION gwrun_queue_work();

@@ -16,8 +16,9 @@ describe("a fleet process's booked turns", () => {
     // The first asks alone; the others that took a place meanwhile are booked together.
     await until(() => came() === 1 && row.turns.length >= OUTSTANDING);
     expect(row.bookings.slice(0, 2)).toEqual([1, OUTSTANDING - 1]);
+    // The turn given let one more ask book (a round trip away); the rest wait, booking nothing.
+    await until(() => row.turns.length >= 1 + OUTSTANDING);
     for (let i = 0; i < 500; i++) await new Promise((resolve) => setImmediate(resolve));
-    // The turn given let one more ask; the rest wait here, booking nothing.
     expect(row.turns).toHaveLength(1 + OUTSTANDING);
     let most = 0;
     await drive(clock, () => {
