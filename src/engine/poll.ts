@@ -268,18 +268,16 @@ export interface Polled {
   lost: boolean;
 }
 
+/** The gateway's answer about a batch of tasks, retried as the run's policy says. */
+export type BatchAnswer = Awaited<ReturnType<RunContext["client"]["getTasks"]>>;
+
 /**
- * Asks the gateway about a batch of tasks (retrying as the run's policy says) and records the
- * round in one transaction; throws when the gateway could not be asked (the tasks are still
- * its own: poll them later).
+ * Asks the gateway about a batch of tasks, retrying as the run's policy says; throws when it
+ * could not be asked (the tasks are still its own: poll them later).
  */
-export async function pollBatch(
-  batch: readonly TaskRow[],
-  context: RunContext,
-  unpublished: (key: string) => number = () => 0,
-): Promise<Polled[]> {
-  const { client, clock, random, signal, store, settings } = context;
-  const answer = await withRetry(
+export function askAbout(batch: readonly TaskRow[], context: RunContext): Promise<BatchAnswer> {
+  const { client, clock, random, signal } = context;
+  return withRetry(
     () =>
       client.getTasks(
         batch.map((task) => task.task_id as string),
@@ -289,6 +287,19 @@ export async function pollBatch(
     context.retry,
     { clock, random, signal, onRetry: (error, delayMs) => queryRetried(context, error, delayMs) },
   );
+}
+
+/**
+ * Records what the gateway answered about a batch, in one transaction; the store's failure
+ * is thrown as it is (it is not the gateway's).
+ */
+export async function recordAnswers(
+  batch: readonly TaskRow[],
+  answer: BatchAnswer,
+  context: RunContext,
+  unpublished: (key: string) => number,
+): Promise<Polled[]> {
+  const { clock, store, settings } = context;
   const now = clock.now();
   const unknown = new Set(answer.unknown);
   const decided = batch.map((task) => {

@@ -1,12 +1,11 @@
-import { coerceError } from "../core/errors.js";
+import { coerceError, ErrorCode, GwError } from "../core/errors.js";
 import type { CheckedJob } from "../families/index.js";
 import { type OutputRow, type TaskRow, TaskState } from "../store/index.js";
 import { checkTask } from "./checks.js";
 import { publish, type RunContext } from "./context.js";
 import { recordDependants, recordFailure, skipDependants } from "./dependants.js";
 import { type DownloadResult, localFaultMessage } from "./download.js";
-import type { Polled, Poller } from "./poll.js";
-import { pollBatch } from "./poll.js";
+import { askAbout, type BatchAnswer, type Polled, type Poller, recordAnswers } from "./poll.js";
 import { finishUnchecked } from "./refusals.js";
 import { isStoreUnusable } from "./store-fault.js";
 import type { Sent } from "./submit.js";
@@ -60,8 +59,9 @@ export async function afterSend(sent: Sent, context: RunContext): Promise<AfterS
  * One poll call about `batch` and what it means: answers recorded, tasks still running
  * polled on, a failed task's dependants skipped. An unreadable or missing answer is polled
  * again later, backing off; tasks it gave up on are failed. Returns the tasks no longer
- * polled (completed, failed, given up, or moved on by another process). Throws a store that
- * cannot record, and an abort.
+ * polled (completed, failed, given up, or moved on by another process). Throws the store's
+ * failure to record the answers (the driver stops, or says so and tries again: it is not the
+ * gateway's), and an abort.
  */
 export async function pollRound(
   batch: readonly TaskRow[],
@@ -69,9 +69,9 @@ export async function pollRound(
   context: RunContext,
 ): Promise<{ ended: Polled[]; givenUp: TaskRow[] }> {
   const { clock, emit } = context;
-  let polled: Polled[];
+  let answer: BatchAnswer;
   try {
-    polled = await pollBatch(batch, context, (key) => poller.unpublished(key));
+    answer = await askAbout(batch, context);
   } catch (error) {
     if (isStoreUnusable(error) || context.signal.aborted) throw error;
     // The tasks are still the gateway's: polled later, unless its answers stay unreadable.
@@ -83,10 +83,33 @@ export async function pollRound(
     }
     return { ended: [], givenUp: givenUp.map(({ task }) => task) };
   }
+  let polled: Polled[];
+  try {
+    polled = await recordAnswers(batch, answer, context, (key) => poller.unpublished(key));
+  } catch (error) {
+    if (isStoreUnusable(error) || context.signal.aborted) throw error;
+    throw unrecordedRound(error);
+  }
   const ended = poller.settle(polled, clock.now());
   for (const { task, outcome, lost } of ended)
     if (!lost && outcome.kind === "failed") await skipDependants(context, task, outcome.reason);
   return { ended, givenUp: [] };
+}
+
+/**
+ * A store that refused a poll round's answers (a statement that fails every time): the run
+ * cannot go on recording what the gateway says, so it is the store's failure, said aloud.
+ * Every task of the round stays as recorded (its task id kept), to be polled again.
+ */
+function unrecordedRound(error: unknown): GwError {
+  return new GwError(
+    ErrorCode.StoreUnusable,
+    `the store could not record a poll round: ${coerceError(error).message}`,
+    {
+      hint: "the tasks polled keep their recorded task ids; run again to poll them once the store records",
+      cause: error,
+    },
+  );
 }
 
 /** What a driver does after a download. */

@@ -333,11 +333,16 @@ export class FleetWorker {
 
   /** Repeats `step` every `everyMs` until the worker stops; a failed step is logged, not fatal. */
   async #loop(step: () => Promise<void>, everyMs: number): Promise<void> {
+    // A failure met again every step is said once, until a step goes through.
+    let failing: string | undefined;
     while (!this.stopping) {
       try {
         await step();
+        failing = undefined;
       } catch (error) {
-        if (!this.stopping) this.#options.log(coerceError(error).message);
+        const message = coerceError(error).message;
+        if (!this.stopping && message !== failing) this.#options.log(message);
+        failing = message;
       }
       await this.#options.clock.sleep(everyMs, this.#stop.signal).catch(() => {});
     }

@@ -87,4 +87,34 @@ describe("a state database that fails mid-run", () => {
       expect((await rig.tasks()).map((task) => task.state)).toEqual(["submitting"]);
     });
   });
+
+  it("a poll round the store refuses stops the run with the store's error, not a gateway retry", async () => {
+    await withEngine({ latencySeconds: { image: 1 } }, stillsJobs(1), async (rig) => {
+      // A statement that fails every time it runs, as a value out of a column's range does.
+      const failing: Store = new Proxy(rig.store, {
+        get(target, property) {
+          if (property === "recordPollRound")
+            return async () => Promise.reject(new Error("integer out of range"));
+          return Reflect.get(target, property, target);
+        },
+      });
+      const error = await rig.finish(rig.engine({ store: failing }).run()).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(error).toMatchObject({
+        code: ErrorCode.StoreUnusable,
+        message: "the store could not record a poll round: integer out of range",
+      });
+      expect(rig.events).toContainEqual(
+        expect.objectContaining({ type: "run:stopping", reason: "failed" }),
+      );
+      expect(rig.events.filter((event) => event.type === "gateway:retry")).toEqual([]);
+      // Paid once, and its task id kept: the next run polls it.
+      expect(rig.sim.counters().submits.accepted).toBe(1);
+      const [task] = await rig.tasks();
+      expect(task).toMatchObject({ state: "submitted" });
+      expect(task?.task_id).not.toBeNull();
+    });
+  });
 });

@@ -53,4 +53,39 @@ describe("what a gwrun worker logs per run", () => {
       );
     });
   }, 120_000);
+
+  it("says once that the store refuses its poll rounds, keeps the tasks' receipts, and goes on once the store records again", async () => {
+    await withFleet({}, async (fleet) => {
+      // Every poll round that completes a task fails in the store, as a value out of a
+      // column's range once made it fail.
+      await fleet.db.query(`CREATE FUNCTION refuse_outputs() RETURNS trigger LANGUAGE plpgsql
+        AS $$ BEGIN RAISE EXCEPTION 'integer out of range'; END $$`);
+      await fleet.db.query(
+        "CREATE TRIGGER refuse_outputs BEFORE INSERT ON outputs FOR EACH ROW EXECUTE FUNCTION refuse_outputs()",
+      );
+      const manifest = fleet.write("fleet.yaml", fleetManifest("out", 2));
+      expect((await fleet.record(manifest)).code).toBe(0);
+      const worker = fleet.worker(["--name", "w1"]);
+      const said = "gwrun worker w1: the store could not record a poll round: integer out of range";
+      await waitFor("the worker to say the store refused a poll round", async () =>
+        worker.stderr().includes(said) ? true : undefined,
+      );
+      // Ten poll ticks later, it has still said it once.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(
+        worker
+          .stderr()
+          .split("\n")
+          .filter((line) => line === said),
+      ).toHaveLength(1);
+      const { submitted } = await statesOf(fleet.db);
+      expect(await statesOf(fleet.db)).toEqual({ submitted });
+      await fleet.db.query("DROP TRIGGER refuse_outputs ON outputs");
+      expect(await runEnded(fleet.db)).toBe("done");
+      // Each paid once.
+      expect((await fleet.counters()).submits.accepted).toBe(submitted);
+      worker.child.kill("SIGTERM");
+      await worker.done;
+    });
+  }, 120_000);
 });
