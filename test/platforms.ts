@@ -50,6 +50,7 @@ export const STORE_BOUND_TESTS: readonly string[] = [
   "test/fleet/workers.test.ts",
   "test/leak-check.test.ts",
   "test/package/pack.test.ts",
+  "test/plan/diff-from.test.ts",
   "test/plan/diff.test.ts",
   "test/postprocess/checks.test.ts",
   "test/postprocess/folder-record.test.ts",
