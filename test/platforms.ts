@@ -33,6 +33,7 @@ export const STORE_BOUND_TESTS: readonly string[] = [
   "test/engine/run-start.test.ts",
   "test/engine/store-fault.test.ts",
   "test/engine/unknown-submit.test.ts",
+  "test/fleet/batch-plans.test.ts",
   "test/fleet/claim-batches.test.ts",
   "test/fleet/claims.test.ts",
   "test/fleet/download-queue.test.ts",

@@ -354,6 +354,65 @@ AS $function$
   SELECT NOT COALESCE((SELECT worked_alone FROM runs WHERE id = run), false)
 $function$;
 
+CREATE OR REPLACE FUNCTION public.gwrun_keep_checks(move_to text, moved_at bigint, move_from text[], passed text[], check_keys text[], check_idxs integer[], check_states text[], check_texts text[], check_thumbnails text[], check_posters text[])
+ RETURNS TABLE(task_key text)
+ LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
+AS $function$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY
+  WITH given AS (
+    SELECT * FROM unnest(check_keys, check_idxs, check_states, check_texts, check_thumbnails,
+      check_posters) AS g(key, idx, check_state, checks, thumbnail, poster)),
+  kept AS (
+    UPDATE outputs o SET check_state = g.check_state, checks = g.checks,
+      thumbnail = g.thumbnail, poster = g.poster
+    FROM given g WHERE o.job_key = ANY(check_keys) AND o.job_key = g.key AND o.idx = g.idx),
+  moved AS (
+    UPDATE jobs SET state = move_to, updated_at = moved_at, done_at = moved_at
+    WHERE key = ANY(passed) AND state = ANY(move_from)
+    RETURNING run_id, key),
+  logged AS (INSERT INTO events (run_id, at, job_key, type, data)
+    SELECT run_id, moved_at, key, 'job:' || move_to, NULL FROM moved)
+  SELECT key FROM moved;
+END
+$function$;
+
+CREATE OR REPLACE FUNCTION public.gwrun_mark_downloads(move_to text, moved_at bigint, move_from text[], file_keys text[], file_idxs integer[], file_paths text[], file_bytes bigint[], file_sha256s text[], file_types text[], file_times bigint[])
+ RETURNS TABLE(task_key text, output_idx integer)
+ LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
+AS $function$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY
+  WITH given AS (
+    SELECT * FROM unnest(file_keys, file_idxs, file_paths, file_bytes, file_sha256s, file_types,
+      file_times) AS g(key, idx, path, bytes, sha256, content_type, downloaded_at)),
+  marked AS (
+    UPDATE outputs o SET state = 'downloaded', path = g.path, bytes = g.bytes,
+      sha256 = g.sha256, content_type = g.content_type, downloaded_at = g.downloaded_at
+    FROM given g WHERE o.job_key = ANY(file_keys) AND o.job_key = g.key AND o.idx = g.idx
+      AND o.state = 'pending'
+    RETURNING o.job_key, o.idx),
+  moved AS (
+    UPDATE jobs j SET state = move_to, updated_at = moved_at
+    WHERE j.key = ANY(file_keys) AND j.key IN (SELECT job_key FROM marked)
+      AND j.state = ANY(move_from)
+      AND NOT EXISTS (
+        SELECT 1 FROM outputs o WHERE o.job_key = ANY(file_keys) AND o.job_key = j.key
+          AND o.state <> 'downloaded'
+          AND NOT EXISTS (SELECT 1 FROM marked m WHERE m.job_key = o.job_key AND m.idx = o.idx))
+    RETURNING j.run_id, j.key),
+  logged AS (INSERT INTO events (run_id, at, job_key, type, data)
+    SELECT run_id, moved_at, key, 'job:' || move_to, NULL FROM moved)
+  SELECT job_key, idx FROM marked UNION ALL SELECT key, NULL FROM moved;
+END
+$function$;
+
 CREATE OR REPLACE FUNCTION public.gwrun_now()
  RETURNS timestamp with time zone
  LANGUAGE sql
@@ -472,6 +531,49 @@ AS $function$
     JOIN graphile_worker._private_tasks t ON t.id = q.task_id
     LEFT JOIN LATERAL json_array_elements_text(q.payload->'keys') AS k(key) ON true
    WHERE t.identifier LIKE 'gwrun_submit%'
+$function$;
+
+CREATE OR REPLACE FUNCTION public.gwrun_record_receipts(receiver text, received_at bigint, given jsonb, given_keys text[], given_task_ids text[])
+ RETURNS TABLE(task_key text, moved boolean, duplicate_of text)
+ LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
+AS $function$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY
+  WITH g AS (
+    SELECT * FROM jsonb_populate_recordset(NULL::jobs, given) WITH ORDINALITY AS g),
+  duplicate AS (
+    SELECT DISTINCT ON (key) key, label FROM (
+      SELECT g.key, other.label, 0 AS rank FROM g
+        JOIN jobs other ON other.task_id = g.task_id AND other.key <> g.key
+          AND other.task_id = ANY(given_task_ids)
+      UNION ALL
+      SELECT g.key, other.label, 1 FROM g
+        JOIN g earlier ON earlier.task_id = g.task_id AND earlier.ordinality < g.ordinality
+        JOIN jobs other ON other.key = earlier.key AND other.key = ANY(given_keys)) held
+    ORDER BY key, rank),
+  moved AS (
+    UPDATE jobs j SET state = g.state, updated_at = received_at, submitted_by = receiver,
+      task_id = g.task_id, submitted_at = g.submitted_at, next_poll_at = g.next_poll_at,
+      claimed_by = g.claimed_by, unknown_submits = g.unknown_submits, paid_run = g.paid_run
+    FROM g WHERE j.key = ANY(given_keys) AND j.key = g.key
+      AND j.state = 'submitting' AND j.claimed_by = receiver
+      AND NOT EXISTS (SELECT 1 FROM duplicate d WHERE d.key = g.key)
+    RETURNING j.run_id, j.key, j.state),
+  logged AS (INSERT INTO events (run_id, at, job_key, type, data)
+    SELECT run_id, received_at, key, 'job:' || state, NULL FROM moved),
+  kept AS (
+    INSERT INTO orphan_tasks (task_id, job_key, worker_id, received_at)
+    SELECT g.task_id, g.key, receiver, received_at FROM g
+    WHERE NOT EXISTS (SELECT 1 FROM moved m WHERE m.key = g.key)
+      AND NOT EXISTS (SELECT 1 FROM duplicate d WHERE d.key = g.key)
+    ON CONFLICT (task_id) DO NOTHING)
+  SELECT g.key, EXISTS (SELECT 1 FROM moved m WHERE m.key = g.key),
+    (SELECT d.label FROM duplicate d WHERE d.key = g.key)
+  FROM g;
+END
 $function$;
 
 CREATE OR REPLACE FUNCTION public.gwrun_run_flags(run integer)

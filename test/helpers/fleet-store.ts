@@ -16,7 +16,7 @@ export async function fleet(
   count: number,
   tasks: number,
   estimate: number | null = null,
-): Promise<{ stores: PgStore[]; runId: number; rows: TaskRow[] }> {
+): Promise<{ stores: PgStore[]; runId: number; rows: TaskRow[]; url: string }> {
   const url = await testDatabase({ schema: true });
   const stores = await Promise.all(Array.from({ length: count }, () => openPgStore(url)));
   opened.push(...stores);
@@ -35,5 +35,5 @@ export async function fleet(
     estimatedCost: estimate,
   }));
   await first.recordTasks(runId, list, 1);
-  return { stores, runId, rows: await first.tasksOf(runId) };
+  return { stores, runId, rows: await first.tasksOf(runId), url };
 }

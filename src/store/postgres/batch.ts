@@ -4,7 +4,7 @@ import { NEW_TASK_COLUMNS, NEW_TASK_NAMES } from "../queries/tasks.js";
 import type { Transition } from "../transition-patches.js";
 import { varsColumn } from "../variables.js";
 import type { Sql } from "./db.js";
-import { lockTasks, logged, moveSet } from "./moves.js";
+import { lockTasks, logged, movesOnly } from "./moves.js";
 
 /**
  * The batches as PostgreSQL makes them: one statement each (per page of tasks, or per kind of
@@ -132,30 +132,13 @@ export const BATCHES: Batches = {
       ],
     );
   },
-  /**
-   * The statement's parts see the outputs as they were before it, so a file marked in it
-   * counts as downloaded.
-   */
+  /** One call of `gwrun_mark_downloads` (sql/pg/000027), which plans its statement once. */
   markDownloads: async (sql, { files, move: { from, to, patch }, now }) => {
-    const { set, values } = moveSet(from, to, patch, 11);
+    movesOnly(checkedMove(from, to, patch).columns, [], "gwrun_mark_downloads");
     const found = await sql.query<{ key: string; idx: number | null }>(
-      `WITH given AS (
-         SELECT * FROM unnest($4::text[], $5::int[], $6::text[], $7::bigint[], $8::text[],
-           $9::text[], $10::bigint[]) AS g(key, idx, path, bytes, sha256, content_type, downloaded_at)),
-       marked AS (
-         UPDATE outputs o SET state = 'downloaded', path = g.path, bytes = g.bytes,
-           sha256 = g.sha256, content_type = g.content_type, downloaded_at = g.downloaded_at
-         FROM given g WHERE o.job_key = g.key AND o.idx = g.idx AND o.state = 'pending'
-         RETURNING o.job_key, o.idx),
-       moved AS (
-         UPDATE jobs j SET state = $1, updated_at = $2${set}
-         WHERE j.key IN (SELECT job_key FROM marked) AND j.state = ANY($3::text[])
-           AND NOT EXISTS (
-             SELECT 1 FROM outputs o WHERE o.job_key = j.key AND o.state <> 'downloaded'
-               AND NOT EXISTS (SELECT 1 FROM marked m WHERE m.job_key = o.job_key AND m.idx = o.idx))
-         RETURNING j.run_id, j.key),
-       ${logged("NULL")}
-       SELECT job_key AS key, idx FROM marked UNION ALL SELECT key, NULL FROM moved`,
+      `SELECT task_key AS key, output_idx AS idx
+         FROM gwrun_mark_downloads($1, $2, $3::text[], $4::text[], $5::int[], $6::text[],
+           $7::bigint[], $8::text[], $9::text[], $10::bigint[])`,
       [
         to,
         now,
@@ -167,7 +150,6 @@ export const BATCHES: Batches = {
         column(files, (file) => file.sha256),
         column(files, (file) => file.contentType),
         column(files, (file) => file.downloadedAt ?? now),
-        ...values,
       ],
     );
     const markOf = (output: { key: string; idx: number | null }) => `${output.idx} ${output.key}`;
@@ -177,22 +159,15 @@ export const BATCHES: Batches = {
       moved: new Set(found.rows.filter((one) => one.idx === null).map((one) => one.key)),
     };
   },
+  /** One call of `gwrun_keep_checks` (sql/pg/000027): the move sets `done_at` to `now`. */
   keepChecks: async (sql, { kept, passed, move: { from, to, patch }, now }) => {
-    const { set, values } = moveSet(from, to, patch, 11);
+    movesOnly(checkedMove(from, to, patch).columns, ["done_at"], "gwrun_keep_checks");
+    if (patch.done_at !== now)
+      throw new Error("gwrun_keep_checks sets done_at to the time of the move");
     const moved = await sql.query<{ key: string }>(
-      `WITH given AS (
-         SELECT * FROM unnest($5::text[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[])
-           AS g(key, idx, check_state, checks, thumbnail, poster)),
-       kept AS (
-         UPDATE outputs o SET check_state = g.check_state, checks = g.checks,
-           thumbnail = g.thumbnail, poster = g.poster
-         FROM given g WHERE o.job_key = g.key AND o.idx = g.idx),
-       moved AS (
-         UPDATE jobs SET state = $1, updated_at = $2${set}
-         WHERE key = ANY($4::text[]) AND state = ANY($3::text[])
-         RETURNING run_id, key),
-       ${logged("NULL")}
-       SELECT key FROM moved`,
+      `SELECT task_key AS key
+         FROM gwrun_keep_checks($1, $2, $3::text[], $4::text[], $5::text[], $6::int[],
+           $7::text[], $8::text[], $9::text[], $10::text[])`,
       [
         to,
         now,
@@ -204,7 +179,6 @@ export const BATCHES: Batches = {
         column(kept, (one) => one.checks),
         column(kept, (one) => one.thumbnail),
         column(kept, (one) => one.poster),
-        ...values,
       ],
     );
     return new Set(moved.rows.map((one) => one.key));

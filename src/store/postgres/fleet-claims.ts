@@ -8,7 +8,7 @@ import { submittingEvent } from "../task-event-of.js";
 import type { TaskEvent } from "../task-events.js";
 import type { Receipt } from "../transition-inputs.js";
 import { receiptOf } from "../transition-patches.js";
-import { logged, moveSet } from "./moves.js";
+import { logged, moveSet, movesOnly } from "./moves.js";
 
 /**
  * Claims and receipts across a fleet: a claim holds the run's in-flight cap and budget for
@@ -38,6 +38,16 @@ function lanesOf(task: TaskRow): string[] {
 
 /** What giving back a claim never sent sets: nothing was sent, so no outcome is unknown. */
 const UNSENT = { claimed_by: null, reason: null };
+
+/** The columns a receipt sets besides its state (`receiptOf`), as `gwrun_record_receipts` does. */
+const RECEIPT_COLUMNS = [
+  "task_id",
+  "submitted_at",
+  "next_poll_at",
+  "claimed_by",
+  "unknown_submits",
+  "paid_run",
+];
 
 /** The outcome a claim of each task got, as `gwrun_claim_tasks` names it. */
 type ClaimOutcome = "claimed" | "full" | "budget" | "gone";
@@ -100,46 +110,19 @@ const recordClaimedReceipts = write(function* (
   const taken = receipts.map((receipt) => receiptOf(receipt, now));
   const [lead] = taken;
   if (lead === undefined) return { recorded: [] as FleetReceipt[], events: [] as TaskEvent[] };
-  // Every receipt sets the same columns (`receiptOf`), each its own values.
+  // Every receipt sets the same columns (`receiptOf`): those `gwrun_record_receipts` sets.
   const { columns } = checkedMove(lead.from, lead.to, lead.patch);
+  movesOnly(columns, RECEIPT_COLUMNS, "gwrun_record_receipts");
   const given = receipts.map((receipt, i) => {
     const { to, patch } = taken[i] as (typeof taken)[number];
     checkedMove([TaskState.Submitting], to, patch);
     return { key: receipt.task.key, state: to, ...patch };
   });
-  const set = columns.map((name) => `, ${name} = g.${name}`).join("");
   const answers = yield* rows<{ key: string; moved: boolean; duplicate: string | null }>(
-    `WITH g AS (
-       SELECT * FROM jsonb_populate_recordset(NULL::jobs, $3::jsonb) WITH ORDINALITY AS g),
-     duplicate AS (
-       SELECT DISTINCT ON (key) key, label FROM (
-         SELECT g.key, other.label, 0 AS rank FROM g
-           JOIN jobs other ON other.task_id = g.task_id AND other.key <> g.key
-             AND other.task_id = ANY($5::text[])
-         UNION ALL
-         SELECT g.key, other.label, 1 FROM g
-           JOIN g earlier ON earlier.task_id = g.task_id AND earlier.ordinality < g.ordinality
-           JOIN jobs other ON other.key = earlier.key AND other.key = ANY($4::text[])) held
-       ORDER BY key, rank),
-     moved AS (
-       UPDATE jobs j SET state = g.state, updated_at = $2, submitted_by = $1${set}
-       FROM g WHERE j.key = ANY($4::text[]) AND j.key = g.key
-         AND j.state = 'submitting' AND j.claimed_by = $1
-         AND NOT EXISTS (SELECT 1 FROM duplicate d WHERE d.key = g.key)
-       RETURNING j.run_id, j.key, j.state),
-     logged AS (INSERT INTO events (run_id, at, job_key, type, data)
-       SELECT run_id, $2, key, 'job:' || state, NULL FROM moved),
-     kept AS (
-       INSERT INTO orphan_tasks (task_id, job_key, worker_id, received_at)
-       SELECT g.task_id, g.key, $1, $2 FROM g
-       WHERE NOT EXISTS (SELECT 1 FROM moved m WHERE m.key = g.key)
-         AND NOT EXISTS (SELECT 1 FROM duplicate d WHERE d.key = g.key)
-       ON CONFLICT (task_id) DO NOTHING)
-     SELECT g.key, EXISTS (SELECT 1 FROM moved m WHERE m.key = g.key) AS moved,
-       (SELECT d.label FROM duplicate d WHERE d.key = g.key) AS duplicate
-     FROM g`,
-    // The keys and task ids again as arrays: the planner reads the tasks by index for them,
-    // where it could not tell how many rows the JSON holds and read the whole table.
+    `SELECT task_key AS key, moved, duplicate_of AS duplicate
+       FROM gwrun_record_receipts($1, $2, $3::jsonb, $4::text[], $5::text[])`,
+    // The keys and task ids again as arrays: the plan reads the tasks by index for them,
+    // where it cannot tell how many rows the JSON holds.
     [
       owner,
       now,

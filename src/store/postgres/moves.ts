@@ -61,3 +61,12 @@ export async function lockTasks(sql: Sql, keys: readonly string[]): Promise<void
       [...keys],
     ]);
 }
+
+/**
+ * A move a server-side function makes sets the columns written in it: `columns` (of the
+ * move's patch, in order) must be those, `sets`, or the function would drop some.
+ */
+export function movesOnly(columns: readonly string[], sets: readonly string[], fn: string): void {
+  if (columns.join() !== sets.join())
+    throw new Error(`${fn} sets ${sets.join(", ") || "no column"} with the state, not ${columns}`);
+}
