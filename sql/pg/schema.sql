@@ -494,15 +494,18 @@ CREATE OR REPLACE FUNCTION public.gwrun_queue_work()
  LANGUAGE plpgsql
 AS $function$
 BEGIN
-  IF NEW.placeholder <> 0 OR NOT gwrun_fleet_works(gwrun_working_run(NEW.key, NEW.run_id)) THEN
+  IF NEW.placeholder <> 0 THEN
     RETURN NULL;
   END IF;
   IF NEW.state = 'pending' THEN
-    PERFORM graphile_worker.add_job('gwrun_submit',
-      json_build_object('key', NEW.key), job_key := 'submit:' || NEW.key,
-      flags := gwrun_run_flags(NEW.run_id));
+    IF gwrun_fleet_works(gwrun_working_run(NEW.key, NEW.run_id)) THEN
+      PERFORM graphile_worker.add_job('gwrun_submit',
+        json_build_object('key', NEW.key), job_key := 'submit:' || NEW.key,
+        flags := gwrun_run_flags(NEW.run_id));
+    END IF;
   ELSIF (NEW.state = 'completed' OR (NEW.state = 'downloaded' AND TG_OP = 'UPDATE' AND OLD.state <> 'completed'))
-        AND current_setting('gwrun.downloads_queued', true) IS DISTINCT FROM 'yes' THEN
+        AND current_setting('gwrun.downloads_queued', true) IS DISTINCT FROM 'yes'
+        AND gwrun_fleet_works(gwrun_working_run(NEW.key, NEW.run_id)) THEN
     PERFORM gwrun_queue_downloads(ARRAY[NEW.key]);
   END IF;
   RETURN NULL;
@@ -596,4 +599,4 @@ $function$;
 
 CREATE TRIGGER jobs_queue_submits AFTER INSERT ON jobs REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION gwrun_queue_submits();
 CREATE CONSTRAINT TRIGGER jobs_queue_work_inserted AFTER INSERT ON jobs DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (new.state = ANY (ARRAY['completed'::text, 'downloaded'::text])) EXECUTE FUNCTION gwrun_queue_work();
-CREATE CONSTRAINT TRIGGER jobs_queue_work_moved AFTER UPDATE ON jobs DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN ((new.state = ANY (ARRAY['pending'::text, 'completed'::text, 'downloaded'::text])) AND (old.state IS DISTINCT FROM new.state OR old.request IS DISTINCT FROM new.request)) EXECUTE FUNCTION gwrun_queue_work();
+CREATE CONSTRAINT TRIGGER jobs_queue_work_moved AFTER UPDATE ON jobs DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN ((new.state = ANY (ARRAY['pending'::text, 'completed'::text, 'downloaded'::text])) AND NOT (old.state = 'completed'::text AND new.state = 'downloaded'::text) AND (old.state IS DISTINCT FROM new.state OR old.request IS DISTINCT FROM new.request)) EXECUTE FUNCTION gwrun_queue_work();
