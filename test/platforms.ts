@@ -35,6 +35,7 @@ export const STORE_BOUND_TESTS: readonly string[] = [
   "test/engine/unknown-submit.test.ts",
   "test/fleet/batch-plans.test.ts",
   "test/fleet/claim-batches.test.ts",
+  "test/fleet/claim-budgets.test.ts",
   "test/fleet/claims.test.ts",
   "test/fleet/download-queue.test.ts",
   "test/fleet/drivers-agree.test.ts",

@@ -299,6 +299,8 @@ BEGIN
        AND state IN ('submitting', 'submitted', 'processing')
      LIMIT cap) f;
   IF max_cost IS NOT NULL THEN
+    -- Taken after the lane's lock, by every claim within a budget: no two wait on each other.
+    PERFORM pg_advisory_xact_lock(hashtext('gwrun:claim:' || claim_run));
     -- What is spent (a cost, else its reservation) plus what is in flight, at reservations;
     -- to a millionth, as the port's budget counts.
     SELECT round(COALESCE(SUM(CASE WHEN state IN ('completed', 'downloaded', 'done')

@@ -55,8 +55,9 @@ type ClaimOutcome = "claimed" | "full" | "budget" | "gone";
 /**
  * pending → submitting for `owner`, for each of `tasks` (one run, one capacity lane) in
  * order, while the lane has room and the budget allows: one call of `gwrun_claim_tasks`
- * (sql/pg/000023), serialised per run and lane on the server so the counts hold fleet-wide
- * while no lock waits on a worker's round trips. Each task moves only from pending.
+ * (sql/pg/000026), serialised per run and lane on the server, and per run within a budget, so
+ * the counts hold fleet-wide while no lock waits on a worker's round trips. Each task moves
+ * only from pending.
  */
 const claimTasksWithin = write(function* (
   tasks: readonly TaskRow[],

@@ -4,6 +4,11 @@
 -- were about a third of the cost of moving a task (a 10,000-task fleet run did 11-17 % more
 -- jobs a second without them), where a count of 2,000 tasks in flight takes 0.35 ms, once
 -- per claim of up to ten tasks.
+--
+-- A claim within a budget also takes the run's own lock. The lock of its lane alone let a
+-- claim of clips run beside one of pictures of the same run: each counted what was spent
+-- before the other committed, and together they reserved past max_cost (six tasks of 0.3
+-- against a budget of 1).
 DROP TRIGGER jobs_flight_inserted ON jobs;
 DROP TRIGGER jobs_flight_moved ON jobs;
 DROP TRIGGER jobs_flight_deleted ON jobs;
@@ -36,6 +41,8 @@ BEGIN
        AND state IN ('submitting', 'submitted', 'processing')
      LIMIT cap) f;
   IF max_cost IS NOT NULL THEN
+    -- Taken after the lane's lock, by every claim within a budget: no two wait on each other.
+    PERFORM pg_advisory_xact_lock(hashtext('gwrun:claim:' || claim_run));
     -- What is spent (a cost, else its reservation) plus what is in flight, at reservations;
     -- to a millionth, as the port's budget counts.
     SELECT round(COALESCE(SUM(CASE WHEN state IN ('completed', 'downloaded', 'done')
