@@ -1,10 +1,12 @@
 // Fleet benches: `gwrun worker` processes on one PostgreSQL store against `gwrun sim`.
-// Usage: node bench/fleet.mjs [rate|limit-counts-polls|kill|leader|scale|pg-10k ...] [--trials N]
+// Usage: node bench/fleet.mjs [rate|limit-counts-polls|kill|leader|scale|pg-10k|budget-claims ...]
+// [--trials N]
 // (no name: every scenario). One JSON object per scenario (and per kill trial) on stdout,
 // figures next to their targets. PostgreSQL: GWRUN_TEST_PG_URL, else an embedded server;
 // each scenario (each kill trial) takes a fresh database. Runs `dist/`: build first.
 import { rmSync } from "node:fs";
 import { performance } from "node:perf_hooks";
+import { budgetClaims } from "./fleet-budgets.mjs";
 import { kill, leader } from "./fleet-faults.mjs";
 import { log } from "./fleet-harness.mjs";
 import { limitCountsPolls, pg10k, rate, scale } from "./fleet-throughput.mjs";
@@ -18,6 +20,7 @@ const SCENARIOS = {
   leader,
   scale,
   "pg-10k": pg10k,
+  "budget-claims": budgetClaims,
 };
 
 const args = process.argv.slice(2);

@@ -182,6 +182,18 @@ const CATALOGUE = [
     "10,000 tasks worked by two workers with no gateway latency, and the same 10,000 by one `gwrun run` process (SQLite) just before and after: jobs per second of each, the fleet's share of the one process's, statements per task, time to record the run, peak memory per worker.",
     "half the jobs a second of one `gwrun run` process measured beside it (`fleet_over_single` 0.5), and 250 MB per worker.",
   ],
+  [
+    "fleet-budget-claims",
+    "bench/fleet.mjs budget-claims",
+    "The claim statement of a worker's submit job (ten tasks) on a run of 10,000 and of 300,000 tasks done, in a store that also holds 100,000 tasks of an earlier run: milliseconds a claim within a budget (`max_cost` far from spent) and without one, the mean of 200.",
+    "see `fleet-budget-claims-cost`.",
+  ],
+  [
+    "fleet-budget-claims-cost",
+    "bench/fleet.mjs budget-claims",
+    "A claim within a budget against one without, on each run: what counting the budget adds to a claim.",
+    "at most 1.5× on either run (`within_over_without`).",
+  ],
 ];
 
 const ORDER = new Map(CATALOGUE.map(([name], index) => [name, index]));

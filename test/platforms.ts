@@ -34,6 +34,7 @@ export const STORE_BOUND_TESTS: readonly string[] = [
   "test/engine/store-fault.test.ts",
   "test/engine/unknown-submit.test.ts",
   "test/fleet/batch-plans.test.ts",
+  "test/fleet/budget-bounds.test.ts",
   "test/fleet/claim-batches.test.ts",
   "test/fleet/claim-budgets.test.ts",
   "test/fleet/claims.test.ts",

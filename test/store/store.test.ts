@@ -116,6 +116,22 @@ describe("the task state table", () => {
       for (const target of targets) expect(states).toContain(target);
   });
 
+  it("lets a task into what a budget counts only by a claim or a failed task's new poll", () => {
+    // A fleet's budget bound (sql/pg/000029) counts a claim's moves itself and hears of every
+    // other rise by a trigger on the columns a repoll clears (`reason`): a new way in needs it.
+    const counted = ["submitting", "submitted", "processing", "completed", "downloaded", "done"];
+    const waysIn = Object.entries(TRANSITIONS).flatMap(([from, targets]) =>
+      counted.includes(from)
+        ? []
+        : targets.filter((to) => counted.includes(to)).map((to) => `${from} → ${to}`),
+    );
+    expect(waysIn.sort()).toEqual([
+      "failed → processing",
+      "failed → submitted",
+      "pending → submitting",
+    ]);
+  });
+
   it("allows the moves of the named transitions and no others", () => {
     expect(canMove("pending", "submitting")).toBe(true);
     expect(canMove("submitting", "downloaded")).toBe(true);
