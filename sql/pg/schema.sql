@@ -344,7 +344,9 @@ BEGIN
     ELSIF max_cost IS NOT NULL
           AND (spent >= max_cost OR round((spent + own_costs[i]) * 1e6) / 1e6 > max_cost) THEN
       outcomes[i] := 'budget';
-    ELSIF NOT COALESCE(claim_keys[i] = ANY(pending_keys), false) THEN
+    ELSIF NOT COALESCE(claim_keys[i] = ANY(pending_keys), false)
+          OR claim_keys[i] = ANY(claim_keys[1:i - 1]) THEN
+      -- Taken by another claim, or named twice: claimed once.
       outcomes[i] := 'gone';
     ELSE
       outcomes[i] := 'claimed';

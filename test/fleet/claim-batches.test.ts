@@ -50,6 +50,19 @@ describe("claims and receipts of several tasks at once", () => {
     );
   });
 
+  it("claims a task named twice in one batch once", async () => {
+    const { stores, runId, rows } = await fleet(1, 2);
+    const [store] = stores as [PgStore];
+    const [first, second] = rows as [TaskRow, TaskRow];
+    const claims = await store.fleet.claimTasksWithin([first, first, second], "w@h", ROOMY, 3);
+    expect(outcomes(claims)).toEqual(["claimed", "gone", "claimed"]);
+    const after = await store.tasksOf(runId);
+    expect(after.map((task) => [task.state, task.attempts])).toEqual([
+      ["submitting", 1],
+      ["submitting", 1],
+    ]);
+  });
+
   it("item 6: a batch claim stops at the lane's cap and the budget, in the job's order", async () => {
     const { stores, rows } = await fleet(1, 6, 0.25);
     const [store] = stores as [PgStore];

@@ -84,9 +84,10 @@ const claimTasksWithin = write(function* (
       now,
     ],
   );
-  const outcomes = new Map(answers.map((answer) => [answer.task_key, answer.outcome]));
-  return tasks.map((task): FleetClaim => {
-    const claim = outcomes.get(task.key) ?? "gone";
+  // One answer a task, in the order given (a task named twice is claimed once).
+  return tasks.map((task, i): FleetClaim => {
+    const answer = answers[i];
+    const claim = answer?.task_key === task.key ? answer.outcome : "gone";
     if (claim !== "claimed") return { refused: claim };
     const claimed = { ...task, state: TaskState.Submitting, claimed_by: owner };
     return {
