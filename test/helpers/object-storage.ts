@@ -176,11 +176,14 @@ async function ready(endpoint: string, child: ChildProcess): Promise<void> {
   for (let i = 0; i < 300; i += 1) {
     if (child.exitCode !== null) throw new Error(`moto_server exited with ${child.exitCode}`);
     try {
-      await fetch(`${endpoint}/moto-api/`);
-      return;
+      // moto's own page of its state: another server on the port answers it otherwise.
+      const answer = await fetch(`${endpoint}/moto-api/data.json`);
+      const text = await answer.text();
+      if (answer.ok && typeof JSON.parse(text) === "object") return;
     } catch {
-      await wait(100);
+      // Not listening yet.
     }
+    await wait(100);
   }
   throw new Error("moto_server did not answer within 30 s");
 }
