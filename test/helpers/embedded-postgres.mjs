@@ -33,7 +33,18 @@ function embeddedPostgres() {
  * Starts a server; resolves to its `postgres` database's connection string and a stop.
  * @param {{ password: string, folderPrefix: string, flags?: string[] }} options
  */
-export async function startEmbeddedPostgres({ password, folderPrefix, flags = [] }) {
+export async function startEmbeddedPostgres(options) {
+  // The port was free when picked; another process may take it before the server binds it.
+  for (let tries = 1; ; tries++) {
+    try {
+      return await startOnce(options);
+    } catch (error) {
+      if (tries === 3 || !/Address already in use|could not bind/.test(error.message)) throw error;
+    }
+  }
+}
+
+async function startOnce({ password, folderPrefix, flags = [] }) {
   // PostgreSQL refuses to run as root; as root the package runs it as the `postgres` user
   // (creating that user when missing), which must be able to reach the data folder.
   const asRoot = userInfo().uid === 0;
