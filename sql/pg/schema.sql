@@ -96,7 +96,7 @@ CREATE INDEX jobs_claimed ON public.jobs USING btree (claimed_by) WHERE (state =
 CREATE INDEX jobs_failed ON public.jobs USING btree (key) WHERE (state = ANY (ARRAY['failed'::text, 'rejected'::text, 'expired'::text, 'skipped'::text]));
 CREATE INDEX jobs_in_flight ON public.jobs USING btree (run_id, lane) WHERE (state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text]));
 CREATE INDEX jobs_of_runs ON public.jobs USING btree (key) INCLUDE (state, job_id, family, label, placeholder, updated_at, created_at, done_at, cost, paid_run, place);
-CREATE INDEX jobs_spent ON public.jobs USING btree (run_id) INCLUDE (state, cost, estimated_cost) WHERE (state = ANY (ARRAY['completed'::text, 'downloaded'::text, 'done'::text, 'submitting'::text, 'submitted'::text, 'processing'::text]));
+CREATE INDEX jobs_spent ON public.jobs USING btree (run_id) INCLUDE (state, cost, estimated_cost, unknown_submits) WHERE ((state = ANY (ARRAY['completed'::text, 'downloaded'::text, 'done'::text, 'submitting'::text, 'submitted'::text, 'processing'::text])) OR (unknown_submits > 0));
 
 CREATE TABLE judgements (
   job_key text NOT NULL,
@@ -632,12 +632,14 @@ CREATE OR REPLACE FUNCTION public.gwrun_run_spent(run integer, unknown double pr
  STABLE
  SET enable_seqscan TO 'off'
 AS $function$
-  SELECT round(COALESCE(SUM(gwrun_spend_of(state, cost, estimated_cost, unknown)), 0) * 1e6) / 1e6
+  SELECT round(COALESCE(SUM(gwrun_spend_of(state, cost, estimated_cost, unknown,
+                                           unknown_submits)), 0) * 1e6) / 1e6
     FROM jobs WHERE run_id = run
-      AND state IN ('completed', 'downloaded', 'done', 'submitting', 'submitted', 'processing')
+      AND (state IN ('completed', 'downloaded', 'done', 'submitting', 'submitted', 'processing')
+           OR unknown_submits > 0)
 $function$;
 
-CREATE OR REPLACE FUNCTION public.gwrun_spend_of(state text, cost double precision, estimate double precision, unknown double precision)
+CREATE OR REPLACE FUNCTION public.gwrun_spend_of(state text, cost double precision, estimate double precision, unknown double precision, unknown_submits integer)
  RETURNS double precision
  LANGUAGE sql
  IMMUTABLE
@@ -647,6 +649,7 @@ AS $function$
               WHEN state IN ('submitting', 'submitted', 'processing')
                 THEN COALESCE(estimate, unknown, 0)
               ELSE 0 END
+         + COALESCE(estimate, unknown, 0) * unknown_submits
 $function$;
 
 CREATE OR REPLACE FUNCTION public.gwrun_spend_rose()
@@ -657,9 +660,10 @@ BEGIN
   PERFORM pg_advisory_xact_lock_shared(hashtext('gwrun:claim:' || NEW.run_id));
   UPDATE run_spend_bounds b
      SET bound = b.bound + GREATEST(0,
-       gwrun_spend_of(NEW.state, NEW.cost, NEW.estimated_cost, b.unknown_cost)
+       gwrun_spend_of(NEW.state, NEW.cost, NEW.estimated_cost, b.unknown_cost, NEW.unknown_submits)
        - CASE WHEN TG_OP = 'UPDATE' AND OLD.run_id = NEW.run_id
-              THEN gwrun_spend_of(OLD.state, OLD.cost, OLD.estimated_cost, b.unknown_cost)
+              THEN gwrun_spend_of(OLD.state, OLD.cost, OLD.estimated_cost, b.unknown_cost,
+                                  OLD.unknown_submits)
               ELSE 0 END)
    WHERE b.run_id = NEW.run_id AND b.bound IS NOT NULL;
   RETURN NULL;
@@ -679,5 +683,5 @@ $function$;
 CREATE TRIGGER jobs_queue_submits AFTER INSERT ON jobs REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION gwrun_queue_submits();
 CREATE CONSTRAINT TRIGGER jobs_queue_work_inserted AFTER INSERT ON jobs DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (new.state = ANY (ARRAY['completed'::text, 'downloaded'::text])) EXECUTE FUNCTION gwrun_queue_work();
 CREATE CONSTRAINT TRIGGER jobs_queue_work_moved AFTER UPDATE ON jobs DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN ((new.state = ANY (ARRAY['pending'::text, 'completed'::text, 'downloaded'::text])) AND NOT (old.state = 'completed'::text AND new.state = 'downloaded'::text) AND (old.state IS DISTINCT FROM new.state OR old.request IS DISTINCT FROM new.request)) EXECUTE FUNCTION gwrun_queue_work();
-CREATE TRIGGER jobs_spend_inserted AFTER INSERT ON jobs FOR EACH ROW WHEN (new.state = ANY (ARRAY['completed'::text, 'downloaded'::text, 'done'::text, 'submitting'::text, 'submitted'::text, 'processing'::text])) EXECUTE FUNCTION gwrun_spend_rose();
-CREATE TRIGGER jobs_spend_moved AFTER UPDATE OF run_id, cost, estimated_cost, reason ON jobs FOR EACH ROW WHEN ((new.state = ANY (ARRAY['completed'::text, 'downloaded'::text, 'done'::text, 'submitting'::text, 'submitted'::text, 'processing'::text])) AND (old.run_id IS DISTINCT FROM new.run_id OR old.estimated_cost IS DISTINCT FROM new.estimated_cost OR (old.state <> ALL (ARRAY['completed'::text, 'downloaded'::text, 'done'::text, 'submitting'::text, 'submitted'::text, 'processing'::text])) OR (old.state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text])) AND (new.state = ANY (ARRAY['completed'::text, 'downloaded'::text, 'done'::text])) AND new.cost IS NOT NULL AND (old.estimated_cost IS NULL OR new.cost > old.estimated_cost) OR (old.state = ANY (ARRAY['completed'::text, 'downloaded'::text, 'done'::text])) AND (old.cost IS DISTINCT FROM new.cost OR (new.state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text]))))) EXECUTE FUNCTION gwrun_spend_rose();
+CREATE TRIGGER jobs_spend_inserted AFTER INSERT ON jobs FOR EACH ROW WHEN ((new.state = ANY (ARRAY['completed'::text, 'downloaded'::text, 'done'::text, 'submitting'::text, 'submitted'::text, 'processing'::text])) OR new.unknown_submits > 0) EXECUTE FUNCTION gwrun_spend_rose();
+CREATE TRIGGER jobs_spend_moved AFTER UPDATE OF run_id, cost, estimated_cost, reason, unknown_submits ON jobs FOR EACH ROW WHEN (new.unknown_submits > old.unknown_submits OR new.unknown_submits > 0 AND old.run_id IS DISTINCT FROM new.run_id OR (new.state = ANY (ARRAY['completed'::text, 'downloaded'::text, 'done'::text, 'submitting'::text, 'submitted'::text, 'processing'::text])) AND (old.run_id IS DISTINCT FROM new.run_id OR old.estimated_cost IS DISTINCT FROM new.estimated_cost OR (old.state <> ALL (ARRAY['completed'::text, 'downloaded'::text, 'done'::text, 'submitting'::text, 'submitted'::text, 'processing'::text])) OR (old.state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text])) AND (new.state = ANY (ARRAY['completed'::text, 'downloaded'::text, 'done'::text])) AND new.cost IS NOT NULL AND (old.estimated_cost IS NULL OR new.cost > old.estimated_cost) OR (old.state = ANY (ARRAY['completed'::text, 'downloaded'::text, 'done'::text])) AND (old.cost IS DISTINCT FROM new.cost OR (new.state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text]))))) EXECUTE FUNCTION gwrun_spend_rose();

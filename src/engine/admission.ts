@@ -51,6 +51,8 @@ export class Admission {
   #spent = 0;
   /** Reservations kept for tasks that finished without a reported cost. */
   #assumed = 0;
+  /** Submits of unknown outcome counted so far, by task key (few: only tasks that had one). */
+  readonly #unknownCounted = new Map<string, number>();
 
   constructor(limits: AdmissionLimits) {
     this.#limits = limits;
@@ -134,6 +136,19 @@ export class Admission {
     this.ended(task);
     if (cost !== null) this.commit(cost);
     else this.#assumed += this.#reservationOf(task);
+  }
+
+  /**
+   * `total` submits of the task so far had an unknown outcome (a reset after sending, a 5xx):
+   * each may have made and billed a task the gateway never named, so each counts the task's
+   * reservation (as `gwrun_spend_of` counts them for a fleet). Given as a total, so a task
+   * told of twice counts once.
+   */
+  unknownSubmits(task: TaskRow, total: number): void {
+    const counted = this.#unknownCounted.get(task.key) ?? 0;
+    if (total <= counted) return;
+    this.#unknownCounted.set(task.key, total);
+    this.#assumed += this.#reservationOf(task) * (total - counted);
   }
 
   /** What is spent (or assumed spent) plus what is in flight, at reservations. */

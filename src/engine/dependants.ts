@@ -3,6 +3,7 @@ import type { CheckedJob } from "../families/index.js";
 import { type DataUriCache, dataUriImageIssues, FAMILIES } from "../families/index.js";
 import { type DependantTask, dependantsOfOutputs, standInsOf } from "../plan/index.js";
 import {
+  type FailDetail,
   type RecordedDependant,
   type TaskEvent,
   type TaskRow,
@@ -101,10 +102,10 @@ export async function recordFailure(
   from: readonly TaskState[],
   reason: string,
   to: "failed" | "rejected" | "expired" | "held" = TaskState.Failed,
-  expiredOutput?: number,
+  detail?: FailDetail,
 ): Promise<void> {
   const { store, clock } = context;
-  const events = await store.failTask(task, from, to, reason, clock.now(), expiredOutput);
+  const events = await store.failTask(task, from, to, reason, clock.now(), detail);
   publish(context, events);
   if (events.length > 0) await skipDependants(context, task, reason);
 }

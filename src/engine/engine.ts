@@ -4,7 +4,13 @@ import { coerceError } from "../core/errors.js";
 import { sweepPartials } from "../core/fs.js";
 import { roundMoney } from "../core/money.js";
 import { partialDir } from "../core/output-files.js";
-import { type OutputRow, type TaskRow, TaskState, TRANSITIONS } from "../store/index.js";
+import {
+  type FailDetail,
+  type OutputRow,
+  type TaskRow,
+  TaskState,
+  TRANSITIONS,
+} from "../store/index.js";
 import { Admission, budgetStopMessage, DOWNLOAD_BACKLOG, SUBMIT_CONCURRENCY } from "./admission.js";
 import { Background } from "./background.js";
 import {
@@ -143,6 +149,11 @@ export class Engine {
   /** Puts a recorded task where it belongs. */
   async #takeOn(recorded: TaskRow): Promise<void> {
     const taken = await takeOnTask(recorded, this.#run);
+    // Earlier processes' submits of unknown outcome count against the budget, whatever its state.
+    this.#admission.unknownSubmits(
+      recorded,
+      ("task" in taken ? taken.task : recorded).unknown_submits,
+    );
     this.#start?.placed(taken, recorded);
     if (taken.to === "leave") return;
     const { task } = taken;
@@ -189,6 +200,7 @@ export class Engine {
     // Within the budget when taken, it goes; after a 402 nothing more does.
     const sent = await sendTask(task, this.#run, () => this.#stopping !== "balance");
     this.#unknownSubmits += sent.unknownSubmits;
+    this.#admission.unknownSubmits(task, task.unknown_submits + sent.unknownSubmits);
     const after = await afterSend(sent, this.#run);
     switch (after.next) {
       case "fault":
@@ -315,12 +327,12 @@ export class Engine {
     from: readonly TaskState[],
     reason: string,
     to: "failed" | "rejected" | "expired" | "held" = TaskState.Failed,
-    expiredOutput?: number,
+    detail?: FailDetail,
   ): Promise<void> {
     // Whoever moved it, it is no longer this engine's to poll.
     this.#poller.untrack(task.key);
     this.#admission.ended(task);
-    await recordFailure(this.#run, task, from, reason, to, expiredOutput);
+    await recordFailure(this.#run, task, from, reason, to, detail);
   }
 
   /** Work that threw: a store that cannot record stops the run, else its task fails with `what`. */

@@ -39,7 +39,9 @@ export async function afterSend(sent: Sent, context: RunContext): Promise<AfterS
     case "unrecorded":
       return { next: "fault", what: sent.what, error: sent.error };
     case "failed":
-      await recordFailure(context, sent.task, [TaskState.Submitting], sent.reason, sent.to);
+      await recordFailure(context, sent.task, [TaskState.Submitting], sent.reason, sent.to, {
+        unknownSubmits: sent.unknownSubmits,
+      });
       return { next: "none" };
     case "released":
       return sent.halt === "balance"
@@ -138,7 +140,9 @@ export async function afterDownload(
     return { next: "halt", message: localFaultMessage(result), fault: result.localFault };
   if (result.expired === undefined) return { next: "again" };
   const { reason, idx } = result.expired;
-  await recordFailure(context, task, [TaskState.Completed], reason, TaskState.Expired, idx);
+  await recordFailure(context, task, [TaskState.Completed], reason, TaskState.Expired, {
+    expiredOutput: idx,
+  });
   return { next: "none" };
 }
 

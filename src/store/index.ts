@@ -24,7 +24,7 @@ export type {
 export type { JudgedOutputRow, JudgementRow, JudgeVerdict } from "./judgement-rows.js";
 export { adoptLegacyPaths } from "./legacy-paths.js";
 export { openPgStore } from "./pg.js";
-export type { PathRebase, ReportOrder, ReportScope, Store } from "./port.js";
+export type { FailDetail, PathRebase, ReportOrder, ReportScope, Store } from "./port.js";
 export type { PgStore } from "./postgres/open.js";
 export { QUEUES } from "./postgres/queues.js";
 export { hasPassword, pgStoreUnusable, redactUrl } from "./postgres/unusable.js";

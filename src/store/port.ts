@@ -33,6 +33,12 @@ import type {
   RecordedDependant,
 } from "./transition-inputs.js";
 
+/** More of a failure: the output that expired; the submits whose outcome is unknown. */
+export interface FailDetail {
+  expiredOutput?: number;
+  unknownSubmits?: number;
+}
+
 export type {
   JudgementStore,
   PublicationStore,
@@ -222,14 +228,17 @@ export interface TaskTransitions {
   redownload(task: TaskRow, now: number): Promise<boolean>;
   /** done → downloaded: files intact, a thumbnail or poster gone; it is checked again. */
   recheck(task: TaskRow, now: number): Promise<boolean>;
-  /** → failed | rejected | expired | held with the reason; `expiredOutput` marks that output expired. */
+  /**
+   * → failed | rejected | expired | held with the reason; `expiredOutput` marks that output
+   * expired; `unknownSubmits` counts the task's submits whose outcome is unknown (maybe billed).
+   */
   failTask(
     task: TaskRow,
     from: readonly TaskState[],
     to: "failed" | "rejected" | "expired" | "held",
     reason: string,
     now: number,
-    expiredOutput?: number,
+    detail?: FailDetail,
   ): Promise<TaskEvent[]>;
   /**
    * Records the dependants of an upstream's outputs: its stand-ins go, skipped dependants come

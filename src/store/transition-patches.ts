@@ -160,8 +160,17 @@ export const REDOWNLOAD: Transition = { from: [Done], to: Completed, patch: { do
 /** done → downloaded: its outputs are checked again. */
 export const RECHECK: Transition = { from: [Done], to: Downloaded, patch: { done_at: null } };
 
-export function failOf(from: readonly TaskState[], to: FailState, reason: string): Transition {
-  return { from, to, patch: { reason, claimed_by: null, next_poll_at: null } };
+export function failOf(
+  from: readonly TaskState[],
+  to: FailState,
+  reason: string,
+  unknown?: { task: Pick<TaskRow, "unknown_submits">; unknownSubmits: number },
+): Transition {
+  const counted =
+    unknown === undefined || unknown.unknownSubmits === 0
+      ? {}
+      : { unknown_submits: unknown.task.unknown_submits + unknown.unknownSubmits };
+  return { from, to, patch: { reason, claimed_by: null, next_poll_at: null, ...counted } };
 }
 
 /** completed → downloaded once its last output is on disk. */

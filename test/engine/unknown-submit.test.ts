@@ -45,4 +45,50 @@ ${stillsJobs(1)}`,
       },
     );
   });
+
+  // One task in flight at a time, each reserving 1: only what the unknown submits count keeps
+  // the run within max_cost, since each task's reservation is given back when it ends.
+  const limits = (maxCost: number) =>
+    `limits: { max_in_flight: 1, max_cost: ${maxCost}, unknown_cost: 1 }`;
+
+  it("a held task counts its reservation against max_cost, in this run and when it is resumed", async () => {
+    await withEngine(
+      { latencySeconds: { image: 10 }, faults: { createdErrorRate: 1 } },
+      `${limits(2)}
+retry: { attempts: 3, min_delay: 1s, max_delay: 2s, on_unknown_submit: hold }
+${stillsJobs(4)}`,
+      async (rig) => {
+        const result = await rig.finish(rig.engine().run());
+
+        // Each held submit may have been billed: two of them spend the budget of 2.
+        expect(result).toMatchObject({ end: "budget", counts: { held: 2, pending: 2 } });
+        expect(rig.sim.counters().tasks.created).toBe(2);
+        const held = (await rig.tasks()).filter((task) => task.state === "held");
+        expect(held.map((task) => task.unknown_submits)).toEqual([1, 1]);
+
+        // Resumed: the held tasks still count, so nothing more is sent.
+        expect(await rig.finish(rig.engine().run())).toMatchObject({ end: "budget" });
+        expect(rig.sim.counters().tasks.created).toBe(2);
+      },
+    );
+  });
+
+  it("a submit sent again after an unknown outcome counts each unknown try against max_cost", async () => {
+    await withEngine(
+      { latencySeconds: { image: 10 }, faults: { createdErrorRate: 1 } },
+      `${limits(3)}
+retry: { attempts: 2, min_delay: 1s, max_delay: 2s }
+${stillsJobs(4)}`,
+      async (rig) => {
+        const result = await rig.finish(rig.engine().run());
+
+        // Two tries each, both unknown: the first task counts 2, the second 2 more (within 3
+        // when it was taken), and the third would pass 3.
+        expect(result).toMatchObject({ end: "budget", counts: { failed: 2, pending: 2 } });
+        expect(rig.sim.counters().tasks.created).toBe(4);
+        const failed = (await rig.tasks()).filter((task) => task.state === "failed");
+        expect(failed.map((task) => task.unknown_submits)).toEqual([2, 2]);
+      },
+    );
+  });
 });

@@ -4,7 +4,7 @@ import type { PgStore, TaskRow } from "../../src/store/index.js";
 import { closeFleetStores, fleet } from "../helpers/fleet-store.js";
 
 /**
- * A fleet's claims within a budget read a bound kept for the run (sql/pg/000029), not every
+ * A fleet's claims within a budget read a bound kept for the run (sql/pg/000029, 000030), not every
  * task: at least what is spent plus what is reserved. What raises a run's spend outside a
  * claim must reach the bound, or a claim would reserve past max_cost; what lowers it must not
  * hold a claim back once counted.
@@ -24,7 +24,7 @@ async function budgetedFleet(tasks: number) {
     (await store.fleet.claimTasksWithin(some, "w@h", BUDGET, now)).map((one) =>
       "claimed" in one ? "claimed" : one.refused,
     );
-  return { rows, sql, claim, runId, url };
+  return { rows, sql, claim, runId, url, store };
 }
 
 const opened: pg.Client[] = [];
@@ -181,5 +181,42 @@ describe("a run's budget kept as a bound for the fleet's claims", () => {
     expect(counted.plans).not.toMatch(/Seq Scan on jobs/);
     const bound = await sql.query("SELECT bound FROM run_spend_bounds");
     expect(bound.rows[0].bound).toBeCloseTo(0.6, 9);
+  });
+
+  it("counts each submit of unknown outcome at its task's reservation: a held task, and a receipt after unknown tries", async () => {
+    const { rows, sql, claim, store } = await budgetedFleet(20);
+    const claimed = async (some: TaskRow[], now: number) => {
+      expect(await claim(some, now)).toEqual(some.map(() => "claimed"));
+      return Promise.all(some.map(async (row) => (await store.task(row.key)) as TaskRow));
+    };
+    // A receipt after two tries of unknown outcome: 0.1 in flight and 0.2 maybe billed.
+    const [first] = await claimed(rows.slice(0, 5), 2);
+    const receipt = { taskId: "t-1", status: "submitted" as const, nextPollAt: 9 };
+    await store.fleet.recordClaimedReceipts(
+      [{ task: first as TaskRow, ...receipt, unknownSubmits: 2 }],
+      "w@h",
+      3,
+    );
+    // 0.7 counted by the bound, as the trigger raised it: three more fit, not five.
+    expect(await claim(rows.slice(5, 10), 4)).toEqual([
+      "claimed",
+      "claimed",
+      "claimed",
+      "budget",
+      "budget",
+    ]);
+    // Held after an unknown submit (0.1, maybe billed) or failed outright (nothing): counted
+    // exactly when the bound refuses.
+    const [held, alsoHeld, failed, alsoFailed] = (await Promise.all(
+      rows.slice(1, 5).map(async (row) => (await store.task(row.key)) as TaskRow),
+    )) as [TaskRow, TaskRow, TaskRow, TaskRow];
+    for (const task of [held, alsoHeld])
+      await store.failTask(task, ["submitting"], "held", "held: reset", 5, { unknownSubmits: 1 });
+    for (const task of [failed, alsoFailed])
+      await store.failTask(task, ["submitting"], "rejected", "refused", 5);
+    // Spent: 0.3 (first) + 0.2 (held) + 0.3 in flight = 0.8; two more fit.
+    expect(await claim(rows.slice(8, 11), 6)).toEqual(["claimed", "claimed", "budget"]);
+    const counted = await sql.query("SELECT bound FROM run_spend_bounds");
+    expect(counted.rows[0].bound).toBeCloseTo(1, 9);
   });
 });

@@ -7,9 +7,10 @@ import { failOf, RECHECK, REDOWNLOAD, repollOf, requeueOf } from "../transition-
 /** The ways back (requeue, repoll, redownload, recheck) and out (fail) of a task. */
 
 function* failTask(
-  ...[task, from, to, reason, now, expiredOutput]: ArgsOf<"failTask">
+  ...[task, from, to, reason, now, detail = {}]: ArgsOf<"failTask">
 ): Program<TaskEvent[]> {
-  if (!(yield* move(task.key, failOf(from, to, reason), now))) return [];
+  const { expiredOutput, unknownSubmits = 0 } = detail;
+  if (!(yield* move(task.key, failOf(from, to, reason, { task, unknownSubmits }), now))) return [];
   if (expiredOutput !== undefined)
     yield* changes(
       "UPDATE outputs SET state = 'expired', reason = ? WHERE job_key = ? AND idx = ?",
