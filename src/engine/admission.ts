@@ -18,9 +18,13 @@ export const DOWNLOAD_BACKLOG = 256;
 /** How a budget stop ends, in its message and in the run's summary. */
 export const BUDGET_ADVICE = "raise max_cost and run again; done work is not paid twice";
 
-/** The message of a budget stop; amounts in the gateway's currency units. */
-export function budgetStopMessage(maxCost: number | undefined, spent: number): string {
-  return `budget reached: max_cost ${maxCost} (spent ${spent} plus tasks running); ${BUDGET_ADVICE}`;
+/**
+ * The message of a budget stop; amounts in the gateway's currency units. `unknown`: what the
+ * submits of unknown outcome count (each may have been billed).
+ */
+export function budgetStopMessage(maxCost: number | undefined, spent: number, unknown = 0): string {
+  const maybe = unknown > 0 ? `, and ${unknown} for submits of unknown outcome` : "";
+  return `budget reached: max_cost ${maxCost} (spent ${spent} plus tasks running${maybe}); ${BUDGET_ADVICE}`;
 }
 
 /** Capacity lanes: text calls share the image lane's cap, both light next to video. */
@@ -53,6 +57,8 @@ export class Admission {
   #assumed = 0;
   /** Submits of unknown outcome counted so far, by task key (few: only tasks that had one). */
   readonly #unknownCounted = new Map<string, number>();
+  /** What those submits count: their tasks' reservations (part of `#assumed`). */
+  #unknownReserved = 0;
 
   constructor(limits: AdmissionLimits) {
     this.#limits = limits;
@@ -148,7 +154,14 @@ export class Admission {
     const counted = this.#unknownCounted.get(task.key) ?? 0;
     if (total <= counted) return;
     this.#unknownCounted.set(task.key, total);
-    this.#assumed += this.#reservationOf(task) * (total - counted);
+    const reserved = this.#reservationOf(task) * (total - counted);
+    this.#assumed += reserved;
+    this.#unknownReserved += reserved;
+  }
+
+  /** What submits of unknown outcome count against the budget. */
+  get unknownReserved(): number {
+    return this.#unknownReserved;
   }
 
   /** What is spent (or assumed spent) plus what is in flight, at reservations. */

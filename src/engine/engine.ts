@@ -186,7 +186,11 @@ export class Engine {
         if (task === undefined) break;
         if (task === "budget") {
           const { maxCost } = this.#options.settings.limits;
-          this.#halt("budget", budgetStopMessage(maxCost, roundMoney(this.#admission.spent)));
+          const { spent, unknownReserved } = this.#admission;
+          this.#halt(
+            "budget",
+            budgetStopMessage(maxCost, roundMoney(spent), roundMoney(unknownReserved)),
+          );
           return;
         }
         void this.#submits.add(() =>

@@ -203,6 +203,23 @@ describe("admission budget", () => {
     expect(queue.spent).toBe(0);
   });
 
+  it("keeps a reservation for each submit of unknown outcome, counting a task told of twice once", () => {
+    const queue = admission({ maxCost: 10, unknownCost: 2 });
+    const a = image("a", 3);
+    queue.started(a);
+    queue.unknownSubmits(a, 1);
+    queue.ended(a);
+    // Held after one unknown submit: it may have been billed 3.
+    expect(queue.committed).toBe(3);
+    // Told again with its total (a resume, a dependant taken on twice): nothing more.
+    queue.unknownSubmits(a, 1);
+    queue.unknownSubmits(image("b"), 2);
+    expect(queue.committed).toBe(7);
+    expect(queue.unknownReserved).toBe(7);
+    queue.enqueue(image("c", 4));
+    expect(queue.take("image")).toBe("budget");
+  });
+
   it("commits nothing for a null cost", () => {
     const queue = admission();
     queue.commit(2);

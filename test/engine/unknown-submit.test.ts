@@ -65,6 +65,15 @@ ${stillsJobs(4)}`,
         expect(rig.sim.counters().tasks.created).toBe(2);
         const held = (await rig.tasks()).filter((task) => task.state === "held");
         expect(held.map((task) => task.unknown_submits)).toEqual([1, 1]);
+        expect(rig.events).toContainEqual(
+          expect.objectContaining({
+            type: "run:stopping",
+            reason: "budget",
+            message: expect.stringContaining(
+              "(spent 0 plus tasks running, and 2 for submits of unknown outcome)",
+            ),
+          }),
+        );
 
         // Resumed: the held tasks still count, so nothing more is sent.
         expect(await rig.finish(rig.engine().run())).toMatchObject({ end: "budget" });
