@@ -164,6 +164,12 @@ export class Admission {
     return this.#unknownReserved;
   }
 
+  /** The message of the budget stop a `take` answered. */
+  budgetStop(): string {
+    const { maxCost } = this.#limits;
+    return budgetStopMessage(maxCost, roundMoney(this.#spent), roundMoney(this.#unknownReserved));
+  }
+
   /** What is spent (or assumed spent) plus what is in flight, at reservations. */
   get committed(): number {
     return this.#spent + this.#assumed + this.#reservedTotal;

@@ -2,16 +2,9 @@ import { setMaxListeners } from "node:events";
 import PQueue from "p-queue";
 import { coerceError } from "../core/errors.js";
 import { sweepPartials } from "../core/fs.js";
-import { roundMoney } from "../core/money.js";
 import { partialDir } from "../core/output-files.js";
-import {
-  type FailDetail,
-  type OutputRow,
-  type TaskRow,
-  TaskState,
-  TRANSITIONS,
-} from "../store/index.js";
-import { Admission, budgetStopMessage, DOWNLOAD_BACKLOG, SUBMIT_CONCURRENCY } from "./admission.js";
+import { type OutputRow, type TaskRow, TaskState, TRANSITIONS } from "../store/index.js";
+import { Admission, DOWNLOAD_BACKLOG, SUBMIT_CONCURRENCY } from "./admission.js";
 import { Background } from "./background.js";
 import {
   type EngineOptions,
@@ -150,10 +143,8 @@ export class Engine {
   async #takeOn(recorded: TaskRow): Promise<void> {
     const taken = await takeOnTask(recorded, this.#run);
     // Earlier processes' submits of unknown outcome count against the budget, whatever its state.
-    this.#admission.unknownSubmits(
-      recorded,
-      ("task" in taken ? taken.task : recorded).unknown_submits,
-    );
+    const told = "task" in taken ? taken.task : recorded;
+    this.#admission.unknownSubmits(recorded, told.unknown_submits);
     this.#start?.placed(taken, recorded);
     if (taken.to === "leave") return;
     const { task } = taken;
@@ -185,12 +176,7 @@ export class Engine {
         const task = this.#admission.take(lane);
         if (task === undefined) break;
         if (task === "budget") {
-          const { maxCost } = this.#options.settings.limits;
-          const { spent, unknownReserved } = this.#admission;
-          this.#halt(
-            "budget",
-            budgetStopMessage(maxCost, roundMoney(spent), roundMoney(unknownReserved)),
-          );
+          this.#halt("budget", this.#admission.budgetStop());
           return;
         }
         void this.#submits.add(() =>
@@ -326,17 +312,11 @@ export class Engine {
     });
   }
 
-  async #fail(
-    task: TaskRow,
-    from: readonly TaskState[],
-    reason: string,
-    to: "failed" | "rejected" | "expired" | "held" = TaskState.Failed,
-    detail?: FailDetail,
-  ): Promise<void> {
+  async #fail(task: TaskRow, from: readonly TaskState[], reason: string): Promise<void> {
     // Whoever moved it, it is no longer this engine's to poll.
     this.#poller.untrack(task.key);
     this.#admission.ended(task);
-    await recordFailure(this.#run, task, from, reason, to, detail);
+    await recordFailure(this.#run, task, from, reason);
   }
 
   /** Work that threw: a store that cannot record stops the run, else its task fails with `what`. */
