@@ -160,9 +160,10 @@ describe("gwrun status on a PostgreSQL store", () => {
     expect(w1).toMatch(
       /^ {4}w1 host-a 1234 heartbeat \d+\.\d s ago, 2 submits for this run, poll leader$/,
     );
-    expect(Number(w1?.match(/heartbeat (\S+) s/)?.[1])).toBeLessThan(10);
+    // Ages run on while `gwrun status` starts, slowly on a machine busy with the suite.
+    expect(Number(w1?.match(/heartbeat (\S+) s/)?.[1])).toBeLessThan(30);
     expect(text.stdout).toMatch(
-      /^ {4}w2 host-b 99 heartbeat 4\d\.\d s ago, silent, found dead at 90 s, 1 submit for this run$/m,
+      /^ {4}w2 host-b 99 heartbeat (4[2-9]|[5-8]\d)\.\d s ago, silent, found dead at 90 s, 1 submit for this run$/m,
     );
     expect(text.stdout).toMatch(
       /^ {4}w3 host-c 7 heartbeat 1\d\d\.\d s ago, dead, 0 submits for this run$/m,
@@ -170,7 +171,7 @@ describe("gwrun status on a PostgreSQL store", () => {
     expect(text.stdout).not.toContain("w4");
     expect(lines).toContain(`    poll leader: w1 (${W1})`);
     expect(text.stdout).toMatch(
-      /^ {4}pace http:\/\/gateway\.test: 2\.97\/s, ceiling 5\/s, announced 3\/s, paused for (2\d|30)\.\d s$/m,
+      /^ {4}pace http:\/\/gateway\.test: 2\.97\/s, ceiling 5\/s, announced 3\/s, paused for ([12]?\d|30)\.\d s$/m,
     );
     expect(text.stdout).not.toContain("other.test");
     expect(lines).toContain("    queue: 5 submit jobs, 2 download jobs, 1 running");
