@@ -121,7 +121,7 @@ export async function closedPort(): Promise<number> {
   // Below the ports the system hands out (listen on port 0, outgoing connections): a port
   // taken from there and closed again was sometimes handed to another test's server a moment
   // later, and a run meant to meet a closed proxy talked to that server until it timed out.
-  const lowest = ephemeralPorts()[0];
+  const lowest = lowestEphemeralPort();
   for (let tries = 0; tries < 50; tries += 1) {
     const port = 10_000 + Math.floor(Math.random() * Math.max(1, lowest - 10_000));
     if (await refused(port)) return port;
@@ -129,18 +129,16 @@ export async function closedPort(): Promise<number> {
   throw new Error("no closed port found below the ephemeral range");
 }
 
-/** The range the system takes ports from for listen(0) and outgoing connections. */
-function ephemeralPorts(): [number, number] {
+/** The lowest port the system takes for listen(0) and outgoing connections. */
+function lowestEphemeralPort(): number {
   try {
-    const [low, high] = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8")
-      .trim()
-      .split(/\s+/)
-      .map(Number);
-    if (low !== undefined && high !== undefined && low > 11_000) return [low, high];
+    const range = readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8");
+    const low = Number(range.trim().split(/\s+/)[0]);
+    if (low > 11_000) return low;
   } catch {
     // Not Linux: the IANA range.
   }
-  return [49_152, 65_535];
+  return 49_152;
 }
 
 /** Whether a connection to the port on loopback is refused. */
