@@ -40,6 +40,7 @@ export const E2E_TESTS: readonly string[] = [
   "test/fleet/publish.test.ts",
   "test/fleet/refusals.test.ts",
   "test/fleet/status.test.ts",
+  "test/fleet/submit-pipeline.test.ts",
   "test/fleet/worker-deaths.test.ts",
   "test/fleet/worker-log.test.ts",
   "test/fleet/workers.test.ts",

@@ -66,11 +66,15 @@ async function claimInTurn(
   return undefined;
 }
 
-/** `mayStillSend`: false once the run has halted (a 402) while this one waited its turn. */
+/**
+ * `mayStillSend`: false once the run has halted (a 402) while this one waited its turn.
+ * `answered`: called once the gateway has answered, before the store records the answer.
+ */
 export async function sendTask(
   task: TaskRow,
   context: RunContext,
   mayStillSend: () => boolean,
+  answered?: () => void,
 ): Promise<Sent> {
   const { store, clock, emit, signal } = context;
   const sent = await claimInTurn(task, context, mayStillSend);
@@ -78,6 +82,7 @@ export async function sendTask(
   const outcome = await submitTask(sent, context, (chars) =>
     emit({ type: "text:progress", key: sent.key, label: sent.label, chars }),
   );
+  answered?.();
   const { unknownSubmits } = outcome;
   const now = clock.now();
   switch (outcome.kind) {

@@ -42,10 +42,34 @@ export async function submitJob(keys: readonly string[], deps: SubmitDeps): Prom
     if (task !== undefined) sendable.push({ task, run: await deps.runOf(task.run_id) });
   }
   const ahead: { task: TaskRow; run: FleetRun }[] = [];
+  const sending: Promise<void>[] = [];
+  let failure: { error: unknown } | undefined;
   try {
     await claimAhead(sendable, deps, ahead);
-    for (const { task, run } of sendable) await submitTask(task, run, deps);
+    for (const { task, run } of sendable) {
+      // The next task's turn starts once the gateway has answered this one: its receipt is
+      // recorded meanwhile, with the worker's other receipts in one statement. One receipt at
+      // most is under way as a task is sent, so a worker that dies leaves no more than two
+      // answers unrecorded a job. A run that holds unknown submits sends one task at a time,
+      // each recorded before the next.
+      await sending.at(-2);
+      if (failure !== undefined) break;
+      let answered = () => {};
+      const called = new Promise<void>((resolve) => {
+        answered = resolve;
+      });
+      const ending = submitTask(task, run, deps, answered).catch((error: unknown) => {
+        failure ??= { error };
+      });
+      sending.push(ending);
+      const pipelined = run.context.settings.retry.onUnknownSubmit !== "hold";
+      await (pipelined ? Promise.race([called, ending]) : ending);
+    }
+    await Promise.all(sending);
+    // The first failure, once every send under way has ended: the job is tried again.
+    if (failure !== undefined) throw failure.error;
   } finally {
+    await Promise.all(sending);
     // Claimed with the others and never sent (the worker stops, the run halted): pending again.
     const unsent = ahead.filter(({ task, run }) => run.claimedAhead.delete(task.key));
     const [first] = unsent;
@@ -115,13 +139,19 @@ async function claimAhead(
   }
 }
 
-async function submitTask(task: TaskRow, run: FleetRun, deps: SubmitDeps): Promise<void> {
+/** `answered`: called once the gateway has answered (not called when nothing is sent). */
+async function submitTask(
+  task: TaskRow,
+  run: FleetRun,
+  deps: SubmitDeps,
+  answered: () => void,
+): Promise<void> {
   const { store } = deps;
   const { key } = task;
   for (;;) {
     deps.mayClaim();
     if (run.halt !== undefined) return;
-    const sent = await sendTask(task, run.context, () => run.halt === undefined);
+    const sent = await sendTask(task, run.context, () => run.halt === undefined, answered);
     const refused = run.refusals.get(key);
     run.refusals.delete(key);
     if (sent.kind === "not-sent") {
