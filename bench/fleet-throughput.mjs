@@ -227,6 +227,9 @@ export async function scale(bench) {
 // 5. pg-10k: 10,000 tasks, zero latency, two workers (the run detached), between two runs of
 // the same manifest by one `gwrun run` process on SQLite: the fleet's share of what one
 // process does in the same minutes, and the statements per task it costs PostgreSQL.
+/** Download slots per worker in pg-10k: half of the manifest's `downloads: 32`. */
+const PG_10K_DOWNLOADS = 16;
+
 export async function pg10k(bench) {
   const tasks = 10_000;
   const loadAtStart = loadavg().map((load) => round(load, 2));
@@ -234,7 +237,12 @@ export async function pg10k(bench) {
   const folder = caseDir(bench.dir, "pg-10k");
   const sim = await startSim([...ZERO_LATENCY, ...mediaArgs(bench.dir)]);
   const { url, db } = await freshStore(bench.serverUrl);
-  const workers = [1, 2].map((n) => startWorker(url, `w${n}`, ["--concurrency", "8"]));
+  // What the one process has, split between the two: 16 submits at once (the engine's), and
+  // the manifest's 32 download slots. A slot holds a file until the store has recorded it, so
+  // the slots also bound how many files one statement records.
+  const workers = [1, 2].map((n) =>
+    startWorker(url, `w${n}`, ["--concurrency", "8", "--downloads", String(PG_10K_DOWNLOADS)]),
+  );
   let fleet;
   try {
     await waitWorkersUp(db, workers);
@@ -286,6 +294,7 @@ export async function pg10k(bench) {
       log(`pg-10k busiest statements: ${JSON.stringify(statements.busiest)}`);
     fleet = {
       workers: 2,
+      downloads_per_worker: PG_10K_DOWNLOADS,
       tasks: done,
       run_status: settled.status,
       exit_code: settled.exit_code ?? null,

@@ -179,7 +179,7 @@ const CATALOGUE = [
   [
     "fleet-pg-10k",
     "bench/fleet.mjs pg-10k",
-    "10,000 tasks worked by two workers with no gateway latency, and the same 10,000 by one `gwrun run` process (SQLite) just before and after: jobs per second of each, the fleet's share of the one process's, statements per task, time to record the run, peak memory per worker.",
+    "10,000 tasks worked by two workers with no gateway latency (8 submit jobs and 16 download slots each: together what the one process has, 16 submits and the manifest's 32 downloads), and the same 10,000 by one `gwrun run` process (SQLite) just before and after: jobs per second of each, the fleet's share of the one process's, statements per task, time to record the run, peak memory per worker.",
     "half the jobs a second of one `gwrun run` process measured beside it (`fleet_over_single` 0.5), and 250 MB per worker.",
   ],
   [
