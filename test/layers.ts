@@ -64,6 +64,8 @@ export const E2E_TESTS: readonly string[] = [
   "test/run/bound-images.test.ts",
   "test/run/export-safety.test.ts",
   "test/run/faults.test.ts",
+  "test/run/folders-from-anywhere.test.ts",
+  "test/run/identical-requests.test.ts",
   "test/run/judge.test.ts",
   "test/run/literal-key.test.ts",
   "test/run/notify.test.ts",

@@ -64,7 +64,7 @@
     if (axis === "") return "";
     if (axis === "repeat") return `repeat ${item.repeat + 1}`;
     if (axis === "take") return `take ${item.take}`;
-    return text(item.vars[axis]);
+    return item.headings?.[axis] ?? text(item.vars[axis]);
   }
 
   function pictureOf(item) {

@@ -236,6 +236,8 @@ CREATE TABLE runs (
   project_dir text,
   dependant_rules text,
   worked_alone boolean NOT NULL DEFAULT false,
+  publish_to text,
+  unknown_cost double precision,
   CONSTRAINT runs_pkey PRIMARY KEY (id)
 );
 CREATE INDEX runs_by_tick ON public.runs USING btree (name, tick) WHERE (tick IS NOT NULL);

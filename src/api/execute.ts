@@ -178,7 +178,7 @@ async function executeChecked(
     let storage: ObjectStorage | undefined;
     if (targets.length > 0)
       try {
-        storage = await openPublishing(targets, hooks.env);
+        storage = await openPublishing(targets, hooks.env, { store, outputDir });
       } catch (error) {
         hooks.say(`${linePrefix(true)}${coerceError(error).message}; nothing was submitted`);
         return { exit: ExitCode.Invalid, runId: undefined };
@@ -201,6 +201,8 @@ async function executeChecked(
           output_dir: outputDir,
           started_at: now,
           tick: moment.tick,
+          publish_to: targets.map((target) => target.url),
+          unknown_cost: settings.limits.unknownCost,
         }));
       await recordPlan(store, id, manifest, fleet, outputDir, now);
       // Kept so that `gwrun status` counts the dependants still to come as the run does.

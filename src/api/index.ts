@@ -44,6 +44,7 @@ export {
 export { type PlanOptions, type PlanOutcome, planManifestAt } from "./plan.js";
 export { bringApprovedHere, publishMissing } from "./publish.js";
 export { type RawRequest, validateRawRequest } from "./raw-request.js";
+export { type Decision, reviewedRun } from "./reviewed-run.js";
 export { diagnosticText, type RunEvent, RunHandle, type RunOutcome } from "./run-handle.js";
 export { type RetryChoice, resumeRunWith, retryRunWith, runManifestWith } from "./runs.js";
 export { type JobStatus, latestRuns, type RunListing, type RunStatus, statusOf } from "./status.js";

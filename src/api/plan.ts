@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { type CheckedManifest, checkedJobs } from "../families/index.js";
-import { outputDirOf } from "../manifest/index.js";
+import { outputDirOf, type PublishTarget } from "../manifest/index.js";
 import {
   dependantTemplates,
   diffPlanPages,
@@ -12,6 +12,7 @@ import {
   taskPages,
   upstreamsPicked,
 } from "../plan/index.js";
+import type { Store } from "../store/index.js";
 import { type LoadedManifest, loadManifest, type ManifestOptions } from "./manifest.js";
 import { isPostgres, projectOf, type StoreFlags, storeAt, storeName, withStore } from "./store.js";
 
@@ -64,10 +65,33 @@ export async function planManifestAt(
   const onTask = options.onTask ?? ((task: PlannedTask) => tasks.push(task));
   const diff = (opened: Parameters<typeof diffPlanPages>[1]) =>
     diffPlanPages(run, opened, diffOptions, onTask);
+  const targets = settings.output.publish;
   const plan = exists
-    ? await withStore(at, (opened) => diff(opened), { migrate: false })
-    : await diff(undefined);
+    ? await withStore(
+        at,
+        async (opened) => ({
+          ...(await diff(opened)),
+          publish: await publishPlan(opened, targets, diffOptions.outputDir),
+        }),
+        { migrate: false },
+      )
+    : { ...(await diff(undefined)), publish: await publishPlan(undefined, targets, "") };
   return { manifest, plan: { ...plan, tasks }, store };
+}
+
+/** Each target as the run resolves it, and why a run would refuse it (`refuseHeldTargets`). */
+async function publishPlan(
+  store: Store | undefined,
+  targets: readonly PublishTarget[],
+  outputDir: string,
+): Promise<NonNullable<PlanDiff["publish"]>> {
+  if (targets.length === 0) return [];
+  const { heldTargetsIn, heldTargetText } = await import("../publish/index.js");
+  const held = store === undefined ? [] : await heldTargetsIn(store, targets, outputDir);
+  return targets.map((target) => {
+    const holder = held.find((one) => one.target === target.url);
+    return { target: target.url, refused: holder === undefined ? null : heldTargetText(holder) };
+  });
 }
 
 /** The plan of a checked manifest, its expansions made again one at a time for its tasks. */

@@ -1,5 +1,5 @@
 import { fileMatches } from "../core/output-files.js";
-import { type PublishTarget, publishTargetsOf } from "../manifest/index.js";
+import { type PublishTarget, publishTargetsOfRun } from "../manifest/index.js";
 import type { ObjectStorage } from "../publish/index.js";
 import type { OutputRow, RunRow, Store } from "../store/index.js";
 import { ExitCode } from "./exit-codes.js";
@@ -14,8 +14,12 @@ import { findRun, type StoreFlags, storeAt, withExistingStore } from "./store.js
 export async function openPublishing(
   targets: readonly PublishTarget[],
   env: NodeJS.ProcessEnv,
+  folder: { store: Pick<Store, "publishingRuns">; outputDir: string },
 ): Promise<ObjectStorage> {
-  const { openObjectStorage, checkTargets } = await import("../publish/index.js");
+  const { openObjectStorage, checkTargets, refuseHeldTargets } = await import(
+    "../publish/index.js"
+  );
+  await refuseHeldTargets(folder.store, targets, folder.outputDir);
   const storage = openObjectStorage(env);
   try {
     await checkTargets(storage, targets);
@@ -39,14 +43,14 @@ export async function publishMissing(
   const at = storeAt(flags);
   return withExistingStore(at, async (store) => {
     const run = await findRun(store, at.location, ref);
-    const targets = publishTargetsOf(run.manifest_text, run.manifest_path, env);
+    const targets = publishTargetsOfRun(run, env);
     if (targets.length === 0) {
       say(`run ${run.id}'s manifest has no output.publish: nothing to publish`);
       return ExitCode.Invalid;
     }
     let storage: ObjectStorage;
     try {
-      storage = await openPublishing(targets, env);
+      storage = await openPublishing(targets, env, { store, outputDir: run.output_dir });
     } catch (error) {
       say(error instanceof Error ? error.message : String(error));
       return ExitCode.Invalid;

@@ -19,6 +19,7 @@ import {
   type RunHooks,
 } from "./execute.js";
 import { ExitCode } from "./exit-codes.js";
+import { reviewedRun } from "./reviewed-run.js";
 import { findRun, storeAt, withExistingStore } from "./store.js";
 
 /**
@@ -103,7 +104,10 @@ export async function retryRunWith(
   );
   const at = storeAt(flags);
   const { run, moved, unfinished } = await withExistingStore(at, async (store) => {
-    const found = await findRun(store, at.location, ref);
+    const found =
+      flags.rejected === true
+        ? await reviewedRun(store, at.location, ref, "rejected", "retry --rejected")
+        : await findRun(store, at.location, ref);
     let moved = 0;
     let unfinished = 0;
     const now = Date.now();
@@ -114,6 +118,9 @@ export async function retryRunWith(
         .map((review) => review.job_key);
       const takes = nextTakes(tasks, new Set(rejected), seededRandom(`${process.pid}:${now}`));
       await store.recordTasks(found.id, takes, now);
+      hooks.say(
+        `gwrun: run ${found.id} (${found.name}): ${plural(takes.length, "new take")} of rejected outputs`,
+      );
       moved += takes.length;
     }
     for (const task of tasks) {

@@ -1,5 +1,5 @@
 import { awaitingTotal, awaitingUpstream, recordedRules } from "../plan/index.js";
-import type { RunRow, Store } from "../store/index.js";
+import type { Estimated, RunRow, Store } from "../store/index.js";
 import { type FleetStatus, fleetStatus } from "./fleet-status.js";
 import { type TextSummary, textSummaries } from "./text-summaries.js";
 
@@ -50,6 +50,8 @@ export interface RunStatus {
   spent_in_all: number;
   /** What the tasks this run paid for were estimated at before they ran (`spent` is what was paid). */
   estimate: number;
+  /** How: tasks counted at `unknown_cost`, and tasks of unknown price not counted. */
+  estimated: Estimated;
   failures: { label: string; state: string; reason: string }[];
   /** Finished results not downloaded yet whose links expire within six hours. */
   expiring: { label: string; expiresAt: number }[];
@@ -87,7 +89,7 @@ export async function statusOf(store: Store, run: RunRow, now = Date.now()): Pro
   }));
   // What this run paid itself; what its tasks cost in all, whichever run paid.
   const { paid, spent } = await store.summaryOf({ run: run.id });
-  const { estimate } = await store.costReport({ run: run.id }, "job");
+  const { estimate, atUnknownCost, unpriced } = await store.costReport({ run: run.id }, "job");
   // The dependants still to come, as the run counts them: the totals are the plan's.
   const rules = recordedRules(run.dependant_rules);
   const awaiting = awaitingUpstream(rules.length === 0 ? [] : await store.tasksOf(run.id), rules);
@@ -124,6 +126,7 @@ export async function statusOf(store: Store, run: RunRow, now = Date.now()): Pro
     spent: paid,
     spent_in_all: spent,
     estimate,
+    estimated: { estimate, atUnknownCost, unpriced },
     failures,
     expiring,
     texts: await textSummaries(store, run.id),

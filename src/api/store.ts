@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { ErrorCode, GwError } from "../core/errors.js";
-import { projectFolder } from "../core/project.js";
+import { PROJECT_MARKERS, projectFolder } from "../core/project.js";
 import { plural } from "../core/words.js";
 import { outputDirTemplate } from "../manifest/index.js";
 import {
@@ -27,8 +27,10 @@ import {
  * still win (a relative one is taken from the working folder).
  *
  * The store records paths relative to the project folder, so a project moved or mounted
- * elsewhere finds its files. A command that names a manifest takes the project from it; one
- * that does not takes the folder holding the database's `data/`, else the working folder's.
+ * elsewhere finds its files. A command that names a manifest takes the project from it. One
+ * that does not, started from any folder, takes the first of these where the record's latest
+ * run finds its output folder: the project the database sits in, the working folder's, the
+ * project that run was started in; else the last (`projectOfRecord`).
  *
  * A PostgreSQL store (for several hosts) is asked for by name: `--store postgres://…`, else
  * GWRUN_STORE. Commands carry its location as the connection string; `storeName` is what
@@ -57,23 +59,49 @@ export interface StoreAt {
   /** A SQLite file (absolute), or a PostgreSQL connection string. */
   location: string;
   project: string;
+  /**
+   * Set when no manifest named the project: the folders it may be, in order; opening the
+   * store picks the one its record's runs are in (`projectOfRecord`).
+   */
+  candidates?: readonly string[];
 }
 
 /**
  * The store of a command and its project (see the rule above): `project` when it names a
- * manifest's, else the folder whose `data/gwrun.db` the store is, else the working folder's.
+ * manifest's, else one of `candidates`, settled when the store is opened.
  */
 export function storeAt(flags: StoreFlags, project = flags.project): StoreAt {
   if (project !== undefined) return { location: dbPath(flags, project), project };
   const location = dbPath(flags);
+  const candidates = [...new Set([...databaseProject(location), projectFolder(process.cwd())])];
+  return { location, project: candidates[0] as string, candidates };
+}
+
+/** The project a SQLite file sits in: the folder holding its `data/`, or one with a marker. */
+function databaseProject(location: string): string[] {
+  if (isPostgres(location)) return [];
   const data = path.dirname(location);
-  const owner =
-    !isPostgres(location) &&
-    path.basename(location) === "gwrun.db" &&
-    path.basename(data) === "data"
-      ? path.dirname(data)
-      : projectFolder(process.cwd());
-  return { location, project: owner };
+  if (path.basename(location) === "gwrun.db" && path.basename(data) === "data")
+    return [path.dirname(data)];
+  const found = projectFolder(data);
+  return PROJECT_MARKERS.some((marker) => existsSync(path.join(found, marker))) ? [found] : [];
+}
+
+/**
+ * The project of a record opened without a manifest: the first of `at.candidates`, then the
+ * project its latest run was started in, where that run's output folder is; else the project
+ * it was started in, as the record says (a folder since removed is still named where it was).
+ */
+export async function projectOfRecord(record: Store, at: StoreAt): Promise<string> {
+  if (at.candidates === undefined) return at.project;
+  const run = await record.latestRun();
+  if (run === undefined) return at.project;
+  const places = [...at.candidates, ...(run.project_dir === null ? [] : [run.project_dir])];
+  return (
+    places.find((dir) => existsSync(path.resolve(dir, run.output_dir))) ??
+    run.project_dir ??
+    at.project
+  );
 }
 
 /**
@@ -137,7 +165,22 @@ export async function openStoreAt(
   at: StoreAt,
   options: { migrate?: boolean } = {},
 ): Promise<Store> {
-  return inProject(await openRecordAt(at.location, options), at.project);
+  return (await openLocated(at, options)).store;
+}
+
+/** `openStoreAt`, with the project its paths were found to be relative to. */
+async function openLocated(
+  at: StoreAt,
+  options: { migrate?: boolean },
+): Promise<{ store: Store; at: StoreAt }> {
+  const record = await openRecordAt(at.location, options);
+  try {
+    const project = await projectOfRecord(record, at);
+    return { store: inProject(record, project), at: { location: at.location, project } };
+  } catch (error) {
+    await record.close();
+    throw error;
+  }
 }
 
 /**
@@ -159,15 +202,18 @@ export async function openRecordAt(
   return store;
 }
 
-/** Runs `fn` with the store open, and closes it whatever happens. */
+/**
+ * Runs `fn` with the store open, and closes it whatever happens; `fn` is told the project the
+ * store's paths are relative to.
+ */
 export async function withStore<T>(
   at: StoreAt,
-  fn: (store: Store) => Promise<T>,
+  fn: (store: Store, located: StoreAt) => Promise<T>,
   options: { migrate?: boolean } = {},
 ): Promise<T> {
-  const store = await openStoreAt(at, options);
+  const { store, at: located } = await openLocated(at, options);
   try {
-    return await fn(store);
+    return await fn(store, located);
   } finally {
     await store.close();
   }
@@ -176,7 +222,7 @@ export async function withStore<T>(
 /** Like `withStore` for a command that only reads: a missing database is an error, not made. */
 export async function withExistingStore<T>(
   at: StoreAt,
-  fn: (store: Store) => Promise<T>,
+  fn: (store: Store, located: StoreAt) => Promise<T>,
 ): Promise<T> {
   // Reads need the schema, and do not make it.
   if (isPostgres(at.location)) return withStore(at, fn, { migrate: false });

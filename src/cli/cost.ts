@@ -3,12 +3,14 @@ import { moneyText, roundMoney } from "../core/money.js";
 import { terminalJson, terminalText } from "../core/terminal-text.js";
 import { padEndToWidth, padStartToWidth } from "../core/text-width.js";
 import type { CostGrouping } from "../store/index.js";
+import { estimateWords } from "../ui/index.js";
 import { out } from "./output.js";
 
 /**
  * `gwrun cost [run]`: what a run (or every run in the store) paid, by group, with the
  * estimate beside it and where they differ by how much. `--json` prints exactly
- * `{ spent, estimate, groups: [{ key, spent, estimate, tasks }] }`.
+ * `{ spent, estimate, atUnknownCost, unpriced, groups: [{ key, spent, estimate, atUnknownCost,
+ * unpriced, tasks }] }`.
  */
 export function showCost(
   ref: string | undefined,
@@ -18,8 +20,8 @@ export function showCost(
   return withExistingStore(at, async (store) => {
     const report = await costOf(store, at.location, ref, flags.by);
     if (flags.json === true) {
-      const { spent, estimate, groups } = report;
-      out(terminalJson({ spent, estimate, groups }, 2));
+      const { spent, estimate, atUnknownCost, unpriced, groups } = report;
+      out(terminalJson({ spent, estimate, atUnknownCost, unpriced, groups }, 2));
     } else for (const line of costLines(report)) out(line);
     return ExitCode.Ok;
   });
@@ -29,7 +31,8 @@ export function showCost(
 export function costLines(report: CostOutcome): string[] {
   const of =
     report.run === null ? "every run" : `run ${report.run.id} (${terminalText(report.run.name)})`;
-  const head = `cost of ${of} by ${report.by}: spent ${moneyText(report.spent)}, estimated ${moneyText(report.estimate)}${differenceText(report)}`;
+  const estimated = estimateWords(report.spent, report);
+  const head = `cost of ${of} by ${report.by}: paid ${moneyText(report.spent)}${estimated === "" ? "" : `, ${estimated}`}`;
   if (report.groups.length === 0) return [head, "  nothing paid yet"];
   const rows = [
     [report.by, "tasks", "spent", "estimate", "difference"],
@@ -37,8 +40,11 @@ export function costLines(report: CostOutcome): string[] {
       terminalText(group.key),
       String(group.tasks),
       moneyText(group.spent),
-      moneyText(group.estimate),
-      signed(roundMoney(group.spent - group.estimate)),
+      // Tasks of unknown price without unknown_cost are not in the estimate: no difference.
+      group.unpriced > 0
+        ? `${moneyText(group.estimate)} + ${group.unpriced} unknown`
+        : moneyText(group.estimate),
+      group.unpriced > 0 ? "" : signed(roundMoney(group.spent - group.estimate)),
     ]),
   ];
   const widths =
@@ -55,20 +61,6 @@ export function costLines(report: CostOutcome): string[] {
         .trimEnd()}`,
   );
   return [head, "", ...lines];
-}
-
-/** `; paid 0.02 more than estimated` where what was paid differs from the estimate. */
-function differenceText(report: CostOutcome): string {
-  const difference = roundMoney(report.spent - report.estimate);
-  if (difference === 0) return "";
-  return `; paid ${moneyText(Math.abs(difference))} ${difference > 0 ? "more" : "less"} than estimated`;
-}
-
-/** For `gwrun status`: `, estimated 0.95 (paid 0.06 less)` where a priced run paid otherwise. */
-export function estimateText(paid: number, estimate: number): string {
-  const difference = roundMoney(paid - estimate);
-  if (estimate === 0 || difference === 0) return "";
-  return `, estimated ${moneyText(estimate)} (paid ${moneyText(Math.abs(difference))} ${difference > 0 ? "more" : "less"})`;
 }
 
 function signed(value: number): string {

@@ -2,7 +2,7 @@ import path from "node:path";
 import {
   bringApprovedHere,
   ExitCode,
-  findRun,
+  reviewedRun,
   type StoreFlags,
   storeAt,
   withExistingStore,
@@ -20,19 +20,27 @@ export async function exportRun(
 ): Promise<ExitCode> {
   const { exportApproved, REVIEW_CSV } = await import("../postprocess/index.js");
   const at = storeAt(flags);
-  return withExistingStore(at, async (store) => {
-    const run = await findRun(store, at.location, ref);
+  return withExistingStore(at, async (store, located) => {
+    const run = await reviewedRun(
+      store,
+      at.location,
+      ref,
+      "approved",
+      `export --approved ${flags.approved}`,
+    );
     // Outputs made on a fleet's other host are read back from object storage.
     await bringApprovedHere(store, run, process.env);
     const dir = path.resolve(flags.approved);
     const exported = await exportApproved(store, run, {
       dir,
-      project: at.project,
+      project: located.project,
       force: flags.force === true,
     });
     for (const file of exported.files) out(path.join(dir, file));
     if (!exported.refused.some((refused) => refused.what === REVIEW_CSV)) out(exported.csv);
-    out(`run ${run.id}: ${plural(exported.files.length, "approved output")} exported to ${dir}`);
+    out(
+      `run ${run.id} (${run.name}): ${plural(exported.files.length, "approved output")} exported to ${dir}`,
+    );
     for (const { what, reason } of exported.refused) err(`gwrun: not exported: ${what}: ${reason}`);
     return exported.refused.length === 0 ? ExitCode.Ok : ExitCode.Failed;
   });

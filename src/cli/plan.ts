@@ -2,7 +2,12 @@ import path from "node:path";
 import { ExitCode, type PlanOptions, planManifestAt } from "../api/index.js";
 import { moneyText, roundMoney } from "../core/money.js";
 import { plural } from "../core/words.js";
-import { describePipeline, type PlanDiff, type PlannedTask } from "../plan/index.js";
+import {
+  describePipeline,
+  type PlanDiff,
+  type PlannedTask,
+  type PlanSpend,
+} from "../plan/index.js";
 import { LineSpool } from "./line-spool.js";
 import { err, out, outFitted, printDiagnostics, stdoutColumns } from "./output.js";
 import { cellCost, planJobLines } from "./plan-table.js";
@@ -66,7 +71,58 @@ function printPlan(plan: PlanDiff, state: string): void {
   say(
     `  of these: ${upTo}${status.new} new (cost ${costText(totals.newCost, totals.newWithUnknownCost, status.new, plan.unknownCost, "unknown")}), ${status.done} done, ${status.in_flight} in flight, ${status.failed + status.expired} failed/expired`,
   );
+  for (const line of spendLines(plan.totals.spend, status.new)) say(line);
   for (const line of recordLines(plan)) say(line);
+  for (const { target, refused } of plan.publish ?? [])
+    say(`  publish: ${refused === null ? `${target}` : `refused: ${refused}`}`);
+}
+
+/** Judge calls, retakes, the range they make, and where `max_cost` stands. */
+function spendLines(spend: PlanSpend, fresh: number): string[] {
+  const lines: string[] = [];
+  const money = (value: number | null) => (value === null ? "unknown" : moneyText(value));
+  if (spend.judge !== null) {
+    const { calls, each, cost } = spend.judge;
+    lines.push(
+      `  judge: ${plural(calls, "call")}, one per new output of a judged job, ${each === null ? "priced by tokens or unknown" : `at ${moneyText(each)}`}: ${money(cost)}`,
+    );
+  }
+  if (spend.retakes !== null)
+    lines.push(
+      `  on_fail: retry may make up to ${plural(spend.retakes.upTo, "more take")} (each judged again): up to ${money(spend.retakes.cost)} more`,
+    );
+  if (spend.judge !== null || spend.retakes !== null)
+    lines.push(
+      `  estimated spend of this run: ${money(spend.low)}${spend.high !== spend.low ? ` to ${money(spend.high)} with every retake` : ""}`,
+    );
+  const budget = spend.budget;
+  if (budget === null || fresh === 0) return lines;
+  const cap = `max_cost ${moneyText(budget.maxCost)}`;
+  switch (budget.verdict) {
+    case "within":
+      lines.push(`  budget: ${cap} covers the estimate`);
+      break;
+    case "retakes":
+      lines.push(
+        `  budget: ${cap} covers the first takes; retakes may reach it, and the run stops sending there (exit 3)`,
+      );
+      break;
+    case "stops":
+      lines.push(
+        `  budget: the run would stop at ${cap}, after about ${budget.stopsAfter} of ${plural(fresh, "new task")} (exit 3); raise max_cost to run them all`,
+      );
+      break;
+    case "unknown":
+      lines.push(
+        `  budget: ${cap} cannot be held to the estimate: some prices are unknown (set limits.unknown_cost)`,
+      );
+      break;
+    default: {
+      const never: never = budget.verdict;
+      throw new Error(`unknown budget verdict ${String(never)}`);
+    }
+  }
+  return lines;
 }
 
 /** What a run would do to files already paid for: supersede, deliver, or fetch or make again. */

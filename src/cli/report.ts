@@ -17,11 +17,11 @@ export async function reportRun(
 ): Promise<ExitCode> {
   const { writeReports } = await import("../postprocess/index.js");
   const at = storeAt(flags);
-  return withExistingStore(at, async (store) => {
+  return withExistingStore(at, async (store, located) => {
     const run = await findRun(store, at.location, ref);
     // A folder recorded outside this project (an absolute output.dir) is written only where
     // it still is: a record from elsewhere never makes folders on this machine.
-    if (!isBelow(at.project, run.output_dir) && !existsSync(run.output_dir))
+    if (!isBelow(located.project, run.output_dir) && !existsSync(run.output_dir))
       throw new GwError(
         ErrorCode.Usage,
         `run ${run.id}'s output folder ${run.output_dir} lies outside this project and is not here: nothing was written`,

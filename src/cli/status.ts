@@ -10,8 +10,7 @@ import {
 import { terminalJson, terminalText } from "../core/terminal-text.js";
 import { displayWidth, padEndToWidth } from "../core/text-width.js";
 import { plural } from "../core/words.js";
-import { formatDuration, formatSpend } from "../ui/index.js";
-import { estimateText } from "./cost.js";
+import { estimateWords, formatDuration, formatSpend } from "../ui/index.js";
 import { isNarrow, out, outFitted, stdoutColumns } from "./output.js";
 import { fleetLines } from "./status-fleet.js";
 import { textLines } from "./status-texts.js";
@@ -46,7 +45,7 @@ function statusLines(status: RunStatus, now: number, narrow: boolean): string[] 
   const lines = [`run ${run.id}: ${run.name} — ${runTimes(run, now)}`];
   if (run.stop_reason !== null) lines.push(`  stopped: ${run.stop_reason}`);
   lines.push(
-    `  ${plural(jobs.length, "job")}, ${upTo}${plural(status.expected_tasks, "task")}: ${countsText(status.states, status.awaiting_upstream, upTo)}; ${formatSpend({ paid: status.spent, spent: status.spent_in_all, maxCost: null })}${estimateText(status.spent, status.estimate)}`,
+    `  ${plural(jobs.length, "job")}, ${upTo}${plural(status.expected_tasks, "task")}: ${countsText(status.states, status.awaiting_upstream, upTo)}; ${formatSpend({ paid: status.spent, spent: status.spent_in_all, maxCost: null })}${estimated(status)}`,
   );
   const width = Math.max(...jobs.map((job) => displayWidth(job.id)), 0) + 2;
   for (const job of jobs) {
@@ -143,4 +142,10 @@ export function listRuns(flags: {
     }
     return ExitCode.Ok;
   });
+}
+
+/** `, estimated 2.42 (paid 0.40 less)`: the estimate in the words the run's summary uses. */
+function estimated(status: RunStatus): string {
+  const words = estimateWords(status.spent, status.estimated);
+  return words === "" ? "" : `, ${words}`;
 }

@@ -19,10 +19,10 @@ export async function viewStore(flags: ViewFlags): Promise<ExitCode> {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new GwError(ErrorCode.Usage, `--port: "${flags.port}" is not a port number`);
   const at = storeAt(flags);
-  return withExistingStore(at, async (store) => {
+  return withExistingStore(at, async (store, located) => {
     const server = await startViewServer({
       store,
-      project: at.project,
+      project: located.project,
       port,
       token: randomBytes(18).toString("base64url"),
       clock: systemClock,

@@ -14,7 +14,7 @@ import {
   WORKER_CONCURRENCY,
   WORKER_DOWNLOADS,
 } from "../fleet/index.js";
-import { parseDuration, publishTargetsOf } from "../manifest/index.js";
+import { parseDuration, publishTargetsOfRun } from "../manifest/index.js";
 import { inProject, locatedRun, type PgStore, projectPaths } from "../store/index.js";
 import { err } from "./output.js";
 import { storeOption } from "./store-options.js";
@@ -94,7 +94,7 @@ export async function runWorker(flags: WorkerFlags): Promise<ExitCode> {
 async function refuseUnseenFolders(store: PgStore, project: string): Promise<void> {
   const id = await store.fleet.storeId();
   for (const run of await store.fleet.activeRuns()) {
-    if (publishTargetsOf(run.manifest_text, run.manifest_path, process.env).length > 0) continue;
+    if (publishTargetsOfRun(run, process.env).length > 0) continue;
     const paths = projectPaths(runProject(run, project));
     checkMarker(paths.absolute(run.output_dir), id);
   }

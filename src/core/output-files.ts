@@ -82,6 +82,22 @@ export function outputPath(
   return path.join(dir, jobId, `${name}${version > 1 ? `-v${version}` : ""}.${ext}`);
 }
 
+/**
+ * The provenance record beside an output's file: `<file>.json`. A text answer's is one for
+ * all its choices, beside the first by its name less the choice number (`<label>.json` for
+ * `<label>.txt`, or for `<label>-1.txt` of several); a later choice has none of its own.
+ */
+export function sidecarPath(
+  file: string,
+  output: { idx: number; count: number; contentType: string | null },
+): string | null {
+  if (output.contentType?.startsWith("text/") !== true || !file.endsWith(".txt"))
+    return `${file}.json`;
+  if (output.idx > 0) return null;
+  const stem = file.slice(0, -".txt".length);
+  return `${output.count > 1 ? stem.replace(/-1(?=(-v\d+)?$)/, "") : stem}.json`;
+}
+
 /** `<dir>/.thumbs/<job>/<output file's name less its extension><suffix>`. */
 export function reviewPath(outputDir: string, jobId: string, file: string, suffix: string): string {
   const stem = path.basename(file, path.extname(file));

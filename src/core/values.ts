@@ -24,3 +24,33 @@ export function redactDataUris(value: unknown): unknown {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDataUris(v)]));
   return value;
 }
+
+/** Names an object value is known by, in the order tried (a matrix entry, a data row). */
+const NAME_FIELDS = ["id", "name", "label", "title", "sku", "key"];
+
+/** Characters a value's label keeps. */
+const LABEL_CHARS = 60;
+
+/**
+ * A variable's value as a person reads it in a grid's heading: a string as it is; an object
+ * by its `id` (or name, label, title, sku, key), else its fields `k: v`; a list by its items.
+ */
+export function valueLabel(value: unknown): string {
+  const whole = labelOf(value, 0);
+  return whole.length > LABEL_CHARS ? `${whole.slice(0, LABEL_CHARS - 1)}…` : whole;
+}
+
+function labelOf(value: unknown, depth: number): string {
+  if (value === null || value === undefined) return "–";
+  if (typeof value !== "object") return String(value);
+  if (depth > 2) return "…";
+  if (Array.isArray(value)) return value.map((item) => labelOf(item, depth + 1)).join(", ");
+  const record = value as Record<string, unknown>;
+  const named = NAME_FIELDS.find(
+    (field) => typeof record[field] === "string" || typeof record[field] === "number",
+  );
+  if (named !== undefined) return String(record[named]);
+  return Object.entries(record)
+    .map(([key, item]) => `${key}: ${labelOf(item, depth + 1)}`)
+    .join(", ");
+}

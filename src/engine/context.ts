@@ -8,6 +8,7 @@ import type { GatewayClient, RetryPolicy } from "../gateway/index.js";
 import { type ManifestSettings, perSecond } from "../manifest/index.js";
 import type {
   DownloadedFile,
+  Estimated,
   OutputCheck,
   Receipt,
   Store,
@@ -57,6 +58,8 @@ export interface EngineOptions {
   files?: FileWrites;
 }
 
+export type { Estimated };
+
 /** How a run ended: its tasks by state, what they cost, and submits whose outcome was unknown. */
 export interface RunResult {
   end: RunEnd;
@@ -65,6 +68,8 @@ export interface RunResult {
   spent: number;
   /** What this run paid itself: the tasks it submitted. */
   paid: number;
+  /** What the tasks this run paid for were estimated at (`gwrun cost`'s figures). */
+  estimate: Estimated;
   unknownSubmits: number;
 }
 
@@ -162,9 +167,11 @@ export async function runResult(
   unknownSubmits: number,
 ): Promise<RunResult> {
   const { states: counts, spent, paid } = await store.summaryOf({ run: runId });
+  const { estimate, atUnknownCost, unpriced } = await store.costReport({ run: runId }, "job");
   const failed = UNDONE_STATES.reduce((sum, state) => sum + (counts[state] ?? 0), 0);
   const end = stopping ?? (failed > 0 ? "failed" : "done");
-  return { end, counts, spent, paid, unknownSubmits };
+  const estimated = { estimate, atUnknownCost, unpriced };
+  return { end, counts, spent, paid, estimate: estimated, unknownSubmits };
 }
 
 /** Publishes what a store transition reported, once it has committed. */

@@ -2,7 +2,7 @@ import { link, readFile, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { FileWrites } from "../core/file-writes.js";
 import { ensureDir, partialFile } from "../core/fs.js";
-import { hashFile, partialDir, reviewPath } from "../core/output-files.js";
+import { hashFile, partialDir, reviewPath, sidecarPath } from "../core/output-files.js";
 import { isBelow } from "../core/safe-files.js";
 import type { FilePlace } from "../plan/index.js";
 import type { OutputCopy, OutputRow, Store, TaskRow } from "../store/index.js";
@@ -70,7 +70,10 @@ export async function deliverOutputs(
         task,
       ),
     };
-    if (file !== source.path) await placeSidecar(source.path, file, images, into);
+    if (file !== source.path) {
+      const record = { idx: output.idx, count: outputs.length, contentType: output.content_type };
+      await placeSidecar(sidecarPath(source.path, record), sidecarPath(file, record), images, into);
+    }
     copies.push({
       job_key: task.key,
       idx: output.idx,
@@ -135,27 +138,30 @@ async function placeImage(
   return target;
 }
 
-/** The provenance sidecar beside the delivered file, its review images named as delivered. */
+/**
+ * The provenance record (`sidecarPath`) beside the delivered file, its review images named as
+ * delivered; none where the output has no record of its own (a text's later choice).
+ */
 async function placeSidecar(
-  source: string,
-  file: string,
+  source: string | null,
+  target: string | null,
   images: { thumbnail: string | null; poster: string | null },
   { outputDir, files }: DeliverInto,
 ): Promise<void> {
+  if (source === null || target === null) return;
   let sidecar: Record<string, unknown>;
   try {
-    sidecar = JSON.parse(await readFile(`${source}.json`, "utf8")) as Record<string, unknown>;
+    sidecar = JSON.parse(await readFile(source, "utf8")) as Record<string, unknown>;
   } catch {
     return;
   }
-  const relative = (target: string | null) =>
-    target === null ? null : path.relative(path.dirname(file), target).split(path.sep).join("/");
+  const relative = (image: string | null) =>
+    image === null ? null : path.relative(path.dirname(target), image).split(path.sep).join("/");
   const placed = {
     ...sidecar,
-    thumbnail: relative(images.thumbnail),
-    poster: relative(images.poster),
+    ...("thumbnail" in sidecar ? { thumbnail: relative(images.thumbnail) } : {}),
+    ...("poster" in sidecar ? { poster: relative(images.poster) } : {}),
   };
-  const target = `${file}.json`;
   const partials = partialDir(outputDir);
   await ensureDir(partials);
   await files.whole(partialFile(partials, target), target, `${JSON.stringify(placed, null, 2)}\n`);

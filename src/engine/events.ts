@@ -1,4 +1,4 @@
-import type { TaskEvent } from "../store/index.js";
+import type { Estimated, TaskEvent } from "../store/index.js";
 
 /** What the engine publishes as a run goes; reporters subscribe, they never drive. */
 export type RunEnd = "done" | "failed" | "budget" | "balance" | "interrupted";
@@ -113,6 +113,8 @@ export type EngineEvent =
       spent: number;
       /** What this run paid itself. */
       paid: number;
+      /** What the tasks it paid for were estimated at. */
+      estimate: Estimated;
       unknownSubmits: number;
     };
 

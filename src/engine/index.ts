@@ -25,6 +25,7 @@ export { batched } from "./batch.js";
 export {
   type DownloadCaps,
   type EngineOptions,
+  type Estimated,
   openRunContext,
   publish,
   type RunContext,

@@ -118,10 +118,7 @@ export async function sendTask(
     }
     case "answer": {
       const files = outcome.result.files.map((file) => ({ ...file, contentType: "text/plain" }));
-      // Text answers report tokens, not money: the manifest's per-token price costs them.
-      const body = JSON.parse(sent.request) as Record<string, unknown>;
-      const cost = usageCost(ruleFor(context.settings.prices, body), outcome.result.answer.usage);
-      const answered = { ...sent, cost };
+      const answered = { ...sent, cost: outcome.result.cost };
       let recorded: Awaited<ReturnType<typeof store.recordTextAnswer>>;
       try {
         recorded = await store.recordTextAnswer(answered, answerRow(outcome.result), files, now);
@@ -188,6 +185,10 @@ export async function submitTask(
         outputDir: context.outputDir,
         store: context.store,
         files: context.files,
+        now: () => context.clock.now(),
+        // Text answers report tokens, not money: the manifest's per-token price costs them.
+        costOf: (usage) =>
+          usageCost(ruleFor(context.settings.prices, JSON.parse(task.request)), usage),
       });
       context.pace.succeeded();
       return { kind: "answer", result, unknownSubmits: tally.unknown };

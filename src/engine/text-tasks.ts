@@ -1,7 +1,9 @@
 import path from "node:path";
+import { isoTime } from "../core/clock.js";
 import type { FileWrites } from "../core/file-writes.js";
 import { sha256 } from "../core/hash.js";
-import { partialDir, writeWhole } from "../core/output-files.js";
+import { partialDir, sidecarPath, writeWhole } from "../core/output-files.js";
+import { redactDataUris } from "../core/values.js";
 import type { GatewayClient, TextAnswer, TextFormat } from "../gateway/index.js";
 import { type Store, type TaskRow, type TextAnswerRow, variablesOf } from "../store/index.js";
 import { freeOutputPath } from "./output-names.js";
@@ -24,6 +26,10 @@ export interface TextTaskDeps {
   store: Pick<Store, "outputAt">;
   /** Where the answer's files are written. */
   files: FileWrites;
+  /** The time, ms: the record says when the call was sent and answered. */
+  now(): number;
+  /** What an answer of this usage costs (the manifest's per-token price), null when unknown. */
+  costOf(usage: TextAnswer["usage"]): number | null;
 }
 
 export interface WrittenFile {
@@ -38,6 +44,7 @@ export interface TextTaskResult {
   answer: TextAnswer;
   /** One `.txt` per choice: `<label>.txt`, or `<label>-<n>.txt` when chat's `n` asked for several. */
   files: WrittenFile[];
+  cost: number | null;
 }
 
 /**
@@ -57,6 +64,7 @@ export async function callTextTask(row: TaskRow, deps: TextTaskDeps): Promise<Te
     format === "native"
       ? `/v1beta/models/${encodeURIComponent(String(model))}:${streamed ? "streamGenerateContent" : "generateContent"}`
       : row.endpoint;
+  const sentAt = deps.now();
   const answer = await deps.paced(() => {
     // A retried stream starts over.
     let chars = 0;
@@ -67,6 +75,8 @@ export async function callTextTask(row: TaskRow, deps: TextTaskDeps): Promise<Te
       },
     });
   });
+  const answeredAt = deps.now();
+  const cost = deps.costOf(answer.usage);
   const texts = answer.choices.length > 0 ? answer.choices : [answer.text];
   const files: WrittenFile[] = [];
   for (const [index, choice] of writtenTexts(texts, answer.refusal).entries()) {
@@ -84,13 +94,19 @@ export async function callTextTask(row: TaskRow, deps: TextTaskDeps): Promise<Te
     await writeWhole(file, text, tempDir, deps.files);
     files.push({ path: file, bytes: Buffer.byteLength(text), sha256: hash });
   }
+  // As a media output's sidecar says it (provenance.ts), and then the answer.
   const record = {
     job: row.job_id,
     label: row.label,
     key: row.key,
+    run: row.paid_run ?? row.run_id,
     ...variablesOf(row),
     format,
     endpoint: requestPath,
+    request: redactDataUris(body),
+    cost,
+    submitted_at: isoTime(sentAt),
+    completed_at: isoTime(answeredAt),
     streamed,
     text: answer.text,
     choices: texts,
@@ -102,16 +118,10 @@ export async function callTextTask(row: TaskRow, deps: TextTaskDeps): Promise<Te
     tool_calls: answer.toolCalls,
     response: answer.raw,
   };
-  // Beside the first text, by its name less its choice number: `<label>[-v<n>].json`.
   const first = files[0]?.path ?? path.join(deps.outputDir, row.job_id, `${row.label}.txt`);
-  const stem = first.slice(0, -".txt".length);
-  await writeWhole(
-    `${texts.length > 1 ? stem.replace(/-1(?=(-v\d+)?$)/, "") : stem}.json`,
-    `${JSON.stringify(record, null, 2)}\n`,
-    tempDir,
-    deps.files,
-  );
-  return { format, streamed, answer, files };
+  const beside = sidecarPath(first, { idx: 0, count: texts.length, contentType: "text/plain" });
+  await writeWhole(beside as string, `${JSON.stringify(record, null, 2)}\n`, tempDir, deps.files);
+  return { format, streamed, answer, files, cost };
 }
 
 /** The answer as the store keeps it. */

@@ -5,7 +5,7 @@ import {
   runResult,
   STATUS_BY_END,
 } from "../engine/index.js";
-import { notifyTargetsOf, publishTargetsOf } from "../manifest/index.js";
+import { notifyTargetsOf, publishTargetsOfRun } from "../manifest/index.js";
 import type { FleetRunRow, PgStore, RunRow } from "../store/index.js";
 
 /**
@@ -43,7 +43,7 @@ async function publishSettled(
   run: RunRow,
   tell: (line: string) => void,
 ): Promise<void> {
-  const targets = publishTargetsOf(run.manifest_text, run.manifest_path, process.env);
+  const targets = publishTargetsOfRun(run, process.env);
   if (targets.length === 0) return;
   const publish = await import("../publish/index.js");
   const storage = publish.openObjectStorage(process.env);

@@ -7,13 +7,21 @@ import { type ExpandContext, type ExpandOptions, expansionsOf } from "./expand-j
 import { readIncludes } from "./includes.js";
 import { hasTemplate } from "./interpolate.js";
 import { checkIds, checkLinks, willRun } from "./job-graph.js";
+import { pathLabel } from "./job-path.js";
 import type { ManifestSource } from "./load.js";
-import { momentVars, type RunMoment, runMoment } from "./moment.js";
+import { folderNamesOf, momentVars, type RunMoment, runMoment } from "./moment.js";
 import { checkNotify } from "./notify.js";
 import { type LoadedPrices, readPrices } from "./prices.js";
+import { publishTargetsFor } from "./publish.js";
 import { Reporter } from "./report.js";
 import { readRows } from "./rows.js";
-import { jobSchema, type ManifestInput, manifestSettingsSchema, RUNNER_KEYS } from "./schema.js";
+import {
+  checksSchema,
+  jobSchema,
+  type ManifestInput,
+  manifestSettingsSchema,
+  RUNNER_KEYS,
+} from "./schema.js";
 import { checkLiteralKey } from "./secrets.js";
 import { resolveSettings } from "./settings.js";
 import { DEFAULT_MAX_TASKS, withinTaskLimit } from "./task-count.js";
@@ -82,7 +90,12 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
   if (parsed.success) {
     result.settings = resolveSettings(parsed.data as ManifestInput, source.file);
     result.moment = runMoment(result.settings.schedule, options.at);
-    checkOutputDir(result.settings, reporter);
+    checkOutputDir(result.settings, source.value, reporter);
+    const { output } = result.settings;
+    output.publish = publishTargetsFor(
+      output.publish,
+      folderNamesOf(result.settings, result.moment),
+    );
     checkLiteralKey(source, reporter);
     checkPrivateUrls(result.settings, reporter);
     checkNotify(source, reporter);
@@ -142,30 +155,15 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
   return result;
 }
 
-const OUTPUT_DIR_NAMES = ["name", "date", "tick"];
+const FOLDER_NAMES = ["name", "date", "tick"];
 
-/** `{tick}` needs a schedule; a schedule wants each tick's files kept apart. */
-function checkOutputDir(settings: ManifestSettings, reporter: Reporter): void {
+/** `{tick}` needs a schedule; a schedule wants each tick's files, and objects, kept apart. */
+function checkOutputDir(settings: ManifestSettings, raw: unknown, reporter: Reporter): void {
   const { dir } = settings.output;
-  // Anything else in braces would become a folder literally named so.
-  for (const { 0: whole, 1: name, index } of dir.matchAll(/\{([^{}]*)\}/g)) {
-    if (OUTPUT_DIR_NAMES.includes(name as string) || dir[index - 1] === "{") continue;
-    reporter.at(
-      ["output", "dir"],
-      "undefined-variable",
-      `${whole} is not a name output.dir knows: use {name}, {date} or {tick}`,
-      { inner: index },
-    );
-  }
-  if (settings.schedule === undefined) {
-    if (dir.includes("{tick}")) {
-      reporter.at(
-        ["output", "dir"],
-        "undefined-variable",
-        "{tick} names a schedule tick: only a manifest with schedule: has one (use {date})",
-      );
-    }
-  } else if (!dir.includes("{tick}") && !dir.includes("{date}")) {
+  const scheduled = settings.schedule !== undefined;
+  checkFolderNames(dir, ["output", "dir"], scheduled, reporter);
+  const daily = /\{(date|tick)\}/;
+  if (scheduled && !daily.test(dir)) {
     reporter.at(
       ["output", "dir"],
       "schedule-output",
@@ -173,6 +171,45 @@ function checkOutputDir(settings: ManifestSettings, reporter: Reporter): void {
       { severity: "warning" },
     );
   }
+  const publish = isRecord(raw) && isRecord(raw.output) ? raw.output.publish : undefined;
+  const targets = typeof publish === "string" ? [publish] : Array.isArray(publish) ? publish : [];
+  targets.forEach((target, index) => {
+    if (typeof target !== "string") return;
+    const at = typeof publish === "string" ? ["output", "publish"] : ["output", "publish", index];
+    checkFolderNames(target, at, scheduled, reporter);
+    // Each tick's folder is its own; the same objects for all of them would mix the days.
+    if (scheduled && daily.test(dir) && !daily.test(target))
+      reporter.at(
+        at,
+        "schedule-output",
+        `every tick publishes into ${target}, over the objects of the tick before, while output.dir keeps each tick's files apart: add {date} or {tick} to the target`,
+      );
+  });
+}
+
+/** Anything in braces but `{name}`, `{date}` and `{tick}` would become a name as written. */
+function checkFolderNames(
+  text: string,
+  at: (string | number)[],
+  scheduled: boolean,
+  reporter: Reporter,
+): void {
+  const field = at.slice(0, 2).join(".");
+  for (const { 0: whole, 1: name, index } of text.matchAll(/\{([^{}]*)\}/g)) {
+    if (FOLDER_NAMES.includes(name as string) || text[index - 1] === "{") continue;
+    reporter.at(
+      at,
+      "undefined-variable",
+      `${whole} is not a name ${field} knows: use {name}, {date} or {tick}`,
+      { inner: index },
+    );
+  }
+  if (!scheduled && text.includes("{tick}"))
+    reporter.at(
+      at,
+      "undefined-variable",
+      "{tick} names a schedule tick: only a manifest with schedule: has one (use {date})",
+    );
 }
 
 /** Private URLs are allowed on purpose, and said so at the line that allows them. */
@@ -186,16 +223,12 @@ function checkPrivateUrls(settings: ManifestSettings, reporter: Reporter): void 
   );
 }
 
-/** A path into the manifest as its text names it: `jobs[2].messages[0].content`. */
-export function pathLabel(path: readonly (string | number)[]): string {
-  return path.reduce<string>(
-    (label, step) =>
-      typeof step === "number" ? `${label}[${step}]` : label === "" ? step : `${label}.${step}`,
-    "",
-  );
-}
-
 const RUNNER_KEY_SET: ReadonlySet<string> = new Set(RUNNER_KEYS);
+
+function checksOf(raw: unknown): JobChecks | undefined {
+  const parsed = checksSchema.safeParse(raw);
+  return parsed.success ? (parsed.data as JobChecks) : undefined;
+}
 
 /** The spec of one `jobs:` entry: runner keys read, every other key kept as a request field. */
 function toSpec(raw: unknown, index: number, reporter: Reporter): JobSpec | undefined {
@@ -226,7 +259,8 @@ function toSpec(raw: unknown, index: number, reporter: Reporter): JobSpec | unde
     label: typeof raw.label === "string" ? raw.label : undefined,
     enabled: raw.enabled !== false,
     passthrough: raw.passthrough === true,
-    checks: isRecord(raw.checks) ? (raw.checks as JobChecks) : undefined,
+    // Only checks of the right shape are read further (the shape's errors are reported).
+    checks: checksOf(raw.checks),
     fields: {},
   };
   for (const key of Object.keys(raw)) {

@@ -21,7 +21,13 @@ export {
 } from "./moment.js";
 export { notifyTargetsOf } from "./notify.js";
 export { framed, type LoadedPrices, type PriceRule, type PriceTable } from "./prices.js";
-export { type PublishTarget, parsePublishTarget, publishTargetsOf } from "./publish.js";
+export {
+  type FolderNames,
+  type PublishTarget,
+  parsePublishTarget,
+  publishTargetsOf,
+  publishTargetsOfRun,
+} from "./publish.js";
 export { Reporter } from "./report.js";
 export { checkRequestSecrets, concealSecrets, SecretCheck } from "./request-secrets.js";
 export { type RowSet, reportAtRow, rowFieldIn } from "./rows.js";

@@ -4,7 +4,9 @@ import path from "node:path";
 import { type Document, LineCounter, parseDocument } from "yaml";
 import { type Diagnostic, diagnosticAt } from "./diagnostics.js";
 import { type EnvProblem, interpolateEnv } from "./interpolate.js";
+import { pathLabel } from "./job-path.js";
 import { Reporter } from "./report.js";
+import { MAX_MANIFEST_VALUES, oversizedAt } from "./value-size.js";
 import { DOCUMENT_OPTIONS, readYamlValue, syntaxProblems } from "./yaml-syntax.js";
 
 /** A manifest file read and parsed, with everything needed to point at its text. */
@@ -112,6 +114,19 @@ export function parseManifest(
         "the manifest is empty; it needs at least version: 1 and jobs:",
       ),
     );
+    return source;
+  }
+  // Aliases of aliases are refused before anything walks what they expand to.
+  const oversized = oversizedAt(value);
+  if (oversized !== undefined) {
+    const reporter = new Reporter(source);
+    const where = oversized.path.length === 0 ? "the manifest" : pathLabel(oversized.path);
+    reporter.at(
+      oversized.path,
+      "too-large",
+      `${where} expands to more than ${MAX_MANIFEST_VALUES.toLocaleString("en-US")} values (YAML aliases inside aliased values multiply); the manifest holds ${Number.isFinite(oversized.size) ? oversized.size.toLocaleString("en-US") : "endlessly many: an alias inside itself"}: write the values out, or alias fewer`,
+    );
+    source.diagnostics.push(...reporter.diagnostics);
     return source;
   }
   source.writtenKey = writtenKeyOf(value);

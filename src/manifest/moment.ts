@@ -1,4 +1,5 @@
 import { parse } from "yaml";
+import { withFolderNames } from "./publish.js";
 import { DEFAULTS } from "./settings.js";
 import { dateOf, dueTick, localTimeZone, type Schedule, tickIdentity, tickLabel } from "./ticks.js";
 import type { ManifestSettings } from "./types.js";
@@ -55,15 +56,17 @@ export function momentVars(moment: RunMoment): [string, unknown][] {
       ];
 }
 
+/** What `{name}`, `{date}` and `{tick}` stand for in a run of `settings` at `moment`. */
+export function folderNamesOf(settings: Pick<ManifestSettings, "name">, moment: RunMoment) {
+  return { name: settings.name, date: moment.date, tick: moment.tickLabel };
+}
+
 /** `output.dir` with `{name}`, `{date}` and `{tick}` filled in (relative to the working folder). */
 export function outputDirOf(
   settings: Pick<ManifestSettings, "name" | "output">,
   moment: RunMoment,
 ): string {
-  return settings.output.dir
-    .replaceAll("{name}", settings.name)
-    .replaceAll("{date}", moment.date)
-    .replaceAll("{tick}", moment.tickLabel ?? "{tick}");
+  return withFolderNames(settings.output.dir, folderNamesOf(settings, moment));
 }
 
 /**

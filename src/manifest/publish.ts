@@ -49,14 +49,58 @@ export function parsePublishTarget(url: string): PublishTarget | undefined {
 export function resolvePublish(value: string | readonly string[] | undefined): PublishTarget[] {
   if (value === undefined) return [];
   const urls = typeof value === "string" ? [value] : value;
-  const targets = urls.flatMap((url) => parsePublishTarget(url) ?? []);
+  return distinct(urls.flatMap((url) => parsePublishTarget(url) ?? []));
+}
+
+function distinct(targets: readonly PublishTarget[]): PublishTarget[] {
   return targets.filter((one, i) => targets.findIndex((other) => other.url === one.url) === i);
 }
 
+/** What `{name}`, `{date}` and `{tick}` stand for in a run's `output.dir` and publish targets. */
+export interface FolderNames {
+  name: string;
+  date: string;
+  /** Undefined for an unscheduled run: `{tick}` stays as written (validation refuses it). */
+  tick: string | undefined;
+}
+
+/** `text` (an `output.dir` or a publish target) with the run's names filled in. */
+export function withFolderNames(text: string, names: FolderNames): string {
+  return text
+    .replaceAll("{name}", names.name)
+    .replaceAll("{date}", names.date)
+    .replaceAll("{tick}", names.tick ?? "{tick}");
+}
+
+/** The targets a run publishes to: as written, with the run's names filled in. */
+export function publishTargetsFor(
+  targets: readonly PublishTarget[],
+  names: FolderNames,
+): PublishTarget[] {
+  return distinct(
+    targets.flatMap((target) => parsePublishTarget(withFolderNames(target.url, names)) ?? []),
+  );
+}
+
 /**
- * The targets of a manifest as a run recorded it, read with this host's environment (for
- * `gwrun publish` and the fleet process that settles a run); an invalid one is left out, as
- * the run could not have started with it.
+ * The targets a recorded run publishes to (for `gwrun publish`, a fleet's worker and the
+ * process that settles a run): as resolved when it began; for a run recorded before they
+ * were kept, read from its manifest with this host's environment.
+ */
+export function publishTargetsOfRun(
+  run: { publish_to: string | null; manifest_text: string; manifest_path: string },
+  env: Readonly<Record<string, string | undefined>>,
+): PublishTarget[] {
+  if (run.publish_to === null) return publishTargetsOf(run.manifest_text, run.manifest_path, env);
+  const urls: unknown = JSON.parse(run.publish_to);
+  return Array.isArray(urls)
+    ? urls.flatMap((url) => (typeof url === "string" ? (parsePublishTarget(url) ?? []) : []))
+    : [];
+}
+
+/**
+ * The targets of a manifest as a run recorded it, read with this host's environment; an
+ * invalid one is left out, as the run could not have started with it.
  */
 export function publishTargetsOf(
   text: string,

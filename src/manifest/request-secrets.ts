@@ -1,9 +1,9 @@
 import { isScalar, type Node } from "yaml";
 import { isRecord } from "../core/values.js";
 import { type Diagnostic, diagnosticAt } from "./diagnostics.js";
-import { type ExpandedManifest, pathLabel } from "./expand.js";
+import type { ExpandedManifest } from "./expand.js";
 import { ENV_REFERENCE } from "./interpolate.js";
-import { jobPath } from "./job-path.js";
+import { jobPath, pathLabel } from "./job-path.js";
 import type { ManifestSource } from "./load.js";
 import type { ExpandedJob } from "./types.js";
 import { locate, type Path } from "./yaml-nodes.js";

@@ -88,7 +88,8 @@ const judge = z
   })
   .describe("a multimodal text model approves or rejects each output");
 
-const checks = z.strictObject({
+/** A job's (or the manifest's) `checks:`. */
+export const checksSchema = z.strictObject({
   on_fail: z.enum(["report", "retry"]).optional(),
   judge: judge.optional(),
   duration_tolerance: z
@@ -137,7 +138,7 @@ export const jobSchema = z
       .min(1)
       .optional()
       .describe('names the task\'s output files, e.g. "{{row.sku}}-{{style}}"'),
-    checks: checks.optional(),
+    checks: checksSchema.optional(),
     enabled: z.boolean().optional(),
     passthrough: z.boolean().optional().describe("send unvalidated, for models newer than gwrun"),
   })
@@ -313,7 +314,7 @@ export const manifestSchema = z.strictObject({
       publish: publishSchema.optional(),
     })
     .optional(),
-  checks: checks.optional(),
+  checks: checksSchema.optional(),
   schedule: schedule.optional(),
   notify: notifySchema.optional(),
   vars: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.unknown()).optional(),

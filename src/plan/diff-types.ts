@@ -1,6 +1,7 @@
 import type { CheckedJob } from "../families/index.js";
 import type { NewTask, Store } from "../store/index.js";
 import type { Plan, PlanGroup } from "./plan.js";
+import type { PlanSpend } from "./spend.js";
 import type { StatusCounts, TaskStatus } from "./status.js";
 
 /** What `gwrun plan` tells of a plan against the store (`diff.ts`). */
@@ -41,11 +42,18 @@ export interface PlanDiff extends Omit<Plan, "groups" | "totals" | "tasks"> {
     newCost: number;
     /** New tasks whose price neither `prices:` nor the spec states. */
     newWithUnknownCost: number;
+    /** What a run would spend on them, judge calls and retakes included, against `max_cost`. */
+    spend: PlanSpend;
   };
   /** The rows `gwrun run` would record, each with its status. */
   tasks: PlannedTask[];
   /** Done tasks whose files are gone from disk. */
   missing: MissingFiles[];
+  /**
+   * Each `output.publish` target, as this run would resolve it, and why a run would refuse
+   * it (another output folder's run publishes there); null when it may publish.
+   */
+  publish?: { target: string; refused: string | null }[];
 }
 
 /** What `diffPlan` reads of the store. */

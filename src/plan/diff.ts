@@ -17,6 +17,7 @@ import {
 } from "./expected.js";
 import { factsOf, placementOf } from "./placement.js";
 import type { Plan } from "./plan.js";
+import { planSpend } from "./spend.js";
 import { emptyCounts, statusOf, TaskStatus } from "./status.js";
 import { Supersession } from "./supersede.js";
 import { dependantsOfOutputs } from "./tasks.js";
@@ -112,6 +113,7 @@ export async function diffPlanPages(
   for (const group of groups)
     for (const key of Object.values(TaskStatus)) status[key] += group.status[key];
   const { tasks: _tasks, ...rest } = head as Plan;
+  const spend = planSpend(groups, head.unknownCost, head.maxCost);
   return {
     ...rest,
     groups,
@@ -121,6 +123,7 @@ export async function diffPlanPages(
       statusUpperBound: groups.some((group) => !group.statusExact),
       newCost: round(groups.reduce((sum, group) => sum + group.newCost, 0)),
       newWithUnknownCost: groups.reduce((sum, group) => sum + group.newWithUnknownCost, 0),
+      spend,
     },
     tasks: [],
     missing: context.missing,

@@ -10,11 +10,16 @@ export interface TaskIdentity {
   /** A regeneration after review (take 2 on); take 1 leaves the key as it always was. */
   take?: number;
   /**
-   * The label of a task whose request an earlier task of its job already sends (an expansion,
-   * or a take of one): it stays a task of its own. Absent for every other task, whose key is as
-   * it always was.
+   * The name of a task whose request an earlier planned task already sends (its label, or its
+   * job and label: see twins.ts): it stays a task of its own. Absent for every other task,
+   * whose key is as it always was.
    */
   twin?: string;
+  /**
+   * The upstream output a dependant is made from, when its request does not show it (a
+   * template that reads only `{{input.vars.…}}`, or nothing of it): one task per output.
+   */
+  upstream?: string;
 }
 
 /**
@@ -23,10 +28,11 @@ export interface TaskIdentity {
  * and YAML formatting; any change to the request gives a new key.
  */
 export function taskKey(identity: TaskIdentity): string {
-  const { endpoint, body, repeatIndex, tick, take, twin } = identity;
+  const { endpoint, body, repeatIndex, tick, take, twin, upstream } = identity;
   const named: Record<string, unknown> = { endpoint, body, repeatIndex };
   if (tick !== undefined) named.tick = tick;
   if (take !== undefined && take > 1) named.take = take;
   if (twin !== undefined) named.twin = twin;
+  if (upstream !== undefined) named.upstream = upstream;
   return sha256(canonicalJson(named));
 }

@@ -1,5 +1,5 @@
-import { type CheckedJob, taskCost } from "../families/index.js";
-import type { ManifestSettings, RunMoment } from "../manifest/index.js";
+import { type CheckedJob, ruleFor, taskCost } from "../families/index.js";
+import type { JobChecks, ManifestSettings, RunMoment } from "../manifest/index.js";
 import type { NewTask } from "../store/index.js";
 import { type PipelineStep, pipelinesOf } from "./pipelines.js";
 import { initialTasks, laneOf } from "./tasks.js";
@@ -16,6 +16,8 @@ export interface Plan {
   gateway: string;
   /** `limits.unknown_cost`: what each task of unknown price is counted at; null when unset. */
   unknownCost: number | null;
+  /** `limits.max_cost`; null when unset. */
+  maxCost: number | null;
   /** A scheduled manifest's tick this run belongs to (task keys include it); else null. */
   schedule: { cron: string; timezone: string; tick: string; label: string } | null;
   groups: PlanGroup[];
@@ -58,6 +60,10 @@ export interface PlanGroup {
   outputs: { kind: string; count: number; exact: boolean };
   /** Estimated cost of the group; null when no price is stated for its family. */
   cost: number | null;
+  /** Its judge (`checks.judge`): one call per output, at this price (null: unknown). */
+  judge: { model: string; each: number | null } | null;
+  /** How many more takes of a task `on_fail: retry` may make at most (`retry.attempts` − 1). */
+  retakesPerTask: number;
 }
 
 /**
@@ -126,6 +132,9 @@ export class PlanCounter {
           exact: family !== undefined,
         },
         cost: 0,
+        judge:
+          spec.checks?.judge === undefined ? null : { model: spec.checks.judge.model, each: null },
+        retakesPerTask: retakes(spec.checks) ? 1 : 0,
       };
       groups.set(spec.id, group);
     }
@@ -173,13 +182,19 @@ export class PlanCounter {
         0,
       ),
     };
-    for (const group of list) if (group.cost !== null) group.cost = round(group.cost);
+    for (const group of list) {
+      if (group.cost !== null) group.cost = round(group.cost);
+      if (group.judge !== null) group.judge.each = judgePrice(group.judge.model, settings);
+      // Marked 1 while counting: a take may be made again until `retry.attempts` are made.
+      if (group.retakesPerTask > 0) group.retakesPerTask = Math.max(0, settings.retry.attempts - 1);
+    }
     return {
       version: 1,
       manifest: manifestFile,
       name: settings.name,
       gateway: settings.gateway.baseUrl,
       unknownCost: settings.limits.unknownCost ?? null,
+      maxCost: settings.limits.maxCost ?? null,
       schedule:
         settings.schedule === undefined || moment?.tickId === undefined
           ? null
@@ -223,6 +238,17 @@ function scaleDependants(
     done.add(group.job);
   };
   for (const group of groups.values()) visit(group, 0);
+}
+
+/** Whether a failed check (or the judge's "no") makes a new take: `on_fail: retry`. */
+function retakes(checks: JobChecks | undefined): boolean {
+  return checks?.on_fail === "retry" || checks?.judge?.on_fail === "retry";
+}
+
+/** What one judge call costs by `prices:`, when its rule prices a call rather than tokens. */
+function judgePrice(model: string, settings: ManifestSettings): number | null {
+  const body = { model };
+  return taskCost(undefined, body, ruleFor(settings.prices, body));
 }
 
 function round(value: number): number {

@@ -49,7 +49,7 @@ export function nextTakes(
     const label = `${root}-t${take}`;
     const body = JSON.parse(task.request) as Record<string, unknown>;
     if (takesSeed(task.family)) body.seed = Math.floor(random.next() * SEED_LIMIT);
-    const twin = twins(task) ? label : undefined;
+    const twin = twins(task, label);
     takes.push({
       key: taskKey({ endpoint: task.endpoint, body, repeatIndex: task.repeat_index, take, twin }),
       jobId: task.job_id,

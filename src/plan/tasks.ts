@@ -25,22 +25,29 @@ export function laneOf(endpoint: string): "image" | "video" | "text" {
   return "text";
 }
 
+/** How a task's key tells it from others sending its request (see `TaskIdentity`). */
+interface Apart {
+  identity?: Record<string, unknown>;
+  twin?: string;
+  upstream?: string;
+}
+
 function taskOf(
   checked: CheckedJob,
   body: Record<string, unknown>,
   repeatIndex: number,
   label: string,
   upstreamKey: string | null,
-  identity: Record<string, unknown> = body,
-  twin?: string,
+  apart: Apart = {},
 ): NewTask {
   return {
     key: taskKey({
       endpoint: checked.endpoint,
-      body: identity,
+      body: apart.identity ?? body,
       repeatIndex,
       tick: checked.job.tick,
-      twin,
+      twin: apart.twin,
+      upstream: apart.upstream,
     }),
     jobId: checked.job.spec.id,
     label,
@@ -66,27 +73,21 @@ export function initialTasks(jobs: readonly CheckedJob[]): NewTask[] {
 
 /**
  * `initialTasks` one checked expansion at a time (a job's expansions one after another): it
- * keeps the keys of the job at hand only, to tell its twins apart.
+ * keeps the keys taken so far, to tell twins apart (twins.ts).
  */
 export class TaskMaker {
-  #jobId: string | undefined;
-  #keys = new TakenKeys();
+  readonly #keys = new TakenKeys();
 
   /** The expansion's tasks, one per repeat; none for a job that waits for upstream outputs. */
   tasksOf(checked: CheckedJob): NewTask[] {
     const { spec } = checked.job;
     if (spec.from !== undefined) return [];
-    // Twins are of one job: the keys of the jobs before it are let go.
-    if (spec.id !== this.#jobId) {
-      this.#jobId = spec.id;
-      this.#keys = new TakenKeys();
-    }
     const tasks: NewTask[] = [];
     for (let repeat = 0; repeat < spec.repeat; repeat++) {
       const label = labelOf(checked, repeat);
       let task = taskOf(checked, checked.body, repeat, label, null);
-      if (this.#keys.taken(task))
-        task = taskOf(checked, checked.body, repeat, label, null, checked.body, label);
+      const twin = this.#keys.twinOf(task);
+      if (twin !== undefined) task = taskOf(checked, checked.body, repeat, label, null, { twin });
       this.#keys.take(task);
       tasks.push(task);
     }
@@ -132,6 +133,8 @@ export function dependantTasks(
       text: () => stable,
       vars: output.vars,
     }).body;
+    // A request that does not show its output still is one task per output.
+    const upstreamNamed = JSON.stringify(identity).includes(stable) ? undefined : stable;
     return Array.from({ length: checked.job.spec.repeat }, (_, repeat) => {
       const label = dependantLabel(
         labelOf(checked, repeat),
@@ -140,16 +143,12 @@ export function dependantTasks(
         upstream.outputs,
       );
       const make = (twin?: string) =>
-        taskOf(
-          checked,
-          problem === null ? body : identity,
-          repeat,
-          label,
-          upstream.key,
+        taskOf(checked, problem === null ? body : identity, repeat, label, upstream.key, {
           identity,
           twin,
-        );
-      return { task: make(), problem, asTwin: () => ({ task: make(label), problem }) };
+          upstream: upstreamNamed,
+        });
+      return { task: make(), problem, asTwin: (twin: string) => ({ task: make(twin), problem }) };
     });
   });
   return keepTwinsApart(made).map(({ task, problem }) => ({ task, problem }));

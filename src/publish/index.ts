@@ -1,4 +1,11 @@
 export { checkTargets, type ObjectStorage, openObjectStorage } from "./object-storage.js";
+export {
+  type HeldTarget,
+  heldTargets,
+  heldTargetsIn,
+  heldTargetText,
+  refuseHeldTargets,
+} from "./prefix-owners.js";
 export { type PublishPlace, publishTask, type TaskPublished } from "./publish-outputs.js";
 export { publishFolderFiles, publishRun, type RunPublished } from "./publish-run.js";
 export { outputPublisher } from "./publisher.js";

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import { hashFile } from "../core/output-files.js";
+import { hashFile, sidecarPath } from "../core/output-files.js";
 import { isBelow } from "../core/safe-files.js";
 import type { PublishTarget } from "../manifest/index.js";
 import type { OutputRow, PublishedPart } from "../store/index.js";
@@ -31,14 +31,18 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
   ".txt": "text/plain; charset=utf-8",
 };
 
-/** The objects of `output` (downloaded into `outputDir`); none for a file outside it. */
-export function objectsOf(output: OutputRow, outputDir: string): OutputObject[] {
+/**
+ * The objects of `output` (one of `count` of its task) in `outputDir`; none for a file
+ * outside it.
+ */
+export function objectsOf(output: OutputRow, count: number, outputDir: string): OutputObject[] {
   if (output.path === null || !isBelow(outputDir, output.path)) return [];
+  const record = { idx: output.idx, count, contentType: output.content_type };
   const places: [PublishedPart, string | null][] = [
     ["file", output.path],
     ["thumbnail", output.thumbnail],
     ["poster", output.poster],
-    ["sidecar", `${output.path}.json`],
+    ["sidecar", sidecarPath(output.path, record)],
   ];
   return places.flatMap(([part, file]) =>
     file === null || !isBelow(outputDir, file)

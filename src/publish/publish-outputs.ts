@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { PublishTarget } from "../manifest/index.js";
 import type { OutputRow, Publication, Store, TaskRow } from "../store/index.js";
 import type { ObjectStorage } from "./object-storage.js";
@@ -6,7 +7,7 @@ import { headObject, putObject, UploadFailed } from "./upload.js";
 
 /** Where outputs are published from and to. */
 export interface PublishPlace {
-  store: Pick<Store, "outputsOf" | "publicationsOf" | "recordPublications">;
+  store: Pick<Store, "outputsOf" | "copiesOf" | "publicationsOf" | "recordPublications">;
   storage: ObjectStorage;
   targets: readonly PublishTarget[];
   /** The output folder whose layout the objects keep. */
@@ -34,16 +35,33 @@ export async function publishTask(
   place: PublishPlace,
   options: { verify?: boolean; signal?: AbortSignal } = {},
 ): Promise<TaskPublished> {
-  const outputs = (await place.store.outputsOf(task.key)).filter(
-    (output) => output.state === "downloaded" && output.sha256 !== null,
-  );
+  const all = await place.store.outputsOf(task.key);
+  const copies = await place.store.copiesOf(task.key);
+  // An output delivered into this folder from another is published from its copy here.
+  const outputs = all
+    .filter((output) => output.state === "downloaded" && output.sha256 !== null)
+    .map((output) => {
+      const copy = copies.find(
+        (one) => one.idx === output.idx && samePath(one.output_dir, place.outputDir),
+      );
+      return copy === undefined
+        ? output
+        : { ...output, path: copy.path, thumbnail: copy.thumbnail, poster: copy.poster };
+    });
   const recorded = await place.store.publicationsOf(task.key);
   const done: Publication[] = [];
   const result: TaskPublished = { uploaded: 0, missing: [], refused: false };
   try {
     for (const target of place.targets)
       for (const output of outputs) {
-        const reason = await publishOutput(output, target, place, recorded, done, options);
+        const reason = await publishOutput(
+          { output, count: all.length },
+          target,
+          place,
+          recorded,
+          done,
+          options,
+        );
         if (reason !== undefined) result.missing.push({ idx: output.idx, reason });
       }
   } catch (error) {
@@ -57,16 +75,16 @@ export async function publishTask(
   return result;
 }
 
-/** One output into one target; undefined when it is all there, else why not. */
+/** One output (of `count` of its task) into one target; undefined when it is all there, else why not. */
 async function publishOutput(
-  output: OutputRow,
+  { output, count }: { output: OutputRow; count: number },
   target: PublishTarget,
   place: PublishPlace,
   recorded: readonly Publication[],
   done: Publication[],
   options: { verify?: boolean; signal?: AbortSignal },
 ): Promise<string | undefined> {
-  const objects = objectsOf(output, place.outputDir);
+  const objects = objectsOf(output, count, place.outputDir);
   if (objects.length === 0) return `${output.path ?? "its file"} is not in ${place.outputDir}`;
   for (const object of objects) {
     const was = recorded.find(
@@ -122,6 +140,10 @@ async function publishOutput(
     });
   }
   return undefined;
+}
+
+function samePath(a: string, b: string): boolean {
+  return path.resolve(a) === path.resolve(b);
 }
 
 async function stillThere(

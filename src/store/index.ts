@@ -41,6 +41,7 @@ export {
   type CostGrouping,
   type CostReport,
   type CostScope,
+  type Estimated,
 } from "./queries/costs.js";
 export type { JudgementAnswer } from "./queries/judgements.js";
 export type { TaskPageOf } from "./queries/tasks.js";

@@ -87,6 +87,8 @@ export interface RunStore {
   latestRun(name?: string): Promise<RunRow | undefined>;
   /** The latest `limit` runs, newest first. */
   runs(limit: number): Promise<RunRow[]>;
+  /** Every run that publishes to object storage (`publish_to` recorded), newest first. */
+  publishingRuns(): Promise<RunRow[]>;
   /** The run of a manifest's tick, if one was started. */
   runOfTick(name: string, tick: number): Promise<RunRow | undefined>;
   /** The scheduled runs of a manifest, newest tick first. */

@@ -111,6 +111,7 @@ export function inProject<S extends Store>(store: S, root: string): S {
     run: async (id) => run(await store.run(id)),
     latestRun: async (name) => run(await store.latestRun(name)),
     runs: async (limit) => (await store.runs(limit)).map(run),
+    publishingRuns: async () => (await store.publishingRuns()).map(run),
     runOfTick: async (name, tick) => run(await store.runOfTick(name, tick)),
     scheduledRuns: async (name) => (await store.scheduledRuns(name)).map(run),
     filesOfRun: async (runId) => (await store.filesOfRun(runId)).map(abs),

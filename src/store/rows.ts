@@ -25,6 +25,13 @@ export interface RunRow {
   project_dir: string | null;
   /** What each of its `from:` jobs makes per upstream output (JSON); null when not recorded. */
   dependant_rules: string | null;
+  /**
+   * The object storage it publishes to, as resolved when it began (a JSON list of s3:// URLs);
+   * null when it publishes nowhere, or was recorded before targets were kept.
+   */
+  publish_to: string | null;
+  /** `limits.unknown_cost` of its manifest: what each task of unknown price is counted at. */
+  unknown_cost: number | null;
 }
 
 /** Something a run said while it went on (rate limiting, a stop), kept for viewers. */
@@ -46,9 +53,14 @@ export type NewRun = Omit<
   | "stop_reason"
   | "project_dir"
   | "dependant_rules"
+  | "publish_to"
+  | "unknown_cost"
 > & {
   tick?: number;
   project_dir?: string;
+  /** The s3:// URLs it publishes to. */
+  publish_to?: readonly string[];
+  unknown_cost?: number;
 };
 
 /** One task: a request sent (or to be sent) once, under its key (table `jobs`). */

@@ -126,6 +126,11 @@ const events = [
     counts: z.record(z.string(), z.number().int()),
     spent: z.number(),
     paid: z.number(),
+    estimate: z.object({
+      estimate: z.number(),
+      atUnknownCost: z.number().int(),
+      unpriced: z.number().int(),
+    }),
     unknownSubmits: z.number().int(),
   }),
 ] as const;

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { plural } from "../core/words.js";
 import { nextStep, STATUS_BY_END } from "../engine/index.js";
+import { estimateWords } from "./estimate-words.js";
 import type { RunView } from "./run-view.js";
 
 /** A duration for people: "42s", "3m 05s", "2h 10m"; "–" when unknown. */
@@ -22,6 +23,12 @@ export function formatSpend(view: Pick<RunView, "paid" | "spent" | "maxCost">): 
   const budget = view.maxCost === null ? "" : ` of ${money(view.maxCost)}`;
   if (money(view.paid) === money(view.spent)) return `paid ${money(view.paid)}${budget}`;
   return `paid ${money(view.paid)} this run (${money(view.spent)} in all${budget})`;
+}
+
+/** What the run paid, and beside it what that was estimated at (`estimateWords`). */
+function spendWithEstimate(view: RunView): string {
+  const estimated = estimateWords(view.paid, view.estimate);
+  return estimated === "" ? formatSpend(view) : `${formatSpend(view)}, ${estimated}`;
 }
 
 /** Finished tasks by how they ended; `failed` leaves out the skipped. */
@@ -119,7 +126,7 @@ export function summaryLines(view: RunView, options: SummaryOptions): string[] {
     .map(([state, n]) => `${n} ${state}`);
   if (view.awaiting > 0) others.push(`${view.awaiting} awaiting upstream`);
   const lines = [
-    `run ${view.runId ?? "?"} ${STATUS_BY_END[end]} after ${formatDuration(view.elapsedMs)}: ${plural(tasks, "task")}, ${counts.done ?? 0} done${others.length > 0 ? `, ${others.join(", ")}` : ""}; ${formatSpend(view)}; outputs in ${view.outputDir ?? "."}`,
+    `run ${view.runId ?? "?"} ${STATUS_BY_END[end]} after ${formatDuration(view.elapsedMs)}: ${plural(tasks, "task")}, ${counts.done ?? 0} done${others.length > 0 ? `, ${others.join(", ")}` : ""}; ${spendWithEstimate(view)}; outputs in ${view.outputDir ?? "."}`,
   ];
   if (view.simulator) lines[0] += `; ${SIMULATOR_NOTE}`;
   for (const { reason, count } of view.reasons) lines.push(`  ${count} × ${reason}`);

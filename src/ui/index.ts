@@ -4,6 +4,7 @@ import { jsonReporter } from "./json-reporter.js";
 import { plainReporter } from "./plain-reporter.js";
 import type { Reporter } from "./reporter.js";
 
+export { estimateWords } from "./estimate-words.js";
 export { EVENT_STREAM_VERSION, eventLine, eventLineSchema } from "./event-schema.js";
 export { formatDuration, formatSpend, linePrefix } from "./format.js";
 export type { Reporter } from "./reporter.js";

@@ -1,4 +1,4 @@
-import type { RunEnd, Stage, StageCounts, StateCounts } from "../engine/index.js";
+import type { Estimated, RunEnd, Stage, StageCounts, StateCounts } from "../engine/index.js";
 
 /**
  * A run as its reporters see it, aggregated from engine events. `applyEvent` folds one event
@@ -18,6 +18,8 @@ export interface RunState {
   spent: number;
   /** What this run paid itself (its own submits); `spent` also counts tasks paid before. */
   paid: number;
+  /** What the tasks this run paid for were estimated at; null until it has finished. */
+  estimate: Estimated | null;
   stages: StageCounts;
   /** Of `stages.failed`, the tasks skipped because their upstream failed. */
   skipped: number;

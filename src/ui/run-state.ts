@@ -20,6 +20,7 @@ export function createRunState(): RunState {
     total: 0,
     spent: 0,
     paid: 0,
+    estimate: null,
     stages: emptyStages(),
     skipped: 0,
     runningProgress: 0,
@@ -194,6 +195,7 @@ export function applyEvent(state: RunState, event: EngineEvent, now: number): vo
       state.finishedAt = now;
       state.spent = event.spent;
       state.paid = event.paid;
+      state.estimate = event.estimate;
       state.counts = { ...event.counts };
       state.unknownSubmits = event.unknownSubmits;
       // Run to its end, it made all it was to (an upstream may make fewer than its most).

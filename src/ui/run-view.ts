@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { RunEnd, StageCounts, StateCounts } from "../engine/index.js";
+import type { Estimated, RunEnd, StageCounts, StateCounts } from "../engine/index.js";
 import type { Failure, RunState } from "./run-state.js";
 
 /** What a screen shows of a run at one moment: plain data, derived from the state. */
@@ -12,6 +12,8 @@ export interface RunView {
   etaMs: number | null;
   spent: number;
   paid: number;
+  /** What the tasks this run paid for were estimated at; null until it has finished. */
+  estimate: Estimated | null;
   maxCost: number | null;
   /** The gateway is the built-in simulator: stand-in outputs, no real money. */
   simulator: boolean;
@@ -100,6 +102,7 @@ export function viewOf(state: RunState, now: number, cwd: string): RunView {
       state.end !== null ? 0 : tasksPerMinute > 0 ? (remaining / tasksPerMinute) * 60_000 : null,
     spent: Math.round(state.spent * 1e6) / 1e6,
     paid: Math.round(state.paid * 1e6) / 1e6,
+    estimate: state.estimate,
     maxCost: state.maxCost,
     simulator: state.simulator,
     total: state.total,

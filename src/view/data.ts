@@ -1,5 +1,5 @@
 import { parse } from "yaml";
-import { redactDataUris } from "../core/values.js";
+import { redactDataUris, valueLabel } from "../core/values.js";
 import { isSimulator } from "../manifest/index.js";
 import { reviewRecord } from "../postprocess/index.js";
 import type {
@@ -193,6 +193,8 @@ export interface GridItem {
   job: string;
   label: string;
   vars: Record<string, unknown>;
+  /** Each variable's value as the grid's rows and columns are headed (`valueLabel`). */
+  headings: Record<string, string>;
   repeat: number;
   take: number;
   kind: "image" | "video" | "text" | "other";
@@ -245,22 +247,30 @@ async function gridOf(
       kindOf(row.content_type) === "text" ? textExcerpt(store, row.key, row.idx, roots) : null,
     ),
   );
-  return rows.map((row, at) => ({
-    id: `${row.key}/${row.idx}`,
-    job: row.job_id,
-    label: row.label,
-    vars: row.vars === null ? {} : (JSON.parse(row.vars) as Record<string, unknown>),
-    repeat: row.repeat_index,
-    take: row.take,
-    kind: kindOf(row.content_type),
-    thumb: row.pictured === 1,
-    check: row.check_state,
-    review: row.review,
-    note: row.review_note,
-    judge:
-      row.judge_verdict === null ? null : { verdict: row.judge_verdict, reason: row.judge_reason },
-    excerpt: excerpts[at] ?? null,
-  }));
+  return rows.map((row, at) => {
+    const vars = row.vars === null ? {} : (JSON.parse(row.vars) as Record<string, unknown>);
+    return {
+      id: `${row.key}/${row.idx}`,
+      job: row.job_id,
+      label: row.label,
+      vars,
+      headings: Object.fromEntries(
+        Object.entries(vars).map(([name, value]) => [name, valueLabel(value)]),
+      ),
+      repeat: row.repeat_index,
+      take: row.take,
+      kind: kindOf(row.content_type),
+      thumb: row.pictured === 1,
+      check: row.check_state,
+      review: row.review,
+      note: row.review_note,
+      judge:
+        row.judge_verdict === null
+          ? null
+          : { verdict: row.judge_verdict, reason: row.judge_reason },
+      excerpt: excerpts[at] ?? null,
+    };
+  });
 }
 
 /** One output in full for the viewer: its record (request, checks, cost) and its task's times. */

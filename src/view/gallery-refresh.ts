@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { isBelow } from "../core/safe-files.js";
 import { writeReport } from "../postprocess/index.js";
 import type { RunRow, Store } from "../store/index.js";
 
@@ -25,16 +26,32 @@ export function galleryRefresher(
   const keys = new Set<string>();
   let running: Promise<void> | undefined;
 
-  /** The folders of the tasks decided, each with the run whose name its header shows. */
+  /**
+   * The folders holding the outputs of the tasks decided — where each output was downloaded,
+   * the task's run's, and every folder a copy was delivered into — each with the run whose
+   * name its header shows.
+   */
   async function foldersOf(decided: Iterable<string>): Promise<Map<string, RunRow>> {
     const folders = new Map<string, RunRow>();
     const runs = await store.runs(RUNS_SEARCHED);
     for (const key of decided) {
       const task = await store.task(key);
       const own = task === undefined ? undefined : await store.run(task.run_id);
-      if (own === undefined || folders.has(own.output_dir)) continue;
-      // The folder's header names its latest run, as `gwrun report` writes it.
-      folders.set(own.output_dir, runs.find((run) => run.output_dir === own.output_dir) ?? own);
+      if (own === undefined) continue;
+      const downloaded = (await store.outputsOf(key)).flatMap((output) =>
+        runs.filter((run) => output.path !== null && isBelow(run.output_dir, output.path)),
+      );
+      const dirs = [
+        own.output_dir,
+        ...downloaded.map((run) => run.output_dir),
+        ...(await store.copiesOf(key)).map((copy) => copy.output_dir),
+      ];
+      for (const dir of dirs) {
+        if (folders.has(dir)) continue;
+        // The folder's header names its latest run, as `gwrun report` writes it.
+        const latest = runs.find((run) => run.output_dir === dir);
+        if (latest !== undefined || dir === own.output_dir) folders.set(dir, latest ?? own);
+      }
     }
     return folders;
   }
@@ -44,8 +61,13 @@ export function galleryRefresher(
       const decided = [...keys];
       keys.clear();
       for (const [dir, run] of await foldersOf(decided)) {
-        // A folder recorded elsewhere (an absolute output.dir not on this machine) is left alone.
-        if (!existsSync(dir)) continue;
+        // A folder recorded elsewhere (not on this machine) is not made here, and is told.
+        if (!existsSync(dir)) {
+          onProblem(
+            `${dir} is not on this machine: its index.html and results.jsonl were not rewritten after a review (gwrun report ${run.id} rebuilds them where the folder is)`,
+          );
+          continue;
+        }
         try {
           await writeReport(store, run, "folder");
         } catch (error) {

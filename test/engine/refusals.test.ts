@@ -12,7 +12,7 @@ import { skuTool } from "../helpers/text-tools.js";
 const SORRY = "I'm sorry, but I can't help with that request.";
 
 function refusalIn(format: TextFormat, answer: TextAnswer): string | null {
-  return refusalOf(answerRow({ format, streamed: false, answer, files: [] }));
+  return refusalOf(answerRow({ format, streamed: false, answer, files: [], cost: null }));
 }
 
 /** The simulator's whole reply to `text` in `format`, read by gwrun's reader. */

@@ -53,7 +53,9 @@ export async function withRun<T>(
   const outputDir = path.join(dir, "out");
   // Commands that talk to the gateway get the simulator's URL; all get the database.
   const withStore = (args: readonly string[]) => {
-    const talks = !["status", "runs", "report", "export", "view", "prune"].includes(args[0] ?? "");
+    const talks = !["status", "runs", "report", "export", "view", "prune", "plan", "cost"].includes(
+      args[0] ?? "",
+    );
     return [...args, ...(talks ? [...storeFlag, "--base-url", sim.url] : storeFlag)];
   };
   const children: ChildProcess[] = [];

@@ -82,7 +82,7 @@ describe.each<StoreKind>(["sqlite", "postgres"])("paid files on %s", (kind) => {
     await withProject(kind, async (scope) => {
       const manifest = scope.write("shop.yaml", shop("shop"));
       const first = await scope.gwrun(["run", manifest]);
-      const total = Number(/; paid ([\d.]+);/.exec(first.stderr)?.[1]);
+      const total = Number(/; paid ([\d.]+)[;,]/.exec(first.stderr)?.[1]);
       expect(total).toBeGreaterThan(0);
       const again = await scope.gwrun(["run", manifest]);
       expect(again.stderr).toContain(`paid 0 this run (${total} in all)`);

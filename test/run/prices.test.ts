@@ -126,10 +126,14 @@ describe.each([
     expect(cost).toEqual({
       spent: plan.totals.cost,
       estimate: plan.totals.cost,
+      atUnknownCost: 0,
+      unpriced: 0,
       groups: plan.groups.map((group) => ({
         key: group.job,
         spent: group.cost,
         estimate: group.cost,
+        atUnknownCost: 0,
+        unpriced: 0,
         tasks: { fast: 2, hero: 2, set: 1, teaser: 2 }[group.job],
       })),
     });
@@ -143,7 +147,7 @@ describe.each([
       ["acme-video-2.3-Fast", 1.2],
     ]);
     const text = await scope.gwrun(["cost", "--by", "family"]);
-    expect(text.stdout).toMatch(/^cost of every run by family: spent 2\.02, estimated 2\.02\n/);
+    expect(text.stdout).toMatch(/^cost of every run by family: paid 2\.02, estimated 2\.02\n/);
     expect(text.stdout).toMatch(/\n {2}video-1 +2 +1\.20 +1\.20\n/);
   }, 180_000);
 
@@ -162,12 +166,14 @@ describe.each([
     }
     const paid = Math.round(usage.prompt_tokens * 2 + usage.completion_tokens * 8) / 1000;
     const cost = await costJson(scope, ["1"]);
-    expect(cost.groups).toEqual([{ key: "cap", spent: paid, estimate: 2.422, tasks: 1 }]);
+    expect(cost.groups).toEqual([
+      { key: "cap", spent: paid, estimate: 2.422, atUnknownCost: 0, unpriced: 0, tasks: 1 },
+    ]);
     expect(paid).toBeLessThan(2.422);
     // The difference is shown beside the estimate: by cost, status and the run's results.
     const less = (2.422 - paid).toFixed(2);
     const text = await scope.gwrun(["cost", "1"]);
-    expect(text.stdout).toContain(`paid ${less} less than estimated`);
+    expect(text.stdout).toContain(`paid ${paid.toFixed(2)}, estimated 2.42 (paid ${less} less)`);
     const status = await scope.gwrun(["status"]);
     expect(status.stdout).toContain(`, estimated 2.42 (paid ${less} less)`);
     const results = readFileSync(

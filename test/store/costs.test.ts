@@ -81,10 +81,12 @@ describe.each(STORE_KINDS)("store (%s): what cost reports read", (kind) => {
       expect(await store.costReport({ run: first }, "job")).toEqual({
         spent: 0.7515,
         estimate: 0.652,
+        atUnknownCost: 0,
+        unpriced: 0,
         groups: [
-          { key: "hero", spent: 0.5, estimate: 0.4, tasks: 2 },
-          { key: "fast", spent: 0.25, estimate: 0.25, tasks: 1 },
-          { key: "cap", spent: 0.0015, estimate: 0.002, tasks: 1 },
+          { key: "hero", spent: 0.5, estimate: 0.4, atUnknownCost: 0, unpriced: 0, tasks: 2 },
+          { key: "fast", spent: 0.25, estimate: 0.25, atUnknownCost: 0, unpriced: 0, tasks: 1 },
+          { key: "cap", spent: 0.0015, estimate: 0.002, atUnknownCost: 0, unpriced: 0, tasks: 1 },
         ],
       });
       expect((await store.costReport({ run: first }, "model")).groups.map((g) => g.key)).toEqual([
@@ -93,13 +95,27 @@ describe.each(STORE_KINDS)("store (%s): what cost reports read", (kind) => {
         "acme-5",
       ]);
       expect((await store.costReport({ run: first }, "family")).groups).toEqual([
-        { key: "image-a", spent: 0.5, estimate: 0.4, tasks: 2 },
-        { key: "image-d", spent: 0.25, estimate: 0.25, tasks: 1 },
-        { key: "text-chat", spent: 0.0015, estimate: 0.002, tasks: 1 },
+        { key: "image-a", spent: 0.5, estimate: 0.4, atUnknownCost: 0, unpriced: 0, tasks: 2 },
+        { key: "image-d", spent: 0.25, estimate: 0.25, atUnknownCost: 0, unpriced: 0, tasks: 1 },
+        {
+          key: "text-chat",
+          spent: 0.0015,
+          estimate: 0.002,
+          atUnknownCost: 0,
+          unpriced: 0,
+          tasks: 1,
+        },
       ]);
       expect((await store.costReport({ run: first }, "day")).groups).toEqual([
-        { key: "2024-03-01", spent: 0.2515, estimate: 0.202, tasks: 2 },
-        { key: "2024-03-02", spent: 0.5, estimate: 0.45, tasks: 2 },
+        {
+          key: "2024-03-01",
+          spent: 0.2515,
+          estimate: 0.202,
+          atUnknownCost: 0,
+          unpriced: 0,
+          tasks: 2,
+        },
+        { key: "2024-03-02", spent: 0.5, estimate: 0.45, atUnknownCost: 0, unpriced: 0, tasks: 2 },
       ]);
 
       // A second run pays for its own task: the run's report holds it alone, the store's both.
@@ -116,7 +132,11 @@ describe.each(STORE_KINDS)("store (%s): what cost reports read", (kind) => {
       expect(await store.costReport({ run: second }, "job")).toEqual({
         spent: 0.25,
         estimate: 0,
-        groups: [{ key: "late", spent: 0.25, estimate: 0, tasks: 1 }],
+        atUnknownCost: 0,
+        unpriced: 1,
+        groups: [
+          { key: "late", spent: 0.25, estimate: 0, atUnknownCost: 0, unpriced: 1, tasks: 1 },
+        ],
       });
       const all = await store.costReport({ all: true }, "day");
       expect(all.spent).toBe(1.0015);

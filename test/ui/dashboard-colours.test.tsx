@@ -55,6 +55,7 @@ const ended = (job: string, n: number, state: string): EngineEvent => ({
 
 const finished: EngineEvent = {
   type: "run:finished",
+  estimate: { estimate: 0, atUnknownCost: 0, unpriced: 0 },
   end: "failed",
   counts: {},
   spent: 0,

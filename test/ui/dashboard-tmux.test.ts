@@ -62,7 +62,7 @@ describe.runIf(runsWith("tmux"))("the dashboard in a terminal (tmux)", () => {
     expect(last).toMatch(/100% 11\/11/);
     expect(last).toMatch(/teaser\s+video-1\s+█+ 2\/2/);
     expect(last).toMatch(
-      /run 1 done after \d+s: 11 tasks, 11 done; paid [\d.]+ of 25; outputs in data\/outputs\/spring-campaign/,
+      /run 1 done after \d+s: 11 tasks, 11 done; paid [\d.]+ of 25[,;][^\n]*\n?[^\n]*outputs in data\/outputs\/spring-campaign/,
     );
     expect(last).not.toContain("q or Ctrl-C: stop");
     const db = readFileSync(path.join(dir, "gwrun.db"));

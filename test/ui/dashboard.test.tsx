@@ -111,6 +111,7 @@ describe("dashboard", () => {
       failed(2, "the task failed: content filtered"),
       {
         type: "run:finished",
+        estimate: { estimate: 0, atUnknownCost: 0, unpriced: 0 },
         end: "failed",
         counts: { done: 2, failed: 2 },
         spent: 1,
@@ -185,6 +186,7 @@ describe("dashboard", () => {
       { type: "run:stopping", reason: "interrupted", message: "interrupted: no new submits" },
       {
         type: "run:finished",
+        estimate: { estimate: 0, atUnknownCost: 0, unpriced: 0 },
         end: "interrupted",
         counts: { done: 1, pending: 1 },
         spent: 0.5,
@@ -210,6 +212,7 @@ describe("dashboard", () => {
       ...through("a", 1),
       {
         type: "run:finished",
+        estimate: { estimate: 0, atUnknownCost: 0, unpriced: 0 },
         end: "done",
         counts: { done: 1 },
         spent: 0.5,
@@ -248,6 +251,7 @@ describe("dashboard", () => {
       },
       {
         type: "run:finished",
+        estimate: { estimate: 0, atUnknownCost: 0, unpriced: 0 },
         end: "failed",
         counts: { done: 2, failed: 1, skipped: 1 },
         spent: 1,

@@ -24,6 +24,7 @@ function reporter(quiet = false, extra: { timestamps?: boolean; db?: string } = 
 
 const finished: EngineEvent = {
   type: "run:finished",
+  estimate: { estimate: 0, atUnknownCost: 0, unpriced: 0 },
   end: "done",
   counts: { done: 2 },
   spent: 1,

@@ -28,6 +28,7 @@ describe("run state", () => {
     expect(view.groups.find((g) => g.job === "teaser")).toMatchObject({ tasks: 3, skipped: 1 });
     const end = (reason: "done" | "budget", counts = {}): EngineEvent => ({
       type: "run:finished",
+      estimate: { estimate: 0, atUnknownCost: 0, unpriced: 0 },
       end: reason,
       counts,
       spent: 0,

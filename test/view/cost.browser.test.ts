@@ -106,14 +106,30 @@ describe("gwrun view: cost", () => {
         run: {
           spent: 0.75,
           estimate: 0.65,
+          atUnknownCost: 0,
+          unpriced: 0,
           groups: [
-            { key: "hero", spent: 0.5, estimate: 0.4, tasks: 2 },
-            { key: "fast", spent: 0.25, estimate: 0.25, tasks: 1 },
+            { key: "hero", spent: 0.5, estimate: 0.4, atUnknownCost: 0, unpriced: 0, tasks: 2 },
+            { key: "fast", spent: 0.25, estimate: 0.25, atUnknownCost: 0, unpriced: 0, tasks: 1 },
           ],
         },
         days: [
-          { key: "2024-03-01", spent: 0.75, estimate: 0.65, tasks: 3 },
-          { key: "2024-03-02", spent: 0.25, estimate: 0.25, tasks: 1 },
+          {
+            key: "2024-03-01",
+            spent: 0.75,
+            estimate: 0.65,
+            atUnknownCost: 0,
+            unpriced: 0,
+            tasks: 3,
+          },
+          {
+            key: "2024-03-02",
+            spent: 0.25,
+            estimate: 0.25,
+            atUnknownCost: 0,
+            unpriced: 0,
+            tasks: 1,
+          },
         ],
       });
     } finally {

@@ -6,7 +6,8 @@ import { read, rows } from "../program.js";
  * panel). A task counts once the gateway took it and it was paid: its cost recorded, or it
  * finished with its outputs (a text answer without a per-token price costs nothing known).
  * `spent` is what the gateway reported (or a text answer's usage at the manifest's price);
- * `estimate` what the task was priced at before it ran.
+ * `estimate` what the task was priced at before it ran — a task of unknown price at its run's
+ * `limits.unknown_cost`, as `plan` and `max_cost` count it, or not at all (`unpriced`).
  */
 
 export const COST_GROUPINGS = ["job", "model", "family", "day"] as const;
@@ -15,17 +16,25 @@ export type CostGrouping = (typeof COST_GROUPINGS)[number];
 /** The tasks a run paid for, or every task the store holds. */
 export type CostScope = { run: number } | { all: true };
 
-export interface CostGroup {
+/** How a sum of money was estimated. */
+export interface Estimated {
+  /** The sum of the prices known before the tasks ran, `unknown_cost` for those without. */
+  estimate: number;
+  /** Tasks of unknown price counted at their run's `limits.unknown_cost`. */
+  atUnknownCost: number;
+  /** Tasks of unknown price whose run set no `unknown_cost`: not in `estimate`. */
+  unpriced: number;
+}
+
+export interface CostGroup extends Estimated {
   /** The job id, model, family id, or UTC day (YYYY-MM-DD) of completion. */
   key: string;
   spent: number;
-  estimate: number;
   tasks: number;
 }
 
-export interface CostReport {
+export interface CostReport extends Estimated {
   spent: number;
-  estimate: number;
   groups: CostGroup[];
 }
 
@@ -46,11 +55,18 @@ export const costReads = {
       key: string | number | null;
       spent: number | null;
       estimate: number | null;
+      at_unknown: number;
+      unpriced: number;
       tasks: number;
     }>(
-      `SELECT ${KEY_SQL[by]} AS key, sum(jobs.cost) AS spent, sum(jobs.estimated_cost) AS estimate,
+      `SELECT ${KEY_SQL[by]} AS key, sum(jobs.cost) AS spent,
+         sum(coalesce(jobs.estimated_cost, runs.unknown_cost)) AS estimate,
+         count(CASE WHEN jobs.estimated_cost IS NULL AND runs.unknown_cost IS NOT NULL
+                    THEN 1 END) AS at_unknown,
+         count(CASE WHEN jobs.estimated_cost IS NULL AND runs.unknown_cost IS NULL
+                    THEN 1 END) AS unpriced,
          count(*) AS tasks
-       FROM jobs
+       FROM jobs LEFT JOIN runs ON runs.id = jobs.paid_run
        WHERE jobs.paid_run IS NOT NULL AND (CAST(? AS INTEGER) IS NULL OR jobs.paid_run = ?)
          AND (jobs.cost IS NOT NULL OR jobs.state IN ('completed', 'downloaded', 'done'))
        GROUP BY ${KEY_SQL[by]}
@@ -61,6 +77,8 @@ export const costReads = {
       key: keyText(group.key, by),
       spent: roundMoney(group.spent ?? 0),
       estimate: roundMoney(group.estimate ?? 0),
+      atUnknownCost: Number(group.at_unknown),
+      unpriced: Number(group.unpriced),
       tasks: Number(group.tasks),
     }));
     const total = (pick: (group: CostGroup) => number) =>
@@ -68,6 +86,8 @@ export const costReads = {
     return {
       spent: total((group) => group.spent),
       estimate: total((group) => group.estimate),
+      atUnknownCost: total((group) => group.atUnknownCost),
+      unpriced: total((group) => group.unpriced),
       groups,
     } satisfies CostReport;
   }),

@@ -9,8 +9,8 @@ const FILE_COLUMNS = ["path", "thumbnail", "poster"] as const;
 export const runOperations = {
   createRun: write(function* (run: NewRun) {
     const created = yield* first<{ id: number }>(
-      `INSERT INTO runs (name, manifest_path, manifest_text, base_url, output_dir, status, started_at, tick, project_dir)
-       VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?) RETURNING id`,
+      `INSERT INTO runs (name, manifest_path, manifest_text, base_url, output_dir, status, started_at, tick, project_dir, publish_to, unknown_cost)
+       VALUES (?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?) RETURNING id`,
       [
         run.name,
         run.manifest_path,
@@ -20,6 +20,10 @@ export const runOperations = {
         run.started_at,
         run.tick ?? null,
         run.project_dir ?? null,
+        run.publish_to === undefined || run.publish_to.length === 0
+          ? null
+          : JSON.stringify(run.publish_to),
+        run.unknown_cost ?? null,
       ],
     );
     if (created === undefined) throw new Error("the run was not recorded");
@@ -46,6 +50,9 @@ export const runOperations = {
   }),
   runs: read(function* (limit: number) {
     return yield* rows<RunRow>("SELECT * FROM runs ORDER BY id DESC LIMIT ?", [limit]);
+  }),
+  publishingRuns: read(function* () {
+    return yield* rows<RunRow>("SELECT * FROM runs WHERE publish_to IS NOT NULL ORDER BY id DESC");
   }),
   runOfTick: read(function* (name: string, tick: number) {
     return yield* first<RunRow>(
