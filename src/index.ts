@@ -17,6 +17,7 @@ export {
   type PlanOptions,
   type PlanOutcome,
   plan,
+  type RecordReader,
   type RetryOptions,
   type RunEvent,
   RunHandle,
@@ -37,4 +38,4 @@ export { ErrorCode, GwError } from "./core/errors.js";
 export type { EngineEvent, RunEnd, RunResult } from "./engine/index.js";
 export type { Diagnostic } from "./manifest/index.js";
 export type { PlanDiff } from "./plan/index.js";
-export type { RunRow, Store, TaskRow } from "./store/index.js";
+export type { OutputRow, ReviewRow, RunRow, TaskRow } from "./store/index.js";

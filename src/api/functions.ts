@@ -132,10 +132,36 @@ export function runs(options: StoreOptions & { limit?: number } = {}): Promise<R
 }
 
 /**
- * Opens the store (SQLite made if missing; PostgreSQL's schema set up): the record's own
- * reads and writes, paths relative to the working folder's project. Close it when done.
+ * What `openStore` gives a program: the record's reads (runs, tasks, outputs, reviews, costs),
+ * and `close`. A run's writes keep rules a program cannot see, so they are not offered.
  */
-export function openStore(options: StoreOptions = {}): Promise<Store> {
+export type RecordReader = Pick<
+  Store,
+  | "run"
+  | "latestRun"
+  | "runs"
+  | "task"
+  | "tasksOf"
+  | "outputsOf"
+  | "copiesOf"
+  | "textAnswer"
+  | "textAnswersOf"
+  | "reviewsOf"
+  | "publicationsOf"
+  | "judgementsOf"
+  | "summaryOf"
+  | "costReport"
+  | "close"
+>;
+
+/**
+ * Opens the store for reading (SQLite made if missing; PostgreSQL's schema set up), paths
+ * relative to the project the record belongs to. Close it when done.
+ * @example
+ * const store = await openStore({ db: "data/gwrun.db" });
+ * try { console.log(await store.latestRun()); } finally { await store.close(); }
+ */
+export async function openStore(options: StoreOptions = {}): Promise<RecordReader> {
   return openStoreAt(storeAt(options as StoreFlags));
 }
 

@@ -23,6 +23,7 @@ export {
   cost,
   openStore,
   plan,
+  type RecordReader,
   type RetryOptions,
   type RunOptions,
   resume,

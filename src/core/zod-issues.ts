@@ -114,6 +114,12 @@ function describeIssue(schema: z.ZodType, body: unknown, issue: z.core.$ZodIssue
     case "invalid_union": {
       const values = unionValues(issue);
       if (values !== undefined) return [oneOf(path, value, values)];
+      // The value has the shape of an alternative whose insides are wrong: those, where they are.
+      const closest = closestAlternative(issue.errors);
+      if (closest !== undefined)
+        return closest.flatMap((inner) =>
+          describeIssue(schema, body, { ...inner, path: [...issue.path, ...inner.path] }),
+        );
       return [{ path, rule: "type", message: `has an unsupported shape: ${describe(value)}` }];
     }
     case "custom": {
@@ -158,6 +164,21 @@ function oneOf(path: Path, value: unknown, values: readonly unknown[]): Issue {
     rule: "enum",
     message: `must be one of ${allowed}, got ${describe(value)}${hint}`,
   };
+}
+
+/**
+ * Of a union's alternatives, the one the value's own shape matches (every broken rule lies
+ * inside it, none at its top), with the fewest broken rules; undefined when none matches.
+ */
+function closestAlternative(
+  alternatives: readonly (readonly z.core.$ZodIssue[])[],
+): readonly z.core.$ZodIssue[] | undefined {
+  return alternatives
+    .filter((issues) => issues.length > 0 && issues.every((inner) => inner.path.length > 0))
+    .reduce<readonly z.core.$ZodIssue[] | undefined>(
+      (best, issues) => (best === undefined || issues.length < best.length ? issues : best),
+      undefined,
+    );
 }
 
 /**

@@ -1,5 +1,5 @@
-import { type CheckedJob, ruleFor, taskCost } from "../families/index.js";
-import type { JobChecks, ManifestSettings, RunMoment } from "../manifest/index.js";
+import { type CheckedJob, judgeRequest, ruleFor, taskCost } from "../families/index.js";
+import type { JobChecks, JudgeSpec, ManifestSettings, RunMoment } from "../manifest/index.js";
 import type { NewTask } from "../store/index.js";
 import { type PipelineStep, pipelinesOf } from "./pipelines.js";
 import { initialTasks, laneOf } from "./tasks.js";
@@ -103,6 +103,7 @@ export class PlanCounter {
   // For `from: { job, where }`: each combination's outputs, with the variables that pick them.
   readonly #made = new Map<string, { vars: Record<string, unknown>; outputs: number }[]>();
   readonly #wheres = new Map<string, Record<string, unknown>>();
+  readonly #judges = new Map<string, JudgeSpec>();
 
   /** `picked`: the jobs whose combinations a `from: { where }` picks (`upstreamsPicked`). */
   constructor(private readonly picked: ReadonlySet<string>) {}
@@ -150,6 +151,7 @@ export class PlanCounter {
       this.#made.set(spec.id, list);
     }
     if (spec.fromWhere !== undefined) this.#wheres.set(spec.id, spec.fromWhere);
+    if (spec.checks?.judge !== undefined) this.#judges.set(spec.id, spec.checks.judge);
     if (expected !== undefined && !expected.exact) group.outputs.exact = false;
     group.cost = group.cost === null || price === null ? null : group.cost + price * spec.repeat;
   }
@@ -184,7 +186,9 @@ export class PlanCounter {
     };
     for (const group of list) {
       if (group.cost !== null) group.cost = round(group.cost);
-      if (group.judge !== null) group.judge.each = judgePrice(group.judge.model, settings);
+      const judge = this.#judges.get(group.job);
+      if (group.judge !== null && judge !== undefined)
+        group.judge.each = judgePrice(judge, settings);
       // Marked 1 while counting: a take may be made again until `retry.attempts` are made.
       if (group.retakesPerTask > 0) group.retakesPerTask = Math.max(0, settings.retry.attempts - 1);
     }
@@ -245,9 +249,12 @@ function retakes(checks: JobChecks | undefined): boolean {
   return checks?.on_fail === "retry" || checks?.judge?.on_fail === "retry";
 }
 
-/** What one judge call costs by `prices:`, when its rule prices a call rather than tokens. */
-function judgePrice(model: string, settings: ManifestSettings): number | null {
-  const body = { model };
+/**
+ * What one judge call costs at most by `prices:`: its question as written and the most it may
+ * answer (the pictures' own tokens are the gateway's to count); null without a price.
+ */
+function judgePrice(judge: JudgeSpec, settings: ManifestSettings): number | null {
+  const { body } = judgeRequest(judge, judge.ask, []);
   return taskCost(undefined, body, ruleFor(settings.prices, body));
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { NewTask, Store, TaskRow } from "../../src/store/index.js";
+import type { NewRun, NewTask, Store, TaskRow } from "../../src/store/index.js";
 import {
   claimOne,
   completeTask,
@@ -25,7 +25,11 @@ const named = (key: string, jobId: string, label: string, more: Partial<NewTask>
   ...more,
 });
 
-const newRun = (more: { name?: string; output_dir?: string; tick?: number; started_at?: number }) =>
+const newRun = (
+  more: Partial<
+    Pick<NewRun, "name" | "output_dir" | "tick" | "started_at" | "publish_to" | "unknown_cost">
+  >,
+) =>
   ({
     name: "t",
     manifest_path: "/m.yaml",
@@ -87,6 +91,20 @@ describe.each(STORE_KINDS)("item 2: the store port, method by method (%s)", (kin
       expect((await store.scheduledRuns("daily")).map((run) => run.tick)).toEqual([300, 200]);
       expect(await store.scheduledRuns("t")).toEqual([]);
       expect(await store.run(1.5)).toBeUndefined();
+    });
+  });
+
+  it("keeps the targets and unknown_cost a run began with, and lists the runs that publish", async () => {
+    await withStore(kind, async (store, first) => {
+      const publishing = await store.createRun(
+        newRun({ publish_to: ["s3://bucket/a", "s3://bucket/b"], unknown_cost: 0.25 }),
+      );
+      expect(await store.run(publishing)).toMatchObject({
+        publish_to: '["s3://bucket/a","s3://bucket/b"]',
+        unknown_cost: 0.25,
+      });
+      expect(await store.run(first)).toMatchObject({ publish_to: null, unknown_cost: null });
+      expect((await store.publishingRuns()).map((run) => run.id)).toEqual([publishing]);
     });
   });
 
