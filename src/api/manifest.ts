@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readNamedFile } from "../core/file-gate.js";
 import { type CheckedManifest, type CheckOptions, checkManifestText } from "../families/index.js";
 import type { Diagnostic } from "../manifest/index.js";
 import { PlanCounter, upstreamsPicked } from "../plan/index.js";
@@ -56,7 +56,7 @@ export async function loadManifest(
   const at = options.at === undefined ? Date.now() : Number(options.at);
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    text = await readNamedFile(file);
   } catch (error) {
     const checked = await checkManifestText("", file, env, at);
     const diagnostic: Diagnostic = {
@@ -110,8 +110,7 @@ function summaryOf(file: string, checked: CheckedManifest, counter?: PlanCounter
 }
 
 function readProblem(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
+  const { code, message } = error as NodeJS.ErrnoException;
   if (code === "ENOENT") return "no such file";
-  if (code === "EISDIR") return "it is a folder";
-  return code ?? String(error);
+  return message.replace(/^.*? (?=is |cannot |holds )/, "it ");
 }

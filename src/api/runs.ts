@@ -1,5 +1,5 @@
-import { readFile } from "node:fs/promises";
 import { ErrorCode, GwError } from "../core/errors.js";
+import { readNamedFile } from "../core/file-gate.js";
 import { seededRandom } from "../core/random.js";
 import { plural } from "../core/words.js";
 import { isStuckReason } from "../engine/index.js";
@@ -33,7 +33,7 @@ export async function runManifestWith(
   flags: RunFlags,
   hooks: RunHooks,
 ): Promise<Executed> {
-  const text = await readFile(file, "utf8");
+  const text = await readNamedFile(file);
   const at = flags.at === undefined ? undefined : parseTime(flags.at);
   return executeManifest(file, text, undefined, flags, hooks, { at });
 }

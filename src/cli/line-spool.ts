@@ -1,7 +1,8 @@
-import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { openNamedFile } from "../core/file-gate.js";
 
 /**
  * Lines kept in a file of the system's temp folder until they are printed: output that comes
@@ -28,7 +29,8 @@ export class LineSpool {
   async *lines(): AsyncGenerator<string> {
     this.#flush();
     this.#close();
-    const reader = createInterface({ input: createReadStream(this.#file), crlfDelay: Infinity });
+    const { handle } = await openNamedFile(this.#file);
+    const reader = createInterface({ input: handle.createReadStream(), crlfDelay: Infinity });
     for await (const line of reader) yield line;
   }
 

@@ -1,5 +1,4 @@
 import { appendFileSync, mkdirSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import {
   ExitCode,
@@ -14,6 +13,7 @@ import {
 } from "../api/index.js";
 import { systemClock } from "../core/clock.js";
 import { ErrorCode, GwError } from "../core/errors.js";
+import { readNamedFile } from "../core/file-gate.js";
 import { plural } from "../core/words.js";
 import { checkManifestFile } from "../families/index.js";
 import { nextTicks, tickLabel } from "../manifest/index.js";
@@ -102,7 +102,7 @@ async function runDaemon(
           resume === undefined
             ? await executeManifest(
                 manifest.file,
-                await readFile(manifest.file, "utf8"),
+                await readNamedFile(manifest.file),
                 undefined,
                 runFlags,
                 logHooks(prefix),

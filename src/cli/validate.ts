@@ -1,8 +1,8 @@
-import { readFile } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
 import { ExitCode, type RawRequest, validate, validateRawRequest } from "../api/index.js";
 import { coerceError } from "../core/errors.js";
+import { openNamedFile, readNamedFile } from "../core/file-gate.js";
 import type { Issue } from "../core/zod-issues.js";
 import type { Diagnostic } from "../manifest/index.js";
 import { err, out, printDiagnostics } from "./output.js";
@@ -81,7 +81,7 @@ export async function validateRequestFile(
   file: string,
   stdin: Readable = process.stdin,
 ): Promise<ExitCode> {
-  const text = file === "-" ? await readAll(stdin) : await readFile(file, "utf8");
+  const text = file === "-" ? await readAll(stdin) : await readNamedFile(file);
   let request: RawRequest;
   try {
     request = JSON.parse(text) as RawRequest;
@@ -101,7 +101,7 @@ export async function validateRequestLines(
   file: string,
   stdin: Readable = process.stdin,
 ): Promise<ExitCode> {
-  const input = file === "-" ? stdin : (await import("node:fs")).createReadStream(file);
+  const input = file === "-" ? stdin : (await openNamedFile(file)).handle.createReadStream();
   let invalid = false;
   let lineNumber = 0;
   for await (const line of createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY })) {

@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
+import { readOwnFile } from "../core/file-gate.js";
 
 /** gwrun's version, as package.json states it. */
 export const GWRUN_VERSION = (
-  JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+  JSON.parse(readOwnFile(new URL("../../package.json", import.meta.url)).toString("utf8")) as {
     version: string;
   }
 ).version;

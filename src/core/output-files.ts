@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
+import { openRecorded } from "./file-gate.js";
 import type { FileWrites } from "./file-writes.js";
 import { ensureDir, LONGEST_PARTIAL_TAIL, partialFile } from "./fs.js";
 
@@ -109,10 +109,17 @@ export function partialDir(outputDir: string): string {
   return path.join(path.dirname(path.resolve(outputDir)), PARTIAL_DIR);
 }
 
-/** Hex sha256 of a file, streamed. */
+/** Hex sha256 of a recorded file, streamed; throws when it is gone or not the file (a link). */
 export async function hashFile(file: string): Promise<string> {
+  const opened = await openRecorded(file);
+  if ("problem" in opened) throw Object.assign(new Error(opened.problem), { refused: opened.kind });
   const hash = createHash("sha256");
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  try {
+    for await (const chunk of opened.handle.createReadStream({ autoClose: false }))
+      hash.update(chunk as Buffer);
+  } finally {
+    await opened.handle.close();
+  }
   return hash.digest("hex");
 }
 

@@ -1,5 +1,6 @@
-import { link, readFile, rm, stat } from "node:fs/promises";
+import { link, rm, stat } from "node:fs/promises";
 import path from "node:path";
+import { readRecorded, TEXT_FILE_MAX_BYTES } from "../core/file-gate.js";
 import type { FileWrites } from "../core/file-writes.js";
 import { ensureDir, partialFile } from "../core/fs.js";
 import { hashFile, partialDir, reviewPath, sidecarPath } from "../core/output-files.js";
@@ -151,7 +152,9 @@ async function placeSidecar(
   if (source === null || target === null) return;
   let sidecar: Record<string, unknown>;
   try {
-    sidecar = JSON.parse(await readFile(source, "utf8")) as Record<string, unknown>;
+    const read = await readRecorded(source, TEXT_FILE_MAX_BYTES);
+    if ("problem" in read) return;
+    sidecar = JSON.parse(read.bytes.toString("utf8")) as Record<string, unknown>;
   } catch {
     return;
   }

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readRecordedSync, TEXT_FILE_MAX_BYTES } from "../core/file-gate.js";
 import type { CheckedJob } from "../families/index.js";
 import { type DataUriCache, dataUriImageIssues, FAMILIES } from "../families/index.js";
 import { type DependantTask, dependantsOfOutputs, standInsOf } from "../plan/index.js";
@@ -120,12 +120,24 @@ export async function skipDependants(
     publish(context, await recordSkipped(context, context.templates, task, reason));
 }
 
-function dataUriOf(file: string | null, contentType: string | null): string {
+/** An upstream picture or clip bound as a Data URI is read no further than this. */
+const INPUT_MAX_BYTES = 200 * 1024 * 1024;
+
+/** The bytes of an upstream output, as recorded: a link put in its place is not followed. */
+function upstreamBytes(file: string | null, maxBytes: number): Buffer {
   if (file === null) throw new Error("the upstream output is not on disk");
-  return `data:${contentType ?? "image/png"};base64,${readFileSync(file).toString("base64")}`;
+  const read = readRecordedSync(file, maxBytes);
+  if ("problem" in read) throw new Error(read.problem);
+  return read.bytes;
+}
+
+function dataUriOf(file: string | null, contentType: string | null): string {
+  const bytes = upstreamBytes(file, INPUT_MAX_BYTES);
+  return `data:${contentType ?? "image/png"};base64,${bytes.toString("base64")}`;
 }
 
 function textOf(file: string | null): string {
   // The file holds the answer with one trailing newline added.
-  return file === null ? "" : readFileSync(file, "utf8").replace(/\n$/, "");
+  if (file === null) return "";
+  return upstreamBytes(file, TEXT_FILE_MAX_BYTES).toString("utf8").replace(/\n$/, "");
 }

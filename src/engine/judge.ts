@@ -1,6 +1,6 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { coerceError } from "../core/errors.js";
+import { readRecorded, textOf } from "../core/file-gate.js";
 import { partialDir, writeWhole } from "../core/output-files.js";
 import { judgeRequest, ruleFor, taskCost, usageCost } from "../families/index.js";
 import { gatewayText } from "../gateway/index.js";
@@ -115,9 +115,14 @@ function answerFile(outputDir: string, task: TaskRow, idx: number): string {
   return path.join(outputDir, ".judge", `${task.key}-${idx}.json`);
 }
 
+/** A kept answer is a few sentences and its cost. */
+const KEPT_ANSWER_BYTES = 64 * 1024;
+
 async function keptAnswer(file: string): Promise<KeptAnswer | undefined> {
   try {
-    const kept = JSON.parse(await readFile(file, "utf8")) as Partial<KeptAnswer>;
+    const read = textOf(await readRecorded(file, KEPT_ANSWER_BYTES));
+    if ("problem" in read) return undefined;
+    const kept = JSON.parse(read.text) as Partial<KeptAnswer>;
     if (typeof kept.answer !== "string") return undefined;
     return { answer: kept.answer, cost: typeof kept.cost === "number" ? kept.cost : null };
   } catch {

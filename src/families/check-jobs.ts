@@ -112,7 +112,7 @@ export class JobChecker {
     let body = job.body;
     let skip = new Set<string>();
     if (hasLocalImages(family, body)) {
-      const inlined = await inlineLocalImages(family, body, manifest.source.dir, this.#cache);
+      const inlined = await inlineLocalImages(family, body, manifest.source, this.#cache);
       body = inlined.body;
       skip = new Set(inlined.problems.map((problem) => problem.path.join(".")));
       for (const problem of inlined.problems) reportIssue(manifest, job, problem, seen);

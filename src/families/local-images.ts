@@ -1,5 +1,5 @@
-import { open, stat } from "node:fs/promises";
 import path from "node:path";
+import { type FileGate, readGated } from "../core/file-gate.js";
 import { isDataUri, isUrl } from "./common.js";
 import { brokenImageRule, type ImageFacts, imageSize, MB } from "./image-rules.js";
 import type { Family, ImageInputRule, RequestBody } from "./types.js";
@@ -67,21 +67,24 @@ export function hasLocalImages(family: Family, body: RequestBody): boolean {
   );
 }
 
-/** Replaces local files in image fields by Data URIs; problems say which rule a file broke. */
+/**
+ * Replaces local files in image fields by Data URIs, each read through the manifest's file
+ * gate (relative to its folder); problems say which rule a file broke.
+ */
 export async function inlineLocalImages(
   family: Family,
   body: RequestBody,
-  baseDir: string,
+  from: { dir: string; gate: FileGate },
   cache: ImageFileCache,
 ): Promise<{ body: RequestBody; problems: LocalImageProblem[] }> {
   const problems: LocalImageProblem[] = [];
   const copy = structuredClone(body);
   for (const { rule, path: at, value } of imageValues(family, body)) {
     if (typeof value !== "string" || !isLocalPath(value)) continue;
-    const file = path.resolve(baseDir, value);
+    const file = path.resolve(from.dir, value);
     let pending = cache.get(file);
     if (pending === undefined) {
-      pending = readImage(file);
+      pending = readImage(from.gate, file);
       cache.set(file, pending);
     }
     const image = await pending;
@@ -116,25 +119,29 @@ function setAt(root: unknown, at: readonly (string | number)[], value: unknown):
 // No family takes an image above 50 MB; anything far larger is not read into memory at all.
 const MAX_LOCAL_IMAGE_BYTES = 100 * MB;
 
-async function readImage(file: string): Promise<ImageFile | { error: string; rule: string }> {
-  let data: Buffer;
-  try {
-    const found = await stat(file);
-    // A FIFO or a device such as /dev/zero would block or never end.
-    if (!found.isFile()) {
-      return { error: `${file} is not a regular file`, rule: "not-a-file" };
-    }
-    if (found.size > MAX_LOCAL_IMAGE_BYTES) return tooLarge(found.size);
-    data = await readCapped(file, MAX_LOCAL_IMAGE_BYTES);
-    if (data.length > MAX_LOCAL_IMAGE_BYTES) return tooLarge(data.length);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const missing = code === "ENOENT";
+async function readImage(
+  gate: FileGate,
+  file: string,
+): Promise<ImageFile | { error: string; rule: string }> {
+  const read = await readGated(gate, file, MAX_LOCAL_IMAGE_BYTES);
+  if ("problem" in read) {
+    if (read.kind === "too-large")
+      return {
+        error: `is more than ${MAX_LOCAL_IMAGE_BYTES / MB} MB, too large to be an image input`,
+        rule: "image-bytes",
+      };
+    const rule =
+      read.kind === "missing"
+        ? "file-not-found"
+        : read.kind === "outside"
+          ? "outside-project"
+          : "not-a-file";
     return {
-      error: missing ? `file not found (looked for ${file})` : `cannot read ${file} (${code})`,
-      rule: "file-not-found",
+      error: read.kind === "missing" ? `file not found (looked for ${file})` : read.problem,
+      rule,
     };
   }
+  const data = read.bytes;
   const size = await imageSize(data);
   if (size === undefined) {
     return {
@@ -148,30 +155,4 @@ async function readImage(file: string): Promise<ImageFile | { error: string; rul
     bytes: data.length,
     dataUri: `data:image/${mime};base64,${data.toString("base64")}`,
   };
-}
-
-function tooLarge(bytes: number): { error: string; rule: string } {
-  return {
-    error: `is ${Math.round(bytes / MB)} MB, too large to be an image input`,
-    rule: "image-bytes",
-  };
-}
-
-/** At most `limit` + 1 bytes, so a file that grows after its stat cannot fill memory. */
-async function readCapped(file: string, limit: number): Promise<Buffer> {
-  const handle = await open(file, "r");
-  try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    while (total <= limit) {
-      const chunk = Buffer.alloc(Math.min(MB, limit + 1 - total));
-      const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      chunks.push(chunk.subarray(0, bytesRead));
-      total += bytesRead;
-    }
-    return Buffer.concat(chunks, total);
-  } finally {
-    await handle.close();
-  }
 }

@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ErrorCode, GwError } from "../core/errors.js";
+import { readOwnFile } from "../core/file-gate.js";
 
 /**
  * The shared output folder's marker. Every host of a fleet must see the same folder (NFS or
@@ -46,7 +47,7 @@ export function checkMarker(outputDir: string, storeId: string): void {
 function readMarker(file: string): string | undefined {
   if (!existsSync(file)) return undefined;
   try {
-    const parsed = JSON.parse(readFileSync(file, "utf8")) as { store?: unknown };
+    const parsed = JSON.parse(readOwnFile(file, 4096).toString("utf8")) as { store?: unknown };
     return typeof parsed.store === "string" ? parsed.store : "";
   } catch {
     return "";

@@ -1,7 +1,15 @@
-import { readFileSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { type Document, LineCounter, parseDocument } from "yaml";
+import {
+  type FileGate,
+  fileGate,
+  readGatedSync,
+  readNamedFile,
+  TEXT_FILE_MAX_BYTES,
+  textOf,
+} from "../core/file-gate.js";
+import { projectOf } from "../core/project.js";
+import { isRecord } from "../core/values.js";
 import { type Diagnostic, diagnosticAt } from "./diagnostics.js";
 import { type EnvProblem, interpolateEnv } from "./interpolate.js";
 import { pathLabel } from "./job-path.js";
@@ -27,6 +35,7 @@ export class ManifestSource {
   #doc: Document | undefined;
   #lineCounter: LineCounter | undefined;
   #aside = new Map<string, FileAside>();
+  #gate: FileGate | undefined;
 
   constructor(
     readonly file: string,
@@ -53,28 +62,38 @@ export class ManifestSource {
   }
 
   /**
-   * A file the manifest names (rows, a prompt), relative to the manifest's folder, read once:
-   * its text, or why it cannot be read. `file` names it as diagnostics show it.
+   * The file gate of what the manifest names: its project folder, and the folders its
+   * `files: { allow }` adds (relative to the manifest).
    */
-  readAside(written: string): FileAside {
+  get gate(): FileGate {
+    this.#gate ??= fileGate([projectOf(this.file), ...allowedFolders(this.value, this.dir)]);
+    return this.#gate;
+  }
+
+  /**
+   * A file the manifest names (rows, a prompt), relative to the manifest's folder, read once
+   * through the file gate (at most `maxBytes`): its text, or why it cannot be read. `file`
+   * names it as diagnostics show it.
+   */
+  readAside(written: string, maxBytes: number = TEXT_FILE_MAX_BYTES): FileAside {
     const known = this.#aside.get(written);
     if (known !== undefined) return known;
     const file = path.isAbsolute(written) ? written : path.join(path.dirname(this.file), written);
-    let read: FileAside;
-    try {
-      read = { file, text: readFileSync(path.resolve(this.dir, written), "utf8") };
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const problem =
-        code === "ENOENT"
-          ? `no file ${written} next to the manifest (paths are relative to its folder)`
-          : code === "EISDIR"
-            ? `${written} is a folder, not a file`
-            : `${written} cannot be read (${code ?? "unknown error"})`;
-      read = { file, problem };
-    }
-    this.#aside.set(written, read);
-    return read;
+    const read = textOf(
+      readGatedSync(this.gate, path.resolve(this.dir, written), maxBytes, written),
+    );
+    const aside: FileAside =
+      "problem" in read
+        ? {
+            file,
+            problem:
+              read.kind === "missing"
+                ? `no file ${written} next to the manifest (paths are relative to its folder)`
+                : read.problem,
+          }
+        : { file, text: read.text };
+    this.#aside.set(written, aside);
+    return aside;
   }
 }
 
@@ -86,7 +105,7 @@ export async function loadManifest(
   file: string,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<ManifestSource> {
-  const text = await readFile(file, "utf8");
+  const text = await readNamedFile(file);
   return parseManifest(text, file, env);
 }
 
@@ -197,4 +216,14 @@ function interpolateDeep(
     }
   }
   return value;
+}
+
+/** The folders `files: { allow: [...] }` names, absolute (relative ones to the manifest's). */
+function allowedFolders(value: unknown, dir: string): string[] {
+  const files = isRecord(value) ? value.files : undefined;
+  const allow = isRecord(files) ? files.allow : undefined;
+  if (!Array.isArray(allow)) return [];
+  return allow.flatMap((folder) =>
+    typeof folder === "string" && folder !== "" ? [path.resolve(dir, folder)] : [],
+  );
 }

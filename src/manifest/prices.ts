@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { suggest } from "../core/suggest.js";
 import { isRecord } from "../core/values.js";
@@ -54,14 +53,12 @@ export function readPrices(value: unknown, reporter: Reporter): LoadedPrices {
     return inline;
   }
   const full = path.resolve(reporter.source.dir, file);
-  let text: string;
-  try {
-    text = readFileSync(full, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
-    reporter.at(["prices", "file"], "missing-file", `prices file ${file} cannot be read (${code})`);
+  const read = reporter.source.readAside(file);
+  if ("problem" in read) {
+    reporter.at(["prices", "file"], "missing-file", `prices file: ${read.problem}`);
     return inline;
   }
+  const { text } = read;
   const shown = path.relative(process.cwd(), full) || full;
   // An empty shared file prices nothing (it is not an empty manifest).
   if (text.trim() === "") return inline;

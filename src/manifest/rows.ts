@@ -1,3 +1,4 @@
+import { DATA_FILE_MAX_BYTES } from "../core/file-gate.js";
 import { didYouMean } from "../core/suggest.js";
 import { isRecord } from "../core/values.js";
 import type { Diagnostic } from "./diagnostics.js";
@@ -73,7 +74,7 @@ export function readRows(
     if (typeof written !== "string" || written === "") return UNREAD;
     where = isRecord(raw) && isRecord(raw.where) ? raw.where : undefined;
     const fileAt = typeof raw === "string" ? at : [...at, "file"];
-    const read = report.source.readAside(written);
+    const read = report.source.readAside(written, DATA_FILE_MAX_BYTES);
     if ("problem" in read) {
       report.at(fileAt, "rows-file", `rows: ${read.problem}`);
       return UNREAD;

@@ -315,6 +315,17 @@ export const manifestSchema = z.strictObject({
     })
     .optional(),
   checks: checksSchema.optional(),
+  files: z
+    .strictObject({
+      allow: z
+        .array(z.string().min(1))
+        .min(1)
+        .describe("folders relative to the manifest, outside its project"),
+    })
+    .optional()
+    .describe(
+      "files a manifest names (prompts, rows, images, prices) are read from its project only; allow names more folders to read from",
+    ),
   schedule: schedule.optional(),
   notify: notifySchema.optional(),
   vars: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.unknown()).optional(),

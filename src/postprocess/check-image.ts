@@ -1,6 +1,6 @@
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import type { Metadata } from "sharp";
 import { coerceError } from "../core/errors.js";
+import { readRecordedSync } from "../core/file-gate.js";
 import type { ExpectedOutputs, RequestBody } from "../families/index.js";
 import { loadSharp } from "../media/index.js";
 import { askedFor, sizesText } from "./expected.js";
@@ -83,24 +83,10 @@ function smallPng(file: string): Measured | undefined {
   return structure === undefined ? undefined : { format: "png", ...structure };
 }
 
-/** The file's bytes when it has at most `limit`; one open, one size, one read. */
+/** The file's bytes when it has at most `limit`. */
 function readSmallFile(file: string, limit: number): Buffer | undefined {
-  let fd: number;
-  try {
-    fd = openSync(file, "r");
-  } catch {
-    return undefined;
-  }
-  try {
-    const { size } = fstatSync(fd);
-    if (size > limit) return undefined;
-    const data = Buffer.allocUnsafe(size);
-    return readSync(fd, data, 0, size, 0) === size ? data : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  const read = readRecordedSync(file, limit);
+  return "problem" in read ? undefined : read.bytes;
 }
 
 /** Format and pixel size against what was served and what the family promised. */

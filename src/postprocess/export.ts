@@ -9,9 +9,10 @@ import {
   writeFileSync,
 } from "node:fs";
 import path from "node:path";
+import { recordedFileRefusal } from "../core/file-gate.js";
 import { sha256 as sha256Of } from "../core/hash.js";
 import { hashFile } from "../core/output-files.js";
-import { isBelow, unsafeFile } from "../core/safe-files.js";
+import { isBelow } from "../core/safe-files.js";
 import type { ReportRow, RunRow, Store } from "../store/index.js";
 import { outputProvenance } from "./provenance.js";
 import { type ReviewRecord, reviewRecord } from "./review-record.js";
@@ -142,8 +143,8 @@ async function deliver(
   const source = row.output?.path;
   if (source === undefined || source === null) return "no file is recorded";
   const roots = [options.project, run.output_dir];
-  const unsafe = unsafeFile(source, roots);
-  if (unsafe !== undefined) return `${source} is refused: ${unsafe}`;
+  const unsafe = recordedFileRefusal(source, roots);
+  if (unsafe !== undefined) return `refused: ${unsafe}`;
   const sha256 = await hashFile(source);
   if (sha256 !== record.sha256)
     return `${source} no longer holds the bytes recorded for it (sha256 ${sha256}, recorded ${record.sha256})`;
@@ -160,7 +161,7 @@ async function deliver(
   const sidecar = `${source}.json`;
   const sidecarThere = await holding(`${target}.json`);
   if (sidecarThere === undefined || options.force) {
-    if (existsSync(sidecar) && unsafeFile(sidecar, roots) === undefined)
+    if (existsSync(sidecar) && recordedFileRefusal(sidecar, roots) === undefined)
       place(sidecar, `${target}.json`);
     else if (row.output !== null) {
       // A text's record lies beside it by its label, for all its choices: its own is written.

@@ -1,6 +1,7 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { readRecorded } from "../core/file-gate.js";
 import { JUDGE_IMAGE_MAX_BYTES, type JudgeImage, takesImageLinks } from "../families/index.js";
 import type { JudgeSpec } from "../manifest/index.js";
 import { extractFrame, loadSharp, probeMedia } from "../media/index.js";
@@ -43,8 +44,13 @@ export async function judgeImages(
   return [await pictureData(output.path, type)];
 }
 
+/** No output picture is read past this into memory to be judged. */
+const MAX_PICTURE_BYTES = 200 * 1024 * 1024;
+
 async function pictureData(file: string, contentType: string): Promise<JudgeImage> {
-  const bytes = await readFile(file);
+  const read = await readRecorded(file, MAX_PICTURE_BYTES);
+  if ("problem" in read) throw new Error(read.problem);
+  const { bytes } = read;
   if (SENT_AS_IS.has(contentType) && bytes.length <= JUDGE_IMAGE_MAX_BYTES)
     return { kind: "data", mediaType: contentType, base64: bytes.toString("base64") };
   return jpegOf(bytes);

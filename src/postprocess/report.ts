@@ -1,6 +1,7 @@
-import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { localWriteError } from "../core/errors.js";
+import { readRecordedSync, TEXT_FILE_MAX_BYTES } from "../core/file-gate.js";
 import { type FileWrites, nodeFileWrites } from "../core/file-writes.js";
 import { isSimulator } from "../manifest/index.js";
 import type { ReportOrder, ReportScope, RunRow, Store } from "../store/index.js";
@@ -29,13 +30,10 @@ const MAX_ANSWER_BYTES = 256 * 1024;
 export function answerText(dir: string, record: ReviewRecord): string | null {
   if (record.file === null || record.content_type?.startsWith("text/") !== true) return null;
   const file = path.join(dir, record.file);
-  try {
-    if (statSync(file).size > MAX_ANSWER_BYTES)
-      return `${readFileSync(file, "utf8").slice(0, MAX_ANSWER_BYTES)}…`;
-    return readFileSync(file, "utf8");
-  } catch {
-    return null;
-  }
+  const read = readRecordedSync(file, TEXT_FILE_MAX_BYTES);
+  if ("problem" in read) return null;
+  const text = read.bytes.toString("utf8");
+  return text.length > MAX_ANSWER_BYTES ? `${text.slice(0, MAX_ANSWER_BYTES)}…` : text;
 }
 
 export interface ReportWritten {

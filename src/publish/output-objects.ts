@@ -1,6 +1,8 @@
-import { stat } from "node:fs/promises";
+import { createHash } from "node:crypto";
 import path from "node:path";
-import { hashFile, sidecarPath } from "../core/output-files.js";
+import type { Readable } from "node:stream";
+import { openGated, recordedFiles } from "../core/file-gate.js";
+import { sidecarPath } from "../core/output-files.js";
 import { isBelow } from "../core/safe-files.js";
 import type { PublishTarget } from "../manifest/index.js";
 import type { OutputRow, PublishedPart } from "../store/index.js";
@@ -65,18 +67,33 @@ export function contentTypeOf(file: string, known?: string | null): string {
 }
 
 /**
- * A local file's size and sha256, or undefined when it is not on disk. With `known` (what a
- * run hashed as it downloaded the file moments ago), a file of that size is not read again.
+ * A recorded file's size and sha256, read through the gate of `outputDir` (a link put in its
+ * place, or anything but a regular file, is refused); undefined when it is not on disk. With
+ * `known` (what a run hashed as it downloaded the file moments ago), a file of that size is
+ * not read again.
  */
 export async function fileFacts(
+  outputDir: string,
   file: string,
   known?: { bytes: number; sha256: string },
-): Promise<{ bytes: number; sha256: string } | undefined> {
+): Promise<{ bytes: number; sha256: string } | { refused: string } | undefined> {
+  const opened = await openGated(recordedFiles([outputDir]), file);
+  if ("problem" in opened)
+    return opened.kind === "missing" ? undefined : { refused: opened.problem };
   try {
-    const { size } = await stat(file);
-    if (known !== undefined && known.bytes === size) return known;
-    return { bytes: size, sha256: await hashFile(file) };
-  } catch {
-    return undefined;
+    if (known !== undefined && known.bytes === opened.size) return known;
+    const hash = createHash("sha256");
+    for await (const chunk of opened.handle.createReadStream({ autoClose: false }))
+      hash.update(chunk as Buffer);
+    return { bytes: opened.size, sha256: hash.digest("hex") };
+  } finally {
+    await opened.handle.close();
   }
+}
+
+/** A recorded file of `outputDir` opened through its gate, as an upload's body. */
+export async function bodyOf(outputDir: string, file: string): Promise<Readable> {
+  const opened = await openGated(recordedFiles([outputDir]), file);
+  if ("problem" in opened) throw new Error(opened.problem);
+  return opened.handle.createReadStream();
 }

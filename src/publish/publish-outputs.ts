@@ -2,7 +2,7 @@ import path from "node:path";
 import type { PublishTarget } from "../manifest/index.js";
 import type { OutputRow, Publication, Store, TaskRow } from "../store/index.js";
 import type { ObjectStorage } from "./object-storage.js";
-import { contentTypeOf, fileFacts, objectKey, objectsOf } from "./output-objects.js";
+import { bodyOf, contentTypeOf, fileFacts, objectKey, objectsOf } from "./output-objects.js";
 import { headObject, putObject, UploadFailed } from "./upload.js";
 
 /** Where outputs are published from and to. */
@@ -95,7 +95,8 @@ async function publishOutput(
       object.part === "file" && !options.verify && output.bytes !== null && output.sha256 !== null
         ? { bytes: output.bytes, sha256: output.sha256 }
         : undefined;
-    const facts = await fileFacts(object.file, known);
+    const facts = await fileFacts(place.outputDir, object.file, known);
+    if (facts !== undefined && "refused" in facts) return `not published: ${facts.refused}`;
     if (facts === undefined) {
       // Not on this host: fine if the bucket has it (a fleet's other host, a file removed).
       if (was !== undefined && !(options.verify && !(await stillThere(place, target, was))))
@@ -118,7 +119,13 @@ async function publishOutput(
       etag = await putObject(
         place.storage,
         target,
-        { file: object.file, key, ...facts, contentType },
+        {
+          file: object.file,
+          body: () => bodyOf(place.outputDir, object.file),
+          key,
+          ...facts,
+          contentType,
+        },
         options.signal,
       );
     } catch (error) {

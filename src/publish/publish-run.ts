@@ -2,7 +2,7 @@ import path from "node:path";
 import type { PublishTarget } from "../manifest/index.js";
 import type { RunRow, Store } from "../store/index.js";
 import type { ObjectStorage } from "./object-storage.js";
-import { contentTypeOf, fileFacts, objectKey, relativeKey } from "./output-objects.js";
+import { bodyOf, contentTypeOf, fileFacts, objectKey, relativeKey } from "./output-objects.js";
 import { publishTask } from "./publish-outputs.js";
 import { putObject, UploadFailed } from "./upload.js";
 
@@ -78,12 +78,17 @@ export async function publishFolderFiles(
   const problems: string[] = [];
   for (const name of names) {
     const file = path.join(outputDir, name);
-    const facts = await fileFacts(file);
+    const facts = await fileFacts(outputDir, file);
     if (facts === undefined) continue;
+    if ("refused" in facts) {
+      problems.push(`${name} not published: ${facts.refused}`);
+      continue;
+    }
     for (const target of targets)
       try {
         await putObject(storage, target, {
           file,
+          body: () => bodyOf(outputDir, file),
           key: objectKey(target, relativeKey(outputDir, file)),
           ...facts,
           contentType: contentTypeOf(file),

@@ -1,4 +1,4 @@
-import { createReadStream } from "node:fs";
+import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { HeadObjectCommand } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
@@ -8,6 +8,8 @@ import { isRefusal, type ObjectStorage, storageProblem } from "./object-storage.
 /** A local file to put into object storage, with what it must be once there. */
 export interface ObjectToPut {
   file: string;
+  /** Opens the file for one attempt (through the file gate of its folder). */
+  body(): Promise<Readable>;
   key: string;
   bytes: number;
   sha256: string;
@@ -65,7 +67,7 @@ async function putOnce(
     params: {
       Bucket: target.bucket,
       Key: object.key,
-      Body: createReadStream(object.file),
+      Body: await object.body(),
       ContentType: object.contentType,
       Metadata: { sha256: object.sha256 },
     },

@@ -1,6 +1,6 @@
-import { createReadStream } from "node:fs";
 import type { ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
+import { openNamedFile } from "../core/file-gate.js";
 import type { SimContext } from "./context.js";
 import { countError } from "./counters.js";
 import { sendError } from "./http.js";
@@ -93,12 +93,21 @@ export async function serveFile(
       res.write(file.data.subarray(0, half), () => res.destroy());
       return;
     }
-    const stream = createReadStream(file.path, { end: Math.max(0, half - 1) });
-    stream.on("end", () => res.destroy());
-    stream.pipe(res, { end: false });
+    void openNamedFile(file.path).then(
+      ({ handle }) => {
+        const stream = handle.createReadStream({ end: Math.max(0, half - 1) });
+        stream.on("end", () => res.destroy());
+        stream.pipe(res, { end: false });
+      },
+      () => res.destroy(),
+    );
     return;
   }
   counters.downloads.bytes += file.bytes;
   if (file.data !== undefined) res.end(file.data);
-  else createReadStream(file.path).pipe(res);
+  else
+    void openNamedFile(file.path).then(
+      ({ handle }) => handle.createReadStream().pipe(res),
+      () => res.destroy(),
+    );
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, readFile, rename, rm, stat } from "node:fs/promises";
+import { mkdir, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import PQueue from "p-queue";
 import { ErrorCategory, ErrorCode, GwError } from "../core/errors.js";
+import { readOwnFile } from "../core/file-gate.js";
 import { canonicalJson, sha256 } from "../core/hash.js";
 import { writeMp4 } from "./media-clip.js";
 import { writePng } from "./media-image.js";
@@ -110,7 +111,7 @@ export class MediaRenderer {
   /** Keeps a small file in memory while there is room; others are served from disk. */
   async #keep(name: string, media: RenderedMedia): Promise<RenderedMedia> {
     if (media.bytes > SMALL_FILE || this.#memoryBytes + media.bytes > MEMORY_BYTES) return media;
-    const kept = { ...media, data: await readFile(media.path) };
+    const kept = { ...media, data: readOwnFile(media.path, SMALL_FILE) };
     this.#memoryBytes += kept.data.length;
     this.#inMemory.set(name, Promise.resolve(kept));
     return kept;

@@ -1,5 +1,6 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import type Database from "better-sqlite3";
+import { readOwnFile } from "../core/file-gate.js";
 
 /**
  * Numbered migrations: `sql/NNNNNN-name.sql`, applied in order and
@@ -21,7 +22,7 @@ export function migrationsIn(dir: URL): Migration[] {
     .map((file) => ({
       version: Number(file.slice(0, 6)),
       name: file,
-      sql: readFileSync(new URL(file, dir), "utf8"),
+      sql: readOwnFile(new URL(file, dir)).toString("utf8"),
     }));
 }
 

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readSync } from "node:fs";
+import { openGated, recordedFiles } from "../core/file-gate.js";
 import type { Store, TaskRow } from "../store/index.js";
 import { recordedFile } from "./files.js";
 
@@ -21,16 +21,13 @@ export async function textExcerpt(
   const file = await recordedFile(store, key, String(index), "file", roots);
   if (file === undefined) return null;
   const buffer = Buffer.alloc(EXCERPT_BYTES);
+  const opened = await openGated(recordedFiles(roots), file.path);
+  if ("problem" in opened) return null;
   let read = 0;
   try {
-    const fd = openSync(file.path, "r");
-    try {
-      read = readSync(fd, buffer, 0, EXCERPT_BYTES, 0);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return null;
+    read = (await opened.handle.read(buffer, 0, EXCERPT_BYTES, 0)).bytesRead;
+  } finally {
+    await opened.handle.close();
   }
   // A character cut by the byte limit decodes as U+FFFD: dropped with the rest of the cut.
   const text = buffer

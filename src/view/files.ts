@@ -1,6 +1,6 @@
-import { createReadStream, statSync } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { unsafeFile } from "../core/safe-files.js";
+import { openGated, recordedFileRefusal, recordedFiles } from "../core/file-gate.js";
 import type { Store } from "../store/index.js";
 import { contentPolicy } from "./headers.js";
 
@@ -37,7 +37,7 @@ export async function recordedFile(
   index: string,
   kind: FileKind,
   roots: readonly string[],
-): Promise<{ path: string; type: string } | undefined> {
+): Promise<RecordedFile | undefined> {
   if (!KEY.test(key) || !/^\d{1,6}$/.test(index)) return undefined;
   const output = (await store.outputsOf(key)).find((row) => row.idx === Number(index));
   if (output === undefined || output.state !== "downloaded") return undefined;
@@ -45,14 +45,23 @@ export async function recordedFile(
   const places = [output, ...copies].map((place) =>
     kind === "file" ? place.path : kind === "thumb" ? place.thumbnail : place.poster,
   );
-  const file = places.find((place) => place !== null && unsafeFile(place, roots) === undefined);
+  const file = places.find(
+    (place) => place !== null && recordedFileRefusal(place, roots) === undefined,
+  );
   if (file === undefined || file === null) return undefined;
   const type =
     kind === "file"
       ? servedType(output.content_type)
       : (TYPES_BY_EXTENSION[file.split(".").at(-1)?.toLowerCase() ?? ""] ??
         "application/octet-stream");
-  return { path: file, type };
+  return { path: file, type, roots };
+}
+
+/** A file the store records, with its type and the folders it may be served from. */
+export interface RecordedFile {
+  path: string;
+  type: string;
+  roots: readonly string[];
 }
 
 /** Whether a downloaded output is recorded under this key and index (its file anywhere). */
@@ -72,20 +81,18 @@ function servedType(contentType: string | null): string {
   return SERVED_TYPE.test(type) ? type : "application/octet-stream";
 }
 
-/** Sends a file whole or the byte range asked for (video seeks); false when it is gone. */
-export function sendFile(
+/**
+ * Sends a file whole or the byte range asked for (video seeks), opened through the file gate
+ * of its folders; false when it is gone, or is no longer the file recorded (a link now).
+ */
+export async function sendFile(
   request: IncomingMessage,
   response: ServerResponse,
-  file: { path: string; type: string },
-): boolean {
-  let size: number;
-  try {
-    const stat = statSync(file.path);
-    if (!stat.isFile()) return false;
-    size = stat.size;
-  } catch {
-    return false;
-  }
+  file: RecordedFile,
+): Promise<boolean> {
+  const opened = await openGated(recordedFiles(file.roots), file.path);
+  if ("problem" in opened) return false;
+  const { handle, size } = opened;
   const headers = {
     "content-type": file.type,
     "accept-ranges": "bytes",
@@ -102,6 +109,7 @@ export function sendFile(
     const end =
       range[1] === "" || range[2] === "" ? size - 1 : Math.min(Number(range[2]), size - 1);
     if (start > end || start >= size) {
+      await handle.close();
       response.writeHead(416, { "content-range": `bytes */${size}` }).end();
       return true;
     }
@@ -110,21 +118,23 @@ export function sendFile(
       "content-length": end - start + 1,
       "content-range": `bytes ${start}-${end}/${size}`,
     });
-    streamTo(response, file.path, { start, end });
+    streamTo(response, handle, { start, end });
     return true;
   }
   response.writeHead(200, { ...headers, "content-length": size });
-  if (request.method === "HEAD") response.end();
-  else streamTo(response, file.path, {});
+  if (request.method === "HEAD") {
+    await handle.close();
+    response.end();
+  } else streamTo(response, handle, {});
   return true;
 }
 
 function streamTo(
   response: ServerResponse,
-  file: string,
+  handle: FileHandle,
   range: { start?: number; end?: number },
 ): void {
-  const stream = createReadStream(file, range);
+  const stream = handle.createReadStream(range);
   // A file removed while sent: the response is cut, the server goes on.
   stream.on("error", () => response.destroy());
   stream.pipe(response);

@@ -1,8 +1,8 @@
 import { timingSafeEqual } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Clock } from "../core/clock.js";
+import { readOwnFile } from "../core/file-gate.js";
 import type { Store } from "../store/index.js";
 import { TIMELINE_ORDERS, type TimelineOrder } from "../store/index.js";
 import {
@@ -187,7 +187,12 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
       );
     } else if (first === "assets" && parts.length === 2 && ASSETS.has(second ?? "")) {
       const name = second as string;
-      send(response, 200, ASSETS.get(name) as string, readFileSync(new URL(name, WEB), "utf8"));
+      send(
+        response,
+        200,
+        ASSETS.get(name) as string,
+        readOwnFile(new URL(name, WEB)).toString("utf8"),
+      );
     } else if (first === "api" && second === "runs" && parts.length === 2) {
       json(response, await runItems(store, clock.now()));
     } else if (first === "api" && second === "runs" && parts.length === 4) {
@@ -239,7 +244,7 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
         fourth as FileKind,
         await servedFolders(),
       );
-      if (file !== undefined && sendFile(request, response, file)) return;
+      if (file !== undefined && (await sendFile(request, response, file))) return;
       // Not on this host: the object it was published as, if any.
       const output = { key: second ?? "", index: Number(third), kind: fourth as FileKind };
       if (file !== undefined || (await recordedOutput(store, output.key, output.index)))

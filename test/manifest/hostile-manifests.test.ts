@@ -33,9 +33,9 @@ describe("hostile manifests", () => {
     expect(messagesOf(checked)[0]).toMatch(/pipe\.png is not a regular file/);
   });
 
-  it("issue 16 item 7: /dev/zero as a local image is refused rather than read forever", async () => {
+  it("/dev/zero as a local image is refused rather than read forever: it lies outside the project", async () => {
     const checked = await checkInline(editOf("/dev/zero"));
-    expect(errorsOf(checked)).toEqual(["6:18 not-a-file"]);
+    expect(errorsOf(checked)).toEqual(["6:18 outside-project"]);
   });
 
   it("issue 16 item 7: a matrix expanding beyond the task limit is an error at the matrix", async () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sha256 } from "../../src/core/hash.js";
 import { type PublishTarget, parsePublishTarget } from "../../src/manifest/index.js";
 import { objectBody, openObjectStorage } from "../../src/publish/index.js";
+import { bodyOf } from "../../src/publish/output-objects.js";
 import { headObject, putObject, UploadFailed } from "../../src/publish/upload.js";
 import { tempDir } from "../helpers/manifest.js";
 import { type ObjectStore, startFaultyFront, startObjectStore } from "../helpers/object-storage.js";
@@ -22,11 +23,12 @@ afterAll(async () => {
 const target = parsePublishTarget("s3://clips/spring") as PublishTarget;
 
 /** A clip-sized file of 12 MiB: three parts of a multipart upload (5 MiB each at most). */
-function bigClip(): { file: string; bytes: number; sha256: string } {
+function bigClip() {
   const body = randomBytes(12 * 1024 * 1024);
-  const file = path.join(tempDir(), "clip.mp4");
+  const dir = tempDir();
+  const file = path.join(dir, "clip.mp4");
   writeFileSync(file, body);
-  return { file, bytes: body.length, sha256: sha256(body) };
+  return { file, body: () => bodyOf(dir, file), bytes: body.length, sha256: sha256(body) };
 }
 
 describe("uploads to object storage", () => {

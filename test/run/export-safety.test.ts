@@ -137,7 +137,7 @@ describe("export stays in its folder, and takes only what the record says", () =
       const exported = await scope.gwrun(["export", "--approved", "handover"]);
       expect(exported.code).toBe(1);
       expect(exported.stderr).toContain(
-        `not exported: hero-r1 output 1: ${picture} is refused: it is a link`,
+        `not exported: hero-r1 output 1: refused: ${picture} is a link, not the file gwrun recorded there`,
       );
       expect(existsSync(path.join(scope.project, "handover/hero/hero-r1.png"))).toBe(false);
       expect(existsSync(path.join(scope.project, "handover/hero/hero-r2.png"))).toBe(true);

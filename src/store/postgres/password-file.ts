@@ -1,6 +1,7 @@
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
+import { readOwnFile } from "../../core/file-gate.js";
 
 /**
  * The password file PostgreSQL's own tools read, read the same way: a password stays out of
@@ -28,6 +29,9 @@ export interface ConnectionFields {
   user?: string | null;
 }
 
+/** A password file is a few lines; one larger is not read. */
+const PASSWORD_FILE_MAX_BYTES = 1024 * 1024;
+
 /** The password the file holds for `connection`; undefined when none does (or no usable file). */
 export async function passwordFromFile(
   connection: ConnectionFields,
@@ -38,7 +42,7 @@ export async function passwordFromFile(
     const stats = await stat(file);
     if (!stats.isFile()) return undefined;
     if (process.platform !== "win32" && (stats.mode & 0o077) !== 0) return undefined;
-    text = await readFile(file, "utf8");
+    text = readOwnFile(file, PASSWORD_FILE_MAX_BYTES).toString("utf8");
   } catch {
     return undefined;
   }
