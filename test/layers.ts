@@ -63,6 +63,8 @@ export const E2E_TESTS: readonly string[] = [
   "test/publish/upload.test.ts",
   "test/review/review-loop.test.ts",
   "test/run/bound-images.test.ts",
+  "test/run/edge-inputs.test.ts",
+  "test/run/edge-outputs.test.ts",
   "test/run/estimates.test.ts",
   "test/run/export-safety.test.ts",
   "test/run/faults.test.ts",

@@ -62,6 +62,8 @@ export const STORE_BOUND_TESTS: readonly string[] = [
   "test/postprocess/task-variables.test.ts",
   "test/review/review-loop.test.ts",
   "test/run/bound-images.test.ts",
+  "test/run/edge-inputs.test.ts",
+  "test/run/edge-outputs.test.ts",
   "test/run/estimates.test.ts",
   "test/run/export-safety.test.ts",
   "test/run/faults.test.ts",

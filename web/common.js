@@ -51,6 +51,15 @@ window.gw = (() => {
     return given;
   }
 
+  /**
+   * A recorded file's address. With the token the tab keeps, a file not on this host may be
+   * read back from object storage; without it, only files on disk are shown.
+   */
+  function file(path) {
+    const kept = sessionStorage.getItem("gwrun-token");
+    return kept === null ? path : `${path}?token=${encodeURIComponent(kept)}`;
+  }
+
   async function post(url, body) {
     for (let refused = false; ; refused = true) {
       const given = token(refused);
@@ -132,6 +141,7 @@ window.gw = (() => {
     el,
     data,
     failureItem,
+    file,
     post,
     duration,
     time,

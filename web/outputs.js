@@ -69,8 +69,8 @@
 
   function pictureOf(item) {
     const [key, index] = item.id.split("/");
-    if (item.thumb) return `/files/${key}/${index}/thumb`;
-    if (item.kind === "image") return `/files/${key}/${index}/file`;
+    if (item.thumb) return gw.file(`/files/${key}/${index}/thumb`);
+    if (item.kind === "image") return gw.file(`/files/${key}/${index}/file`);
     return null;
   }
 
@@ -250,7 +250,7 @@
     viewer.hidden = false;
     viewer.open = true;
     const [key, index] = id.split("/");
-    const file = `/files/${key}/${index}/file`;
+    const file = gw.file(`/files/${key}/${index}/file`);
     title.textContent = `${item.label}${item.take > 1 ? ` (take ${item.take})` : ""}`;
     noteInput.value = item.note ?? "";
     showDecision(item);
@@ -270,7 +270,7 @@
       // A caption beside the picture it was written from.
       const [from, at] = detail.upstream_picture.split("/");
       const upstream = byId.get(detail.upstream_picture);
-      const src = `/files/${from}/${at}/${upstream?.kind === "video" ? "poster" : "file"}`;
+      const src = gw.file(`/files/${from}/${at}/${upstream?.kind === "video" ? "poster" : "file"}`);
       media.prepend(
         el(
           "figure",

@@ -239,8 +239,13 @@ async function executeChecked(
           },
         });
         manifest.release();
+        // The first Ctrl-C also ends the publishing a run's end does: it never holds the exit.
+        const interrupted = new AbortController();
         const underway = hooks.underway(
-          () => driver.stop(),
+          () => {
+            interrupted.abort();
+            driver.stop();
+          },
           (message) => reporter.notice(message),
         );
         interrupt = underway.interrupt;
@@ -251,8 +256,12 @@ async function executeChecked(
           let exit: ExitCode = EXIT_BY_END[ended.result.end];
           // What the run's uploads missed is sent now; an output not delivered fails the run.
           const publishing = ended.recorded ? undefined : storage;
+          const publish =
+            publishing === undefined ? undefined : await import("../publish/index.js");
+          // What publishing is left waits no longer than a run's end may, nor past Ctrl-C.
+          if (publishing !== undefined) publish?.withinEnd(publishing, interrupted.signal);
           if (publishing !== undefined && ended.result.end !== "interrupted") {
-            const { publishRunOutputs } = await import("../publish/index.js");
+            const { publishRunOutputs } = publish as typeof import("../publish/index.js");
             const news = await publishRunOutputs(
               store,
               { id, output_dir: outputDir },
@@ -274,7 +283,7 @@ async function executeChecked(
           // when another worker settled the run, which may still be writing it.
           if (!ended.reported) await writeReport(store, (await store.run(id)) as RunRow);
           if (publishing !== undefined) {
-            const { publishFolderRecord } = await import("../publish/index.js");
+            const { publishFolderRecord } = publish as typeof import("../publish/index.js");
             afterwards.push(...(await publishFolderRecord(outputDir, publishing, targets)));
           }
           // A fleet's run is told of by the process that settled it.

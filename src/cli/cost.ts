@@ -1,6 +1,6 @@
 import { type CostOutcome, costOf, ExitCode, storeAt, withExistingStore } from "../api/index.js";
 import { moneyText, roundMoney } from "../core/money.js";
-import { terminalJson, terminalText } from "../core/terminal-text.js";
+import { terminalJson, terminalText } from "../core/text-filter.js";
 import { padEndToWidth, padStartToWidth } from "../core/text-width.js";
 import type { CostGrouping } from "../store/index.js";
 import { estimateWords } from "../ui/index.js";

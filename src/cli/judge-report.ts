@@ -6,7 +6,7 @@ import {
   withExistingStore,
 } from "../api/index.js";
 import { moneyText } from "../core/money.js";
-import { terminalJson, terminalText } from "../core/terminal-text.js";
+import { terminalJson, terminalText } from "../core/text-filter.js";
 import { out } from "./output.js";
 
 /**

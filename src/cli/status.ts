@@ -7,7 +7,7 @@ import {
   storeAt,
   withExistingStore,
 } from "../api/index.js";
-import { terminalJson, terminalText } from "../core/terminal-text.js";
+import { terminalJson, terminalText } from "../core/text-filter.js";
 import { displayWidth, padEndToWidth } from "../core/text-width.js";
 import { plural } from "../core/words.js";
 import { estimateWords, formatDuration, formatSpend } from "../ui/index.js";

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { ExitCode, isPostgres, openRecordAt, storeAt, storeName } from "../api/index.js";
 import { systemClock } from "../core/clock.js";
 import { ErrorCode, GwError } from "../core/errors.js";
-import { terminalText } from "../core/terminal-text.js";
+import { terminalText } from "../core/text-filter.js";
 import {
   checkMarker,
   DEFAULT_LEASE_MS,

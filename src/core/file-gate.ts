@@ -10,6 +10,7 @@ import {
 } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import path from "node:path";
+import { ErrorCode, GwError } from "./errors.js";
 import { isBelow } from "./safe-files.js";
 
 /**
@@ -218,11 +219,17 @@ export async function readNamedFile(
   }
 }
 
-/** A refusal as an error, with Node's code where a caller tells missing files apart. */
-function refusalError(refusal: Refused): NodeJS.ErrnoException {
-  const error: NodeJS.ErrnoException = new Error(refusal.problem);
-  if (refusal.kind === "missing") error.code = "ENOENT";
-  return error;
+/**
+ * A refusal as an error: a missing file as Node's own (`code` ENOENT, its path), anything else
+ * as the person's mistake, saying what is wrong with the file.
+ */
+function refusalError(refusal: Refused): Error {
+  if (refusal.kind !== "missing") return new GwError(ErrorCode.Usage, refusal.problem);
+  return Object.assign(new Error(refusal.problem), {
+    code: "ENOENT",
+    syscall: "open",
+    path: refusal.file,
+  });
 }
 
 function readBounded(real: string, file: string, maxBytes: number): GateRead {

@@ -1,3 +1,4 @@
+import { slackText } from "../core/text-filter.js";
 import { postWebhook } from "../gateway/index.js";
 import type { NotifyTarget } from "../manifest/index.js";
 import type { FailureRow, Store } from "../store/index.js";
@@ -132,7 +133,10 @@ function dbFlag(db: string): string {
   return `${/^postgres(ql)?:\/\//i.test(db) ? "--store" : "--db"} ${shellWord(db)}`;
 }
 
-/** "gwrun: run 7 spring-campaign failed after 3m 05s: 40 tasks, 38 done, 2 failed; paid 3.4" */
+/**
+ * "gwrun: run 7 spring-campaign failed after 3m 05s: 40 tasks, 38 done, 2 failed; paid 3.4",
+ * as Slack reads it: escaped, so a reason a gateway wrote cannot mention or link anyone.
+ */
 function chatText(note: Omit<RunEndNote, "text">): string {
   const tasks = Object.values(note.counts).reduce((sum, n) => sum + n, 0);
   const others = Object.entries(note.counts)
@@ -144,7 +148,7 @@ function chatText(note: Omit<RunEndNote, "text">): string {
     failure === undefined ? "" : `first failure: ${failure.label}: ${failure.reason}`,
     note.next === null ? "" : `next: ${note.next}`,
   ].filter((part) => part !== "");
-  return second.length === 0 ? first : `${first}\n${second.join("; ")}`;
+  return slackText(second.length === 0 ? first : `${first}\n${second.join("; ")}`);
 }
 
 function seconds(ms: number): string {

@@ -1,4 +1,5 @@
 import {
+  concealInDiagnostics,
   concealSecrets,
   type Diagnostic,
   type ExpandedManifest,
@@ -117,18 +118,22 @@ async function checkManifestSource(
   labels.report(told);
   // What expanding found, as an expansion held whole tells it.
   expanded.diagnostics.push(...told.diagnostics);
-  const diagnostics = sortDiagnostics([
-    ...expanded.diagnostics,
-    ...prices.finish(),
-    ...secrets.diagnostics,
-    ...checker.finish(),
-    ...budget.finish(),
-    ...names.finish(),
-    ...twins.finish(),
-    ...checkJudges(expanded),
-  ]);
+  // Nothing a diagnostic shows (a message, a frame of a data file) holds a credential.
+  const diagnostics = concealInDiagnostics(
+    sortDiagnostics([
+      ...expanded.diagnostics,
+      ...prices.finish(),
+      ...secrets.diagnostics,
+      ...checker.finish(),
+      ...budget.finish(),
+      ...names.finish(),
+      ...twins.finish(),
+      ...checkJudges(expanded),
+    ]),
+    secrets.registry,
+  );
   const valid = expanded.settings !== undefined && !diagnostics.some((d) => d.severity === "error");
-  const shownText = concealSecrets(source.text, secrets.secrets);
+  const shownText = concealSecrets(source.text, secrets.registry);
   const held = holdAll ? "all" : "templates";
   return { source, expanded, jobs, held, diagnostics, valid, shownText };
 }

@@ -47,6 +47,8 @@ async function publishSettled(
   if (targets.length === 0) return;
   const publish = await import("../publish/index.js");
   const storage = publish.openObjectStorage(process.env);
+  // Settling waits on storage no longer than a run's end may.
+  publish.withinEnd(storage);
   try {
     const news = await publish.publishRunOutputs(store, run, storage, targets);
     for (const line of news.lines) tell(`run ${run.id}: ${line}`);

@@ -2,6 +2,7 @@ import { type Dispatcher, request } from "undici";
 import type { Clock } from "../core/clock.js";
 import { systemClock } from "../core/clock.js";
 import { coerceError, ErrorCode } from "../core/errors.js";
+import { timeoutsOf } from "../core/timeouts.js";
 import {
   batchRecords,
   isUnknownTask,
@@ -57,7 +58,13 @@ export class GatewayClient {
   constructor(options: GatewayOptions) {
     this.#options = options;
     this.#dispatcher =
-      options.dispatcher ?? outboundDispatcher(options.timeoutMs ?? 60_000, options.proxies);
+      options.dispatcher ??
+      outboundDispatcher(
+        options.timeoutMs === undefined
+          ? timeoutsOf().gateway
+          : { ...timeoutsOf().gateway, answerMs: options.timeoutMs },
+        options.proxies,
+      );
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#clock = options.clock ?? systemClock;
   }

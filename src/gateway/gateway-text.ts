@@ -1,4 +1,5 @@
-import { terminalText } from "../core/terminal-text.js";
+import { secretsOf } from "../core/secret-registry.js";
+import { terminalText } from "../core/text-filter.js";
 
 /**
  * Text the gateway wrote (error messages, task failure reasons, bodies it answered with) is
@@ -28,11 +29,14 @@ export function gatewayText(
   return cut(redacted(plain, secrets), max);
 }
 
-/** `text` with credentials and `secrets` masked (keys too short to be keys are left alone). */
+/**
+ * `text` with credentials masked: `secrets`, every credential of this process's environment
+ * (the secret registry), and what looks like one in a URL or header.
+ */
 export function redacted(text: string, secrets: readonly string[] = []): string {
-  let masked = text;
-  for (const secret of secrets) if (secret.length >= 8) masked = masked.split(secret).join(MASK);
-  return masked.replace(CREDENTIALS, `$1${MASK}`);
+  const registry = secretsOf();
+  for (const secret of secrets) registry.add("given", secret);
+  return registry.mask(text).replace(CREDENTIALS, `$1${MASK}`);
 }
 
 /** `text` cut to `max` characters, saying how many bytes were cut. */

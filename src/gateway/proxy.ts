@@ -1,5 +1,6 @@
 import { Agent, type Dispatcher, EnvHttpProxyAgent } from "undici";
 import { ErrorCode, GwError } from "../core/errors.js";
+import type { PeerTimeouts } from "../core/timeouts.js";
 import { MASK } from "./gateway-text.js";
 
 /**
@@ -63,15 +64,20 @@ function readProxy(env: NodeJS.ProcessEnv, lower: string, upper: string): Networ
 
 /**
  * The dispatcher requests go out through: a keep-alive pool, routed through `proxies` when
- * set. `timeoutMs`: the wait for response headers and between body chunks.
+ * set, bounded by the timeout policy's (`timeouts`): to connect, and for response headers and
+ * between body chunks.
  */
-export function outboundDispatcher(timeoutMs: number, proxies: Proxies | undefined): Dispatcher {
+export function outboundDispatcher(
+  timeouts: PeerTimeouts,
+  proxies: Proxies | undefined,
+): Dispatcher {
   // The same settings on every route, direct or through a proxy.
   const options = {
     connections: 32,
     keepAliveTimeout: 4_000,
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
+    connect: { timeout: timeouts.connectMs },
+    headersTimeout: timeouts.answerMs,
+    bodyTimeout: timeouts.answerMs,
   };
   if (proxies === undefined) return new Agent(options);
   // Every request tunnels (CONNECT), http:// ones too: whatever answers is the gateway, a

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { request } from "undici";
+import { timeoutsOf } from "../core/timeouts.js";
 import { MASK } from "./gateway-text.js";
 import { outboundDispatcher, readProxies } from "./proxy.js";
 
@@ -36,7 +37,10 @@ export async function postWebhook(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<WebhookDelivery> {
   const signal = AbortSignal.timeout(timeoutMs);
-  const dispatcher = outboundDispatcher(timeoutMs, safeProxies(env));
+  const dispatcher = outboundDispatcher(
+    { connectMs: Math.min(timeoutMs, timeoutsOf(env).webhook.connectMs), answerMs: timeoutMs },
+    safeProxies(env),
+  );
   const payload = JSON.stringify(body);
   let why = "";
   try {

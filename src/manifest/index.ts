@@ -10,7 +10,7 @@ export {
 export { type ExpandedManifest, expandManifest, INPUT_PLACEHOLDERS } from "./expand.js";
 export { templateNames } from "./interpolate.js";
 export { jobPath } from "./job-path.js";
-export { dependantLabel, expansionLabel, safeLabel, taskLabel } from "./labels.js";
+export { dependantLabel, expansionLabel, taskLabel } from "./labels.js";
 export { loadManifest, ManifestSource, parseManifest } from "./load.js";
 export {
   MOMENT_NAMES,
@@ -29,7 +29,12 @@ export {
   publishTargetsOfRun,
 } from "./publish.js";
 export { Reporter } from "./report.js";
-export { checkRequestSecrets, concealSecrets, SecretCheck } from "./request-secrets.js";
+export {
+  checkRequestSecrets,
+  concealInDiagnostics,
+  concealSecrets,
+  SecretCheck,
+} from "./request-secrets.js";
 export { type RowSet, reportAtRow, rowFieldIn } from "./rows.js";
 export { MAX_JOB_ID, manifestSchema, NOTIFY_OUTCOMES, RUNNER_KEYS } from "./schema.js";
 export { hasMaskedKey, maskLiteralKey, resolvedManifest } from "./secrets.js";

@@ -1,3 +1,4 @@
+import { fileNameText } from "../core/text-filter.js";
 import type { ExpandedJob, JobSpec } from "./types.js";
 
 /**
@@ -38,17 +39,6 @@ export function taskLabel(
 ): string {
   const { spec, label } = job;
   if (label === undefined) return expansionLabel(spec, job.expansion, job.expansions, repeatIndex);
-  const safe = safeLabel(label) || spec.id;
+  const safe = fileNameText(label) || spec.id;
   return spec.repeat > 1 ? `${safe}-r${repeatIndex + 1}` : safe;
-}
-
-/**
- * A label as a file name: no folder separators, no characters Windows refuses, no control
- * characters, no leading dot (a hidden file) and no trailing dot or space.
- */
-export function safeLabel(label: string): string {
-  return label
-    .replace(/[/\\:*?"<>|\p{Cc}]+/gu, "-")
-    .replace(/\s+/g, "-")
-    .replace(/^[.-]+|[.-]+$/g, "");
 }

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { timeoutsOf } from "../core/timeouts.js";
 import { resolvePublish } from "./publish.js";
 import { type ManifestInput, NOTIFY_OUTCOMES } from "./schema.js";
 import { DEFAULT_MAX_TASKS } from "./task-count.js";
@@ -21,7 +22,6 @@ export const DEFAULTS = {
   maxDelay: "60s",
   outputDir: "data/outputs/{name}",
   thumbnails: { width: 384, format: "webp" },
-  notifyTimeout: "10s",
 } as const;
 
 /** A run name from the file name when the manifest gives none: "campaign.yaml" → "campaign". */
@@ -97,7 +97,7 @@ export function resolveSettings(input: ManifestInput, file: string): ManifestSet
   };
 }
 
-/** `notify:` with its defaults: every outcome, 10 s. */
+/** `notify:` with its defaults: every outcome, the timeout policy's webhook time (10 s). */
 export function resolveNotify(input: ManifestInput["notify"]): NotifyTarget[] {
   return (input ?? [])
     .filter((target) => target.webhook !== "")
@@ -105,7 +105,7 @@ export function resolveNotify(input: ManifestInput["notify"]): NotifyTarget[] {
       webhook: target.webhook,
       on: target.on ?? NOTIFY_OUTCOMES,
       timeoutMs:
-        parseDuration(target.timeout ?? DEFAULTS.notifyTimeout) ??
-        (parseDuration(DEFAULTS.notifyTimeout) as number),
+        (target.timeout === undefined ? undefined : parseDuration(target.timeout)) ??
+        timeoutsOf().webhook.answerMs,
     }));
 }

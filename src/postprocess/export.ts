@@ -13,6 +13,7 @@ import { recordedFileRefusal } from "../core/file-gate.js";
 import { sha256 as sha256Of } from "../core/hash.js";
 import { hashFile } from "../core/output-files.js";
 import { isBelow } from "../core/safe-files.js";
+import { cellText } from "../core/text-filter.js";
 import type { ReportRow, RunRow, Store } from "../store/index.js";
 import { outputProvenance } from "./provenance.js";
 import { type ReviewRecord, reviewRecord } from "./review-record.js";
@@ -42,7 +43,7 @@ const CSV_COLUMNS = [
  * kept as text by a leading apostrophe.
  */
 export function csvField(value: unknown): string {
-  const raw = value === null || value === undefined ? "" : String(value);
+  const raw = cellText(value === null || value === undefined ? "" : String(value));
   const text = /^[=+\-@\t\r]/.test(raw) ? `'${raw}` : raw;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }

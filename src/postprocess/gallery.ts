@@ -1,3 +1,4 @@
+import { htmlText } from "../core/text-filter.js";
 import type { TaskVariables } from "../store/index.js";
 import type { ReviewRecord } from "./review-record.js";
 
@@ -7,22 +8,9 @@ import type { ReviewRecord } from "./review-record.js";
  * is escaped: prompts and reasons are untrusted.
  */
 
-const ESCAPES: Readonly<Record<string, string>> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
-
-/** Text safe in HTML content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => ESCAPES[char] as string);
-}
-
 /** A relative path as a link: each segment percent-encoded. */
 export function href(relative: string): string {
-  return escapeHtml(relative.split("/").map(encodeURIComponent).join("/"));
+  return htmlText(relative.split("/").map(encodeURIComponent).join("/"));
 }
 
 /** A path relative to the page's folder, or null when it leads out of it. */
@@ -80,11 +68,9 @@ export function galleryStart(summary: GallerySummary): string {
   const tasks = Object.values(summary.states).reduce((sum, n) => sum + n, 0);
   const states = Object.entries(summary.states)
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(
-      ([state, n]) => `<li><b data-count="${escapeHtml(state)}">${n}</b> ${escapeHtml(state)}</li>`,
-    )
+    .map(([state, n]) => `<li><b data-count="${htmlText(state)}">${n}</b> ${htmlText(state)}</li>`)
     .join("");
-  const name = escapeHtml(summary.name);
+  const name = htmlText(summary.name);
   const [title, scope] =
     summary.run === null
       ? [name, "every current output in this folder, each task's latest take"]
@@ -133,7 +119,7 @@ export function failureItem(failure: {
   state: string;
   reason: string | null;
 }): string {
-  return `<li><a href="#task-${href(failure.label)}">${escapeHtml(failure.label)}</a> <span class="badge failed">${escapeHtml(failure.state)}</span> ${escapeHtml(failure.reason ?? "no reason recorded")}</li>\n`;
+  return `<li><a href="#task-${href(failure.label)}">${htmlText(failure.label)}</a> <span class="badge failed">${htmlText(failure.state)}</span> ${htmlText(failure.reason ?? "no reason recorded")}</li>\n`;
 }
 
 export function failuresEnd(count: number): string {
@@ -143,7 +129,7 @@ export function failuresEnd(count: number): string {
 
 /** A manifest job's section: its tasks (matrix combinations, repeats, dependants) follow. */
 export function jobStart(jobId: string): string {
-  return `<section class="job" id="job-${href(jobId)}"><h2>${escapeHtml(jobId)}</h2><div class="tasks">\n`;
+  return `<section class="job" id="job-${href(jobId)}"><h2>${htmlText(jobId)}</h2><div class="tasks">\n`;
 }
 
 export function jobEnd(): string {
@@ -182,12 +168,12 @@ export function taskCard(
   const prompt =
     task.prompt === null
       ? ""
-      : `<p class="prompt" title="${escapeHtml(truncate(task.prompt, 4000))}">${escapeHtml(truncate(task.prompt, 600))}</p>`;
+      : `<p class="prompt" title="${htmlText(truncate(task.prompt, 4000))}">${htmlText(truncate(task.prompt, 600))}</p>`;
   const state =
-    task.state === "done" ? "" : ` <span class="badge failed">${escapeHtml(task.state)}</span>`;
-  return `<article class="task" id="task-${href(task.label)}"><h3>${escapeHtml(task.label)}${state}</h3><div class="outputs">${figures}</div>
-${variablesLine(task.variables)}<p class="meta">${escapeHtml(task.model ?? "unknown model")}${costMeta(task)}</p>${prompt}
-${parameters === "" ? "" : `<p class="params">${escapeHtml(parameters)}</p>`}${task.reason !== null && task.state !== "done" ? `<p class="problems">${escapeHtml(task.reason)}</p>` : ""}</article>
+    task.state === "done" ? "" : ` <span class="badge failed">${htmlText(task.state)}</span>`;
+  return `<article class="task" id="task-${href(task.label)}"><h3>${htmlText(task.label)}${state}</h3><div class="outputs">${figures}</div>
+${variablesLine(task.variables)}<p class="meta">${htmlText(task.model ?? "unknown model")}${costMeta(task)}</p>${prompt}
+${parameters === "" ? "" : `<p class="params">${htmlText(parameters)}</p>`}${task.reason !== null && task.state !== "done" ? `<p class="problems">${htmlText(task.reason)}</p>` : ""}</article>
 `;
 }
 
@@ -195,7 +181,7 @@ ${parameters === "" ? "" : `<p class="params">${escapeHtml(parameters)}</p>`}${t
 export function variablesLine(variables: TaskVariables): string {
   const tags = Object.entries(variables.vars).map(
     ([name, value]) =>
-      `<span data-var="${escapeHtml(name)}">${escapeHtml(name)}: ${escapeHtml(typeof value === "string" ? value : JSON.stringify(value))}</span>`,
+      `<span data-var="${htmlText(name)}">${htmlText(name)}: ${htmlText(typeof value === "string" ? value : JSON.stringify(value))}</span>`,
   );
   if (variables.repeat > 0) tags.push(`<span>repeat ${variables.repeat + 1}</span>`);
   if (variables.take > 1)
@@ -210,13 +196,13 @@ function figure(record: ReviewRecord, position: number, answer: string | null): 
   const problems =
     record.checks.problems.length === 0
       ? ""
-      : `<ul class="problems">${record.checks.problems.map((p) => `<li>${escapeHtml(p)}</li>`).join("")}</ul>`;
+      : `<ul class="problems">${record.checks.problems.map((p) => `<li>${htmlText(p)}</li>`).join("")}</ul>`;
   const name = record.file?.split("/").at(-1) ?? "";
   const review =
     judgeBadge(record) +
     (record.review === null
       ? ""
-      : ` <span class="badge ${record.review.decision}">${record.review.decision}</span>${record.review.note === null ? "" : ` <span class="note">${escapeHtml(record.review.note)}</span>`}`);
+      : ` <span class="badge ${record.review.decision}">${record.review.decision}</span>${record.review.note === null ? "" : ` <span class="note">${htmlText(record.review.note)}</span>`}`);
   // The page links only what lies in its folder: a file taken over from another is named, not linked.
   const file = inFolder(record.file);
   const picture =
@@ -226,16 +212,16 @@ function figure(record: ReviewRecord, position: number, answer: string | null): 
   const loading = position < EAGER_IMAGES ? "" : ' loading="lazy"';
   const inner =
     picture === null
-      ? escapeHtml(name)
-      : `<img class="thumb" src="${href(picture)}" alt="${escapeHtml(name)}"${loading}>${record.content_type?.startsWith("video/") ? '<span class="play">▶</span>' : ""}`;
+      ? htmlText(name)
+      : `<img class="thumb" src="${href(picture)}" alt="${htmlText(name)}"${loading}>${record.content_type?.startsWith("video/") ? '<span class="play">▶</span>' : ""}`;
   const link =
     answer !== null
-      ? `<pre class="answer">${escapeHtml(answer)}</pre>`
+      ? `<pre class="answer">${htmlText(answer)}</pre>`
       : file === null
         ? inner
         : `<a href="${href(file)}">${inner}</a>`;
   const size = [sizeOf(record), bytesText(record.bytes)].filter((part) => part !== "").join(" · ");
-  return `<figure class="output">${link}<figcaption>${badge}${review} ${escapeHtml(name)}${size === "" ? "" : ` · ${escapeHtml(size)}`}${problems}</figcaption></figure>`;
+  return `<figure class="output">${link}<figcaption>${badge}${review} ${htmlText(name)}${size === "" ? "" : ` · ${htmlText(size)}`}${problems}</figcaption></figure>`;
 }
 
 function sizeOf(record: ReviewRecord): string {
@@ -258,7 +244,7 @@ function truncate(text: string, max: number): string {
 
 /** The end of the page; `results` names the JSON Lines file beside it. */
 export function galleryEnd(results: string): string {
-  return `<footer><p>Written by gwrun. ${escapeHtml(results)} beside this page holds the same, one line per output.</p></footer></body></html>\n`;
+  return `<footer><p>Written by gwrun. ${htmlText(results)} beside this page holds the same, one line per output.</p></footer></body></html>\n`;
 }
 
 /** ` · cost 0.25`, with the estimate where what was paid differs from it. */
@@ -280,6 +266,6 @@ function judgeBadge(record: ReviewRecord): string {
     review !== null &&
     judge.verdict !== "undecided" &&
     (judge.verdict === "pass") !== (review.decision === "approved");
-  const title = judge.reason === null ? "" : ` title="${escapeHtml(judge.reason)}"`;
+  const title = judge.reason === null ? "" : ` title="${htmlText(judge.reason)}"`;
   return ` <span class="badge judge ${judge.verdict}"${title}>judge suggests: ${word}${overruled ? " (overruled)" : ""}</span>`;
 }

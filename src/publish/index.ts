@@ -1,4 +1,9 @@
-export { checkTargets, type ObjectStorage, openObjectStorage } from "./object-storage.js";
+export {
+  checkTargets,
+  type ObjectStorage,
+  openObjectStorage,
+  withinEnd,
+} from "./object-storage.js";
 export {
   type HeldTarget,
   heldTargets,

@@ -1,4 +1,7 @@
 import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import { secretsOf } from "../core/secret-registry.js";
+import { terminalText } from "../core/text-filter.js";
+import { timeoutsOf } from "../core/timeouts.js";
 import type { PublishTarget } from "../manifest/index.js";
 
 /**
@@ -7,8 +10,6 @@ import type { PublishTarget } from "../manifest/index.js";
  * (`AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`), so S3, R2, GCS and MinIO all work. Nothing of
  * them is ever written down: errors are masked of every credential the environment holds.
  */
-
-const SECRET_VARIABLES = ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"];
 
 /** Errors that trying again cannot mend: credentials, permissions, a bucket that is not there. */
 const REFUSALS = new Set([
@@ -27,6 +28,50 @@ const REFUSALS = new Set([
 export interface ObjectStorage {
   client: S3Client;
   env: Readonly<Record<string, string | undefined>>;
+  /**
+   * Aborted when requests must stop: the run was interrupted, or its end ran out of time
+   * (see `withinEnd`); undefined while they may go on.
+   */
+  signal?: AbortSignal;
+  /** Set once a request went unanswered within the policy's time: later ones fail at once. */
+  stalled?: string;
+}
+
+/**
+ * Makes a request (`send`, given the storage's signal) unless the storage stalled: one that
+ * once let a request time out is not asked again in this run, so a storage that stops
+ * answering costs one timeout, not one a request.
+ */
+export async function requestOf<T>(
+  storage: ObjectStorage,
+  send: (options: { abortSignal?: AbortSignal }) => Promise<T>,
+): Promise<T> {
+  if (storage.stalled !== undefined) throw new Error(storage.stalled);
+  try {
+    return await send({ abortSignal: storage.signal });
+  } catch (error) {
+    noteStall(storage, error);
+    throw error;
+  }
+}
+
+/** Marks the storage stalled when `error` is a request that went unanswered. */
+export function noteStall(storage: ObjectStorage, error: unknown): void {
+  const name = (error as { name?: unknown } | null)?.name;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (storage.signal?.aborted === true || name === "AbortError")
+    storage.stalled ??= "publishing stopped (the run was interrupted, or its end ran out of time)";
+  else if (name === "TimeoutError" || code === "ETIMEDOUT")
+    storage.stalled ??= `object storage did not answer within ${timeoutsOf(storage.env).storage.answerMs / 1000}s`;
+}
+
+/**
+ * Lets the end of a run publish for at most the policy's time (and not past `interrupt`):
+ * every request after that is abandoned, and what is missing is told.
+ */
+export function withinEnd(storage: ObjectStorage, interrupt?: AbortSignal): void {
+  const deadline = AbortSignal.timeout(timeoutsOf(storage.env).storage.runEndMs);
+  storage.signal = interrupt === undefined ? deadline : AbortSignal.any([deadline, interrupt]);
 }
 
 export function openObjectStorage(
@@ -39,6 +84,7 @@ export function openObjectStorage(
   const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
   const accessKeyId = env.AWS_ACCESS_KEY_ID;
   const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
+  const timeouts = timeoutsOf(env).storage;
   const client = new S3Client({
     ...(endpoint === undefined ? {} : { endpoint }),
     // A store of its own (MinIO, moto) has no regions: any name signs.
@@ -58,6 +104,12 @@ export function openObjectStorage(
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
     maxAttempts: 3,
+    // No request waits on a storage that stopped answering longer than the policy says.
+    requestHandler: {
+      connectionTimeout: timeouts.connectMs,
+      requestTimeout: timeouts.answerMs,
+      throwOnRequestTimeout: true,
+    },
   });
   return { client, env };
 }
@@ -81,7 +133,10 @@ export function isRefusal(error: unknown): boolean {
   return (typeof name === "string" && REFUSALS.has(name)) || status === 403 || status === 404;
 }
 
-/** What went wrong with `what`, in words that hold no credential. */
+/**
+ * What went wrong with `what`, in words that hold no credential (the secret registry's) and
+ * that a terminal shows as text (the text filter's): a storage's own message is data.
+ */
 export function storageProblem(storage: ObjectStorage, what: string, error: unknown): string {
   const name = (error as { name?: unknown } | null)?.name;
   const status = (error as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata
@@ -89,12 +144,7 @@ export function storageProblem(storage: ObjectStorage, what: string, error: unkn
   const message = error instanceof Error ? error.message : String(error);
   const label = typeof name === "string" && name !== "Error" ? `${name}: ` : "";
   const code = status === undefined ? "" : ` (HTTP ${status})`;
-  let text = `${what}: ${label}${message}${code}`;
-  for (const variable of SECRET_VARIABLES) {
-    const secret = storage.env[variable];
-    if (secret !== undefined && secret.length >= 4) text = text.replaceAll(secret, "***");
-  }
-  return text;
+  return terminalText(secretsOf(storage.env).mask(`${what}: ${label}${message}${code}`));
 }
 
 /**
@@ -107,7 +157,12 @@ export async function checkTargets(
 ): Promise<void> {
   for (const target of targets) {
     try {
-      await storage.client.send(new ListObjectsV2Command({ Bucket: target.bucket, MaxKeys: 1 }));
+      await requestOf(storage, (options) =>
+        storage.client.send(
+          new ListObjectsV2Command({ Bucket: target.bucket, MaxKeys: 1 }),
+          options,
+        ),
+      );
     } catch (error) {
       throw new Error(
         `${storageProblem(storage, target.url, error)}; check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE), AWS_REGION and AWS_ENDPOINT_URL_S3, and that they may list and write the bucket`,

@@ -8,7 +8,7 @@ import { ensureDir, partialFile } from "../core/fs.js";
 import { fileMatches, hashFile, partialDir } from "../core/output-files.js";
 import { type PublishTarget, parsePublishTarget } from "../manifest/index.js";
 import type { OutputRow, Publication, PublishedPart, Store } from "../store/index.js";
-import { type ObjectStorage, storageProblem } from "./object-storage.js";
+import { type ObjectStorage, requestOf, storageProblem } from "./object-storage.js";
 
 /**
  * Outputs read back from object storage where this host lacks their bytes: a fleet's other
@@ -28,12 +28,15 @@ export async function objectBody(
   range?: string,
 ): Promise<{ body: Readable; bytes: number; contentRange: string | undefined }> {
   try {
-    const got = await place.storage.client.send(
-      new GetObjectCommand({
-        Bucket: found.target.bucket,
-        Key: found.row.object_key,
-        ...(range === undefined ? {} : { Range: range }),
-      }),
+    const got = await requestOf(place.storage, (options) =>
+      place.storage.client.send(
+        new GetObjectCommand({
+          Bucket: found.target.bucket,
+          Key: found.row.object_key,
+          ...(range === undefined ? {} : { Range: range }),
+        }),
+        options,
+      ),
     );
     return {
       body: got.Body as Readable,

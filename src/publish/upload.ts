@@ -1,9 +1,15 @@
 import type { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
-import { HeadObjectCommand } from "@aws-sdk/client-s3";
+import { HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import type { PublishTarget } from "../manifest/index.js";
-import { isRefusal, type ObjectStorage, storageProblem } from "./object-storage.js";
+import {
+  isRefusal,
+  noteStall,
+  type ObjectStorage,
+  requestOf,
+  storageProblem,
+} from "./object-storage.js";
 
 /** A local file to put into object storage, with what it must be once there. */
 export interface ObjectToPut {
@@ -41,17 +47,26 @@ export async function putObject(
   object: ObjectToPut,
   signal?: AbortSignal,
 ): Promise<string> {
+  const stop = signalOf(signal, storage.signal);
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await putOnce(storage, target, object, signal);
+      if (storage.stalled !== undefined) throw new Error(storage.stalled);
+      return await putOnce(storage, target, object, stop);
     } catch (error) {
+      noteStall(storage, error);
       const refused = isRefusal(error);
       const problem = storageProblem(storage, `${target.url}: ${object.key}`, error);
-      if (refused || attempt >= ATTEMPTS || signal?.aborted === true)
+      if (refused || attempt >= ATTEMPTS || stop?.aborted === true || storage.stalled !== undefined)
         throw new UploadFailed(problem, refused);
-      await sleep(FIRST_DELAY_MS * 2 ** (attempt - 1), undefined, { signal }).catch(() => {});
+      await sleep(FIRST_DELAY_MS * 2 ** (attempt - 1), undefined, { signal: stop }).catch(() => {});
     }
   }
+}
+
+/** The caller's signal and the storage's together; undefined when neither is given. */
+function signalOf(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const given = signals.filter((one): one is AbortSignal => one !== undefined);
+  return given.length <= 1 ? given[0] : AbortSignal.any(given);
 }
 
 class Mismatch extends Error {}
@@ -62,32 +77,60 @@ async function putOnce(
   object: ObjectToPut,
   signal: AbortSignal | undefined,
 ): Promise<string> {
-  const upload = new Upload({
-    client: storage.client,
-    params: {
-      Bucket: target.bucket,
-      Key: object.key,
-      Body: await object.body(),
-      ContentType: object.contentType,
-      Metadata: { sha256: object.sha256 },
-    },
-    leavePartsOnError: false,
-  });
-  const abort = () => void upload.abort().catch(() => {});
-  signal?.addEventListener("abort", abort, { once: true });
-  try {
-    await upload.done();
-  } finally {
-    signal?.removeEventListener("abort", abort);
-  }
-  const head = await storage.client.send(
-    new HeadObjectCommand({ Bucket: target.bucket, Key: object.key }),
+  const params = {
+    Bucket: target.bucket,
+    Key: object.key,
+    ContentType: object.contentType,
+    Metadata: { sha256: object.sha256 },
+  };
+  if (object.bytes <= PART_BYTES) {
+    // One request, which an abort (Ctrl-C, the run's end) cancels where it stands.
+    const body = await buffered(await object.body());
+    await storage.client.send(new PutObjectCommand({ ...params, Body: body }), {
+      abortSignal: signal,
+    });
+  } else await putInParts(storage, { ...params, Body: await object.body() }, signal);
+  const head = await requestOf(storage, (options) =>
+    storage.client.send(new HeadObjectCommand({ Bucket: target.bucket, Key: object.key }), options),
   );
   if (head.ContentLength !== object.bytes || head.Metadata?.sha256 !== object.sha256)
     throw new Mismatch(
       `the object holds ${head.ContentLength ?? "?"} bytes of sha256 ${head.Metadata?.sha256 ?? "unknown"} after its upload, not the file's ${object.bytes} bytes of ${object.sha256}`,
     );
   return head.ETag ?? "";
+}
+
+/** Objects up to this size go up in one request; larger ones in parts of it. */
+const PART_BYTES = 5 * 1024 * 1024;
+
+async function buffered(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** A clip in parts (the SDK's multipart `Upload`), given up at once when `signal` aborts. */
+async function putInParts(
+  storage: ObjectStorage,
+  params: ConstructorParameters<typeof Upload>[0]["params"],
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const upload = new Upload({ client: storage.client, params, leavePartsOnError: false });
+  // A request the storage never answers is not waited for (its socket goes with the client).
+  let abort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    abort = () => {
+      void upload.abort().catch(() => {});
+      reject(Object.assign(new Error("the upload was stopped"), { name: "AbortError" }));
+    };
+  });
+  if (signal?.aborted === true) abort();
+  signal?.addEventListener("abort", abort, { once: true });
+  try {
+    await Promise.race([upload.done(), aborted]);
+  } finally {
+    signal?.removeEventListener("abort", abort);
+  }
 }
 
 /** The object's size and sha256 as stored, or undefined when it is not there. */
@@ -97,8 +140,8 @@ export async function headObject(
   key: string,
 ): Promise<{ bytes: number; sha256: string | undefined; etag: string } | undefined> {
   try {
-    const head = await storage.client.send(
-      new HeadObjectCommand({ Bucket: target.bucket, Key: key }),
+    const head = await requestOf(storage, (options) =>
+      storage.client.send(new HeadObjectCommand({ Bucket: target.bucket, Key: key }), options),
     );
     return { bytes: head.ContentLength ?? 0, sha256: head.Metadata?.sha256, etag: head.ETag ?? "" };
   } catch (error) {

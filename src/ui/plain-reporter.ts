@@ -1,5 +1,5 @@
 import path from "node:path";
-import { terminalText } from "../core/terminal-text.js";
+import { terminalText } from "../core/text-filter.js";
 import { plural } from "../core/words.js";
 import type { EngineEvent } from "../engine/index.js";
 import { linePrefix, progressLine, SIMULATOR_NOTE, summaryLines } from "./format.js";

@@ -1,4 +1,4 @@
-import { terminalText } from "../core/terminal-text.js";
+import { terminalText } from "../core/text-filter.js";
 import { type EngineEvent, emptyStages, type Stage } from "../engine/index.js";
 import type { GroupState, RunState } from "./run-state-types.js";
 

@@ -1,4 +1,4 @@
-import { escapeHtml } from "../postprocess/index.js";
+import { htmlText } from "../core/text-filter.js";
 
 /**
  * The viewer's pages: a small shell each, its data inline as JSON (one request per page, a page of
@@ -19,8 +19,8 @@ export type PageName = "runs" | "run" | "outputs" | "failures";
 export function page(name: PageName, title: string, data: unknown): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>${escapeHtml(title)}</title><link rel="stylesheet" href="/assets/view.css"></head>
-<body data-page="${name}"><nav><a href="/">runs</a></nav><main id="main"><h1>${escapeHtml(title)}</h1></main>
+<title>${htmlText(title)}</title><link rel="stylesheet" href="/assets/view.css"></head>
+<body data-page="${name}"><nav><a href="/">runs</a></nav><main id="main"><h1>${htmlText(title)}</h1></main>
 <script type="application/json" id="data">${inlineJson(data)}</script>
 <script src="/assets/common.js"></script><script src="/assets/${name}.js"></script>
 </body></html>

@@ -35,17 +35,22 @@ export function lazyStorage(env: NodeJS.ProcessEnv): LazyStorage {
   };
 }
 
-/** Sends the recorded object of an output's file; false when none was published. */
+/**
+ * Sends the recorded object of an output's file; false when none was published. `allowed`
+ * is asked first, once an object is found: a private bucket is not every local user's.
+ */
 export async function sendPublished(
   request: IncomingMessage,
   response: ServerResponse,
   store: Store,
   output: { key: string; index: number; kind: FileKind },
   storage: LazyStorage,
+  allowed: () => void,
 ): Promise<boolean> {
   const { recordedObject, objectBody } = await import("../publish/index.js");
   const found = await recordedObject(store, output.key, output.index, PART_OF[output.kind]);
   if (found === undefined) return false;
+  allowed();
   const range = /^bytes=\d*-\d*$/.test(request.headers.range ?? "")
     ? request.headers.range
     : undefined;

@@ -119,8 +119,9 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
     return run;
   };
 
-  const checkToken = (request: IncomingMessage) => {
-    const given = Buffer.from(String(request.headers["x-gwrun-token"] ?? ""));
+  /** The token, from the header a change sends, or (a file's address) its query. */
+  const checkToken = (request: IncomingMessage, fromQuery?: string | null) => {
+    const given = Buffer.from(String(request.headers["x-gwrun-token"] ?? fromQuery ?? ""));
     if (given.length !== token.length || !timingSafeEqual(given, token))
       throw new Refused(403, "this needs the token printed with the viewer's URL");
   };
@@ -245,10 +246,18 @@ export async function startViewServer(options: ViewOptions): Promise<ViewServer>
         await servedFolders(),
       );
       if (file !== undefined && (await sendFile(request, response, file))) return;
-      // Not on this host: the object it was published as, if any.
+      // Not on this host: the object it was published as, if any, for whoever has the token
+      // (storage may be private, and the viewer's port is every local user's).
       const output = { key: second ?? "", index: Number(third), kind: fourth as FileKind };
-      if (file !== undefined || (await recordedOutput(store, output.key, output.index)))
-        if (await sendPublished(request, response, store, output, objects)) return;
+      if (file !== undefined || (await recordedOutput(store, output.key, output.index))) {
+        const token = url.searchParams.get("token");
+        if (
+          await sendPublished(request, response, store, output, objects, () =>
+            checkToken(request, token),
+          )
+        )
+          return;
+      }
       throw new Refused(404, "no such file recorded");
     } else {
       throw new Refused(404, "not found");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { terminalJson, terminalLines, terminalText } from "../../src/core/terminal-text.js";
+import { terminalJson, terminalLines, terminalText } from "../../src/core/text-filter.js";
 
 /** An OSC 8 link, an OSC title change, CSI screen and colour commands, a C1 CSI, a bidi override. */
 const HOSTILE =

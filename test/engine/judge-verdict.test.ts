@@ -48,4 +48,23 @@ describe("reading a judge's answer", () => {
   ])("item 1: %j states no score within 0 to 10: undecided", (answer) => {
     expect(readVerdict(answer, { score_at_least: 7 }).verdict).toBe("undecided");
   });
+
+  it.each([
+    ["Out of 10, I would give it a 3.", { score_at_least: 7 }],
+    ["I count 12 mugs, all fine", { score_at_least: 7 }],
+    ["4/5, nearly", { score_at_least: 3 }],
+    ["Yes-no: no, the handle is cut off", { starts_with: "yes" }],
+    ["yes/no", { starts_with: "yes" }],
+  ] as const)("%j is not a verdict in the form asked for: undecided, never a pass", (answer, pass) => {
+    expect(readVerdict(answer, pass).verdict).toBe("undecided");
+  });
+
+  it.each([
+    ["Score: 9, whole and sharp", "pass"],
+    ["I'd give it 8 out of 10.", "pass"],
+    ["The mug is fine; 7/10", "pass"],
+    ["2 out of 10: blurred", "fail"],
+  ])("reads %j: a score stated as the score, on the judge's scale (%s)", (answer, verdict) => {
+    expect(readVerdict(answer, { score_at_least: 7 }).verdict).toBe(verdict);
+  });
 });

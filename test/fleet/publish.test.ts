@@ -101,12 +101,12 @@ describe("a fleet without a shared folder", () => {
       const third = tempDir();
       const view = cli(["view", "--port", "0"], third);
       try {
-        const url = await new Promise<string>((resolve, reject) => {
+        const [url, token] = await new Promise<[string, string]>((resolve, reject) => {
           let seen = "";
           view.child.stdout?.on("data", (chunk: Buffer) => {
             seen += chunk.toString();
-            const found = /^(http:\/\/127\.0\.0\.1:\d+)\//m.exec(seen)?.[1];
-            if (found !== undefined) resolve(found);
+            const found = /^(http:\/\/127\.0\.0\.1:\d+)\/\?token=(\S+)$/m.exec(seen);
+            if (found !== null) resolve([found[1] as string, found[2] as string]);
           });
           void view.done.then((result) => reject(new Error(`gwrun view exited: ${result.stderr}`)));
         });
@@ -114,7 +114,10 @@ describe("a fleet without a shared folder", () => {
           "SELECT job_key, path FROM outputs WHERE path LIKE '%.png' ORDER BY path LIMIT 1",
         );
         const output = first[0] as { job_key: string; path: string };
-        const served = await fetch(`${url}/files/${output.job_key}/0/file`);
+        // Reading from storage takes the viewer's token; a file on disk does not.
+        const unasked = await fetch(`${url}/files/${output.job_key}/0/file`);
+        expect(unasked.status).toBe(403);
+        const served = await fetch(`${url}/files/${output.job_key}/0/file?token=${token}`);
         expect(served.status).toBe(200);
         expect(served.headers.get("content-type")).toBe("image/png");
         const object = await s3.get(`fleet/${output.path.replace(/^out\//, "")}`);

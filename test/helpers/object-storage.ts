@@ -255,3 +255,92 @@ export async function startFaultyFront(target: string, failPuts: number): Promis
     });
   return front;
 }
+
+/**
+ * A front to an object store that passes its first `passFirst` requests on (the check a run
+ * makes before it pays), then takes each request and never answers it — a storage that stopped
+ * answering — until `pass()`; `stall()` stops it again.
+ */
+export interface StallingFront {
+  endpoint: string;
+  /** Requests taken and left unanswered. */
+  stalled: number;
+  stall(): void;
+  pass(): void;
+  close(): Promise<void>;
+}
+
+export async function startStallingFront(target: string, passFirst = 0): Promise<StallingFront> {
+  const to = new URL(target);
+  let passed = 0;
+  let stalling = false;
+  let released = false;
+  const front: StallingFront = {
+    endpoint: "",
+    stalled: 0,
+    stall: () => {
+      stalling = true;
+    },
+    pass: () => {
+      stalling = false;
+      released = true;
+    },
+    close: async () => {},
+  };
+  const server: Server = createServer((incoming, answer) => {
+    if (stalling || (!released && passed >= passFirst)) {
+      front.stalled += 1;
+      incoming.resume();
+      return;
+    }
+    passed += 1;
+    const onward = httpRequest(
+      {
+        host: to.hostname,
+        port: to.port,
+        method: incoming.method,
+        path: incoming.url,
+        headers: incoming.headers,
+      },
+      (reply) => {
+        answer.writeHead(reply.statusCode ?? 502, reply.headers);
+        reply.pipe(answer);
+      },
+    );
+    onward.on("error", () => answer.destroy());
+    incoming.pipe(onward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  front.endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  front.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return front;
+}
+
+/** An object store that refuses every request with `message` as its error's text. */
+export async function startRefusingStore(
+  message: string,
+): Promise<{ endpoint: string; close(): Promise<void> }> {
+  const server = createServer((incoming, answer) => {
+    incoming.resume();
+    incoming.on("end", () =>
+      answer
+        .writeHead(403, { "content-type": "application/xml" })
+        .end(
+          `<?xml version="1.0"?><Error><Code>AccessDenied</Code><Message>${message}</Message></Error>`,
+        ),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

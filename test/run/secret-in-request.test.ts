@@ -1,9 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { CREDENTIAL_MIN_LENGTH, isCredentialName } from "../../src/core/secret-registry.js";
 import { checkManifestText } from "../../src/families/index.js";
 import { formatDiagnostic } from "../../src/manifest/index.js";
-import { isSecretName, SECRET_MIN_LENGTH } from "../../src/manifest/request-secrets.js";
 import { gwrun, gwrunAsync } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
 import { fastSettings, withRun } from "../helpers/run.js";
@@ -56,7 +56,7 @@ jobs:
     );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
-      "m.yaml:7:23  error prompt: holds the value of DEPLOY_TOKEN, a name that marks a secret",
+      "m.yaml:7:23  error prompt: holds the value of DEPLOY_TOKEN, a credential",
     );
     expect(result.stderr).toContain("hint: take DEPLOY_TOKEN out of this request field");
     expect(result.stderr).toContain("m.yaml:10:20  error prompt: holds the API key (GW_API_KEY)");
@@ -124,31 +124,37 @@ jobs:
     expect(shown).not.toContain(KEY);
   });
 
-  it(`item 6: values shorter than ${SECRET_MIN_LENGTH} characters and variables not named like secrets are left alone`, async () => {
+  it(`values shorter than ${CREDENTIAL_MIN_LENGTH} characters, a short one inside another word, and variables not named as credentials are left alone`, async () => {
     const yaml = `version: 1
 jobs:
-  - { id: hero, model: acme-image-2, prompt: "abcde in \${COLOUR}, \${SHORT_KEY}" }
+  - { id: hero, model: acme-image-2, prompt: "abcde in \${COLOUR}, batch 47115" }
 `;
     const checked = await checkManifestText(
       yaml,
       "m.yaml",
-      { GW_API_KEY: "abc", COLOUR: "a-long-colour-name", SHORT_KEY: "1234567" },
+      { GW_API_KEY: "abc", COLOUR: "a-long-colour-name", PIN_TOKEN: "4711" },
       0,
     );
     expect(checked.diagnostics.filter((d) => d.severity === "error")).toEqual([]);
     expect(checked.valid).toBe(true);
   });
 
-  it("item 6: names that mark a secret: *_KEY, *_TOKEN, *_SECRET, *PASSWORD*, in any case", () => {
+  it("names that mark a credential: a key, secret, token, password, PAT, webhook or auth word, in any case", () => {
     for (const name of [
       "GW_API_KEY",
       "github_token",
       "Client_Secret",
       "DB_PASSWORD",
-      "passwordfile",
+      "PGPASSWORD",
+      "AWS_SECRET_ACCESS_KEY",
+      "SECRET",
+      "APIKEY",
+      "GH_PAT",
+      "SLACK_WEBHOOK",
+      "KEY",
     ])
-      expect(isSecretName(name), name).toBe(true);
-    for (const name of ["KEYNOTE", "TOKENS", "MONKEY", "SECRETARY", "COLOUR", "KEY"])
-      expect(isSecretName(name), name).toBe(false);
+      expect(isCredentialName(name), name).toBe(true);
+    for (const name of ["KEYNOTE", "MONKEY", "SECRETARY", "COLOUR", "PWD", "PATH", "PATTERN"])
+      expect(isCredentialName(name), name).toBe(false);
   });
 });
