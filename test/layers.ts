@@ -88,6 +88,7 @@ export const E2E_TESTS: readonly string[] = [
   "test/run/records.test.ts",
   "test/run/refusals.test.ts",
   "test/run/rows.test.ts",
+  "test/run/run-end.test.ts",
   "test/run/run.test.ts",
   "test/run/secret-in-request.test.ts",
   "test/run/simulator-record.test.ts",

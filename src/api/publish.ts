@@ -1,6 +1,7 @@
 import { fileMatches } from "../core/output-files.js";
-import { type PublishTarget, publishTargetsOfRun } from "../manifest/index.js";
+import { publishTargetsOfRun } from "../manifest/index.js";
 import type { ObjectStorage } from "../publish/index.js";
+import { openStorage } from "../run/index.js";
 import type { OutputRow, RunRow, Store } from "../store/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { findRun, type StoreFlags, storeAt, withExistingStore } from "./store.js";
@@ -9,26 +10,6 @@ import { findRun, type StoreFlags, storeAt, withExistingStore } from "./store.js
  * Object storage around a run: opened and checked before anything is paid for, what the run
  * left unpublished sent as it ends, and `gwrun publish` for what is missing later.
  */
-
-/** Opens object storage and checks every target can be reached; throws with what to do. */
-export async function openPublishing(
-  targets: readonly PublishTarget[],
-  env: NodeJS.ProcessEnv,
-  folder: { store: Pick<Store, "publishingRuns">; outputDir: string },
-): Promise<ObjectStorage> {
-  const { openObjectStorage, checkTargets, refuseHeldTargets } = await import(
-    "../publish/index.js"
-  );
-  await refuseHeldTargets(folder.store, targets, folder.outputDir);
-  const storage = openObjectStorage(env);
-  try {
-    await checkTargets(storage, targets);
-  } catch (error) {
-    storage.client.destroy();
-    throw error;
-  }
-  return storage;
-}
 
 /**
  * `gwrun publish [run]`: every done output of the run checked in each target of its manifest's
@@ -50,7 +31,7 @@ export async function publishMissing(
     }
     let storage: ObjectStorage;
     try {
-      storage = await openPublishing(targets, env, { store, outputDir: run.output_dir });
+      storage = await openStorage(targets, env, { store, outputDir: run.output_dir });
     } catch (error) {
       say(error instanceof Error ? error.message : String(error));
       return ExitCode.Invalid;

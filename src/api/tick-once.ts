@@ -3,8 +3,8 @@ import type { CheckedManifest } from "../families/index.js";
 import { type Schedule, tickLabel } from "../manifest/index.js";
 import { describeHolder, idleTickReason, runTickUnderLease, tryLease } from "../schedule/index.js";
 import { TickTrigger } from "../store/index.js";
-import type { Executed, ExecuteOptions, RunFlags, RunHooks } from "./execute.js";
 import { ExitCode } from "./exit-codes.js";
+import type { Executed, ExecuteOptions, RunFlags, RunHooks } from "./run-hooks.js";
 import { openStoreAt, projectOf, storeAt } from "./store.js";
 
 /** How a tick's run is made: a checked manifest run, or a recorded run resumed. */

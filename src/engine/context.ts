@@ -85,6 +85,15 @@ export interface RunContext extends EngineOptions {
   files: FileWrites;
 }
 
+/**
+ * Why a task was not claimed: another process took it first (`taken`), or, in a fleet, its
+ * lane is full (`full`), the run's budget has no room (`budget`), it is gone (`gone`).
+ */
+export type ClaimRefusal = "taken" | "full" | "budget" | "gone";
+
+/** A claim's answer: the task, claimed, or why not. */
+export type Claim = { claimed: TaskRow } | { refused: ClaimRefusal };
+
 /** Each answers for its own task: whether the store moved it (another process may have first). */
 export interface TaskWrites {
   /**
@@ -92,8 +101,7 @@ export interface TaskWrites {
    * trip of its own (across processes) must not push a send past its turn into the next one's.
    */
   readonly claimFirst?: boolean;
-  /** The claimed task, or undefined when another process took it. */
-  claim(task: TaskRow): Promise<TaskRow | undefined>;
+  claim(task: TaskRow): Promise<Claim>;
   /** `duplicateOf`: the label of another task the gateway gave the same task id; not recorded. */
   receipt(receipt: Receipt): Promise<"recorded" | "lost" | { duplicateOf: string }>;
   /** True when this was the task's last output (it is downloaded now). */
@@ -102,22 +110,33 @@ export interface TaskWrites {
   checks(task: TaskRow, checks: readonly OutputCheck[]): Promise<boolean>;
 }
 
+/**
+ * What a driver brings of its own to a run's context: a pace shared beyond this process, and
+ * writes that hold caps across processes (made from the context they write for).
+ */
+export interface RunParts {
+  pace?: Pace;
+  writes?(context: Omit<RunContext, "writes">): TaskWrites;
+}
+
 export async function openRunContext(
   options: EngineOptions,
   signal: AbortSignal,
+  parts: RunParts = {},
 ): Promise<RunContext> {
   const { store, settings, clock, baseUrl } = options;
   forgetMadeFolders();
   const ceiling = perSecond(settings.limits.submitRate);
-  const learned = await store.learnedRate(baseUrl);
-  return {
+  const pace =
+    parts.pace ?? new SubmitPace(clock, ceiling, (await store.learnedRate(baseUrl)) ?? ceiling);
+  const context = {
     ...options,
     signal,
     retry: { ...settings.retry },
-    pace: new SubmitPace(clock, ceiling, learned ?? ceiling),
-    writes: taskWrites(options),
+    pace,
     files: options.files ?? nodeFileWrites,
   };
+  return { ...context, writes: parts.writes?.(context) ?? taskWrites(options) };
 }
 
 /**
@@ -128,11 +147,14 @@ export function taskWrites(
   { store, clock, emit }: Pick<EngineOptions, "store" | "clock" | "emit">,
   gather: { oneAtATime?: boolean } = {},
 ): TaskWrites {
-  const claim = batched(async (tasks: TaskRow[]) => {
+  const claim = batched(async (tasks: TaskRow[]): Promise<Claim[]> => {
     const { claimed, events } = await store.claimForSubmit(tasks, CLAIM_OWNER, clock.now());
     publish({ emit }, events);
     const byKey = new Map(claimed.map((task) => [task.key, task]));
-    return tasks.map((task) => byKey.get(task.key));
+    return tasks.map((task) => {
+      const row = byKey.get(task.key);
+      return row === undefined ? { refused: "taken" } : { claimed: row };
+    });
   }, gather);
   const receipt = batched(async (receipts: Receipt[]) => {
     const { events, duplicates } = await store.recordReceipts(receipts, clock.now());

@@ -23,12 +23,15 @@ export {
 } from "./admission.js";
 export { batched } from "./batch.js";
 export {
+  type Claim,
+  type ClaimRefusal,
   type DownloadCaps,
   type EngineOptions,
   type Estimated,
   openRunContext,
   publish,
   type RunContext,
+  type RunParts,
   type RunResult,
   runResult,
   type TaskWrites,
@@ -53,7 +56,13 @@ export { isStuckReason } from "./poll-trouble.js";
 export type { OutputVerdict, PostProcess } from "./post-process.js";
 export type { OutputPublisher } from "./published.js";
 export { EXIT_BY_END, STATUS_BY_END } from "./run-end.js";
-export { notifyRunEnd, OUTCOME_BY_END, type RunEndNote, runEndNote } from "./run-notify.js";
+export {
+  type NotifyOptions,
+  notifyRunEnd,
+  OUTCOME_BY_END,
+  type RunEndNote,
+  runEndNote,
+} from "./run-notify.js";
 export { RunStart, startRun } from "./run-start.js";
 export {
   afterDownload,

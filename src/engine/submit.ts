@@ -2,7 +2,7 @@ import { coerceError, ErrorCode } from "../core/errors.js";
 import { ruleFor, usageCost } from "../families/index.js";
 import { GatewayError, gatewayText, isRetryable } from "../gateway/index.js";
 import { type TaskRow, TaskState } from "../store/index.js";
-import { publish, type RunContext } from "./context.js";
+import { type Claim, type ClaimRefusal, publish, type RunContext } from "./context.js";
 import { type CallTally, type PacedCallDeps, pacedCall } from "./paced-call.js";
 import { isStoreUnusable } from "./store-fault.js";
 import { answerRow, callTextTask, type TextTaskResult } from "./text-tasks.js";
@@ -16,8 +16,8 @@ import { HeldSubmit, submitMayHaveArrived } from "./unknown-submit.js";
 
 /** How a submit ended, for the engine's bookkeeping (the store has recorded it). */
 export type Sent =
-  /** Not sent: the run stopped first, or another process claimed it. */
-  | { kind: "not-sent"; unknownSubmits: 0 }
+  /** Not sent: the run stopped first, or its claim was refused (`refused`: why). */
+  | { kind: "not-sent"; refused?: ClaimRefusal; unknownSubmits: 0 }
   /** The gateway holds it: poll from `nextPollAt`. */
   | { kind: "polling"; task: TaskRow; nextPollAt: number; unknownSubmits: number }
   /** A text answer, on disk and recorded: check it. */
@@ -46,20 +46,20 @@ async function claimInTurn(
   task: TaskRow,
   context: RunContext,
   mayStillSend: () => boolean,
-): Promise<TaskRow | undefined> {
+): Promise<Claim | undefined> {
   const { signal } = context;
   const mayGo = () => !signal.aborted && mayStillSend();
   if (context.writes.claimFirst !== true) {
     await context.pace.acquire(signal).catch(() => undefined);
     return mayGo() ? await context.writes.claim(task) : undefined;
   }
-  const claimed = mayGo() ? await context.writes.claim(task) : undefined;
-  if (claimed === undefined) return undefined;
+  const claim = mayGo() ? await context.writes.claim(task) : undefined;
+  if (claim === undefined || "refused" in claim) return claim;
   await context.pace.acquire(signal).catch(() => undefined);
-  if (mayGo()) return claimed;
+  if (mayGo()) return claim;
   // Halted or stopping while it waited: never sent, so back to pending, nothing unknown.
   await context.store.releaseClaim(
-    claimed,
+    claim.claimed,
     { reason: null, unknownSubmits: 0 },
     context.clock.now(),
   );
@@ -77,8 +77,10 @@ export async function sendTask(
   answered?: () => void,
 ): Promise<Sent> {
   const { store, clock, emit, signal } = context;
-  const sent = await claimInTurn(task, context, mayStillSend);
-  if (sent === undefined) return { kind: "not-sent", unknownSubmits: 0 };
+  const claim = await claimInTurn(task, context, mayStillSend);
+  if (claim === undefined) return { kind: "not-sent", unknownSubmits: 0 };
+  if ("refused" in claim) return { kind: "not-sent", refused: claim.refused, unknownSubmits: 0 };
+  const sent = claim.claimed;
   const outcome = await submitTask(sent, context, (chars) =>
     emit({ type: "text:progress", key: sent.key, label: sent.label, chars }),
   );

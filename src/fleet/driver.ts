@@ -2,7 +2,6 @@ import { systemClock } from "../core/clock.js";
 import { ErrorCode, GwError } from "../core/errors.js";
 import {
   type EngineEvent,
-  type RunEnd,
   type RunResult,
   RunStart,
   runResult,
@@ -13,7 +12,7 @@ import { isSimulator } from "../manifest/index.js";
 import type { RunWork } from "../run/index.js";
 import type { PgStore, Store } from "../store/index.js";
 import { startDependants } from "./endings.js";
-import type { FleetRun } from "./fleet-run.js";
+import { type FleetRun, haltOf } from "./fleet-run.js";
 import { followRun } from "./follow.js";
 import { openFleetRun } from "./open-run.js";
 import { settleFleetRun } from "./settle.js";
@@ -94,9 +93,13 @@ export class FleetDriver {
       await worker.stop();
     }
     const row = await store.fleet.fleetRun(id);
-    const halt = this.#stop.signal.aborted ? "interrupted" : (row?.halt ?? undefined);
+    const halt = this.#stop.signal.aborted
+      ? "interrupted"
+      : row === undefined
+        ? undefined
+        : haltOf(row);
     const unknown = await store.fleet.unknownSubmitsOf(id);
-    const result = await runResult(store, id, halt as RunEnd | undefined, unknown);
+    const result = await runResult(store, id, halt, unknown);
     this.#options.emit({ type: "run:finished", ...result });
     return { result, recorded: row?.status !== "running", reported };
   }

@@ -1,4 +1,5 @@
-import { capacityLane, type RunContext } from "../engine/index.js";
+import { capacityLane, type RunContext, type RunEnd, STATUS_BY_END } from "../engine/index.js";
+import type { Releasers } from "../run/index.js";
 import type { ClaimLimits, FleetRunRow, PgStore, ProjectPaths, TaskRow } from "../store/index.js";
 
 /**
@@ -12,9 +13,7 @@ export interface FleetRun {
   /** The gateway account: runs against one gateway share one pace and one poll leader. */
   readonly account: string;
   /** Why its submits stopped, as last read or set; undefined while they go on. */
-  halt: string | undefined;
-  /** Why the last claim of a task was refused, by key (read once). */
-  readonly refusals: Map<string, "full" | "budget" | "gone">;
+  halt: RunEnd | undefined;
   /**
    * Tasks a submit job claimed together before sending the first, by key: each is handed to
    * one send (taken out as it is), and a job that ends before sending one gives it back.
@@ -27,7 +26,8 @@ export interface FleetRun {
    * `gwrun worker` works runs of any project); undefined when they are the worker's store's.
    */
   readonly paths?: ProjectPaths;
-  close: () => Promise<void>;
+  /** What the run opened for this worker (its pace, gateway, storage), released with it. */
+  readonly releasers: Releasers;
 }
 
 /** Opens a recorded run for this worker; undefined when this process cannot work it. */
@@ -44,14 +44,20 @@ export function claimLimits(context: Pick<RunContext, "settings">, task: TaskRow
   };
 }
 
+/** A run's recorded halt as the engine names its ending; undefined while submits go on. */
+export function haltOf(row: Pick<FleetRunRow, "halt">): RunEnd | undefined {
+  const { halt } = row;
+  return halt !== null && Object.hasOwn(STATUS_BY_END, halt) ? (halt as RunEnd) : undefined;
+}
+
 /** Stops the run's submits for every worker; the first reason stays. */
 export async function haltRun(
   store: PgStore,
   run: FleetRun,
-  halt: string,
+  halt: RunEnd,
   message: string,
 ): Promise<void> {
   run.halt ??= halt;
   if (await store.fleet.haltRun(run.id, halt, message))
-    run.context.emit({ type: "run:stopping", reason: halt as never, message });
+    run.context.emit({ type: "run:stopping", reason: halt, message });
 }

@@ -3,8 +3,8 @@ import { CLAIM_OWNER } from "../core/process.js";
 import { type EngineEvent, openRunContext } from "../engine/index.js";
 import { type CheckedManifest, checkManifestText } from "../families/index.js";
 import { hasMaskedKey, perSecond, resolvedManifest } from "../manifest/index.js";
-import { engineOptions, openGateway, type RunWork } from "../run/index.js";
-import { inProject, locatedRun, type PgStore, projectPaths } from "../store/index.js";
+import { engineOptions, openGateway, Releasers, type RunWork } from "../run/index.js";
+import { inProject, locatedRun, type PgStore, projectPaths, type TaskRow } from "../store/index.js";
 import type { FleetRun, OpenRun } from "./fleet-run.js";
 import { checkMarker, writeMarker } from "./output-marker.js";
 import { openFleetPace } from "./pace.js";
@@ -21,30 +21,32 @@ export async function openFleetRun(
   store: PgStore,
   work: RunWork,
   owner = CLAIM_OWNER,
+  releasers = new Releasers(),
 ): Promise<FleetRun> {
-  const abort = new AbortController();
+  const abort = releasers.push(new AbortController(), (controller) => controller.abort());
   // Each of a worker's jobs under way waits on it (retries, turns at the pace).
   setMaxListeners(0, abort.signal);
-  const context = await openRunContext(await engineOptions(work), abort.signal);
-  const run: FleetRun = {
+  const options = await engineOptions(work);
+  // One pace for every worker on the account, timed by the database's clock.
+  const ceiling = perSecond(work.settings.limits.submitRate);
+  const pace = releasers.push(
+    await openFleetPace(store, options.clock, work.baseUrl, ceiling),
+    (opened) => opened.close(),
+  );
+  const claimedAhead = new Map<string, TaskRow>();
+  const context = await openRunContext(options, abort.signal, {
+    pace,
+    writes: (opened) => fleetWrites(store, opened, claimedAhead, owner),
+  });
+  return {
     id: work.runId,
     context,
     account: work.baseUrl,
     halt: undefined,
-    refusals: new Map(),
-    claimedAhead: new Map(),
+    claimedAhead,
     owner,
-    close: async () => {
-      abort.abort();
-      await pace.close();
-    },
+    releasers,
   };
-  context.writes = fleetWrites(store, context, run, owner);
-  // One pace for every worker on the account, timed by the database's clock.
-  const ceiling = perSecond(context.settings.limits.submitRate);
-  const pace = await openFleetPace(store, context.clock, run.account, ceiling);
-  context.pace = pace;
-  return run;
 }
 
 /**
@@ -74,15 +76,21 @@ export function storedRunOpener(
     if (!checked.valid || settings === undefined)
       throw new Error(`the manifest run ${row.id} recorded does not check on this host`);
     // Outputs published to object storage need no shared folder: each host keeps its own.
-    const storage =
-      settings.output.publish.length > 0
-        ? (await import("../publish/index.js")).openObjectStorage(process.env)
-        : undefined;
-    if (storage === undefined) checkMarker(row.output_dir, await store.fleet.storeId());
-    const gateway = await openGateway(settings, row.base_url, hasMaskedKey(checked.source));
-    const run = await openFleetRun(
-      store,
-      {
+    const releasers = new Releasers();
+    try {
+      const storage =
+        settings.output.publish.length > 0
+          ? releasers.push(
+              (await import("../publish/index.js")).openObjectStorage(process.env),
+              (opened) => opened.client.destroy(),
+            )
+          : undefined;
+      if (storage === undefined) checkMarker(row.output_dir, await store.fleet.storeId());
+      const gateway = releasers.push(
+        await openGateway(settings, row.base_url, hasMaskedKey(checked.source)),
+        (opened) => opened.close(),
+      );
+      const work = {
         store,
         gateway,
         runId: row.id,
@@ -93,17 +101,14 @@ export function storedRunOpener(
         force: false,
         emit,
         storage,
-      },
-      owner,
-    );
-    const closeRun = run.close;
-    run.close = async () => {
-      await closeRun();
-      await gateway.close();
-      storage?.client.destroy();
-    };
-    // The run is held by its writes: it is completed in place, not copied.
-    return Object.assign(run, { paths });
+      };
+      const run = await openFleetRun(store, work, owner, releasers);
+      // The run is held by its writes: it is completed in place, not copied.
+      return { ...run, paths };
+    } catch (error) {
+      await releasers.release();
+      throw error;
+    }
   };
 }
 

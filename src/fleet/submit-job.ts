@@ -147,14 +147,12 @@ async function submitTask(
   answered: () => void,
 ): Promise<void> {
   const { store } = deps;
-  const { key } = task;
   for (;;) {
     deps.mayClaim();
     if (run.halt !== undefined) return;
     const sent = await sendTask(task, run.context, () => run.halt === undefined, answered);
-    const refused = run.refusals.get(key);
-    run.refusals.delete(key);
     if (sent.kind === "not-sent") {
+      const { refused } = sent;
       // The lane is full fleet-wide: the claim says so before any turn is taken.
       if (refused === "full") {
         await deps.wait(ROOM_POLL_MS);

@@ -8,7 +8,7 @@ import { coerceError } from "../core/errors.js";
 import { CLAIM_OWNER } from "../core/process.js";
 import { type FleetRunRow, type PgStore, QUEUES } from "../store/index.js";
 import { downloadJob } from "./download-job.js";
-import type { FleetRun, OpenRun } from "./fleet-run.js";
+import { type FleetRun, haltOf, type OpenRun } from "./fleet-run.js";
 import { PollLeader } from "./poll-leader.js";
 import { reap } from "./reaper.js";
 import { type RunWorkEnd, runEndedLine, runStartedLine } from "./run-log.js";
@@ -187,7 +187,7 @@ export class FleetWorker {
     for (const id of [...this.#working.keys()]) await this.#endWork(id, "stopped");
     await Promise.all([...this.#leaders.values()].map((leader) => leader.release()));
     await this.#options.store.fleet.workerStopped(this.id).catch(() => {});
-    for (const opening of this.#runs.values()) await (await opening)?.close();
+    for (const opening of this.#runs.values()) await (await opening)?.releasers.release();
   }
 
   #queuePool(max: number): Pool {
@@ -221,7 +221,7 @@ export class FleetWorker {
     if (row === undefined) return undefined;
     try {
       const run = await this.#options.openRun(row);
-      if (run !== undefined) run.halt = row.halt ?? undefined;
+      if (run !== undefined) run.halt = haltOf(row);
       if (run !== undefined && this.#options.logRuns === true) {
         this.#working.set(id, row.name);
         this.#options.log(runStartedLine(row));
@@ -284,7 +284,7 @@ export class FleetWorker {
       for (const row of active) {
         if (this.#options.onlyRun !== undefined && row.id !== this.#options.onlyRun) continue;
         const run = await this.#runOf(row.id).catch(() => undefined);
-        if (run !== undefined) run.halt = row.halt ?? undefined;
+        if (run !== undefined) run.halt = haltOf(row);
         if (row.queued && !(await store.fleet.hasWorkLeft(row.id, row.halt !== null)))
           await this.#options.settle(row);
       }

@@ -4,15 +4,15 @@ import { claimLimits, type FleetRun } from "./fleet-run.js";
 
 /**
  * A fleet run's claims and receipts: a claim holds the lane's cap and the budget for the whole
- * fleet (a refusal is noted for the submit job to read); a receipt is recorded only while the
- * claim is still this worker's, else kept as an orphan (reported lost to the engine's code).
- * Every write is a round trip to PostgreSQL: what a worker's submits and downloads ask for
- * while one is under way goes together in the next (`batched`, one at a time).
+ * fleet (a refusal says why, for the submit job); a receipt is recorded only while the claim
+ * is still this worker's, else kept as an orphan (reported lost to the engine's code). Every
+ * write is a round trip to PostgreSQL: what a worker's submits and downloads ask for while
+ * one is under way goes together in the next (`batched`, one at a time).
  */
 export function fleetWrites(
   store: PgStore,
-  context: RunContext,
-  run: Pick<FleetRun, "refusals" | "claimedAhead">,
+  context: Omit<RunContext, "writes">,
+  claimedAhead: FleetRun["claimedAhead"],
   owner: string,
 ): TaskWrites {
   const { clock } = context;
@@ -34,10 +34,10 @@ export function fleetWrites(
     claimFirst: true,
     claim: async (task) => {
       // Claimed already, with the other tasks of its submit job: sent by this one call.
-      const ahead = run.claimedAhead.get(task.key);
+      const ahead = claimedAhead.get(task.key);
       if (ahead !== undefined) {
-        run.claimedAhead.delete(task.key);
-        return ahead;
+        claimedAhead.delete(task.key);
+        return { claimed: ahead };
       }
       const claim = await store.fleet.claimWithin(
         task,
@@ -45,12 +45,9 @@ export function fleetWrites(
         claimLimits(context, task),
         clock.now(),
       );
-      if ("refused" in claim) {
-        run.refusals.set(task.key, claim.refused);
-        return undefined;
-      }
+      if ("refused" in claim) return { refused: claim.refused };
       publish(context, claim.events);
-      return claim.claimed;
+      return { claimed: claim.claimed };
     },
     receipt,
   };
