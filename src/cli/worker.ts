@@ -1,21 +1,14 @@
 import type { Command } from "commander";
 import { ExitCode, isPostgres, openRecordAt, storeAt, storeName } from "../api/index.js";
-import { systemClock } from "../core/clock.js";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { terminalText } from "../core/text-filter.js";
 import {
-  checkMarker,
-  DEFAULT_LEASE_MS,
-  FleetWorker,
   isFleetStore,
-  runProject,
-  settleFleetRun,
-  storedRunOpener,
+  startWorkerProcess,
   WORKER_CONCURRENCY,
   WORKER_DOWNLOADS,
 } from "../fleet/index.js";
-import { parseDuration, publishTargetsOfRun } from "../manifest/index.js";
-import { inProject, locatedRun, type PgStore, projectPaths } from "../store/index.js";
+import { parseDuration } from "../manifest/index.js";
 import { err } from "./output.js";
 import { storeOption } from "./store-options.js";
 
@@ -45,27 +38,19 @@ export async function runWorker(flags: WorkerFlags): Promise<ExitCode> {
   const store = await openRecordAt(location);
   if (!isFleetStore(store)) throw new Error("not a PostgreSQL store");
   try {
-    await refuseUnseenFolders(store, at.project);
     const name = flags.name ?? `worker-${process.pid}`;
     // A line may carry a gateway's words: none drives the terminal.
     const log = (line: string) => err(terminalText(`gwrun worker ${name}: ${line}`));
-    const worker = new FleetWorker({
+    const worker = await startWorkerProcess({
       store,
+      project: at.project,
       name,
       concurrency: count(flags.concurrency, "--concurrency", WORKER_CONCURRENCY),
       downloads: count(flags.downloads, "--downloads", WORKER_DOWNLOADS),
       onlyRun: flags.run === undefined ? undefined : count(flags.run, "--run", 0),
-      openRun: storedRunOpener(store, at.project, () => {}),
-      settle: async (row) => {
-        const paths = projectPaths(runProject(row, at.project));
-        await settleFleetRun(inProject(store, paths.root), locatedRun(paths, row), log);
-      },
-      clock: systemClock,
-      leaseMs: flags.lease === undefined ? DEFAULT_LEASE_MS : leaseOf(flags.lease),
+      leaseMs: flags.lease === undefined ? undefined : leaseOf(flags.lease),
       log,
-      logRuns: true,
     });
-    await worker.start();
     err(
       `gwrun worker ${name} (${worker.id}) works ${storeName(location)}; SIGTERM or Ctrl-C stops it`,
     );
@@ -84,19 +69,6 @@ export async function runWorker(flags: WorkerFlags): Promise<ExitCode> {
     return ExitCode.Ok;
   } finally {
     await store.close();
-  }
-}
-
-/**
- * A worker that cannot see a running run's shared output folder must not start: it would redo.
- * A run that publishes its outputs to object storage has no shared folder.
- */
-async function refuseUnseenFolders(store: PgStore, project: string): Promise<void> {
-  const id = await store.fleet.storeId();
-  for (const run of await store.fleet.activeRuns()) {
-    if (publishTargetsOfRun(run, process.env).length > 0) continue;
-    const paths = projectPaths(runProject(run, project));
-    checkMarker(paths.absolute(run.output_dir), id);
   }
 }
 

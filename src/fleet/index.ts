@@ -23,4 +23,5 @@ export { runProject } from "./run-project.js";
 export { settleFleetRun } from "./settle.js";
 export { DEFAULT_LEASE_MS, fleetTiming } from "./timing.js";
 export { FleetWorker, type WorkerOptions } from "./worker.js";
+export { startWorkerProcess, type WorkerProcess } from "./worker-process.js";
 export { fleetWrites } from "./writes.js";

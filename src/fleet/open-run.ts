@@ -3,7 +3,7 @@ import { CLAIM_OWNER } from "../core/process.js";
 import { type EngineEvent, openRunContext } from "../engine/index.js";
 import { type CheckedManifest, checkManifestText } from "../families/index.js";
 import { hasMaskedKey, perSecond, resolvedManifest } from "../manifest/index.js";
-import { engineOptions, openGateway, Releasers, type RunWork } from "../run/index.js";
+import { engineOptions, openRun, Releasers, type RunWork } from "../run/index.js";
 import { inProject, locatedRun, type PgStore, projectPaths, type TaskRow } from "../store/index.js";
 import type { FleetRun, OpenRun } from "./fleet-run.js";
 import { checkMarker, writeMarker } from "./output-marker.js";
@@ -76,23 +76,18 @@ export function storedRunOpener(
     if (!checked.valid || settings === undefined)
       throw new Error(`the manifest run ${row.id} recorded does not check on this host`);
     // Outputs published to object storage need no shared folder: each host keeps its own.
-    const releasers = new Releasers();
+    if (settings.output.publish.length === 0)
+      checkMarker(row.output_dir, await store.fleet.storeId());
+    const session = await openRun({
+      settings,
+      baseUrl: row.base_url,
+      keyMasked: hasMaskedKey(checked.source),
+      env: process.env,
+    });
     try {
-      const storage =
-        settings.output.publish.length > 0
-          ? releasers.push(
-              (await import("../publish/index.js")).openObjectStorage(process.env),
-              (opened) => opened.client.destroy(),
-            )
-          : undefined;
-      if (storage === undefined) checkMarker(row.output_dir, await store.fleet.storeId());
-      const gateway = releasers.push(
-        await openGateway(settings, row.base_url, hasMaskedKey(checked.source)),
-        (opened) => opened.close(),
-      );
       const work = {
         store,
-        gateway,
+        gateway: session.gateway,
         runId: row.id,
         settings,
         jobs: checked.jobs,
@@ -100,13 +95,13 @@ export function storedRunOpener(
         baseUrl: row.base_url,
         force: false,
         emit,
-        storage,
+        storage: session.storage,
       };
-      const run = await openFleetRun(store, work, owner, releasers);
+      const run = await openFleetRun(store, work, owner, session.releasers);
       // The run is held by its writes: it is completed in place, not copied.
       return { ...run, paths };
     } catch (error) {
-      await releasers.release();
+      await session.release();
       throw error;
     }
   };

@@ -2,16 +2,13 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { systemClock } from "../../src/core/clock.js";
-import { FleetWorker, runProject, settleFleetRun, storedRunOpener } from "../../src/fleet/index.js";
+import { type FleetWorker, startWorkerProcess } from "../../src/fleet/index.js";
 import { startSimulator } from "../../src/sim/index.js";
 import {
   inProject,
-  locatedRun,
   openPgStore,
   openStore,
   type PgStore,
-  projectPaths,
   type Store,
 } from "../../src/store/index.js";
 import { gwrunAsync } from "../helpers/cli.js";
@@ -128,22 +125,17 @@ describe("one run core, two drivers", () => {
         const store = await openPgStore(url);
         stores.push(store);
         const id = `${name}@drivers-agree`;
-        const worker = new FleetWorker({
+        const worker = await startWorkerProcess({
           store,
+          project: fleet.dir,
           id,
           name,
           concurrency: 4,
           downloads: 2,
-          openRun: storedRunOpener(store, fleet.dir, () => {}, id),
-          settle: async (row) => {
-            const paths = projectPaths(runProject(row, fleet.dir));
-            await settleFleetRun(inProject(store, paths.root), locatedRun(paths, row), () => {});
-          },
-          clock: systemClock,
           log: () => {},
+          logRuns: false,
         });
         workers.push(worker);
-        await worker.start();
       }
       const db = new pg.Pool({ connectionString: url, max: 1 });
       try {
