@@ -48,6 +48,13 @@ export { type RawRequest, validateRawRequest } from "./raw-request.js";
 export { type Decision, reviewedRun } from "./reviewed-run.js";
 export { diagnosticText, type RunEvent, RunHandle, type RunOutcome } from "./run-handle.js";
 export { type RetryChoice, resumeRunWith, retryRunWith, runManifestWith } from "./runs.js";
+export {
+  loadScheduled,
+  runSchedules,
+  type ScheduleDaemon,
+  type ScheduleFlags,
+  scheduleStore,
+} from "./schedule.js";
 export { type JobStatus, latestRuns, type RunListing, type RunStatus, statusOf } from "./status.js";
 export {
   dbPath,

@@ -45,8 +45,6 @@ export interface Underway {
 export interface ExecuteOptions {
   /** When the run is asked for, ms (default now): picks a scheduled manifest's tick. */
   at?: number;
-  /** The caller holds the manifest's lease and records its tick (the scheduler does). */
-  underLease?: boolean;
 }
 
 export interface Executed {

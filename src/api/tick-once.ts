@@ -3,27 +3,19 @@ import type { CheckedManifest } from "../families/index.js";
 import { type Schedule, tickLabel } from "../manifest/index.js";
 import { describeHolder, idleTickReason, runTickUnderLease, tryLease } from "../schedule/index.js";
 import { TickTrigger } from "../store/index.js";
+import { executeChecked, executeUnderLease } from "./execute-checked.js";
 import { ExitCode } from "./exit-codes.js";
-import type { Executed, ExecuteOptions, RunFlags, RunHooks } from "./run-hooks.js";
+import type { Executed, RunFlags, RunHooks } from "./run-hooks.js";
 import { openStoreAt, projectOf, storeAt } from "./store.js";
 
-/** How a tick's run is made: a checked manifest run, or a recorded run resumed. */
-export interface TickExecutors {
-  checked(
-    file: string,
-    checked: CheckedManifest,
-    runId: number | undefined,
-    flags: RunFlags,
-    hooks: RunHooks,
-  ): Promise<Executed>;
-  manifest(
-    file: string,
-    text: string,
-    runId: number | undefined,
-    flags: RunFlags,
-    hooks: RunHooks,
-    options: ExecuteOptions,
-  ): Promise<Executed>;
+/** A run asked of a scheduled manifest, checked. */
+export interface TickAsked {
+  file: string;
+  checked: CheckedManifest;
+  /** The run to continue; undefined for a new one. */
+  runId: number | undefined;
+  flags: RunFlags;
+  hooks: RunHooks;
 }
 
 /**
@@ -33,14 +25,11 @@ export interface TickExecutors {
  * due, says so and exits 6: a cron line out of step with the schedule does not pass unseen.
  */
 export async function runTickOnce(
-  file: string,
-  checked: CheckedManifest,
-  runId: number | undefined,
-  flags: RunFlags,
-  hooks: RunHooks,
-  tick: { name: string; schedule: Schedule; tick: number },
-  execute: TickExecutors,
+  asked: TickAsked,
+  at: { name: string; schedule: Schedule; tick: number; due: boolean },
 ): Promise<Executed> {
+  const { file, checked, runId, flags, hooks } = asked;
+  const tick = { name: at.name, schedule: at.schedule, tick: at.tick };
   const store = await openStoreAt(storeAt(flags, projectOf(file)));
   try {
     const lease = await tryLease(store, tick.name, systemClock, {
@@ -66,7 +55,7 @@ export async function runTickOnce(
         runId === undefined && flags.force !== true
           ? await idleTickReason(store, tick.name, tick.schedule, {
               tick: tick.tick,
-              due: checked.expanded.moment.due,
+              due: at.due,
             })
           : undefined;
       if (idle !== undefined) {
@@ -79,20 +68,17 @@ export async function runTickOnce(
         ...tick,
         trigger: TickTrigger.Run,
         clock: systemClock,
-        run: async ({ tick: at, resume }) => {
+        run: async ({ tick: when, resume }) => {
           const done =
             resume === undefined
-              ? await execute.checked(file, checked, runId, flags, hooks)
-              : await execute.manifest(
+              ? await executeChecked(file, checked, runId, flags, hooks)
+              : await executeUnderLease(
                   resume.manifest_path,
                   resume.manifest_text,
                   resume.id,
                   flags,
                   hooks,
-                  {
-                    at,
-                    underLease: true,
-                  },
+                  when,
                 );
           return { exitCode: done.exit, runId: done.runId };
         },

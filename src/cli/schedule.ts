@@ -2,22 +2,15 @@ import { appendFileSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import {
   ExitCode,
-  executeManifest,
-  openStoreAt,
-  projectOf,
+  loadScheduled,
   type RunFlags,
-  type StoreAt,
-  storeAt,
-  storeName,
+  runSchedules,
+  scheduleStore,
   withStore,
 } from "../api/index.js";
-import { systemClock } from "../core/clock.js";
 import { ErrorCode, GwError } from "../core/errors.js";
-import { readNamedFile } from "../core/file-gate.js";
-import { plural } from "../core/words.js";
-import { checkManifestFile } from "../families/index.js";
 import { nextTicks, tickLabel } from "../manifest/index.js";
-import { describeHolder, type ScheduledManifest, Scheduler } from "../schedule/index.js";
+import { describeHolder, type ScheduledManifest } from "../schedule/index.js";
 import { err, out, printDiagnostics } from "./output.js";
 import { logHooks } from "./run.js";
 
@@ -42,7 +35,9 @@ export async function schedule(files: readonly string[], flags: ScheduleFlags): 
     throw new GwError(ErrorCode.Usage, "give at least one manifest with schedule:");
   const manifests: ScheduledManifest[] = [];
   for (const file of files) {
-    const loaded = await loadScheduled(file);
+    const loaded = await loadScheduled(file, (checked) =>
+      printDiagnostics(checked.diagnostics, checked.shownText),
+    );
     if (typeof loaded === "string") {
       err(`${file}: ${loaded}; nothing was scheduled`);
       return ExitCode.Invalid;
@@ -61,89 +56,37 @@ export async function schedule(files: readonly string[], flags: ScheduleFlags): 
   return runDaemon(manifests, flags);
 }
 
-/** A valid manifest with a schedule, or what is wrong with it (diagnostics printed unless quiet). */
-async function loadScheduled(file: string, quiet = false): Promise<ScheduledManifest | string> {
-  const checked = await checkManifestFile(file);
-  if (!quiet) printDiagnostics(checked.diagnostics, checked.shownText);
-  const settings = checked.expanded.settings;
-  if (!checked.valid || settings === undefined) return "invalid";
-  if (settings.schedule === undefined) {
-    return 'has no schedule: (add e.g. schedule: { cron: "0 6 * * *", timezone: "Europe/Berlin" })';
-  }
-  return { file: path.resolve(file), name: settings.name, schedule: settings.schedule };
-}
-
 async function runDaemon(
   manifests: readonly ScheduledManifest[],
   flags: ScheduleFlags,
 ): Promise<ExitCode> {
   const log = logWriter(flags.log);
-  // One database holds the ticks, leases and runs of every manifest scheduled here.
-  const at = scheduleDb(manifests, flags);
-  const store = await openStoreAt(at);
-  const runFlags: RunFlags = { db: at.location, baseUrl: flags.baseUrl, quiet: true };
-  const scheduler = new Scheduler({
-    store,
-    clock: systemClock,
-    async load(file) {
-      const loaded = await loadScheduled(file, true);
-      if (typeof loaded === "string") throw new Error(loaded);
-      return loaded;
-    },
-    run:
-      (manifest) =>
-      async ({ tick, resume }) => {
-        // "gwrun: " gives way to the manifest's name; the simulator's mark stays.
-        const prefix = (line: string) =>
-          log(
-            `${manifest.name}: ${line.replace(/^gwrun(?: (\(simulator\)))?: /, (_, sim) => (sim === undefined ? "" : `${sim} `))}`,
-          );
-        const done =
-          resume === undefined
-            ? await executeManifest(
-                manifest.file,
-                await readNamedFile(manifest.file),
-                undefined,
-                runFlags,
-                logHooks(prefix),
-                { at: tick, underLease: true },
-              )
-            : await executeManifest(
-                resume.manifest_path,
-                resume.manifest_text,
-                resume.id,
-                runFlags,
-                logHooks(prefix),
-                { at: tick, underLease: true },
-              );
-        return { exitCode: done.exit, runId: done.runId };
-      },
-    log,
-  });
+  const stopping = new AbortController();
   const stop = () => {
     log("stopping: no more ticks (a run under way stops and resumes at the next start)");
-    scheduler.stop();
+    stopping.abort();
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
-  log(
-    `gwrun schedule: ${plural(manifests.length, "manifest")}, state in ${storeName(at.location)}`,
-  );
   try {
-    await scheduler.run(manifests);
-    log("gwrun schedule: stopped");
+    await runSchedules({
+      manifests,
+      flags,
+      // "gwrun: " gives way to the manifest's name; the simulator's mark stays.
+      hooks: (manifest) =>
+        logHooks((line) =>
+          log(
+            `${manifest.name}: ${line.replace(/^gwrun(?: (\(simulator\)))?: /, (_, sim) => (sim === undefined ? "" : `${sim} `))}`,
+          ),
+        ),
+      log,
+      signal: stopping.signal,
+    });
     return ExitCode.Ok;
   } finally {
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
-    await store.close();
   }
-}
-
-/** The state database of scheduled manifests: `--db`, else the first manifest's project's. */
-function scheduleDb(manifests: readonly ScheduledManifest[], flags: ScheduleFlags): StoreAt {
-  const first = manifests[0];
-  return storeAt(flags, first === undefined ? undefined : projectOf(first.file));
 }
 
 /** Lines with the time in front, appended to `file` (made if missing), else to stderr. */
@@ -160,7 +103,7 @@ function listSchedules(
   manifests: readonly ScheduledManifest[],
   flags: ScheduleFlags,
 ): Promise<ExitCode> {
-  return withStore(scheduleDb(manifests, flags), async (store) => {
+  return withStore(scheduleStore(manifests, flags), async (store) => {
     const now = Date.now();
     if (flags.json === true) {
       const listed = [];

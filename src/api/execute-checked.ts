@@ -1,0 +1,63 @@
+import { type CheckedManifest, checkManifestText } from "../families/index.js";
+import { driveRun } from "./drive-run.js";
+import { ExitCode } from "./exit-codes.js";
+import { HeldManifest } from "./held-manifest.js";
+import { openManifestRun, recordRun } from "./open-manifest-run.js";
+import type { Executed, RunFlags, RunHooks } from "./run-hooks.js";
+
+/** Nothing ran: the manifest is invalid. */
+const INVALID: Executed = { exit: ExitCode.Invalid, runId: undefined };
+
+/**
+ * A manifest checked for a run as of `at`, its diagnostics told; undefined (and said) when it
+ * is invalid. Held as a run keeps it: its tasks are made again, page by page, when recorded.
+ */
+export async function checkForRun(
+  file: string,
+  text: string,
+  hooks: RunHooks,
+  at: number,
+): Promise<CheckedManifest | undefined> {
+  const checked = await checkManifestText(text, file, hooks.env, at, { hold: "templates" });
+  hooks.checked(checked);
+  if (checked.valid && checked.expanded.settings !== undefined) return checked;
+  hooks.say(`${file}: invalid; nothing was submitted`);
+  return undefined;
+}
+
+/** A checked manifest run: opened, recorded, driven and ended; everything opened released. */
+export async function executeChecked(
+  file: string,
+  checked: CheckedManifest,
+  runId: number | undefined,
+  flags: RunFlags,
+  hooks: RunHooks,
+): Promise<Executed> {
+  const opened = await openManifestRun(file, new HeldManifest(checked, flags.only), flags, hooks);
+  if ("exit" in opened) return opened;
+  try {
+    const id = await recordRun(opened, runId);
+    return await driveRun(opened, id, flags, hooks);
+  } finally {
+    await opened.session.release();
+  }
+}
+
+/**
+ * A scheduled manifest's tick, run by whoever holds its lease and records the tick (the
+ * scheduler, or a one-shot run): checked as of the tick, then run.
+ */
+export async function executeUnderLease(
+  file: string,
+  text: string,
+  runId: number | undefined,
+  flags: RunFlags,
+  hooks: RunHooks,
+  at: number,
+): Promise<Executed> {
+  const checked = await checkForRun(file, text, hooks, at);
+  if (checked === undefined) return INVALID;
+  return executeChecked(file, checked, runId, flags, hooks);
+}
+
+export { INVALID };
