@@ -15,7 +15,7 @@ import { ROOT } from "./helpers/root.js";
 const read = (file: string) => readFileSync(path.join(ROOT, file), "utf8");
 
 describe("docs/commands.md", () => {
-  it("item 5: matches what `npm run docs` renders from the CLI's own command definitions", () => {
+  it("matches what `npm run docs` renders from the CLI's own command definitions", () => {
     const program = buildProgram(() => {});
     const expected = renderCommandsMarkdown(program);
     expect(
@@ -41,7 +41,7 @@ describe("docs/commands.md", () => {
 });
 
 describe("docs/performance.md", () => {
-  it("item 5: matches what is rendered from the figures bench/results/latest.ndjson holds", () => {
+  it("matches what is rendered from the figures bench/results/latest.ndjson holds", () => {
     const results = readResults(path.join(ROOT, RESULTS_FILE));
     expect(results.length).toBeGreaterThan(0);
     expect(
@@ -56,7 +56,7 @@ describe("docs/performance.md", () => {
     }
   });
 
-  it("item 5: shows a benchmark's saved figures, and says so of one that has none", () => {
+  it("shows a benchmark's saved figures, and says so of one that has none", () => {
     const measured = { date: "2026-01-02", commit: "abc1234", machine: "2 cores (x), 4 GB" };
     const page = renderPerformance(
       parseResults(
@@ -94,7 +94,7 @@ function anchorsOf(text: string): Set<string> {
 }
 
 describe("links in the README and docs/", () => {
-  it("item 5: every relative link points at a file that exists, and at a heading it has", () => {
+  it("every relative link points at a file that exists, and at a heading it has", () => {
     const files = [
       "README.md",
       ...readdirSync(path.join(ROOT, "docs")).map((name) => `docs/${name}`),
@@ -113,7 +113,7 @@ describe("links in the README and docs/", () => {
     expect(broken).toEqual([]);
   });
 
-  it("item 5: the README stays a page for users, at most 15,000 bytes", () => {
+  it("the README stays a page for users, at most 15,000 bytes", () => {
     expect(Buffer.byteLength(read("README.md"))).toBeLessThanOrEqual(15_000);
   });
 });

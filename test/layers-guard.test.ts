@@ -7,7 +7,7 @@ const VITEST = path.join(ROOT, "node_modules/vitest/vitest.mjs");
 const CONFIG = "test/fixtures/layers/vitest.config.ts";
 
 describe("the unit project's refusal of child processes", () => {
-  it("item 6: a unit test that starts a process fails, saying where its file belongs", () => {
+  it("a unit test that starts a process fails, saying where its file belongs", () => {
     const run = spawnSync(process.execPath, [VITEST, "run", "-c", CONFIG], {
       cwd: ROOT,
       encoding: "utf8",

@@ -27,20 +27,20 @@ const NEEDS_A_STORE =
   /from "(\.\.?\/)+helpers\/(postgres|postgres-server|store)\.js"|\b(openStore|openTestStore|openPgStore|testDatabase)\(/;
 
 describe("the suite's unit, store and e2e projects", () => {
-  it("item 6: the e2e list names existing test files, once each, in order", () => {
+  it("the e2e list names existing test files, once each, in order", () => {
     const files = new Set(testFiles());
     expect(E2E_TESTS.filter((file) => !files.has(file))).toEqual([]);
     expect([...E2E_TESTS].sort()).toEqual(E2E_TESTS);
     expect(new Set(E2E_TESTS).size).toBe(E2E_TESTS.length);
   });
 
-  it("item 6: a file that starts processes or reads the build is an e2e test", () => {
+  it("a file that starts processes or reads the build is an e2e test", () => {
     const starting = testFiles().filter((file) => STARTS_PROCESSES.test(source(file)));
     expect(starting.length).toBeGreaterThan(50);
     expect(starting.filter((file) => !E2E_TESTS.includes(file))).toEqual([]);
   });
 
-  it("item 6: no unit test needs a store, and every store-bound file is a store or e2e test", () => {
+  it("no unit test needs a store, and every store-bound file is a store or e2e test", () => {
     const unit = testFiles().filter((file) => !NOT_UNIT_TESTS.includes(file));
     expect(unit.length).toBeGreaterThan(70);
     expect(unit.filter((file) => NEEDS_A_STORE.test(source(file)))).toEqual([]);
@@ -49,7 +49,7 @@ describe("the suite's unit, store and e2e projects", () => {
     ).toEqual([]);
   });
 
-  it("item 6: a store test starts no process, so it needs neither the build nor a spawn", () => {
+  it("a store test starts no process, so it needs neither the build nor a spawn", () => {
     expect(STORE_TESTS.length).toBeGreaterThan(20);
     expect(STORE_TESTS.filter((file) => STARTS_PROCESSES.test(source(file)))).toEqual([]);
   });

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ROOT } from "./helpers/root.js";
 
 /**
- * Issue 39 item 6: the after-each check (test/leak-check.ts, in every project) fails a test
+ * The after-each check (test/leak-check.ts, in every project) fails a test
  * that leaves a server, a child process or a store open, and passes one that closes them.
  * Run by a vitest of its own over tests that leak on purpose.
  */
@@ -16,7 +16,7 @@ interface JsonReport {
 }
 
 describe("the leak check", () => {
-  it("item 6: a test that leaves a server, a child process or a store open fails, naming it; one that closes them passes", () => {
+  it("a test that leaves a server, a child process or a store open fails, naming it; one that closes them passes", () => {
     const fixtures = path.join(ROOT, "test", "fixtures", "leaks");
     const ran = spawnSync(
       process.execPath,

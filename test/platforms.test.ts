@@ -17,14 +17,14 @@ const OPENS_A_STORE =
   /\b(openStore|openTestStore|openPgStore|testDatabase|withRun|withProject|withFleet|withEngine)\(|\bSTORE_KINDS\b/;
 
 describe("the tests Node 22 and 24 run", () => {
-  it("item 4: the store-bound list names existing test files, once each, in order", () => {
+  it("the store-bound list names existing test files, once each, in order", () => {
     const files = new Set(testFiles());
     expect(STORE_BOUND_TESTS.filter((file) => !files.has(file))).toEqual([]);
     expect([...STORE_BOUND_TESTS].sort()).toEqual(STORE_BOUND_TESTS);
     expect(new Set(STORE_BOUND_TESTS).size).toBe(STORE_BOUND_TESTS.length);
   });
 
-  it("item 4: a test file that opens a store itself is on the store-bound list", () => {
+  it("a test file that opens a store itself is on the store-bound list", () => {
     const bound = new Set(STORE_BOUND_TESTS);
     const opening = testFiles().filter((file) =>
       OPENS_A_STORE.test(readFileSync(path.join(ROOT, file), "utf8")),
@@ -33,7 +33,7 @@ describe("the tests Node 22 and 24 run", () => {
     expect(opening.filter((file) => !bound.has(file))).toEqual([]);
   });
 
-  it("item 4: validate, plan without a state database, and the media tools run on every Node", () => {
+  it("validate, plan without a state database, and the media tools run on every Node", () => {
     for (const file of [
       "test/cli/validate.test.ts",
       "test/cli/plan.test.ts",

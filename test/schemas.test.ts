@@ -28,7 +28,7 @@ describe("schemas/", () => {
 });
 
 describe("docs/families.md", () => {
-  it("item 9: matches what `gwrun fields --markdown docs/families.md` writes, one section per family", () => {
+  it("matches what `gwrun fields --markdown docs/families.md` writes, one section per family", () => {
     const expected = renderFieldsMarkdown(FAMILIES.map(familyReference));
     const onDisk = readFileSync(path.join(ROOT, "docs/families.md"), "utf8");
     expect(onDisk, `docs/families.md is stale: run \`${FAMILIES_DOC_COMMAND}\``).toBe(expected);

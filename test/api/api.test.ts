@@ -34,7 +34,7 @@ jobs:
 `;
 
 describe("the API", () => {
-  it("item 1: validate and loadManifest give every problem at file:line:col, and never throw", async () => {
+  it("validate and loadManifest give every problem at file:line:col, and never throw", async () => {
     const dir = tempDir({
       "bad.yaml": "version: 1\njobs:\n  - id: hero\n    model: acme-imag-2\n    prompt: a mug\n",
     });
@@ -54,7 +54,7 @@ describe("the API", () => {
     expect(good.tasks).toBeGreaterThan(0);
   });
 
-  it("item 1: a run is awaited for its outcome and iterated for its events; plan, status and runs read it back; the key is stored nowhere", async () => {
+  it("a run is awaited for its outcome and iterated for its events; plan, status and runs read it back; the key is stored nowhere", async () => {
     await withRun({ seed: "api", key: KEY }, async (scope) => {
       const manifest = scope.write("two.yaml", TWO(scope.outputDir));
       const options = { db: scope.db, baseUrl: scope.sim.url, apiKey: KEY, env: {} };
@@ -92,7 +92,7 @@ describe("the API", () => {
     });
   }, 60_000);
 
-  it("item 1: a run against a real gateway without a key is refused before any request", async () => {
+  it("a run against a real gateway without a key is refused before any request", async () => {
     await withRun({ seed: "api-nokey", key: KEY }, async (scope) => {
       const manifest = scope.write("two.yaml", TWO(scope.outputDir));
       await expect(
@@ -102,14 +102,14 @@ describe("the API", () => {
     });
   });
 
-  it("item 1: an invalid manifest runs nothing and its outcome carries the diagnostics", async () => {
+  it("an invalid manifest runs nothing and its outcome carries the diagnostics", async () => {
     const dir = tempDir({ "bad.yaml": "version: 1\njobs:\n  - id: a\n    model: nope\n" });
     const outcome = await run(path.join(dir, "bad.yaml"), { db: path.join(dir, "x.db") });
     expect(outcome).toMatchObject({ exitCode: 2, runId: undefined, result: undefined });
     expect(outcome.diagnostics.map((d) => d.rule)).toContain("unknown-model");
   });
 
-  it("item 1: a stop before the run goes ends it interrupted, with nothing submitted; resume finishes it", async () => {
+  it("a stop before the run goes ends it interrupted, with nothing submitted; resume finishes it", async () => {
     await withRun({ seed: "api-stop" }, async (scope) => {
       const manifest = scope.write("two.yaml", TWO(scope.outputDir));
       const options = { db: scope.db, project: scope.dir, baseUrl: scope.sim.url, apiKey: KEY };
@@ -128,7 +128,7 @@ describe("the API", () => {
     });
   }, 60_000);
 
-  it("item 1: handle.stop() during a run ends it interrupted, its submitted tasks kept for resume", async () => {
+  it("handle.stop() during a run ends it interrupted, its submitted tasks kept for resume", async () => {
     await withRun({ seed: "api-stop-live" }, async (scope) => {
       const manifest = scope.write("two.yaml", TWO(scope.outputDir));
       const options = { db: scope.db, project: scope.dir, baseUrl: scope.sim.url, apiKey: KEY };
@@ -145,7 +145,7 @@ describe("the API", () => {
     });
   }, 60_000);
 
-  it("item 1: retry puts failed tasks back and submits them again; with none of the kind asked, nothing", async () => {
+  it("retry puts failed tasks back and submits them again; with none of the kind asked, nothing", async () => {
     await withRun({ seed: "api-retry" }, async (scope) => {
       const manifest = scope.write(
         "refused.yaml",

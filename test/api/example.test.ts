@@ -7,7 +7,7 @@ import { tempDir } from "../helpers/manifest.js";
 
 /** docs/api.md's example, run as a reader runs it: node examples/run-campaign.mjs. */
 describe("the API's example", () => {
-  it("item 1: examples/run-campaign.mjs runs the demo manifest against the simulator through the API", () => {
+  it("examples/run-campaign.mjs runs the demo manifest against the simulator through the API", () => {
     // A project of the reader's: its package.json marks the folder its record and outputs go in.
     const project = tempDir({ "package.json": "{}" });
     cpSync(path.join(ROOT, "manifests"), path.join(project, "manifests"), { recursive: true });

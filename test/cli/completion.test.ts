@@ -31,7 +31,7 @@ function bashOffers(file: string, ...typed: string[]): string[] {
 }
 
 describe("gwrun completion", () => {
-  it("item 3: the bash script is accepted by bash -n and completes commands and flags from the CLI's own table", async () => {
+  it("the bash script is accepted by bash -n and completes commands and flags from the CLI's own table", async () => {
     const file = await script("bash");
     expect(spawnSync("bash", ["-n", file]).status).toBe(0);
     expect(bashOffers(file, "va")).toEqual(["validate"]);
@@ -44,7 +44,7 @@ describe("gwrun completion", () => {
     expect(bashOffers(file, "plan", "--db", "")).toEqual([]);
   });
 
-  it.runIf(runsWith("zsh"))("item 3: the zsh script is accepted by zsh -n", async () => {
+  it.runIf(runsWith("zsh"))("the zsh script is accepted by zsh -n", async () => {
     const file = await script("zsh");
     const result = spawnSync("zsh", ["-n", file], { encoding: "utf8" });
     expect(result.stderr).toBe("");
@@ -55,18 +55,18 @@ describe("gwrun completion", () => {
   });
 
   const fish = runsWith("fish");
-  if (!fish) console.log("item 3: skipping the fish -n check: fish is not installed here");
-  it.runIf(fish)("item 3: the fish script is accepted by fish -n", async () => {
+  if (!fish) console.log("skipping the fish -n check: fish is not installed here");
+  it.runIf(fish)("the fish script is accepted by fish -n", async () => {
     expect(spawnSync("fish", ["-n", await script("fish")]).status).toBe(0);
   });
 
-  it("item 3: the fish script names every command and flag with its description", async () => {
+  it("the fish script names every command and flag with its description", async () => {
     const text = (await gwrun(["completion", "fish"])).stdout;
     expect(text).toContain("complete -c gwrun -n '__fish_use_subcommand' -a 'validate'");
     expect(text).toMatch(/__fish_seen_subcommand_from validate' -l json -d/);
   });
 
-  it("item 3: an unknown shell is refused with the ones there are, exit 2", async () => {
+  it("an unknown shell is refused with the ones there are, exit 2", async () => {
     const result = await gwrun(["completion", "tcsh"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("bash, zsh, fish");

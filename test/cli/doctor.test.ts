@@ -5,7 +5,7 @@ import { systemToolDir } from "../helpers/fake-ffmpeg.js";
 import { tempDir } from "../helpers/manifest.js";
 
 describe("gwrun doctor", () => {
-  it("item 4: prints Node, ffmpeg and ffprobe with where they came from, sharp, libvips and SQLite", async () => {
+  it("prints Node, ffmpeg and ffprobe with where they came from, sharp, libvips and SQLite", async () => {
     const result = await gwrun(["doctor"], { env: { PATH: tempDir() } });
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
@@ -23,7 +23,7 @@ describe("gwrun doctor", () => {
     expect(lines).toContain("every tool a run needs works");
   });
 
-  it("item 4: names a system ffmpeg of version 5 or later as the one in use", async () => {
+  it("names a system ffmpeg of version 5 or later as the one in use", async () => {
     const system = systemToolDir("ffmpeg", "ffmpeg version 7.1.1-1+b1");
     const result = await gwrun(["doctor"], { env: { PATH: system } });
     expect(result.code).toBe(0);
@@ -32,7 +32,7 @@ describe("gwrun doctor", () => {
     );
   });
 
-  it("item 4: --json gives each tool's path, version and source, and ok", async () => {
+  it("--json gives each tool's path, version and source, and ok", async () => {
     const result = await gwrun(["doctor", "--json"], { env: { PATH: tempDir() } });
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);
@@ -46,7 +46,7 @@ describe("gwrun doctor", () => {
     });
   });
 
-  it("item 4: a FFMPEG_PATH that does not run fails with a line saying what to do", async () => {
+  it("a FFMPEG_PATH that does not run fails with a line saying what to do", async () => {
     const missing = path.join(tempDir(), "ffmpeg");
     const result = await gwrun(["doctor"], { env: { PATH: tempDir(), FFMPEG_PATH: missing } });
     expect(result.code).toBe(1);

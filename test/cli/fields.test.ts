@@ -3,7 +3,7 @@ import { FAMILIES } from "../../src/families/registry.js";
 import { gwrun } from "../helpers/cli.js";
 
 describe("gwrun fields", () => {
-  it("item 9: prints every field of image family B with its enums in exact case", async () => {
+  it("prints every field of image family B with its enums in exact case", async () => {
     const result = await gwrun(["fields", "acme2.7-image-pro"]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
@@ -37,7 +37,7 @@ describe("gwrun fields", () => {
     expect(text).not.toContain("image family A");
   });
 
-  it("item 9: states rules the zod schemas hold in refinements: model ids, URL kinds, enums of numbers", async () => {
+  it("states rules the zod schemas hold in refinements: model ids, URL kinds, enums of numbers", async () => {
     const imageB = (await gwrun(["fields", "acme2.7-image"])).stdout;
     expect(imageB).toMatch(/^ {2}model .*<brand>2\.7-image-pro/m);
     expect(imageB).toMatch(/^ {2}image_urls .*Data URI/m);
@@ -45,7 +45,7 @@ describe("gwrun fields", () => {
     expect(video).toMatch(/^ {2}duration +integer .*6, 10/m);
   });
 
-  it("item 9: prints every family when no model is given, and text families by endpoint word", async () => {
+  it("prints every family when no model is given, and text families by endpoint word", async () => {
     const result = await gwrun(["fields"]);
     expect(result.code).toBe(0);
     for (const family of FAMILIES) expect(result.stdout).toContain(`(${family.id})`);
@@ -55,14 +55,14 @@ describe("gwrun fields", () => {
     expect(chat.stdout).toMatch(/^ {2}messages +array/m);
   });
 
-  it("item 9: an unknown model gets validation's did-you-mean and exit 2", async () => {
+  it("an unknown model gets validation's did-you-mean and exit 2", async () => {
     const result = await gwrun(["fields", "acme2.7-imag"]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
     expect(result.stderr).toContain('unknown model "acme2.7-imag" (did you mean "acme2.7-image"?)');
   });
 
-  it("item 9: --json prints the reference as data", async () => {
+  it("--json prints the reference as data", async () => {
     const result = await gwrun(["fields", "acme2.7-image", "--json"]);
     expect(result.code).toBe(0);
     const [family] = JSON.parse(result.stdout) as {

@@ -3,7 +3,7 @@ import { ExitCode } from "../../src/api/index.js";
 import { gwrun } from "../helpers/cli.js";
 
 describe("gwrun --help", () => {
-  it("item 10: shows the gwrun <manifest> shorthand, three examples and the exit codes", async () => {
+  it("shows the gwrun <manifest> shorthand, three examples and the exit codes", async () => {
     const result = await gwrun(["--help"]);
     expect(result.code).toBe(0);
     const text = result.stdout;
@@ -17,7 +17,7 @@ describe("gwrun --help", () => {
     expect(text).toMatch(/^ +3 .*budget/m);
   });
 
-  it("item 10: an unknown option prints the did-you-mean and one usage line, not the whole help, and exits 2", async () => {
+  it("an unknown option prints the did-you-mean and one usage line, not the whole help, and exits 2", async () => {
     const result = await gwrun(["run", "manifests/campaign.yaml", "--jsn"]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
@@ -31,7 +31,7 @@ describe("gwrun --help", () => {
     expect(result.stderr.trim().split("\n")).toHaveLength(3);
   });
 
-  it("item 10: the shorthand's unknown option names the run command's usage", async () => {
+  it("the shorthand's unknown option names the run command's usage", async () => {
     const result = await gwrun(["manifests/campaign.yaml", "--quiett"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("(Did you mean --quiet?)");

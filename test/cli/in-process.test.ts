@@ -15,7 +15,7 @@ jobs:
 `;
 
 describe("the command line run in-process", () => {
-  it("item 1: answers as the built binary does, byte for byte", async () => {
+  it("answers as the built binary does, byte for byte", async () => {
     const dir = tempDir({ "broken.yaml": BROKEN });
     const cases: { args: string[]; input?: string; env?: NodeJS.ProcessEnv }[] = [
       { args: ["--version"] },

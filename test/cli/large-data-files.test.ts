@@ -5,7 +5,7 @@ import { gwrunProcess } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
 
 /**
- * Issue 42 item 3: a data file of many rows is checked holding its text and where each row
+ * A data file of many rows is checked holding its text and where each row
  * starts, not every row's cells, so memory a row costs is a few bytes beside its text.
  */
 
@@ -72,7 +72,7 @@ jobs:
 }
 
 describe("gwrun validate: data files of many rows", () => {
-  it(`item 3: a CSV of ${ROWS.toLocaleString("en")} rows validates in a ${HEAP_MB} MB heap, and a bad cell near its end is placed at its line and column`, () => {
+  it(`a CSV of ${ROWS.toLocaleString("en")} rows validates in a ${HEAP_MB} MB heap, and a bad cell near its end is placed at its line and column`, () => {
     const valid = gwrunProcess(["validate", catalogue()], { env: limited });
     expect(valid.stderr).toBe("");
     expect(valid.stdout).toContain(`valid (2 jobs, ${ROWS} tasks)`);
@@ -88,7 +88,7 @@ describe("gwrun validate: data files of many rows", () => {
     expect(invalid.stderr).toContain(`got "16:8" (row ${bad + 1}, used by job "shots")`);
   }, 120_000);
 
-  it(`item 3: 25,000 rows in four variants, every task labelled, validate in a ${HEAP_MB} MB heap, and a label used twice names both tasks' rows and variants`, () => {
+  it(`25,000 rows in four variants, every task labelled, validate in a ${HEAP_MB} MB heap, and a label used twice names both tasks' rows and variants`, () => {
     const rows = 25_000;
     const valid = gwrunProcess(["validate", variants(rows)], { env: limited });
     expect(valid.stderr).toBe("");

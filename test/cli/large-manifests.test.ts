@@ -29,7 +29,7 @@ ${limits}jobs:
 }
 
 describe("gwrun validate: manifests of many tasks", () => {
-  it("item 3: a data file of more rows than limits.max_tasks (100,000 unless raised) is an error at its rows:, and fits once the limit is raised", async () => {
+  it("a data file of more rows than limits.max_tasks (100,000 unless raised) is an error at its rows:, and fits once the limit is raised", async () => {
     const over = rowsProject(100_001);
     try {
       const refused = await gwrun(["validate", over.manifest]);

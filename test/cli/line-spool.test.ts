@@ -6,7 +6,7 @@ import { LineSpool } from "../../src/cli/line-spool.js";
 const spools = () => readdirSync(tmpdir()).filter((name) => name.startsWith("gwrun-plan-"));
 
 describe("the lines gwrun plan --json keeps until its totals are printed", () => {
-  it("item 3: gives back every line in order, then leaves no file, and closes nothing else", async () => {
+  it("gives back every line in order, then leaves no file, and closes nothing else", async () => {
     const before = spools();
     const spool = new LineSpool();
     const lines = Array.from({ length: 25_000 }, (_, i) => JSON.stringify({ key: `t${i}`, i }));

@@ -21,7 +21,7 @@ jobs:
 }
 
 describe("what to do next", () => {
-  it("item 7: --only of a job whose upstream has no outputs is an error naming the upstream; with outputs it starts from them", async () => {
+  it("--only of a job whose upstream has no outputs is an error naming the upstream; with outputs it starts from them", async () => {
     await withRun({ seed: "only" }, async (scope) => {
       const manifest = chain(scope);
       const early = await scope.gwrun(["run", manifest, "--only", "captions"]).done;
@@ -48,7 +48,7 @@ describe("what to do next", () => {
     });
   }, 120_000);
 
-  it("item 7: retry --failed with nothing to retry says so and submits nothing", async () => {
+  it("retry --failed with nothing to retry says so and submits nothing", async () => {
     await withRun({ seed: "nothing" }, async (scope) => {
       const manifest = chain(scope);
       expect((await scope.gwrun(["run", manifest]).done).code).toBe(0);

@@ -20,7 +20,7 @@ jobs:
 
 describe("a Node that cannot load better-sqlite3's addon", () => {
   it.runIf(!addonLoads)(
-    "item 4: gwrun run exits 5 naming the addon, this Node and the fix, without a stack",
+    "gwrun run exits 5 naming the addon, this Node and the fix, without a stack",
     async () => {
       const dir = tempDir({ "shots.yaml": MANIFEST });
       const run = await gwrunAsync(["run", "shots.yaml", "--db", path.join(dir, "state.db")], {
@@ -36,20 +36,17 @@ describe("a Node that cannot load better-sqlite3's addon", () => {
     },
   );
 
-  it.runIf(!addonLoads)(
-    "item 4: gwrun doctor exits 1 with SQLite as the one tool that fails",
-    async () => {
-      const doctor = await gwrunAsync(["doctor", "--json"], { cwd: tempDir() }).done;
-      expect(doctor.code).toBe(1);
-      const report = JSON.parse(doctor.stdout);
-      expect(report).toMatchObject({
-        ok: false,
-        node: { version: process.version },
-        ffmpeg: { ok: true },
-        ffprobe: { ok: true },
-        sharp: { ok: true },
-        sqlite: { ok: false },
-      });
-    },
-  );
+  it.runIf(!addonLoads)("gwrun doctor exits 1 with SQLite as the one tool that fails", async () => {
+    const doctor = await gwrunAsync(["doctor", "--json"], { cwd: tempDir() }).done;
+    expect(doctor.code).toBe(1);
+    const report = JSON.parse(doctor.stdout);
+    expect(report).toMatchObject({
+      ok: false,
+      node: { version: process.version },
+      ffmpeg: { ok: true },
+      ffprobe: { ok: true },
+      sharp: { ok: true },
+      sqlite: { ok: false },
+    });
+  });
 });

@@ -24,8 +24,8 @@ jobs:
 
 const FAST = { GW_API_KEY: "k", GWRUN_SIM_TIME_SCALE: "3600" };
 
-describe("item 3: paths don't depend on where you stand", () => {
-  it("item 3: runs a manifest from another folder into its project folder, and pays nothing the second time", async () => {
+describe("paths don't depend on where you stand", () => {
+  it("runs a manifest from another folder into its project folder, and pays nothing the second time", async () => {
     const { root, manifest } = project();
     const elsewhere = tempDir();
     const first = await gwrunHere([manifest, "--json"], { cwd: elsewhere, env: FAST });
@@ -41,7 +41,7 @@ describe("item 3: paths don't depend on where you stand", () => {
     expect(status.stdout).toMatch(/1 done/);
   }, 60_000);
 
-  it("item 3: status in a folder with no database says so and creates nothing", async () => {
+  it("status in a folder with no database says so and creates nothing", async () => {
     const empty = tempDir();
     const status = await gwrunHere(["status"], { cwd: empty });
     expect(status.code).toBe(2);

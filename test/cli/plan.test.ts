@@ -72,7 +72,7 @@ describe("gwrun plan", () => {
     expect(existsSync(db)).toBe(false);
   });
 
-  it("item 2: counts new tasks of unknown price at limits.unknown_cost, per job and in total", async () => {
+  it("counts new tasks of unknown price at limits.unknown_cost, per job and in total", async () => {
     const dir = tempDir({
       "plan.yaml": `version: 1
 limits: { max_cost: 5, unknown_cost: 0.25 }

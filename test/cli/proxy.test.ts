@@ -39,8 +39,8 @@ function expectNoCredentials(run: CliResult, project: string): void {
   }
 }
 
-describe("item 2: networks as companies have them", () => {
-  it("item 2: submits, polls and downloads all go through HTTP_PROXY, its credentials shown nowhere", async () => {
+describe("networks as companies have them", () => {
+  it("submits, polls and downloads all go through HTTP_PROXY, its credentials shown nowhere", async () => {
     const proxy = await startProxy({ credentials: CREDENTIALS });
     try {
       await withProject("sqlite", async (scope) => {
@@ -68,7 +68,7 @@ describe("item 2: networks as companies have them", () => {
     }
   });
 
-  it("item 2: with NO_PROXY naming the gateway's host the proxy sees none of the run", async () => {
+  it("with NO_PROXY naming the gateway's host the proxy sees none of the run", async () => {
     const proxy = await startProxy();
     try {
       await withProject("sqlite", async (scope) => {
@@ -87,7 +87,7 @@ describe("item 2: networks as companies have them", () => {
     }
   });
 
-  it("item 2: a proxy that is down fails the run as a network failure, naming the masked proxy and what to do", async () => {
+  it("a proxy that is down fails the run as a network failure, naming the masked proxy and what to do", async () => {
     const port = await closedPort();
     const shown = `http://***@127.0.0.1:${port}`;
     await withProject("sqlite", async (scope) => {
@@ -112,7 +112,7 @@ describe("item 2: networks as companies have them", () => {
     });
   });
 
-  it("item 2: the built-in simulator (base_url: sim) is reached directly whatever proxy is set", async () => {
+  it("the built-in simulator (base_url: sim) is reached directly whatever proxy is set", async () => {
     const port = await closedPort();
     await withProject("sqlite", async (scope) => {
       const manifest = scope.write(
@@ -132,7 +132,7 @@ describe("item 2: networks as companies have them", () => {
     });
   });
 
-  it("item 2: a proxy variable that is not a URL stops the run before anything is sent, without repeating it", async () => {
+  it("a proxy variable that is not a URL stops the run before anything is sent, without repeating it", async () => {
     await withProject("sqlite", async (scope) => {
       const manifest = scope.write("shop.yaml", PICTURES);
       const run = await scope.gwrun(["run", manifest], {

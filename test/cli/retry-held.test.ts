@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { fastSettings, withRun } from "../helpers/run.js";
 
 describe("retry --held", () => {
-  it("issue 16 item 6: a submit answered 500 waits held; retry --held sends it once more and it is done", async () => {
+  it("a submit answered 500 waits held; retry --held sends it once more and it is done", async () => {
     await withRun({ seed: "held", faults: { createdErrorRate: 1 } }, async (scope) => {
       const settings = fastSettings(scope.outputDir).replace(
         /retry: \{([^}]*)\}/,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { fastSettings, withRun } from "../helpers/run.js";
 
 describe("retry --stuck", () => {
-  it("issue 16 item 1: polls again the tasks given up on, without submitting them again", async () => {
+  it("polls again the tasks given up on, without submitting them again", async () => {
     // Tasks take 1.5 s; the run gives up on them after 1 s, the retry polls them to the end.
     await withRun({ seed: "stuck", latencySeconds: { image: 5_400 } }, async (scope) => {
       const manifest = scope.write(

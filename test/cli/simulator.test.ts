@@ -26,8 +26,8 @@ const gwrunLines = (stderr: string) =>
     .split("\n")
     .filter((line) => !/^\S+Z gallery: /.test(line));
 
-describe("item 6: the simulator is never silent", () => {
-  it("item 6: every plain line, the start line, the summary and --json's run:started name the simulator", async () => {
+describe("the simulator is never silent", () => {
+  it("every plain line, the start line, the summary and --json's run:started name the simulator", async () => {
     await withRun({ seed: "sim-said" }, async (scope) => {
       const manifest = scope.write("shots.yaml", `${settings(scope.outputDir)}${JOB}`);
       const run = (...flags: string[]) =>
@@ -58,7 +58,7 @@ describe("item 6: the simulator is never silent", () => {
     });
   }, 60_000);
 
-  it("item 6: a scheduled manifest left on the simulator warns at every tick, naming the variable it lacks", async () => {
+  it("a scheduled manifest left on the simulator warns at every tick, naming the variable it lacks", async () => {
     await withRun({ seed: "sim-ticks" }, async (scope) => {
       const write = (cron: string) =>
         scope.write(

@@ -12,7 +12,7 @@ const SHOWN = "Click here red moved evil";
 const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 describe("gwrun status prints others' words safely", () => {
-  it("item 5: a text answer, refusal, tool call and review note with terminal escapes come out neutralised", async () => {
+  it("a text answer, refusal, tool call and review note with terminal escapes come out neutralised", async () => {
     await withRun({ seed: "escapes" }, async (scope) => {
       const manifest = scope.write(
         "text.yaml",

@@ -5,7 +5,7 @@ import { gwrunAsync } from "../helpers/cli.js";
 import { fastSettings, withRun } from "../helpers/run.js";
 
 describe("gwrun status and runs", () => {
-  it("item 6 and item 8: status counts jobs and tasks per job id (not per family) with the run's times; runs shows start, duration and tick", async () => {
+  it("status counts jobs and tasks per job id (not per family) with the run's times; runs shows start, duration and tick", async () => {
     await withRun({ seed: "status" }, async (scope) => {
       const manifest = scope.write(
         "two.yaml",
@@ -47,7 +47,7 @@ jobs:
     });
   }, 60_000);
 
-  it("item 10: status mid-run, the run's plain lines and plan count the plan's tasks, dependants included", async () => {
+  it("status mid-run, the run's plain lines and plan count the plan's tasks, dependants included", async () => {
     await withRun({ seed: "expected" }, async (scope) => {
       // The first poll comes late, so the run is seen with its pictures submitted and no clip yet.
       const settings = fastSettings(scope.outputDir).replace(

@@ -40,7 +40,7 @@ function split(url: string): { bare: string; password: string } {
 }
 
 describe("secrets off the command line", () => {
-  it("item 3: every command refuses a password in --store (or --db), naming GWRUN_STORE, a password file and PGPASSWORD", async () => {
+  it("every command refuses a password in --store (or --db), naming GWRUN_STORE, a password file and PGPASSWORD", async () => {
     const dir = tempDir({
       "m.yaml": "version: 1\nname: m\njobs:\n  - { id: a, model: acme-image-2, prompt: a mug }\n",
     });
@@ -70,7 +70,7 @@ describe("secrets off the command line", () => {
     }
   });
 
-  it("item 3: a worker started with GWRUN_STORE shows no password in ps, in its arguments or its title", async () => {
+  it("a worker started with GWRUN_STORE shows no password in ps, in its arguments or its title", async () => {
     const url = await testDatabase({ schema: true });
     const { password } = split(url);
     const worker = gwrunAsync(["worker", "--name", "w1"], { env: { GWRUN_STORE: url } });
@@ -91,7 +91,7 @@ describe("secrets off the command line", () => {
     expect(ended.stdout + ended.stderr).not.toContain(password);
   }, 60_000);
 
-  it("item 3: until the refusal, a password given on the command line is masked in what ps shows", async () => {
+  it("until the refusal, a password given on the command line is masked in what ps shows", async () => {
     // The process sets itself up as gwrun does, then waits to be looked at.
     const setUp = `import { setUpProcess } from ${JSON.stringify(path.join(ROOT, "dist/cli/process-setup.js"))};
 setUpProcess(); console.log("ready"); setTimeout(() => {}, 20000);`;
@@ -110,7 +110,7 @@ setUpProcess(); console.log("ready"); setTimeout(() => {}, 20000);`;
     }
   });
 
-  it("item 3: PGPASSWORD and a password file (PGPASSFILE, ~/.pgpass) are honoured; a file others may read is not", async () => {
+  it("PGPASSWORD and a password file (PGPASSFILE, ~/.pgpass) are honoured; a file others may read is not", async () => {
     const { bare, password } = split(await testDatabase());
     const { hostname, port, pathname } = new URL(bare);
     const dir = tempDir();
@@ -143,7 +143,7 @@ setUpProcess(); console.log("ready"); setTimeout(() => {}, 20000);`;
     expect(none.stderr).toMatch(/check the user, and the password: GWRUN_STORE.*PGPASSWORD/);
   }, 60_000);
 
-  it("item 4: a search_path naming no schema ends with a clear error, not an internal one", async () => {
+  it("a search_path naming no schema ends with a clear error, not an internal one", async () => {
     const url = new URL(await testDatabase({ schema: true }));
     url.searchParams.set("options", "-c search_path=nope");
     for (const args of [["worker"], ["store", "migrate"], ["runs"]]) {

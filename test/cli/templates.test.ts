@@ -6,7 +6,7 @@ import { fastSettings, withRun } from "../helpers/run.js";
 /** Templates that never resolve stop a manifest where the user meets it: validate and run. */
 
 describe("templates that never resolve", () => {
-  it("item 8: gwrun validate reports vars that refer to each other at file:line:column, naming the chain, and exits 2", async () => {
+  it("gwrun validate reports vars that refer to each other at file:line:column, naming the chain, and exits 2", async () => {
     const result = await gwrun(["validate", "test/fixtures/bad-manifests/var-cycle.yaml"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
@@ -20,7 +20,7 @@ describe("templates that never resolve", () => {
     expect(result.stderr).toContain("1 error; nothing was submitted");
   });
 
-  it("item 8: gwrun run sends nothing when a var chain breaks, and says where", async () => {
+  it("gwrun run sends nothing when a var chain breaks, and says where", async () => {
     await withRun({ seed: "templates" }, async (scope) => {
       const manifest = scope.write(
         "broken.yaml",

@@ -21,7 +21,7 @@ describe("gwrun validate", () => {
     expect(result.stderr).toContain("3 errors; nothing was submitted");
   });
 
-  it(`item 4: an unquoted \${…} in a flow map is one error, with a hint under its frame`, async () => {
+  it(`an unquoted \${…} in a flow map is one error, with a hint under its frame`, async () => {
     const result = await gwrun(["validate", "test/fixtures/bad-manifests/yaml-flow-env.yaml"]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
@@ -48,7 +48,7 @@ describe("gwrun validate", () => {
     expect(result.stderr).toContain("dependency cycle: first → second → first");
   });
 
-  it("item 2: warns at max_cost, still valid, when tasks of unknown price have no unknown_cost", async () => {
+  it("warns at max_cost, still valid, when tasks of unknown price have no unknown_cost", async () => {
     const manifest = `version: 1
 limits:
   max_cost: 2
@@ -72,7 +72,7 @@ jobs:
     expect(reserved.stderr).toBe("");
   });
 
-  it("item 1: gwrun validate shows file:line:column and the rule for a private URL", async () => {
+  it("gwrun validate shows file:line:column and the rule for a private URL", async () => {
     const dir = tempDir({
       "private.yaml": `version: 1
 jobs:
@@ -105,7 +105,7 @@ describe("gwrun validate --request", () => {
     body: { model: "acme-image-2", prompt: "a mug" },
   };
 
-  it("item 3: a model sent to the wrong endpoint is told the endpoint that serves it, never itself", async () => {
+  it("a model sent to the wrong endpoint is told the endpoint that serves it, never itself", async () => {
     const lines = [
       {
         endpoint: "/v1/images/generations",
@@ -133,7 +133,7 @@ describe("gwrun validate --request", () => {
     ]);
   });
 
-  it("item 2: reads a Data URI's image and holds it to the family's pixel rules", async () => {
+  it("reads a Data URI's image and holds it to the family's pixel rules", async () => {
     const onePixel =
       "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
     const request = {
@@ -196,7 +196,7 @@ describe("gwrun validate --request", () => {
   const stderrOf = async (request: object) =>
     await gwrun(["validate", "--request", "-"], { input: JSON.stringify(request) });
 
-  it("item 11: refuses a GIF Data URI in image family B's image_urls", async () => {
+  it("refuses a GIF Data URI in image family B's image_urls", async () => {
     const result = await stderrOf({
       endpoint: "/v1/images/generations",
       body: {
@@ -211,7 +211,7 @@ describe("gwrun validate --request", () => {
     );
   });
 
-  it("item 11: refuses a BMP Data URI in a responses input_image block, by that field's list", async () => {
+  it("refuses a BMP Data URI in a responses input_image block, by that field's list", async () => {
     const image = { type: "input_image", image_url: "data:image/bmp;base64,Qk0=" };
     const result = await stderrOf({
       endpoint: "/v1/responses",
@@ -223,7 +223,7 @@ describe("gwrun validate --request", () => {
     );
   });
 
-  it("item 11: refuses a native model outside the four variants, at the endpoint", async () => {
+  it("refuses a native model outside the four variants, at the endpoint", async () => {
     const contents = [{ role: "user", parts: [{ text: "hi" }] }];
     const result = await stderrOf({
       endpoint: "/v1beta/models/acme-3.0-flash:generateContent",
@@ -241,7 +241,7 @@ describe("gwrun validate --request", () => {
   });
 });
 
-describe("gwrun validate, item 11 in manifests", () => {
+describe("gwrun validate, image fields in manifests", () => {
   it("reports each image field's format list and the native variants at file:line:col", async () => {
     const images = await gwrun(["validate", "test/fixtures/bad-manifests/image-format.yaml"]);
     expect(images.code).toBe(2);
@@ -259,7 +259,7 @@ describe("gwrun validate, item 11 in manifests", () => {
 });
 
 describe("gwrun validate --json", () => {
-  it("item 3: prints one JSON object for several manifests, each diagnostic at file, line and column, with the same exit code", async () => {
+  it("prints one JSON object for several manifests, each diagnostic at file, line and column, with the same exit code", async () => {
     const bad = "test/fixtures/bad-manifests/unknown-key.yaml";
     const result = await gwrun(["validate", "--json", "manifests/campaign.yaml", bad]);
     expect(result.code).toBe(2);

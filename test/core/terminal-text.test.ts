@@ -10,18 +10,18 @@ const HOSTILE =
 const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 describe("text printed on a terminal", () => {
-  it("item 5: keeps the words of a line and drops every sequence that drives the terminal", () => {
+  it("keeps the words of a line and drops every sequence that drives the terminal", () => {
     expect(terminalText(HOSTILE)).toBe("Click here red moved evil");
   });
 
-  it("item 5: keeps an answer's lines apart, and a sequence left open ends with its line", () => {
+  it("keeps an answer's lines apart, and a sequence left open ends with its line", () => {
     const answer = `first line\n\tindented \u001b]2;no end\nthird\r\n${HOSTILE}`;
     const lines = terminalLines(answer);
     expect(lines).toEqual(["first line", " indented ", "third ", "Click here red moved evil"]);
     for (const line of lines) expect(line).not.toMatch(UNSAFE);
   });
 
-  it("item 5: writes JSON whose text prints safely and reads back the same", () => {
+  it("writes JSON whose text prints safely and reads back the same", () => {
     const value = { text: HOSTILE, note: "line\u2028break \u0085" };
     const json = terminalJson(value, 2);
     expect(json).not.toMatch(UNSAFE);

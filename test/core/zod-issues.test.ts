@@ -12,20 +12,20 @@ function messagesOf(schema: z.ZodType, value: unknown): string[] {
 }
 
 describe("describeZodIssues", () => {
-  it("item 4: an integer that must be one of a few values says what it got", () => {
+  it("an integer that must be one of a few values says what it got", () => {
     expect(messagesOf(z.object({ duration: intOneOf([6, 10]) }), { duration: 7 })).toEqual([
       "duration enum: must be one of 6, 10, got 7 (did you mean 6 or 10?)",
     ]);
   });
 
-  it("item 4: a union of literals is an enum error that says what it got", () => {
+  it("a union of literals is an enum error that says what it got", () => {
     const schema = z.object({ n: z.union([z.literal(5), z.literal(10)]) });
     expect(messagesOf(schema, { n: 7 })).toEqual([
       "n enum: must be one of 5, 10, got 7 (did you mean 5 or 10?)",
     ]);
   });
 
-  it("item 4: an unknown tag of a discriminated union is an enum error that says what it got", () => {
+  it("an unknown tag of a discriminated union is an enum error that says what it got", () => {
     const schema = z.object({
       tool: z.discriminatedUnion("type", [
         z.object({ type: z.literal("web") }),
@@ -37,7 +37,7 @@ describe("describeZodIssues", () => {
     ]);
   });
 
-  it("item 4: a refinement's range rule gets what it got, unless its message says already", () => {
+  it("a refinement's range rule gets what it got, unless its message says already", () => {
     const schema = z.object({
       a: z
         .number()

@@ -251,14 +251,14 @@ describe("admission budget", () => {
     expect(queue.take("image")).toBe("budget");
   });
 
-  it("item 2: reserves unknown_cost for a task without an estimate, and its estimate for one with", () => {
+  it("reserves unknown_cost for a task without an estimate, and its estimate for one with", () => {
     const queue = admission({ maxCost: 1, unknownCost: 0.3 });
     for (const task of [image("a", 0.5), image("b"), image("c")]) queue.enqueue(task);
     expect(drain(queue, "image")).toEqual({ keys: ["a", "b"], stop: "budget" });
     expect(queue.committed).toBe(0.8);
   });
 
-  it("item 2: keeps the reservation of a task that finished without a reported cost", () => {
+  it("keeps the reservation of a task that finished without a reported cost", () => {
     const queue = admission({ maxCost: 1, unknownCost: 0.4 });
     for (const key of ["a", "b", "c"]) queue.enqueue(text(key));
     const a = queue.take("image");
@@ -269,7 +269,7 @@ describe("admission budget", () => {
     expect(drain(queue, "image")).toEqual({ keys: ["b"], stop: "budget" });
   });
 
-  it("item 2: spends a reported cost in place of the reservation, for a task in flight or paid before", () => {
+  it("spends a reported cost in place of the reservation, for a task in flight or paid before", () => {
     const queue = admission({ maxCost: 1, unknownCost: 0.4 });
     const held = image("held");
     queue.started(held);
@@ -280,7 +280,7 @@ describe("admission budget", () => {
     expect(queue.committed).toBeCloseTo(0.3);
   });
 
-  it("item 2: lets a sum of prices reach max_cost exactly, though floating point drifts past it", () => {
+  it("lets a sum of prices reach max_cost exactly, though floating point drifts past it", () => {
     const queue = admission({ maxCost: 0.3 });
     for (const key of ["a", "b", "c"]) queue.enqueue(image(key, 0.1));
     expect(drain(queue, "image")).toEqual({ keys: ["a", "b", "c"], stop: undefined });

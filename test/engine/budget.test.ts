@@ -21,7 +21,7 @@ jobs:
 }
 
 describe("the budget, in virtual time", () => {
-  it("item 2: reserves unknown_cost for each unknown-price task, so a priced and unpriced mix never spends past max_cost", async () => {
+  it("reserves unknown_cost for each unknown-price task, so a priced and unpriced mix never spends past max_cost", async () => {
     // Everything would cost 0.8 + 0.4; at 0.20 reserved per unknown price, 1 covers five tasks.
     await withEngine(
       TEN_SECONDS,
@@ -40,7 +40,7 @@ describe("the budget, in virtual time", () => {
     );
   });
 
-  it("item 2: counts a text answer, which reports no cost, at unknown_cost against max_cost", async () => {
+  it("counts a text answer, which reports no cost, at unknown_cost against max_cost", async () => {
     // The spec prices no text call: each answer counts 0.3, so 1 covers three of five, one at a time.
     const manifest = `limits: { submit_rate: 5/s, max_in_flight: 1, max_cost: 1, unknown_cost: 0.3 }
 jobs:
@@ -58,7 +58,7 @@ jobs:
     });
   });
 
-  it("item 2: counts tasks an earlier process paid for, still to be checked, against max_cost", async () => {
+  it("counts tasks an earlier process paid for, still to be checked, against max_cost", async () => {
     const manifest = mixed("{ submit_rate: 5/s, max_in_flight: 20, max_cost: 0.5 }");
     await withEngine(TEN_SECONDS, manifest, async (rig) => {
       // Two priced tasks came back and were downloaded at 0.20 each before that process died.

@@ -117,7 +117,7 @@ describe("the engine's downloads, in virtual time", () => {
     );
   });
 
-  it("issue 16 item 8: a picture is held to the picture cap, far below a clip's", async () => {
+  it("a picture is held to the picture cap, far below a clip's", async () => {
     await withEngine({ latencySeconds: { image: 10 } }, images(1, "limits: {}"), async (rig) => {
       const caps = { image: 100, video: 64 * 1024 * 1024 };
       const result = await rig.finish(rig.engine({ maxDownloadBytes: caps }).run());

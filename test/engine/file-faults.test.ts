@@ -13,7 +13,7 @@ import { FailingWrites, sqliteDisk } from "../helpers/failing-writes.js";
 import { tempDir } from "../helpers/manifest.js";
 
 /**
- * Issue 39 item 6: the full and read-only disks of issue 16 item 5 on every machine, through
+ * The full and read-only disks on every machine, through
  * injected writes (`FailingWrites`, `sqliteDisk`) instead of a mounted tmpfs: the same
  * assertions as test/engine/local-fault.test.ts, store-fault.test.ts and
  * test/store/unusable.test.ts make where this process may mount.
@@ -31,7 +31,7 @@ async function stoppedRun(rig: EngineRig, running: Promise<RunResult>) {
 }
 
 describe("a disk that fails the run's files, on every machine", () => {
-  it("item 6: a full disk under the downloads stops the run with a clear message and keeps completed tasks completed; the next run downloads them without submitting", async () => {
+  it("a full disk under the downloads stops the run with a clear message and keeps completed tasks completed; the next run downloads them without submitting", async () => {
     await withEngine({}, `poll: { first_after: 2s, every: 2s }\n${stillsJobs(3)}`, async (rig) => {
       const full = new FailingWrites({ code: "ENOSPC" }, rig.files);
       const { stopped, message } = await stoppedRun(rig, rig.engine({ files: full }).run());
@@ -55,7 +55,7 @@ describe("a disk that fails the run's files, on every machine", () => {
     });
   });
 
-  it("item 6: a disk that fills part-way keeps the files written before it and downloads only the rest on the next run", async () => {
+  it("a disk that fills part-way keeps the files written before it and downloads only the rest on the next run", async () => {
     await withEngine({}, `poll: { first_after: 2s, every: 2s }\n${stillsJobs(3)}`, async (rig) => {
       // Room for one picture of the simulator's (65 to 90 KB each), not two.
       const filling = new FailingWrites({ code: "ENOSPC", afterBytes: 100_000 }, rig.files);
@@ -69,7 +69,7 @@ describe("a disk that fails the run's files, on every machine", () => {
     });
   });
 
-  it("item 6: a read-only output disk stops the run saying the folder cannot be written (EROFS), nothing paid twice", async () => {
+  it("a read-only output disk stops the run saying the folder cannot be written (EROFS), nothing paid twice", async () => {
     await withEngine({}, `poll: { first_after: 2s, every: 2s }\n${stillsJobs(2)}`, async (rig) => {
       const readOnly = new FailingWrites({ code: "EROFS" }, rig.files);
       const { stopped, message } = await stoppedRun(rig, rig.engine({ files: readOnly }).run());
@@ -84,7 +84,7 @@ describe("a disk that fails the run's files, on every machine", () => {
     });
   });
 
-  it("item 6: a full disk at the thumbnails and sidecars fails no paid task as broken", async () => {
+  it("a full disk at the thumbnails and sidecars fails no paid task as broken", async () => {
     await withEngine({}, `poll: { first_after: 2s, every: 2s }\n${stillsJobs(2)}`, async (rig) => {
       const full = new FailingWrites({ code: "ENOSPC", only: /\.thumbs|\.json$/ }, rig.files);
       const postprocess = rig.postProcessor({ files: full, thumbnails: true });
@@ -106,7 +106,7 @@ describe("a disk that fails the run's files, on every machine", () => {
     });
   });
 
-  it("item 6: a full or read-only disk at results.jsonl or the gallery names the record, leaves the earlier one whole and no partial beside it", async () => {
+  it("a full or read-only disk at results.jsonl or the gallery names the record, leaves the earlier one whole and no partial beside it", async () => {
     await withEngine({}, `poll: { first_after: 2s, every: 2s }\n${stillsJobs(2)}`, async (rig) => {
       await rig.finish(rig.engine().run());
       const run = (await rig.store.run(rig.runId)) as RunRow;
@@ -143,7 +143,7 @@ describe("a disk that fails the run's files, on every machine", () => {
 });
 
 describe("a state database whose disk fills, on every machine", () => {
-  it("item 6: a full disk under the database stops the run with its located error and exit 5; nothing is submitted that it could not record", async () => {
+  it("a full disk under the database stops the run with its located error and exit 5; nothing is submitted that it could not record", async () => {
     const dbFile = path.join(tempDir(), "state.db");
     const disk = sqliteDisk();
     await withEngine(
@@ -185,7 +185,7 @@ describe("a state database whose disk fills, on every machine", () => {
     expect(existsSync(dbFile)).toBe(true);
   });
 
-  it("item 6: a database whose disk turns read-only ends the run with exit 5, naming the file and what to do", async () => {
+  it("a database whose disk turns read-only ends the run with exit 5, naming the file and what to do", async () => {
     const dbFile = path.join(tempDir(), "state.db");
     const disk = sqliteDisk(Number.POSITIVE_INFINITY, "SQLITE_READONLY");
     await withEngine(

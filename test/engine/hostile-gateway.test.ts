@@ -3,7 +3,7 @@ import type { RunResult } from "../../src/engine/index.js";
 import { stillsJobs, withEngine } from "../helpers/engine.js";
 
 /**
- * Issue 16: a gateway that answers garbage, never finishes, or floods its messages. The run
+ * A gateway that answers garbage, never finishes, or floods its messages. The run
  * ends on its own, in virtual time; every task says what the gateway did.
  */
 
@@ -20,7 +20,7 @@ describe("a hostile gateway, in virtual time", () => {
   it.each([
     ["an HTML 502 page", { htmlPollRate: 1 }, "502 Bad Gateway"],
     ["a body that is not JSON", { nonJsonPollRate: 1 }, "upstream busy"],
-  ])("issue 16 item 1: gives up on tasks whose poll answers are %s", async (_, faults, sent) => {
+  ])("gives up on tasks whose poll answers are %s", async (_, faults, sent) => {
     await withEngine({ ...TEN_SECONDS, faults }, images(2), async (rig) => {
       const result = await rig.finish(rig.engine().run());
 
@@ -35,7 +35,7 @@ describe("a hostile gateway, in virtual time", () => {
     });
   });
 
-  it("issue 16 item 1: fails a task stuck in a status the spec does not name at its deadline", async () => {
+  it("fails a task stuck in a status the spec does not name at its deadline", async () => {
     const poll = "poll: { first_after: 5s, every: 2s, give_up_after: 3m }";
     await withEngine(
       { ...TEN_SECONDS, faults: { oddStatusRate: 1 } },
@@ -52,7 +52,7 @@ describe("a hostile gateway, in virtual time", () => {
     );
   });
 
-  it("issue 16 item 1: gives up on a task that never finishes after 15 minutes by default", async () => {
+  it("gives up on a task that never finishes after 15 minutes by default", async () => {
     await withEngine({ ...TEN_SECONDS, faults: { oddStatusRate: 1 } }, images(1), async (rig) => {
       const started = rig.clock.now();
       let result: RunResult | undefined;
@@ -70,7 +70,7 @@ describe("a hostile gateway, in virtual time", () => {
     });
   });
 
-  it("issue 16 item 1: cuts a gateway's multi-megabyte failure message to a few KB", async () => {
+  it("cuts a gateway's multi-megabyte failure message to a few KB", async () => {
     const faults = { taskFailureRate: 1, hugeErrorRate: 1 };
     await withEngine({ ...TEN_SECONDS, faults }, images(2), async (rig) => {
       const result = await rig.finish(rig.engine().run());
@@ -85,7 +85,7 @@ describe("a hostile gateway, in virtual time", () => {
     });
   });
 
-  it("issue 16 item 2: stores and reports a failure message without its escape sequences", async () => {
+  it("stores and reports a failure message without its escape sequences", async () => {
     const faults = { taskFailureRate: 1, escapeErrorRate: 1 };
     await withEngine({ ...TEN_SECONDS, faults }, images(2), async (rig) => {
       const result = await rig.finish(rig.engine().run());
@@ -106,7 +106,7 @@ describe("a hostile gateway, in virtual time", () => {
     });
   });
 
-  it("issue 16 item 3: downloads only the outputs promised when a result lists 500 links", async () => {
+  it("downloads only the outputs promised when a result lists 500 links", async () => {
     await withEngine({ ...TEN_SECONDS, faults: { surplusLinkRate: 1 } }, images(2), async (rig) => {
       const result = await rig.finish(rig.engine().run());
 
@@ -122,7 +122,7 @@ describe("a hostile gateway, in virtual time", () => {
     });
   });
 
-  it("issue 16 item 3: fails the second of two submits answered with one task id, naming the id and the other task", async () => {
+  it("fails the second of two submits answered with one task id, naming the id and the other task", async () => {
     const faults = { duplicateTaskIdRate: 1 };
     await withEngine({ ...TEN_SECONDS, faults }, images(2), async (rig) => {
       const result = await rig.finish(rig.engine().run());
@@ -143,7 +143,7 @@ describe("a hostile gateway, in virtual time", () => {
     });
   });
 
-  it("issue 16 item 3: polls a completed task whose result lists no output yet again, and downloads it once published", async () => {
+  it("polls a completed task whose result lists no output yet again, and downloads it once published", async () => {
     const faults = { unpublishedResultPolls: 2 };
     await withEngine({ ...TEN_SECONDS, faults }, images(2), async (rig) => {
       const result = await rig.finish(rig.engine().run());
@@ -153,7 +153,7 @@ describe("a hostile gateway, in virtual time", () => {
     });
   });
 
-  it("issue 16 item 3: fails a completed task whose result never lists an output, after polling it 3 times more", async () => {
+  it("fails a completed task whose result never lists an output, after polling it 3 times more", async () => {
     const faults = { unpublishedResultPolls: 100 };
     await withEngine({ ...TEN_SECONDS, faults }, images(2), async (rig) => {
       const result = await rig.finish(rig.engine().run());
@@ -167,7 +167,7 @@ describe("a hostile gateway, in virtual time", () => {
     });
   });
 
-  it("issue 16 item 3: tries a link past its expiry once before calling the task expired", async () => {
+  it("tries a link past its expiry once before calling the task expired", async () => {
     await withEngine({ ...TEN_SECONDS, faults: { expiredLinkRate: 1 } }, images(2), async (rig) => {
       const result = await rig.finish(rig.engine().run());
 
@@ -178,7 +178,7 @@ describe("a hostile gateway, in virtual time", () => {
     });
   });
 
-  it("issue 16 item 2: a text stream broken off by an error event is stored and reported without its escapes or the key", async () => {
+  it("a text stream broken off by an error event is stored and reported without its escapes or the key", async () => {
     const manifest = `retry: { attempts: 2, min_delay: 1s, max_delay: 2s }
 jobs:
   - { id: notes, endpoint: chat, model: acme-5, messages: [{ role: user, content: a caption }] }
@@ -200,7 +200,7 @@ jobs:
     });
   });
 
-  it("issue 16 item 4: masks the API key a failed task's message echoes, in the store and the events", async () => {
+  it("masks the API key a failed task's message echoes, in the store and the events", async () => {
     const faults = { taskFailureRate: 1, echoKeyRate: 1 };
     await withEngine({ ...TEN_SECONDS, faults }, images(2), async (rig) => {
       const result = await rig.finish(rig.engine().run());

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readVerdict } from "../../src/engine/judge-verdict.js";
 
-/** Issue 43 item 1: how a judge's answer is read; what cannot be read is never a pass. */
+/** How a judge's answer is read; what cannot be read is never a pass. */
 
 describe("reading a judge's answer", () => {
   const yesNo = { starts_with: "yes" };
@@ -11,7 +11,7 @@ describe("reading a judge's answer", () => {
     ["**yes** — whole and clear", "pass", "whole and clear"],
     ["No, the handle is cut off.", "fail", "the handle is cut off."],
     ["NO", "fail", null],
-  ])("item 1: %j with starts_with: yes is %s", (answer, verdict, reason) => {
+  ])("%j with starts_with: yes is %s", (answer, verdict, reason) => {
     expect(readVerdict(answer, yesNo)).toEqual({ verdict, reason });
   });
 
@@ -20,11 +20,11 @@ describe("reading a judge's answer", () => {
     ["Yesterday's light is lovely"],
     [""],
     ["Maybe."],
-  ])("item 1: %j cannot be read: undecided, not passed", (answer) => {
+  ])("%j cannot be read: undecided, not passed", (answer) => {
     expect(readVerdict(answer, yesNo).verdict).toBe("undecided");
   });
 
-  it("item 1: a fail word of the manifest's own is read as a fail", () => {
+  it("a fail word of the manifest's own is read as a fail", () => {
     expect(
       readVerdict("Reject: text in the corner", { starts_with: "approve", fails_with: "reject" }),
     ).toEqual({
@@ -37,7 +37,7 @@ describe("reading a judge's answer", () => {
     ["8/10. Whole and clear.", "pass", "score 8/10: Whole and clear."],
     ["Score: 7 — fine", "pass", "score 7/10: fine"],
     ["3/10. The mug is cut off.", "fail", "score 3/10: The mug is cut off."],
-  ])("item 1: %j with score_at_least: 7 is %s", (answer, verdict, reason) => {
+  ])("%j with score_at_least: 7 is %s", (answer, verdict, reason) => {
     expect(readVerdict(answer, { score_at_least: 7 })).toEqual({ verdict, reason });
   });
 
@@ -45,7 +45,7 @@ describe("reading a judge's answer", () => {
     ["A lovely picture."],
     ["42/10"],
     ["-1"],
-  ])("item 1: %j states no score within 0 to 10: undecided", (answer) => {
+  ])("%j states no score within 0 to 10: undecided", (answer) => {
     expect(readVerdict(answer, { score_at_least: 7 }).verdict).toBe("undecided");
   });
 

@@ -8,7 +8,7 @@ import type { Store } from "../../src/store/index.js";
 import { type EngineRig, stateCounts, withEngine } from "../helpers/engine.js";
 
 /**
- * Issue 43 items 1 and 2 in the engine, on virtual time against the simulator: a judge asked
+ * In the engine, on virtual time against the simulator: a judge asked
  * about each output on each endpoint, what it says acted on, its calls retried, paid once.
  */
 
@@ -59,7 +59,7 @@ describe("a judge in the engine", () => {
     ["responses", "acme-5"],
     ["messages", "acme-5"],
     ["native", "acme-2.5-flash"],
-  ])("item 1: a judge on %s gets every picture in its own image form and its verdicts are recorded", async (endpoint, model) => {
+  ])("a judge on %s gets every picture in its own image form and its verdicts are recorded", async (endpoint, model) => {
     await withEngine({ judgeNoShare: 0 }, judged({ endpoint, model }), async (rig) => {
       const result = await rig.finish(rig.engine({ postprocess: rig.postProcessor() }).run());
       expect(result).toMatchObject({ end: "done", counts: { done: 3 } });
@@ -75,7 +75,7 @@ describe("a judge in the engine", () => {
     });
   });
 
-  it("item 1: an answer the judge's pass rule cannot read is undecided: the task is not passed, and no new take is made", async () => {
+  it("an answer the judge's pass rule cannot read is undecided: the task is not passed, and no new take is made", async () => {
     const manifest = judged({ endpoint: "responses", onFail: "retry" });
     // The model declines every call: "I'm sorry, but I can't help with that request."
     await withEngine({ judgeNoShare: 0, faults: { textRefusalRate: 1 } }, manifest, async (rig) => {
@@ -93,7 +93,7 @@ describe("a judge in the engine", () => {
     });
   });
 
-  it('item 2: a judge\'s "no" with on_fail: retry makes a new take with a new seed; the rejected take stays done, on disk, with its verdict', async () => {
+  it('a judge\'s "no" with on_fail: retry makes a new take with a new seed; the rejected take stays done, on disk, with its verdict', async () => {
     const manifest = judged({
       endpoint: "responses",
       onFail: "retry",
@@ -127,7 +127,7 @@ describe("a judge in the engine", () => {
     });
   });
 
-  it("item 2: a judge's call answered 500 is retried and the verdict recorded", async () => {
+  it("a judge's call answered 500 is retried and the verdict recorded", async () => {
     // Ten judge calls, so that at least one meets a 500 however the requests fall.
     const manifest = judged({
       endpoint: "responses",
@@ -149,7 +149,7 @@ describe("a judge in the engine", () => {
     );
   });
 
-  it("item 2: a judge that still fails after its retries leaves the picture downloaded, paid once; the resumed run asks the judge again", async () => {
+  it("a judge that still fails after its retries leaves the picture downloaded, paid once; the resumed run asks the judge again", async () => {
     const manifest = judged({
       endpoint: "responses",
       count: 1,
@@ -189,7 +189,7 @@ describe("a judge in the engine", () => {
     });
   });
 
-  it("item 2: a run stopped between the judge's answer and its recording records that answer on the next run without asking again", async () => {
+  it("a run stopped between the judge's answer and its recording records that answer on the next run without asking again", async () => {
     await withEngine(
       { judgeNoShare: 0 },
       judged({ endpoint: "responses", count: 2 }),
@@ -215,7 +215,7 @@ describe("a judge in the engine", () => {
     );
   });
 
-  it("item 2: the budget stops new takes: a rejected picture is not made again past max_cost", async () => {
+  it("the budget stops new takes: a rejected picture is not made again past max_cost", async () => {
     const manifest = judged({
       endpoint: "responses",
       onFail: "retry",

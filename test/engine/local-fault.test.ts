@@ -4,7 +4,7 @@ import { stillsJobs, withEngine } from "../helpers/engine.js";
 import { fill, mountTiny, unmount } from "../helpers/tmpfs.js";
 
 describe("a local fault never costs a paid task", () => {
-  it("issue 16 item 5: a full disk stops the run with a clear message and keeps completed tasks completed; the next run downloads them without submitting", async (context) => {
+  it("a full disk stops the run with a clear message and keeps completed tasks completed; the next run downloads them without submitting", async (context) => {
     await withEngine({}, `poll: { first_after: 2s, every: 2s }\n${stillsJobs(3)}`, async (rig) => {
       // Where the downloads are written first: a full disk there is a full disk for the run.
       const partials = partialDir(rig.outputDir);

@@ -73,7 +73,7 @@ describe("submit pace", () => {
 });
 
 describe("submit pace under bursts of 429s", () => {
-  it("issue 16 item 8: a burst of 429s halves the pace once, not once per answer", async () => {
+  it("a burst of 429s halves the pace once, not once per answer", async () => {
     const clock = new ManualClock(0);
     const pace = new SubmitPace(clock, 5);
     const came = askTurns(pace, 10);
@@ -89,7 +89,7 @@ describe("submit pace under bursts of 429s", () => {
     expect(pace.rate).toBe(1.25);
   });
 
-  it("issue 16 item 8: never falls below half the rate last sustained, and climbs back", async () => {
+  it("never falls below half the rate last sustained, and climbs back", async () => {
     const clock = new ManualClock(0);
     const pace = new SubmitPace(clock, 8);
     for (let i = 0; i < 20; i++) pace.succeeded();

@@ -48,7 +48,7 @@ describe("poll outcome", () => {
     });
   });
 
-  it("issue 16 item 3: keeps the links a task was promised and counts the rest as surplus", () => {
+  it("keeps the links a task was promised and counts the rest as surplus", () => {
     const urls = Array.from({ length: 5 }, (_, i) => ({ url: [`https://cdn.example/${i}.png`] }));
     const answer = record({ status: "completed", result: { images: urls } });
     expect(pollOutcome(held(), answer, false, NEXT_POLL)).toMatchObject({
@@ -74,7 +74,7 @@ describe("poll outcome", () => {
     ["an empty result", {}],
     ["an empty image list", { images: [] }],
     ["links that are not http URLs", { images: [{ url: ["data:image/png;base64,AAAA"] }] }],
-  ])("issue 16 item 3: polls a completed task whose result holds no output URL (%s) 3 times more, then fails it", (_, result) => {
+  ])("polls a completed task whose result holds no output URL (%s) 3 times more, then fails it", (_, result) => {
     const answer = record({ status: "completed", result, progress: 100 });
     for (const before of [0, 1, 2])
       expect(pollOutcome(held(), answer, false, NEXT_POLL, undefined, before)).toEqual({

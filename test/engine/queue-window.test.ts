@@ -23,7 +23,7 @@ jobs:
 `;
 
 describe("a run's queue", () => {
-  it("item 1: a run of 50,000 queued tasks holds at most its window of them, plus those in flight", async () => {
+  it("a run of 50,000 queued tasks holds at most its window of them, plus those in flight", async () => {
     await withEngine({ latencySeconds: { image: 1 } }, MANIFEST, async (rig) => {
       const engine = rig.engine();
       const running = engine.run();

@@ -22,7 +22,7 @@ function simulated(format: TextFormat, text: string, refuse: boolean): string | 
 }
 
 describe("refused answers", () => {
-  it("item 7: finds a refusal in each format's own way, with the vendor's finish reason", () => {
+  it("finds a refusal in each format's own way, with the vendor's finish reason", () => {
     const prompt = "One-line caption for a ceramic mug photo";
     expect(simulated("chat", prompt, true)).toBe(`refused: ${SORRY} (finish reason stop)`);
     expect(simulated("responses", prompt, true)).toBe(`refused: ${SORRY} (finish reason stop)`);
@@ -32,7 +32,7 @@ describe("refused answers", () => {
       expect(simulated(format, prompt, false), format).toBeNull();
   });
 
-  it("item 7: takes a filter's stop, or no text at all, as a refusal; a tool call or a cut-off text is an answer", () => {
+  it("takes a filter's stop, or no text at all, as a refusal; a tool call or a cut-off text is an answer", () => {
     const chat = (content: string | null, finish: string, extra = {}) =>
       refusalIn(
         "chat",

@@ -44,7 +44,7 @@ const byJob = (groups: readonly JobGroup[]) =>
   Object.fromEntries(groups.map((group) => [group.job, group]));
 
 describe("a run's start", () => {
-  it("item 5: a dependant job's row has its family from the start, before its tasks are added", async () => {
+  it("a dependant job's row has its family from the start, before its tasks are added", async () => {
     await withEngine(LATENCY, PIPELINE, async (rig) => {
       const { events } = await runOnce(rig);
       const started = startOf(events);
@@ -62,7 +62,7 @@ describe("a run's start", () => {
     });
   });
 
-  it("item 10: a first run counts the dependants it will make from the start: its total never moves", async () => {
+  it("a first run counts the dependants it will make from the start: its total never moves", async () => {
     await withEngine(LATENCY, PIPELINE, async (rig) => {
       const { events } = await runOnce(rig);
       const started = startOf(events);
@@ -76,7 +76,7 @@ describe("a run's start", () => {
     });
   });
 
-  it("item 5: with --force the tasks to redo start queued, not done", async () => {
+  it("with --force the tasks to redo start queued, not done", async () => {
     await withEngine(LATENCY, PIPELINE, async (rig) => {
       await runOnce(rig);
       const { result, events } = await runOnce(rig, { force: true });
@@ -90,7 +90,7 @@ describe("a run's start", () => {
     });
   });
 
-  it("item 5: a new run over done work counts all of it done from the start, dependants included", async () => {
+  it("a new run over done work counts all of it done from the start, dependants included", async () => {
     await withEngine(LATENCY, PIPELINE, async (rig) => {
       await runOnce(rig);
       const { result, events } = await runOnce(rig, { runId: await rig.newRun() });
@@ -101,7 +101,7 @@ describe("a run's start", () => {
     });
   });
 
-  it("item 5: a resumed run starts from where each task really is, and tells nothing before its start", async () => {
+  it("a resumed run starts from where each task really is, and tells nothing before its start", async () => {
     await withEngine(LATENCY, PIPELINE, async (rig) => {
       await runOnce(rig);
       const [gone, unchecked] = (await rig.tasks()).filter((task) => task.job_id === "shots");

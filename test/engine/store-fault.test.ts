@@ -7,7 +7,7 @@ import { tempDir } from "../helpers/manifest.js";
 import { fill, mountTiny, unfill, unmount } from "../helpers/tmpfs.js";
 
 /**
- * Issue 16 item 5: the state database failing under a run. Nothing is sent that the store
+ * The state database failing under a run. Nothing is sent that the store
  * could not record, no task is left claimed for a submit that never left, and what the
  * gateway answered that could not be recorded is named.
  */
@@ -17,7 +17,7 @@ poll: { first_after: 5s, every: 2s }
 ${stillsJobs(3)}`;
 
 describe("a state database that fails mid-run", () => {
-  it("issue 16 item 5: a full disk under the database stops the run with its located error; nothing is submitted that it could not record", async (context) => {
+  it("a full disk under the database stops the run with its located error; nothing is submitted that it could not record", async (context) => {
     const dir = tempDir();
     if (!mountTiny(dir, "2m")) {
       context.skip();
@@ -60,7 +60,7 @@ describe("a state database that fails mid-run", () => {
     }
   });
 
-  it("issue 16 item 5: a receipt the store cannot record is reported with its task id, not lost in silence", async () => {
+  it("a receipt the store cannot record is reported with its task id, not lost in silence", async () => {
     await withEngine({ latencySeconds: { image: 10 } }, stillsJobs(1), async (rig) => {
       const full = new GwError(
         ErrorCode.StoreUnusable,

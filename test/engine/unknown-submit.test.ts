@@ -5,7 +5,7 @@ import { stillsJobs, withEngine } from "../helpers/engine.js";
 /** Submits whose outcome is unknown: the gateway may have made the task, and billed it. */
 
 describe("unknown submits", () => {
-  it("issue 16 item 6: a submit answered 500 after its task was made is counted as unknown", async () => {
+  it("a submit answered 500 after its task was made is counted as unknown", async () => {
     await withEngine(
       { latencySeconds: { image: 10 }, faults: { createdErrorRate: 1 } },
       `retry: { attempts: 2, min_delay: 1s, max_delay: 2s }
@@ -21,7 +21,7 @@ ${stillsJobs(1)}`,
     );
   });
 
-  it("issue 16 item 6: with on_unknown_submit: hold, such a task waits held with the reason and is not sent twice", async () => {
+  it("with on_unknown_submit: hold, such a task waits held with the reason and is not sent twice", async () => {
     await withEngine(
       { latencySeconds: { image: 10 }, faults: { createdErrorRate: 1 } },
       `retry: { attempts: 3, min_delay: 1s, max_delay: 2s, on_unknown_submit: hold }

@@ -38,13 +38,13 @@ const familyC = "id: ref\n    model: acme-seedance-4-5\n    prompt: a mug";
 const familyB = "id: edit\n    model: acme2.7-image\n    prompt: a mug";
 const video2 = "id: clip\n    model: acme-1.0\n    prompt: the mug turns";
 
-describe("item 2: Data URIs in image fields are read and held to the field's rules", () => {
+describe("Data URIs in image fields are read and held to the field's rules", () => {
   describe.each(["png", "jpeg"] as const)("image family C, %s", (format) => {
     it.each([
       [15, 15],
       [45, 15],
       [15, 45],
-    ])(`item 2: a ${format} of %i×%i px is accepted`, async (width, height) => {
+    ])(`a ${format} of %i×%i px is accepted`, async (width, height) => {
       expect(
         await problemsOf(familyC, "image_urls", await dataUri(format, width, height), true),
       ).toEqual([]);
@@ -54,7 +54,7 @@ describe("item 2: Data URIs in image fields are read and held to the field's rul
       [14, 14, "image-size", "is 14×14 px; each side must be at least 15 px"],
       [46, 15, "image-ratio", "is 46×15 px (width/height 3.067); it must be within 0.333 to 3"],
       [15, 46, "image-ratio", "is 15×46 px (width/height 0.326); it must be within 0.333 to 3"],
-    ])(`item 2: a ${format} of %i×%i px is refused`, async (width, height, rule, message) => {
+    ])(`a ${format} of %i×%i px is refused`, async (width, height, rule, message) => {
       expect(
         await problemsOf(familyC, "image_urls", await dataUri(format, width, height), true),
       ).toEqual([`7:9 ${rule} image_urls[0]: data:image/${format};base64,…: ${message}`]);
@@ -65,7 +65,7 @@ describe("item 2: Data URIs in image fields are read and held to the field's rul
     it.each([
       [1920, 240],
       [240, 1920],
-    ])(`item 2: a ${format} of %i×%i px (ratio 8:1 or 1:8) is accepted`, async (width, height) => {
+    ])(`a ${format} of %i×%i px (ratio 8:1 or 1:8) is accepted`, async (width, height) => {
       expect(
         await problemsOf(familyB, "image_urls", await dataUri(format, width, height), true),
       ).toEqual([]);
@@ -75,7 +75,7 @@ describe("item 2: Data URIs in image fields are read and held to the field's rul
       [1921, 240, "is 1921×240 px (width/height 8.004); it must be within 0.125 to 8"],
       [240, 1921, "is 240×1921 px (width/height 0.125); it must be within 0.125 to 8"],
       [239, 400, "is 239×400 px; each side must be at least 240 px"],
-    ])(`item 2: a ${format} of %i×%i px is refused`, async (width, height, message) => {
+    ])(`a ${format} of %i×%i px is refused`, async (width, height, message) => {
       const problems = await problemsOf(
         familyB,
         "image_urls",
@@ -97,7 +97,7 @@ describe("item 2: Data URIs in image fields are read and held to the field's rul
       ["first_frame_image", 300, 750],
       ["image_urls", 750, 300],
       ["image_urls", 300, 750],
-    ])(`item 2: %s of a ${format} of %i×%i px (2.5:1, short/long 0.4) is accepted`, async (field, width, height) => {
+    ])(`%s of a ${format} of %i×%i px (2.5:1, short/long 0.4) is accepted`, async (field, width, height) => {
       const value = await dataUri(format, width, height);
       const problems = await problemsOf(video2, field, value, field === "image_urls");
       expect(problems).toEqual([]);
@@ -109,7 +109,7 @@ describe("item 2: Data URIs in image fields are read and held to the field's rul
       ["first_frame_image", 299, 400, "6:24 image-size first_frame_image"],
       ["image_urls", 751, 300, "7:9 image-ratio image_urls[0]"],
       ["image_urls", 300, 751, "7:9 image-ratio image_urls[0]"],
-    ])(`item 2: %s of a ${format} of %i×%i px is refused`, async (field, width, height, where) => {
+    ])(`%s of a ${format} of %i×%i px is refused`, async (field, width, height, where) => {
       const value = await dataUri(format, width, height);
       const problems = await problemsOf(video2, field, value, field === "image_urls");
       expect(problems).toEqual([
@@ -120,7 +120,7 @@ describe("item 2: Data URIs in image fields are read and held to the field's rul
     });
   });
 
-  it("item 2: a GIF Data URI is read where the field takes GIF (responses input_image)", async () => {
+  it("a GIF Data URI is read where the field takes GIF (responses input_image)", async () => {
     const gif = await dataUri("gif", 1, 1);
     const checked = await checkInline(`version: 1
 jobs:
@@ -136,7 +136,7 @@ jobs:
     expect(checked.diagnostics).toEqual([]);
   });
 
-  it("item 2: a Data URI whose bytes are another format than it names is refused", async () => {
+  it("a Data URI whose bytes are another format than it names is refused", async () => {
     const jpegAsPng = await dataUri("jpeg", 100, 100, "png");
     expect(await problemsOf(familyC, "image_urls", jpegAsPng, true)).toEqual([
       "7:9 image-format image_urls[0]: data:image/png;base64,…: its bytes are a JPEG image, not PNG: write data:image/jpeg;base64,… or send the image it names",
@@ -157,7 +157,7 @@ jobs:
     ]);
   });
 
-  it("item 2: a Data URI whose bytes are no image is refused", async () => {
+  it("a Data URI whose bytes are no image is refused", async () => {
     expect(
       await problemsOf(familyC, "image_urls", "data:image/png;base64,AAAAAAAAAAAAAAAA", true),
     ).toEqual([
@@ -165,7 +165,7 @@ jobs:
     ]);
   });
 
-  it("item 2: one Data URI in every expansion of a matrix is one problem, with a count", async () => {
+  it("one Data URI in every expansion of a matrix is one problem, with a count", async () => {
     const tiny = await dataUri("png", 1, 1);
     const checked = await checkInline(`version: 1
 jobs:

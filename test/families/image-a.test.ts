@@ -23,7 +23,7 @@ describe("image family A", () => {
     expect(validateRequest(imageA, { ...minimal, size: "auto" })).toEqual([]);
   });
 
-  it("item 11: takes a Data URI of any image format, as its section lists none", () => {
+  it("takes a Data URI of any image format, as its section lists none", () => {
     const image_urls = ["data:image/gif;base64,R0lGODlh", "data:image/tiff;base64,SUkq"];
     expect(validateRequest(imageA, { ...minimal, image_urls })).toEqual([]);
   });

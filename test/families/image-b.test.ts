@@ -198,7 +198,7 @@ describe("image family B", () => {
     expect(issues).toContainEqual(expect.objectContaining({ path, rule }));
   });
 
-  it("item 11: refuses a GIF Data URI in image family B's image_urls", () => {
+  it("refuses a GIF Data URI in image family B's image_urls", () => {
     const issues = validateRequest(imageB, {
       ...minimal,
       image_urls: [`data:image/gif;base64,${GIF}`],
@@ -213,7 +213,7 @@ describe("image family B", () => {
     ]);
   });
 
-  it("item 11: refuses a GIF labelled data:image/png in image_urls, by its first bytes", () => {
+  it("refuses a GIF labelled data:image/png in image_urls, by its first bytes", () => {
     const issues = validateRequest(imageB, {
       ...minimal,
       image_urls: [url, `data:image/png;base64,${GIF}`],
@@ -228,7 +228,7 @@ describe("image family B", () => {
     ]);
   });
 
-  it("item 11: takes JPEG (also written jpg), PNG, WEBP and BMP Data URIs in image_urls", () => {
+  it("takes JPEG (also written jpg), PNG, WEBP and BMP Data URIs in image_urls", () => {
     const image_urls = [
       "data:image/jpeg;base64,/9j/4AAQ",
       "data:image/jpg;base64,/9j/4AAQ",

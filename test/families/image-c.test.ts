@@ -57,7 +57,7 @@ describe("image family C", () => {
       "image-ref",
     ],
     [
-      "item 11: image_urls Data URIs are jpeg or png",
+      "image_urls Data URIs are jpeg or png",
       { image_urls: ["data:image/webp;base64,UklGRiQAAABXRUJQ"] },
       ["image_urls", 0],
       "image-format",

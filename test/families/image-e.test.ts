@@ -42,7 +42,7 @@ describe("image family E", () => {
     ["n is at most 4", { n: 5 }, ["n"], "range"],
     ["n must be a JSON number", { n: "2" }, ["n"], "json-number"],
     [
-      "item 11: image_urls Data URIs are jpeg, png or webp",
+      "image_urls Data URIs are jpeg, png or webp",
       { image_urls: ["data:image/gif;base64,R0lGODlh"] },
       ["image_urls", 0],
       "image-format",

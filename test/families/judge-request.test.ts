@@ -3,7 +3,7 @@ import { judgeRequest, validateRequest } from "../../src/families/index.js";
 import { familyFor } from "../../src/families/resolve.js";
 
 /**
- * Issue 43 item 1: a judge's request carries the picture in each endpoint's own image form,
+ * A judge's request carries the picture in each endpoint's own image form,
  * and the family's own rules accept it.
  */
 
@@ -12,7 +12,7 @@ const DATA = { kind: "data", mediaType: "image/png", base64: "iVBORw0KGgo=" } as
 const pass = { starts_with: "yes" };
 
 describe("a judge's request", () => {
-  it("item 1: responses: input_text then an input_image block with the link, or a Data URI", () => {
+  it("responses: input_text then an input_image block with the link, or a Data URI", () => {
     const { body, path } = judgeRequest(
       { model: "acme-5", endpoint: "responses", pass },
       "Is it a mug?",
@@ -31,7 +31,7 @@ describe("a judge's request", () => {
     expect(validateRequest(familyFor("acme-5", "responses")!, body)).toEqual([]);
   });
 
-  it("item 1: messages: image blocks with a url source, or a base64 source, then the text", () => {
+  it("messages: image blocks with a url source, or a base64 source, then the text", () => {
     const { body, path } = judgeRequest(
       { model: "acme-5", endpoint: "messages", pass },
       "Is it a mug?",
@@ -47,7 +47,7 @@ describe("a judge's request", () => {
     expect(validateRequest(familyFor("acme-5", "messages")!, body)).toEqual([]);
   });
 
-  it("item 1: native: the text, then inline_data parts with the bytes; the model in the path", () => {
+  it("native: the text, then inline_data parts with the bytes; the model in the path", () => {
     const { body, path } = judgeRequest(
       { model: "acme-2.5-flash", endpoint: "native", pass: { score_at_least: 7 } },
       "Rate the mug",

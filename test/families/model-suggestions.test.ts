@@ -3,7 +3,7 @@ import { familyForRequest, suggestModel } from "../../src/families/index.js";
 import { checkInline } from "../helpers/manifest.js";
 
 describe("suggestions for a model gwrun does not take where it was sent", () => {
-  it("item 3: a video model sent to the image endpoint is told the endpoint that serves it", () => {
+  it("a video model sent to the image endpoint is told the endpoint that serves it", () => {
     expect(
       familyForRequest("/v1/images/generations", {
         model: "acme2.7-videoedit",
@@ -19,7 +19,7 @@ describe("suggestions for a model gwrun does not take where it was sent", () => 
     });
   });
 
-  it("item 3: a family D name sent to the edits endpoint is told where it goes and what edits take", () => {
+  it("a family D name sent to the edits endpoint is told where it goes and what edits take", () => {
     const resolved = familyForRequest("/v1/images/edits", {
       model: "acme-imagine-1.0-edit",
       prompt: "bluer",
@@ -33,19 +33,19 @@ describe("suggestions for a model gwrun does not take where it was sent", () => 
     });
   });
 
-  it("item 3: a name that lacks only its free suffix is shown the form, not the placeholder word", () => {
+  it("a name that lacks only its free suffix is shown the form, not the placeholder word", () => {
     expect(suggestModel("acme-imagine-1.0")).toBe("acme-imagine-1.0-<suffix>");
     expect(suggestModel("acme-imagine-1.0-")).toBe("acme-imagine-1.0-<suffix>");
     expect(suggestModel("acme-imagine-1.0-edit-")).toBe("acme-imagine-1.0-edit-<suffix>");
     expect(suggestModel("vendor-imagine-1.0")).toBe("vendor-imagine-1.0-<suffix>");
   });
 
-  it("item 3: a slip in the fixed part keeps the user's own suffix", () => {
+  it("a slip in the fixed part keeps the user's own suffix", () => {
     expect(suggestModel("acme-imagin-1.0-fast")).toBe("acme-imagine-1.0-fast");
     expect(suggestModel("acme2.7-imag")).toBe("acme2.7-image");
   });
 
-  it("item 3: no suggestion is ever the example's stand-in word", () => {
+  it("no suggestion is ever the example's stand-in word", () => {
     for (const name of [
       "acme-imagine-1.0-edit",
       "acme-imagine-1.0-sufix",
@@ -55,7 +55,7 @@ describe("suggestions for a model gwrun does not take where it was sent", () => 
     }
   });
 
-  it("item 3: in a manifest, the wrong endpoint is located at endpoint: and says what to write", async () => {
+  it("in a manifest, the wrong endpoint is located at endpoint: and says what to write", async () => {
     const checked = await checkInline(`version: 1
 jobs:
   - id: restyle

@@ -29,7 +29,7 @@ describe("URLs the gateway could never fetch", () => {
     ["http://printer.local/a.png", "a .local name"],
     ["http://assets.corp.internal/a.png", "a .internal name"],
     ["http://app.localhost/a.png", "a .localhost name"],
-  ])("item 1: %s is refused: its host is %s", (url, kind) => {
+  ])("%s is refused: its host is %s", (url, kind) => {
     expect(privateHostKind(new URL(url).hostname)).toBe(kind);
     expect(privateUrlProblem(url)).toBe(
       `${url}: its host is ${kind}, which the gateway cannot reach; the contract asks for a publicly reachable URL (for a gateway inside the same private network, set gateway.private_urls: true)`,
@@ -45,11 +45,11 @@ describe("URLs the gateway could never fetch", () => {
     "http://[::ffff:8.8.8.8]/a.png",
     "https://localhost.example.com/a.png",
     "https://images.internal-cdn.com/a.png",
-  ])("item 1: %s may be public: it is sent (names are not resolved)", (url) => {
+  ])("%s may be public: it is sent (names are not resolved)", (url) => {
     expect(privateUrlProblem(url)).toBeUndefined();
   });
 
-  it("item 1: family A's image_urls and video family 10's refuse them, naming the rule", () => {
+  it("family A's image_urls and video family 10's refuse them, naming the rule", () => {
     const a = validateRequest(imageA, {
       model: "acme-image-2",
       prompt: "a mug",
@@ -64,7 +64,7 @@ describe("URLs the gateway could never fetch", () => {
     expect(ten).toEqual([expect.objectContaining({ path: ["image_urls", 0], rule: "public-url" })]);
   });
 
-  it("item 1: a video URL on a private address is refused too", async () => {
+  it("a video URL on a private address is refused too", async () => {
     const checked = await checkInline(`version: 1
 jobs:
   - id: restyle
@@ -76,7 +76,7 @@ jobs:
     ]);
   });
 
-  it("item 1: gateway.private_urls: true sends them, with a warning at that line", async () => {
+  it("gateway.private_urls: true sends them, with a warning at that line", async () => {
     const checked = await checkInline(`version: 1
 gateway:
   base_url: https://gw.corp.internal

@@ -49,7 +49,7 @@ describe("native content generation", () => {
     }
   });
 
-  it("item 11: refuses a model outside the four variants, naming them and passthrough", () => {
+  it("refuses a model outside the four variants, naming them and passthrough", () => {
     for (const model of ["acme-3.0-ultra", "acme-2.5-ultra", "acme-2.5-flash-thinking"]) {
       expect(validateRequest(textNative, { ...minimal, model })).toEqual([
         {

@@ -55,7 +55,7 @@ describe("responses", () => {
     expect(validateRequest(textResponses, rich)).toEqual([]);
   });
 
-  it("item 11: refuses a BMP Data URI in an input_image block, whose list is JPEG, PNG, GIF, WebP", () => {
+  it("refuses a BMP Data URI in an input_image block, whose list is JPEG, PNG, GIF, WebP", () => {
     const block = { type: "input_image", image_url: "data:image/bmp;base64,Qk0=" };
     expect(validateRequest(textResponses, { ...minimal, ...item([block]) })).toEqual([
       {
@@ -67,7 +67,7 @@ describe("responses", () => {
     ]);
   });
 
-  it("item 11: takes a GIF Data URI in an input_image block, unlike image family B", () => {
+  it("takes a GIF Data URI in an input_image block, unlike image family B", () => {
     const block = { type: "input_image", image_url: "data:image/gif;base64,R0lGODlhAQABAIAA" };
     expect(validateRequest(textResponses, { ...minimal, ...item([block]) })).toEqual([]);
   });

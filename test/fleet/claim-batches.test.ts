@@ -3,7 +3,7 @@ import type { PgStore, Receipt, TaskRow } from "../../src/store/index.js";
 import { closeFleetStores, fleet } from "../helpers/fleet-store.js";
 
 /**
- * Issue 42, item 6: a fleet's claims, receipts and downloads several tasks at a time, on a
+ * A fleet's claims, receipts and downloads several tasks at a time, on a
  * real PostgreSQL, each task keeping its own guard.
  */
 
@@ -30,7 +30,7 @@ const receipt = (task: TaskRow, taskId: string): Receipt => ({
 });
 
 describe("claims and receipts of several tasks at once", () => {
-  it("item 6: a batch claim that meets a task already claimed claims the rest, and never that one twice", async () => {
+  it("a batch claim that meets a task already claimed claims the rest, and never that one twice", async () => {
     const { stores, runId, rows } = await fleet(2, 5);
     const [a, b] = stores as [PgStore, PgStore];
     const taken = rows[2] as TaskRow;
@@ -63,7 +63,7 @@ describe("claims and receipts of several tasks at once", () => {
     ]);
   });
 
-  it("item 6: a batch claim stops at the lane's cap and the budget, in the job's order", async () => {
+  it("a batch claim stops at the lane's cap and the budget, in the job's order", async () => {
     const { stores, rows } = await fleet(1, 6, 0.25);
     const [store] = stores as [PgStore];
     const capped = await store.fleet.claimTasksWithin(
@@ -79,7 +79,7 @@ describe("claims and receipts of several tasks at once", () => {
     expect(outcomes(spent)).toEqual(["claimed", "claimed", "budget", "budget"]);
   });
 
-  it("item 6: receipts recorded together keep each claim's guard: an orphan and a duplicate id stay apart", async () => {
+  it("receipts recorded together keep each claim's guard: an orphan and a duplicate id stay apart", async () => {
     const { stores, rows } = await fleet(1, 4);
     const [store] = stores as [PgStore];
     const [first, second, third, fourth] = await Promise.all(
@@ -122,7 +122,7 @@ describe("claims and receipts of several tasks at once", () => {
     expect(await store.task(first?.key as string)).toMatchObject({ task_id: "t-1" });
   });
 
-  it("item 6: claims a job never sent go back to pending only while they are still its own", async () => {
+  it("claims a job never sent go back to pending only while they are still its own", async () => {
     const { stores, rows } = await fleet(1, 3);
     const [store] = stores as [PgStore];
     const [mine, lent] = await Promise.all(
@@ -142,7 +142,7 @@ describe("claims and receipts of several tasks at once", () => {
     expect((await store.task(rows[2]?.key as string))?.state).toBe("pending");
   });
 
-  it("item 6: a poll round's completions go in download jobs of up to ten tasks, each task in one", async () => {
+  it("a poll round's completions go in download jobs of up to ten tasks, each task in one", async () => {
     const { stores, rows } = await fleet(1, 40);
     const [store] = stores as [PgStore];
     const owned = await store.fleet.claimTasksWithin(rows, "w@h", ROOMY, 2);

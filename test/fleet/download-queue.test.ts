@@ -21,7 +21,7 @@ const QUEUED = ["graphile_worker", "graphile_worker_downloads"]
   .concat(" ORDER BY key");
 
 describe("download jobs have a queue of their own", () => {
-  it("item 2: a store brought up to date moves the download jobs waiting in the shared queue to their own, as they were, and leaves a taken one to finish", async () => {
+  it("a store brought up to date moves the download jobs waiting in the shared queue to their own, as they were, and leaves a taken one to finish", async () => {
     const url = await testDatabase();
     // The store as the gwrun before sql/pg/000024 left it.
     const older = tempDir();
@@ -113,7 +113,7 @@ describe("download jobs have a queue of their own", () => {
     );
     expect(await store.fleet.hasWorkLeft(runId, false)).toBe(false);
   });
-  it("item 2: records a completion whose link is dated 50,000 years ahead (an expiry in milliseconds where seconds are due), and queues its download last in line", async () => {
+  it("records a completion whose link is dated 50,000 years ahead (an expiry in milliseconds where seconds are due), and queues its download last in line", async () => {
     const { stores, rows } = await fleet(1, 1);
     const [store] = stores as [PgStore];
     const [task] = rows as [TaskRow];

@@ -10,8 +10,8 @@ import { tempDir } from "../helpers/manifest.js";
  * own project folder (mounted anywhere), or where the run was recorded (mounted at the same
  * path, a worker started elsewhere).
  */
-describe("item 1: fleet workers and the project folder", () => {
-  it("item 1: a run recorded through one mount point is worked by a worker in the project under another", async () => {
+describe("fleet workers and the project folder", () => {
+  it("a run recorded through one mount point is worked by a worker in the project under another", async () => {
     await withFleet({}, async (fleet) => {
       // Recorded through another path to the same folder, as another host mounts the share.
       const mount = path.join(tempDir(), "mnt", "share");
@@ -45,7 +45,7 @@ describe("item 1: fleet workers and the project folder", () => {
     });
   }, 120_000);
 
-  it("item 1: a worker started outside any project works a run at the path it was recorded in", async () => {
+  it("a worker started outside any project works a run at the path it was recorded in", async () => {
     await withFleet({}, async (fleet) => {
       const manifest = fleet.write("fleet.yaml", fleetManifest("out", 8));
       expect((await fleet.record(manifest)).code).toBe(0);

@@ -7,7 +7,7 @@ import { tempDir } from "../helpers/manifest.js";
 import { type ObjectStore, startObjectStore } from "../helpers/object-storage.js";
 
 /**
- * Issue 41 item 2: a fleet whose outputs are published needs no shared folder. Each host is a
+ * A fleet whose outputs are published needs no shared folder. Each host is a
  * folder of its own here; what one made, another finds in the bucket.
  */
 
@@ -56,7 +56,7 @@ function outputsUnder(dir: string): string[] {
 }
 
 describe("a fleet without a shared folder", () => {
-  it("item 2: two workers with folders of their own publish every output once; plan on either host finds nothing new; gwrun view in a third folder serves an output from the bucket", async () => {
+  it("two workers with folders of their own publish every output once; plan on either host finds nothing new; gwrun view in a third folder serves an output from the bucket", async () => {
     await withFleet({}, async (fleet) => {
       const env = { GW_API_KEY: "test-key", GWRUN_STORE: fleet.url, ...s3.env };
       const cli = (args: string[], cwd: string) => gwrunAsync(args, { cwd, env });

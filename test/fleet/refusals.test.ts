@@ -6,7 +6,7 @@ import { exitsWithin, runEnded, withFleet } from "../helpers/fleet.js";
 const SORRY = "I'm sorry, but I can't help with that request.";
 
 describe("gwrun worker and refusals", () => {
-  it("item 7: a worker fails a refused caption and skips its image, saying the upstream refused", async () => {
+  it("a worker fails a refused caption and skips its image, saying the upstream refused", async () => {
     await withFleet({}, async (fleet) => {
       const manifest = fleet.write(
         "captions.yaml",

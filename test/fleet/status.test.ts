@@ -215,7 +215,7 @@ describe("gwrun status on a PostgreSQL store", () => {
     expect(fleet.pace[0]?.paused_s).toBeLessThanOrEqual(30);
   }, 60_000);
 
-  it("item 10: a worker that died before the run is not credited with the submits it made for an earlier one", async () => {
+  it("a worker that died before the run is not credited with the submits it made for an earlier one", async () => {
     const url = await testDatabase({ schema: true });
     const store = await openPgStore(url);
     cleanups.push(() => store.close());

@@ -49,11 +49,11 @@ async function submitsWhileReceiptsWait(hold: boolean): Promise<number> {
 }
 
 describe("a worker's submit job", () => {
-  it("item 6: sends its next task while the one before is recorded, and no further until that one is", async () => {
+  it("sends its next task while the one before is recorded, and no further until that one is", async () => {
     expect(await submitsWhileReceiptsWait(false)).toBe(2);
   });
 
-  it("item 6: in a run that holds unknown submits, sends each task only once the one before is recorded", async () => {
+  it("in a run that holds unknown submits, sends each task only once the one before is recorded", async () => {
     expect(await submitsWhileReceiptsWait(true)).toBe(1);
   });
 });

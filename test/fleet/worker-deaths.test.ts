@@ -86,7 +86,7 @@ describe("a fleet losing a worker", () => {
     });
   }, 120_000);
 
-  it("item 6: a killed worker of a run that holds unknown submits leaves held only the tasks it was sending", async () => {
+  it("a killed worker of a run that holds unknown submits leaves held only the tasks it was sending", async () => {
     // 200 tasks: submit jobs of three, which a run that resubmits would claim together.
     await withFleet({ rateLimit: { perSecond: 5, burst: 1 } }, async (fleet) => {
       const text = fleetManifest(fleet.outputDir, 200).replace(

@@ -9,7 +9,7 @@ import {
 } from "../helpers/fleet.js";
 
 describe("what a gwrun worker logs per run", () => {
-  it("item 3: one line when it starts work on a run and one when it ends, with the run's id, name and tasks done and failed", async () => {
+  it("one line when it starts work on a run and one when it ends, with the run's id, name and tasks done and failed", async () => {
     await withFleet({}, async (fleet) => {
       const manifest = fleet.write("fleet.yaml", fleetManifest("out", 6));
       expect((await fleet.record(manifest)).code).toBe(0);
@@ -37,7 +37,7 @@ describe("what a gwrun worker logs per run", () => {
     });
   }, 120_000);
 
-  it("item 3: a worker stopped while its run goes on says it stopped work, with the counts so far, and exits promptly", async () => {
+  it("a worker stopped while its run goes on says it stopped work, with the counts so far, and exits promptly", async () => {
     await withFleet({ latencySeconds: { image: 30 } }, async (fleet) => {
       const manifest = fleet.write("fleet.yaml", fleetManifest("out", 3));
       expect((await fleet.record(manifest)).code).toBe(0);

@@ -69,7 +69,7 @@ describe("gwrun worker", () => {
     });
   }, 90_000);
 
-  it("item 6: two workers share a run in submit jobs of ten and download jobs of several, each task sent once and each file fetched once", async () => {
+  it("two workers share a run in submit jobs of ten and download jobs of several, each task sent once and each file fetched once", async () => {
     // 640 tasks: submit jobs of ten (claimed together), poll rounds of up to fifty completions
     // (download jobs of several), at a pace that keeps both workers at work.
     await withFleet({ latencySeconds: { image: 0.3 } }, async (fleet) => {

@@ -3,23 +3,23 @@ import { errorFromResponse } from "../../src/gateway/errors.js";
 import { GATEWAY_TEXT_MAX, gatewayText } from "../../src/gateway/gateway-text.js";
 
 describe("gateway text", () => {
-  it("issue 16 item 2: strips terminal escape sequences and controls, keeps the words", () => {
+  it("strips terminal escape sequences and controls, keeps the words", () => {
     const hostile =
       "bad\u001b]0;owned\u0007 prompt\u001b[31m red\u001b[0m\u009b2J<script>x</script>\u0000\r\nnext\u202eline";
     expect(gatewayText(hostile)).toBe("bad prompt red<script>x</script> nextline");
   });
 
-  it("issue 16 item 2: drops an escape sequence left unterminated at the end", () => {
+  it("drops an escape sequence left unterminated at the end", () => {
     expect(gatewayText("oops\u001b]2;title with no end")).toBe("oops");
     expect(gatewayText("oops\u001b[")).toBe("oops");
   });
 
-  it("issue 16 item 1: cuts a long text, saying how many bytes went", () => {
+  it("cuts a long text, saying how many bytes went", () => {
     const text = gatewayText("é".repeat(GATEWAY_TEXT_MAX + 10));
     expect(text).toBe(`${"é".repeat(GATEWAY_TEXT_MAX)}… (20 bytes cut)`);
   });
 
-  it("issue 16 item 2: cleans the message of an error answer, and of a page that is not JSON", () => {
+  it("cleans the message of an error answer, and of a page that is not JSON", () => {
     const json = JSON.stringify({ error: { message: "no\u001b]0;t\u0007 way\u001b[2J" } });
     expect(errorFromResponse(400, {}, json, "submit", 0).message).toBe("submit: HTTP 400: no way");
     const page = "<html>\r\n<h1>502\u001b[5m Bad Gateway</h1>\r\n</html>";
@@ -28,7 +28,7 @@ describe("gateway text", () => {
     );
   });
 
-  it("issue 16 item 4: masks Bearer tokens, x-api-key values and the configured key", () => {
+  it("masks Bearer tokens, x-api-key values and the configured key", () => {
     const echoed =
       'denied: Authorization: Bearer sk-live-123456 {"x-api-key": "sk-live-123456"} key sk-live-123456';
     expect(gatewayText(echoed)).toBe(

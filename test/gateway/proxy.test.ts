@@ -56,7 +56,7 @@ async function withProxy<T>(
 }
 
 describe("reading the proxy settings", () => {
-  it("item 2: reads lower-case forms first, masks credentials and takes host:port as http", () => {
+  it("reads lower-case forms first, masks credentials and takes host:port as http", () => {
     const proxies = readProxies({
       https_proxy: "proxy.corp:3128",
       HTTPS_PROXY: "http://other:1",
@@ -74,7 +74,7 @@ describe("reading the proxy settings", () => {
     expect(proxies?.noProxy).toBe(".corp.example, localhost");
   });
 
-  it("item 2: sends https through HTTP_PROXY when HTTPS_PROXY is not set, and nothing when neither is", () => {
+  it("sends https through HTTP_PROXY when HTTPS_PROXY is not set, and nothing when neither is", () => {
     expect(readProxies({ HTTP_PROXY: "http://p:1" })?.https?.variable).toBe("HTTP_PROXY");
     expect(readProxies({ HTTPS_PROXY: "http://p:1" })?.http).toBeUndefined();
     expect(readProxies({ NO_PROXY: "*" })).toBeUndefined();
@@ -82,7 +82,7 @@ describe("reading the proxy settings", () => {
     expect(readProxies({ http_proxy: "", HTTP_PROXY: "http://p:1" })).toBeUndefined();
   });
 
-  it("item 2: refuses a value that is not a proxy URL without repeating it", () => {
+  it("refuses a value that is not a proxy URL without repeating it", () => {
     const read = () => readProxies({ HTTPS_PROXY: "http://bob:hunter2-pw@[proxy" });
     expect(read).toThrow(GwError);
     expect(read).toThrow("HTTPS_PROXY is not a proxy URL");
@@ -112,11 +112,11 @@ describe("NO_PROXY", () => {
     ["gw.example.com:80", "http://gw.example.com", false],
     ["localhost", "http://127.0.0.1:8000", true],
     ["example.com,127.0.0.1", "http://127.0.0.1:8000", false],
-  ])("item 2: NO_PROXY=%j sends %s through the proxy: %s", (noProxy, url, proxied) => {
+  ])("NO_PROXY=%j sends %s through the proxy: %s", (noProxy, url, proxied) => {
     expect(proxyFor(url, proxies(noProxy)) !== undefined).toBe(proxied);
   });
 
-  it("item 2: the route named in errors is the route requests take", async () => {
+  it("the route named in errors is the route requests take", async () => {
     await withProxy({}, async (proxy) => {
       const { port } = new URL(gatewayUrl);
       const values = ["", "127.0.0.1", `127.0.0.1:${port}`, "127.0.0.1:1", "*", "localhost"];
@@ -137,7 +137,7 @@ describe("NO_PROXY", () => {
 });
 
 describe("a proxy that refuses", () => {
-  it("item 2: a proxy that is down gives a retryable error naming it, that never reached the gateway", async () => {
+  it("a proxy that is down gives a retryable error naming it, that never reached the gateway", async () => {
     const port = await closedPort();
     const error = await submitWith({ HTTP_PROXY: `http://alice:pr0xy-pw@127.0.0.1:${port}` });
     expect(error).toBeInstanceOf(GatewayError);
@@ -151,7 +151,7 @@ describe("a proxy that refuses", () => {
     expect(mayHaveArrived(error)).toBe(false);
   });
 
-  it("item 2: a proxy that asks for credentials (407) says how to give them, and is not retried", async () => {
+  it("a proxy that asks for credentials (407) says how to give them, and is not retried", async () => {
     await withProxy({ credentials: "alice:right-pw" }, async (proxy) => {
       const missing = (await submitWith({ HTTP_PROXY: proxy.url })) as GatewayError;
       expect(missing.code).toBe(ErrorCode.Proxy);
@@ -172,7 +172,7 @@ describe("a proxy that refuses", () => {
     });
   });
 
-  it("item 2: a proxy that will not open the way (502) names itself and the gateway's host, not the gateway", async () => {
+  it("a proxy that will not open the way (502) names itself and the gateway's host, not the gateway", async () => {
     await withProxy({ refuseWith: 502 }, async (proxy) => {
       const error = (await submitWith({
         HTTPS_PROXY: "http://x:1",
@@ -190,7 +190,7 @@ describe("a proxy that refuses", () => {
     });
   });
 
-  it("item 2: a connection lost once the tunnel was open stays a network failure that may have reached the gateway, naming the proxy", () => {
+  it("a connection lost once the tunnel was open stays a network failure that may have reached the gateway, naming the proxy", () => {
     const proxies = readProxies({ HTTPS_PROXY: "http://bob:tunnel-pw@proxy.corp:3128" });
     const url = "https://gw.example.com/v1/images/generations";
     const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });

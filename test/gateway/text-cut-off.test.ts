@@ -29,8 +29,8 @@ const textBlock = (index: number, pieces: string[]): FixtureEvent[] => [
   event("content_block_stop", { index }),
 ];
 
-describe("item 4: answers cut off by the token limit", () => {
-  it("item 4: keeps a messages answer's text, usage and max_tokens, and the cut-off tool call", async () => {
+describe("answers cut off by the token limit", () => {
+  it("keeps a messages answer's text, usage and max_tokens, and the cut-off tool call", async () => {
     const body = sseText([
       start({ input_tokens: 472, output_tokens: 2 }),
       event("ping"),
@@ -74,7 +74,7 @@ describe("item 4: answers cut off by the token limit", () => {
     expect(deltas.join("")).toBe("Okay, let me check Zürich");
   });
 
-  it("item 4: keeps a chat call cut off by finish_reason length, and a responses call left incomplete", async () => {
+  it("keeps a chat call cut off by finish_reason length, and a responses call left incomplete", async () => {
     const chunk = (delta: object, finish: string | null = null): FixtureEvent => [
       undefined,
       {
@@ -128,7 +128,7 @@ describe("item 4: answers cut off by the token limit", () => {
     ]);
   });
 
-  it("item 4: still reports arguments that do not parse in an answer that was not cut off", () => {
+  it("still reports arguments that do not parse in an answer that was not cut off", () => {
     const reply = {
       choices: [
         {
@@ -146,8 +146,8 @@ describe("item 4: answers cut off by the token limit", () => {
   });
 });
 
-describe("item 4: refusals", () => {
-  it("item 4: keeps a chat refusal streamed in delta.refusal, with the vendor's finish reason (issue 37 item 7)", async () => {
+describe("refusals", () => {
+  it("keeps a chat refusal streamed in delta.refusal, with the vendor's finish reason", async () => {
     const chunk = (delta: object, finish: string | null = null, extra = {}): FixtureEvent => [
       undefined,
       {
@@ -194,7 +194,7 @@ describe("item 4: refusals", () => {
     expect(whole).toMatchObject({ text: "", refusal: "No.", finishReason: "stop" });
   });
 
-  it("item 4: keeps a messages refusal with the text before it and stop_details' explanation", async () => {
+  it("keeps a messages refusal with the text before it and stop_details' explanation", async () => {
     const body = sseText([
       start({ input_tokens: 30, output_tokens: 1 }),
       ...textBlock(0, ["Hello", ".."]),
@@ -228,7 +228,7 @@ describe("item 4: refusals", () => {
     expect(bare).toMatchObject({ text: "", refusal: "", finishReason: "refusal" });
   });
 
-  it("item 4: keeps a responses refusal part", () => {
+  it("keeps a responses refusal part", () => {
     const answer = readTextReply("responses", {
       status: "completed",
       output: [

@@ -72,8 +72,8 @@ function responseEvents(output: object[], deltas: string[], final: object): Fixt
   return events;
 }
 
-describe("item 1: responses streams", () => {
-  it("item 1: reads text from output_text deltas and usage from response.completed, skipping reasoning", async () => {
+describe("responses streams", () => {
+  it("reads text from output_text deltas and usage from response.completed, skipping reasoning", async () => {
     const deltas = ["A glazed mug ", "in Zürich", "", "."];
     const output = [reasoning, message(deltas.join(""))];
     const body = sseText(responseEvents(output, deltas, { status: "completed" }), { crlf: true });
@@ -90,7 +90,7 @@ describe("item 1: responses streams", () => {
     expect(answer.raw).toMatchObject({ id: "resp_67c9", status: "completed" });
   });
 
-  it("item 1: reads several function_call items, skipping web and file search items", async () => {
+  it("reads several function_call items, skipping web and file search items", async () => {
     const output = [
       { id: "ws_1", type: "web_search_call", status: "completed", action: { type: "search" } },
       {
@@ -114,7 +114,7 @@ describe("item 1: responses streams", () => {
     ]);
   });
 
-  it("item 1: keeps what response.incomplete holds, with its reason as the finish", async () => {
+  it("keeps what response.incomplete holds, with its reason as the finish", async () => {
     const deltas = ["A glazed", " mug on"];
     const final = { status: "incomplete", incomplete_details: { reason: "max_output_tokens" } };
     const output = [message(deltas.join(""), "incomplete")];
@@ -128,7 +128,7 @@ describe("item 1: responses streams", () => {
     expect(cut.answer.finishReason).toBe("content_filter");
   });
 
-  it("item 1: reports response.failed and error events with their reasons", async () => {
+  it("reports response.failed and error events with their reasons", async () => {
     const failed = sseText([
       ["response.created", { type: "response.created", response: { ...head, output: [] } }],
       [
@@ -156,8 +156,8 @@ describe("item 1: responses streams", () => {
   });
 });
 
-describe("item 1: responses objects", () => {
-  it("item 1: reads a whole Responses object's output items and usage", () => {
+describe("responses objects", () => {
+  it("reads a whole Responses object's output items and usage", () => {
     const data = {
       ...head,
       status: "completed",
@@ -175,7 +175,7 @@ describe("item 1: responses objects", () => {
     });
   });
 
-  it("item 1: still reads the contract's chat-like choices shape", () => {
+  it("still reads the contract's chat-like choices shape", () => {
     const data = {
       id: "resp_1",
       choices: [{ index: 0, message: { role: "assistant", content: "Hi" }, finish_reason: "stop" }],
@@ -189,7 +189,7 @@ describe("item 1: responses objects", () => {
     });
   });
 
-  it("item 1: names a Response without output, a failed one and a nameless function call", () => {
+  it("names a Response without output, a failed one and a nameless function call", () => {
     const reply = (data: object) => () => readTextReply("responses", { code: 200, data });
     expect(reply({ id: "r" })).toThrow("responses reply: the response has no output items");
     expect(reply({ status: "failed", output: [], error: { message: "boom" } })).toThrow(
@@ -201,7 +201,7 @@ describe("item 1: responses objects", () => {
   });
 });
 
-describe("item 4: commentary and final answer", () => {
+describe("commentary and final answer", () => {
   const phased = (id: string, phase: string, text: string) => ({
     ...message(text),
     id,
@@ -210,7 +210,7 @@ describe("item 4: commentary and final answer", () => {
   const note = "I'll search the catalogue and answer with links.";
   const answerText = "Here are a few mugs: https://shop.example/mug-14";
 
-  it("item 4: a Response object's final_answer message is the text; the commentary is kept apart", () => {
+  it("a Response object's final_answer message is the text; the commentary is kept apart", () => {
     const data = {
       ...head,
       status: "completed",
@@ -224,7 +224,7 @@ describe("item 4: commentary and final answer", () => {
     });
   });
 
-  it("item 4: a two-phase stream gives the final answer as the text, even when the final object leaves it out", async () => {
+  it("a two-phase stream gives the final answer as the text, even when the final object leaves it out", async () => {
     let sequence = 0;
     const event = (type: string, fields: object): FixtureEvent => [
       type,

@@ -27,8 +27,8 @@ const delta = (index: number, fields: object, finish: string | null = null) => (
 const fragment = (index: number, fields: object) => ({ tool_calls: [{ index, ...fields }] });
 const chatUsage = { prompt_tokens: 82, completion_tokens: 41, total_tokens: 123 };
 
-describe("item 2: streamed chat tool calls", () => {
-  it("item 2: assembles fragments keyed by index into several calls, parsing arguments at the end", async () => {
+describe("streamed chat tool calls", () => {
+  it("assembles fragments keyed by index into several calls, parsing arguments at the end", async () => {
     const body = sseText([
       chunk([delta(0, { role: "assistant", content: null, refusal: null })]),
       chunk([
@@ -71,7 +71,7 @@ describe("item 2: streamed chat tool calls", () => {
     });
   });
 
-  it("item 2: keeps text, empty deltas and a second choice apart from the first choice's calls", async () => {
+  it("keeps text, empty deltas and a second choice apart from the first choice's calls", async () => {
     const body = sseText(
       [
         chunk([
@@ -125,8 +125,8 @@ const nativeChunk = (content: object | undefined, extra: object = {}): FixtureEv
   },
 ];
 
-describe("item 3: native chunks", () => {
-  it("item 3: reads functionCall parts and a last chunk with a role but no parts", async () => {
+describe("native chunks", () => {
+  it("reads functionCall parts and a last chunk with a role but no parts", async () => {
     const body = sseText([
       nativeChunk({ role: "model", parts: [{ text: "Weighing the tools…", thought: true }] }),
       nativeChunk({
@@ -146,7 +146,7 @@ describe("item 3: native chunks", () => {
     expect(answer.raw).toMatchObject({ modelVersion: "gemini-2.5-pro" });
   });
 
-  it("item 3: reads text and several calls across chunks, thought parts left out", async () => {
+  it("reads text and several calls across chunks, thought parts left out", async () => {
     const body = sseText([
       nativeChunk({ role: "model", parts: [{ text: "Two lookups" }] }),
       nativeChunk({
@@ -168,7 +168,7 @@ describe("item 3: native chunks", () => {
     expect(deltas.join("")).toBe("Two lookups, one moment.");
   });
 
-  it("item 3: reads a whole reply of only a function call, and a candidate without parts", () => {
+  it("reads a whole reply of only a function call, and a candidate without parts", () => {
     const call = { functionCall: { name: "get_weather", args: { city: "Oslo" } } };
     const whole = readTextReply("native", {
       candidates: [{ content: { role: "model", parts: [call] }, finishReason: "STOP", index: 0 }],

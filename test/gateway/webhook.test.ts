@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { postWebhook, shownWebhook } from "../../src/gateway/index.js";
 import { startWebhook, type Webhook } from "../helpers/webhook.js";
 
-/** Issue 41 item 3: a webhook's delivery, against a real server on loopback. */
+/** A webhook's delivery, against a real server on loopback. */
 
 const hooks: Webhook[] = [];
 afterEach(async () => {
@@ -16,21 +16,21 @@ async function webhook(statuses: readonly number[] | "hang"): Promise<Webhook> {
 }
 
 describe("postWebhook", () => {
-  it("item 3: shows a webhook by its origin only: its path is a token", () => {
+  it("shows a webhook by its origin only: its path is a token", () => {
     expect(shownWebhook("https://hooks.slack.com/services/T0/B0/tok?x=1")).toBe(
       "https://hooks.slack.com/***",
     );
     expect(shownWebhook("not a url")).toBe("***");
   });
 
-  it("item 3: retries 500 and delivers on the third try", async () => {
+  it("retries 500 and delivers on the third try", async () => {
     const hook = await webhook([500, 500, 200]);
     const delivery = await postWebhook(`${hook.url}/x`, { a: 1 }, 5_000, {});
     expect(delivery).toEqual({ delivered: true, tries: 3 });
     expect(hook.posts.map((post) => JSON.parse(post.body))).toEqual([{ a: 1 }, { a: 1 }, { a: 1 }]);
   });
 
-  it("item 3: gives up after 3 tries of 500, and at once on a 4xx, saying why without the path", async () => {
+  it("gives up after 3 tries of 500, and at once on a 4xx, saying why without the path", async () => {
     const failing = await webhook([500]);
     expect(await postWebhook(`${failing.url}/tok`, {}, 5_000, {})).toEqual({
       delivered: false,
@@ -44,7 +44,7 @@ describe("postWebhook", () => {
     expect(gone.posts).toHaveLength(1);
   });
 
-  it("item 3: stops waiting for a webhook that never answers at the time limit", async () => {
+  it("stops waiting for a webhook that never answers at the time limit", async () => {
     const silent = await webhook("hang");
     const started = Date.now();
     const delivery = await postWebhook(`${silent.url}/tok`, {}, 300, {});

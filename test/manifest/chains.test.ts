@@ -3,7 +3,7 @@ import { dependantsOfOutputs, dependantTemplates, planRun } from "../../src/plan
 import type { OutputRow } from "../../src/store/index.js";
 import { checkInline } from "../helpers/manifest.js";
 
-/** Issue 40 item 3: `from: { job, where }` and an upstream's variables in its dependants. */
+/** `from: { job, where }` and an upstream's variables in its dependants. */
 
 const MANIFEST = `version: 1
 jobs:
@@ -29,7 +29,7 @@ const output = (url: string): OutputRow =>
   ({ idx: 0, url, expires_at: null, content_type: "image/png", path: null }) as OutputRow;
 
 describe("chains that pick their inputs", () => {
-  it("item 3: the plan counts only the upstream outputs where: keeps", async () => {
+  it("the plan counts only the upstream outputs where: keeps", async () => {
     const checked = await checkInline(MANIFEST, { "p.csv": CSV });
     expect(checked.diagnostics).toEqual([]);
     const plan = planRun("m.yaml", checked.expanded.settings as never, checked.jobs);
@@ -40,7 +40,7 @@ describe("chains that pick their inputs", () => {
     ]);
   });
 
-  it("item 3: a dependant is made only for a kept upstream, reading its row and variables", async () => {
+  it("a dependant is made only for a kept upstream, reading its row and variables", async () => {
     const checked = await checkInline(MANIFEST, { "p.csv": CSV });
     const templates = dependantTemplates(checked.jobs).get("shots") ?? [];
     const read = { dataUri: () => "", text: () => "" };
@@ -72,7 +72,7 @@ describe("chains that pick their inputs", () => {
     expect(kitchen[0]?.request.messages[0].content).toBe("Crème mug (kitchen): Slow mornings");
   });
 
-  it("item 3: an upstream variable or column that does not exist is an error naming those that do", async () => {
+  it("an upstream variable or column that does not exist is an error naming those that do", async () => {
     const checked = await checkInline(
       MANIFEST.replace("{{input.row.tagline}}", "{{input.row.tagln}} {{input.vars.size}}"),
       { "p.csv": CSV },
@@ -83,7 +83,7 @@ describe("chains that pick their inputs", () => {
     ]);
   });
 
-  it("item 3: a where: naming no variable of the upstream is an error with a did-you-mean", async () => {
+  it("a where: naming no variable of the upstream is an error with a did-you-mean", async () => {
     const checked = await checkInline(
       MANIFEST.replace("where: { style: studio }", "where: { styel: studio }"),
       {
@@ -95,7 +95,7 @@ describe("chains that pick their inputs", () => {
     ]);
   });
 
-  it("item 3: a number field written as an upstream variable says that those fill text", async () => {
+  it("a number field written as an upstream variable says that those fill text", async () => {
     const checked = await checkInline(
       MANIFEST.replace(
         '    prompt: "push in on the {{input.row.name}}"',

@@ -5,7 +5,7 @@ import { CSV_OPTIONS } from "../../src/manifest/delimited-rows.js";
 import { parseRowFile } from "../../src/manifest/row-files.js";
 
 /**
- * Issue 42 item 3: a CSV's rows are held as where each starts and read again when a job
+ * A CSV's rows are held as where each starts and read again when a job
  * expands them; what is read again is what csv-parse read the first time, cell for cell.
  */
 
@@ -58,7 +58,7 @@ const WRITTEN = [
 ];
 
 describe("rows read again from a CSV's text", () => {
-  it("item 3: quoted commas and line breaks, doubled quotes, a BOM, empty lines and every kind of line break read as csv-parse reads them", () => {
+  it("quoted commas and line breaks, doubled quotes, a BOM, empty lines and every kind of line break read as csv-parse reads them", () => {
     for (const text of WRITTEN) {
       const delimiter = text.includes("\t") ? "\t" : ",";
       const records = csvParse(text, delimiter);
@@ -69,7 +69,7 @@ describe("rows read again from a CSV's text", () => {
     }
   });
 
-  it("item 3: 10,000 files of random quotes, delimiters and line breaks read as csv-parse reads every one it accepts", () => {
+  it("10,000 files of random quotes, delimiters and line breaks read as csv-parse reads every one it accepts", () => {
     const pieces = ["a", "b", ",", "\t", '"', '""', "\n", "\r\n", "\r", " ", "é", "“", "\uFEFF"];
     let seed = 42;
     const random = () => {
@@ -93,7 +93,7 @@ describe("rows read again from a CSV's text", () => {
     expect(accepted).toBeGreaterThan(5_000);
   });
 
-  it("item 3: a CSV's rows are made again each time a job reads one, not held, with the fields csv-parse gave", () => {
+  it("a CSV's rows are made again each time a job reads one, not held, with the fields csv-parse gave", () => {
     const text = 'sku,name\nA,"pan, red"\nB,mug,extra\nC,kettle\n';
     const parsed = parseRowFile("p.csv", text);
     expect(parsed?.count).toBe(2);

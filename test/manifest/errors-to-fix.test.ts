@@ -9,7 +9,7 @@ const checkFixture = (name: string) => checkManifestFile(path.join(dir, name), {
 const QUOTE_WHY = '(unquoted, YAML reads its "{" as the start of a map)';
 
 describe("YAML syntax errors lead to the fix", () => {
-  it(`item 4: an unquoted \${…} in a flow map is one error at the value, with a hint to quote it`, async () => {
+  it(`an unquoted \${…} in a flow map is one error at the value, with a hint to quote it`, async () => {
     const checked = await checkFixture("yaml-flow-env.yaml");
     expect(errorsOf(checked)).toEqual(["5:22 yaml-syntax"]);
     expect(checked.diagnostics[0]?.hint).toBe(
@@ -17,7 +17,7 @@ describe("YAML syntax errors lead to the fix", () => {
     );
   });
 
-  it("item 4: one outdented `- id:` is one error naming its line and the column it belongs at", async () => {
+  it("one outdented `- id:` is one error naming its line and the column it belongs at", async () => {
     const checked = await checkFixture("yaml-outdent.yaml");
     expect(errorsOf(checked)).toEqual(["10:2 yaml-syntax"]);
     expect(checked.diagnostics[0]?.hint).toBe(
@@ -25,7 +25,7 @@ describe("YAML syntax errors lead to the fix", () => {
     );
   });
 
-  it("item 4: a tab used for indentation is named as one", async () => {
+  it("a tab used for indentation is named as one", async () => {
     const checked = await checkFixture("yaml-tab.yaml");
     expect(errorsOf(checked)).toEqual(["8:1 yaml-syntax"]);
     expect(checked.diagnostics[0]?.hint).toBe(
@@ -33,7 +33,7 @@ describe("YAML syntax errors lead to the fix", () => {
     );
   });
 
-  it("item 4: later mistakes that stand on their own are shown too, three at most", async () => {
+  it("later mistakes that stand on their own are shown too, three at most", async () => {
     const checked = await checkFixture("yaml-independent.yaml");
     expect(errorsOf(checked)).toEqual(["6:22 yaml-syntax", "14:4 yaml-syntax", "19:1 yaml-syntax"]);
     expect(checked.diagnostics.map((d) => d.hint)).toEqual([
@@ -43,7 +43,7 @@ describe("YAML syntax errors lead to the fix", () => {
     ]);
   });
 
-  it(`item 4: a {{…}} or \${…} starting an item of a flow sequence gets the same hint`, async () => {
+  it(`a {{…}} or \${…} starting an item of a flow sequence gets the same hint`, async () => {
     const checked = await checkInline(
       [
         "version: 1",
@@ -60,7 +60,7 @@ describe("YAML syntax errors lead to the fix", () => {
     );
   });
 
-  it("item 4: a key indented too far names the column of the keys before it", async () => {
+  it("a key indented too far names the column of the keys before it", async () => {
     const checked = await checkInline(
       "version: 1\njobs:\n  - id: hero\n    model: acme-image-2\n      prompt: a mug\n",
     );
@@ -70,7 +70,7 @@ describe("YAML syntax errors lead to the fix", () => {
     );
   });
 
-  it("item 4: what an unclosed [ does to the jobs after it is not shown as more errors", async () => {
+  it("what an unclosed [ does to the jobs after it is not shown as more errors", async () => {
     const checked = await checkInline(
       'version: 1\njobs: [\n  - id: a\n    model: x\n  - id: b\n    model: "y\n',
     );
@@ -85,7 +85,7 @@ describe("YAML syntax errors lead to the fix", () => {
     expect(checked.diagnostics[0]?.hint).toBeUndefined();
   });
 
-  it("item 4: the hint is printed under the code frame", async () => {
+  it("the hint is printed under the code frame", async () => {
     const checked = await checkFixture("yaml-flow-env.yaml");
     const text = formatDiagnostic(checked.diagnostics[0]!, checked.source.text);
     expect(text.split("\n").slice(-2)).toEqual([
@@ -96,7 +96,7 @@ describe("YAML syntax errors lead to the fix", () => {
 });
 
 describe("matrix tags", () => {
-  it("item 4: an unknown field written in the job is reported once, untagged; a bad matrix entry keeps its tag", async () => {
+  it("an unknown field written in the job is reported once, untagged; a bad matrix entry keeps its tag", async () => {
     const checked = await checkFixture("unknown-key-matrix.yaml");
     expect(checked.diagnostics.map((d) => d.message)).toEqual([
       'size: must be a tier (1K, 2K, 4K), a ratio (1:1, 16:9, 9:16, 4:3, 3:4, 3:2, 2:3) or pixels <w>x<h> / <w>*<h>, got "7:7" (in expansion 3 of 6: style="watercolor", size="7:7", and 1 more)',
@@ -122,7 +122,7 @@ describe("matrix tags", () => {
 });
 
 describe("enum and range errors", () => {
-  it("item 4: each says what it got", async () => {
+  it("each says what it got", async () => {
     const checked = await checkFixture("enum-range.yaml");
     expect(checked.diagnostics.map((d) => d.message)).toEqual([
       "poll.batch_size: must be at most 500, got 600",

@@ -166,7 +166,7 @@ jobs:
     expect(errorsOf(checked)).toEqual(["7:18 image-format"]);
   });
 
-  it("item 11: refuses a local GIF in image family B with the message a GIF Data URI gets", async () => {
+  it("refuses a local GIF in image family B with the message a GIF Data URI gets", async () => {
     const gif = await redPicture("gif");
     const checked = await checkInline(
       `
@@ -187,7 +187,7 @@ jobs:
     ]);
   });
 
-  it("item 11: sends a native model outside the four variants only with passthrough", async () => {
+  it("sends a native model outside the four variants only with passthrough", async () => {
     const job = (id: string, extra: string) => `
   - id: ${id}
     endpoint: native

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { checkInline } from "../helpers/manifest.js";
 
 /**
- * Issue 42 item 3: a job's labels are kept with the number of the expansion that took each
+ * A job's labels are kept with the number of the expansion that took each
  * first, not the expansion; a collision names both tasks as they were made.
  */
 
@@ -12,7 +12,7 @@ const collisions = async (yaml: string, files: Record<string, string> = {}) =>
     .map((d) => `${d.line}:${d.col} ${d.message}`);
 
 describe("label collisions", () => {
-  it("item 3: a task found by its number is named by its row and matrix values, objects as JSON", async () => {
+  it("a task found by its number is named by its row and matrix values, objects as JSON", async () => {
     expect(
       await collisions(
         `version: 1
@@ -31,7 +31,7 @@ jobs:
     ]);
   });
 
-  it("item 3: a matrix value written as a template is named as it was rendered", async () => {
+  it("a matrix value written as a template is named as it was rendered", async () => {
     expect(
       await collisions(`version: 1
 vars: { base: x }

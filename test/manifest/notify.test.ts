@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { notifyTargetsOf, parseManifest, resolvedManifest } from "../../src/manifest/index.js";
 import { checkInline } from "../helpers/manifest.js";
 
-/** Issue 41 item 3: `notify:` in a manifest, checked where it is written. */
+/** `notify:` in a manifest, checked where it is written. */
 
 const manifest = (notify: string) => `version: 1
 notify:
@@ -21,7 +21,7 @@ async function problems(notify: string, env: NodeJS.ProcessEnv = {}) {
 }
 
 describe("notify: in a manifest", () => {
-  it("item 3: takes webhooks from the environment, every outcome and 10 s by default", async () => {
+  it("takes webhooks from the environment, every outcome and 10 s by default", async () => {
     const { valid, found, settings } = await problems(
       `  - { webhook: "\${SLACK_WEBHOOK}" }\n  - { webhook: "\${OPS}", on: [failed, stopped], timeout: 3s }`,
       { SLACK_WEBHOOK: "https://hooks.example.com/T/B/x", OPS: "https://ops.example.com/in" },
@@ -38,14 +38,14 @@ describe("notify: in a manifest", () => {
     ]);
   });
 
-  it("item 3: a webhook read as empty (an empty default, its variable unset) is off, without a warning, so a run without it still runs", async () => {
+  it("a webhook read as empty (an empty default, its variable unset) is off, without a warning, so a run without it still runs", async () => {
     const { valid, found, settings } = await problems(`  - { webhook: "\${HOOK:-}" }`);
     expect(found).toEqual([]);
     expect(valid).toBe(true);
     expect(settings?.notify).toEqual([]);
   });
 
-  it("item 3: refuses an unknown outcome with a did-you-mean, a value that is not a URL, and a timeout over 60s, each where it is", async () => {
+  it("refuses an unknown outcome with a did-you-mean, a value that is not a URL, and a timeout over 60s, each where it is", async () => {
     const { valid, found } = await problems(
       `  - { webhook: "\${HOOK}", on: [faild] }\n  - { webhook: not a url }\n  - { webhook: "ftp://example.com/x" }\n  - { webhook: "\${HOOK}", timeout: 2m }`,
       { HOOK: "https://hooks.example.com/x" },
@@ -59,7 +59,7 @@ describe("notify: in a manifest", () => {
     ]);
   });
 
-  it("item 3: warns at a webhook written out in the manifest (a secret kept with each run), and at http:// off this host", async () => {
+  it("warns at a webhook written out in the manifest (a secret kept with each run), and at http:// off this host", async () => {
     const { valid, found } = await problems(
       `  - { webhook: "https://hooks.example.com/T/B/x" }\n  - { webhook: "\${PLAIN}" }\n  - { webhook: "\${LOCAL}" }`,
       { PLAIN: "http://relay.example.com/hook", LOCAL: "http://127.0.0.1:9000/hook" },
@@ -75,7 +75,7 @@ describe("notify: in a manifest", () => {
     ]);
   });
 
-  it("item 3: a fleet's copy of the manifest holds no webhook; the settling host reads them as written with its environment", () => {
+  it("a fleet's copy of the manifest holds no webhook; the settling host reads them as written with its environment", () => {
     const text = manifest(`  - { webhook: "\${HOOK}", on: [failed] }`);
     const env = { HOOK: "https://hooks.example.com/T/B/secret" };
     const source = parseManifest(text, "m.yaml", env);

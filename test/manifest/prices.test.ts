@@ -42,7 +42,7 @@ jobs:
 `;
 
 describe("prices", () => {
-  it("item 6: each rule prices a task: per task, per image, per second, by a field's value, per token", () => {
+  it("each rule prices a task: per task, per image, per second, by a field's value, per token", () => {
     const rule = (value: PriceRule) => value;
     const b = family("image-b");
     expect(taskCost(b, { model: "acme2.7-image", n: 2 }, rule({ per: "task", amount: 0.07 }))).toBe(
@@ -73,7 +73,7 @@ describe("prices", () => {
     expect(estimatedTokens({ model: "m", messages: [] }).output).toBe(1000);
   });
 
-  it("item 6: a text answer is costed from the usage its format reports", () => {
+  it("a text answer is costed from the usage its format reports", () => {
     const tokens: PriceRule = { per: "tokens", input: 2, output: 8 };
     expect(usageCost(tokens, { prompt_tokens: 100, completion_tokens: 50 })).toBe(0.6);
     expect(usageCost(tokens, { input_tokens: 100, output_tokens: 50 })).toBe(0.6);
@@ -90,7 +90,7 @@ describe("prices", () => {
     );
   });
 
-  it("item 6: plan prices every task of a manifest whose prices name each model", async () => {
+  it("plan prices every task of a manifest whose prices name each model", async () => {
     const checked = await checkInline(PRICED);
     expect(errorsOf(checked)).toEqual([]);
     const settings = checked.expanded.settings;
@@ -104,7 +104,7 @@ describe("prices", () => {
     expect(plan.tasks.find((task) => task.jobId === "hero")?.estimatedCost).toBe(0.04);
   });
 
-  it("item 6: a prices table is checked against the contract, each error where it is written", async () => {
+  it("a prices table is checked against the contract, each error where it is written", async () => {
     const checked = await checkInline(`version: 1
 prices:
   acme-imagne-1.0-fast: 0.05
@@ -127,7 +127,7 @@ jobs:
     ]);
   });
 
-  it("item 6: a job whose value of the priced field has no price is an error at that value", async () => {
+  it("a job whose value of the priced field has no price is an error at that value", async () => {
     const checked = await checkInline(`version: 1
 prices:
   acme-image-2: { by: resolution, 1k: 0.04, 2k: 0.08 }
@@ -146,7 +146,7 @@ jobs:
     ]);
   });
 
-  it("item 6: a shared prices file is read relative to the manifest, its errors located in it", async () => {
+  it("a shared prices file is read relative to the manifest, its errors located in it", async () => {
     const checked = await checkInline(
       `version: 1
 prices: { file: shared/prices.yaml }

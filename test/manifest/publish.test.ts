@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { publishTargetsOf } from "../../src/manifest/index.js";
 import { checkInline } from "../helpers/manifest.js";
 
-/** Issue 41 item 1: `output.publish` in a manifest, checked where it is written. */
+/** `output.publish` in a manifest, checked where it is written. */
 
 const manifest = (publish: string) => `version: 1
 output:
@@ -22,7 +22,7 @@ async function problems(publish: string, env: NodeJS.ProcessEnv = {}) {
 }
 
 describe("output.publish in a manifest", () => {
-  it("item 1: takes one target or a list, its prefix without slashes at its ends, a repeated one once", async () => {
+  it("takes one target or a list, its prefix without slashes at its ends, a repeated one once", async () => {
     const one = await problems('"s3://my-bucket/campaigns/spring/"');
     expect(one.found).toEqual([]);
     expect(one.targets).toEqual([
@@ -33,12 +33,12 @@ describe("output.publish in a manifest", () => {
     expect(list.targets?.map((target) => target.url)).toEqual(["s3://a-bucket", "s3://b.bucket/x"]);
   });
 
-  it("item 1: reads a bucket from the environment, as every value of a manifest", async () => {
+  it("reads a bucket from the environment, as every value of a manifest", async () => {
     const { targets } = await problems(`"s3://\${BUCKET}/daily"`, { BUCKET: "team-media" });
     expect(targets?.[0]?.bucket).toBe("team-media");
   });
 
-  it("item 1: refuses what is not an s3:// target, a bucket S3 would refuse, and a `..` in the prefix, each where it is", async () => {
+  it("refuses what is not an s3:// target, a bucket S3 would refuse, and a `..` in the prefix, each where it is", async () => {
     for (const [value, col] of [
       ['"https://my-bucket.s3.amazonaws.com/x"', 12],
       ['"s3://My_Bucket/x"', 12],
@@ -53,7 +53,7 @@ describe("output.publish in a manifest", () => {
     }
   });
 
-  it("item 1: a run's recorded manifest gives its targets back for gwrun publish, read with this host's environment", () => {
+  it("a run's recorded manifest gives its targets back for gwrun publish, read with this host's environment", () => {
     const text = manifest(`"s3://\${BUCKET}/daily"`);
     expect(publishTargetsOf(text, "m.yaml", { BUCKET: "team-media" })).toEqual([
       { url: "s3://team-media/daily", bucket: "team-media", prefix: "daily" },

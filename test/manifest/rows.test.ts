@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { taskLabel } from "../../src/manifest/index.js";
 import { checkInline, errorsOf } from "../helpers/manifest.js";
 
-/** Issue 40 items 1, 2, 4 and 5: rows from data files, fields of values, prompts in files, labels. */
+/** Rows from data files, fields of values, prompts in files, labels. */
 
 type Checked = Awaited<ReturnType<typeof checkInline>>;
 
@@ -33,7 +33,7 @@ jobs:
 ${extra}`;
 
 describe("rows", () => {
-  it("item 1: a CSV with a BOM, quoted commas, a line break in a cell and non-ASCII names makes one task per row", async () => {
+  it("a CSV with a BOM, quoted commas, a line break in a cell and non-ASCII names makes one task per row", async () => {
     const checked = await checkInline(shots("products.csv"), { "products.csv": PRODUCTS });
     expect(errorsOf(checked)).toEqual([]);
     expect(bodies(checked, "shots").map((body) => body.prompt)).toEqual([
@@ -43,7 +43,7 @@ describe("rows", () => {
     ]);
   });
 
-  it("item 1: rows × matrix × repeat, and where: keeps rows by field values", async () => {
+  it("rows × matrix × repeat, and where: keeps rows by field values", async () => {
     const checked = await checkInline(
       shots(
         "{ file: products.csv, where: { colour: blue } }",
@@ -64,7 +64,7 @@ describe("rows", () => {
     });
   });
 
-  it("item 1: TSV, JSONL, JSON arrays and inline lists are rows too, JSON values typed as written", async () => {
+  it("TSV, JSONL, JSON arrays and inline lists are rows too, JSON values typed as written", async () => {
     const manifest = `version: 1
 jobs:
   - { id: tsv, model: acme-video-2.3, rows: p.tsv, prompt: "{{row.name}}", duration: "{{row.seconds}}" }
@@ -91,7 +91,7 @@ jobs:
     ]);
   });
 
-  it("item 1: a CSV cell that must be a number is converted, and one that is not is reported at its line and column in the CSV", async () => {
+  it("a CSV cell that must be a number is converted, and one that is not is reported at its line and column in the CSV", async () => {
     const csv = 'sku,name,seconds\nA,pan,6\nB,mug,ten\nC,"kettle, blue",10\n';
     const checked = await checkInline(
       `version: 1
@@ -110,7 +110,7 @@ jobs:
     expect(bodies(checked, "clips").map((body) => body.duration)).toEqual([6, 10]);
   });
 
-  it("item 1: a bad cell after a cell with a line break is placed on its own line", async () => {
+  it("a bad cell after a cell with a line break is placed on its own line", async () => {
     const csv = PRODUCTS.replace(
       "KET-03,Kessel „Nordlicht“,blue,6",
       "KET-03,Kessel „Nordlicht“,blue,sechs",
@@ -125,7 +125,7 @@ jobs:
     ]);
   });
 
-  it("item 1: a JSONL row of the wrong type is reported at its line, at the field", async () => {
+  it("a JSONL row of the wrong type is reported at its line, at the field", async () => {
     const checked = await checkInline(
       shots("products.jsonl")
         .replace("acme-image-2", "acme-video-2.3")
@@ -142,7 +142,7 @@ jobs:
     ]);
   });
 
-  it("item 1: a value out of the family's list has the manifest's did-you-mean, at the cell", async () => {
+  it("a value out of the family's list has the manifest's did-you-mean, at the cell", async () => {
     const checked = await checkInline(shots("p.csv", '    resolution: "{{row.resolution}}"\n'), {
       "p.csv": "name,colour,resolution\npan,red,2k\nmug,blue,3k\n",
     });
@@ -151,7 +151,7 @@ jobs:
     ]);
   });
 
-  it("item 1: a row written in the manifest that breaks a rule is reported at its value there", async () => {
+  it("a row written in the manifest that breaks a rule is reported at its value there", async () => {
     const checked = await checkInline(
       shots(
         "[{ name: pan, colour: red, size: '1:1' }, { name: mug, colour: blue, size: '16:8' }]",
@@ -164,7 +164,7 @@ jobs:
     expect(found(checked)[0]).toContain('(row 2, used by job "shots")');
   });
 
-  it("item 1: an unknown {{row.x}} names the columns that exist, with a did-you-mean", async () => {
+  it("an unknown {{row.x}} names the columns that exist, with a did-you-mean", async () => {
     const checked = await checkInline(shots("products.csv").replace("row.colour", "row.color"), {
       "products.csv": PRODUCTS,
     });
@@ -173,7 +173,7 @@ jobs:
     ]);
   });
 
-  it("item 1: a where: that keeps no rows is a warning, and the job makes no tasks", async () => {
+  it("a where: that keeps no rows is a warning, and the job makes no tasks", async () => {
     const checked = await checkInline(shots("{ file: products.csv, where: { colour: green } }"), {
       "products.csv": PRODUCTS,
     });
@@ -184,7 +184,7 @@ jobs:
     expect(checked.jobs).toEqual([]);
   });
 
-  it("item 1: a missing data file, an unread extension and a where: on no column are errors at the job", async () => {
+  it("a missing data file, an unread extension and a where: on no column are errors at the job", async () => {
     const checked = await checkInline(
       `version: 1
 jobs:
@@ -201,7 +201,7 @@ jobs:
     ]);
   });
 
-  it("item 1: a CSV row with a cell too many is reported at its line", async () => {
+  it("a CSV row with a cell too many is reported at its line", async () => {
     const checked = await checkInline(shots("p.csv"), {
       "p.csv": "name,colour\npan,red\nmug,blue,extra\n",
     });
@@ -213,7 +213,7 @@ jobs:
 });
 
 describe("fields of structured values", () => {
-  it("item 2: {{name.field}} reads object values of vars and of the matrix", async () => {
+  it("{{name.field}} reads object values of vars and of the matrix", async () => {
     const checked = await checkInline(`version: 1
 vars:
   product: { name: copper pan, colour: { en: copper } }
@@ -231,7 +231,7 @@ jobs:
     ]);
   });
 
-  it("item 2: a field no value has is an error naming the fields there are", async () => {
+  it("a field no value has is an error naming the fields there are", async () => {
     const checked = await checkInline(`version: 1
 vars:
   product: { name: copper pan }
@@ -249,7 +249,7 @@ jobs:
 });
 
 describe("prompts in files", () => {
-  it("item 4: { file: path } is a string field's text, a template like any other; x- keys hold anchors", async () => {
+  it("{ file: path } is a string field's text, a template like any other; x- keys hold anchors", async () => {
     const checked = await checkInline(
       `version: 1
 x-base: &base
@@ -269,7 +269,7 @@ jobs:
     ]);
   });
 
-  it("item 4: an unknown name inside the file is reported in the file; a missing file at the manifest", async () => {
+  it("an unknown name inside the file is reported in the file; a missing file at the manifest", async () => {
     const checked = await checkInline(
       `version: 1
 vars: { product: mug }
@@ -291,7 +291,7 @@ jobs:
 });
 
 describe("labels", () => {
-  it("item 5: label: names each task, made safe as a file name", async () => {
+  it("label: names each task, made safe as a file name", async () => {
     const checked = await checkInline(
       shots("p.csv", '    label: "{{row.sku}}/{{row.colour}}: .."\n'),
       { "p.csv": "sku,name,colour\nA1,pan,red\n.B2,mug,sky blue\n" },
@@ -300,7 +300,7 @@ describe("labels", () => {
     expect(checked.jobs.map(({ job }) => taskLabel(job, 0))).toEqual(["A1-red", "B2-sky-blue"]);
   });
 
-  it("item 5: a label too long for a file name is refused at the label", async () => {
+  it("a label too long for a file name is refused at the label", async () => {
     const long = "x".repeat(300);
     const checked = await checkInline(shots("p.csv", '    label: "{{row.name}}"\n'), {
       "p.csv": `name,colour\npan,red\n${long},blue\n`,
@@ -315,7 +315,7 @@ describe("labels", () => {
     );
   });
 
-  it("item 5: labels that collide are an error naming the tasks", async () => {
+  it("labels that collide are an error naming the tasks", async () => {
     const checked = await checkInline(
       shots("p.csv", '    matrix: { size: ["1:1", "16:9"] }\n    label: "{{row.colour}}"\n'),
       { "p.csv": "name,colour\npan,red\nmug,red\n" },

@@ -57,7 +57,7 @@ describe("schedule ticks", () => {
     expect(tickLabel(Date.parse("2026-11-23T06:00:40Z"), seconds)).toBe("2026-11-23T060040");
   });
 
-  it("item 9: a run asked for seconds before a tick belongs to it; a minute before, to the last one", () => {
+  it("a run asked for seconds before a tick belongs to it; a minute before, to the last one", () => {
     const at = (text: string) => dueTick(BERLIN_6AM, Date.parse(text));
     expect(at("2026-11-24T04:59:59Z")).toEqual({
       tick: Date.parse("2026-11-24T05:00Z"),

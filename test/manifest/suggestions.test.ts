@@ -18,7 +18,7 @@ async function errorsFor(jobs: string): Promise<string[]> {
 }
 
 describe("did-you-mean where the fix is a runner key or a wrong endpoint", () => {
-  it("item 3: `form:` in a job is taken for the runner key `from:`", async () => {
+  it("`form:` in a job is taken for the runner key `from:`", async () => {
     const errors = await errorsFor(
       "  - { id: shots, model: acme-image-2, prompt: a cat }\n  - { id: more, model: acme-image-2, prompt: a dog, form: shots }\n",
     );
@@ -27,12 +27,12 @@ describe("did-you-mean where the fix is a runner key or a wrong endpoint", () =>
     ]);
   });
 
-  it("item 3: a request field's own typo still points at the field", async () => {
+  it("a request field's own typo still points at the field", async () => {
     const errors = await errorsFor("  - { id: a, model: acme-image-2, promt: a cat }\n");
     expect(errors).toContain('promt: unknown field (did you mean "prompt"?)  [unknown-field]');
   });
 
-  it("item 3: after `endpoint: chatt` only the endpoint's error, with its did-you-mean, not one about the model", async () => {
+  it("after `endpoint: chatt` only the endpoint's error, with its did-you-mean, not one about the model", async () => {
     const errors = await errorsFor(
       "  - id: text\n    endpoint: chatt\n    model: acme-5\n    messages: [{ role: user, content: hi }]\n",
     );
@@ -42,7 +42,7 @@ describe("did-you-mean where the fix is a runner key or a wrong endpoint", () =>
 });
 
 describe("enum suggestions by closeness of meaning", () => {
-  it("item 3: `resolution: 3k` suggests the resolutions either side, 2K or 4K, not the nearest string", async () => {
+  it("`resolution: 3k` suggests the resolutions either side, 2K or 4K, not the nearest string", async () => {
     const errors = await errorsFor(
       "  - { id: a, model: acme-seedance-4-5, prompt: a dog, resolution: 3k }\n",
     );
@@ -51,7 +51,7 @@ describe("enum suggestions by closeness of meaning", () => {
     ]);
   });
 
-  it("item 3: a duration between two allowed ones suggests both", async () => {
+  it("a duration between two allowed ones suggests both", async () => {
     const errors = await errorsFor(
       "  - { id: v, model: acme-video-2.3, prompt: go, duration: 7 }\n",
     );
@@ -60,7 +60,7 @@ describe("enum suggestions by closeness of meaning", () => {
     ]);
   });
 
-  it("item 3: amounts of one unit get their neighbours; other words the closest string", () => {
+  it("amounts of one unit get their neighbours; other words the closest string", () => {
     expect(neighbours("3k", ["1K", "2K", "4K"])).toEqual(["2K", "4K"]);
     expect(neighbours("8k", ["1K", "2K", "4K"])).toEqual(["4K"]);
     expect(neighbours("720p", ["480p", "1080p"])).toEqual(["480p", "1080p"]);

@@ -14,7 +14,7 @@ const bodies = (checked: Awaited<ReturnType<typeof checkInline>>, id: string) =>
   checked.jobs.filter(({ job }) => job.spec.id === id).map(({ body }) => body);
 
 describe("templates that never resolve", () => {
-  it("item 8: vars that refer to each other are one error at the reference that closes the cycle, naming it", async () => {
+  it("vars that refer to each other are one error at the reference that closes the cycle, naming it", async () => {
     const checked = await checkInline(`version: 1
 vars:
   a: "{{b}}"
@@ -29,7 +29,7 @@ jobs:
     expect(checked.valid).toBe(false);
   });
 
-  it("item 8: a var that names itself, or a cycle three long, is found from a matrix value too", async () => {
+  it("a var that names itself, or a cycle three long, is found from a matrix value too", async () => {
     const checked = await checkInline(`version: 1
 vars: { self: "more {{self}}", c: "{{d}}", d: "{{e}}", e: "{{c}}" }
 jobs:
@@ -44,7 +44,7 @@ jobs:
     ]);
   });
 
-  it("item 8: a chain that reaches a name defined nowhere is an error where it breaks, naming the chain", async () => {
+  it("a chain that reaches a name defined nowhere is an error where it breaks, naming the chain", async () => {
     const checked = await checkInline(`version: 1
 vars: { subject: "{{glaze}} mug", glaze: "{{colour}} glaze" }
 jobs:
@@ -55,7 +55,7 @@ jobs:
     ]);
   });
 
-  it("item 8: double braces holding no name are an error, in a field or in a var it reads", async () => {
+  it("double braces holding no name are an error, in a field or in a var it reads", async () => {
     const checked = await checkInline(`version: 1
 vars: { subject: "a {{product name}}" }
 jobs:
@@ -67,7 +67,7 @@ jobs:
     );
   });
 
-  it("item 8: vars that name vars many times over are an error, not filled in past a million characters", async () => {
+  it("vars that name vars many times over are an error, not filled in past a million characters", async () => {
     const vars = Array.from(
       { length: 12 },
       (_, i) => `  v${i}: "${i === 11 ? "ha" : `{{v${i + 1}}}`.repeat(10)}"`,
@@ -86,7 +86,7 @@ jobs:
     expect(String(bodies(checked, "laughs")[0]?.prompt)).toMatch(/^\{\{v1\}\}/);
   });
 
-  it("item 8: vars may name vars, the matrix, {{date}} and {{input.*}}; a matrix key wins over a var of its name", async () => {
+  it("vars may name vars, the matrix, {{date}} and {{input.*}}; a matrix key wins over a var of its name", async () => {
     const checked = await checkInline(
       `version: 1
 vars:
@@ -127,7 +127,7 @@ jobs:
     expect(bodies(checked, "shot")[0]?.prompt).toBe("(text produced by words), a grey mug");
   });
 
-  it("item 8: an upstream answer holding {{x}} is bound as data, not read as a template", async () => {
+  it("an upstream answer holding {{x}} is bound as data, not read as a template", async () => {
     const checked = await checkInline(`version: 1
 vars: { product: mug }
 jobs:

@@ -24,7 +24,7 @@ function npm(args: readonly string[], cwd: string): string {
 }
 
 describe("the packed package", () => {
-  it("item 1: installs from its tarball, imports from JavaScript and TypeScript, and runs a manifest", () => {
+  it("installs from its tarball, imports from JavaScript and TypeScript, and runs a manifest", () => {
     const dir = tempDir();
     const packed = JSON.parse(
       npm(["pack", "--ignore-scripts", "--json", "--pack-destination", dir], ROOT),

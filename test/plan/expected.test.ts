@@ -33,7 +33,7 @@ const row = (key: string, job: string, state: string, extra: Partial<AwaitingRow
   }) as AwaitingRow;
 
 describe("tasks awaiting their upstream", () => {
-  it("item 10: counts down the chain for each upstream with no dependant yet, none for a failed one", () => {
+  it("counts down the chain for each upstream with no dependant yet, none for a failed one", () => {
     const awaiting = awaitingUpstream(
       [
         row("s1", "shots", "processing"),
@@ -74,7 +74,7 @@ describe("tasks awaiting their upstream", () => {
     });
   });
 
-  it("item 10: an upstream whose output count is not known makes the count an upper bound", () => {
+  it("an upstream whose output count is not known makes the count an upper bound", () => {
     const passthrough = row("s1", "shots", "pending", { family: null });
     expect(awaitingTotal(awaitingUpstream([passthrough], RULES))).toEqual({
       tasks: 3,

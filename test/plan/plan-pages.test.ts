@@ -6,7 +6,7 @@ import type { NewTask } from "../../src/store/index.js";
 import { manyTasksManifest } from "../helpers/manifest.js";
 
 /**
- * Issue 42 item 3: `gwrun plan` of a manifest of any size holds a page of its tasks at a time:
+ * `gwrun plan` of a manifest of any size holds a page of its tasks at a time:
  * each task is given on as its page is planned, and the totals come once all have been.
  */
 
@@ -15,7 +15,7 @@ const TASKS = 20_000;
 const manyTasks = () => manyTasksManifest(TASKS, 100);
 
 describe("a plan of many tasks", () => {
-  it("item 3: gives each page's tasks on before the next page is made", async () => {
+  it("gives each page's tasks on before the next page is made", async () => {
     const file = manyTasks();
     const whole = await planManifestAt(file, { db: path.join(path.dirname(file), "none.db") });
     const tasks = whole.plan?.tasks ?? [];
@@ -41,7 +41,7 @@ describe("a plan of many tasks", () => {
     expect(given).toEqual(tasks);
   });
 
-  it("item 3: the API's plan given task by task is the plan held whole, and holds no tasks", async () => {
+  it("the API's plan given task by task is the plan held whole, and holds no tasks", async () => {
     const file = manyTasks();
     const db = path.join(path.dirname(file), "none.db");
     const whole = await planManifestAt(file, { db });

@@ -7,7 +7,7 @@ import type { NewTask } from "../../src/store/index.js";
 import { manyTasksManifest, tempDir } from "../helpers/manifest.js";
 
 /**
- * Issue 42 items 1 and 3: the start of a run holds a page of its planned tasks at a time, and
+ * The start of a run holds a page of its planned tasks at a time, and
  * the checked manifest it runs holds one expansion per job, not every task.
  */
 
@@ -16,7 +16,7 @@ const TASKS = 50_000;
 const manyTasks = () => manyTasksManifest(TASKS, 250);
 
 describe("recording a run's plan", () => {
-  it("item 1: records a plan of 50,000 tasks never holding more than a page of them, in the plan's order", async () => {
+  it("records a plan of 50,000 tasks never holding more than a page of them, in the plan's order", async () => {
     const file = manyTasks();
     const held = await checkManifestFile(file, {}, Date.now(), { hold: "templates" });
     expect(held.valid).toBe(true);
@@ -46,7 +46,7 @@ describe("recording a run's plan", () => {
     );
   }, 120_000);
 
-  it("item 3: validating holds what the rules need, and finds the same problems as holding every expansion", async () => {
+  it("validating holds what the rules need, and finds the same problems as holding every expansion", async () => {
     const dir = tempDir({
       "manifest.yaml": `version: 1
 name: twins

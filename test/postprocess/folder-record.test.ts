@@ -12,7 +12,7 @@ function figures(outputDir: string, page: string): number {
 }
 
 describe("the output folder's record", () => {
-  it("item 1: a partial run keeps every output of the folder in results.jsonl and the gallery; gwrun report RUN writes that run's own beside them", async () => {
+  it("a partial run keeps every output of the folder in results.jsonl and the gallery; gwrun report RUN writes that run's own beside them", async () => {
     await withRun({}, async (scope) => {
       const manifest = scope.write(
         "folder.yaml",
@@ -53,7 +53,7 @@ jobs:
     });
   }, 120_000);
 
-  it("item 4: gwrun report RUN writes the folder's record and the run's from one reading, each as written alone", async () => {
+  it("gwrun report RUN writes the folder's record and the run's from one reading, each as written alone", async () => {
     await withRun({}, async (scope) => {
       const manifest = scope.write(
         "folder.yaml",

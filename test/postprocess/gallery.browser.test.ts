@@ -41,7 +41,7 @@ describe.runIf(runsWith(CHROMIUM))("the gallery page in Chromium", () => {
 
         const count = (name: string) =>
           page.$eval(`[data-count="${name}"]`, (element) => element.textContent);
-        // item 6: what the page counts are tasks, as everywhere else.
+        // what the page counts are tasks, as everywhere else.
         expect(await count("tasks")).toBe("4");
         expect(await count("done")).toBe("3");
         expect(await count("rejected")).toBe("1");

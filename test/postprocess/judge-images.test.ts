@@ -7,7 +7,7 @@ import type { OutputRow } from "../../src/store/index.js";
 import { tempDir } from "../helpers/manifest.js";
 
 /**
- * Issue 43 item 1: what a judge is shown of an output — the link while it works, else the
+ * What a judge is shown of an output — the link while it works, else the
  * picture's bytes within the format's rules; a clip's poster and a few frames.
  */
 
@@ -48,7 +48,7 @@ async function picture(): Promise<string> {
 }
 
 describe("what a judge is shown", () => {
-  it("item 1: a picture whose link works for a while yet is sent by its link on responses and messages", async () => {
+  it("a picture whose link works for a while yet is sent by its link on responses and messages", async () => {
     const file = await picture();
     const row = output(file, "image/png", "https://cdn.example.com/shot.png", NOW + 2 * HOUR);
     for (const endpoint of ["responses", "messages"] as const)
@@ -57,7 +57,7 @@ describe("what a judge is shown", () => {
       ]);
   });
 
-  it("item 1: an expired link (or native, which takes bytes) sends the picture as it is on disk", async () => {
+  it("an expired link (or native, which takes bytes) sends the picture as it is on disk", async () => {
     const file = await picture();
     const expired = output(file, "image/png", "https://cdn.example.com/shot.png", NOW - HOUR);
     const [image] = await judgeImages(expired, null, { endpoint: "responses" }, NOW);
@@ -70,7 +70,7 @@ describe("what a judge is shown", () => {
     ]);
   });
 
-  it("item 1: a picture in a format the formats do not take is re-encoded as a JPEG", async () => {
+  it("a picture in a format the formats do not take is re-encoded as a JPEG", async () => {
     const file = path.join(tempDir(), "shot.tiff");
     await sharp({ create: { width: 32, height: 32, channels: 3, background: "#000" } })
       .tiff()
@@ -84,7 +84,7 @@ describe("what a judge is shown", () => {
     expect(image).toMatchObject({ kind: "data", mediaType: "image/jpeg" });
   });
 
-  it(`item 1: a clip is shown as its poster and ${CLIP_FRAMES} frames, as JPEG bytes`, async () => {
+  it(`a clip is shown as its poster and ${CLIP_FRAMES} frames, as JPEG bytes`, async () => {
     const dir = tempDir();
     const clip = path.join(dir, "teaser.mp4");
     await encodeTestClip(clip, {

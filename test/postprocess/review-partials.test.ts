@@ -10,7 +10,7 @@ import { makeThumbnail, reviewPartial } from "../../src/postprocess/thumbnails.j
 import { tempDir } from "../helpers/manifest.js";
 
 describe("review image partials", () => {
-  it("issue 16 item 8: a thumbnail half written by a killed process is swept by the next run", () => {
+  it("a thumbnail half written by a killed process is swept by the next run", () => {
     const outputDir = path.join(tempDir(), "out");
     const target = path.join(outputDir, ".thumbs", "hero", "hero-e1-r1.webp");
     const partial = reviewPartial(outputDir, target);
@@ -24,7 +24,7 @@ describe("review image partials", () => {
     expect(readdirSync(partialDir(outputDir))).toEqual([]);
   });
 
-  it("issue 16 item 8: a thumbnail leaves no partial behind it", async () => {
+  it("a thumbnail leaves no partial behind it", async () => {
     const dir = tempDir();
     const outputDir = path.join(dir, "out");
     const source = path.join(dir, "pic.png");

@@ -10,7 +10,7 @@ import { headObject, putObject, UploadFailed } from "../../src/publish/upload.js
 import { tempDir } from "../helpers/manifest.js";
 import { type ObjectStore, startFaultyFront, startObjectStore } from "../helpers/object-storage.js";
 
-/** Issue 41 item 1: uploads against a real S3-compatible server (moto), a clip in parts. */
+/** Uploads against a real S3-compatible server (moto), a clip in parts. */
 
 let s3: ObjectStore;
 beforeAll(async () => {
@@ -32,7 +32,7 @@ function bigClip() {
 }
 
 describe("uploads to object storage", () => {
-  it("item 1: a clip past 5 MiB goes up in parts, is verified by size and sha256, and reads back whole", async () => {
+  it("a clip past 5 MiB goes up in parts, is verified by size and sha256, and reads back whole", async () => {
     const storage = openObjectStorage(s3.env);
     try {
       const clip = bigClip();
@@ -54,7 +54,7 @@ describe("uploads to object storage", () => {
     }
   }, 120_000);
 
-  it("item 1: a part the server fails once is sent again, and the object is whole", async () => {
+  it("a part the server fails once is sent again, and the object is whole", async () => {
     const front = await startFaultyFront(s3.endpoint, 1);
     const storage = openObjectStorage({ ...s3.env, AWS_ENDPOINT_URL_S3: front.endpoint });
     try {
@@ -70,7 +70,7 @@ describe("uploads to object storage", () => {
     }
   }, 120_000);
 
-  it("item 1: a wrong credential is refused at once, named without the secret", async () => {
+  it("a wrong credential is refused at once, named without the secret", async () => {
     const wrong = "not-the-secret-0000";
     const storage = openObjectStorage({ ...s3.env, AWS_SECRET_ACCESS_KEY: wrong });
     try {

@@ -122,7 +122,7 @@ describe.each(STORE_KINDS)("the review loop without a browser (%s)", (kind) => {
 });
 
 describe("export --approved", () => {
-  it("item 4: review.csv marks what the export holds, with paths only for files in it, keeps formulas as text, and an exported caption has its sidecar", async () => {
+  it("review.csv marks what the export holds, with paths only for files in it, keeps formulas as text, and an exported caption has its sidecar", async () => {
     await withRun({}, async (scope) => {
       const manifest = scope.write(
         "captioned.yaml",
@@ -188,7 +188,7 @@ describe("export --approved", () => {
 });
 
 describe("retry --rejected against the simulator", () => {
-  it("item 4: the new take of a model that takes a seed is a different picture (another sha256)", async () => {
+  it("the new take of a model that takes a seed is a different picture (another sha256)", async () => {
     await withRun({ mediaVariants: undefined }, async (scope) => {
       const manifest = scope.write(
         "hero.yaml",

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { fastSettings, withRun } from "../helpers/run.js";
 
-/** Issue 44 item 2: a Data URI bound at run time is held to the field's rules before it is sent. */
+/** A Data URI bound at run time is held to the field's rules before it is sent. */
 
 describe("bound Data URIs", () => {
-  it("item 2: an upstream picture bound as a Data URI that breaks the field's ratio is refused before it is sent; one that fits is sent", async () => {
+  it("an upstream picture bound as a Data URI that breaks the field's ratio is refused before it is sent; one that fits is sent", async () => {
     await withRun({}, async (scope) => {
       const manifest = scope.write(
         "bound.yaml",

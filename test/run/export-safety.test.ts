@@ -41,7 +41,7 @@ async function forgetDeliveries(scope: ProjectScope): Promise<void> {
 }
 
 describe("export stays in its folder, and takes only what the record says", () => {
-  it("item 1: a {date} folder run on two dates exports run 2 into its own delivery folder only", async () => {
+  it("a {date} folder run on two dates exports run 2 into its own delivery folder only", async () => {
     await withProject("sqlite", async (scope) => {
       const manifest = scope.write("shop.yaml", shop("data/outputs/{name}/{date}"));
       for (const at of ["2026-11-26T10:00:00Z", "2026-11-27T10:00:00Z"])
@@ -61,7 +61,7 @@ describe("export stays in its folder, and takes only what the record says", () =
     });
   }, 120_000);
 
-  it("item 1: after an edited output.dir, files taken over from the old folder go under their job id, never above", async () => {
+  it("after an edited output.dir, files taken over from the old folder go under their job id, never above", async () => {
     await withProject("sqlite", async (scope) => {
       const manifest = scope.write("shop.yaml", shop("out/a"));
       expect((await scope.gwrun(["run", manifest])).code).toBe(0);
@@ -80,7 +80,7 @@ describe("export stays in its folder, and takes only what the record says", () =
     });
   }, 120_000);
 
-  it("item 1: never overwrites a file it did not write without --force, and checks each file's hash first", async () => {
+  it("never overwrites a file it did not write without --force, and checks each file's hash first", async () => {
     await withProject("sqlite", async (scope) => {
       expect((await scope.gwrun(["run", scope.write("shop.yaml", shop("out"))])).code).toBe(0);
       await approveAll(scope, 1);
@@ -111,7 +111,7 @@ describe("export stays in its folder, and takes only what the record says", () =
     });
   }, 120_000);
 
-  it("item 2: a link placed in the output folder is neither served by the viewer nor exported", async () => {
+  it("a link placed in the output folder is neither served by the viewer nor exported", async () => {
     await withProject("sqlite", async (scope) => {
       expect((await scope.gwrun(["run", scope.write("shop.yaml", shop("out"))])).code).toBe(0);
       await approveAll(scope, 1);
@@ -144,7 +144,7 @@ describe("export stays in its folder, and takes only what the record says", () =
     });
   }, 120_000);
 
-  it("item 5: a review note a spreadsheet would run is written as text in review.csv", async () => {
+  it("a review note a spreadsheet would run is written as text in review.csv", async () => {
     await withProject("sqlite", async (scope) => {
       expect((await scope.gwrun(["run", scope.write("shop.yaml", shop("out"))])).code).toBe(0);
       await approveAll(scope, 1, '=HYPERLINK("http://evil.example","click")');
@@ -155,13 +155,13 @@ describe("export stays in its folder, and takes only what the record says", () =
     });
   }, 120_000);
 
-  it("item 5: every cell a spreadsheet reads as a formula is neutralised", () => {
+  it("every cell a spreadsheet reads as a formula is neutralised", () => {
     for (const cell of ["=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx"])
       expect(csvField(cell).replace(/^"/, "").startsWith("'")).toBe(true);
     expect(csvField("plain")).toBe("plain");
   });
 
-  it("item 1: an output that lies outside the run's folder is placed under its job id", () => {
+  it("an output that lies outside the run's folder is placed under its job id", () => {
     expect(placeInDelivery("/p/out/b", "hero", "/p/out/a/hero/hero.png")).toBe("hero/hero.png");
     expect(placeInDelivery("/p/out/b", "hero", "/p/out/b/hero/hero-r1.png")).toBe(
       path.join("hero", "hero-r1.png"),

@@ -196,7 +196,7 @@ jobs:
     });
   }, 60_000);
 
-  it("issue 16 item 8: after a balance stop, gwrun status says why the run stopped", async () => {
+  it("after a balance stop, gwrun status says why the run stopped", async () => {
     await withRun({ balance: 0.2 }, async (scope) => {
       const manifest = scope.write(
         "broke.yaml",

@@ -6,7 +6,7 @@ import { gwrunHere, ROOT } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
 
 /**
- * Issue 43 through the command line: the demo manifest whose judge rejects pictures that are
+ * Through the command line: the demo manifest whose judge rejects pictures that are
  * made again, a judge written wrong, and people overruling the judge.
  */
 
@@ -36,7 +36,7 @@ async function demo() {
 }
 
 describe("a judge, end to end", () => {
-  it("item 4: the demo manifest runs offline: the simulator's judge rejects some pictures, they are made again, every output ends judged, and the summary counts the new takes", async () => {
+  it("the demo manifest runs offline: the simulator's judge rejects some pictures, they are made again, every output ends judged, and the summary counts the new takes", async () => {
     const { dir, ran } = await demo();
     expect(ran.code).toBe(0);
     const summary =
@@ -69,7 +69,7 @@ describe("a judge, end to end", () => {
     }
   }, 120_000);
 
-  it("item 3: a person's decision wins over the judge's: results.jsonl and export --approved follow the person, and judge-report counts where they disagreed", async () => {
+  it("a person's decision wins over the judge's: results.jsonl and export --approved follow the person, and judge-report counts where they disagreed", async () => {
     const { dir, gwrun } = await demo();
     const lines = results(dir);
     const rejected = lines.find((line) => line.judge?.verdict === "fail");
@@ -140,7 +140,7 @@ describe("a judge, end to end", () => {
     );
   }, 120_000);
 
-  it("item 1: a judge written wrong is an error at its own text: chat carries no pictures, a picture model is no judge, a question reading what a task does not know", async () => {
+  it("a judge written wrong is an error at its own text: chat carries no pictures, a picture model is no judge, a question reading what a task does not know", async () => {
     const dir = tempDir();
     writeFileSync(
       path.join(dir, "bad.yaml"),

@@ -5,7 +5,7 @@ import { formatDiagnostic } from "../../src/manifest/index.js";
 import { gwrunHere } from "../helpers/cli.js";
 import { fastSettings, withRun } from "../helpers/run.js";
 
-/** Issue 16 item 4: a key written in a manifest stays out of the state database. */
+/** A key written in a manifest stays out of the state database. */
 
 const KEY = "sk-literal-0123456789abcdef";
 
@@ -18,7 +18,7 @@ jobs:
 }
 
 describe("a key written in a manifest", () => {
-  it("issue 16 item 4: validation warns, at the key, that it is better in GW_API_KEY, without showing it", async () => {
+  it("validation warns, at the key, that it is better in GW_API_KEY, without showing it", async () => {
     const text = `version: 1\n${jobs("https://gw.example.com")}`;
     const checked = await checkManifestText(text, "m.yaml", {}, 0);
     expect(checked.valid).toBe(true);
@@ -30,7 +30,7 @@ describe("a key written in a manifest", () => {
     expect(shown).not.toContain(KEY);
   });
 
-  it("issue 16 item 4: is masked in the run's stored manifest; resume takes the key from GW_API_KEY and says so when it is missing", async () => {
+  it("is masked in the run's stored manifest; resume takes the key from GW_API_KEY and says so when it is missing", async () => {
     await withRun({ key: KEY }, async (scope) => {
       const manifest = scope.write(
         "keyed.yaml",

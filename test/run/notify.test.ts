@@ -6,7 +6,7 @@ import { testDatabase } from "../helpers/postgres.js";
 import { fastSettings, type RunScope, withRun } from "../helpers/run.js";
 import { startWebhook, type Webhook } from "../helpers/webhook.js";
 
-/** Issue 41 item 3: webhooks told when a run ends, through the CLI against the simulator. */
+/** Webhooks told when a run ends, through the CLI against the simulator. */
 
 const KEY = "test-key";
 /** A webhook's path holds its token, as Slack's do: it must never be shown. */
@@ -57,7 +57,7 @@ function run(
 }
 
 describe("notify: webhooks when a run ends", () => {
-  it("item 3: a done run posts one JSON summary to each webhook that wants done, none to one that wants failed", async () => {
+  it("a done run posts one JSON summary to each webhook that wants done, none to one that wants failed", async () => {
     const all = await webhook();
     const failedOnly = await webhook();
     await withRun({ seed: "notify-done" }, async (scope) => {
@@ -95,7 +95,7 @@ describe("notify: webhooks when a run ends", () => {
     });
   }, 120_000);
 
-  it("item 3: a failed run posts its failures with reasons and the retry command; on: [done] posts nothing", async () => {
+  it("a failed run posts its failures with reasons and the retry command; on: [done] posts nothing", async () => {
     const failed = await webhook();
     const doneOnly = await webhook();
     await withRun({ seed: "notify-failed" }, async (scope) => {
@@ -126,7 +126,7 @@ describe("notify: webhooks when a run ends", () => {
     });
   }, 120_000);
 
-  it("item 3: a run stopped by its budget posts outcome budget with the advice, exit 3; on: [done] posts nothing", async () => {
+  it("a run stopped by its budget posts outcome budget with the advice, exit 3; on: [done] posts nothing", async () => {
     const budget = await webhook();
     const doneOnly = await webhook();
     await withRun({ seed: "notify-budget" }, async (scope) => {
@@ -158,7 +158,7 @@ describe("notify: webhooks when a run ends", () => {
     });
   }, 120_000);
 
-  it("item 3: a webhook that answers 500 twice, then 200, gets the summary once, and the run says nothing of it", async () => {
+  it("a webhook that answers 500 twice, then 200, gets the summary once, and the run says nothing of it", async () => {
     const flaky = await webhook([500, 500, 200]);
     await withRun({ seed: "notify-flaky" }, async (scope) => {
       const result = await run(scope, "flaky", `  - { webhook: "\${HOOK_A}" }\n`, MUGS, {
@@ -171,7 +171,7 @@ describe("notify: webhooks when a run ends", () => {
     });
   }, 120_000);
 
-  it("item 3: a webhook that never answers holds the exit at most its timeout, is reported with its URL masked, and the exit code stays", async () => {
+  it("a webhook that never answers holds the exit at most its timeout, is reported with its URL masked, and the exit code stays", async () => {
     const silent = await webhook("hang");
     const refusing = await webhook([404]);
     await withRun({ seed: "notify-hang" }, async (scope) => {
@@ -198,7 +198,7 @@ describe("notify: webhooks when a run ends", () => {
     });
   }, 120_000);
 
-  it("item 3: a fleet's run is told of once, by the process that settles it, and the store keeps no webhook", async () => {
+  it("a fleet's run is told of once, by the process that settles it, and the store keeps no webhook", async () => {
     const url = await testDatabase({ schema: true });
     const hook = await webhook();
     await withRun(

@@ -10,7 +10,7 @@ import { gwrun } from "../helpers/cli.js";
 import { checkInline, errorsOf, tempDir } from "../helpers/manifest.js";
 import { fastSettings, filesBelow, withRun } from "../helpers/run.js";
 
-/** Issue 45 item 7: every output's file names and paths fit the file system, or nothing is paid. */
+/** Every output's file names and paths fit the file system, or nothing is paid. */
 
 const id = (letter: string, length: number) => letter.repeat(length);
 
@@ -26,7 +26,7 @@ function chain(lengths: readonly number[], settings = "version: 1\n"): string {
 }
 
 describe("output names that fit", () => {
-  it("item 7: three 100-character ids chained by from: are refused at each job whose names pass 255 bytes", async () => {
+  it("three 100-character ids chained by from: are refused at each job whose names pass 255 bytes", async () => {
     const dir = tempDir({ "m.yaml": chain([100, 100, 100]) });
     const result = await gwrun(["validate", path.join(dir, "m.yaml")]);
     expect(result.code).toBe(2);
@@ -50,7 +50,7 @@ describe("output names that fit", () => {
     expect(plan.stderr).toContain("[name-too-long]");
   });
 
-  it("item 7: gwrun run pays for nothing when a name would not fit", async () => {
+  it("gwrun run pays for nothing when a name would not fit", async () => {
     await withRun({}, async (scope) => {
       const manifest = scope.write(
         "long.yaml",
@@ -64,7 +64,7 @@ describe("output names that fit", () => {
     });
   });
 
-  it("item 7: a chain just inside the limit is run, and its files are written", async () => {
+  it("a chain just inside the limit is run, and its files are written", async () => {
     // 91 + "-of-" + 100 + "-t999" = 200 bytes of label, and 55 gwrun may add: 255.
     await withRun({}, async (scope) => {
       const yaml = chain([100, 91], fastSettings(scope.outputDir));
@@ -78,7 +78,7 @@ describe("output names that fit", () => {
     expect(errorsOf(over)).toEqual(["7:9 name-too-long"]);
   });
 
-  it("item 7: an output folder deep enough to pass 4095 bytes is refused at the job; a folder name over 255 at output.dir", async () => {
+  it("an output folder deep enough to pass 4095 bytes is refused at the job; a folder name over 255 at output.dir", async () => {
     const deep = Array.from({ length: 21 }, (_, index) => `${index}`.padEnd(200, "d")).join("/");
     const checked = await checkInline(
       `version: 1\noutput: { dir: "${deep}" }\njobs:\n  - { id: hero, model: acme-image-2, prompt: a mug }\n`,
@@ -94,7 +94,7 @@ describe("output names that fit", () => {
     expect(wide.diagnostics[0]?.hint).toBe("shorten output.dir");
   });
 
-  it("item 7: names are measured in UTF-8 bytes, with everything gwrun may append", () => {
+  it("names are measured in UTF-8 bytes, with everything gwrun may append", () => {
     const dir = tempDir();
     mkdirSync(path.join(dir, "ü"));
     const longest = longestOutputPath(path.join(dir, "ü"), "hero", "hero-e2");

@@ -48,7 +48,7 @@ const output = (scope: ProjectScope, name: string) =>
   path.join(scope.project, "data/outputs", name);
 
 describe.each<StoreKind>(["sqlite", "postgres"])("paid files on %s", (kind) => {
-  it(`item 2 (${kind}): an edited prompt gets files of its own; the paid ones stay, and every record names its bytes`, async () => {
+  it(`${kind}: an edited prompt gets files of its own; the paid ones stay, and every record names its bytes`, async () => {
     await withProject(kind, async (scope) => {
       const manifest = scope.write("shop.yaml", shop("shop"));
       expect((await scope.gwrun(["run", manifest])).code).toBe(0);
@@ -78,7 +78,7 @@ describe.each<StoreKind>(["sqlite", "postgres"])("paid files on %s", (kind) => {
     });
   }, 120_000);
 
-  it(`item 3 (${kind}): a rerun pays 0; status, runs, the gallery and the viewer add up to what was paid`, async () => {
+  it(`${kind}: a rerun pays 0; status, runs, the gallery and the viewer add up to what was paid`, async () => {
     await withProject(kind, async (scope) => {
       const manifest = scope.write("shop.yaml", shop("shop"));
       const first = await scope.gwrun(["run", manifest]);
@@ -111,7 +111,7 @@ describe.each<StoreKind>(["sqlite", "postgres"])("paid files on %s", (kind) => {
     });
   }, 120_000);
 
-  it(`item 4 (${kind}): a copied manifest under a new name delivers every file into its own folder, unpaid`, async () => {
+  it(`${kind}: a copied manifest under a new name delivers every file into its own folder, unpaid`, async () => {
     await withProject(kind, async (scope) => {
       expect((await scope.gwrun(["run", scope.write("shop.yaml", shop("shop"))])).code).toBe(0);
       const paid = scope.sim.counters();
@@ -138,7 +138,7 @@ describe.each<StoreKind>(["sqlite", "postgres"])("paid files on %s", (kind) => {
     });
   }, 120_000);
 
-  it(`item 5 (${kind}): every sidecar and results.jsonl row carries its times in ISO 8601, also after a resume`, async () => {
+  it(`${kind}: every sidecar and results.jsonl row carries its times in ISO 8601, also after a resume`, async () => {
     await withProject(kind, async (scope) => {
       expect((await scope.gwrun(["run", scope.write("shop.yaml", shop("shop"))])).code).toBe(0);
       const folder = output(scope, "shop");

@@ -114,7 +114,7 @@ describe.each([
   const scopeOf = async (manifest: string) =>
     project(manifest, postgres ? await testDatabase({ schema: true }) : undefined);
 
-  it("item 6: plan of a manifest pricing every model shows no unknown, and its cost is what gwrun cost --json reports after the run", async () => {
+  it("plan of a manifest pricing every model shows no unknown, and its cost is what gwrun cost --json reports after the run", async () => {
     const scope = await scopeOf(PRICED);
     const { planText, plan } = await planAndRun(scope);
     expect(planText).not.toMatch(/unknown/);
@@ -151,7 +151,7 @@ describe.each([
     expect(text.stdout).toMatch(/\n {2}video-1 +2 +1\.20 +1\.20\n/);
   }, 180_000);
 
-  it("item 6: a text task priced per token is estimated in plan and costed from the usage the gateway reported", async () => {
+  it("a text task priced per token is estimated in plan and costed from the usage the gateway reported", async () => {
     const scope = await scopeOf(TEXT);
     const { plan } = await planAndRun(scope);
     // 40 + 4 characters of text → 11 input tokens, 300 output at most: 0.022 + 2.4.
@@ -189,7 +189,7 @@ describe.each([
 });
 
 describe("max_cost with prices", () => {
-  it("item 6: max_cost reserves each task at its manifest price, so a run stops before passing it", async () => {
+  it("max_cost reserves each task at its manifest price, so a run stops before passing it", async () => {
     const scope = await project(`version: 1
 name: budget
 gateway: { base_url: sim }
@@ -212,7 +212,7 @@ jobs:
 });
 
 describe("a shared prices file", () => {
-  it("item 6: gwrun validate points into the shared file, with its own lines shown", async () => {
+  it("gwrun validate points into the shared file, with its own lines shown", async () => {
     const scope = await project(`version: 1
 prices: { file: team/prices.yaml }
 jobs:

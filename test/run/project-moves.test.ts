@@ -32,8 +32,8 @@ function eventTypes(stdout: string): string[] {
     .map((line) => (JSON.parse(line) as { type: string }).type);
 }
 
-describe("item 1: the record holds wherever the project sits", () => {
-  it("item 1: the demo project, moved, plans 0 new and runs again with no submit and no download", async () => {
+describe("the record holds wherever the project sits", () => {
+  it("the demo project, moved, plans 0 new and runs again with no submit and no download", async () => {
     await withProject("sqlite", async (scope) => {
       const demo = copyDemo(scope);
       const first = await scope.gwrun(["run", demo, "--json"], { builtIn: true });
@@ -60,7 +60,7 @@ describe("item 1: the record holds wherever the project sits", () => {
   it.each<StoreKind>([
     "sqlite",
     "postgres",
-  ])("item 1 (%s): a moved project neither submits nor downloads again, by the gateway's count", async (kind) => {
+  ])("%s: a moved project neither submits nor downloads again, by the gateway's count", async (kind) => {
     await withProject(kind, async (scope) => {
       const manifest = scope.write("shop.yaml", SHOP);
       expect((await scope.gwrun(["run", manifest])).code).toBe(0);
@@ -82,7 +82,7 @@ describe("item 1: the record holds wherever the project sits", () => {
     });
   }, 120_000);
 
-  it("item 1: a copy under another mount-like prefix serves status, report and view from its own files, and leaves the first alone", async () => {
+  it("a copy under another mount-like prefix serves status, report and view from its own files, and leaves the first alone", async () => {
     await withProject("sqlite", async (scope) => {
       const manifest = scope.write("shop.yaml", SHOP);
       expect((await scope.gwrun(["run", manifest])).code).toBe(0);
@@ -121,7 +121,7 @@ describe("item 1: the record holds wherever the project sits", () => {
   it.each<StoreKind>([
     "sqlite",
     "postgres",
-  ])("item 1 (%s): a record kept with absolute paths is made relative once; the moved project finds its files", async (kind) => {
+  ])("%s: a record kept with absolute paths is made relative once; the moved project finds its files", async (kind) => {
     await withProject(kind, async (scope) => {
       const manifest = scope.write("shop.yaml", SHOP);
       expect((await scope.gwrun(["run", manifest])).code).toBe(0);
@@ -156,7 +156,7 @@ describe("item 1: the record holds wherever the project sits", () => {
     });
   }, 120_000);
 
-  it("item 1: report does not make a folder outside the project because the record names one", async () => {
+  it("report does not make a folder outside the project because the record names one", async () => {
     await withProject("sqlite", async (scope) => {
       const outside = path.join(path.dirname(scope.project), "shared-out");
       const manifest = scope.write("shop.yaml", shopManifest({ dir: outside }));
@@ -171,7 +171,7 @@ describe("item 1: the record holds wherever the project sits", () => {
     });
   }, 120_000);
 
-  it("item 1: plan and run name a file that is genuinely gone, and what they do about it", async () => {
+  it("plan and run name a file that is genuinely gone, and what they do about it", async () => {
     await withProject("sqlite", async (scope) => {
       const manifest = scope.write("shop.yaml", SHOP);
       expect((await scope.gwrun(["run", manifest])).code).toBe(0);

@@ -43,7 +43,7 @@ async function whatIsShown(scope: RunScope): Promise<Record<string, unknown>> {
 }
 
 describe.each(STORE_KINDS)("gwrun prune (%s)", (kind) => {
-  it("item 5: dropping the logged moves of a finished run leaves status, report, sidecars and timeline as they were", async () => {
+  it("dropping the logged moves of a finished run leaves status, report, sidecars and timeline as they were", async () => {
     await withRun(
       {},
       async (scope) => {

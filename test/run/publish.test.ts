@@ -6,7 +6,7 @@ import { gwrunHere } from "../helpers/cli.js";
 import { type ObjectStore, startFaultyFront, startObjectStore } from "../helpers/object-storage.js";
 import { fastSettings, type RunScope, withRun } from "../helpers/run.js";
 
-/** Issue 41 item 1: outputs published to a real S3-compatible server (moto), through the CLI. */
+/** Outputs published to a real S3-compatible server (moto), through the CLI. */
 
 const KEY = "test-key";
 const PREFIX = "campaigns/spring";
@@ -55,7 +55,7 @@ function filesUnder(dir: string): string[] {
 }
 
 describe("output.publish: outputs delivered to object storage", () => {
-  it("item 1: each output, its review image and sidecar, then results.jsonl and the gallery are uploaded, verified and recorded with key, size, sha256 and ETag", async () => {
+  it("each output, its review image and sidecar, then results.jsonl and the gallery are uploaded, verified and recorded with key, size, sha256 and ETag", async () => {
     await withRun({ seed: "publish-all" }, async (scope) => {
       const file = manifest(scope, "mugs");
       const result = await gw(scope, ["run", file]);
@@ -106,7 +106,7 @@ describe("output.publish: outputs delivered to object storage", () => {
     });
   }, 120_000);
 
-  it("item 1: plan counts a published output as done once its local file is gone, and gwrun publish sends again what the bucket lost", async () => {
+  it("plan counts a published output as done once its local file is gone, and gwrun publish sends again what the bucket lost", async () => {
     await withRun({ seed: "publish-plan" }, async (scope) => {
       const file = manifest(scope, "mugs", "plan");
       expect((await gw(scope, ["run", file])).code).toBe(0);
@@ -134,7 +134,7 @@ describe("output.publish: outputs delivered to object storage", () => {
     });
   }, 120_000);
 
-  it("item 1: an upload the server fails once is tried again, and each object is in the bucket once", async () => {
+  it("an upload the server fails once is tried again, and each object is in the bucket once", async () => {
     const front = await startFaultyFront(s3.endpoint, 1);
     try {
       await withRun({ seed: "publish-retry" }, async (scope) => {
@@ -154,7 +154,7 @@ describe("output.publish: outputs delivered to object storage", () => {
     }
   }, 120_000);
 
-  it("item 1: a wrong credential stops the run before anything is paid, with what to do, exit code 2, and nothing marked delivered", async () => {
+  it("a wrong credential stops the run before anything is paid, with what to do, exit code 2, and nothing marked delivered", async () => {
     await withRun({ seed: "publish-refused" }, async (scope) => {
       const file = manifest(scope, "mugs", "refused");
       const wrong = "wrong-secret-key-1234";
@@ -169,7 +169,7 @@ describe("output.publish: outputs delivered to object storage", () => {
     });
   }, 60_000);
 
-  it("item 1: uploads that keep failing leave the outputs on disk, unrecorded as published, the run failed with the command that mends it", async () => {
+  it("uploads that keep failing leave the outputs on disk, unrecorded as published, the run failed with the command that mends it", async () => {
     const front = await startFaultyFront(s3.endpoint, Number.MAX_SAFE_INTEGER);
     try {
       await withRun({ seed: "publish-down" }, async (scope) => {

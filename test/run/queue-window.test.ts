@@ -3,14 +3,14 @@ import { QUEUE_WINDOW } from "../../src/engine/pending-window.js";
 import { mugsGrid, withRun } from "../helpers/run.js";
 
 /**
- * Issue 42 item 1 through the CLI: a run longer than its queue's window reads its queued
+ * Through the CLI: a run longer than its queue's window reads its queued
  * tasks from the store page by page, and still sends each once, in the order recorded.
  */
 
 const TASKS = Math.ceil((2.5 * QUEUE_WINDOW) / 100) * 100;
 
 describe("a run longer than its queue's window", () => {
-  it("item 1: sends every queued task once, in the order recorded, and tells all of them queued from the start", async () => {
+  it("sends every queued task once, in the order recorded, and tells all of them queued from the start", async () => {
     await withRun({ seed: "window" }, async (scope) => {
       const file = mugsGrid(scope, "many", TASKS);
       const run = await scope.gwrun(["run", file, "--json"]).done;

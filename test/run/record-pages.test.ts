@@ -7,7 +7,7 @@ import type { NewTask } from "../../src/store/index.js";
 import { mugsGrid, withRun } from "../helpers/run.js";
 
 /**
- * Issue 42 item 1 through the CLI: a run records its tasks a page at a time, so a process that
+ * Through the CLI: a run records its tasks a page at a time, so a process that
  * dies while recording leaves a run with only some of them; resumed, it records the rest and
  * sends each task once.
  */
@@ -15,7 +15,7 @@ import { mugsGrid, withRun } from "../helpers/run.js";
 const TASKS = TASK_PAGE + 500;
 
 describe("a run whose recording stopped between pages", () => {
-  it("item 1: resumes, records the rest in the plan's order and sends each task once", async () => {
+  it("resumes, records the rest in the plan's order and sends each task once", async () => {
     await withRun({ seed: "pages" }, async (scope) => {
       const file = mugsGrid(scope, "pages", TASKS, (text) => text.replace("500/s", "2000/s"));
       const env = { GW_API_KEY: "test-key" };

@@ -48,7 +48,7 @@ async function byLabel(scope: RunScope) {
 }
 
 describe("refused text answers", () => {
-  it("item 7: a refusal in any text format feeds no image: the dependants are skipped saying the upstream refused, in the summary and gwrun status", async () => {
+  it("a refusal in any text format feeds no image: the dependants are skipped saying the upstream refused, in the summary and gwrun status", async () => {
     await withRun({ seed: "refusals" }, async (scope) => {
       const manifest = scope.write("refusals.yaml", formatsManifest(scope.outputDir));
       const run = await scope.gwrun(["run", manifest]).done;
@@ -122,7 +122,7 @@ describe("refused text answers", () => {
     });
   }, 120_000);
 
-  it("item 7: gwrun retry --failed asks a refused caption again, and its image is made from the new answer", async () => {
+  it("gwrun retry --failed asks a refused caption again, and its image is made from the new answer", async () => {
     // Half the text calls are declined, decided per call: this seed refuses the first two asks
     // of this caption and answers the third.
     await withRun({ seed: "asks-again-16", faults: { textRefusalRate: 0.5 } }, async (scope) => {

@@ -7,7 +7,7 @@ import { testDatabase } from "../helpers/postgres.js";
 import { fastSettings, filesBelow, type RunScope, withRun } from "../helpers/run.js";
 import { STORE_KINDS } from "../helpers/store.js";
 
-/** Issue 40 items 1–5 through the CLI: the products example run against the simulator. */
+/** Through the CLI: the products example run against the simulator. */
 
 /** manifests/products.yaml with fast settings, its CSV and prompt file beside it in the scope. */
 function productsManifest(scope: RunScope, captions: boolean): string {
@@ -25,7 +25,7 @@ function productsManifest(scope: RunScope, captions: boolean): string {
 }
 
 describe.each(STORE_KINDS)("rows from a spreadsheet (%s)", (kind) => {
-  it("item 3: the products example makes files named by label (item 5), clips of the studio shots only, and captions that read each shot's row, also when started by a later run", async () => {
+  it("the products example makes files named by label, clips of the studio shots only, and captions that read each shot's row, also when started by a later run", async () => {
     const url = kind === "postgres" ? await testDatabase({ schema: true }) : undefined;
     await withRun(
       { seed: "rows" },
@@ -67,7 +67,7 @@ describe.each(STORE_KINDS)("rows from a spreadsheet (%s)", (kind) => {
 });
 
 describe("rows that break a rule", () => {
-  it("item 1: gwrun validate shows a bad CSV cell at its line and column, framed in the CSV, and the job that used it", async () => {
+  it("gwrun validate shows a bad CSV cell at its line and column, framed in the CSV, and the job that used it", async () => {
     const dir = tempDir({
       "p.csv": 'sku,name,seconds\nA,"pan, copper",6\nB,mug,ten\n',
       "m.yaml": `version: 1

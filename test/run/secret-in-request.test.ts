@@ -8,7 +8,7 @@ import { gwrun, gwrunAsync } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
 import { fastSettings, withRun } from "../helpers/run.js";
 
-/** Issue 45 item 6: the key, and any variable named like a secret, never goes into a request. */
+/** The key, and any variable named like a secret, never goes into a request. */
 
 const KEY = "sk-live-4f9a0c2e7b1d";
 const TOKEN = "tok-93a1f0c77e";
@@ -19,7 +19,7 @@ async function validate(yaml: string, env: NodeJS.ProcessEnv) {
 }
 
 describe("secrets in requests", () => {
-  it(`item 6: \${GW_API_KEY} in a prompt is an error at the reference, naming the variable, never the key`, async () => {
+  it(`\${GW_API_KEY} in a prompt is an error at the reference, naming the variable, never the key`, async () => {
     const result = await validate(
       `version: 1
 jobs:
@@ -38,7 +38,7 @@ jobs:
     expect(result.stderr + result.stdout).not.toContain(KEY);
   });
 
-  it("item 6: a variable named like a secret, reached through vars:, is an error at the field; a key pasted in is masked in the frame", async () => {
+  it("a variable named like a secret, reached through vars:, is an error at the field; a key pasted in is masked in the frame", async () => {
     const result = await validate(
       `version: 1
 vars:
@@ -68,7 +68,7 @@ jobs:
     expect(result.stderr + result.stdout).not.toContain(TOKEN);
   });
 
-  it("item 6: gwrun run submits nothing and records no run; the key stays out of the database", async () => {
+  it("gwrun run submits nothing and records no run; the key stays out of the database", async () => {
     await withRun({}, async (scope) => {
       const manifest = scope.write(
         "keyed.yaml",
@@ -101,7 +101,7 @@ jobs:
     });
   });
 
-  it("item 6: a key written in gateway.api_key, or read from another variable, is found too", async () => {
+  it("a key written in gateway.api_key, or read from another variable, is found too", async () => {
     const jobs = `jobs:\n  - { id: hero, model: acme-image-2, prompt: "by ${KEY}" }\n`;
     const literal = await checkManifestText(
       `version: 1\ngateway: { api_key: ${KEY} }\n${jobs}`,

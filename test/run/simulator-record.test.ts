@@ -9,8 +9,8 @@ jobs:
   - { id: hero, model: acme-image-2, prompt: "a mug", size: "1:1" }
 `;
 
-describe("item 6: the record says which outputs the built-in simulator made", () => {
-  it("item 6: results.jsonl, the sidecars and the gallery mark the simulator's outputs, and only those", async () => {
+describe("the record says which outputs the built-in simulator made", () => {
+  it("results.jsonl, the sidecars and the gallery mark the simulator's outputs, and only those", async () => {
     await withProject("sqlite", async (scope) => {
       const manifest = scope.write("shots.yaml", SHOTS);
       // GW_BASE_URL unset: the built-in simulator stands in.

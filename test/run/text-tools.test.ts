@@ -45,7 +45,7 @@ describe("text jobs with tools, refusals and cut-off answers", () => {
     await withRun({ seed: "text-tools" }, async (scope) => {
       const file = scope.write("tools.yaml", manifest(scope.outputDir));
       const result = await scope.gwrun(["run", file, "--json"]).done;
-      // item 7 of issue 37: the refusal fails its task (retry --failed asks again).
+      // the refusal fails its task (retry --failed asks again).
       expect(result.code).toBe(1);
       const jobs = new Map((await scope.tasks()).map((job) => [job.label, job]));
       for (const [label, job] of jobs)

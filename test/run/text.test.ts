@@ -183,7 +183,7 @@ describe("text jobs in a run", () => {
       expect(status.stdout).toMatch(
         /weather-e1 \(responses; .*\):\n {6}asks for get_weather\(\{"city":/,
       );
-      // item 6: the answers in full, under their label.
+      // the answers in full, under their label.
       expect(status.stdout).toMatch(
         /messages-e2 \(messages; streamed; finish end_turn; input_tokens \d+.*\):\n {6}\S/,
       );
@@ -191,7 +191,7 @@ describe("text jobs in a run", () => {
 
       const json = JSON.parse((await scope.gwrun(["status", "--json"]).done).stdout);
       expect(json.texts).toHaveLength(12);
-      // item 6: --json never shortens an answer.
+      // --json never shortens an answer.
       for (const text of json.texts) expect(text.text).toBe(get(text.label).text);
       expect(json.texts.find((text: { label: string }) => text.label === "sku-e2")).toMatchObject({
         format: "messages",
@@ -234,8 +234,8 @@ jobs:
   }, 120_000);
 });
 
-describe("item 4: a Responses answer in two phases", () => {
-  it("item 4: a streamed commentary message then the final answer: the .txt and {{input.text}} hold the answer, the sidecar the commentary", async () => {
+describe("a Responses answer in two phases", () => {
+  it("a streamed commentary message then the final answer: the .txt and {{input.text}} hold the answer, the sidecar the commentary", async () => {
     await withRun({ seed: "phases", faults: { commentaryRate: 1 } }, async (scope) => {
       const manifest = scope.write(
         "phases.yaml",

@@ -9,7 +9,7 @@ import { checkInline, tempDir } from "../helpers/manifest.js";
 import { fastSettings, withRun } from "../helpers/run.js";
 import { taskRow } from "../helpers/task-row.js";
 
-/** Issue 45 item 8: expansions sending the same request stay apart, each with its own variables. */
+/** Expansions sending the same request stay apart, each with its own variables. */
 
 const jobs = (styles: string) => `jobs:
   - id: hero
@@ -21,7 +21,7 @@ const jobs = (styles: string) => `jobs:
 `;
 
 describe("expansions that send the same request", () => {
-  it("item 8: validation warns at the matrix variable the request does not change with", async () => {
+  it("validation warns at the matrix variable the request does not change with", async () => {
     const dir = tempDir({ "m.yaml": `version: 1\n${jobs("noir, pastel")}` });
     const result = await gwrun(["validate", path.join(dir, "m.yaml")]);
     expect(result.code).toBe(0);
@@ -34,7 +34,7 @@ describe("expansions that send the same request", () => {
     );
   });
 
-  it("item 8: a value listed twice is warned about too; variables the request uses are not", async () => {
+  it("a value listed twice is warned about too; variables the request uses are not", async () => {
     const warnings = async (matrix: string, prompt = "a {{style}} mug") =>
       (
         await checkInline(`version: 1
@@ -52,7 +52,7 @@ jobs:
     ]);
   });
 
-  it("item 8: each expansion is a task of its own, and the record never shows one's variables under another's label", async () => {
+  it("each expansion is a task of its own, and the record never shows one's variables under another's label", async () => {
     await withRun({}, async (scope) => {
       const manifest = scope.write(
         "twins.yaml",
@@ -110,7 +110,7 @@ jobs:
     });
   });
 
-  it("item 8: keys of tasks whose requests differ are as they always were; only a later twin's names its label", async () => {
+  it("keys of tasks whose requests differ are as they always were; only a later twin's names its label", async () => {
     const distinct = await checkInline(`version: 1
 jobs:
   - { id: hero, model: acme-image-2, prompt: "a {{style}} mug", repeat: 2, matrix: { style: [noir, pastel] } }
@@ -135,7 +135,7 @@ jobs:
     expect(new Set(twins.map((task) => task.key)).size).toBe(3);
   });
 
-  it("item 8: a from: job's twins stay apart, and so do the takes of twins", async () => {
+  it("a from: job's twins stay apart, and so do the takes of twins", async () => {
     const checked = await checkInline(`version: 1
 jobs:
   - { id: hero, model: acme-image-2, prompt: a mug, size: "256x256" }

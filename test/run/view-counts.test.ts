@@ -68,7 +68,7 @@ interface Progress {
 }
 
 describe.each<StoreKind>(["sqlite", "postgres"])("the run page's counts on %s", (kind) => {
-  it(`item 4 (${kind}): after failures, retries, reviews, a prune, a resume and a second run, the run page counts what the record holds`, async () => {
+  it(`${kind}: after failures, retries, reviews, a prune, a resume and a second run, the run page counts what the record holds`, async () => {
     const faults = { taskFailureRate: 0.25, serverErrorRate: 0.1 };
     await withProject(
       kind,

@@ -134,7 +134,7 @@ describe("cron-friendly one-shot runs", () => {
     });
   }, 60_000);
 
-  it("item 9: a tick already done says so and exits 6; a cron line a second early runs the coming tick", async () => {
+  it("a tick already done says so and exits 6; a cron line a second early runs the coming tick", async () => {
     await withRun({ seed: "early" }, async (scope) => {
       const manifest = scheduledManifest(scope, '{ cron: "0 6 * * *", timezone: UTC }');
       const first = await scope.gwrun(["run", manifest, "--quiet", "--at", "2026-11-23T06:00Z"])
@@ -162,7 +162,7 @@ describe("cron-friendly one-shot runs", () => {
     });
   }, 60_000);
 
-  it("item 9: a manifest with no tick due yet says when the first one is and exits 6", async () => {
+  it("a manifest with no tick due yet says when the first one is and exits 6", async () => {
     await withRun({ seed: "leap" }, async (scope) => {
       const manifest = scheduledManifest(scope, '{ cron: "0 6 29 2 *", timezone: UTC }');
       const ran = await scope.gwrun(["run", manifest, "--quiet", "--at", "2026-11-23T06:00Z"]).done;

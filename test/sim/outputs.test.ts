@@ -5,7 +5,7 @@ import { planOutputs } from "../../src/sim/outputs.js";
 const NO_FAULTS = { wrongSize: false, shortClip: false };
 
 describe("the simulator's outputs", () => {
-  it("item 4: a request's seed draws its own picture, the same one every time it is asked", () => {
+  it("a request's seed draws its own picture, the same one every time it is asked", () => {
     const family = familyFor("acme2.7-image-pro", undefined);
     if (family === undefined) throw new Error("no family for acme2.7-image-pro");
     const plan = (seed?: number) =>

@@ -6,7 +6,7 @@ import { addSimCommand } from "../../src/cli/sim.js";
 import { ROOT } from "../helpers/root.js";
 
 describe("the simulator's flags", () => {
-  it("issue 16: every flag of gwrun sim, fault flags included, is documented in docs/simulator.md, which the README links", () => {
+  it("every flag of gwrun sim, fault flags included, is documented in docs/simulator.md, which the README links", () => {
     const program = new Command();
     addSimCommand(program, () => {});
     const sim = program.commands.find((command) => command.name() === "sim");

@@ -113,7 +113,7 @@ describe("text endpoints", () => {
     });
   });
 
-  it("item 2: asks for several tools on /v1/chat/completions, whole and in streamed fragments", async () => {
+  it("asks for several tools on /v1/chat/completions, whole and in streamed fragments", async () => {
     await withSimulator({}, async ({ client }) => {
       const answers = [];
       for (const stream of [false, true]) {
@@ -140,7 +140,7 @@ describe("text endpoints", () => {
     });
   });
 
-  it("item 3: asks for functions on native content generation, whole and streamed", async () => {
+  it("asks for functions on native content generation, whole and streamed", async () => {
     await withSimulator({}, async ({ client }) => {
       const body = {
         contents: [{ role: "user", parts: [{ text: "Use lookup_sku to find MUG-014" }] }],
@@ -159,7 +159,7 @@ describe("text endpoints", () => {
     });
   });
 
-  it("item 4: keeps refusals and a tool call cut off by max_tokens", async () => {
+  it("keeps refusals and a tool call cut off by max_tokens", async () => {
     await withSimulator({ unsafeWord: "forbidden" }, async ({ client }) => {
       const refused = await client.callText("chat", "/v1/chat/completions", {
         model: "acme-5",

@@ -63,7 +63,7 @@ describe("text streams", () => {
     }
   });
 
-  it("item 5: streams chat as role, pieces of 1 to 3 words, a finish chunk, a usage chunk without choices, [DONE]", async () => {
+  it("streams chat as role, pieces of 1 to 3 words, a finish chunk, a usage chunk without choices, [DONE]", async () => {
     const body = chat("Describe a red bicycle leaning on a wall in Amsterdam");
     const context = { ...ctx, id: idWith("emptyDeltas", false) };
     const stream = streamText("chat", body, context);
@@ -81,7 +81,7 @@ describe("text streams", () => {
     expect(chunks.at(-1)?.usage).toEqual(whole.usage);
   });
 
-  it("item 2: streams chat tool calls as fragments keyed by index across several chunks", async () => {
+  it("streams chat tool calls as fragments keyed by index across several chunks", async () => {
     const body = chat(twoCalls, { tools });
     const events = await eventsOf(streamText("chat", body, ctx));
     const fragments = events
@@ -105,7 +105,7 @@ describe("text streams", () => {
     ]);
   });
 
-  it("item 1: streams responses as the vendor's event sequence ending in response.completed with output[]", async () => {
+  it("streams responses as the vendor's event sequence ending in response.completed with output[]", async () => {
     const body = responses("Décris une tasse émaillée à Zürich");
     const events = await eventsOf(streamText("responses", body, ctx));
     const payloads = events.map((event) => JSON.parse(event.data) as Json);
@@ -132,7 +132,7 @@ describe("text streams", () => {
     expect(streamed.usage).toMatchObject({ input_tokens: 6, output_tokens: expect.any(Number) });
   });
 
-  it("item 1: streams responses function calls beside reasoning and web search items, and incomplete answers", async () => {
+  it("streams responses function calls beside reasoning and web search items, and incomplete answers", async () => {
     const body = responses(twoCalls, { tools: [...tools, { type: "web_search" }] });
     const thinking = { ...ctx, model: "acme-5-thinking" };
     const final = data("responses", body, thinking);
@@ -163,7 +163,7 @@ describe("text streams", () => {
     expect(cut.streamed.usage).toMatchObject({ output_tokens: 3 });
   });
 
-  it("item 3: streams native functionCall parts, a last chunk without parts now and then", async () => {
+  it("streams native functionCall parts, a last chunk without parts now and then", async () => {
     const body = native(twoCalls, { tools: nativeTools });
     for (const partless of [true, false]) {
       const context = { ...ctx, id: idWith("partlessLastChunk", partless) };
@@ -190,7 +190,7 @@ describe("text streams", () => {
     }
   });
 
-  it("item 4: streams messages with pings and input_json_delta, cutting a tool call at max_tokens", async () => {
+  it("streams messages with pings and input_json_delta, cutting a tool call at max_tokens", async () => {
     const body = messages("Please call lookup_sku for the blue mug", { tools: [skuTool] });
     const context = { ...ctx, id: idWith("extraPings") };
     const events = await eventsOf(streamText("messages", body, context));
@@ -220,7 +220,7 @@ describe("text streams", () => {
     ]);
   });
 
-  it("item 4: refuses a prompt with the unsafe word in each format's own way", async () => {
+  it("refuses a prompt with the unsafe word in each format's own way", async () => {
     const refusing = { ...ctx, unsafeWord: "forbidden" };
     const prompt = "A caption for a FORBIDDEN photo";
     const chatted = await roundTrip("chat", chat(prompt), refusing);
@@ -245,7 +245,7 @@ describe("text streams", () => {
     expect(blocked.streamed).toMatchObject({ text: "", finishReason: "SAFETY", toolCalls: [] });
   });
 
-  it("item 5: ends lines in CR LF, sends empty deltas and splits a character between writes, now and then", async () => {
+  it("ends lines in CR LF, sends empty deltas and splits a character between writes, now and then", async () => {
     const body = chat("Décris une tasse émaillée à Zürich");
     const crlf = streamText("chat", body, { ...ctx, id: idWith("crlf") });
     expect(crlf.chunks.every((chunk) => chunk.endsWith("\r\n\r\n"))).toBe(true);

@@ -64,7 +64,7 @@ async function withStore(
   }
 }
 
-describe.each(STORE_KINDS)("item 2: the store port, method by method (%s)", (kind) => {
+describe.each(STORE_KINDS)("the store port, method by method (%s)", (kind) => {
   it("finishes runs and finds them: latest, newest first, by tick, scheduled", async () => {
     await withStore(kind, async (store, first) => {
       const ticked = await store.createRun(newRun({ name: "daily", tick: 200, started_at: 2 }));

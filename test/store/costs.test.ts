@@ -33,7 +33,7 @@ const task = (
 });
 
 describe.each(STORE_KINDS)("store (%s): what cost reports read", (kind) => {
-  it("item 7: sums what each run paid by job, model, family and day, with the estimates beside it", async () => {
+  it("sums what each run paid by job, model, family and day, with the estimates beside it", async () => {
     const { store, runId: first } = await openStoreOf(kind);
     try {
       await store.recordTasks(

@@ -31,7 +31,7 @@ async function fleetStore(): Promise<{ store: PgStore; runId: number }> {
   return { store, runId };
 }
 
-describe("item 2: the fleet store, method by method", () => {
+describe("the fleet store, method by method", () => {
   it("keeps a run's resolved manifest, its halt and its clearing, and lists the runs going on", async () => {
     const { store, runId } = await fleetStore();
     const { fleet } = store;

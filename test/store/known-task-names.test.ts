@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { imageTask, openStoreOf, STORE_KINDS } from "../helpers/store.js";
 
-/** Issue 45 item 8: a known key recorded again takes the names it is recorded under now. */
+/** A known key recorded again takes the names it is recorded under now. */
 
 describe.each(STORE_KINDS)("a known task recorded again (%s)", (kind) => {
-  it("item 8: takes its new label and variables together, so neither outlives the other", async () => {
+  it("takes its new label and variables together, so neither outlives the other", async () => {
     const { store, runId } = await openStoreOf(kind);
     try {
       await store.recordTasks(

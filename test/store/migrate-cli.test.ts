@@ -29,7 +29,7 @@ async function tablesIn(url: string): Promise<number> {
 }
 
 describe("gwrun store migrate says what it did", () => {
-  it("item 3: on an empty database it says it created the schema, with its tables and version; then that it is up to date", async () => {
+  it("on an empty database it says it created the schema, with its tables and version; then that it is up to date", async () => {
     const url = await testDatabase();
     const created = await gwrun(["store", "migrate"], { env: { GWRUN_STORE: url } });
     expect(created.stderr).toBe("");
@@ -47,7 +47,7 @@ describe("gwrun store migrate says what it did", () => {
     expect(again.stdout).toMatch(new RegExp(`is up to date \\(schema version ${LATEST}\\)\\n$`));
   });
 
-  it("item 3: on a database part way it names the migrations it applied and the versions", async () => {
+  it("on a database part way it names the migrations it applied and the versions", async () => {
     const url = await testDatabase();
     // The store as an older gwrun left it: every migration but the latest.
     const older = tempDir();

@@ -15,7 +15,7 @@ function file(lines: string[], mode = 0o600): string {
 const CONNECTION = { host: "db.internal", port: 5432, database: "gwrun", user: "gw" };
 
 describe("the PostgreSQL password file", () => {
-  it("item 3: takes the first line that matches, * for any field, skipping comments", async () => {
+  it("takes the first line that matches, * for any field, skipping comments", async () => {
     const lines = [
       "# db.internal:5432:gwrun:gw:commented",
       "other:5432:gwrun:gw:not-this",
@@ -27,19 +27,19 @@ describe("the PostgreSQL password file", () => {
     expect(await passwordFromFile({ ...CONNECTION, user: "ro" }, file(lines))).toBe("too-late");
   });
 
-  it("item 3: reads \\: and \\\\ as : and \\, and a password may hold colons", async () => {
+  it("reads \\: and \\\\ as : and \\, and a password may hold colons", async () => {
     const lines = ["db\\:internal:5432:gwrun:gw:a\\\\b:c"];
     expect(await passwordFromFile({ ...CONNECTION, host: "db:internal" }, file(lines))).toBe(
       "a\\b:c",
     );
   });
 
-  it("item 3: ignores a file other users may read, as libpq does, and a missing one", async () => {
+  it("ignores a file other users may read, as libpq does, and a missing one", async () => {
     expect(await passwordFromFile(CONNECTION, file(["*:*:*:*:open"], 0o644))).toBeUndefined();
     expect(await passwordFromFile(CONNECTION, path.join(tempDir(), "none"))).toBeUndefined();
   });
 
-  it("item 3: is PGPASSFILE, else ~/.pgpass", () => {
+  it("is PGPASSFILE, else ~/.pgpass", () => {
     expect(passwordFile({ PGPASSFILE: "/etc/gwrun/pgpass" })).toBe("/etc/gwrun/pgpass");
     expect(passwordFile({})).toMatch(/[/\\]\.pgpass$|pgpass\.conf$/);
   });

@@ -6,7 +6,7 @@ import { PG_SCHEMA_COMMAND, PG_SCHEMA_FILE, renderPgSchema } from "../helpers/po
 import { ROOT } from "../helpers/root.js";
 
 describe(PG_SCHEMA_FILE, () => {
-  it(`item 2: holds the tables, functions and triggers the migrations make (\`${PG_SCHEMA_COMMAND}\` writes it)`, async () => {
+  it(`holds the tables, functions and triggers the migrations make (\`${PG_SCHEMA_COMMAND}\` writes it)`, async () => {
     const expected = await renderPgSchema(await testDatabase({ schema: true }));
     const file = path.join(ROOT, PG_SCHEMA_FILE);
     if (process.env.GWRUN_WRITE_PG_SCHEMA === "1") writeFileSync(file, expected);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { imageTask, openStoreOf, STORE_KINDS } from "../helpers/store.js";
 
-/** Issue 41 item 1: the objects outputs were published as, on both adapters. */
+/** The objects outputs were published as, on both adapters. */
 
 describe.each(STORE_KINDS)("publications (%s)", (kind) => {
-  it("item 1: records the objects an output was published as, replacing one sent again", async () => {
+  it("records the objects an output was published as, replacing one sent again", async () => {
     const { store, runId } = await openStoreOf(kind);
     try {
       await store.recordTasks(runId, [imageTask("k1")], 1);

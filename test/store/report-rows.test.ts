@@ -73,7 +73,7 @@ describe.each(STORE_KINDS)("store (%s): what reports read", (kind) => {
     }
   });
 
-  it("item 1: a folder's report holds each label once, at the latest take done into the folder", async () => {
+  it("a folder's report holds each label once, at the latest take done into the folder", async () => {
     const { store, runId: first } = await openStoreOf(kind);
     try {
       await store.recordTasks(

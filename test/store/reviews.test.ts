@@ -114,7 +114,7 @@ describe.each(STORE_KINDS)("store (%s): task variables, reviews, notices", (kind
     await store.close();
   });
 
-  it("item 2: a judgement is asked once and recorded once, its cost added to its task's; judged outputs come with the person's decision", async () => {
+  it("a judgement is asked once and recorded once, its cost added to its task's; judged outputs come with the person's decision", async () => {
     const { store, runId } = await openStoreOf(kind);
     await store.recordTasks(runId, [imageTask("k1")], 1);
     await downloaded(store, "k1", 2);

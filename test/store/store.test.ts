@@ -98,7 +98,7 @@ describe.each(STORE_KINDS)("store (%s)", (kind) => {
     await store.close();
   });
 
-  it("item 10: keeps a run's dependant rules with it, none until recorded", async () => {
+  it("keeps a run's dependant rules with it, none until recorded", async () => {
     const { store, runId } = await openStoreOf(kind);
     expect((await store.run(runId))?.dependant_rules).toBeNull();
     await store.setDependantRules(runId, '[{"job":"clip","from":"shots"}]');

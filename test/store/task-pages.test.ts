@@ -13,7 +13,7 @@ const task = (key: string, more: Partial<NewTask> = {}): NewTask => ({
 });
 
 describe.each(STORE_KINDS)("a run's tasks page by page (%s)", (kind) => {
-  it("item 1: reads a run's tasks in the order recorded, each once, page after page", async () => {
+  it("reads a run's tasks in the order recorded, each once, page after page", async () => {
     const { store, runId } = await openStoreOf(kind);
     try {
       const other = await store.createRun({
@@ -52,7 +52,7 @@ describe.each(STORE_KINDS)("a run's tasks page by page (%s)", (kind) => {
     }
   });
 
-  it("item 1: a lane's queue holds its pending tasks only, not a first take waiting for its upstream", async () => {
+  it("a lane's queue holds its pending tasks only, not a first take waiting for its upstream", async () => {
     const { store, runId } = await openStoreOf(kind);
     try {
       await store.recordTasks(

@@ -21,7 +21,7 @@ function refusal(file: string): GwError {
 }
 
 describe("an unusable state database", () => {
-  it("issue 16 item 5: a file of random bytes is named, with what to do", () => {
+  it("a file of random bytes is named, with what to do", () => {
     const file = path.join(tempDir(), "state.db");
     writeFileSync(file, randomBytes(8192));
     const error = refusal(file);
@@ -30,7 +30,7 @@ describe("an unusable state database", () => {
     expect(error.hint).toMatch(/restore it from a backup, or move it aside/);
   });
 
-  it("issue 16 item 5: a read-only database is named, with what to do", async () => {
+  it("a read-only database is named, with what to do", async () => {
     if (process.getuid?.() === 0) {
       console.log("skipped: running as root, a read-only file stays writable");
       return;
@@ -49,7 +49,7 @@ describe("an unusable state database", () => {
     }
   });
 
-  it("issue 16 item 5: a database whose pages are damaged ends gwrun with exit 5, what to do, and no stack trace", async () => {
+  it("a database whose pages are damaged ends gwrun with exit 5, what to do, and no stack trace", async () => {
     const file = path.join(tempDir(), "state.db");
     const store = openStore(file);
     await store.createRun({
@@ -74,7 +74,7 @@ describe("an unusable state database", () => {
     expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
   });
 
-  it("issue 16 item 5: a database on a read-only disk ends gwrun with exit 5 and what to do", async (context) => {
+  it("a database on a read-only disk ends gwrun with exit 5 and what to do", async (context) => {
     const dir = tempDir();
     if (!mountTiny(dir, "4m")) {
       context.skip();
@@ -94,7 +94,7 @@ describe("an unusable state database", () => {
     }
   });
 
-  it("issue 16 item 5: a run whose database disk is full ends with exit 5, naming the file and what to do", async (context) => {
+  it("a run whose database disk is full ends with exit 5, naming the file and what to do", async (context) => {
     const dir = tempDir();
     const manifest = path.join(
       tempDir({
@@ -122,7 +122,7 @@ describe("an unusable state database", () => {
     }
   });
 
-  it("issue 16 item 8: gwrun ends with exit 5 and a located message, not a stack trace", async () => {
+  it("gwrun ends with exit 5 and a located message, not a stack trace", async () => {
     const file = path.join(tempDir(), "state.db");
     writeFileSync(file, randomBytes(8192));
     const result = await gwrun(["status", "--db", file]);

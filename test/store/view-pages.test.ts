@@ -23,7 +23,7 @@ async function download(store: Store, key: string, now: number): Promise<void> {
 }
 
 describe.each(STORE_KINDS)("store (%s): a large run's views, a page at a time", (kind) => {
-  it("item 4: pages the grid with the tasks of one job together, and counts every output", async () => {
+  it("pages the grid with the tasks of one job together, and counts every output", async () => {
     const { store, runId } = await openStoreOf(kind);
     // Jobs interleaved as recorded: b first, then a; the grid keeps each job's tasks together.
     await store.recordTasks(
@@ -54,7 +54,7 @@ describe.each(STORE_KINDS)("store (%s): a large run's views, a page at a time", 
     await store.close();
   });
 
-  it("item 4: pages the timeline in the order asked for over all tasks, and the failures", async () => {
+  it("pages the timeline in the order asked for over all tasks, and the failures", async () => {
     const { store, runId } = await openStoreOf(kind);
     await store.recordTasks(
       runId,
@@ -97,7 +97,7 @@ describe.each(STORE_KINDS)("store (%s): a large run's views, a page at a time", 
     await store.close();
   });
 
-  it("item 4: every page of the grid, the last and those across two jobs too, holds the rows the whole grid has there", async () => {
+  it("every page of the grid, the last and those across two jobs too, holds the rows the whole grid has there", async () => {
     const { store, runId } = await openStoreOf(kind);
     const jobs = ["c", "a", "b", "a", "c", "b", "a"];
     await store.recordTasks(
@@ -125,7 +125,7 @@ describe.each(STORE_KINDS)("store (%s): a large run's views, a page at a time", 
     await store.close();
   });
 
-  it("item 4: a run's failures page and counts leave out what failed in another run", async () => {
+  it("a run's failures page and counts leave out what failed in another run", async () => {
     const { store, runId } = await openStoreOf(kind);
     await store.recordTasks(runId, [task(1, "a"), task(2, "a")], 1);
     const other = await store.createRun({

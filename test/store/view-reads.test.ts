@@ -3,7 +3,7 @@ import { postgresText, sqliteText } from "../../src/store/dialect.js";
 import { gridSlices } from "../../src/store/queries/views.js";
 
 describe("a large run's views, as the store reads them", () => {
-  it("item 4: a grid page takes the rows of each job it spans, jobs in the order first recorded", () => {
+  it("a grid page takes the rows of each job it spans, jobs in the order first recorded", () => {
     const groups = [
       { job_id: "b", first: 9, n: 3 },
       { job_id: "a", first: 2, n: 4 },
@@ -23,7 +23,7 @@ describe("a large run's views, as the store reads them", () => {
     expect(gridSlices(groups, { offset: 7, limit: 5 })).toEqual([]);
   });
 
-  it("item 4: SQLite is told which index reads a run's tasks; PostgreSQL plans without the hint", () => {
+  it("SQLite is told which index reads a run's tasks; PostgreSQL plans without the hint", () => {
     const sql =
       "SELECT count(*) FROM run_jobs JOIN jobs INDEXED BY jobs_of_runs ON jobs.key = run_jobs.key WHERE run_jobs.run_id = ?";
     expect(sqliteText(sql).text).toBe(sql);

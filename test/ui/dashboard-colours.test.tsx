@@ -64,7 +64,7 @@ const finished: EngineEvent = {
 };
 
 describe("the overall bar in colour", () => {
-  it("item 5: a run with failures ends on a bar showing failed in red and skipped in yellow, not all green", () => {
+  it("a run with failures ends on a bar showing failed in red and skipped in yellow, not all green", () => {
     const events = [started({ a: 8 })];
     for (let n = 1; n <= 6; n++) events.push(...through("a", n));
     events.push(ended("a", 7, "failed"), ended("a", 8, "skipped"), finished);
@@ -77,7 +77,7 @@ describe("the overall bar in colour", () => {
     );
   });
 
-  it("item 5: a single failure among many still shows in red", () => {
+  it("a single failure among many still shows in red", () => {
     const events = [started({ a: 200 })];
     for (let n = 1; n <= 199; n++) events.push(...through("a", n));
     events.push(ended("a", 200, "failed"), finished);

@@ -43,7 +43,7 @@ function terminal() {
 }
 
 describe("the dashboard's frames", () => {
-  it("item 5: a slow first frame holds the screen back a second at most, not for seconds", () => {
+  it("a slow first frame holds the screen back a second at most, not for seconds", () => {
     // The first frame warms React and the layout up: 127 ms was seen on a real terminal.
     const slow = { changed: true, urgent: false, costMs: 127 };
     expect(drawDue({ ...slow, sinceMs: 500 })).toBe(false);
@@ -59,7 +59,7 @@ describe("the dashboard's frames", () => {
 });
 
 describe("the dashboard's stop keys", () => {
-  it("item 5: q stops only when pressed again within a few seconds, no other key between; Ctrl-C at once", async () => {
+  it("q stops only when pressed again within a few seconds, no other key between; Ctrl-C at once", async () => {
     const { stream, stdin, press, screen } = terminal();
     let now = 1_000_000;
     let stops = 0;

@@ -49,7 +49,7 @@ describe.runIf(runsWith("tmux"))("the dashboard in a terminal (tmux)", () => {
     };
     const first = await watch((text) => text.includes("spring-campaign · run 1"), seen);
     expect(first).toContain("q or Ctrl-C: stop");
-    // item 6: the demo runs offline on the built-in simulator, and the header says so.
+    // the demo runs offline on the built-in simulator, and the header says so.
     expect(first).toMatch(/^SIMULATOR · spring-campaign · run 1 · /m);
     expect(first).toMatch(
       /queued \d+ {2}submitting \d+ {2}(waiting \d+ \(first poll in \d+s\) {2})?running \d+ \(avg \d+%\)/,

@@ -164,7 +164,7 @@ describe("dashboard", () => {
     unmount();
   });
 
-  it("item 5: after one q the screen asks for a second, to stop or, once stopping, to exit", () => {
+  it("after one q the screen asks for a second, to stop or, once stopping, to exit", () => {
     const running = play([started({ a: 1 })]).view;
     expect(frame(running, {}, { qPressed: false })).toContain("q or Ctrl-C: stop");
     const asked = frame(running, {}, { qPressed: true });
@@ -179,7 +179,7 @@ describe("dashboard", () => {
     );
   });
 
-  it("item 5: an interrupted run's header says interrupted, not finished", () => {
+  it("an interrupted run's header says interrupted, not finished", () => {
     const { view } = play([
       started({ a: 2 }),
       ...through("a", 1),
@@ -201,7 +201,7 @@ describe("dashboard", () => {
     expect(frame(view, { columns: 40 }).split("\n")[0]).toMatch(/… · interrupted · paid/);
   });
 
-  it("item 6: the header names the simulator first, also on a narrow screen, and the summary says so", () => {
+  it("the header names the simulator first, also on a narrow screen, and the summary says so", () => {
     const { view } = play([started({ a: 1 }, { simulator: true }), ...through("a", 1)]);
     expect(frame(view).split("\n")[0]).toMatch(/^SIMULATOR · spring · run 7 · \d+s elapsed/);
     expect(frame(view, { columns: 40 }).split("\n")[0]).toMatch(
@@ -228,7 +228,7 @@ describe("dashboard", () => {
     expect(frame(real)).not.toMatch(/SIMULATOR|simulator/);
   });
 
-  it("item 5: a run with failures ends on a bar counting every task ended, failed and skipped apart", () => {
+  it("a run with failures ends on a bar counting every task ended, failed and skipped apart", () => {
     const { view } = play([
       started({ hero: 2, teaser: 2 }),
       ...through("hero", 1),
@@ -267,7 +267,7 @@ describe("dashboard", () => {
     expect(text).toMatch(/teaser\s+fam-teaser\s+█+ 1\/2 1 skipped$/m);
   });
 
-  it("item 5: between submit and first poll, tasks show as waiting with the time to the poll", () => {
+  it("between submit and first poll, tasks show as waiting with the time to the poll", () => {
     const t0 = 1_000_000;
     const submitted = (n: number): EngineEvent[] => [
       { type: "task:submitting", key: `a-${n}`, job: "a", label: `a-${n}` },
@@ -313,7 +313,7 @@ describe("dashboard", () => {
     expect(text).toContain("Ctrl-C again to exit at once");
   });
 
-  it("item 3: active jobs come first and finished ones fold into one line when not all fit", () => {
+  it("active jobs come first and finished ones fold into one line when not all fit", () => {
     const groups: Record<string, number> = {};
     for (let i = 1; i <= 15; i++) groups[`job-${String(i).padStart(2, "0")}`] = 1;
     const events = [started(groups)];
@@ -333,7 +333,7 @@ describe("dashboard", () => {
     expect(tall).not.toContain("jobs done");
   });
 
-  it("item 3: with more active jobs than rows, the fold line counts those left out and those finished", () => {
+  it("with more active jobs than rows, the fold line counts those left out and those finished", () => {
     const groups: Record<string, number> = {};
     for (let i = 1; i <= 20; i++) groups[`job-${i}`] = 2;
     const events = [started(groups), ...through("job-1", 1), ...through("job-1", 2)];
@@ -346,7 +346,7 @@ describe("dashboard", () => {
     expect(text).not.toMatch(/^job-1\s/m);
   });
 
-  it("item 3: CJK and emoji job names keep the bars aligned", () => {
+  it("CJK and emoji job names keep the bars aligned", () => {
     const events = [started({ 猫の写真: 2, "ok-👍🏽": 2, plain: 2 }), ...through("plain", 1)];
     const text = frame(play(events).view, { columns: 80 });
     const rows = text.split("\n").filter((line) => /[█░]/.test(line) && !/%/.test(line));

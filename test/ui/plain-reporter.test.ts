@@ -33,7 +33,7 @@ const finished: EngineEvent = {
 };
 
 describe("plain reporter", () => {
-  it("issue 16 item 3: says when a result listed more outputs than promised, even when quiet", () => {
+  it("says when a result listed more outputs than promised, even when quiet", () => {
     const { plain, lines } = reporter(true);
     plain.emit(started({ a: 1 }));
     plain.emit({
@@ -97,7 +97,7 @@ describe("plain reporter", () => {
     ]);
   });
 
-  it("item 2: ends a budget stop and its summary with how to continue", async () => {
+  it("ends a budget stop and its summary with how to continue", async () => {
     const { plain, lines } = reporter(true);
     plain.emit(started({ a: 3 }));
     for (const event of through("a", 1)) plain.emit(event);
@@ -120,7 +120,7 @@ describe("plain reporter", () => {
     ]);
   });
 
-  it("item 8: stamps every line but the indented ones with the ISO time, and says how long the run took", async () => {
+  it("stamps every line but the indented ones with the ISO time, and says how long the run took", async () => {
     const { plain, lines, advance } = reporter(false, { timestamps: true });
     plain.emit(started({ a: 2 }));
     advance(61_000);
@@ -146,7 +146,7 @@ describe("plain reporter", () => {
     ]);
   });
 
-  it("item 7: every ending says what to do next, naming the database when it is not the one found here", async () => {
+  it("every ending says what to do next, naming the database when it is not the one found here", async () => {
     const ending = async (
       end: "interrupted" | "failed" | "balance",
       counts: Record<string, number>,
@@ -195,7 +195,7 @@ describe("plain reporter", () => {
     expect(lines.some((line) => line.startsWith("next:"))).toBe(false);
   });
 
-  it("item 5: a failure reason with terminal escapes reaches neither its lines nor the dashboard raw", async () => {
+  it("a failure reason with terminal escapes reaches neither its lines nor the dashboard raw", async () => {
     const reason =
       "the task failed: \u001b]8;;https://evil.example/\u001b\\see\u001b]8;;\u001b\\ \u001b]0;owned\u0007\u001b[2Jwhy\u009b1;1H";
     const failed: EngineEvent = {

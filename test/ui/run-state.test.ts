@@ -13,7 +13,7 @@ const fail = (job: string, n: number, reason: string, state = "failed"): EngineE
 });
 
 describe("run state", () => {
-  it("item 10: dependants awaiting their upstream count as queued; one skipped at once is one of them", () => {
+  it("dependants awaiting their upstream count as queued; one skipped at once is one of them", () => {
     const start = started({ hero: 2, teaser: { awaiting: 3 } });
     const added: EngineEvent = {
       type: "task:added",

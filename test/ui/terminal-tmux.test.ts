@@ -44,13 +44,13 @@ describe.runIf(runsWith("tmux"))("gwrun in a terminal as people have them (tmux)
     return screens;
   }
 
-  it("item 3: with NO_COLOR=1 no colour reaches the terminal from the dashboard", async () => {
+  it("with NO_COLOR=1 no colour reaches the terminal from the dashboard", async () => {
     const screens = await dashboardScreens("NO_COLOR=1");
     expect(screens.join("\n")).toContain("spring-campaign · run 1");
     for (const screen of screens) expect(screen).not.toMatch(COLOUR_SGR);
   }, 180_000);
 
-  it("item 3: without NO_COLOR the same dashboard is in colour, and FORCE_COLOR=0 turns it off", async () => {
+  it("without NO_COLOR the same dashboard is in colour, and FORCE_COLOR=0 turns it off", async () => {
     const coloured = await dashboardScreens("TERM=screen");
     expect(coloured.some((screen) => COLOUR_SGR.test(screen))).toBe(true);
     session?.close();
@@ -58,7 +58,7 @@ describe.runIf(runsWith("tmux"))("gwrun in a terminal as people have them (tmux)
     for (const screen of plain) expect(screen).not.toMatch(COLOUR_SGR);
   }, 240_000);
 
-  it("item 3: plan and status fit an 80-column terminal: no line is wider", async () => {
+  it("plan and status fit an 80-column terminal: no line is wider", async () => {
     const dir = campaignDir();
     const db = path.join(dir, "gwrun.db");
     session = startTmux(
@@ -87,7 +87,7 @@ describe.runIf(runsWith("tmux"))("gwrun in a terminal as people have them (tmux)
 describe("colour of diagnostics", () => {
   const bad = "test/fixtures/bad-manifests/unknown-key.yaml";
 
-  it("item 3: FORCE_COLOR=1 colours them under a pipe, even with NO_COLOR set", async () => {
+  it("FORCE_COLOR=1 colours them under a pipe, even with NO_COLOR set", async () => {
     const forced = await gwrun(["validate", bad], { env: { FORCE_COLOR: "1", NO_COLOR: "1" } });
     expect(forced.code).toBe(2);
     expect(forced.stderr).toMatch(COLOUR_SGR);

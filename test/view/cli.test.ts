@@ -48,7 +48,7 @@ describe("gwrun view", () => {
     expect(missing.stderr).toContain("no state database");
   });
 
-  it("item 4: decisions made in gwrun view rewrite the folder's index.html and results.jsonl, so the gallery counts what status counts", async () => {
+  it("decisions made in gwrun view rewrite the folder's index.html and results.jsonl, so the gallery counts what status counts", async () => {
     await withRun({}, async (scope) => {
       const manifest = scope.write(
         "four.yaml",

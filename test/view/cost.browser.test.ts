@@ -47,7 +47,7 @@ interface Doc {
 }
 
 describe.runIf(runsWith(CHROMIUM))("gwrun view in Chromium: cost", () => {
-  it("item 7: a run's page shows what it paid by job beside the estimates, and a bar per day", async () => {
+  it("a run's page shows what it paid by job beside the estimates, and a bar per day", async () => {
     const { store, runId } = await openTestStore();
     await twoDays(store, runId);
     const viewer = await startViewServer({
@@ -90,7 +90,7 @@ describe.runIf(runsWith(CHROMIUM))("gwrun view in Chromium: cost", () => {
 });
 
 describe("gwrun view: cost", () => {
-  it("item 7: a run's cost panel is read on the server: by job for the run, by day for the store", async () => {
+  it("a run's cost panel is read on the server: by job for the run, by day for the store", async () => {
     const { store, runId } = await openTestStore();
     await twoDays(store, runId);
     const viewer = await startViewServer({

@@ -41,7 +41,7 @@ async function withViewer(fn: (url: string, store: SqliteStore) => Promise<void>
 }
 
 describe("gwrun view: not framed, no lookups by accident, small answers", () => {
-  it("item 4: every page and answer refuses framing: frame-ancestors 'none' and X-Frame-Options DENY", async () => {
+  it("every page and answer refuses framing: frame-ancestors 'none' and X-Frame-Options DENY", async () => {
     await withViewer(async (url) => {
       const port = new URL(url).port;
       const asked: [string, Parameters<typeof rawRequest>[2]][] = [
@@ -82,7 +82,7 @@ describe("gwrun view: not framed, no lookups by accident, small answers", () => 
     });
   });
 
-  it("item 4: an asset name that is no asset answers 404, the names of an object's own workings too", async () => {
+  it("an asset name that is no asset answers 404, the names of an object's own workings too", async () => {
     await withViewer(async (url) => {
       for (const name of ["toString", "constructor", "__proto__", "hasOwnProperty", "valueOf"]) {
         const answer = await rawRequest(url, `/assets/${name}`);
@@ -92,7 +92,7 @@ describe("gwrun view: not framed, no lookups by accident, small answers", () => 
     });
   });
 
-  it("item 4: an output's request names each inlined file by size and hash, not its megabytes", async () => {
+  it("an output's request names each inlined file by size and hash, not its megabytes", async () => {
     await withViewer(async (url) => {
       const answer = await rawRequest(url, "/api/outputs/k1/0");
       expect(answer.status).toBe(200);

@@ -38,7 +38,7 @@ function answering(page: Page, answers: string[]): string[] {
 }
 
 describe.runIf(runsWith(CHROMIUM))("gwrun view --open in Chromium", () => {
-  it("item 3 and item 4: opens the viewer without its token on any command line, asks for it once at the first review; another page cannot frame it", async () => {
+  it("opens the viewer without its token on any command line, asks for it once at the first review; another page cannot frame it", async () => {
     await withRun({}, async (scope) => {
       const manifest = scope.write("two.yaml", `${fastSettings(scope.outputDir)}${JOBS}`);
       expect((await scope.gwrun(["run", manifest]).done).code).toBe(0);

@@ -67,7 +67,7 @@ afterEach(() => {
 });
 
 describe.runIf(runsWith(CHROMIUM))("gwrun view and the gallery in Chromium: a large run", () => {
-  it("item 4: the grid shows a page of 1,000 outputs and its link leads to page 2 with the rest", async () => {
+  it("the grid shows a page of 1,000 outputs and its link leads to page 2 with the rest", async () => {
     const dir = tempDir();
     dirs.push(dir);
     const { store, runId } = await finishedRun(dir, 1005);
@@ -113,7 +113,7 @@ describe.runIf(runsWith(CHROMIUM))("gwrun view and the gallery in Chromium: a la
     }
   }, 120_000);
 
-  it("item 4: a gallery of more tasks than it holds says it shows the first of them and points to gwrun view", async () => {
+  it("a gallery of more tasks than it holds says it shows the first of them and points to gwrun view", async () => {
     const dir = tempDir();
     dirs.push(dir);
     const { store, runId } = await finishedRun(dir, GALLERY_TASKS + 2);

@@ -50,7 +50,7 @@ async function withViewer(
 describe.runIf(runsWith(CHROMIUM))(
   "gwrun view: the review loop's keys, captions and colours",
   () => {
-    it("item 4: Enter in the note field rejects with the note (no key is typed into it), and a hint says which keys work where", async () => {
+    it("Enter in the note field rejects with the note (no key is typed into it), and a hint says which keys work where", async () => {
       await withViewer(async ({ store, page, url, problems }) => {
         await page.goto(`${url}/runs/1/outputs`, { waitUntil: "load" });
         const ids = await page.$$eval('section[data-job="shots"] figure.item', (items) =>
@@ -88,7 +88,7 @@ describe.runIf(runsWith(CHROMIUM))(
       });
     }, 120_000);
 
-    it("item 4: a caption's cell shows its words, and the viewer shows the picture it was written from", async () => {
+    it("a caption's cell shows its words, and the viewer shows the picture it was written from", async () => {
       await withViewer(async ({ scope, page, url, problems }) => {
         const tasks = await scope.tasks();
         const captions = tasks.filter((task) => task.job_id === "captions");
@@ -136,7 +136,7 @@ describe.runIf(runsWith(CHROMIUM))(
       });
     }, 120_000);
 
-    it("item 4: a later run's page shows only its own tasks on its own time and rate; provenance names the run that made an output; a rejected cell is framed in the rejection red", async () => {
+    it("a later run's page shows only its own tasks on its own time and rate; provenance names the run that made an output; a rejected cell is framed in the rejection red", async () => {
       await withViewer(async ({ scope, store, page, url, problems }) => {
         const firstTasks = await scope.tasks();
         // Time passes between the runs: the second run's page must not span it.
