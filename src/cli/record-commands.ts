@@ -15,6 +15,23 @@ import { type ViewFlags, viewStore } from "./view.js";
 
 /** The commands that read and hand over the record: status, runs, report, export, view, and the rest. */
 export function addRecordCommands(program: Command, setExit: (code: ExitCode) => void): void {
+  // The order here is the order `--help` and docs/commands.md list them in.
+  addSchemaCommand(program, setExit);
+  addStatusCommand(program, setExit);
+  addReportCommand(program, setExit);
+  addExportCommand(program, setExit);
+  addViewCommand(program, setExit);
+  addCostCommand(program, setExit);
+  addPublishCommand(program, setExit);
+  addJudgeReportCommand(program, setExit);
+  addPruneCommand(program, setExit);
+  addRunsCommand(program, setExit);
+  addFieldsCommand(program, setExit);
+  addStoreCommand(program, setExit);
+}
+
+/** `gwrun schema`: writes the JSON Schemas. */
+function addSchemaCommand(program: Command, setExit: (code: ExitCode) => void): void {
   program
     .command("schema")
     .description(
@@ -24,7 +41,10 @@ export function addRecordCommands(program: Command, setExit: (code: ExitCode) =>
     .action(async (options: { out: string }) => {
       setExit(await writeSchemas(options.out));
     });
+}
 
+/** `gwrun status`: one run's state. */
+function addStatusCommand(program: Command, setExit: (code: ExitCode) => void): void {
   withStoreOptions(
     program
       .command("status")
@@ -35,7 +55,10 @@ export function addRecordCommands(program: Command, setExit: (code: ExitCode) =>
     .action(async (run: string | undefined, flags: StoreFlags & { json?: boolean }) => {
       setExit(await showStatus(run, flags));
     });
+}
 
+/** `gwrun report`: rebuilds an output folder's results.jsonl and gallery. */
+function addReportCommand(program: Command, setExit: (code: ExitCode) => void): void {
   withStoreOptions(
     program
       .command("report")
@@ -49,7 +72,10 @@ export function addRecordCommands(program: Command, setExit: (code: ExitCode) =>
   ).action(async (run: string | undefined, flags: StoreFlags) => {
     setExit(await reportRun(run, flags));
   });
+}
 
+/** `gwrun export`: copies a run's approved outputs into a delivery folder. */
+function addExportCommand(program: Command, setExit: (code: ExitCode) => void): void {
   withStoreOptions(
     program
       .command("export")
@@ -64,7 +90,10 @@ export function addRecordCommands(program: Command, setExit: (code: ExitCode) =>
       setExit(await exportRun(run, flags));
     },
   );
+}
 
+/** `gwrun view`: the local review web app. */
+function addViewCommand(program: Command, setExit: (code: ExitCode) => void): void {
   withStoreOptions(
     program
       .command("view")
@@ -76,7 +105,10 @@ export function addRecordCommands(program: Command, setExit: (code: ExitCode) =>
   ).action(async (flags: ViewFlags) => {
     setExit(await viewStore(flags));
   });
+}
 
+/** `gwrun cost`: what runs paid, grouped. */
+function addCostCommand(program: Command, setExit: (code: ExitCode) => void): void {
   withStoreOptions(
     program
       .command("cost")
@@ -92,7 +124,10 @@ export function addRecordCommands(program: Command, setExit: (code: ExitCode) =>
         setExit(await showCost(run, flags));
       },
     );
+}
 
+/** `gwrun publish`: sends object storage what it lacks of a run. */
+function addPublishCommand(program: Command, setExit: (code: ExitCode) => void): void {
   withStoreOptions(
     program
       .command("publish")
@@ -103,7 +138,10 @@ export function addRecordCommands(program: Command, setExit: (code: ExitCode) =>
   ).action(async (run: string | undefined, flags: StoreFlags) => {
     setExit(await publishMissing(run, flags, process.env, out));
   });
+}
 
+/** `gwrun judge-report`: a run's judges, their cost and agreement with reviewers. */
+function addJudgeReportCommand(program: Command, setExit: (code: ExitCode) => void): void {
   withStoreOptions(
     program
       .command("judge-report")
@@ -116,7 +154,10 @@ export function addRecordCommands(program: Command, setExit: (code: ExitCode) =>
     .action(async (run: string | undefined, flags: StoreFlags & { json?: boolean }) => {
       setExit(await showJudgeReport(run, flags));
     });
+}
 
+/** `gwrun prune`: shrinks the record. */
+function addPruneCommand(program: Command, setExit: (code: ExitCode) => void): void {
   withStoreOptions(
     program
       .command("prune")
@@ -126,7 +167,10 @@ export function addRecordCommands(program: Command, setExit: (code: ExitCode) =>
   ).action(async (flags: StoreFlags) => {
     setExit(await pruneRecord(flags));
   });
+}
 
+/** `gwrun runs`: the latest runs. */
+function addRunsCommand(program: Command, setExit: (code: ExitCode) => void): void {
   withStoreOptions(
     program.command("runs").description("the latest runs: status, start, duration, tick"),
   )
@@ -134,7 +178,10 @@ export function addRecordCommands(program: Command, setExit: (code: ExitCode) =>
     .action(async (flags: StoreFlags & { json?: boolean }) => {
       setExit(await listRuns(flags));
     });
+}
 
+/** `gwrun fields`: the request fields of a model's family, or of every family. */
+function addFieldsCommand(program: Command, setExit: (code: ExitCode) => void): void {
   program
     .command("fields")
     .description(
@@ -149,7 +196,10 @@ export function addRecordCommands(program: Command, setExit: (code: ExitCode) =>
     .action(async (model: string | undefined, flags: FieldsFlags) => {
       setExit(await printFields(model, flags));
     });
+}
 
+/** `gwrun store migrate`: sets up or updates a PostgreSQL store's schema. */
+function addStoreCommand(program: Command, setExit: (code: ExitCode) => void): void {
   program
     .command("store")
     .description("the state store")

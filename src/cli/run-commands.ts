@@ -9,6 +9,17 @@ import { validateManifests, validateRequestFile, validateRequestLines } from "./
 
 /** The commands that read manifests and run them: validate, plan, run, resume, retry, schedule. */
 export function addRunCommands(program: Command, setExit: (code: ExitCode) => void): void {
+  // The order here is the order `--help` and docs/commands.md list them in.
+  addValidateCommand(program, setExit);
+  addPlanCommand(program, setExit);
+  addRunCommand(program, setExit);
+  addResumeCommand(program, setExit);
+  addRetryCommand(program, setExit);
+  addScheduleCommand(program, setExit);
+}
+
+/** `gwrun validate`: checks manifests, or raw requests with --request. */
+function addValidateCommand(program: Command, setExit: (code: ExitCode) => void): void {
   program
     .command("validate")
     .description("check manifests (or raw requests) against every rule of their model families")
@@ -40,7 +51,10 @@ export function addRunCommands(program: Command, setExit: (code: ExitCode) => vo
         setExit(await validateManifests(manifests, { json: options.json }));
       },
     );
+}
 
+/** `gwrun plan`: what a run would do, without doing it. */
+function addPlanCommand(program: Command, setExit: (code: ExitCode) => void): void {
   withStoreOptions(
     program
       .command("plan")
@@ -63,22 +77,24 @@ export function addRunCommands(program: Command, setExit: (code: ExitCode) => vo
         setExit(await planManifest(manifest, options));
       },
     );
+}
 
-  const runOptions = (command: Command) =>
-    withStoreOptions(command)
-      .option("--force", "redo tasks already done")
-      .option(
-        "--only <jobs>",
-        "run only these job ids (comma-separated); a from: job alone starts from its upstream's outputs",
-      )
-      .option(
-        "--base-url <url>",
-        'gateway base URL, overriding the manifest ("sim": the simulator)',
-      )
-      .option("--json", "print every event as one versioned JSON line on stdout (NDJSON)")
-      .option("--quiet", "print only failures and the summary");
+/** Adds the options `run`, `resume` and `retry` share, after each command's own. */
+function withRunOptions(command: Command): Command {
+  return withStoreOptions(command)
+    .option("--force", "redo tasks already done")
+    .option(
+      "--only <jobs>",
+      "run only these job ids (comma-separated); a from: job alone starts from its upstream's outputs",
+    )
+    .option("--base-url <url>", 'gateway base URL, overriding the manifest ("sim": the simulator)')
+    .option("--json", "print every event as one versioned JSON line on stdout (NDJSON)")
+    .option("--quiet", "print only failures and the summary");
+}
 
-  runOptions(
+/** `gwrun run`: runs a manifest. */
+function addRunCommand(program: Command, setExit: (code: ExitCode) => void): void {
+  withRunOptions(
     program
       .command("run")
       .description("run a manifest: submit, poll, download, resume where an earlier run stopped")
@@ -94,8 +110,11 @@ export function addRunCommands(program: Command, setExit: (code: ExitCode) => vo
   ).action(async (manifest: string, flags: RunFlags) => {
     setExit(await runManifest(manifest, flags));
   });
+}
 
-  runOptions(
+/** `gwrun resume`: continues a run from its stored manifest. */
+function addResumeCommand(program: Command, setExit: (code: ExitCode) => void): void {
+  withRunOptions(
     program
       .command("resume")
       .description("continue a run from the manifest snapshot stored with it")
@@ -103,8 +122,11 @@ export function addRunCommands(program: Command, setExit: (code: ExitCode) => vo
   ).action(async (run: string | undefined, flags: RunFlags) => {
     setExit(await resumeRun(run, flags));
   });
+}
 
-  runOptions(
+/** `gwrun retry`: resubmits a run's unfinished or rejected tasks, then continues it. */
+function addRetryCommand(program: Command, setExit: (code: ExitCode) => void): void {
+  withRunOptions(
     program
       .command("retry")
       .description("resubmit a run's failed, expired and/or held tasks, then continue it")
@@ -120,7 +142,10 @@ export function addRunCommands(program: Command, setExit: (code: ExitCode) => vo
   ).action(async (run: string | undefined, flags: RetryFlags) => {
     setExit(await retryRun(run, flags));
   });
+}
 
+/** `gwrun schedule`: runs scheduled manifests at their ticks until stopped. */
+function addScheduleCommand(program: Command, setExit: (code: ExitCode) => void): void {
   withStoreOptions(
     program
       .command("schedule")

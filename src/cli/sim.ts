@@ -10,9 +10,23 @@ export { simOptionsOf } from "./sim-flags.js";
 
 /** `gwrun sim`: the gateway simulator, standalone. */
 export function addSimCommand(program: Command, setExit: (code: ExitCode) => void): void {
-  program
+  const command = program
     .command("sim")
-    .description("run the gateway simulator on loopback (prints its URL; Ctrl-C stops it)")
+    .description("run the gateway simulator on loopback (prints its URL; Ctrl-C stops it)");
+  // The order of these groups is the order `--help` lists the options in.
+  addListenOptions(command);
+  addLimitOptions(command);
+  addGatewayOptions(command);
+  addFaultOptions(command);
+  addMediaOptions(command);
+  command.action(async (flags: SimFlags) => {
+    setExit(await serveSimulator(flags));
+  });
+}
+
+/** Where the simulator listens, how fast its clock runs, its seed and the key it accepts. */
+function addListenOptions(command: Command): void {
+  command
     .option("--port <n>", "port to listen on (0: a free one)", "8787")
     .option("--host <address>", "address to listen on", "127.0.0.1")
     .option(
@@ -21,7 +35,12 @@ export function addSimCommand(program: Command, setExit: (code: ExitCode) => voi
       "1",
     )
     .option("--seed <text>", "seed of every injected fault and choice")
-    .option("--key <key>", "accept only this API key (default: any non-empty key)")
+    .option("--key <key>", "accept only this API key (default: any non-empty key)");
+}
+
+/** What the simulated gateway allows: its rate limit and the balance it charges. */
+function addLimitOptions(command: Command): void {
+  command
     .option(
       "--rate-limit <rate>",
       'generation calls allowed, e.g. "10/s" (429 with Retry-After beyond)',
@@ -39,7 +58,12 @@ export function addSimCommand(program: Command, setExit: (code: ExitCode) => voi
     .option(
       "--balance <amount>",
       "currency units available; 402 once spent (charged on completion)",
-    )
+    );
+}
+
+/** How the simulated gateway behaves when nothing goes wrong: timings, safety filter, shapes. */
+function addGatewayOptions(command: Command): void {
+  command
     .option(
       "--latency <lane=duration>",
       "fixed time from submit to completion for a lane or family, e.g. image=15s (gateway time; repeatable)",
@@ -64,7 +88,12 @@ export function addSimCommand(program: Command, setExit: (code: ExitCode) => voi
       new Option("--video-result <shape>", "where video results put the clip")
         .choices(VIDEO_RESULTS)
         .default("videos"),
-    )
+    );
+}
+
+/** The faults the simulator injects, each at a rate, to test a client against them. */
+function addFaultOptions(command: Command): void {
+  command
     .option("--fail-rate <fraction>", "tasks that end failed")
     .option("--error-rate <fraction>", "requests answered 500")
     .option("--reset-rate <fraction>", "requests whose connection is reset")
@@ -102,7 +131,12 @@ export function addSimCommand(program: Command, setExit: (code: ExitCode) => voi
     .option(
       "--stream-error-rate <fraction>",
       "text streams broken off by an error event carrying escapes and the API key",
-    )
+    );
+}
+
+/** The media the simulator renders, and how its text models judge them. */
+function addMediaOptions(command: Command): void {
+  command
     .option(
       "--media-variants <n>",
       "distinct pictures and clips to render (default: one per prompt)",
@@ -111,25 +145,27 @@ export function addSimCommand(program: Command, setExit: (code: ExitCode) => voi
     .option(
       "--judge-no-share <fraction>",
       'pictures its text models judge "no" (or score low) when asked for a verdict (default 0.25)',
-    )
-    .action(async (flags: SimFlags) => {
-      const options = simOptionsOf(flags);
-      const { startSimulator } = await import("../sim/index.js");
-      const simulator = await startSimulator(options).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== "EADDRINUSE" && error.code !== "EACCES") throw error;
-        throw usage(
-          `cannot listen on ${options.host}:${options.port} (${error.code === "EADDRINUSE" ? "in use" : "not allowed"}); pick another --port, or 0 for a free one`,
-        );
-      });
-      out(simulator.url);
-      err(
-        `gwrun sim: gateway simulator on ${simulator.url} (time scale ${simulator.options.timeScale}); Ctrl-C stops it`,
-      );
-      await new Promise<void>((resolve) => {
-        process.once("SIGINT", resolve);
-        process.once("SIGTERM", resolve);
-      });
-      await simulator.close();
-      setExit(ExitCode.Ok);
-    });
+    );
+}
+
+/** Starts the simulator, prints its URL, and serves until SIGINT or SIGTERM. */
+async function serveSimulator(flags: SimFlags): Promise<ExitCode> {
+  const options = simOptionsOf(flags);
+  const { startSimulator } = await import("../sim/index.js");
+  const simulator = await startSimulator(options).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "EADDRINUSE" && error.code !== "EACCES") throw error;
+    throw usage(
+      `cannot listen on ${options.host}:${options.port} (${error.code === "EADDRINUSE" ? "in use" : "not allowed"}); pick another --port, or 0 for a free one`,
+    );
+  });
+  out(simulator.url);
+  err(
+    `gwrun sim: gateway simulator on ${simulator.url} (time scale ${simulator.options.timeScale}); Ctrl-C stops it`,
+  );
+  await new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  await simulator.close();
+  return ExitCode.Ok;
 }

@@ -42,27 +42,8 @@ function describeIssue(schema: z.ZodType, body: unknown, issue: z.core.$ZodIssue
   const path = toPath(issue.path);
   const value = valueAt(body, issue.path);
   switch (issue.code) {
-    case "invalid_type": {
-      if (value === undefined) {
-        return [{ path, rule: "required", message: "is required" }];
-      }
-      const expected = issue.expected === "int" ? "integer" : issue.expected;
-      if ((expected === "number" || expected === "integer") && typeof value === "string") {
-        const quoted = value.trim() !== "" && Number.isFinite(Number(value));
-        if (quoted) {
-          return [
-            {
-              path,
-              rule: "json-number",
-              message: `must be a JSON number, not the quoted string "${value}" (write ${value} without quotes)`,
-            },
-          ];
-        }
-      }
-      return [
-        { path, rule: "type", message: `must be ${article(expected)}, got ${describe(value)}` },
-      ];
-    }
+    case "invalid_type":
+      return [typeIssue(path, value, issue)];
     case "invalid_value":
       return [oneOf(path, value, issue.values)];
     case "unrecognized_keys": {
@@ -74,31 +55,8 @@ function describeIssue(schema: z.ZodType, body: unknown, issue: z.core.$ZodIssue
       }));
     }
     case "too_big":
-    case "too_small": {
-      const bound = issue.code === "too_big" ? "at most" : "at least";
-      const limit = Number(issue.code === "too_big" ? issue.maximum : issue.minimum);
-      const inclusive = issue.inclusive !== false;
-      const comparison = inclusive ? bound : issue.code === "too_big" ? "below" : "above";
-      if (issue.origin === "array" || issue.origin === "set") {
-        const count = Array.isArray(value) ? value.length : "?";
-        return [
-          { path, rule: "count", message: `must have ${comparison} ${limit} items, got ${count}` },
-        ];
-      }
-      if (issue.origin === "string") {
-        const length = typeof value === "string" ? value.length : "?";
-        return [
-          {
-            path,
-            rule: "length",
-            message: `must be ${comparison} ${limit} characters, got ${length}`,
-          },
-        ];
-      }
-      return [
-        { path, rule: "range", message: `must be ${comparison} ${limit}, got ${describe(value)}` },
-      ];
-    }
+    case "too_small":
+      return [sizeIssue(path, value, issue)];
     case "invalid_format":
       // A pattern's own message says what it wants; other formats are named by zod.
       return [
@@ -111,40 +69,98 @@ function describeIssue(schema: z.ZodType, body: unknown, issue: z.core.$ZodIssue
               : `must be a valid ${issue.format}`,
         },
       ];
-    case "invalid_union": {
-      const values = unionValues(issue);
-      if (values !== undefined) return [oneOf(path, value, values)];
-      // The value has the shape of an alternative whose insides are wrong: those, where they are.
-      const closest = closestAlternative(issue.errors);
-      if (closest !== undefined)
-        return closest.flatMap((inner) =>
-          describeIssue(schema, body, { ...inner, path: [...issue.path, ...inner.path] }),
-        );
-      return [{ path, rule: "type", message: `has an unsupported shape: ${describe(value)}` }];
-    }
-    case "custom": {
-      const params = issue.params as
-        | { rule?: string; severity?: "warning"; values?: readonly number[] }
-        | undefined;
-      const rule = params?.rule ?? "rule";
-      // A refinement's own message states the rule; an enum or range also says what it got.
-      const got =
-        (rule === "enum" || rule === "range") && !issue.message.includes("got")
-          ? `, got ${describe(value)}`
-          : "";
-      // An amount among allowed amounts gets the ones either side of it (7 → 6 or 10).
-      const near =
-        params?.values !== undefined && typeof value === "number"
-          ? didYouMean(String(value), params.values.map(String), (candidate) => candidate)
-          : "";
-      const message = `${issue.message}${got}${near}`;
-      return params?.severity === "warning"
-        ? [{ path, rule, message, severity: "warning" }]
-        : [{ path, rule, message }];
-    }
+    case "invalid_union":
+      return unionIssues(schema, body, issue);
+    case "custom":
+      return [customIssue(path, value, issue)];
     default:
       return [{ path, rule: issue.code, message: issue.message }];
   }
+}
+
+/** A value of the wrong type: missing, a number written as a quoted string, or another type. */
+function typeIssue(path: Path, value: unknown, issue: z.core.$ZodIssueInvalidType): Issue {
+  if (value === undefined) {
+    return { path, rule: "required", message: "is required" };
+  }
+  const expected = issue.expected === "int" ? "integer" : issue.expected;
+  if ((expected === "number" || expected === "integer") && typeof value === "string") {
+    const quoted = value.trim() !== "" && Number.isFinite(Number(value));
+    if (quoted) {
+      return {
+        path,
+        rule: "json-number",
+        message: `must be a JSON number, not the quoted string "${value}" (write ${value} without quotes)`,
+      };
+    }
+  }
+  return { path, rule: "type", message: `must be ${article(expected)}, got ${describe(value)}` };
+}
+
+/** A value out of bounds: an array's item count, a string's length, or a number's range. */
+function sizeIssue(
+  path: Path,
+  value: unknown,
+  issue: z.core.$ZodIssueTooBig | z.core.$ZodIssueTooSmall,
+): Issue {
+  const bound = issue.code === "too_big" ? "at most" : "at least";
+  const limit = Number(issue.code === "too_big" ? issue.maximum : issue.minimum);
+  const inclusive = issue.inclusive !== false;
+  const comparison = inclusive ? bound : issue.code === "too_big" ? "below" : "above";
+  if (issue.origin === "array" || issue.origin === "set") {
+    const count = Array.isArray(value) ? value.length : "?";
+    return { path, rule: "count", message: `must have ${comparison} ${limit} items, got ${count}` };
+  }
+  if (issue.origin === "string") {
+    const length = typeof value === "string" ? value.length : "?";
+    return {
+      path,
+      rule: "length",
+      message: `must be ${comparison} ${limit} characters, got ${length}`,
+    };
+  }
+  return { path, rule: "range", message: `must be ${comparison} ${limit}, got ${describe(value)}` };
+}
+
+/** A value matching no alternative of a union: the allowed values, or the closest one's issues. */
+function unionIssues(
+  schema: z.ZodType,
+  body: unknown,
+  issue: z.core.$ZodIssueInvalidUnion,
+): Issue[] {
+  const path = toPath(issue.path);
+  const value = valueAt(body, issue.path);
+  const values = unionValues(issue);
+  if (values !== undefined) return [oneOf(path, value, values)];
+  // The value has the shape of an alternative whose insides are wrong: those, where they are.
+  const closest = closestAlternative(issue.errors);
+  if (closest !== undefined)
+    return closest.flatMap((inner) =>
+      describeIssue(schema, body, { ...inner, path: [...issue.path, ...inner.path] }),
+    );
+  return [{ path, rule: "type", message: `has an unsupported shape: ${describe(value)}` }];
+}
+
+/** A refinement's issue: its own rule and message, with what was got and what is near. */
+function customIssue(path: Path, value: unknown, issue: z.core.$ZodIssueCustom): Issue {
+  const params = issue.params as
+    | { rule?: string; severity?: "warning"; values?: readonly number[] }
+    | undefined;
+  const rule = params?.rule ?? "rule";
+  // A refinement's own message states the rule; an enum or range also says what it got.
+  const got =
+    (rule === "enum" || rule === "range") && !issue.message.includes("got")
+      ? `, got ${describe(value)}`
+      : "";
+  // An amount among allowed amounts gets the ones either side of it (7 → 6 or 10).
+  const near =
+    params?.values !== undefined && typeof value === "number"
+      ? didYouMean(String(value), params.values.map(String), (candidate) => candidate)
+      : "";
+  const message = `${issue.message}${got}${near}`;
+  return params?.severity === "warning"
+    ? { path, rule, message, severity: "warning" }
+    : { path, rule, message };
 }
 
 /** An enum issue: the allowed values, what was written, and the nearest allowed string. */

@@ -87,31 +87,13 @@ export function expandSpec(spec: JobSpec, context: ExpandContext): ExpandedJob[]
 
 /** `expandSpec` one expansion at a time: a million of them are never held together. */
 export function* expansionsOf(spec: JobSpec, context: ExpandContext): Generator<ExpandedJob> {
-  const { defaults, options } = context;
-  const combos = combinationCount(spec.matrix);
+  const shared = sharedOf(spec, context);
   const rows = spec.rows;
+  // A field no row has is the template check's error; one some rows lack is each row's.
+  const columns = rows?.columns ?? [];
+  const read = rowFieldsRead(spec).filter((field) => columns.includes(field));
   // A job without rows makes one pass with no row.
   const rowCount = rows === undefined ? 1 : rows.size;
-  let vars = context.vars;
-  if (spec.from !== undefined) {
-    vars = new Map([
-      ...context.vars,
-      ["input.url", INPUT_PLACEHOLDERS.url(spec.from)],
-      ["input.file", INPUT_PLACEHOLDERS.file()],
-      ["input.text", INPUT_PLACEHOLDERS.text(spec.from)],
-    ]);
-  }
-  const templated = hasTemplate(spec.fields);
-  const dotted = JSON.stringify([spec.fields, spec.label ?? ""]).includes(".");
-  const lookupOf = (map: ReadonlyMap<string, unknown>): VarLookup => {
-    const lookup = context.nested ? nestedVars(map) : map;
-    return dotted ? withFields(lookup) : lookup;
-  };
-  const specVars = lookupOf(vars);
-  // A field no row has is the template check's error; one some rows lack is each row's.
-  const columns = spec.rows?.columns ?? [];
-  const read = rowFieldsRead(spec).filter((field) => columns.includes(field));
-  const expansions = combos * rowCount;
   for (let rowIndex = 0; rowIndex < rowCount; rowIndex++) {
     // Made for this row's expansions and let go with them: a data file's rows are not held.
     const row = rows?.row(rowIndex);
@@ -127,62 +109,122 @@ export function* expansionsOf(spec: JobSpec, context: ExpandContext): Generator<
             `this row has no field "${field}", which job "${spec.id}" reads as {{row.${field}}}`,
           );
     }
-    for (let combo = 0; combo < combos; combo++) {
-      const matrixIndex = combinationAt(spec.matrix, combo);
-      const localVars = spec.matrix === undefined && row === undefined ? vars : new Map(vars);
-      const matrixValues: Record<string, unknown> = {};
-      for (const [key, index] of Object.entries(matrixIndex)) {
-        const item = renderTemplates(spec.matrix?.[key]?.[index], specVars);
-        matrixValues[key] = item;
-        (localVars as Map<string, unknown>).set(key, item);
-      }
-      if (row !== undefined) (localVars as Map<string, unknown>).set("row", row);
-      // A matrix value wins over a var of its name, also inside the values of other vars.
-      const lookup = localVars === vars ? specVars : lookupOf(localVars);
-      const fields = templated
-        ? (renderTemplates(spec.fields, lookup) as Record<string, unknown>)
-        : spec.fields;
-      const model =
-        typeof fields.model === "string"
-          ? fields.model
-          : (matrixValues.model as string | undefined);
-      const accepted = spec.passthrough ? undefined : options.fieldsFor(model, spec.endpoint);
-      const fromDefaults = new Set<string>();
-      for (const key of Object.keys(defaults)) {
-        if (accepted?.has(key) === true && !(key in fields) && !(key in matrixValues))
-          fromDefaults.add(key);
-      }
-      const matrixFields = Object.keys(matrixValues).filter(
-        (key) => accepted?.has(key) === true || key === "model",
-      );
-      const label =
-        spec.label === undefined ? undefined : String(renderTemplates(spec.label, lookup));
-      const job: ExpandedJob = {
-        spec,
-        expansion: rowIndex * combos + combo,
-        expansions,
-        matrixIndex,
-        vars: row === undefined ? matrixValues : { ...matrixValues, row },
-        row: row === undefined ? undefined : rowIndex,
-        label,
-        // The common case: the body is the job's own fields, shared rather than copied.
-        body: fields,
-        fromDefaults: NO_FIELDS,
-        tick: context.tick,
-      };
-      if (fromDefaults.size > 0 || matrixFields.length > 0) {
-        const body: Record<string, unknown> = {};
-        for (const key of fromDefaults) {
-          body[key] = context.defaultsTemplated
-            ? renderTemplates(defaults[key], lookup)
-            : defaults[key];
-        }
-        Object.assign(body, fields);
-        for (const key of matrixFields) body[key] = matrixValues[key];
-        job.body = body;
-        job.fromDefaults = fromDefaults;
-      }
-      yield job;
-    }
+    for (let combo = 0; combo < shared.combos; combo++)
+      yield expansionAt(shared, row, rowIndex, combo);
   }
+}
+
+/** What every expansion of one job shares, worked out once. */
+interface SharedByJob {
+  spec: JobSpec;
+  context: ExpandContext;
+  combos: number;
+  expansions: number;
+  /** The manifest's vars, with a dependant's `input.*` placeholders. */
+  vars: ReadonlyMap<string, unknown>;
+  /** `vars` as templates read them. */
+  specVars: VarLookup;
+  /** Whether the job's fields hold a template at all. */
+  templated: boolean;
+  lookupOf(map: ReadonlyMap<string, unknown>): VarLookup;
+}
+
+function sharedOf(spec: JobSpec, context: ExpandContext): SharedByJob {
+  const combos = combinationCount(spec.matrix);
+  const vars =
+    spec.from === undefined
+      ? context.vars
+      : new Map([
+          ...context.vars,
+          ["input.url", INPUT_PLACEHOLDERS.url(spec.from)],
+          ["input.file", INPUT_PLACEHOLDERS.file()],
+          ["input.text", INPUT_PLACEHOLDERS.text(spec.from)],
+        ]);
+  const dotted = JSON.stringify([spec.fields, spec.label ?? ""]).includes(".");
+  const lookupOf = (map: ReadonlyMap<string, unknown>): VarLookup => {
+    const lookup = context.nested ? nestedVars(map) : map;
+    return dotted ? withFields(lookup) : lookup;
+  };
+  return {
+    spec,
+    context,
+    combos,
+    expansions: combos * (spec.rows === undefined ? 1 : spec.rows.size),
+    vars,
+    specVars: lookupOf(vars),
+    templated: hasTemplate(spec.fields),
+    lookupOf,
+  };
+}
+
+/** One expansion: a row (or none) × one matrix combination, its request rendered. */
+function expansionAt(
+  shared: SharedByJob,
+  row: Record<string, unknown> | undefined,
+  rowIndex: number,
+  combo: number,
+): ExpandedJob {
+  const { spec, context, vars, specVars } = shared;
+  const matrixIndex = combinationAt(spec.matrix, combo);
+  const localVars = spec.matrix === undefined && row === undefined ? vars : new Map(vars);
+  const matrixValues: Record<string, unknown> = {};
+  for (const [key, index] of Object.entries(matrixIndex)) {
+    const item = renderTemplates(spec.matrix?.[key]?.[index], specVars);
+    matrixValues[key] = item;
+    (localVars as Map<string, unknown>).set(key, item);
+  }
+  if (row !== undefined) (localVars as Map<string, unknown>).set("row", row);
+  // A matrix value wins over a var of its name, also inside the values of other vars.
+  const lookup = localVars === vars ? specVars : shared.lookupOf(localVars);
+  const fields = shared.templated
+    ? (renderTemplates(spec.fields, lookup) as Record<string, unknown>)
+    : spec.fields;
+  const job: ExpandedJob = {
+    spec,
+    expansion: rowIndex * shared.combos + combo,
+    expansions: shared.expansions,
+    matrixIndex,
+    vars: row === undefined ? matrixValues : { ...matrixValues, row },
+    row: row === undefined ? undefined : rowIndex,
+    label: spec.label === undefined ? undefined : String(renderTemplates(spec.label, lookup)),
+    // The common case: the body is the job's own fields, shared rather than copied.
+    body: fields,
+    fromDefaults: NO_FIELDS,
+    tick: context.tick,
+  };
+  addDefaultsAndMatrix(job, context, matrixValues, lookup);
+  return job;
+}
+
+/** The defaults and matrix values the model takes, into a body of the job's own. */
+function addDefaultsAndMatrix(
+  job: ExpandedJob,
+  context: ExpandContext,
+  matrixValues: Record<string, unknown>,
+  lookup: VarLookup,
+): void {
+  const { defaults } = context;
+  const fields = job.body;
+  const model =
+    typeof fields.model === "string" ? fields.model : (matrixValues.model as string | undefined);
+  const accepted = job.spec.passthrough
+    ? undefined
+    : context.options.fieldsFor(model, job.spec.endpoint);
+  const fromDefaults = new Set<string>();
+  for (const key of Object.keys(defaults)) {
+    if (accepted?.has(key) === true && !(key in fields) && !(key in matrixValues))
+      fromDefaults.add(key);
+  }
+  const matrixFields = Object.keys(matrixValues).filter(
+    (key) => accepted?.has(key) === true || key === "model",
+  );
+  if (fromDefaults.size === 0 && matrixFields.length === 0) return;
+  const body: Record<string, unknown> = {};
+  for (const key of fromDefaults) {
+    body[key] = context.defaultsTemplated ? renderTemplates(defaults[key], lookup) : defaults[key];
+  }
+  Object.assign(body, fields);
+  for (const key of matrixFields) body[key] = matrixValues[key];
+  job.body = body;
+  job.fromDefaults = fromDefaults;
 }

@@ -73,43 +73,7 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
   // Top-level `x-` keys are the author's own (YAML anchors live there), as in compose files.
   if (isRecord(source.value))
     for (const key of Object.keys(source.value)) if (key.startsWith("x-")) delete source.value[key];
-  const parsed = manifestSettingsSchema.safeParse(source.value);
-  const report = (issues: readonly Issue[], base: (string | number)[]) => {
-    for (const issue of issues) {
-      const path = [...base, ...issue.path];
-      reporter.at(
-        path,
-        issue.rule,
-        `${path.length === 0 ? "manifest" : pathLabel(path)}: ${issue.message}`,
-        {
-          key: issue.rule === "unknown-field",
-        },
-      );
-    }
-  };
-  if (parsed.success) {
-    result.settings = resolveSettings(parsed.data as ManifestInput, source.file);
-    result.moment = runMoment(result.settings.schedule, options.at);
-    checkOutputDir(result.settings, source.value, reporter);
-    const { output } = result.settings;
-    output.publish = publishTargetsFor(
-      output.publish,
-      folderNamesOf(result.settings, result.moment),
-    );
-    checkLiteralKey(source, reporter);
-    checkPrivateUrls(result.settings, reporter);
-    checkNotify(source, reporter);
-  } else {
-    report(describeZodIssues(manifestSettingsSchema, source.value, parsed.error.issues), []);
-  }
-  const jobsValue = (source.value as { jobs?: unknown }).jobs;
-  if (Array.isArray(jobsValue)) {
-    jobsValue.forEach((raw, index) => {
-      const job = jobSchema.safeParse(raw);
-      if (!job.success)
-        report(describeZodIssues(jobSchema, raw, job.error.issues), ["jobs", index]);
-    });
-  }
+  readSettings(result, options.at);
   const value = source.value as Partial<ManifestInput> & Record<string, unknown>;
   result.prices = readPrices(value.prices, reporter);
   if (result.settings !== undefined) result.settings.prices = result.prices.table;
@@ -153,6 +117,48 @@ export function expandManifest(source: ManifestSource, options: ExpandOptions): 
   }
   result.diagnostics = [...source.diagnostics, ...reporter.diagnostics];
   return result;
+}
+
+/** The manifest's settings, and the moment they give its run; every shape error reported. */
+function readSettings(result: ExpandedManifest, at: number): void {
+  const { source, reporter } = result;
+  const parsed = manifestSettingsSchema.safeParse(source.value);
+  if (parsed.success) {
+    const settings = resolveSettings(parsed.data as ManifestInput, source.file);
+    result.settings = settings;
+    result.moment = runMoment(settings.schedule, at);
+    checkOutputDir(settings, source.value, reporter);
+    const { output } = settings;
+    output.publish = publishTargetsFor(output.publish, folderNamesOf(settings, result.moment));
+    checkLiteralKey(source, reporter);
+    checkPrivateUrls(settings, reporter);
+    checkNotify(source, reporter);
+  } else {
+    const issues = describeZodIssues(manifestSettingsSchema, source.value, parsed.error.issues);
+    reportIssues(reporter, issues, []);
+  }
+  const jobsValue = (source.value as { jobs?: unknown }).jobs;
+  if (!Array.isArray(jobsValue)) return;
+  jobsValue.forEach((raw, index) => {
+    const job = jobSchema.safeParse(raw);
+    if (!job.success)
+      reportIssues(reporter, describeZodIssues(jobSchema, raw, job.error.issues), ["jobs", index]);
+  });
+}
+
+/** Schema issues at their place in the manifest (`base` is where the checked value sits). */
+function reportIssues(
+  reporter: Reporter,
+  issues: readonly Issue[],
+  base: (string | number)[],
+): void {
+  for (const issue of issues) {
+    const path = [...base, ...issue.path];
+    const where = path.length === 0 ? "manifest" : pathLabel(path);
+    reporter.at(path, issue.rule, `${where}: ${issue.message}`, {
+      key: issue.rule === "unknown-field",
+    });
+  }
 }
 
 const FOLDER_NAMES = ["name", "date", "tick"];

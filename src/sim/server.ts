@@ -92,53 +92,90 @@ export async function startSimulator(input: SimOptionsInput = {}): Promise<Simul
   };
 }
 
+/**
+ * Answers one request in the gateway's order: the simulator's own routes, the body, the
+ * credentials and the rate limit, the injected faults, then the API itself.
+ */
 async function handle(
   context: SimContext,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const { counters, options, dice } = context;
   // The gateway's edge sees a request when it arrives; reading and checking its body after
   // that (slow while this process warms up) must not bunch the limiter's or the counters' times.
-  const arrivedAt = options.clock.now();
-  counters.requests += 1;
+  const arrivedAt = context.options.clock.now();
+  context.counters.requests += 1;
   const url = new URL(req.url ?? "/", "http://sim");
   const path = url.pathname;
-  const origin = `http://${req.headers.host ?? `${options.host}`}`;
+  if (await servedOutsideApi(context, req, res, path)) return;
+  const raw = await bodyWithinLimit(context, req, res);
+  if (raw === undefined) return;
+  if (!admitted(context, req, res, path, arrivedAt)) return;
+  // Rate limiting comes before the injected faults, so a 429 does not use up a request's rolls.
+  if (failedByFault(context, req, res, path, raw)) return;
+  await routeApi(context, { req, res, arrivedAt }, url, raw);
+}
+
+/** The simulator's own routes, preflights and unknown paths: true when answered here. */
+async function servedOutsideApi(
+  context: SimContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+): Promise<boolean> {
+  const { counters, options } = context;
   if (req.method === "GET" && path === "/__sim/counters") {
     context.counters.charged = context.ledger.charged(options.clock.now());
     sendJson(res, 200, counters);
-    return;
+    return true;
   }
   if (req.method === "GET" && path.startsWith("/files/")) {
     await serveFile(context, res, path.slice("/files/".length));
-    return;
+    return true;
   }
   if (req.method === "OPTIONS") {
     res.writeHead(204, { allow: "GET, POST, OPTIONS" }).end();
-    return;
+    return true;
   }
   if (!path.startsWith("/v1/") && !path.startsWith("/v1beta/")) {
     countError(counters, 404);
     sendError(res, 404, `no route for ${req.method} ${path}`);
-    return;
+    return true;
   }
-  let raw: Buffer;
+  return false;
+}
+
+/** The request's body, or undefined when it was over the limit (and answered 413). */
+async function bodyWithinLimit(
+  context: SimContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<Buffer | undefined> {
   try {
-    raw = await readBody(req, BODY_LIMIT);
+    return await readBody(req, BODY_LIMIT);
   } catch (error) {
     if (!(error instanceof BodyTooLarge)) throw error;
-    countError(counters, 413);
+    countError(context.counters, 413);
     sendError(res, 413, error.message);
-    return;
+    return undefined;
   }
+}
+
+/** Checks the credentials, then the rate limit; false when the request was refused. */
+function admitted(
+  context: SimContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  arrivedAt: number,
+): boolean {
+  const { counters, options } = context;
   const authProblem = checkKey(req, path, options.key);
   if (authProblem !== undefined) {
     countError(counters, 401);
     sendError(res, 401, authProblem);
-    return;
+    return false;
   }
-  // Rate limiting comes before the injected faults, so a 429 does not use up a request's rolls.
   const generates = GENERATION.test(path) && req.method === "POST";
   if (generates || options.rateLimit?.counts === "calls") {
     if (options.rateLimit !== undefined && options.rateLimit.announced !== false) {
@@ -152,20 +189,46 @@ async function handle(
         "retry-after": String(Math.max(1, Math.ceil(waitMs / 1000))),
         "retry-after-ms": String(waitMs),
       });
-      return;
+      return false;
     }
   }
+  return true;
+}
+
+/** Rolls the connection-reset and server-error faults: true when one struck. */
+function failedByFault(
+  context: SimContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  raw: Buffer,
+): boolean {
+  const { counters, options, dice } = context;
   const requestHash = sha256(`${req.method} ${path}\n${raw.toString("latin1")}`);
   if (dice.roll("reset", requestHash, options.faults.resetRate)) {
     countError(counters, "reset");
     req.socket.destroy();
-    return;
+    return true;
   }
   if (dice.roll("server-error", requestHash, options.faults.serverErrorRate)) {
     countError(counters, 500);
     sendError(res, 500, "internal server error (injected)");
-    return;
+    return true;
   }
+  return false;
+}
+
+/** The API proper, for an admitted request: task queries, text calls and media submits. */
+async function routeApi(
+  context: SimContext,
+  exchange: { req: IncomingMessage; res: ServerResponse; arrivedAt: number },
+  url: URL,
+  raw: Buffer,
+): Promise<void> {
+  const { req, res } = exchange;
+  const { counters, options } = context;
+  const path = url.pathname;
+  const origin = `http://${req.headers.host ?? `${options.host}`}`;
   const taskMatch = /^\/v1\/tasks\/([^/]+)$/.exec(path);
   if (req.method === "GET" && taskMatch !== null && taskMatch[1] !== "batch") {
     queryTask(
@@ -206,7 +269,7 @@ async function handle(
     await answerText(context, res, check.family, check.body, { sse, echo: credentialsOf(req) });
     return;
   }
-  acceptSubmit(context, { req, res, arrivedAt }, path, check.family, check.body);
+  acceptSubmit(context, exchange, path, check.family, check.body);
 }
 
 /** Why the credentials are refused, or undefined. Messages also takes `x-api-key`. */

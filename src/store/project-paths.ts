@@ -56,49 +56,59 @@ export function locatedRun<R extends RunRow>(paths: ProjectPaths, row: R): R {
   };
 }
 
-/** The store with the paths of the project at `root`: absolute to its users, relative on record. */
-export function inProject<S extends Store>(store: S, root: string): S {
-  const paths = projectPaths(root);
+/** What crosses the port, mapped between the paths of this project and those on record. */
+function locators(paths: ProjectPaths) {
   const { recorded: rel, absolute: abs } = paths;
   const orNull = (map: (file: string) => string) => (file: string | null) =>
     file === null ? null : map(file);
-  const run = <R extends RunRow | undefined>(row: R): R =>
-    row === undefined ? row : locatedRun(paths, row);
-  const output = (row: OutputRow): OutputRow => locatedOutput(paths, row);
-  const copy = (row: OutputCopy, map: (file: string) => string): OutputCopy => ({
-    ...row,
-    output_dir: map(row.output_dir),
-    path: map(row.path),
-    thumbnail: orNull(map)(row.thumbnail),
-    poster: orNull(map)(row.poster),
-  });
-  const scope = (given: ReportScope): ReportScope =>
-    "folder" in given ? { folder: rel(given.folder) } : given;
-  const file = <F extends Pick<DownloadedFile, "path">>(given: F): F => ({
-    ...given,
-    path: rel(given.path),
-  });
-  const check = (given: OutputCheck): OutputCheck => ({
-    ...given,
-    thumbnail: orNull(rel)(given.thumbnail),
-    poster: orNull(rel)(given.poster),
-  });
-  const events = <T extends { events: TaskEvent[] }>(result: T): T => ({
-    ...result,
-    events: result.events.map((event) => eventIn(event, abs)),
-  });
-  const reportRow = (row: ReportRow): ReportRow =>
-    row.output === null
-      ? row
-      : {
-          ...row,
-          output: {
-            ...row.output,
-            path: orNull(abs)(row.output.path),
-            thumbnail: orNull(abs)(row.output.thumbnail),
-            poster: orNull(abs)(row.output.poster),
+  return {
+    rel,
+    abs,
+    run: <R extends RunRow | undefined>(row: R): R =>
+      row === undefined ? row : locatedRun(paths, row),
+    output: (row: OutputRow): OutputRow => locatedOutput(paths, row),
+    copy: (row: OutputCopy, map: (file: string) => string): OutputCopy => ({
+      ...row,
+      output_dir: map(row.output_dir),
+      path: map(row.path),
+      thumbnail: orNull(map)(row.thumbnail),
+      poster: orNull(map)(row.poster),
+    }),
+    scope: (given: ReportScope): ReportScope =>
+      "folder" in given ? { folder: rel(given.folder) } : given,
+    file: <F extends Pick<DownloadedFile, "path">>(given: F): F => ({
+      ...given,
+      path: rel(given.path),
+    }),
+    check: (given: OutputCheck): OutputCheck => ({
+      ...given,
+      thumbnail: orNull(rel)(given.thumbnail),
+      poster: orNull(rel)(given.poster),
+    }),
+    events: <T extends { events: TaskEvent[] }>(result: T): T => ({
+      ...result,
+      events: result.events.map((event) => eventIn(event, abs)),
+    }),
+    reportRow: (row: ReportRow): ReportRow =>
+      row.output === null
+        ? row
+        : {
+            ...row,
+            output: {
+              ...row.output,
+              path: orNull(abs)(row.output.path),
+              thumbnail: orNull(abs)(row.output.thumbnail),
+              poster: orNull(abs)(row.output.poster),
+            },
           },
-        };
+  };
+}
+
+/** The store with the paths of the project at `root`: absolute to its users, relative on record. */
+export function inProject<S extends Store>(store: S, root: string): S {
+  const paths = projectPaths(root);
+  const at = locators(paths);
+  const { rel, abs, run, output, scope } = at;
   const located: Store = {
     ...store,
     createRun: (given) =>
@@ -117,24 +127,24 @@ export function inProject<S extends Store>(store: S, root: string): S {
     filesOfRun: async (runId) => (await store.filesOfRun(runId)).map(abs),
     currentTasksOf: (outputDir, jobId) => store.currentTasksOf(rel(outputDir), jobId),
     outputsOf: async (key) => (await store.outputsOf(key)).map(output),
-    copiesOf: async (key) => (await store.copiesOf(key)).map((row) => copy(row, abs)),
+    copiesOf: async (key) => (await store.copiesOf(key)).map((row) => at.copy(row, abs)),
     outputAt: (file) => store.outputAt(rel(file)),
-    recordCopies: (copies) => store.recordCopies(copies.map((row) => copy(row, rel))),
+    recordCopies: (copies) => store.recordCopies(copies.map((row) => at.copy(row, rel))),
     recordDownloads: async (files, now) =>
-      events(await store.recordDownloads(files.map(file), now)),
+      at.events(await store.recordDownloads(files.map(at.file), now)),
     recordTextAnswer: async (task, answer, files, now) =>
-      events(await store.recordTextAnswer(task, answer, files.map(file), now)),
+      at.events(await store.recordTextAnswer(task, answer, files.map(at.file), now)),
     recordChecks: async (checked, now) =>
-      events(
+      at.events(
         await store.recordChecks(
-          checked.map((entry) => ({ ...entry, checks: entry.checks.map(check) })),
+          checked.map((entry) => ({ ...entry, checks: entry.checks.map(at.check) })),
           now,
         ),
       ),
     reportRows: async function* (given) {
       // An order is the store's own, its folder as recorded.
       for await (const row of store.reportRows("places" in given ? given : scope(given)))
-        yield reportRow(row);
+        yield at.reportRow(row);
     },
     reportOrderOf: (given) => store.reportOrderOf(scope(given)),
     failuresOf: (given) => store.failuresOf(scope(given)),
@@ -142,18 +152,22 @@ export function inProject<S extends Store>(store: S, root: string): S {
     reviewsOf: (given) => store.reviewsOf(scope(given)),
   };
   if (!("fleet" in store)) return located as S;
-  const fleet = store.fleet as FleetStore;
-  const fleetIn: FleetStore = {
+  return { ...located, fleet: fleetInProject(store.fleet as FleetStore, at) } as unknown as S;
+}
+
+/** The fleet's port with the paths of this project. */
+function fleetInProject(fleet: FleetStore, at: ReturnType<typeof locators>): FleetStore {
+  return {
     ...fleet,
     tasksWithOutputs: async (keys) => {
       const found = await fleet.tasksWithOutputs(keys);
-      for (const [key, one] of found) found.set(key, { ...one, outputs: one.outputs.map(output) });
+      for (const [key, one] of found)
+        found.set(key, { ...one, outputs: one.outputs.map(at.output) });
       return found;
     },
-    fleetRun: async (runId) => run(await fleet.fleetRun(runId)),
-    activeRuns: async () => (await fleet.activeRuns()).map(run),
+    fleetRun: async (runId) => at.run(await fleet.fleetRun(runId)),
+    activeRuns: async () => (await fleet.activeRuns()).map(at.run),
   };
-  return { ...located, fleet: fleetIn } as unknown as S;
 }
 
 /** An event of a transition, with its paths as this process uses them. */
