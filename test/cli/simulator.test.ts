@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { gwrunAsync } from "../helpers/cli.js";
 import { withRun } from "../helpers/run.js";
+import { until } from "../helpers/until.js";
 
 /** Item 6: a run that talks to the built-in simulator says so wherever it is seen. */
 
@@ -94,8 +95,7 @@ describe("the simulator is never silent", () => {
           ? (readFileSync(log, "utf8").match(/shots: \(simulator\) warning: tick /g) ?? []).length
           : 0;
       // Ends at the second warning; a busy machine starts the daemon slowly.
-      const deadline = Date.now() + 90_000;
-      while (warned() < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      await until("the second warning", () => warned() >= 2, { timeoutMs: 90_000 }).catch(() => {});
       daemon.child.kill("SIGTERM");
       expect((await daemon.done).code).toBe(0);
       expect(warned()).toBeGreaterThanOrEqual(2);

@@ -1,8 +1,8 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { status as statusOf } from "../../src/index.js";
 import { gwrunAsync } from "../helpers/cli.js";
 import { fastSettings, withRun } from "../helpers/run.js";
+import { until } from "../helpers/until.js";
 
 describe("gwrun status and runs", () => {
   it("status counts jobs and tasks per job id (not per family) with the run's times; runs shows start, duration and tick", async () => {
@@ -70,15 +70,14 @@ jobs:
       expect(plan.totals.tasks).toBe(6);
       // The run in a process of its own; status in this one, quick to ask again.
       const run = scope.spawn(["run", manifest]);
-      const deadline = Date.now() + 20_000;
-      let json: { states: Record<string, number> } = { states: {} };
       // All four pictures at the gateway (submitted, or processing by its answer).
-      while ((json.states.submitted ?? 0) + (json.states.processing ?? 0) < 4) {
-        expect(Date.now()).toBeLessThan(deadline);
-        await sleep(50);
+      const json = await until("four pictures at the gateway", async () => {
         const seen = await scope.gwrun(["status", "--json"]).done;
-        if (seen.code === 0) json = JSON.parse(seen.stdout);
-      }
+        if (seen.code !== 0) return undefined;
+        const status: { states: Record<string, number> } = JSON.parse(seen.stdout);
+        const { submitted = 0, processing = 0 } = status.states;
+        return submitted + processing >= 4 && status;
+      });
       expect(json).toMatchObject({
         tasks: 4,
         awaiting_upstream: 2,

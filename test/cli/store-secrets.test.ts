@@ -81,7 +81,6 @@ describe("secrets off the command line", () => {
         const shown = shownByPs(worker.child.pid as number);
         expect(shown).toContain("worker --name w1");
         expect(shown).not.toContain(password);
-        await new Promise((resolve) => setTimeout(resolve, 50));
       }
     } finally {
       worker.child.kill("SIGTERM");

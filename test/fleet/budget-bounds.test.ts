@@ -2,6 +2,7 @@ import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PgStore, TaskRow } from "../../src/store/index.js";
 import { closeFleetStores, fleet } from "../helpers/fleet-store.js";
+import { lockWaiters, until } from "../helpers/until.js";
 
 /**
  * A fleet's claims within a budget read a bound kept for the run (sql/pg/000029, 000030), not every
@@ -36,17 +37,6 @@ async function connected(url: string): Promise<pg.Client> {
   return sql;
 }
 
-/** Until `count` statements of the database wait for a lock (two seconds at most). */
-async function waitForWaiters(sql: pg.Client, count: number): Promise<void> {
-  for (const started = Date.now(); Date.now() - started < 2000; ) {
-    const waiting = await sql.query(
-      `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-       WHERE NOT l.granted AND a.datname = current_database()`,
-    );
-    if (waiting.rows[0].n >= count) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((sql) => sql.end()));
 });
@@ -93,13 +83,19 @@ describe("a run's budget kept as a bound for the fleet's claims", () => {
     await holder.query("BEGIN");
     await holder.query("SELECT 1 FROM jobs WHERE key = $1 FOR UPDATE", [fourth]);
     const claiming = claim([third, fourth]);
-    await waitForWaiters(holder, 1);
+    await until(
+      "the claim to wait for the fourth task",
+      async () => (await lockWaiters(holder)) >= 1,
+    );
     // Meanwhile the poll round records 0.35 for the first task (estimated 0.1).
     const recorded = poller.query(
       "UPDATE jobs SET state = 'completed', cost = 0.35 WHERE key = $1",
       [first],
     );
-    await waitForWaiters(holder, 2);
+    await until(
+      "the poll round to wait for the claim",
+      async () => (await lockWaiters(holder)) >= 2,
+    );
     await holder.query("COMMIT");
     expect((await claiming).rows.map((row) => row.outcome)).toEqual(["claimed", "claimed"]);
     await recorded;

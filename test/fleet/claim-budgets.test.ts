@@ -2,6 +2,7 @@ import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import type { PgStore, TaskRow } from "../../src/store/index.js";
 import { closeFleetStores, fleet } from "../helpers/fleet-store.js";
+import { lockWaiters, until } from "../helpers/until.js";
 
 /**
  * A run's budget across its capacity lanes: a claim of pictures and one of clips take locks
@@ -35,7 +36,7 @@ describe("a fleet's claims within a run's budget", () => {
           settled = true;
         });
       // The clips' claim waits for the pictures' to commit, to count what they reserved.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await until("the clips' claim to wait for a lock", async () => (await lockWaiters(sql)) > 0);
       expect(settled).toBe(false);
       await sql.query("COMMIT");
       const outcomes = (await clipClaims).map((claim) =>

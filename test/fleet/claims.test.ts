@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { PgStore, TaskRow } from "../../src/store/index.js";
 import { closeFleetStores, fleet } from "../helpers/fleet-store.js";
 import { moveDatabaseClock } from "../helpers/postgres.js";
+import { until } from "../helpers/until.js";
 
 /** Claims, receipts, dead workers and the work queue of a fleet, on a real PostgreSQL. */
 
@@ -172,12 +173,7 @@ describe("claims across a fleet", () => {
       expect(await standby.tryLead()).toBe(false);
       expect(await store.fleet.pollLeaders()).toEqual(["gone@h"]);
       await store.fleet.reapWorkers(30_000, ["gone@h"]);
-      let led = false;
-      for (let i = 0; i < 50 && !led; i++) {
-        led = await standby.tryLead();
-        if (!led) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(led).toBe(true);
+      await until("the standby to lead", () => standby.tryLead(), { everyMs: 100 });
       expect(await store.fleet.pollLeaders()).toEqual(["next@h"]);
     } finally {
       await leader.release();

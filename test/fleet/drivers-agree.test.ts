@@ -15,6 +15,7 @@ import { gwrunAsync } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
 import { testDatabase } from "../helpers/postgres.js";
 import { FAST } from "../helpers/run.js";
+import { until } from "../helpers/until.js";
 
 /**
  * One run core, two drivers: the same three-stage pipeline — pictures, a clip of each, a
@@ -139,12 +140,14 @@ describe("one run core, two drivers", () => {
       }
       const db = new pg.Pool({ connectionString: url, max: 1 });
       try {
-        for (let waited = 0; ; waited += 100) {
-          const { rows } = await db.query<{ status: string }>("SELECT status FROM runs");
-          if (rows[0]?.status !== "running") break;
-          if (waited > 90_000) throw new Error("the fleet did not settle the run");
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
+        await until(
+          "the fleet to settle the run",
+          async () => {
+            const { rows } = await db.query<{ status: string }>("SELECT status FROM runs");
+            return rows[0]?.status !== "running";
+          },
+          { timeoutMs: 90_000, everyMs: 100 },
+        );
       } finally {
         await db.end();
       }

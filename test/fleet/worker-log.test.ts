@@ -70,8 +70,13 @@ describe("what a gwrun worker logs per run", () => {
       await waitFor("the worker to say the store refused a poll round", async () =>
         worker.stderr().includes(said) ? true : undefined,
       );
-      // Ten poll ticks later, it has still said it once.
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // Ten poll rounds later, by the gateway's count, it has still said it once.
+      const { queries } = await fleet.counters();
+      const rounds = queries.single + queries.batch;
+      await waitFor("ten more poll rounds", async () => {
+        const now = (await fleet.counters()).queries;
+        return now.single + now.batch >= rounds + 10 ? true : undefined;
+      });
       expect(
         worker
           .stderr()

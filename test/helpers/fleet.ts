@@ -9,6 +9,7 @@ import { type CliResult, gwrunAsync, gwrunHere } from "./cli.js";
 import { tempDir } from "./manifest.js";
 import { testDatabase } from "./postgres.js";
 import { FAST } from "./run.js";
+import { until } from "./until.js";
 
 /**
  * A fleet of real processes for end-to-end tests: `gwrun worker`s spawned against a fresh
@@ -109,13 +110,7 @@ export async function waitFor<T>(
   check: () => Promise<T | undefined>,
   ms = 45_000,
 ): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const found = await check();
-    if (found !== undefined) return found;
-    if (Date.now() > until) throw new Error(`gave up after ${ms} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  return until(what, check, { timeoutMs: ms, everyMs: 100 });
 }
 
 /** How many tasks the store holds in each state. */

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { setTimeout as sleep } from "node:timers/promises";
+import { until as waitUntil } from "./until.js";
 
 /**
  * A command in a real terminal: a tmux session on a server of its own, its screen read with
@@ -44,13 +44,19 @@ export function startTmux(
     screen,
     tmux,
     async watch(until, each = () => {}, timeoutMs = 120_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const text = screen();
-        each(text);
-        if (until(text)) return text;
-        if (Date.now() > deadline) throw new Error(`timed out; the screen:\n${text}`);
-        await sleep(100);
+      let text = "";
+      try {
+        return await waitUntil(
+          "the screen",
+          () => {
+            text = screen();
+            each(text);
+            return until(text) && text;
+          },
+          { timeoutMs, everyMs: 100 },
+        );
+      } catch {
+        throw new Error(`timed out; the screen:\n${text}`);
       }
     },
     close() {

@@ -5,6 +5,7 @@ import { hashFile } from "../../src/core/output-files.js";
 import { seededRandom } from "../../src/core/random.js";
 import { SUBMIT_CONCURRENCY } from "../../src/engine/index.js";
 import { fastSettings, filesBelow, type RunScope, withRun } from "../helpers/run.js";
+import { until } from "../helpers/until.js";
 import { mixedJobs } from "./manifests.js";
 
 /** How many tasks the simulator created for each job's request. */
@@ -76,7 +77,11 @@ describe("crash safety", () => {
           if (/run \d+: \d+ jobs?, \d+ tasks/.test(seen)) resolve();
         });
       });
-      await sleep(300);
+      // Mid-run: some tasks paid for, most still to send.
+      await until(
+        "the first tasks at the gateway",
+        () => scope.sim.counters().submits.accepted >= 5,
+      );
       run.child.kill("SIGINT");
       const stopped = await run.done;
       expect(stopped.code).toBe(130);

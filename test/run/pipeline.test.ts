@@ -6,6 +6,7 @@ import { canonicalJson, sha256 } from "../../src/core/hash.js";
 import { openStore } from "../../src/store/index.js";
 import { ROOT } from "../helpers/cli.js";
 import { fastSettings, type RunScope, withRun } from "../helpers/run.js";
+import { until } from "../helpers/until.js";
 
 /**
  * manifests/pipeline.yaml as it is, but for its pace: the test's gateway is a simulator at
@@ -38,15 +39,12 @@ async function waitFor(
   scope: RunScope,
   ready: (jobs: Awaited<ReturnType<RunScope["tasks"]>>) => boolean,
 ): Promise<void> {
-  for (let i = 0; i < 3000; i++) {
-    try {
-      if (ready(await scope.tasks())) return;
-    } catch {
-      // The database may not exist yet.
-    }
-    await sleep(10);
-  }
-  throw new Error("the run never got there");
+  await until(
+    "the run to get there",
+    // The database may not exist yet.
+    () => scope.tasks().then(ready, () => false),
+    { everyMs: 10 },
+  );
 }
 
 describe("pipelines", () => {

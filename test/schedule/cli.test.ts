@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/store/index.js";
 import { holdLeaseElsewhere } from "../helpers/lease-holder.js";
 import { fastSettings, filesBelow, type RunScope, withRun } from "../helpers/run.js";
+import { until } from "../helpers/until.js";
 
 /** A scheduled manifest: one picture per tick, each tick in its own folder. */
 function scheduledManifest(scope: RunScope, schedule: string, extra = ""): string {
@@ -32,10 +33,11 @@ async function inStore<T>(scope: RunScope, fn: (store: Store) => Promise<T>): Pr
 
 /** Waits (up to `ms`) until `file` holds `count` matches of `pattern`. */
 async function waitForLines(file: string, pattern: RegExp, count: number, ms: number) {
-  const deadline = Date.now() + ms;
   const matches = () =>
     existsSync(file) ? (readFileSync(file, "utf8").match(pattern)?.length ?? 0) : 0;
-  while (matches() < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  await until(`${count} lines in ${file}`, () => matches() >= count, { timeoutMs: ms }).catch(
+    () => {},
+  );
   return matches();
 }
 
@@ -78,11 +80,7 @@ describe("cron-friendly one-shot runs", () => {
       const slow = readFileSync(manifest, "utf8").replace("first_after: 20ms", "first_after: 3s");
       scope.write("daily.yaml", slow);
       const first = scope.spawn(["run", manifest, "--quiet"]);
-      const deadline = Date.now() + 20_000;
-      while ((await inStore(scope, (store) => store.leaseOf("daily"))) === undefined) {
-        expect(Date.now()).toBeLessThan(deadline);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await until("the first run's lease", () => inStore(scope, (store) => store.leaseOf("daily")));
       const second = await scope.gwrun(["run", manifest, "--quiet"]).done;
       expect(second.code).toBe(4);
       expect(second.stderr).toMatch(/daily is already running/);

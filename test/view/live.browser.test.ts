@@ -1,10 +1,10 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { systemClock } from "../../src/core/clock.js";
 import { startViewServer } from "../../src/view/index.js";
 import { withChromium } from "../helpers/chromium.js";
 import { withRun } from "../helpers/run.js";
 import { CHROMIUM, runsWith } from "../helpers/system-tools.js";
+import { until } from "../helpers/until.js";
 
 /** Twelve pictures two at a time: at time scale 60 a picture takes about 0.75 s. */
 const SLOW = (outputDir: string) => `version: 1
@@ -34,19 +34,15 @@ describe.runIf(runsWith(CHROMIUM))("gwrun view in Chromium: a run under way", ()
       });
       try {
         const running = scope.gwrun(["run", scope.write("live.yaml", SLOW(scope.outputDir))]);
-        let run = await store.latestRun();
-        for (let i = 0; run === undefined && i < 200; i++) {
-          await sleep(25);
-          run = await store.latestRun();
-        }
-        expect(run).toBeDefined();
+        const run = await until("the run's record", () => store.latestRun(), { everyMs: 25 });
         await withChromium(async ({ page, problems }) => {
           await page.goto(`${viewer.url}/runs/${run?.id}`);
           await page.evaluate(() => {
             (globalThis as unknown as { stayed: boolean }).stayed = true;
           });
           const seen: string[] = [];
-          for (let i = 0; i < 600; i++) {
+          // Every count the page shows on its way to the end.
+          await until("the page to say the run finished", async () => {
             const now = await page.evaluate(() => {
               const doc = (globalThis as unknown as { document: Doc }).document;
               return {
@@ -55,9 +51,8 @@ describe.runIf(runsWith(CHROMIUM))("gwrun view in Chromium: a run under way", ()
               };
             });
             if (seen.at(-1) !== now.done) seen.push(now.done);
-            if (now.finished) break;
-            await sleep(50);
-          }
+            return now.finished;
+          });
           expect((await running.done).code).toBe(0);
           // Counted up as tasks finished, at least once between the first look and the end.
           expect(seen.length).toBeGreaterThanOrEqual(2);

@@ -2,7 +2,6 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { Dialog, Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
@@ -11,6 +10,7 @@ import { gwrunAsync } from "../helpers/cli.js";
 import { tempDir } from "../helpers/manifest.js";
 import { fastSettings, withRun } from "../helpers/run.js";
 import { CHROMIUM, runsWith } from "../helpers/system-tools.js";
+import { until } from "../helpers/until.js";
 
 const JOBS = `name: two
 jobs:
@@ -52,11 +52,11 @@ describe.runIf(runsWith(CHROMIUM))("gwrun view --open in Chromium", () => {
         view.child.stdout?.on("data", (chunk: Buffer) => {
           printed += chunk.toString();
         });
-        let opened = opener.opened();
-        for (let i = 0; (opened === undefined || !printed.includes("\n")) && i < 400; i++) {
-          await sleep(25);
-          opened = opener.opened();
-        }
+        const opened = await until(
+          "the page opened and its address printed",
+          () => printed.includes("\n") && opener.opened(),
+          { everyMs: 25 },
+        );
         const url = new URL(printed.split("\n")[0] ?? "");
         const token = url.searchParams.get("token") ?? "";
         expect(token.length).toBeGreaterThan(20);
