@@ -28,3 +28,19 @@ export function onInterrupt(
     },
   };
 }
+
+/**
+ * Settles at the first SIGINT or SIGTERM. Listening from the call: a server that says it
+ * serves after calling this stops cleanly on a signal sent the moment it says so.
+ */
+export function stopRequested(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+}

@@ -3,6 +3,7 @@ import { Option } from "commander";
 import { ExitCode } from "../api/index.js";
 import { BATCH_SHAPES, VIDEO_RESULTS } from "../sim/index.js";
 import { err, out } from "./output.js";
+import { stopRequested } from "./run-signals.js";
 
 import { type SimFlags, simOptionsOf, usage } from "./sim-flags.js";
 
@@ -158,14 +159,12 @@ async function serveSimulator(flags: SimFlags): Promise<ExitCode> {
       `cannot listen on ${options.host}:${options.port} (${error.code === "EADDRINUSE" ? "in use" : "not allowed"}); pick another --port, or 0 for a free one`,
     );
   });
+  const stopped = stopRequested();
   out(simulator.url);
   err(
     `gwrun sim: gateway simulator on ${simulator.url} (time scale ${simulator.options.timeScale}); Ctrl-C stops it`,
   );
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
+  await stopped;
   await simulator.close();
   return ExitCode.Ok;
 }

@@ -4,6 +4,7 @@ import { systemClock } from "../core/clock.js";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { startViewServer } from "../view/index.js";
 import { err, out } from "./output.js";
+import { stopRequested } from "./run-signals.js";
 
 export interface ViewFlags extends StoreFlags {
   port?: string;
@@ -35,6 +36,7 @@ export async function viewStore(flags: ViewFlags): Promise<ExitCode> {
       throw error;
     });
     const url = `${server.url}/?token=${server.token}`;
+    const stopped = stopRequested();
     out(url);
     err("gwrun view: serving the state database on loopback; Ctrl-C stops it");
     if (flags.open === true) {
@@ -47,10 +49,7 @@ export async function viewStore(flags: ViewFlags): Promise<ExitCode> {
       );
       err("gwrun view: opened without the token; the first review asks for the URL above");
     }
-    await new Promise<void>((resolve) => {
-      process.once("SIGINT", resolve);
-      process.once("SIGTERM", resolve);
-    });
+    await stopped;
     await server.close();
     return ExitCode.Ok;
   });

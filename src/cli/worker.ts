@@ -51,15 +51,16 @@ export async function runWorker(flags: WorkerFlags): Promise<ExitCode> {
       leaseMs: flags.lease === undefined ? undefined : leaseOf(flags.lease),
       log,
     });
-    err(
-      `gwrun worker ${name} (${worker.id}) works ${storeName(location)}; SIGTERM or Ctrl-C stops it`,
-    );
     const stop = () => {
       err(`gwrun worker ${name}: stopping: no new claims; submits under way are recorded`);
       void worker.stop();
     };
+    // Listening before it says so: a signal sent at the word stops it cleanly.
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);
+    err(
+      `gwrun worker ${name} (${worker.id}) works ${storeName(location)}; SIGTERM or Ctrl-C stops it`,
+    );
     try {
       await worker.stopped();
     } finally {
