@@ -61,6 +61,9 @@ export default defineConfig({
           ...SHARED_TEST_OPTIONS,
           name: "e2e",
           include: [...E2E_TESTS],
+          // A test that starts processes gets twice what the slowest needs on a loaded
+          // two-core machine; those that start a fleet say so themselves.
+          testTimeout: 60_000,
           isolate: false,
           globalSetup: ["test/global-setup.ts"],
         },

@@ -22,4 +22,4 @@ it("a process that started and stopped the suite's PostgreSQL exits with its own
   });
   expect(child.stderr).toBe("");
   expect(child.status).toBe(3);
-}, 130_000);
+});

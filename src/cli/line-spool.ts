@@ -30,8 +30,13 @@ export class LineSpool {
     this.#flush();
     this.#close();
     const { handle } = await openNamedFile(this.#file);
-    const reader = createInterface({ input: handle.createReadStream(), crlfDelay: Infinity });
-    for await (const line of reader) yield line;
+    const input = handle.createReadStream();
+    try {
+      for await (const line of createInterface({ input, crlfDelay: Infinity })) yield line;
+    } finally {
+      // A reader that stops early closes the file too.
+      input.destroy();
+    }
   }
 
   /** Removes the file; called whether or not the lines were read. */

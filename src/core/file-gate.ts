@@ -269,12 +269,15 @@ async function openRegular(
   } catch (error) {
     return unreadable(file, error);
   }
-  const stat = await handle.stat();
-  if (!stat.isFile()) {
+  try {
+    const stat = await handle.stat();
+    if (stat.isFile()) return { handle, size: stat.size };
     await handle.close();
     return notAFile(file, stat);
+  } catch (error) {
+    await handle.close();
+    throw error;
   }
-  return { handle, size: stat.size };
 }
 
 function refused(file: string, kind: RefusalKind, problem: string): Refused {

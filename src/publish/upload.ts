@@ -89,7 +89,15 @@ async function putOnce(
     await storage.client.send(new PutObjectCommand({ ...params, Body: body }), {
       abortSignal: signal,
     });
-  } else await putInParts(storage, { ...params, Body: await object.body() }, signal);
+  } else {
+    const body = await object.body();
+    try {
+      await putInParts(storage, { ...params, Body: body }, signal);
+    } finally {
+      // An upload cut short leaves its body unread: the file is closed all the same.
+      body.destroy();
+    }
+  }
   const head = await requestOf(storage, (options) =>
     storage.client.send(new HeadObjectCommand({ Bucket: target.bucket, Key: object.key }), options),
   );

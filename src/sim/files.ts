@@ -1,4 +1,5 @@
 import type { ServerResponse } from "node:http";
+import { pipeline } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { openNamedFile } from "../core/file-gate.js";
 import type { SimContext } from "./context.js";
@@ -97,6 +98,8 @@ export async function serveFile(
       ({ handle }) => {
         const stream = handle.createReadStream({ end: Math.max(0, half - 1) });
         stream.on("end", () => res.destroy());
+        // A client that stops reading first closes the file too.
+        res.on("close", () => stream.destroy());
         stream.pipe(res, { end: false });
       },
       () => res.destroy(),
@@ -107,7 +110,8 @@ export async function serveFile(
   if (file.data !== undefined) res.end(file.data);
   else
     void openNamedFile(file.path).then(
-      ({ handle }) => handle.createReadStream().pipe(res),
+      // A client that stops reading (past its size cap) closes the file too.
+      ({ handle }) => pipeline(handle.createReadStream(), res, () => {}),
       () => res.destroy(),
     );
 }

@@ -1,5 +1,6 @@
 import type { FileHandle } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { pipeline } from "node:stream";
 import { openGated, recordedFileRefusal, recordedFiles } from "../core/file-gate.js";
 import type { Store } from "../store/index.js";
 import { contentPolicy } from "./headers.js";
@@ -134,8 +135,7 @@ function streamTo(
   handle: FileHandle,
   range: { start?: number; end?: number },
 ): void {
-  const stream = handle.createReadStream(range);
-  // A file removed while sent: the response is cut, the server goes on.
-  stream.on("error", () => response.destroy());
-  stream.pipe(response);
+  // A file removed while sent cuts the response; a page that stops reading (a clip's range
+  // abandoned) closes the file. Either way the server goes on.
+  pipeline(handle.createReadStream(range), response, () => {});
 }

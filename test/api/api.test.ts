@@ -90,7 +90,7 @@ describe("the API", () => {
         await store.close();
       }
     });
-  }, 60_000);
+  });
 
   it("a run against a real gateway without a key is refused before any request", async () => {
     await withRun({ seed: "api-nokey", key: KEY }, async (scope) => {
@@ -126,7 +126,7 @@ describe("the API", () => {
       expect(results.trim().split("\n")).toHaveLength(3);
       expect((await status(undefined, { db: scope.db })).states).toEqual({ done: 3 });
     });
-  }, 60_000);
+  });
 
   it("handle.stop() during a run ends it interrupted, its submitted tasks kept for resume", async () => {
     await withRun({ seed: "api-stop-live" }, async (scope) => {
@@ -143,7 +143,7 @@ describe("the API", () => {
       expect((await status(1, { db: scope.db })).run.status).toBe("interrupted");
       expect((await resume(1, options)).exitCode).toBe(0);
     });
-  }, 60_000);
+  });
 
   it("retry puts failed tasks back and submits them again; with none of the kind asked, nothing", async () => {
     await withRun({ seed: "api-retry" }, async (scope) => {
@@ -169,5 +169,5 @@ jobs:
       expect(await none).toMatchObject({ exitCode: 0, result: undefined });
       expect(said[0]).toContain("run 1 has no expired tasks: nothing to retry, nothing submitted");
     });
-  }, 60_000);
+  });
 });

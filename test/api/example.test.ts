@@ -25,5 +25,5 @@ describe("the API's example", () => {
     expect(ran.stdout).toContain("ended: done, exit code 0");
     const outputs = ran.stdout.match(/outputs in (\S+)$/m)?.[1] as string;
     expect(existsSync(path.join(outputs, "index.html"))).toBe(true);
-  }, 60_000);
+  });
 });

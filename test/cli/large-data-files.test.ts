@@ -86,7 +86,7 @@ describe("gwrun validate: data files of many rows", () => {
       `rows.csv:${bad + 2}:${line.length + 1}  error size: must be "auto", a ratio`,
     );
     expect(invalid.stderr).toContain(`got "16:8" (row ${bad + 1}, used by job "shots")`);
-  }, 120_000);
+  });
 
   it(`25,000 rows in four variants, every task labelled, validate in a ${HEAP_MB} MB heap, and a label used twice names both tasks' rows and variants`, () => {
     const rows = 25_000;
@@ -98,5 +98,5 @@ describe("gwrun validate: data files of many rows", () => {
     expect(twins.stderr).toContain(
       `variants.yaml:10:12  error label: "S10-studio" names both (row 11, style="studio") and (row ${rows}, style="studio"); "S10-kitchen" names both (row 11, style="kitchen") and (row ${rows}, style="kitchen");`,
     );
-  }, 120_000);
+  });
 });

@@ -49,5 +49,5 @@ describe("gwrun validate: manifests of many tasks", () => {
     } finally {
       rmSync(raised.dir, { recursive: true, force: true });
     }
-  }, 120_000);
+  });
 });

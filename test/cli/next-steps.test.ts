@@ -46,7 +46,7 @@ describe("what to do next", () => {
         ["captions-of-shots-e2", "done"],
       ]);
     });
-  }, 120_000);
+  });
 
   it("retry --failed with nothing to retry says so and submits nothing", async () => {
     await withRun({ seed: "nothing" }, async (scope) => {
@@ -60,5 +60,5 @@ describe("what to do next", () => {
       );
       expect(scope.sim.counters().submits.received).toBe(submitted);
     });
-  }, 120_000);
+  });
 });

@@ -24,7 +24,7 @@ describe("gwrun plan against the state a run left", () => {
     before = await plan();
     const run = await gwrunHere(["run", manifest, "--db", db, "--quiet"], { cwd: dir, env });
     expect(run.code, run.stderr).toBe(0);
-  }, 60_000);
+  });
 
   it("lists every task as new with its cost before a run, and creates no database", () => {
     expect(before.stdout).toContain(`state: ${db} does not exist yet: every task is new`);

@@ -31,5 +31,5 @@ jobs:
       expect((await scope.tasks()).map((task) => task.state)).toEqual(["done"]);
       expect(scope.sim.counters().submits.received).toBe(2);
     });
-  }, 60_000);
+  });
 });

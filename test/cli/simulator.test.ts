@@ -57,7 +57,7 @@ describe("the simulator is never silent", () => {
       const named = await scope.gwrun([manifest]).done;
       expect(named.stderr).not.toContain("simulator");
     });
-  }, 60_000);
+  });
 
   it("a scheduled manifest left on the simulator warns at every tick, naming the variable it lacks", async () => {
     await withRun({ seed: "sim-ticks" }, async (scope) => {
@@ -95,7 +95,7 @@ describe("the simulator is never silent", () => {
           ? (readFileSync(log, "utf8").match(/shots: \(simulator\) warning: tick /g) ?? []).length
           : 0;
       // Ends at the second warning; a busy machine starts the daemon slowly.
-      await until("the second warning", () => warned() >= 2, { timeoutMs: 90_000 }).catch(() => {});
+      await until("the second warning", () => warned() >= 2, { timeoutMs: 50_000 }).catch(() => {});
       daemon.child.kill("SIGTERM");
       expect((await daemon.done).code).toBe(0);
       expect(warned()).toBeGreaterThanOrEqual(2);
@@ -103,5 +103,5 @@ describe("the simulator is never silent", () => {
         /shots: \(simulator\) warning: tick \S+ of shots runs against the built-in simulator \(GW_BASE_URL is not set/,
       );
     });
-  }, 150_000);
+  });
 });

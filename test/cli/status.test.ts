@@ -45,7 +45,7 @@ jobs:
         /^ {3}1 {2}two +done +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z +\d+s +[\d.]+ +– +\S+two\.yaml$/,
       );
     });
-  }, 60_000);
+  });
 
   it("status mid-run, the run's plain lines and plan count the plan's tasks, dependants included", async () => {
     await withRun({ seed: "expected" }, async (scope) => {
@@ -105,5 +105,5 @@ jobs:
       const after = (await scope.gwrun(["status"]).done).stdout;
       expect(after).toMatch(/^ {2}3 jobs, 6 tasks: 6 done;/m);
     });
-  }, 60_000);
+  });
 });

@@ -88,7 +88,7 @@ describe("secrets off the command line", () => {
     const ended = await worker.done;
     expect(ended.code, ended.stderr).toBe(0);
     expect(ended.stdout + ended.stderr).not.toContain(password);
-  }, 60_000);
+  });
 
   it("until the refusal, a password given on the command line is masked in what ps shows", async () => {
     // The process sets itself up as gwrun does, then waits to be looked at.
@@ -140,7 +140,7 @@ setUpProcess(); console.log("ready"); setTimeout(() => {}, 20000);`;
     const none = await gwrun(["runs", "--store", bare], { env: { PGPASSFILE: nowhere } });
     expect(none.code).toBe(5);
     expect(none.stderr).toMatch(/check the user, and the password: GWRUN_STORE.*PGPASSWORD/);
-  }, 60_000);
+  });
 
   it("a search_path naming no schema ends with a clear error, not an internal one", async () => {
     const url = new URL(await testDatabase({ schema: true }));
@@ -152,5 +152,5 @@ setUpProcess(); console.log("ready"); setTimeout(() => {}, 20000);`;
       expect(result.stderr).toContain("correct search_path");
       expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
     }
-  }, 60_000);
+  });
 });

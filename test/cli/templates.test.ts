@@ -51,5 +51,5 @@ jobs:
       expect(scope.sim.counters().requests).toBe(0);
       expect(existsSync(scope.outputDir)).toBe(false);
     });
-  }, 60_000);
+  });
 });

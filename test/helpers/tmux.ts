@@ -43,7 +43,7 @@ export function startTmux(
   return {
     screen,
     tmux,
-    async watch(until, each = () => {}, timeoutMs = 120_000) {
+    async watch(until, each = () => {}, timeoutMs = 50_000) {
       let text = "";
       try {
         return await waitUntil(

@@ -175,5 +175,5 @@ console.log(JSON.stringify({ exitCode: outcome.exitCode, types: [...types], stat
       expect.arrayContaining(["run:started", "task:done", "run:finished"]),
     );
     expect(readdirSync(path.join(app, "data", "outputs", "shop"))).toContain("index.html");
-  }, 180_000);
+  });
 });

@@ -44,7 +44,7 @@ describe("recording a run's plan", () => {
     expect(recorded.map((task) => JSON.stringify(task))).toEqual(
       planned.map((task) => JSON.stringify(task)),
     );
-  }, 120_000);
+  });
 
   it("validating holds what the rules need, and finds the same problems as holding every expansion", async () => {
     const dir = tempDir({

@@ -51,7 +51,7 @@ jobs:
       expect(figures(scope.outputDir, "run-2.html")).toBe(1);
       expect(readResults(scope.outputDir)).toEqual(after);
     });
-  }, 120_000);
+  });
 
   it("gwrun report RUN writes the folder's record and the run's from one reading, each as written alone", async () => {
     await withRun({}, async (scope) => {
@@ -76,5 +76,5 @@ jobs:
       expect(read("run-1.jsonl")).toBe(alone.results);
       expect(figures(scope.outputDir, "run-1.html")).toBe(3);
     });
-  }, 120_000);
+  });
 });

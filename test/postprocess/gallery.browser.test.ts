@@ -76,5 +76,5 @@ describe.runIf(runsWith(CHROMIUM))("the gallery page in Chromium", () => {
         expect(problems).toEqual([]);
       });
     });
-  }, 180_000);
+  });
 });

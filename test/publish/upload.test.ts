@@ -15,7 +15,7 @@ import { type ObjectStore, startFaultyFront, startObjectStore } from "../helpers
 let s3: ObjectStore;
 beforeAll(async () => {
   s3 = await startObjectStore({ bucket: "clips", auth: true });
-}, 60_000);
+});
 afterAll(async () => {
   await s3?.close();
 });
@@ -52,7 +52,7 @@ describe("uploads to object storage", () => {
     } finally {
       storage.client.destroy();
     }
-  }, 120_000);
+  });
 
   it("a part the server fails once is sent again, and the object is whole", async () => {
     const front = await startFaultyFront(s3.endpoint, 1);
@@ -68,7 +68,7 @@ describe("uploads to object storage", () => {
       storage.client.destroy();
       await front.close();
     }
-  }, 120_000);
+  });
 
   it("a wrong credential is refused at once, named without the secret", async () => {
     const wrong = "not-the-secret-0000";
@@ -88,5 +88,5 @@ describe("uploads to object storage", () => {
     } finally {
       storage.client.destroy();
     }
-  }, 60_000);
+  });
 });

@@ -118,7 +118,7 @@ describe.each(STORE_KINDS)("the review loop without a browser (%s)", (kind) => {
       },
       await runStoreOf(kind),
     );
-  }, 90_000);
+  });
 });
 
 describe("export --approved", () => {
@@ -184,7 +184,7 @@ describe("export --approved", () => {
       expect(rows.join("\n")).toContain(',approved,"\'=HYPERLINK(""http://x"")",');
       expect(rows.join("\n")).toContain(",rejected,'-flat,");
     });
-  }, 90_000);
+  });
 });
 
 describe("retry --rejected against the simulator", () => {
@@ -212,5 +212,5 @@ describe("retry --rejected against the simulator", () => {
       expect(after?.sha256).not.toBe(before?.sha256);
       expect(readFileSync(after?.path ?? "")).not.toEqual(readFileSync(before?.path ?? ""));
     });
-  }, 90_000);
+  });
 });

@@ -22,7 +22,7 @@ import { startWebhook } from "../helpers/webhook.js";
 let s3: ObjectStore;
 beforeAll(async () => {
   s3 = await startObjectStore({ auth: true });
-}, 60_000);
+});
 afterAll(async () => {
   await s3?.close();
 });
@@ -80,7 +80,7 @@ jobs:
       expect(filesBelow(delivery).join("\n")).not.toMatch(/[\u202e\u200b]/);
       expect(readFileSync(path.join(delivery, "review.csv"), "utf8")).not.toMatch(/[\u202e\u200b]/);
     });
-  }, 60_000);
+  });
 
   it("shows object storage's error text without its escape sequences, and without the credentials", async () => {
     const refusing = await startRefusingStore(
@@ -136,7 +136,7 @@ jobs:
     } finally {
       await front.close();
     }
-  }, 90_000);
+  });
 
   it("the first Ctrl-C ends a run promptly while storage does not answer, its record intact", async () => {
     const front = await startStallingFront(s3.endpoint, 1);
@@ -159,7 +159,7 @@ jobs:
     } finally {
       await front.close();
     }
-  }, 90_000);
+  });
 
   it("publishes only files as recorded: a sidecar replaced by a link is refused, not followed", async () => {
     await withRun({}, async (scope) => {
@@ -191,7 +191,7 @@ jobs:
       const keys = (await s3.list("linked/")).map((object) => object.key);
       expect(keys).not.toContain("linked/mug/mug-r1.png.json");
     });
-  }, 60_000);
+  });
 
   it("escapes a gateway's text in Slack messages, so it mentions and links nobody", async () => {
     const hook = await startWebhook();
@@ -214,5 +214,5 @@ ${MUGS}`,
     } finally {
       await hook.close();
     }
-  }, 60_000);
+  });
 });

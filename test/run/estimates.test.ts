@@ -64,7 +64,7 @@ describe.each(STORE_KINDS)("estimates and the budget (%s)", (kind) => {
       },
       await runStoreOf(kind),
     );
-  }, 120_000);
+  });
 
   it("without unknown_cost names the tasks of unknown price, and claims no difference", async () => {
     await withRun(
@@ -85,7 +85,7 @@ describe.each(STORE_KINDS)("estimates and the budget (%s)", (kind) => {
       },
       await runStoreOf(kind),
     );
-  }, 120_000);
+  });
 });
 
 describe("plan counts judge calls and the takes on_fail: retry may add", () => {

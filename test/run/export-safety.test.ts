@@ -59,7 +59,7 @@ describe("export stays in its folder, and takes only what the record says", () =
         "2026-11-26/review.csv",
       ]);
     });
-  }, 120_000);
+  });
 
   it("after an edited output.dir, files taken over from the old folder go under their job id, never above", async () => {
     await withProject("sqlite", async (scope) => {
@@ -78,7 +78,7 @@ describe("export stays in its folder, and takes only what the record says", () =
         after.filter((file) => !before.includes(file)).every((f) => f.startsWith("handover/")),
       ).toBe(true);
     });
-  }, 120_000);
+  });
 
   it("never overwrites a file it did not write without --force, and checks each file's hash first", async () => {
     await withProject("sqlite", async (scope) => {
@@ -109,7 +109,7 @@ describe("export stays in its folder, and takes only what the record says", () =
       );
       expect(existsSync(path.join(scope.project, "fresh/hero/hero-r2.png"))).toBe(false);
     });
-  }, 120_000);
+  });
 
   it("a link placed in the output folder is neither served by the viewer nor exported", async () => {
     await withProject("sqlite", async (scope) => {
@@ -142,7 +142,7 @@ describe("export stays in its folder, and takes only what the record says", () =
       expect(existsSync(path.join(scope.project, "handover/hero/hero-r1.png"))).toBe(false);
       expect(existsSync(path.join(scope.project, "handover/hero/hero-r2.png"))).toBe(true);
     });
-  }, 120_000);
+  });
 
   it("a review note a spreadsheet would run is written as text in review.csv", async () => {
     await withProject("sqlite", async (scope) => {
@@ -153,7 +153,7 @@ describe("export stays in its folder, and takes only what the record says", () =
       expect(csv).toContain(`"'=HYPERLINK(""http://evil.example"",""click"")"`);
       expect(csv).not.toMatch(/(^|,)=HYPERLINK/m);
     });
-  }, 120_000);
+  });
 
   it("every cell a spreadsheet reads as a formula is neutralised", () => {
     for (const cell of ["=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx"])

@@ -58,7 +58,7 @@ describe("crash safety", () => {
       }
       expect(duplicates).toBeLessThanOrEqual(kills * SUBMIT_CONCURRENCY);
     });
-  }, 180_000);
+  });
 
   it("stops on Ctrl-C with exit 130 and resumes without paying twice", async () => {
     await withRun({ seed: "interrupt" }, async (scope) => {
@@ -95,7 +95,7 @@ describe("crash safety", () => {
         expect(accepted).toBe(1);
       }
     });
-  }, 60_000);
+  });
 
   it("never lets two processes on one database submit the same job", async () => {
     await withRun({ seed: "two" }, async (scope) => {
@@ -116,7 +116,7 @@ describe("crash safety", () => {
         expect(accepted).toBe(1);
       }
     });
-  }, 60_000);
+  });
 });
 
 describe("faults", () => {
@@ -176,7 +176,7 @@ describe("faults", () => {
         }
       },
     );
-  }, 120_000);
+  });
 
   it("stops submitting when the balance runs out and exits 3; nothing is billed for what never ran", async () => {
     await withRun({ balance: 2 }, async (scope) => {
@@ -199,7 +199,7 @@ jobs:
       expect(jobs.filter((job) => job.state === "pending")).toHaveLength(10);
       expect(scope.sim.counters().charged).toBe(2);
     });
-  }, 60_000);
+  });
 
   it("after a balance stop, gwrun status says why the run stopped", async () => {
     await withRun({ balance: 0.2 }, async (scope) => {
@@ -220,7 +220,7 @@ jobs:
       const json = JSON.parse((await scope.gwrun(["status", "--json"]).done).stdout);
       expect(json.run.stop_reason).toMatch(/balance ran out/);
     });
-  }, 60_000);
+  });
 
   it("stops at max_cost before submitting more than the budget covers, exit 3", async () => {
     await withRun({}, async (scope) => {
@@ -240,5 +240,5 @@ jobs:
       expect((await scope.tasks()).filter((job) => job.state === "done")).toHaveLength(5);
       expect(scope.sim.counters().submits.accepted).toBe(5);
     });
-  }, 60_000);
+  });
 });

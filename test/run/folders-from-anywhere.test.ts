@@ -81,7 +81,7 @@ describe.each(STORE_KINDS)("commands started from another folder (%s)", (kind) =
       },
       await runStoreOf(kind),
     );
-  }, 120_000);
+  });
 
   it("a decision on an output two folders hold rewrites both folders' records", async () => {
     await withRun(
@@ -114,7 +114,7 @@ describe.each(STORE_KINDS)("commands started from another folder (%s)", (kind) =
       },
       await runStoreOf(kind),
     );
-  }, 120_000);
+  });
 
   it("retry --rejected and export --approved without a run act on the manifest whose run was decided, or ask which", async () => {
     await withRun(
@@ -172,5 +172,5 @@ describe.each(STORE_KINDS)("commands started from another folder (%s)", (kind) =
       },
       await runStoreOf(kind),
     );
-  }, 120_000);
+  });
 });

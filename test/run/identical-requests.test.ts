@@ -114,5 +114,5 @@ describe.each(STORE_KINDS)("tasks that send the same request (%s)", (kind) => {
       },
       await runStoreOf(kind),
     );
-  }, 120_000);
+  });
 });

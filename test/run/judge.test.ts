@@ -67,7 +67,7 @@ describe("a judge, end to end", () => {
         ),
       ).toBe(true);
     }
-  }, 120_000);
+  });
 
   it("a person's decision wins over the judge's: results.jsonl and export --approved follow the person, and judge-report counts where they disagreed", async () => {
     const { dir, gwrun } = await demo();
@@ -138,7 +138,7 @@ describe("a judge, end to end", () => {
     expect(csv).toMatch(
       new RegExp(`,${rejected?.label},1,.*,approved,the cut is fine,[0-9a-f]{64},fail,`),
     );
-  }, 120_000);
+  });
 
   it("a judge written wrong is an error at its own text: chat carries no pictures, a picture model is no judge, a question reading what a task does not know", async () => {
     const dir = tempDir();

@@ -93,7 +93,7 @@ describe("notify: webhooks when a run ends", () => {
       for (const file of [scope.db, `${scope.db}-wal`])
         if (existsSync(file)) expect(readFileSync(file).includes("s3cr3tToken")).toBe(false);
     });
-  }, 120_000);
+  });
 
   it("a failed run posts its failures with reasons and the retry command; on: [done] posts nothing", async () => {
     const failed = await webhook();
@@ -124,7 +124,7 @@ describe("notify: webhooks when a run ends", () => {
       expect(note.text).toContain("first failure: shots-e2: ");
       expect(failed.posts[0]!.body).not.toContain(KEY);
     });
-  }, 120_000);
+  });
 
   it("a run stopped by its budget posts outcome budget with the advice, exit 3; on: [done] posts nothing", async () => {
     const budget = await webhook();
@@ -156,7 +156,7 @@ describe("notify: webhooks when a run ends", () => {
       });
       expect(note.text).toMatch(/^gwrun: run 1 budget stopped after/);
     });
-  }, 120_000);
+  });
 
   it("a webhook that answers 500 twice, then 200, gets the summary once, and the run says nothing of it", async () => {
     const flaky = await webhook([500, 500, 200]);
@@ -169,7 +169,7 @@ describe("notify: webhooks when a run ends", () => {
       expect(new Set(flaky.posts.map((post) => post.body)).size).toBe(1);
       expect(result.stderr).not.toContain("notify");
     });
-  }, 120_000);
+  });
 
   it("a webhook that never answers holds the exit at most its timeout, is reported with its URL masked, and the exit code stays", async () => {
     const silent = await webhook("hang");
@@ -196,7 +196,7 @@ describe("notify: webhooks when a run ends", () => {
       );
       expect(result.stderr).not.toContain("s3cr3tToken");
     });
-  }, 120_000);
+  });
 
   it("a fleet's run is told of once, by the process that settles it, and the store keeps no webhook", async () => {
     const url = await testDatabase({ schema: true });
@@ -231,5 +231,5 @@ describe("notify: webhooks when a run ends", () => {
       },
       url,
     );
-  }, 120_000);
+  });
 });

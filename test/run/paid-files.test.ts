@@ -76,7 +76,7 @@ describe.each<StoreKind>(["sqlite", "postgres"])("paid files on %s", (kind) => {
       expect(first.find((row) => row.label === "hero-r1")?.sha256).toBe(paid);
       expect((await scope.gwrun(["plan", manifest])).stdout).toMatch(/of these: 0 new/);
     });
-  }, 120_000);
+  });
 
   it(`${kind}: a rerun pays 0; status, runs, the gallery and the viewer add up to what was paid`, async () => {
     await withProject(kind, async (scope) => {
@@ -109,7 +109,7 @@ describe.each<StoreKind>(["sqlite", "postgres"])("paid files on %s", (kind) => {
         await view.stop();
       }
     });
-  }, 120_000);
+  });
 
   it(`${kind}: a copied manifest under a new name delivers every file into its own folder, unpaid`, async () => {
     await withProject(kind, async (scope) => {
@@ -136,7 +136,7 @@ describe.each<StoreKind>(["sqlite", "postgres"])("paid files on %s", (kind) => {
       const again = await scope.gwrun(["run", copy]);
       expect(again.stderr).not.toContain("delivered into");
     });
-  }, 120_000);
+  });
 
   it(`${kind}: every sidecar and results.jsonl row carries its times in ISO 8601, also after a resume`, async () => {
     await withProject(kind, async (scope) => {
@@ -160,5 +160,5 @@ describe.each<StoreKind>(["sqlite", "postgres"])("paid files on %s", (kind) => {
         });
       }
     });
-  }, 120_000);
+  });
 });

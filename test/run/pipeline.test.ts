@@ -125,7 +125,7 @@ describe("pipelines", () => {
       expect(scope.sim.counters().submits.accepted).toBe(before);
       expect(scope.sim.counters().text.calls).toBe(1);
     });
-  }, 180_000);
+  });
 
   it("skips the dependants of a refused upstream with its reason, shown by gwrun status", async () => {
     await withRun({ seed: "skips" }, async (scope) => {
@@ -191,7 +191,7 @@ jobs:
       expect((await scope.tasks()).filter((job) => job.state === "skipped")).toHaveLength(4);
       expect(await scope.tasks()).toHaveLength(10);
     });
-  }, 120_000);
+  });
 
   it("replaces skipped stand-ins with real dependants once a retried upstream succeeds", async () => {
     await withRun({ seed: "flaky-7", faults: { taskFailureRate: 0.5 } }, async (scope) => {
@@ -239,7 +239,7 @@ jobs:
         await store.close();
       }
     });
-  }, 180_000);
+  });
 
   it("sends a downloaded image as a Data URI once its link has expired, and fails a URL-only dependant saying why", async () => {
     // Links last 4 gateway hours: about four real seconds at this time scale.
@@ -288,7 +288,7 @@ jobs:
       // The image was not made again.
       expect(scope.sim.counters().submits.accepted).toBe(2);
     });
-  }, 120_000);
+  });
 
   it("edits an upstream picture served over plain http by sending its file, where the edits endpoint takes only https", async () => {
     await withRun({ seed: "edits" }, async (scope) => {

@@ -47,7 +47,7 @@ describe("gwrun on a PostgreSQL store", () => {
       },
       url,
     );
-  }, 120_000);
+  });
 
   it("says which store cannot be used, without its password", async () => {
     const url = new URL(await testDatabase());

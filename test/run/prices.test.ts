@@ -149,7 +149,7 @@ describe.each([
     const text = await scope.gwrun(["cost", "--by", "family"]);
     expect(text.stdout).toMatch(/^cost of every run by family: paid 2\.02, estimated 2\.02\n/);
     expect(text.stdout).toMatch(/\n {2}video-1 +2 +1\.20 +1\.20\n/);
-  }, 180_000);
+  });
 
   it("a text task priced per token is estimated in plan and costed from the usage the gateway reported", async () => {
     const scope = await scopeOf(TEXT);
@@ -185,7 +185,7 @@ describe.each([
       cost: paid,
       estimated_cost: 2.422,
     });
-  }, 120_000);
+  });
 });
 
 describe("max_cost with prices", () => {
@@ -208,7 +208,7 @@ jobs:
     expect(ran.code).toBe(3);
     expect(ran.stderr).toMatch(/budget reached: max_cost 2/);
     expect((await costJson(scope)).spent).toBe(2);
-  }, 120_000);
+  });
 });
 
 describe("a shared prices file", () => {

@@ -55,7 +55,7 @@ describe("the record holds wherever the project sits", () => {
       const finished = again.stdout.split("\n").find((line) => line.includes('"run:finished"'));
       expect(JSON.parse(finished ?? "{}")).toMatchObject({ paid: 0, spent: 2.2 });
     });
-  }, 120_000);
+  });
 
   it.each<StoreKind>([
     "sqlite",
@@ -80,7 +80,7 @@ describe("the record holds wherever the project sits", () => {
       );
       expect(results.trim().split("\n")).toHaveLength(5);
     });
-  }, 120_000);
+  });
 
   it("a copy under another mount-like prefix serves status, report and view from its own files, and leaves the first alone", async () => {
     await withProject("sqlite", async (scope) => {
@@ -116,7 +116,7 @@ describe("the record holds wherever the project sits", () => {
       for (const [file, mtime] of after) expect(before.get(file)).toBe(mtime);
       expect([...after.keys()].filter((file) => !before.has(file))).toEqual([]);
     });
-  }, 120_000);
+  });
 
   it.each<StoreKind>([
     "sqlite",
@@ -154,7 +154,7 @@ describe("the record holds wherever the project sits", () => {
       expect(scope.sim.counters().submits.received).toBe(paid.submits.received);
       expect(scope.sim.counters().downloads.served).toBe(paid.downloads.served);
     });
-  }, 120_000);
+  });
 
   it("report does not make a folder outside the project because the record names one", async () => {
     await withProject("sqlite", async (scope) => {
@@ -169,7 +169,7 @@ describe("the record holds wherever the project sits", () => {
       );
       expect(existsSync(outside)).toBe(false);
     });
-  }, 120_000);
+  });
 
   it("plan and run name a file that is genuinely gone, and what they do about it", async () => {
     await withProject("sqlite", async (scope) => {
@@ -188,5 +188,5 @@ describe("the record holds wherever the project sits", () => {
       expect(run.stderr).toContain("1 output of earlier runs missing on disk: 1 fetched again");
       expect(existsSync(path.join(scope.project, "data/outputs/shop/hero/hero-r1.png"))).toBe(true);
     });
-  }, 120_000);
+  });
 });

@@ -67,5 +67,5 @@ describe.each(STORE_KINDS)("gwrun prune (%s)", (kind) => {
       },
       await runStoreOf(kind),
     );
-  }, 120_000);
+  });
 });

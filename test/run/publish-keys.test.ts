@@ -14,7 +14,7 @@ import { runStoreOf, STORE_KINDS } from "../helpers/store.js";
 let s3: ObjectStore;
 beforeAll(async () => {
   s3 = await startObjectStore({ auth: true });
-}, 60_000);
+});
 afterAll(async () => {
   await s3?.close();
 });
@@ -87,7 +87,7 @@ describe.each(STORE_KINDS)("publish targets and object keys (%s)", (kind) => {
       },
       await runStoreOf(kind),
     );
-  }, 120_000);
+  });
 
   it("refuses a prefix another folder's run publishes into, as plan says, before paying", async () => {
     await withRun(
@@ -113,7 +113,7 @@ describe.each(STORE_KINDS)("publish targets and object keys (%s)", (kind) => {
       },
       await runStoreOf(kind),
     );
-  }, 120_000);
+  });
 
   it("keeps a schedule's daily folders apart in the bucket too", async () => {
     await withRun(
@@ -144,5 +144,5 @@ ${JOBS}`;
       },
       await runStoreOf(kind),
     );
-  }, 120_000);
+  });
 });

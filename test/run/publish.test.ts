@@ -14,7 +14,7 @@ const PREFIX = "campaigns/spring";
 let s3: ObjectStore;
 beforeAll(async () => {
   s3 = await startObjectStore({ auth: true });
-}, 60_000);
+});
 afterAll(async () => {
   await s3?.close();
 });
@@ -104,7 +104,7 @@ describe("output.publish: outputs delivered to object storage", () => {
         expect(readFileSync(path.join(scope.outputDir, name)).includes(secret), name).toBe(false);
       expect(readFileSync(scope.db).includes(secret)).toBe(false);
     });
-  }, 120_000);
+  });
 
   it("plan counts a published output as done once its local file is gone, and gwrun publish sends again what the bucket lost", async () => {
     await withRun({ seed: "publish-plan" }, async (scope) => {
@@ -132,7 +132,7 @@ describe("output.publish: outputs delivered to object storage", () => {
       expect(published.stdout + published.stderr).toContain("uploaded now");
       expect(await s3.head(gone?.key as string)).toBeDefined();
     });
-  }, 120_000);
+  });
 
   it("an upload the server fails once is tried again, and each object is in the bucket once", async () => {
     const front = await startFaultyFront(s3.endpoint, 1);
@@ -152,7 +152,7 @@ describe("output.publish: outputs delivered to object storage", () => {
     } finally {
       await front.close();
     }
-  }, 120_000);
+  });
 
   it("a wrong credential stops the run before anything is paid, with what to do, exit code 2, and nothing marked delivered", async () => {
     await withRun({ seed: "publish-refused" }, async (scope) => {
@@ -167,7 +167,7 @@ describe("output.publish: outputs delivered to object storage", () => {
       expect(scope.sim.counters().submits.received).toBe(0);
       expect(await s3.list("refused/")).toEqual([]);
     });
-  }, 60_000);
+  });
 
   it("uploads that keep failing leave the outputs on disk, unrecorded as published, the run failed with the command that mends it", async () => {
     const front = await startFaultyFront(s3.endpoint, Number.MAX_SAFE_INTEGER);
@@ -202,7 +202,7 @@ describe("output.publish: outputs delivered to object storage", () => {
     } finally {
       await front.close();
     }
-  }, 180_000);
+  });
 });
 
 async function deleteObject(key: string): Promise<void> {

@@ -59,5 +59,5 @@ describe("a run whose recording stopped between pages", () => {
       const planned = planRun(file, settings, whole.jobs).tasks.map((task) => task.key);
       expect(tasks.map((task) => task.key)).toEqual(planned);
     });
-  }, 180_000);
+  });
 });

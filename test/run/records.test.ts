@@ -66,5 +66,5 @@ describe.each(STORE_KINDS)("output records (%s)", (kind) => {
       },
       await runStoreOf(kind),
     );
-  }, 120_000);
+  });
 });

@@ -120,7 +120,7 @@ describe("refused text answers", () => {
       );
       expect(record).toMatchObject({ finish_reason: "stop", refusal: SORRY, text: "" });
     });
-  }, 120_000);
+  });
 
   it("gwrun retry --failed asks a refused caption again, and its image is made from the new answer", async () => {
     // Half the text calls are declined, decided per call: this seed refuses the first two asks
@@ -170,5 +170,5 @@ jobs:
       const status = (await scope.gwrun(["status"]).done).stdout;
       expect(status).toMatch(/2 tasks: 2 done/);
     });
-  }, 120_000);
+  });
 });

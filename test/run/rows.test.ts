@@ -63,7 +63,7 @@ describe.each(STORE_KINDS)("rows from a spreadsheet (%s)", (kind) => {
       },
       url,
     );
-  }, 120_000);
+  });
 });
 
 describe("rows that break a rule", () => {

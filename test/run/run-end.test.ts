@@ -13,7 +13,7 @@ import { runStoreOf, STORE_KINDS } from "../helpers/store.js";
 let s3: ObjectStore;
 beforeAll(async () => {
   s3 = await startObjectStore({ auth: true });
-}, 60_000);
+});
 afterAll(async () => {
   await s3?.close();
 });
@@ -65,5 +65,5 @@ jobs:
     } finally {
       await front.close();
     }
-  }, 120_000);
+  });
 });

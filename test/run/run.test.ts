@@ -33,7 +33,7 @@ describe("gwrun run", () => {
       expect(second.stderr).toMatch(/300 already done/);
       expect(scope.sim.counters().submits.accepted).toBe(300);
     });
-  }, 120_000);
+  });
 
   it("redownloads a deleted file while its link works, without submitting again", async () => {
     await withRun({}, async (scope) => {

@@ -39,5 +39,5 @@ describe("the record says which outputs the built-in simulator made", () => {
       expect(fresh).toMatchObject({ simulator: false });
       expect(readFileSync(path.join(folder, "index.html"), "utf8")).not.toContain("badge sim");
     });
-  }, 120_000);
+  });
 });

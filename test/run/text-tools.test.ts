@@ -118,5 +118,5 @@ describe("text jobs with tools, refusals and cut-off answers", () => {
       expect(texts.get("refused")).toMatchObject({ refusal: refused.refusal });
       expect(texts.get("cut")).toMatchObject({ tool_calls: [{ partial: true }] });
     });
-  }, 120_000);
+  });
 });

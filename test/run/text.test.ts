@@ -205,7 +205,7 @@ describe("text jobs in a run", () => {
       expect(again.code).toBe(0);
       expect(scope.sim.counters().text.calls).toBe(12);
     });
-  }, 120_000);
+  });
 
   it("waits out rate limits on text calls without using up attempts", async () => {
     await withRun({ seed: "text-429", rateLimit: { perSecond: 20, burst: 1 } }, async (scope) => {
@@ -231,7 +231,7 @@ jobs:
       expect((await scope.tasks()).every((job) => job.state === "done")).toBe(true);
       expect(scope.sim.counters().text.calls).toBe(12);
     });
-  }, 120_000);
+  });
 });
 
 describe("a Responses answer in two phases", () => {

@@ -131,7 +131,7 @@ describe.each<StoreKind>(["sqlite", "postgres"])("the run page's counts on %s", 
       },
       { seed: "counts", faults },
     );
-  }, 180_000);
+  });
 });
 
 const env = (scope: ProjectScope) =>

@@ -91,7 +91,7 @@ describe("cron-friendly one-shot runs", () => {
       // The lease went with the run.
       expect(await inStore(scope, (store) => store.leaseOf("daily"))).toBeUndefined();
     });
-  }, 60_000);
+  });
 
   it("keeps exactly keep.runs scheduled runs, with their folders, and prunes the rest", async () => {
     await withRun({ seed: "prune" }, async (scope) => {
@@ -130,7 +130,7 @@ describe("cron-friendly one-shot runs", () => {
       expect(again.stderr).toMatch(/tick 2026-11-04T0600 already done \(run 4, done\)/);
       expect(scope.sim.counters().submits.accepted).toBe(4);
     });
-  }, 60_000);
+  });
 
   it("a tick already done says so and exits 6; a cron line a second early runs the coming tick", async () => {
     await withRun({ seed: "early" }, async (scope) => {
@@ -158,7 +158,7 @@ describe("cron-friendly one-shot runs", () => {
         "2026-11-23T06:00:00.000Z",
       ]);
     });
-  }, 60_000);
+  });
 
   it("a manifest with no tick due yet says when the first one is and exits 6", async () => {
     await withRun({ seed: "leap" }, async (scope) => {
@@ -215,7 +215,7 @@ describe("gwrun schedule", () => {
         expect.objectContaining({ status: "finished", exit_code: 0, trigger: "on-time" }),
       );
     });
-  }, 120_000);
+  });
 
   it("refuses a manifest without a schedule", async () => {
     await withRun({ seed: "none" }, async (scope) => {

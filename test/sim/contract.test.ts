@@ -113,5 +113,5 @@ describe.each(MEDIA_FAMILIES)("simulator contract: %s", (familyId) => {
         }
       }
     });
-  }, 120_000);
+  });
 });

@@ -67,7 +67,7 @@ describe.runIf(runsWith("tmux"))("the dashboard in a terminal (tmux)", () => {
     expect(last).not.toContain("q or Ctrl-C: stop");
     const db = readFileSync(path.join(dir, "gwrun.db"));
     expect(db.includes(Buffer.from("test-key"))).toBe(false);
-  }, 180_000);
+  });
 
   it("redraws for a narrower terminal, then stops gracefully on a second q", async () => {
     startCampaign(4);
@@ -89,5 +89,5 @@ describe.runIf(runsWith("tmux"))("the dashboard in a terminal (tmux)", () => {
     expect(last).toMatch(/run 1 interrupted after \d+s:\s+\d+\s+tasks,\s+\d+\s+done/);
     expect(last).toMatch(/next: gwrun resume 1/);
     expect(last).toMatch(/^SIMULATOR · spring-\S* · interrupted · paid/m);
-  }, 180_000);
+  });
 });

@@ -47,7 +47,7 @@ describe("reporters of a real run", () => {
         expect(result.stderr).not.toMatch(/done, \d+ failed/);
       },
     );
-  }, 120_000);
+  });
 
   it("without a terminal prints the start, failures and the summary; --quiet only the last two", async () => {
     await withRun({ seed: "plain", faults: { taskFailureRate: 0.3 } }, async (scope) => {
@@ -84,7 +84,7 @@ describe("reporters of a real run", () => {
           /^(gwrun: stills-\S+ failed: |gwrun: run 1 |\s+\d+ × |next: |gallery: )/,
         );
     });
-  }, 120_000);
+  });
 });
 
 /** The lines without the time in front. */

@@ -48,7 +48,7 @@ describe.runIf(runsWith("tmux"))("gwrun in a terminal as people have them (tmux)
     const screens = await dashboardScreens("NO_COLOR=1");
     expect(screens.join("\n")).toContain("spring-campaign · run 1");
     for (const screen of screens) expect(screen).not.toMatch(COLOUR_SGR);
-  }, 180_000);
+  });
 
   it("without NO_COLOR the same dashboard is in colour, and FORCE_COLOR=0 turns it off", async () => {
     const coloured = await dashboardScreens("TERM=screen");
@@ -56,7 +56,7 @@ describe.runIf(runsWith("tmux"))("gwrun in a terminal as people have them (tmux)
     session?.close();
     const plain = await dashboardScreens("FORCE_COLOR=0");
     for (const screen of plain) expect(screen).not.toMatch(COLOUR_SGR);
-  }, 240_000);
+  });
 
   it("plan and status fit an 80-column terminal: no line is wider", async () => {
     const dir = campaignDir();
@@ -81,7 +81,7 @@ describe.runIf(runsWith("tmux"))("gwrun in a terminal as people have them (tmux)
     const lines = screen.split("\n").map((line) => line.trimEnd());
     const wide = lines.filter((line) => [...line].length > 80);
     expect(wide).toEqual([]);
-  }, 180_000);
+  });
 });
 
 describe("colour of diagnostics", () => {

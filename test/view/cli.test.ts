@@ -86,5 +86,5 @@ describe("gwrun view", () => {
       const status = await scope.gwrun(["status"]).done;
       expect(status.stdout).toContain("reviews: 3 approved, 1 rejected");
     });
-  }, 90_000);
+  });
 });

@@ -86,7 +86,7 @@ describe.runIf(runsWith(CHROMIUM))("gwrun view in Chromium: cost", () => {
       await viewer.close();
       await store.close();
     }
-  }, 60_000);
+  });
 });
 
 describe("gwrun view: cost", () => {

@@ -81,5 +81,5 @@ describe.runIf(runsWith(CHROMIUM))("gwrun view in Chromium: a run under way", ()
         await store.close();
       }
     });
-  }, 120_000);
+  });
 });

@@ -35,5 +35,5 @@ jobs:
       },
       await runStoreOf(kind),
     );
-  }, 60_000);
+  });
 });

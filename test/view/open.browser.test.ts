@@ -122,5 +122,5 @@ describe.runIf(runsWith(CHROMIUM))("gwrun view --open in Chromium", () => {
         await view.done;
       }
     });
-  }, 120_000);
+  });
 });

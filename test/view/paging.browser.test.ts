@@ -111,7 +111,7 @@ describe.runIf(runsWith(CHROMIUM))("gwrun view and the gallery in Chromium: a la
       await viewer.close();
       await store.close();
     }
-  }, 120_000);
+  });
 
   it("a gallery of more tasks than it holds says it shows the first of them and points to gwrun view", async () => {
     const dir = tempDir();
@@ -144,5 +144,5 @@ describe.runIf(runsWith(CHROMIUM))("gwrun view and the gallery in Chromium: a la
     } finally {
       await store.close();
     }
-  }, 120_000);
+  });
 });

@@ -86,7 +86,7 @@ describe.runIf(runsWith(CHROMIUM))(
         ]);
         expect(problems).toEqual([]);
       });
-    }, 120_000);
+    });
 
     it("a caption's cell shows its words, and the viewer shows the picture it was written from", async () => {
       await withViewer(async ({ scope, page, url, problems }) => {
@@ -134,7 +134,7 @@ describe.runIf(runsWith(CHROMIUM))(
         );
         expect(problems).toEqual([]);
       });
-    }, 120_000);
+    });
 
     it("a later run's page shows only its own tasks on its own time and rate; provenance names the run that made an output; a rejected cell is framed in the rejection red", async () => {
       await withViewer(async ({ scope, store, page, url, problems }) => {
@@ -199,6 +199,6 @@ describe.runIf(runsWith(CHROMIUM))(
         ).toBe("rgb(179, 38, 30)");
         expect(problems).toEqual([]);
       });
-    }, 120_000);
+    });
   },
 );

@@ -156,5 +156,5 @@ describe.runIf(runsWith(CHROMIUM))("gwrun view in Chromium: review and regenerat
         await store.close();
       }
     });
-  }, 180_000);
+  });
 });
