@@ -1,4 +1,5 @@
 import { type CheckedManifest, checkManifestText } from "../families/index.js";
+import type { RunRow } from "../store/index.js";
 import { driveRun } from "./drive-run.js";
 import { ExitCode } from "./exit-codes.js";
 import { HeldManifest } from "./held-manifest.js";
@@ -48,16 +49,28 @@ export async function executeChecked(
  * scheduler, or a one-shot run): checked as of the tick, then run.
  */
 export async function executeUnderLease(
-  file: string,
-  text: string,
-  runId: number | undefined,
+  manifest: ManifestToRun,
   flags: RunFlags,
   hooks: RunHooks,
   at: number,
 ): Promise<Executed> {
+  const { file, text, runId } = manifest;
   const checked = await checkForRun(file, text, hooks, at);
   if (checked === undefined) return INVALID;
   return executeChecked(file, checked, runId, flags, hooks);
+}
+
+/** A manifest's text to run: a new run of a file, or a recorded run continued. */
+export interface ManifestToRun {
+  file: string;
+  text: string;
+  /** The run to continue; undefined for a new one. */
+  runId: number | undefined;
+}
+
+/** A recorded run, to continue from the manifest snapshot stored with it. */
+export function recordedManifest(run: RunRow): ManifestToRun {
+  return { file: run.manifest_path, text: run.manifest_text, runId: run.id };
 }
 
 export { INVALID };

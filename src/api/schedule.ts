@@ -4,7 +4,7 @@ import { readNamedFile } from "../core/file-gate.js";
 import { plural } from "../core/words.js";
 import { type CheckedManifest, checkManifestFile } from "../families/index.js";
 import { type ScheduledManifest, Scheduler } from "../schedule/index.js";
-import { executeUnderLease } from "./execute-checked.js";
+import { executeUnderLease, recordedManifest } from "./execute-checked.js";
 import type { RunFlags, RunHooks } from "./run-hooks.js";
 import { openStoreAt, projectOf, type StoreAt, storeAt, storeName } from "./store.js";
 
@@ -68,24 +68,15 @@ export async function runSchedules(options: ScheduleDaemon): Promise<void> {
       (manifest) =>
       async ({ tick, resume }) => {
         const hooks = options.hooks(manifest);
-        const done =
+        const { file } = manifest;
+        const done = await executeUnderLease(
           resume === undefined
-            ? await executeUnderLease(
-                manifest.file,
-                await readNamedFile(manifest.file),
-                undefined,
-                flags,
-                hooks,
-                tick,
-              )
-            : await executeUnderLease(
-                resume.manifest_path,
-                resume.manifest_text,
-                resume.id,
-                flags,
-                hooks,
-                tick,
-              );
+            ? { file, text: await readNamedFile(file), runId: undefined }
+            : recordedManifest(resume),
+          flags,
+          hooks,
+          tick,
+        );
         return { exitCode: done.exit, runId: done.runId };
       },
     log,

@@ -3,7 +3,7 @@ import type { CheckedManifest } from "../families/index.js";
 import { type Schedule, tickLabel } from "../manifest/index.js";
 import { describeHolder, idleTickReason, runTickUnderLease, tryLease } from "../schedule/index.js";
 import { TickTrigger } from "../store/index.js";
-import { executeChecked, executeUnderLease } from "./execute-checked.js";
+import { executeChecked, executeUnderLease, recordedManifest } from "./execute-checked.js";
 import { ExitCode } from "./exit-codes.js";
 import type { Executed, RunFlags, RunHooks } from "./run-hooks.js";
 import { openStoreAt, projectOf, storeAt } from "./store.js";
@@ -72,14 +72,7 @@ export async function runTickOnce(
           const done =
             resume === undefined
               ? await executeChecked(file, checked, runId, flags, hooks)
-              : await executeUnderLease(
-                  resume.manifest_path,
-                  resume.manifest_text,
-                  resume.id,
-                  flags,
-                  hooks,
-                  when,
-                );
+              : await executeUnderLease(recordedManifest(resume), flags, hooks, when);
           return { exitCode: done.exit, runId: done.runId };
         },
         log: (line) => {

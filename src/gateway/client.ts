@@ -57,14 +57,10 @@ export class GatewayClient {
 
   constructor(options: GatewayOptions) {
     this.#options = options;
+    const policy = timeoutsOf().gateway;
+    const answerMs = options.timeoutMs ?? policy.answerMs;
     this.#dispatcher =
-      options.dispatcher ??
-      outboundDispatcher(
-        options.timeoutMs === undefined
-          ? timeoutsOf().gateway
-          : { ...timeoutsOf().gateway, answerMs: options.timeoutMs },
-        options.proxies,
-      );
+      options.dispatcher ?? outboundDispatcher({ ...policy, answerMs }, options.proxies);
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#clock = options.clock ?? systemClock;
   }

@@ -8,8 +8,6 @@ import type {
   ReviewStore,
 } from "./report-port.js";
 import type {
-  LeaseHolder,
-  LeaseRow,
   NewRun,
   NewTask,
   OutputCopy,
@@ -18,10 +16,8 @@ import type {
   RunRow,
   TaskRow,
   TextAnswerRow,
-  TickRow,
-  TickStatus,
-  TickTrigger,
 } from "./rows.js";
+import type { LeaseHolder, LeaseRow, TickRow, TickStatus, TickTrigger } from "./schedule-rows.js";
 import type { TaskState } from "./states.js";
 import type { TaskEvent } from "./task-events.js";
 import type {

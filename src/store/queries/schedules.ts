@@ -9,7 +9,7 @@ import {
   transaction,
   write,
 } from "../program.js";
-import type { LeaseRow, TickRow } from "../rows.js";
+import type { LeaseRow, TickRow } from "../schedule-rows.js";
 
 /** Scheduled manifests: tick records, and the lease that keeps a manifest from running twice. */
 
