@@ -13,34 +13,66 @@ import { findRun, openStoreAt, type StoreFlags, storeAt, withExistingStore } fro
  * with results as values and a run's events as an async iterator, never printed.
  */
 
-/** Where the record is: as `--db` / `--store` (default: GWRUN_STORE, GWRUN_DB, data/gwrun.db). */
+/**
+ * Where the record is, as `--db` / `--store`: give one of `db` and `store`, not both. Without
+ * either: GWRUN_STORE, then GWRUN_DB, then `data/gwrun.db` of the project folder.
+ */
 export interface StoreOptions {
-  /** A SQLite state database file. */
+  /**
+   * A SQLite state database file (a relative path is taken from the working folder).
+   * @default process.env.GWRUN_DB, else `data/gwrun.db` of the project folder (when neither `store` nor GWRUN_STORE is set)
+   */
   db?: string;
-  /** A PostgreSQL connection string (its password may come from ~/.pgpass or PGPASSWORD). */
+  /**
+   * A PostgreSQL connection string, without a password (one in it is refused): keep that in
+   * ~/.pgpass or PGPASSWORD.
+   * @default process.env.GWRUN_STORE (which may hold a password), when `db` is not given
+   */
   store?: string;
   /**
    * The project folder the record's paths are relative to, for the functions that name no
-   * manifest (default: the folder holding `data/gwrun.db`, else the working folder's project).
+   * manifest (`status`, `cost`, `runs`, `resume`, `retry`, `openStore`); a manifest names its own.
+   * @default the first of the `db` file's project, the working folder's and the one the latest run was started in where that run's output folder is found
    */
   project?: string;
 }
 
+/** The options of `run` (and, but `at`, of `resume` and `retry`): as `gwrun run`'s flags. */
 export interface RunOptions extends StoreOptions, Omit<ManifestOptions, "at"> {
-  /** Redo tasks already done. */
+  /**
+   * Redo tasks already done, as `--force`.
+   * @default false
+   */
   force?: boolean;
-  /** Run only these job ids. */
+  /**
+   * Run only these job ids (an array, or comma-separated); an unknown id is an error.
+   * @default every job
+   */
   only?: readonly string[] | string;
-  /** Overrides the manifest's gateway base URL ("sim": the built-in simulator). */
+  /**
+   * Overrides the manifest's gateway base URL ("sim": the built-in simulator).
+   * @default the manifest's `gateway.base_url` ("sim" when it sets none)
+   */
   baseUrl?: string;
-  /** Run as of this time: a scheduled manifest runs the tick due then (ISO 8601 text, ms or a Date). */
+  /**
+   * Run as of this time: a scheduled manifest runs the tick due then (ISO 8601 text, ms or a
+   * Date).
+   * @default Date.now()
+   */
   at?: Date | number | string;
-  /** On a PostgreSQL store: record the run and leave it to the fleet's workers. */
+  /**
+   * On a PostgreSQL store: record the run and leave it to the fleet's workers.
+   * @default false
+   */
   detach?: boolean;
   /** Aborting it stops the run gracefully, as `handle.stop()` does. */
   signal?: AbortSignal;
 }
 
+/**
+ * The options of `retry`: those of `run` but `at`, and which tasks to put back (at least one
+ * of `failed`, `expired`, `held`, `stuck` and `rejected` must be true).
+ */
 export type RetryOptions = Omit<RunOptions, "at"> & RetryChoice;
 
 /** The command line's flags for these options; the key stays in the environment given. */
@@ -58,7 +90,15 @@ function flagsOf(options: RunOptions | RetryOptions): RunFlags {
   };
 }
 
-/** Runs the manifest in `file`: await it for the outcome, `for await` it for the events. */
+/**
+ * Runs the manifest in `file`: await it for the outcome, `for await` it for the events.
+ * @example
+ * ```ts
+ * const handle = run("manifests/campaign.yaml", { apiKey: process.env.GW_API_KEY });
+ * for await (const event of handle) if (event.type === "task:done") console.log(event.label);
+ * const { exitCode, result } = await handle;
+ * ```
+ */
 export function run(file: string, options: RunOptions = {}): RunHandle {
   return new RunHandle(
     (hooks) => runManifestWith(file, flagsOf(options), hooks),
@@ -67,7 +107,13 @@ export function run(file: string, options: RunOptions = {}): RunHandle {
   );
 }
 
-/** Continues a recorded run (`runId`, default the latest) from the manifest kept with it. */
+/**
+ * Continues a recorded run (`runId`, default the latest) from the manifest kept with it.
+ * @example
+ * ```ts
+ * const { exitCode, runId, result } = await resume(); // the latest run
+ * ```
+ */
 export function resume(runId?: number, options: Omit<RunOptions, "at"> = {}): RunHandle {
   return new RunHandle(
     (hooks) => resumeRunWith(refOf(runId), flagsOf(options), hooks),
@@ -79,6 +125,11 @@ export function resume(runId?: number, options: Omit<RunOptions, "at"> = {}): Ru
 /**
  * Puts a run's failed, expired, held, stuck or review-rejected tasks back (at least one kind
  * must be chosen) and continues it; with none to put back, nothing is submitted.
+ * @example
+ * ```ts
+ * // The latest run's failed and expired tasks, once more.
+ * const { exitCode, result } = await retry(undefined, { failed: true, expired: true });
+ * ```
  */
 export function retry(runId: number | undefined, options: RetryOptions): RunHandle {
   const choice: RetryChoice = {
@@ -99,12 +150,27 @@ function refOf(runId: number | undefined): string | undefined {
   return runId === undefined ? undefined : String(runId);
 }
 
-/** What a run of the manifest would do against the store; never creates a store. */
+/**
+ * What a run of the manifest would do against the store; never creates a store.
+ * @example
+ * ```ts
+ * const planned = await plan("manifests/campaign.yaml");
+ * if (planned.plan !== undefined)
+ *   console.log(`new: ${planned.plan.totals.status.new}, cost: ${planned.plan.totals.newCost}`);
+ * ```
+ */
 export function plan(file: string, options: PlanOptions = {}): Promise<PlanOutcome> {
   return planManifestAt(file, options);
 }
 
-/** How a run (default the latest) stands: what `gwrun status --json` prints. */
+/**
+ * How a run (default the latest) stands: what `gwrun status --json` prints.
+ * @example
+ * ```ts
+ * const record = await status(); // the latest run
+ * console.log(record.run.status, record.states, record.spent);
+ * ```
+ */
 export function status(runId?: number, options: StoreOptions = {}): Promise<RunStatus> {
   const at = storeAt(options);
   return withExistingStore(at, async (store) =>
@@ -115,10 +181,21 @@ export function status(runId?: number, options: StoreOptions = {}): Promise<RunS
 /**
  * What a run (default: every run in the store) paid, by job, model, family or day, with the
  * estimates beside it: what `gwrun cost --json` prints, with the run and grouping.
+ * @example
+ * ```ts
+ * const paid = await cost(undefined, { by: "model" }); // every run, by model
+ * for (const group of paid.groups) console.log(group.key, group.spent, group.estimate);
+ * ```
  */
 export function cost(
   runId?: number,
-  options: StoreOptions & { by?: CostGrouping } = {},
+  options: StoreOptions & {
+    /**
+     * How to group: by `job`, `model`, `family` or `day` (UTC, of completion).
+     * @default "job"
+     */
+    by?: CostGrouping;
+  } = {},
 ): Promise<CostOutcome> {
   const at = storeAt(options);
   return withExistingStore(at, (store) =>
@@ -126,8 +203,22 @@ export function cost(
   );
 }
 
-/** The latest runs, newest first (at most `limit`): what `gwrun runs --json` prints. */
-export function runs(options: StoreOptions & { limit?: number } = {}): Promise<RunListing[]> {
+/**
+ * The latest runs, newest first (at most `limit`): what `gwrun runs --json` prints.
+ * @example
+ * ```ts
+ * for (const listed of await runs({ limit: 10 })) console.log(listed.id, listed.name, listed.spent);
+ * ```
+ */
+export function runs(
+  options: StoreOptions & {
+    /**
+     * How many runs at most.
+     * @default 50
+     */
+    limit?: number;
+  } = {},
+): Promise<RunListing[]> {
   return withExistingStore(storeAt(options), (store) => latestRuns(store, options.limit));
 }
 
@@ -158,8 +249,14 @@ export type RecordReader = Pick<
  * Opens the store for reading (SQLite made if missing; PostgreSQL's schema set up), paths
  * relative to the project the record belongs to. Close it when done.
  * @example
+ * ```ts
  * const store = await openStore({ db: "data/gwrun.db" });
- * try { console.log(await store.latestRun()); } finally { await store.close(); }
+ * try {
+ *   console.log(await store.latestRun());
+ * } finally {
+ *   await store.close();
+ * }
+ * ```
  */
 export async function openStore(options: StoreOptions = {}): Promise<RecordReader> {
   return openStoreAt(storeAt(options as StoreFlags));

@@ -9,11 +9,21 @@ import { PlanCounter, upstreamsPicked } from "../plan/index.js";
  */
 
 export interface ManifestOptions {
-  /** The gateway's API key (default: GW_API_KEY of `env`); never printed nor stored. */
+  /**
+   * The gateway's API key, given to the manifest as GW_API_KEY (a manifest's own
+   * `gateway.api_key` comes first); never printed nor stored.
+   * @default env.GW_API_KEY
+   */
   apiKey?: string;
-  /** The environment `${NAME}` reads (default: this process's). */
+  /**
+   * The environment the manifest's `${NAME}`s, and GW_API_KEY, are read from.
+   * @default process.env
+   */
   env?: NodeJS.ProcessEnv;
-  /** When the run is asked for (default now): picks a scheduled manifest's tick. */
+  /**
+   * When the run is asked for (a Date or ms): picks a scheduled manifest's tick.
+   * @default Date.now()
+   */
   at?: Date | number;
 }
 
@@ -46,7 +56,15 @@ export function envOf(options: Pick<ManifestOptions, "apiKey" | "env">): NodeJS.
   return options.apiKey === undefined ? env : { ...env, GW_API_KEY: options.apiKey };
 }
 
-/** Reads and checks the manifest in `file`; `hold` as `CheckOptions.hold` (default every expansion). */
+/**
+ * Reads and checks the manifest in `file`; `hold` as `CheckOptions.hold` (default every expansion).
+ * @example
+ * ```ts
+ * const loaded = await loadManifest("manifests/campaign.yaml");
+ * if (loaded.valid)
+ *   for (const { job, endpoint } of loaded.checked.jobs) console.log(job.spec.id, endpoint);
+ * ```
+ */
 export async function loadManifest(
   file: string,
   options: ManifestOptions = {},
@@ -84,7 +102,16 @@ export async function loadManifest(
   return summaryOf(file, checked, counter);
 }
 
-/** Checks the manifest in `file`: `loadManifest` without the checked manifest. */
+/**
+ * Checks the manifest in `file`: `loadManifest` without the checked manifest.
+ * @example
+ * ```ts
+ * const checked = await validate("manifests/campaign.yaml");
+ * for (const diagnostic of checked.diagnostics)
+ *   console.error(diagnosticText(diagnostic, checked.text));
+ * if (checked.valid) console.log(`${checked.name}: ${checked.jobs} jobs, ${checked.tasks} tasks`);
+ * ```
+ */
 export async function validate(file: string, options: ManifestOptions = {}): Promise<Validation> {
   const { checked: _checked, ...validation } = await loadManifest(file, options, "templates");
   return validation;

@@ -22,11 +22,15 @@ import { isPostgres, projectOf, type StoreFlags, storeAt, storeName, withStore }
  */
 
 export interface PlanOptions extends ManifestOptions, StoreFlags {
-  /** As `run --force` would: tasks done count as new. */
+  /**
+   * As `run --force` would: tasks done count as new.
+   * @default false
+   */
   force?: boolean;
   /**
    * Each planned task with its status, in the plan's order, as it is planned: the outcome's
-   * `plan.tasks` is then empty, and a plan of any size is held a page at a time.
+   * `plan.tasks` is then empty, and a plan of any size is held a page at a time. Without it,
+   * the tasks are collected in `plan.tasks`.
    */
   onTask?: (task: PlannedTask) => void;
 }

@@ -126,7 +126,15 @@ export class RunHandle implements PromiseLike<RunOutcome>, AsyncIterable<RunEven
   }
 }
 
-/** A diagnostic as `gwrun` prints it: `file:line:col  error message  [rule]`, with a code frame when given the text. */
+/**
+ * A diagnostic as `gwrun` prints it: `file:line:col  error message  [rule]`, with a code frame when given the text.
+ * @example
+ * ```ts
+ * const checked = await validate("manifests/campaign.yaml");
+ * for (const diagnostic of checked.diagnostics)
+ *   console.error(diagnosticText(diagnostic, checked.text));
+ * ```
+ */
 export function diagnosticText(diagnostic: Diagnostic, text?: string): string {
   return formatDiagnostic(diagnostic, text, false);
 }

@@ -69,14 +69,30 @@ function atOf(run: RunRow): ExecuteOptions {
 
 /** Which of a run's tasks a retry puts back: at least one must be asked for. */
 export interface RetryChoice {
-  /** Failed, rejected and skipped tasks. */
+  /**
+   * Failed, rejected and skipped tasks.
+   * @default false
+   */
   failed?: boolean;
+  /**
+   * Expired tasks (the task or its outputs' links were gone at the gateway).
+   * @default false
+   */
   expired?: boolean;
-  /** Held tasks (their submit may have made the task: this may pay twice). */
+  /**
+   * Held tasks (their submit may have made the task: this may pay twice).
+   * @default false
+   */
   held?: boolean;
-  /** Tasks polling gave up on: polled again. */
+  /**
+   * Tasks polling gave up on: polled again.
+   * @default false
+   */
   stuck?: boolean;
-  /** Outputs rejected in review: a new take of each. */
+  /**
+   * Outputs rejected in review: a new take of each.
+   * @default false
+   */
   rejected?: boolean;
 }
 

@@ -41,11 +41,21 @@ export { projectFolder, projectOf } from "../core/project.js";
 
 /** Where the store is chosen, as the flags every command that opens one takes. */
 export interface StoreFlags {
-  /** A SQLite file. */
+  /**
+   * A SQLite file (a relative path is taken from the working folder); not with `store`.
+   * @default process.env.GWRUN_DB, else `data/gwrun.db` of the project folder (when neither `store` nor GWRUN_STORE is set)
+   */
   db?: string;
-  /** A PostgreSQL connection string. */
+  /**
+   * A PostgreSQL connection string, without a password (one in it is refused); not with `db`.
+   * @default process.env.GWRUN_STORE (which may hold a password), when `db` is not given
+   */
   store?: string;
-  /** The project folder the record's paths are relative to, for a command naming no manifest. */
+  /**
+   * The project folder the record's paths are relative to, for a command naming no manifest
+   * (one that names a manifest takes the manifest's).
+   * @default the first of the `db` file's project, the working folder's and the one the latest run was started in where that run's output folder is found
+   */
   project?: string;
 }
 
