@@ -1,12 +1,12 @@
 // The stages of src/ and what each may import, written into biome.json's `overrides` as
-// `noRestrictedImports` rules: `node scripts/biome-stages.mjs` rewrites them, `--check` fails
-// when biome.json differs from what this list makes (`npm run lint:stages`). docs/architecture.md
-// describes the stages; this list is where their order is kept.
+// `noRestrictedImports` rules: `npm run stages` rewrites them, and `--check` (part of
+// `npm run lint`) fails when biome.json differs from what this list makes.
+// docs/architecture.md describes the stages; this list is where their order is kept.
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-/** Each stage of src/, with the stages it uses (src/core is everyone's). */
-export const STAGES = {
+/** Each stage of src/ in order, with the stages it uses (src/core is everyone's). */
+const USES = {
   core: [],
   media: [],
   gateway: [],
@@ -33,42 +33,20 @@ export const STAGES = {
     "sim",
   ],
   fleet: ["store", "manifest", "families", "engine", "postprocess", "publish", "run"],
-  api: [
-    "media",
-    "gateway",
-    "store",
-    "manifest",
-    "families",
-    "plan",
-    "engine",
-    "postprocess",
-    "publish",
-    "ui",
-    "view",
-    "schedule",
-    "sim",
-    "run",
-    "fleet",
-  ],
-  cli: [
-    "media",
-    "gateway",
-    "store",
-    "manifest",
-    "families",
-    "plan",
-    "engine",
-    "postprocess",
-    "publish",
-    "ui",
-    "view",
-    "schedule",
-    "sim",
-    "run",
-    "fleet",
-    "api",
-  ],
+  // The API and the command line use every stage before them.
+  api: "earlier",
+  cli: "earlier",
 };
+
+const ORDER = Object.keys(USES);
+
+/** What each stage uses, "earlier" spelled out. */
+export const STAGES = Object.fromEntries(
+  ORDER.map((stage, index) => [
+    stage,
+    USES[stage] === "earlier" ? ORDER.slice(1, index) : USES[stage],
+  ]),
+);
 
 /** The one stage that runs programs. */
 const RUNS_PROGRAMS = "media";
