@@ -315,7 +315,7 @@ BEGIN
   SELECT count(*) INTO flying FROM (
     SELECT 1 FROM jobs
      WHERE run_id = claim_run AND lane = ANY(claim_lanes)
-       AND state IN ('submitting', 'submitted', 'processing')
+       AND gwrun_in_flight(state)
      LIMIT cap) f;
   IF max_cost IS NOT NULL THEN
     -- Taken after the lane's lock, by every claim within a budget: no two wait on each other.
@@ -381,9 +381,10 @@ CREATE OR REPLACE FUNCTION public.gwrun_download_priority(task_key text)
  LANGUAGE sql
  STABLE
 AS $function$
-  SELECT COALESCE(
-    LEAST(1440, GREATEST(0, (MIN(expires_at) - EXTRACT(EPOCH FROM gwrun_now()) * 1000) / 60000))::INTEGER,
-    1440)
+  SELECT CASE WHEN MIN(expires_at) IS NULL THEN 1440
+              ELSE LEAST(1440, GREATEST(0,
+                     floor((MIN(expires_at) - EXTRACT(EPOCH FROM gwrun_now()) * 1000) / 60000)))::INTEGER
+         END
   FROM outputs WHERE job_key = task_key AND state = 'pending'
 $function$;
 
@@ -393,6 +394,14 @@ CREATE OR REPLACE FUNCTION public.gwrun_fleet_works(run integer)
  STABLE
 AS $function$
   SELECT NOT COALESCE((SELECT worked_alone FROM runs WHERE id = run), false)
+$function$;
+
+CREATE OR REPLACE FUNCTION public.gwrun_in_flight(state text)
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+  SELECT state IN ('submitting', 'submitted', 'processing')
 $function$;
 
 CREATE OR REPLACE FUNCTION public.gwrun_keep_checks(move_to text, moved_at bigint, move_from text[], passed text[], check_keys text[], check_idxs integer[], check_states text[], check_texts text[], check_thumbnails text[], check_posters text[])
@@ -459,6 +468,14 @@ CREATE OR REPLACE FUNCTION public.gwrun_now()
  LANGUAGE sql
 AS $function$
   SELECT clock_timestamp() + COALESCE((SELECT shift FROM gwrun_clock), '0')
+$function$;
+
+CREATE OR REPLACE FUNCTION public.gwrun_paid(state text)
+ RETURNS boolean
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+  SELECT state IN ('completed', 'downloaded', 'done')
 $function$;
 
 CREATE OR REPLACE FUNCTION public.gwrun_queue_downloads(task_keys text[])
@@ -637,8 +654,7 @@ AS $function$
   SELECT round(COALESCE(SUM(gwrun_spend_of(state, cost, estimated_cost, unknown,
                                            unknown_submits)), 0) * 1e6) / 1e6
     FROM jobs WHERE run_id = run
-      AND (state IN ('completed', 'downloaded', 'done', 'submitting', 'submitted', 'processing')
-           OR unknown_submits > 0)
+      AND (gwrun_paid(state) OR gwrun_in_flight(state) OR unknown_submits > 0)
 $function$;
 
 CREATE OR REPLACE FUNCTION public.gwrun_spend_of(state text, cost double precision, estimate double precision, unknown double precision, unknown_submits integer)
@@ -646,10 +662,8 @@ CREATE OR REPLACE FUNCTION public.gwrun_spend_of(state text, cost double precisi
  LANGUAGE sql
  IMMUTABLE
 AS $function$
-  SELECT CASE WHEN state IN ('completed', 'downloaded', 'done')
-                THEN COALESCE(cost, estimate, unknown, 0)
-              WHEN state IN ('submitting', 'submitted', 'processing')
-                THEN COALESCE(estimate, unknown, 0)
+  SELECT CASE WHEN gwrun_paid(state) THEN COALESCE(cost, estimate, unknown, 0)
+              WHEN gwrun_in_flight(state) THEN COALESCE(estimate, unknown, 0)
               ELSE 0 END
          + COALESCE(estimate, unknown, 0) * unknown_submits
 $function$;

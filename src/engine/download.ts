@@ -147,8 +147,25 @@ async function refreshLinks(task: TaskRow, context: RunContext): Promise<void> {
   }
 }
 
-/** A download's queue priority: p-queue runs higher first, so the earliest link expiry goes first. */
-export function deadlineFirst(expiries: readonly (number | null)[]): number {
-  const soonest = Math.min(...expiries.map((at) => at ?? Number.MAX_SAFE_INTEGER));
-  return -Math.floor(soonest / 1000);
+/** How long a download may wait at most, minutes: links further away, or none, wait as long. */
+export const DOWNLOAD_WAIT_CAP_MINUTES = 1440;
+
+/**
+ * How long a download may wait: the whole minutes until the nearest of its links expires,
+ * from 0 (expired) to a day. Lower goes first, in one process and in a fleet, whose queue
+ * orders by `gwrun_download_priority`, the same rule in SQL (test/rules/download-order).
+ */
+export function minutesToExpiry(expiries: readonly (number | null)[], now: number): number {
+  const known = expiries.filter((at): at is number => at !== null);
+  if (known.length === 0) return DOWNLOAD_WAIT_CAP_MINUTES;
+  const minutes = Math.floor((Math.min(...known) - now) / 60_000);
+  return Math.min(DOWNLOAD_WAIT_CAP_MINUTES, Math.max(0, minutes));
+}
+
+/**
+ * A download's queue priority: p-queue runs higher first. The minute it must start by, so
+ * downloads queued at different times keep the order of their links' expiries.
+ */
+export function deadlineFirst(expiries: readonly (number | null)[], now: number): number {
+  return -(Math.floor(now / 60_000) + minutesToExpiry(expiries, now));
 }

@@ -256,7 +256,7 @@ export class Engine {
       else if (after.next === "halt") this.#halt("failed", after.message);
     };
     void this.#downloads.add(() => this.#background.guard(download(), task, "download failed"), {
-      priority: deadlineFirst(expiries),
+      priority: deadlineFirst(expiries, this.#options.clock.now()),
     });
   }
 

@@ -192,5 +192,5 @@ export class SubmitPace implements Pace {
   }
 }
 
-/** How far under a known limit the pace settles. */
-const UNDER_LIMIT = 0.97;
+/** How far under a known limit the pace settles (a fleet's row settles closer: `PaceRow.underLimit`). */
+export const UNDER_LIMIT = 0.97;

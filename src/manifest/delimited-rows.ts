@@ -1,7 +1,7 @@
 import { parse as parseCsv } from "csv-parse/sync";
 import { RecordReader, sameCells } from "./csv-records.js";
 import { positionIn } from "./diagnostics.js";
-import type { ParsedRows, Position } from "./row-files.js";
+import type { ParsedRows, Position } from "./row-types.js";
 
 const START: Position = { line: 1, col: 1 };
 

@@ -8,7 +8,6 @@ import { readIncludes } from "./includes.js";
 import { hasTemplate } from "./interpolate.js";
 import { checkIds, checkLinks, willRun } from "./job-graph.js";
 import { pathLabel } from "./job-path.js";
-import type { ManifestSource } from "./load.js";
 import { folderNamesOf, momentVars, type RunMoment, runMoment } from "./moment.js";
 import { checkNotify } from "./notify.js";
 import { type LoadedPrices, readPrices } from "./prices.js";
@@ -24,6 +23,7 @@ import {
 } from "./schema.js";
 import { checkLiteralKey } from "./secrets.js";
 import { resolveSettings } from "./settings.js";
+import type { ManifestSource } from "./source.js";
 import { DEFAULT_MAX_TASKS, withinTaskLimit } from "./task-count.js";
 import type { ExpandedJob, JobChecks, JobSpec, ManifestSettings } from "./types.js";
 

@@ -11,7 +11,7 @@ export { type ExpandedManifest, expandManifest, INPUT_PLACEHOLDERS } from "./exp
 export { templateNames } from "./interpolate.js";
 export { jobPath } from "./job-path.js";
 export { dependantLabel, expansionLabel, taskLabel } from "./labels.js";
-export { loadManifest, ManifestSource, parseManifest } from "./load.js";
+export { loadManifest, parseManifest } from "./load.js";
 export {
   MOMENT_NAMES,
   outputDirOf,
@@ -20,7 +20,7 @@ export {
   runMoment,
 } from "./moment.js";
 export { notifyTargetsOf } from "./notify.js";
-export { framed, type LoadedPrices, type PriceRule, type PriceTable } from "./prices.js";
+export { framed, type LoadedPrices } from "./prices.js";
 export {
   type FolderNames,
   type PublishTarget,
@@ -35,10 +35,12 @@ export {
   concealSecrets,
   SecretCheck,
 } from "./request-secrets.js";
-export { type RowSet, reportAtRow, rowFieldIn } from "./rows.js";
+export type { RowSet } from "./row-types.js";
+export { reportAtRow, rowFieldIn } from "./rows.js";
 export { MAX_JOB_ID, manifestSchema, NOTIFY_OUTCOMES, RUNNER_KEYS } from "./schema.js";
 export { hasMaskedKey, maskLiteralKey, resolvedManifest } from "./secrets.js";
 export { isSimulator, whySimulator } from "./simulator.js";
+export { ManifestSource } from "./source.js";
 export {
   dueTick,
   latestTick,
@@ -56,5 +58,7 @@ export type {
   JudgeSpec,
   ManifestSettings,
   NotifyTarget,
+  PriceRule,
+  PriceTable,
 } from "./types.js";
 export { parseDuration, parseRate, perSecond, type Rate } from "./units.js";

@@ -1,9 +1,9 @@
 import { describeZodIssues } from "../core/zod-issues.js";
 import { type EnvProblem, interpolateEnv } from "./interpolate.js";
-import type { ManifestSource } from "./load.js";
 import type { Reporter } from "./report.js";
 import { notifySchema } from "./schema.js";
 import { resolveNotify } from "./settings.js";
+import type { ManifestSource } from "./source.js";
 import type { NotifyTarget } from "./types.js";
 import { readYamlValue } from "./yaml-syntax.js";
 

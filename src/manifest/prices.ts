@@ -4,22 +4,8 @@ import { isRecord } from "../core/values.js";
 import { type Diagnostic, framedBy } from "./diagnostics.js";
 import { parseManifest } from "./load.js";
 import { Reporter } from "./report.js";
+import type { PriceRule, PriceTable } from "./types.js";
 import type { Path } from "./yaml-nodes.js";
-
-/**
- * A model's price as a manifest's `prices:` states it, in the gateway's currency units:
- * per task (a plain number), per output image, per second of video (by the request's
- * duration), by a request field's value, or per 1,000 input and output tokens (text).
- */
-export type PriceRule =
-  | { per: "task"; amount: number }
-  | { per: "image"; amount: number }
-  | { per: "second"; amount: number }
-  | { per: "value"; field: string; prices: Readonly<Record<string, number>> }
-  | { per: "tokens"; input: number; output: number };
-
-/** Prices by model id, as written. */
-export type PriceTable = Readonly<Record<string, PriceRule>>;
 
 /** A price table read, with where its entries are written (the manifest or a shared file). */
 export interface LoadedPrices {

@@ -6,7 +6,7 @@ import {
   positionIn,
   type Span,
 } from "./diagnostics.js";
-import type { ManifestSource } from "./load.js";
+import type { ManifestSource } from "./source.js";
 import { locate, offsetInScalar, type Path, spanOf } from "./yaml-nodes.js";
 
 /** Where a diagnostic points inside the value at a path. */

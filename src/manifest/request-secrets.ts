@@ -5,7 +5,7 @@ import { type Diagnostic, diagnosticAt } from "./diagnostics.js";
 import type { ExpandedManifest } from "./expand.js";
 import { ENV_REFERENCE } from "./interpolate.js";
 import { jobPath, pathLabel } from "./job-path.js";
-import type { ManifestSource } from "./load.js";
+import type { ManifestSource } from "./source.js";
 import type { ExpandedJob, JobSpec } from "./types.js";
 import { locate, type Path } from "./yaml-nodes.js";
 

@@ -2,29 +2,13 @@ import path from "node:path";
 import { isMap, isSeq, LineCounter, parseDocument } from "yaml";
 import { delimitedRows } from "./delimited-rows.js";
 import { positionIn } from "./diagnostics.js";
+import type { ParsedRows, Position } from "./row-types.js";
 import { locate } from "./yaml-nodes.js";
 
 /**
  * Data files of `rows:`: CSV (RFC 4180, by csv-parse), TSV, JSONL and JSON arrays, read into
  * rows of named fields with a way back to where each field is written, for diagnostics.
  */
-
-export type Position = { line: number; col: number };
-
-export interface ParsedRows {
-  /** How many data rows the file holds (a row of the wrong width is left out). */
-  count: number;
-  /** Data row `record` (0-based) as named fields: a CSV's read again from the file's text. */
-  rowAt(record: number): Record<string, unknown>;
-  /** Field names: a CSV's header, or every key the rows use, in order of appearance. */
-  columns: string[];
-  /** Cells are text (CSV, TSV): a request field that needs a number takes the cell's number. */
-  textCells: boolean;
-  /** Where field `field` of row `record` (0-based, data rows only) is written. */
-  cellAt(record: number, field: string): Position;
-  /** What makes the file unreadable, at its place; rows read before it are kept. */
-  problems: { position: Position; message: string }[];
-}
 
 export const ROW_FILE_KINDS = [".csv", ".tsv", ".jsonl", ".json"] as const;
 

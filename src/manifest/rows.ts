@@ -3,41 +3,13 @@ import { didYouMean } from "../core/suggest.js";
 import { isRecord } from "../core/values.js";
 import type { Diagnostic } from "./diagnostics.js";
 import { jobPath } from "./job-path.js";
-import type { ManifestSource } from "./load.js";
 import type { Reporter } from "./report.js";
-import {
-  columnsOf,
-  type ParsedRows,
-  type Position,
-  parseRowFile,
-  ROW_FILE_KINDS,
-} from "./row-files.js";
+import { columnsOf, parseRowFile, ROW_FILE_KINDS } from "./row-files.js";
+import type { ParsedRows, RowSet } from "./row-types.js";
+import type { ManifestSource } from "./source.js";
 import type { JobSpec } from "./types.js";
 
 const parsedFiles = new WeakMap<ManifestSource, Map<string, ParsedRows>>();
-
-/** A job's `rows:`: the rows it keeps, their fields, and where each is written. */
-export interface RowSet {
-  /** The data file as diagnostics name it; undefined for rows written in the manifest. */
-  file: string | undefined;
-  /** The data file's path as the manifest writes it, for messages. */
-  written: string | undefined;
-  /** The data file's text, for code frames. */
-  text: string | undefined;
-  /** Cells are text (CSV, TSV): a request field that needs a number takes the cell's number. */
-  textCells: boolean;
-  columns: string[];
-  /** How many rows `where:` keeps. */
-  size: number;
-  /** Kept row `row` (0-based among those kept) as named fields: a CSV's is read again each time. */
-  row(row: number): Record<string, unknown>;
-  /** Kept row `row`'s index among all rows of the file (or list). */
-  record(row: number): number;
-  /** Where field `field` of row `record` is written in `file`. */
-  cellAt(record: number, field: string): Position;
-  /** False when `rows:` could not be read (its error is reported): no rows, and no columns to check. */
-  readable: boolean;
-}
 
 /** The rows of a file (or list) that `kept` names by index, all of them without it. */
 function keptRows(

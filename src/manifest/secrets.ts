@@ -1,6 +1,6 @@
 import { isScalar, type Scalar, stringify } from "yaml";
-import type { ManifestSource } from "./load.js";
 import type { Reporter } from "./report.js";
+import type { ManifestSource } from "./source.js";
 
 /**
  * An API key written in a manifest. The manifest is kept with its run (so `gwrun resume` can

@@ -1,5 +1,5 @@
-import type { ManifestSource } from "./load.js";
 import { DEFAULTS } from "./settings.js";
+import type { ManifestSource } from "./source.js";
 
 /**
  * The built-in simulator (`base_url: sim`, also the default) makes stand-in outputs and takes

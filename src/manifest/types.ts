@@ -1,6 +1,5 @@
-import type { PriceTable } from "./prices.js";
 import type { PublishTarget } from "./publish.js";
-import type { RowSet } from "./rows.js";
+import type { RowSet } from "./row-types.js";
 import type { Schedule } from "./ticks.js";
 import type { Rate } from "./units.js";
 
@@ -55,6 +54,21 @@ export interface ManifestSettings {
   /** Webhooks told when a run ends (none: empty). */
   notify: NotifyTarget[];
 }
+
+/**
+ * A model's price as a manifest's `prices:` states it, in the gateway's currency units:
+ * per task (a plain number), per output image, per second of video (by the request's
+ * duration), by a request field's value, or per 1,000 input and output tokens (text).
+ */
+export type PriceRule =
+  | { per: "task"; amount: number }
+  | { per: "image"; amount: number }
+  | { per: "second"; amount: number }
+  | { per: "value"; field: string; prices: Readonly<Record<string, number>> }
+  | { per: "tokens"; input: number; output: number };
+
+/** Prices by model id, as written. */
+export type PriceTable = Readonly<Record<string, PriceRule>>;
 
 /** One webhook of `notify:`: where, for which outcomes, within how long. */
 export interface NotifyTarget {

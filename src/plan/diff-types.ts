@@ -1,7 +1,6 @@
 import type { CheckedJob } from "../families/index.js";
 import type { NewTask, Store } from "../store/index.js";
 import type { Plan, PlanGroup } from "./plan.js";
-import type { PlanSpend } from "./spend.js";
 import type { StatusCounts, TaskStatus } from "./status.js";
 
 /** What `gwrun plan` tells of a plan against the store (`diff.ts`). */
@@ -31,6 +30,35 @@ export interface MissingFiles {
   label: string;
   files: string[];
   action: "download" | "redo";
+}
+
+/**
+ * What a run of the plan would spend, as `max_cost` counts it (`spend.ts`): the new tasks, the
+ * judge calls of their outputs, and the retakes `on_fail: retry` may add.
+ */
+export interface PlanSpend {
+  /** The new tasks; null when some price is unknown and no `unknown_cost` counts it. */
+  tasks: number | null;
+  /** Judge calls, one per new output of a judged job, and what each costs (null: unknown). */
+  judge: { calls: number; each: number | null; cost: number | null } | null;
+  /** At most this many more takes by `on_fail: retry`, and what they would cost at most. */
+  retakes: { upTo: number; cost: number | null } | null;
+  /** The range: every check passing first time, and every take retried. Null: unknown. */
+  low: number | null;
+  high: number | null;
+  budget: PlanBudget | null;
+}
+
+/** Where `max_cost` stands against the range. */
+export interface PlanBudget {
+  maxCost: number;
+  /**
+   * `within`: the whole range fits; `retakes`: the first takes fit, retakes may reach it;
+   * `stops`: the run stops when it is spent; `unknown`: prices are unknown.
+   */
+  verdict: "within" | "retakes" | "stops" | "unknown";
+  /** With `stops`: about how many of the new tasks are sent before it (in the plan's order). */
+  stopsAfter: number | null;
 }
 
 export interface PlanDiff extends Omit<Plan, "groups" | "totals" | "tasks"> {

@@ -8,9 +8,11 @@ export {
   diffPlan,
   diffPlanPages,
   type GroupDiff,
+  type PlanBudget,
   type PlanDiff,
   type PlannedTask,
   type PlanPages,
+  type PlanSpend,
   type PlanStore,
 } from "./diff.js";
 export {
@@ -33,7 +35,7 @@ export {
   placementOf,
 } from "./placement.js";
 export { type Plan, PlanCounter, type PlanGroup, planRun, upstreamsPicked } from "./plan.js";
-export { type PlanBudget, type PlanSpend, planSpend } from "./spend.js";
+export { planSpend } from "./spend.js";
 export { type StatusCounts, TaskStatus } from "./status.js";
 export { nextTakes, rootLabel } from "./takes.js";
 export { TASK_PAGE, taskPages } from "./task-pages.js";

@@ -1,5 +1,5 @@
 import { roundMoney } from "../core/money.js";
-import type { GroupDiff } from "./diff-types.js";
+import type { GroupDiff, PlanBudget, PlanSpend } from "./diff-types.js";
 
 /**
  * What a run of the plan would spend, as `max_cost` counts it: the new tasks at their prices
@@ -7,31 +7,6 @@ import type { GroupDiff } from "./diff-types.js";
  * output of a judged job, and, as the top of a range, the takes `on_fail: retry` may add
  * (each with its judge call). Then where `max_cost` would stop the run.
  */
-
-export interface PlanSpend {
-  /** The new tasks; null when some price is unknown and no `unknown_cost` counts it. */
-  tasks: number | null;
-  /** Judge calls, one per new output of a judged job, and what each costs (null: unknown). */
-  judge: { calls: number; each: number | null; cost: number | null } | null;
-  /** At most this many more takes by `on_fail: retry`, and what they would cost at most. */
-  retakes: { upTo: number; cost: number | null } | null;
-  /** The range: every check passing first time, and every take retried. Null: unknown. */
-  low: number | null;
-  high: number | null;
-  budget: PlanBudget | null;
-}
-
-/** Where `max_cost` stands against the range. */
-export interface PlanBudget {
-  maxCost: number;
-  /**
-   * `within`: the whole range fits; `retakes`: the first takes fit, retakes may reach it;
-   * `stops`: the run stops when it is spent; `unknown`: prices are unknown.
-   */
-  verdict: "within" | "retakes" | "stops" | "unknown";
-  /** With `stops`: about how many of the new tasks are sent before it (in the plan's order). */
-  stopsAfter: number | null;
-}
 
 export function planSpend(
   groups: readonly GroupDiff[],

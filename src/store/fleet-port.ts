@@ -1,15 +1,12 @@
-import type { ClaimLimits, FleetClaim, FleetReceipt } from "./postgres/fleet-claims.js";
-import type { LeaderLock } from "./postgres/fleet-leader.js";
-import type { FleetRunRow, LoggedMove } from "./postgres/fleet-runs.js";
-import type { PaceRowStatus } from "./postgres/fleet-status.js";
-import type { WorkerIdentity, WorkerRow } from "./postgres/fleet-workers.js";
-import type { PaceRow, PaceState, PaceTurn, Successes } from "./postgres/pace.js";
-import type { OutputRow, TaskRow } from "./rows.js";
+import type { PaceRow } from "./pace-port.js";
+import type { OutputRow, RunRow, TaskRow } from "./rows.js";
 import type { TaskEvent } from "./task-events.js";
 import type { Receipt } from "./transition-inputs.js";
 
-export type { ClaimLimits, FleetClaim, FleetReceipt, FleetRunRow, LoggedMove, WorkerRow };
-export type { LeaderLock, PaceRowStatus, WorkerIdentity };
+/**
+ * The fleet's part of a PostgreSQL store (`FleetStore`) and the rows it reads and writes;
+ * `./postgres/fleet-*.ts` implement it.
+ */
 
 /** A task with its outputs as a download job reads it. */
 export interface TaskWithOutputs {
@@ -18,7 +15,96 @@ export interface TaskWithOutputs {
   /** Whether another task goes by its label. */
   labelShared: boolean;
 }
-export type { PaceRow, PaceState, PaceTurn, Successes };
+
+/** What a fleet-wide claim may take of its run: the lane's cap and the budget. */
+export interface ClaimLimits {
+  /** Tasks in flight at once on the task's capacity lane (text shares the image lane). */
+  cap: number;
+  /** The run's budget, or undefined for none. */
+  maxCost: number | undefined;
+  /** Reserved for a task without an estimate. */
+  unknownCost: number | undefined;
+}
+
+/** A task claimed, with the events of its move; or why it was not. */
+export type FleetClaim =
+  | { claimed: TaskRow; events: TaskEvent[] }
+  | { refused: "full" | "budget" | "gone" };
+
+/** A receipt recorded, kept as an orphan (its claim was taken over), or refused: its task id is another task's. */
+export type FleetReceipt = "recorded" | "orphan" | { duplicateOf: string };
+
+/** A worker of the fleet, as it registers itself. */
+export interface WorkerIdentity {
+  /** pid@host: the owner its claims name. */
+  id: string;
+  name: string;
+  host: string;
+  pid: number;
+  /** Silent this long, it is found dead. */
+  leaseMs: number;
+}
+
+/** A worker as the store keeps it, alive or not. */
+export interface WorkerRow extends Omit<WorkerIdentity, "leaseMs"> {
+  /** Null for a worker registered before leases were recorded. */
+  lease_ms: number | null;
+  pool_ids: string[];
+  /** Milliseconds since its last heartbeat, by the database's clock. */
+  heartbeat_age_ms: number;
+  started_at: number;
+  stopped_at: number | null;
+  dead_at: number | null;
+}
+
+/** A run as the fleet works it. */
+export interface FleetRunRow extends RunRow {
+  resolved_manifest: string | null;
+  /** Why its submits stopped (budget, balance, interrupted); null while they go on. */
+  halt: string | null;
+  /** Its tasks are placed and their jobs queued: from then on it may settle. */
+  queued: boolean;
+}
+
+/** One logged move of a task of the run, for a process following it. */
+export interface LoggedMove {
+  id: number;
+  type: string;
+  key: string;
+  reason: string | null;
+  job_id: string;
+  label: string;
+  task_id: string | null;
+  cost: number | null;
+  progress: number | null;
+  outputs: number;
+}
+
+/** One gateway account's pace row as it stands. */
+export interface PaceRowStatus {
+  account: string;
+  /** Submits per second now. */
+  rate: number;
+  /** The manifest's submit rate per second. */
+  ceiling: number;
+  /** The limit per second the gateway last announced, if it did. */
+  announced: number | null;
+  /** How long no turn is given yet (Retry-After), from the database's now, ms; 0 when not. */
+  paused_ms: number;
+}
+
+/**
+ * The poll leader's lock for one gateway account: held by one process of the fleet at a time,
+ * and freed when that process's connection goes.
+ */
+export interface LeaderLock {
+  /** Whether this process leads now. */
+  readonly leading: boolean;
+  /** Leads if no other process does; true while this process leads. */
+  tryLead(): Promise<boolean>;
+  /** Gives the lead up (its connection closes, so the lock goes with it). */
+  release(): Promise<void>;
+}
 
 /**
  * What a fleet of workers sharing one PostgreSQL store asks of it beyond the store port:

@@ -12,19 +12,16 @@ export type {
   FleetStore,
   LeaderLock,
   LoggedMove,
-  PaceRow,
   PaceRowStatus,
-  PaceState,
-  PaceTurn,
-  Successes,
   TaskWithOutputs,
   WorkerIdentity,
   WorkerRow,
 } from "./fleet-port.js";
-export type { JudgedOutputRow, JudgementRow, JudgeVerdict } from "./judgement-rows.js";
+export type { JudgedOutputRow, JudgementRow } from "./judgement-rows.js";
 export { adoptLegacyPaths } from "./legacy-paths.js";
+export type { PaceRow, PaceState, PaceTurn, Successes } from "./pace-port.js";
 export { openPgStore } from "./pg.js";
-export type { FailDetail, PathRebase, ReportOrder, ReportScope, Store } from "./port.js";
+export type { FailDetail, PathRebase, Store, TaskPageOf } from "./port.js";
 export type { PgStore } from "./postgres/open.js";
 export { QUEUES } from "./postgres/queues.js";
 export { hasPassword, pgStoreUnusable, redactUrl } from "./postgres/unusable.js";
@@ -42,20 +39,20 @@ export {
   type CostReport,
   type CostScope,
   type Estimated,
-} from "./queries/costs.js";
-export type { JudgementAnswer } from "./queries/judgements.js";
-export type { TaskPageOf } from "./queries/tasks.js";
-export {
+  type JudgementAnswer,
   type Page,
   type PageRange,
+  type ReportOrder,
+  type ReportScope,
   TIMELINE_ORDERS,
   type TimelineOrder,
   type TimelinePage,
   type TimelineQuery,
-} from "./queries/views.js";
+} from "./report-port.js";
 export type {
   FailureRow,
   GridRow,
+  JudgeVerdict,
   NewRun,
   NewTask,
   OutputCopy,
@@ -89,6 +86,8 @@ export { storeUnusable } from "./sqlite/unusable.js";
 export {
   FAILED_STATES,
   FINAL_STATES,
+  IN_FLIGHT_STATES,
+  PAID_STATES,
   RUNNING_STATES,
   TaskState,
   TRANSITIONS,

@@ -1,7 +1,4 @@
-import type { ReviewDecision } from "./rows.js";
-
-/** A judge's verdict on an output: passed, failed, or an answer that could not be read. */
-export type JudgeVerdict = "pass" | "fail" | "undecided";
+import type { JudgeVerdict, ReviewDecision } from "./rows.js";
 
 /** What a judge said of an output (`judgements`): asked, then judged once. */
 export interface JudgementRow {

@@ -1,4 +1,3 @@
-import type { TaskPageOf } from "./queries/tasks.js";
 import type {
   JudgementStore,
   PublicationStore,
@@ -113,6 +112,9 @@ export interface PathRebase {
   manifestPath: string;
   outputDir: string;
 }
+
+/** Which of a run's tasks a page holds: all, or those a lane's submits wait for. */
+export type TaskPageOf = "all" | "image-queue" | "video-queue";
 
 export interface TaskReads {
   task(key: string): Promise<TaskRow | undefined>;

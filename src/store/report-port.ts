@@ -1,11 +1,8 @@
 import type { JudgedOutputRow, JudgementRow } from "./judgement-rows.js";
-import type { CostGrouping, CostReport, CostScope } from "./queries/costs.js";
-import type { JudgementAnswer } from "./queries/judgements.js";
-import type { JobStateCount, LabelledReview } from "./queries/run-status.js";
-import type { Page, PageRange, TimelinePage, TimelineQuery } from "./queries/views.js";
 import type {
   FailureRow,
   GridRow,
+  JudgeVerdict,
   Publication,
   ReportRow,
   ReportSummary,
@@ -13,7 +10,9 @@ import type {
   ReviewRow,
   RunSummary,
   TextAnswerRow,
+  TimelineRow,
 } from "./rows.js";
+import type { TaskState } from "./states.js";
 
 /**
  * The store port's reads of the record (reports, the viewer's pages, costs) and what people,
@@ -33,6 +32,82 @@ export type ReportScope = { run: number } | { folder: string };
 export interface ReportOrder {
   places: readonly number[];
   folder: string | null;
+}
+
+/** How `gwrun cost` and the viewer's cost panel group what was paid. */
+export const COST_GROUPINGS = ["job", "model", "family", "day"] as const;
+export type CostGrouping = (typeof COST_GROUPINGS)[number];
+
+/** The tasks a run paid for, or every task the store holds. */
+export type CostScope = { run: number } | { all: true };
+
+/** How a sum of money was estimated. */
+export interface Estimated {
+  /** The sum of the prices known before the tasks ran, `unknown_cost` for those without. */
+  estimate: number;
+  /** Tasks of unknown price counted at their run's `limits.unknown_cost`. */
+  atUnknownCost: number;
+  /** Tasks of unknown price whose run set no `unknown_cost`: not in `estimate`. */
+  unpriced: number;
+}
+
+export interface CostGroup extends Estimated {
+  /** The job id, model, family id, or UTC day (YYYY-MM-DD) of completion. */
+  key: string;
+  spent: number;
+  tasks: number;
+}
+
+/** What was paid in a cost report's scope, by group, with the estimate beside it. */
+export interface CostReport extends Estimated {
+  spent: number;
+  groups: CostGroup[];
+}
+
+/** Which rows of a list: `limit` of them after the first `offset`. */
+export interface PageRange {
+  offset: number;
+  limit: number;
+}
+
+/** A page of rows, and how many there are in all. */
+export interface Page<R> {
+  total: number;
+  rows: R[];
+}
+
+/** How the timeline is ordered: as recorded, the slowest first, or the unfinished first. */
+export const TIMELINE_ORDERS = ["recorded", "slowest", "failed"] as const;
+export type TimelineOrder = (typeof TIMELINE_ORDERS)[number];
+
+export interface TimelineQuery extends PageRange {
+  /** The run's start, ms: a task an earlier run finished, and left alone since, is not its own. */
+  startedAt: number;
+  order: TimelineOrder;
+  /** Only the tasks that ended without their outputs, or are held. */
+  undoneOnly: boolean;
+}
+
+/** A page of the timeline, with the first queue time and last move of all its tasks. */
+export interface TimelinePage extends Page<TimelineRow> {
+  start: number | null;
+  end: number | null;
+}
+
+/** How many of a job's tasks are in a state, and its family. */
+export interface JobStateCount {
+  job_id: string;
+  family: string | null;
+  state: TaskState;
+  n: number;
+}
+
+/** A review of a run's output with its task's label. */
+export interface LabelledReview {
+  label: string;
+  idx: number;
+  decision: ReviewDecision;
+  note: string | null;
 }
 
 export interface ReportReads {
@@ -99,6 +174,16 @@ export interface PublicationStore {
   recordPublications(published: readonly Publication[]): Promise<void>;
   /** What of a task's outputs is published, by output, target and part. */
   publicationsOf(key: string): Promise<Publication[]>;
+}
+
+/** A judge's verdict on one output, as recorded once the judge answered. */
+export interface JudgementAnswer {
+  key: string;
+  idx: number;
+  verdict: JudgeVerdict;
+  reason: string | null;
+  answer: string;
+  cost: number | null;
 }
 
 /**

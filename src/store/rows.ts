@@ -1,4 +1,3 @@
-import type { JudgeVerdict } from "./judgement-rows.js";
 import type { TaskState } from "./states.js";
 
 /** The rows the store keeps, as every adapter returns them (column names as in the schema). */
@@ -197,6 +196,9 @@ export type ReportTask = Pick<
 };
 
 export type ReviewDecision = "approved" | "rejected";
+
+/** A judge's verdict on an output: passed, failed, or an answer that could not be read. */
+export type JudgeVerdict = "pass" | "fail" | "undecided";
 
 /** A reviewer's decision on one output (`reviews`). */
 export interface ReviewRow {

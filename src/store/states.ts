@@ -80,6 +80,15 @@ export const TRANSITIONS: Readonly<Record<TaskState, readonly TaskState[]>> = {
 /** States in which the gateway holds a task. */
 export const RUNNING_STATES: readonly TaskState[] = [Submitted, Processing];
 
+/**
+ * States a task is in flight in: being submitted or held by the gateway. Its reservation
+ * counts against the budget, and against the lane's cap (`gwrun_in_flight` in SQL).
+ */
+export const IN_FLIGHT_STATES: readonly TaskState[] = [Submitting, ...RUNNING_STATES];
+
+/** States a task was paid in: its cost, else its reservation, is spent (`gwrun_paid` in SQL). */
+export const PAID_STATES: readonly TaskState[] = [Completed, Downloaded, Done];
+
 /** States a task ends a run in without its outputs: what `gwrun retry --failed` and reports name. */
 export const FAILED_STATES: readonly TaskState[] = [Failed, Rejected, Expired, Skipped];
 

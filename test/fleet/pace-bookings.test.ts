@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FleetPace, OUTSTANDING } from "../../src/fleet/pace.js";
+import type { PaceRow, Successes } from "../../src/store/pace-port.js";
 import type { PgStore } from "../../src/store/postgres/open.js";
-import type { PaceRow, Successes } from "../../src/store/postgres/pace.js";
 import { ManualClock } from "../helpers/clock.js";
 import { ACCOUNT, askTurns, drive, processes, recorded, until } from "../helpers/fleet-pace.js";
 

@@ -1,7 +1,7 @@
 import { expect, onTestFinished } from "vitest";
-import type { FleetPace } from "../../src/fleet/pace.js";
+import type { Pace } from "../../src/engine/pace.js";
+import type { PaceRow, PaceTurn } from "../../src/store/pace-port.js";
 import { openPgStore, type PgStore } from "../../src/store/postgres/open.js";
-import type { PaceRow, PaceTurn } from "../../src/store/postgres/pace.js";
 import type { ManualClock } from "./clock.js";
 import { testDatabase } from "./postgres.js";
 
@@ -61,7 +61,7 @@ export async function until(done: () => boolean): Promise<void> {
 }
 
 /** Starts `count` acquires; the returned function says how many have come. */
-export function askTurns(pace: FleetPace, count: number): () => number {
+export function askTurns(pace: Pace, count: number): () => number {
   let came = 0;
   for (let i = 0; i < count; i++)
     void pace.acquire().then(() => {

@@ -1,4 +1,4 @@
-import type { FleetStore } from "../fleet-port.js";
+import type { ClaimLimits, FleetClaim, FleetReceipt, FleetStore } from "../fleet-port.js";
 import { checkedMove } from "../move.js";
 import { first, move, read, rows, transaction, write } from "../program.js";
 import { TASK_COLUMNS } from "../queries/tasks.js";
@@ -15,21 +15,6 @@ import { logged, moveSet, movesOnly } from "./moves.js";
  * every worker at once, and a receipt is recorded only while its claim is still the
  * claimer's; one that comes back after a takeover is kept as an orphan, never dropped.
  */
-
-export interface ClaimLimits {
-  /** Tasks in flight at once on the task's capacity lane (text shares the image lane). */
-  cap: number;
-  /** The run's budget, or undefined for none. */
-  maxCost: number | undefined;
-  /** Reserved for a task without an estimate. */
-  unknownCost: number | undefined;
-}
-
-export type FleetClaim =
-  | { claimed: TaskRow; events: TaskEvent[] }
-  | { refused: "full" | "budget" | "gone" };
-
-export type FleetReceipt = "recorded" | "orphan" | { duplicateOf: string };
 
 /** The capacity lanes as stored: text is counted with images. */
 function lanesOf(task: TaskRow): string[] {

@@ -1,4 +1,5 @@
 import pg from "pg";
+import type { LeaderLock } from "../fleet-port.js";
 import { read, rows } from "../program.js";
 import { QUEUES } from "./queues.js";
 
@@ -11,7 +12,7 @@ import { QUEUES } from "./queues.js";
 /** The application name a leader's connection carries, so `status` can name it. */
 export const LEADER_PREFIX = "gwrun-leader:";
 
-export class LeaderLock {
+export class PgLeaderLock implements LeaderLock {
   readonly #url: string;
   readonly #account: string;
   readonly #workerId: string;

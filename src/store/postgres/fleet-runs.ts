@@ -1,3 +1,4 @@
+import type { FleetRunRow, LoggedMove } from "../fleet-port.js";
 import {
   type ArgsOf,
   changes,
@@ -8,7 +9,6 @@ import {
   transaction,
   write,
 } from "../program.js";
-import type { RunRow } from "../rows.js";
 import { pollRound } from "../transitions/poll-round.js";
 import { QUEUES } from "./queues.js";
 
@@ -17,14 +17,6 @@ import { QUEUES } from "./queues.js";
  * the work queued for a run (graphile-worker jobs), its event log for whoever follows it, and
  * its ending, recorded once by whichever process sees it settle.
  */
-
-export interface FleetRunRow extends RunRow {
-  resolved_manifest: string | null;
-  /** Why its submits stopped (budget, balance, interrupted); null while they go on. */
-  halt: string | null;
-  /** Its tasks are placed and their jobs queued: from then on it may settle. */
-  queued: boolean;
-}
 
 export const fleetRuns = {
   setResolvedManifest: write(function* (runId: number, text: string) {
@@ -71,8 +63,7 @@ export const fleetRuns = {
     // While the run is busy its own tasks in flight answer at once (by index); only near its
     // end is its whole scope (which may hold tasks of earlier runs) read.
     const flying = yield* first<{ key: string }>(
-      `SELECT key FROM jobs WHERE run_id = $1 AND state IN ('submitting', 'submitted', 'processing')
-       LIMIT 1`,
+      "SELECT key FROM jobs WHERE run_id = $1 AND gwrun_in_flight(state) LIMIT 1",
       [runId],
     );
     if (flying !== undefined) return true;
@@ -183,17 +174,3 @@ export const fleetPollRound = perTask(
     return { events, lost };
   }),
 );
-
-/** One logged move of a task of the run, for a process following it. */
-export interface LoggedMove {
-  id: number;
-  type: string;
-  key: string;
-  reason: string | null;
-  job_id: string;
-  label: string;
-  task_id: string | null;
-  cost: number | null;
-  progress: number | null;
-  outputs: number;
-}

@@ -1,22 +1,10 @@
+import type { PaceRowStatus } from "../fleet-port.js";
 import { first, read, rows } from "../program.js";
 
 /**
  * What `gwrun status` shows of a fleet beyond its workers and queue: the pace rows, who
  * submitted a run's tasks, the orphaned task ids. Reads only; times by the database's clock.
  */
-
-/** One gateway account's pace row as it stands. */
-export interface PaceRowStatus {
-  account: string;
-  /** Submits per second now. */
-  rate: number;
-  /** The manifest's submit rate per second. */
-  ceiling: number;
-  /** The limit per second the gateway last announced, if it did. */
-  announced: number | null;
-  /** How long no turn is given yet (Retry-After), from the database's now, ms; 0 when not. */
-  paused_ms: number;
-}
 
 export const fleetStatus = {
   /** Every pace row, by account. */

@@ -1,3 +1,4 @@
+import type { WorkerIdentity, WorkerRow } from "../fleet-port.js";
 import { changes, first, read, rows, transaction, write } from "../program.js";
 import { TASK_COLUMNS } from "../queries/tasks.js";
 import type { TaskRow } from "../rows.js";
@@ -9,27 +10,6 @@ import { QUEUES } from "./queues.js";
  * clocks may disagree); a worker silent past the lease is dead, and its claims and
  * graphile-worker jobs are handed back.
  */
-
-export interface WorkerIdentity {
-  /** pid@host: the owner its claims name. */
-  id: string;
-  name: string;
-  host: string;
-  pid: number;
-  /** Silent this long, it is found dead. */
-  leaseMs: number;
-}
-
-export interface WorkerRow extends Omit<WorkerIdentity, "leaseMs"> {
-  /** Null for a worker registered before leases were recorded. */
-  lease_ms: number | null;
-  pool_ids: string[];
-  /** Milliseconds since its last heartbeat, by the database's clock. */
-  heartbeat_age_ms: number;
-  started_at: number;
-  stopped_at: number | null;
-  dead_at: number | null;
-}
 
 export const fleetWorkers = {
   /** A worker that starts under the id of a dead one (the pid came round again) replaces it. */

@@ -6,7 +6,7 @@ import { bind, changes, first, read, write } from "../program.js";
 import { PgDb, plainPool } from "./db.js";
 import { pgExecutor } from "./executor.js";
 import { fleetClaims } from "./fleet-claims.js";
-import { fleetLeaders, LeaderLock } from "./fleet-leader.js";
+import { fleetLeaders, PgLeaderLock } from "./fleet-leader.js";
 import { fleetPollRound, fleetRuns } from "./fleet-runs.js";
 import { fleetStatus } from "./fleet-status.js";
 import { fleetWorkers } from "./fleet-workers.js";
@@ -94,7 +94,7 @@ function pgStore(db: PgDb, url: string, migration: MigrationReport | undefined):
       return { pool, end: () => pool.end() };
     },
     pace: pgPaceRow(db.pool, news),
-    leaderLock: (account, workerId) => new LeaderLock(url, account, workerId),
+    leaderLock: (account, workerId) => new PgLeaderLock(url, account, workerId),
     ...bind(executor, fleetWorkers),
     ...bind(executor, fleetClaims),
     ...bind(executor, fleetRuns),

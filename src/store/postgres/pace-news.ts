@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { PaceState } from "./pace.js";
+import type { PaceState } from "../pace-port.js";
 
 /**
  * News of the pace rows: each 429 a worker records is sent on `PACE_CHANNEL` (NOTIFY, in the

@@ -1,5 +1,6 @@
 import { roundMoney } from "../../core/money.js";
 import { read, rows } from "../program.js";
+import type { CostGroup, CostGrouping, CostReport, CostScope } from "../report-port.js";
 
 /**
  * What was paid, by group, with the estimate beside it (`gwrun cost`, the viewer's cost
@@ -9,34 +10,6 @@ import { read, rows } from "../program.js";
  * `estimate` what the task was priced at before it ran — a task of unknown price at its run's
  * `limits.unknown_cost`, as `plan` and `max_cost` count it, or not at all (`unpriced`).
  */
-
-export const COST_GROUPINGS = ["job", "model", "family", "day"] as const;
-export type CostGrouping = (typeof COST_GROUPINGS)[number];
-
-/** The tasks a run paid for, or every task the store holds. */
-export type CostScope = { run: number } | { all: true };
-
-/** How a sum of money was estimated. */
-export interface Estimated {
-  /** The sum of the prices known before the tasks ran, `unknown_cost` for those without. */
-  estimate: number;
-  /** Tasks of unknown price counted at their run's `limits.unknown_cost`. */
-  atUnknownCost: number;
-  /** Tasks of unknown price whose run set no `unknown_cost`: not in `estimate`. */
-  unpriced: number;
-}
-
-export interface CostGroup extends Estimated {
-  /** The job id, model, family id, or UTC day (YYYY-MM-DD) of completion. */
-  key: string;
-  spent: number;
-  tasks: number;
-}
-
-export interface CostReport extends Estimated {
-  spent: number;
-  groups: CostGroup[];
-}
 
 const DAY_MS = 86_400_000;
 

@@ -1,21 +1,12 @@
-import type { JudgedOutputRow, JudgementRow, JudgeVerdict } from "../judgement-rows.js";
-import type { ReportScope } from "../port.js";
+import type { JudgedOutputRow, JudgementRow } from "../judgement-rows.js";
 import { changes, first, read, rows, transaction } from "../program.js";
+import type { JudgementAnswer, ReportScope } from "../report-port.js";
 import { withScope } from "./scope.js";
 
 /**
  * Judgements: `asking` is written before a judge is called, `judged` once with its verdict.
  * The move is guarded, so a verdict is recorded (and its cost counted) once, whoever records it.
  */
-
-export interface JudgementAnswer {
-  key: string;
-  idx: number;
-  verdict: JudgeVerdict;
-  reason: string | null;
-  answer: string;
-  cost: number | null;
-}
 
 export const judgementOperations = {
   /** The output's judgement: written `asking` now unless one is recorded already; as it stands. */

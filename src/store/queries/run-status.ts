@@ -1,28 +1,11 @@
 import { read, rows } from "../program.js";
-import type { ReviewDecision } from "../rows.js";
-import type { TaskState } from "../states.js";
+import type { JobStateCount, LabelledReview } from "../report-port.js";
 import { RUN_TASKS } from "./run-tasks.js";
 
 /**
  * What `gwrun status` reads of a run as counts and short lists, never every task: a run of
  * 300,000 tasks answers as fast as its groups and failures allow.
  */
-
-/** How many of a job's tasks are in a state, and its family. */
-export interface JobStateCount {
-  job_id: string;
-  family: string | null;
-  state: TaskState;
-  n: number;
-}
-
-/** A review of a run's output with its task's label. */
-export interface LabelledReview {
-  label: string;
-  idx: number;
-  decision: ReviewDecision;
-  note: string | null;
-}
 
 export const statusReads = {
   /** A run's tasks counted by job, family and state, jobs in the order first recorded. */

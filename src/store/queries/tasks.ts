@@ -1,3 +1,4 @@
+import type { TaskPageOf } from "../port.js";
 import { first, type Program, read, rows } from "../program.js";
 import type { NewTask, OutputCopy, OutputRow, TaskRow, TextAnswerRow } from "../rows.js";
 import { varsColumn } from "../variables.js";
@@ -39,9 +40,6 @@ export const NEW_TASK_NAMES = NEW_TASK_COLUMNS.map(([name]) => name).join(", ");
 
 /** Keys per statement when reading many. */
 const PAGE = 5000;
-
-/** Which of a run's tasks a page holds: all, or those a lane's submits wait for. */
-export type TaskPageOf = "all" | "image-queue" | "video-queue";
 
 /**
  * Pending tasks that go as soon as their turn comes: no stand-in, and not a first take of a

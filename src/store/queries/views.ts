@@ -1,4 +1,11 @@
 import { first, read, rows } from "../program.js";
+import type {
+  Page,
+  PageRange,
+  TimelineOrder,
+  TimelinePage,
+  TimelineQuery,
+} from "../report-port.js";
 import type { FailureRow, GridRow, TimelineRow } from "../rows.js";
 import { FINAL_STATES, UNDONE_STATES } from "../states.js";
 import { inPageOrder, RUN_FAILURES, RUN_TASKS } from "./run-tasks.js";
@@ -9,36 +16,6 @@ import { inPageOrder, RUN_FAILURES, RUN_TASKS } from "./run-tasks.js";
  * by sorting the run's tasks through a narrow index (`RUN_TASKS`), then only its own rows are
  * read in full: a page of a 300,000-task run is served in well under a second.
  */
-
-/** Which rows of a list: `limit` of them after the first `offset`. */
-export interface PageRange {
-  offset: number;
-  limit: number;
-}
-
-/** A page of rows, and how many there are in all. */
-export interface Page<R> {
-  total: number;
-  rows: R[];
-}
-
-/** How the timeline is ordered: as recorded, the slowest first, or the unfinished first. */
-export const TIMELINE_ORDERS = ["recorded", "slowest", "failed"] as const;
-export type TimelineOrder = (typeof TIMELINE_ORDERS)[number];
-
-export interface TimelineQuery extends PageRange {
-  /** The run's start, ms: a task an earlier run finished, and left alone since, is not its own. */
-  startedAt: number;
-  order: TimelineOrder;
-  /** Only the tasks that ended without their outputs, or are held. */
-  undoneOnly: boolean;
-}
-
-/** A page of the timeline, with the first queue time and last move of all its tasks. */
-export interface TimelinePage extends Page<TimelineRow> {
-  start: number | null;
-  end: number | null;
-}
 
 /** A run's own tasks (see `ownTimeline` in the viewer); parameters: run, final states, start. */
 const OWN_TASKS = `FROM ${RUN_TASKS}
