@@ -1,4 +1,5 @@
 import { readNamedFile } from "../core/file-gate.js";
+import { commandIo } from "../core/io.js";
 import { type CheckedManifest, type CheckOptions, checkManifestText } from "../families/index.js";
 import type { Diagnostic } from "../manifest/index.js";
 import { PlanCounter, upstreamsPicked } from "../plan/index.js";
@@ -17,7 +18,7 @@ export interface ManifestOptions {
   apiKey?: string;
   /**
    * The environment the manifest's `${NAME}`s, and GW_API_KEY, are read from.
-   * @default process.env
+   * @default the command's environment (the process's outside a command)
    */
   env?: NodeJS.ProcessEnv;
   /**
@@ -52,7 +53,7 @@ export interface LoadedManifest extends Validation {
 
 /** The environment a manifest reads: `options.env`, with the API key given as GW_API_KEY. */
 export function envOf(options: Pick<ManifestOptions, "apiKey" | "env">): NodeJS.ProcessEnv {
-  const env = options.env ?? process.env;
+  const env = options.env ?? commandIo().env;
   return options.apiKey === undefined ? env : { ...env, GW_API_KEY: options.apiKey };
 }
 

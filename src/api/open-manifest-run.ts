@@ -1,4 +1,5 @@
 import path from "node:path";
+import { resolveFromCwd } from "../core/io.js";
 import { fleetFor, isFleetStore, readyForWorkers } from "../fleet/index.js";
 import {
   hasMaskedKey,
@@ -109,7 +110,7 @@ export async function recordRun(opened: Opened, runId: number | undefined): Prom
       : (await store.runOfTick(settings.name, moment.tick))?.id) ??
     (await store.createRun({
       name: settings.name,
-      manifest_path: path.resolve(opened.file),
+      manifest_path: resolveFromCwd(opened.file),
       // Kept for `gwrun resume`, without a key written in it.
       manifest_text: maskLiteralKey(manifest.checked.source),
       base_url: opened.baseUrl,

@@ -1,6 +1,6 @@
-import path from "node:path";
 import { systemClock } from "../core/clock.js";
 import { readNamedFile } from "../core/file-gate.js";
+import { resolveFromCwd } from "../core/io.js";
 import { plural } from "../core/words.js";
 import { type CheckedManifest, checkManifestFile } from "../families/index.js";
 import { type ScheduledManifest, Scheduler } from "../schedule/index.js";
@@ -27,7 +27,7 @@ export async function loadScheduled(
   if (settings.schedule === undefined) {
     return 'has no schedule: (add e.g. schedule: { cron: "0 6 * * *", timezone: "Europe/Berlin" })';
   }
-  return { file: path.resolve(file), name: settings.name, schedule: settings.schedule };
+  return { file: resolveFromCwd(file), name: settings.name, schedule: settings.schedule };
 }
 
 /** The state database of scheduled manifests: `--db`, else the first manifest's project's. */

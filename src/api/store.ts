@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { ErrorCode, GwError } from "../core/errors.js";
+import { commandIo, resolveFromCwd } from "../core/io.js";
 import { PROJECT_MARKERS, projectFolder } from "../core/project.js";
 import { plural } from "../core/words.js";
 import { outputDirTemplate } from "../manifest/index.js";
@@ -80,10 +81,13 @@ export interface StoreAt {
  * The store of a command and its project (see the rule above): `project` when it names a
  * manifest's, else one of `candidates`, settled when the store is opened.
  */
-export function storeAt(flags: StoreFlags, project = flags.project): StoreAt {
-  if (project !== undefined) return { location: dbPath(flags, project), project };
+export function storeAt(flags: StoreFlags, named = flags.project): StoreAt {
+  if (named !== undefined) {
+    const project = resolveFromCwd(named);
+    return { location: dbPath(flags, project), project };
+  }
   const location = dbPath(flags);
-  const candidates = [...new Set([...databaseProject(location), projectFolder(process.cwd())])];
+  const candidates = [...new Set([...databaseProject(location), projectFolder(commandIo().cwd)])];
   return { location, project: candidates[0] as string, candidates };
 }
 
@@ -118,17 +122,18 @@ export async function projectOfRecord(record: Store, at: StoreAt): Promise<strin
  * The store: `--store`, else `--db`, else GWRUN_STORE, else GWRUN_DB, else `data/gwrun.db` of
  * the project folder. A file path comes back absolute, a connection string as it is.
  */
-export function dbPath(flags: StoreFlags, project = projectFolder(process.cwd())): string {
+export function dbPath(flags: StoreFlags, project = projectFolder(commandIo().cwd)): string {
   if (flags.store !== undefined && flags.db !== undefined)
     throw new GwError(ErrorCode.Usage, "give --db FILE or --store URL, not both");
   if (flags.store !== undefined)
     return withoutPassword(postgresUrl(flags.store, "--store"), "--store");
   if (flags.db !== undefined)
-    return isPostgres(flags.db) ? withoutPassword(flags.db, "--db") : path.resolve(flags.db);
-  const store = process.env.GWRUN_STORE;
+    return isPostgres(flags.db) ? withoutPassword(flags.db, "--db") : resolveFromCwd(flags.db);
+  const { env } = commandIo();
+  const store = env.GWRUN_STORE;
   if (store !== undefined && store !== "") return postgresUrl(store, "GWRUN_STORE");
-  const named = process.env.GWRUN_DB;
-  return named !== undefined ? path.resolve(named) : path.join(project, "data", "gwrun.db");
+  const named = env.GWRUN_DB;
+  return named !== undefined ? resolveFromCwd(named) : path.join(project, "data", "gwrun.db");
 }
 
 /** The store a command started here without flags would open (none when that is unusable). */

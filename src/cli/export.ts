@@ -7,6 +7,7 @@ import {
   storeAt,
   withExistingStore,
 } from "../api/index.js";
+import { commandIo, resolveFromCwd } from "../core/io.js";
 import { plural } from "../core/words.js";
 import { err, out } from "./output.js";
 
@@ -29,8 +30,8 @@ export async function exportRun(
       `export --approved ${flags.approved}`,
     );
     // Outputs made on a fleet's other host are read back from object storage.
-    await bringApprovedHere(store, run, process.env);
-    const dir = path.resolve(flags.approved);
+    await bringApprovedHere(store, run, commandIo().env);
+    const dir = resolveFromCwd(flags.approved);
     const exported = await exportApproved(store, run, {
       dir,
       project: located.project,

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ExitCode } from "../api/index.js";
 import { GwError } from "../core/errors.js";
+import { resolveFromCwd } from "../core/io.js";
 import {
   FAMILIES,
   type Family,
@@ -28,8 +29,9 @@ export interface FieldsFlags {
 export async function printFields(name: string | undefined, flags: FieldsFlags): Promise<ExitCode> {
   const references = selectFamilies(name).map(familyReference);
   if (flags.markdown !== undefined) {
-    await mkdir(path.dirname(flags.markdown), { recursive: true });
-    await writeFile(flags.markdown, renderFieldsMarkdown(references));
+    const file = resolveFromCwd(flags.markdown);
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, renderFieldsMarkdown(references));
     out(flags.markdown);
   } else if (flags.json === true) {
     out(JSON.stringify(references, null, 2));

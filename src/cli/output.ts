@@ -1,19 +1,23 @@
+import { commandIo, type OutStream } from "../core/io.js";
 import { colourLevel, NARROW_COLUMNS, terminalColumns } from "../core/terminal.js";
 import { wrapToWidth } from "../core/text-width.js";
 import { type Diagnostic, formatDiagnostic } from "../manifest/index.js";
 
-/** The CLI's only console writers: results to stdout, diagnostics and progress to stderr. */
+/**
+ * The CLI's only console writers: results to the command's stdout, diagnostics and progress to
+ * its stderr.
+ */
 
 export const out = (line = ""): void => {
-  process.stdout.write(`${line}\n`);
+  commandIo().stdout.write(`${line}\n`);
 };
 
 export const err = (line = ""): void => {
-  process.stderr.write(`${line}\n`);
+  commandIo().stderr.write(`${line}\n`);
 };
 
 /** Whether to colour what goes to `stream`: the one rule of `colourLevel`. */
-export function useColor(stream: NodeJS.WriteStream): boolean {
+export function useColor(stream: OutStream): boolean {
   return colourLevel(stream) > 0;
 }
 
@@ -22,14 +26,14 @@ export function printDiagnostics(
   diagnostics: readonly Diagnostic[],
   text: string | undefined,
 ): number {
-  const color = useColor(process.stderr);
+  const color = useColor(commandIo().stderr);
   for (const diagnostic of diagnostics) err(`${formatDiagnostic(diagnostic, text, color)}\n`);
   return diagnostics.filter((d) => d.severity === "error").length;
 }
 
 /** How wide stdout's lines may be (the terminal's width, or COLUMNS); undefined: any width. */
 export function stdoutColumns(): number | undefined {
-  return terminalColumns(process.stdout);
+  return terminalColumns(commandIo().stdout);
 }
 
 /** Whether to lay out for a narrow screen: `plan` and `status` then print no wide table. */

@@ -1,5 +1,5 @@
-import path from "node:path";
 import { ExitCode, type PlanOptions, planManifestAt } from "../api/index.js";
+import { shownFromCwd } from "../core/io.js";
 import { moneyText, roundMoney } from "../core/money.js";
 import { plural } from "../core/words.js";
 import {
@@ -145,16 +145,11 @@ function recordLines(plan: PlanDiff): string[] {
     );
   for (const missing of plan.missing.slice(0, MISSING_SHOWN))
     lines.push(
-      `  missing: ${missing.label}: ${missing.files.map(shown).join(", ")} not on disk as recorded; ${missing.action === "download" ? "its links work: downloaded again" : "its links have expired: made again (new)"}`,
+      `  missing: ${missing.label}: ${missing.files.map((file) => shownFromCwd(file)).join(", ")} not on disk as recorded; ${missing.action === "download" ? "its links work: downloaded again" : "its links have expired: made again (new)"}`,
     );
   if (plan.missing.length > MISSING_SHOWN)
     lines.push(`  … and ${plan.missing.length - MISSING_SHOWN} more tasks with files missing`);
   return lines;
-}
-
-/** A file as messages show it: from the working folder. */
-function shown(file: string): string {
-  return path.relative(process.cwd(), file) || file;
 }
 
 /** Missing files named one by one; the rest are counted. */

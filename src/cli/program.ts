@@ -1,11 +1,12 @@
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, type OutputConfiguration } from "commander";
 import { ExitCode } from "../api/index.js";
 import { coerceError, ErrorCode, GwError } from "../core/errors.js";
+import { type CommandIo, commandIo, type OutStream, withCommandIo } from "../core/io.js";
 import { storeUnusable } from "../store/index.js";
 import { addCompletionCommand } from "./completion.js";
 import { addDoctorCommand } from "./doctor.js";
 import { HELP_AFTER, showUsageAfterErrors } from "./help.js";
-import { err } from "./output.js";
+import { err, useColor } from "./output.js";
 import { addRecordCommands } from "./record-commands.js";
 import { addRunCommands } from "./run-commands.js";
 import { addSimCommand } from "./sim.js";
@@ -17,6 +18,24 @@ import { addWorkerCommand } from "./worker.js";
  * become exit codes. Importing it runs nothing (the bin's `main.ts` does).
  */
 
+/**
+ * Commander writes help, the version and its errors to the process's streams unless told:
+ * here, to the command's, as wide as Commander makes them (a terminal's width, else 80).
+ * Set before the commands are added, which copy it.
+ */
+const COMMAND_OUTPUT: OutputConfiguration = {
+  writeOut: (text) => commandIo().stdout.write(text),
+  writeErr: (text) => commandIo().stderr.write(text),
+  getOutHelpWidth: () => helpWidth(commandIo().stdout),
+  getErrHelpWidth: () => helpWidth(commandIo().stderr),
+  getOutHasColors: () => useColor(commandIo().stdout),
+  getErrHasColors: () => useColor(commandIo().stderr),
+};
+
+function helpWidth(stream: OutStream): number {
+  return (stream.isTTY === true ? stream.columns : undefined) ?? 80;
+}
+
 /** The program's table of commands; `docs/commands.md` is rendered from it too. */
 export function buildProgram(setExit: (code: ExitCode) => void): Command {
   const program = new Command("gwrun")
@@ -24,6 +43,7 @@ export function buildProgram(setExit: (code: ExitCode) => void): Command {
     .version(GWRUN_VERSION)
     .usage(`<manifest> [options]\n       gwrun [options] [command]`)
     .addHelpText("after", HELP_AFTER)
+    .configureOutput(COMMAND_OUTPUT)
     .exitOverride();
   addRunCommands(program, setExit);
   addRecordCommands(program, setExit);
@@ -35,8 +55,15 @@ export function buildProgram(setExit: (code: ExitCode) => void): Command {
   return program;
 }
 
-/** Runs the CLI; the only place errors become exit codes. */
-export async function main(argv: readonly string[]): Promise<ExitCode> {
+/**
+ * Runs the CLI with `io` (standard streams, environment, working folder; the process's where
+ * left out); the only place errors become exit codes.
+ */
+export function main(argv: readonly string[], io: Partial<CommandIo> = {}): Promise<ExitCode> {
+  return withCommandIo(io, () => runCommand(argv));
+}
+
+async function runCommand(argv: readonly string[]): Promise<ExitCode> {
   let code: ExitCode = ExitCode.Ok;
   const program = buildProgram((exit) => {
     code = exit;

@@ -1,5 +1,6 @@
 import { type Command, Option } from "commander";
 import { ExitCode, migrateStore, publishMissing, type StoreFlags } from "../api/index.js";
+import { commandIo } from "../core/io.js";
 import { COST_GROUPINGS, type CostGrouping } from "../store/index.js";
 import { showCost } from "./cost.js";
 import { exportRun } from "./export.js";
@@ -136,7 +137,7 @@ function addPublishCommand(program: Command, setExit: (code: ExitCode) => void):
       )
       .argument("[run]", "run id (default: the latest)"),
   ).action(async (run: string | undefined, flags: StoreFlags) => {
-    setExit(await publishMissing(run, flags, process.env, out));
+    setExit(await publishMissing(run, flags, commandIo().env, out));
   });
 }
 

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
-import path from "node:path";
 import { ExitCode, findRun, storeAt, withExistingStore } from "../api/index.js";
 import { ErrorCode, GwError } from "../core/errors.js";
+import { shownFromCwd } from "../core/io.js";
 import { isBelow } from "../core/safe-files.js";
 import type { ReportOf } from "../postprocess/index.js";
 import { out } from "./output.js";
@@ -27,14 +27,13 @@ export async function reportRun(
         `run ${run.id}'s output folder ${run.output_dir} lies outside this project and is not here: nothing was written`,
         { hint: "run gwrun report in the project the run belongs to, or where that folder is" },
       );
-    const shown = (file: string) => path.relative(process.cwd(), file) || file;
     const records: ReportOf[] = ref === undefined ? ["folder"] : ["folder", "run"];
     const written = await writeReports(store, run, records);
     for (const [i, of] of records.entries()) {
       const report = written[i] as (typeof written)[number];
-      const title = of === "folder" ? `folder ${shown(run.output_dir)}` : `run ${run.id}`;
-      out(shown(report.gallery));
-      out(shown(report.results));
+      const title = of === "folder" ? `folder ${shownFromCwd(run.output_dir)}` : `run ${run.id}`;
+      out(shownFromCwd(report.gallery));
+      out(shownFromCwd(report.results));
       out(`${title}: ${report.outputs} outputs, ${report.failures} failures`);
     }
     return ExitCode.Ok;

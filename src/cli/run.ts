@@ -8,6 +8,7 @@ import {
   retryRunWith,
   runManifestWith,
 } from "../api/index.js";
+import { commandIo } from "../core/io.js";
 import { formatDiagnostic } from "../manifest/index.js";
 import { openLogReporter, openReporter } from "../ui/index.js";
 import { err, out, printDiagnostics } from "./output.js";
@@ -17,7 +18,7 @@ export type { RunFlags } from "../api/index.js";
 export type RetryFlags = RunFlags & RetryChoice;
 
 /**
- * `gwrun run`, `resume` and `retry`: the API's runs, heard on this process's terminal: the
+ * `gwrun run`, `resume` and `retry`: the API's runs, heard on the command's terminal: the
  * diagnostics with code frames, the dashboard (or plain lines, or NDJSON), Ctrl-C.
  */
 
@@ -28,7 +29,7 @@ export function terminalHooks(flags: { json?: boolean; quiet?: boolean }): RunHo
     say: err,
     reporter: (stop, db) => openReporter(flags, stop, db),
     underway: onInterrupt,
-    env: process.env,
+    env: commandIo().env,
   };
 }
 
@@ -42,7 +43,7 @@ export function logHooks(log: (line: string) => void): RunHooks {
     say: log,
     reporter: async (_stop, db) => openLogReporter(log, db),
     underway: onInterrupt,
-    env: process.env,
+    env: commandIo().env,
   };
 }
 

@@ -9,6 +9,7 @@ import {
   withStore,
 } from "../api/index.js";
 import { ErrorCode, GwError } from "../core/errors.js";
+import { commandIo, resolveFromCwd, shownFromCwd } from "../core/io.js";
 import { nextTicks, tickLabel } from "../manifest/index.js";
 import { describeHolder, type ScheduledManifest } from "../schedule/index.js";
 import { err, out, printDiagnostics } from "./output.js";
@@ -91,11 +92,13 @@ async function runDaemon(
 
 /** Lines with the time in front, appended to `file` (made if missing), else to stderr. */
 function logWriter(file: string | undefined): (line: string) => void {
-  if (file !== undefined) mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const { stderr } = commandIo();
+  const log = file === undefined ? undefined : resolveFromCwd(file);
+  if (log !== undefined) mkdirSync(path.dirname(log), { recursive: true });
   return (line) => {
     const stamped = `${new Date().toISOString()} ${line}\n`;
-    if (file === undefined) process.stderr.write(stamped);
-    else appendFileSync(file, stamped);
+    if (log === undefined) stderr.write(stamped);
+    else appendFileSync(log, stamped);
   };
 }
 
@@ -130,7 +133,7 @@ function listSchedules(
     }
     for (const { name, file, schedule: when } of manifests) {
       const keep = when.keepRuns === undefined ? "all runs" : `${when.keepRuns} runs`;
-      out(`${name} (${path.relative(process.cwd(), file) || file})`);
+      out(`${name} (${shownFromCwd(file)})`);
       out(
         `  "${when.cron}" in ${when.timezone}; overlap ${when.overlap}, catch_up ${when.catchUp}, keeps ${keep}`,
       );

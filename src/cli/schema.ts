@@ -2,6 +2,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import * as z from "zod";
 import { ExitCode } from "../api/index.js";
+import { resolveFromCwd } from "../core/io.js";
 import { FAMILIES, requestJsonSchema } from "../families/index.js";
 import { manifestSchema } from "../manifest/index.js";
 import { EVENT_STREAM_VERSION, eventLineSchema } from "../ui/index.js";
@@ -43,9 +44,9 @@ export function renderSchemas(): Map<string, string> {
 
 /** `gwrun schema [--out dir]`: writes the JSON Schema of the manifest, each family and `--json` events. */
 export async function writeSchemas(dir: string): Promise<ExitCode> {
-  await mkdir(dir, { recursive: true });
+  await mkdir(resolveFromCwd(dir), { recursive: true });
   for (const [name, text] of renderSchemas()) {
-    await writeFile(path.join(dir, name), text);
+    await writeFile(resolveFromCwd(dir, name), text);
     out(path.join(dir, name));
   }
   return ExitCode.Ok;

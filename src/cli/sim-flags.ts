@@ -1,4 +1,5 @@
 import { ErrorCode, GwError } from "../core/errors.js";
+import { resolveFromCwd } from "../core/io.js";
 import { didYouMean } from "../core/suggest.js";
 import { parseDuration, parseRate, perSecond } from "../manifest/index.js";
 import {
@@ -137,7 +138,7 @@ export function simOptionsOf(flags: SimFlags): SimOptionsInput {
     videoResult: flags.videoResult,
     faults: Object.fromEntries(Object.entries(faults).filter(([, v]) => v !== undefined)),
     mediaVariants: number("--media-variants", flags.mediaVariants, 1),
-    cacheDir: flags.cacheDir,
+    cacheDir: flags.cacheDir === undefined ? undefined : resolveFromCwd(flags.cacheDir),
     judgeNoShare: number("--judge-no-share", flags.judgeNoShare, 0, 1),
   };
 }

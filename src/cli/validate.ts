@@ -1,8 +1,8 @@
 import { createInterface } from "node:readline";
-import type { Readable } from "node:stream";
 import { ExitCode, type RawRequest, validate, validateRawRequest } from "../api/index.js";
 import { coerceError } from "../core/errors.js";
 import { openNamedFile, readNamedFile } from "../core/file-gate.js";
+import { commandIo, type InStream } from "../core/io.js";
 import type { Issue } from "../core/zod-issues.js";
 import type { Diagnostic } from "../manifest/index.js";
 import { err, out, printDiagnostics } from "./output.js";
@@ -79,7 +79,7 @@ function formatIssue(issue: Issue): string {
 /** `gwrun validate --request FILE|-`: exit 0 when valid, 2 with the errors on stderr. */
 export async function validateRequestFile(
   file: string,
-  stdin: Readable = process.stdin,
+  stdin: InStream = commandIo().stdin,
 ): Promise<ExitCode> {
   const text = file === "-" ? await readAll(stdin) : await readNamedFile(file);
   let request: RawRequest;
@@ -99,7 +99,7 @@ export async function validateRequestFile(
 /** `gwrun validate --request - --jsonl`: one result line per input line, in order. */
 export async function validateRequestLines(
   file: string,
-  stdin: Readable = process.stdin,
+  stdin: InStream = commandIo().stdin,
 ): Promise<ExitCode> {
   const input = file === "-" ? stdin : (await openNamedFile(file)).handle.createReadStream();
   let invalid = false;
@@ -138,7 +138,7 @@ export async function validateRequestLines(
   return invalid ? ExitCode.Invalid : ExitCode.Ok;
 }
 
-async function readAll(stream: Readable): Promise<string> {
+async function readAll(stream: InStream): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
   return Buffer.concat(chunks).toString("utf8");

@@ -1,17 +1,21 @@
+import { lstatSync, realpathSync, type Stats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import {
-  closeSync,
-  constants,
-  fstatSync,
-  lstatSync,
-  openSync,
-  readSync,
-  realpathSync,
-  type Stats,
-} from "node:fs";
-import { type FileHandle, open } from "node:fs/promises";
-import path from "node:path";
-import { ErrorCode, GwError } from "./errors.js";
+  type GateRead,
+  notAFile,
+  openRegular,
+  type Refused,
+  readBounded,
+  readOpened,
+  refusalError,
+  refused,
+  tooLarge,
+  unreadable,
+} from "./bounded-read.js";
+import { resolveFromCwd } from "./io.js";
 import { isBelow } from "./safe-files.js";
+
+export type { GateRead, RefusalKind, Refused } from "./bounded-read.js";
 
 /**
  * The file gate: every file gwrun reads that a manifest names (prompt and message files, rows,
@@ -34,8 +38,6 @@ export const TEXT_FILE_MAX_BYTES = 4 * 1024 * 1024;
 
 /** What a data file of rows may hold at most. */
 export const DATA_FILE_MAX_BYTES = 256 * 1024 * 1024;
-
-const MB = 1024 * 1024;
 
 /** The folders files are read from; each absolute, its links resolved once. */
 export interface FileGate {
@@ -65,24 +67,11 @@ export function recordedFiles(folders: readonly string[]): FileGate {
 
 function realFolder(folder: string): string {
   try {
-    return realpathSync(folder);
+    return realpathSync.native(resolveFromCwd(folder));
   } catch {
-    return path.resolve(folder);
+    return resolveFromCwd(folder);
   }
 }
-
-/** Why a file was refused: not there, outside the gate's folders, not a file, too large. */
-export type RefusalKind = "missing" | "outside" | "not-a-file" | "too-large" | "unreadable";
-
-/** A file refused, and why: a sentence that names it as the caller named it. */
-export interface Refused {
-  file: string;
-  problem: string;
-  kind: RefusalKind;
-}
-
-/** A file read, or why it was not. */
-export type GateRead = { file: string; bytes: Buffer } | Refused;
 
 /**
  * Why `file` may not be read through `gate`, or its real path and facts when it may; `name`
@@ -93,17 +82,18 @@ export function admit(
   file: string,
   name: string = file,
 ): { real: string; stat: Stats } | Refused {
+  const where = resolveFromCwd(file);
   let real: string;
   try {
-    real = realpathSync(file);
+    real = realpathSync.native(where);
   } catch (error) {
     return unreadable(name, error);
   }
-  if (gate.links === "refused" && lstatSafe(file)?.isSymbolicLink() === true)
+  if (gate.links === "refused" && lstatSafe(where)?.isSymbolicLink() === true)
     return refused(name, "outside", `${name} is a link, not the file gwrun recorded there`);
   const inside = gate.folders.some((folder) => real === folder || isBelow(folder, real));
   if (!inside) {
-    const linked = lstatSafe(file)?.isSymbolicLink() === true;
+    const linked = lstatSafe(where)?.isSymbolicLink() === true;
     return refused(
       name,
       "outside",
@@ -139,23 +129,7 @@ export async function readGated(
 ): Promise<GateRead> {
   const admitted = admit(gate, file, name);
   if ("problem" in admitted) return admitted;
-  const opened = await openRegular(admitted.real, name);
-  if ("problem" in opened) return opened;
-  try {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    while (total <= maxBytes) {
-      const chunk = Buffer.alloc(Math.min(MB, maxBytes + 1 - total));
-      const { bytesRead } = await opened.handle.read(chunk, 0, chunk.length, null);
-      if (bytesRead === 0) break;
-      chunks.push(chunk.subarray(0, bytesRead));
-      total += bytesRead;
-    }
-    if (total > maxBytes) return tooLarge(name, maxBytes);
-    return { file: name, bytes: Buffer.concat(chunks, total) };
-  } finally {
-    await opened.handle.close();
-  }
+  return readOpened(await openRegular(admitted.real, name), name, maxBytes);
 }
 
 /** A file through `gate`, opened for a stream (served, uploaded, hashed); the caller closes it. */
@@ -184,7 +158,7 @@ export const MANIFEST_MAX_BYTES = 256 * 1024 * 1024;
  */
 export function readOwnFile(file: string | URL, maxBytes: number = TEXT_FILE_MAX_BYTES): Buffer {
   const name = file instanceof URL ? file.pathname : file;
-  const read = readBounded(name, name, maxBytes);
+  const read = readBounded(file instanceof URL ? name : resolveFromCwd(file), name, maxBytes);
   if ("problem" in read) throw refusalError(read);
   return read.bytes;
 }
@@ -194,7 +168,7 @@ export function readOwnFile(file: string | URL, maxBytes: number = TEXT_FILE_MAX
  * opened for a stream: a regular file; the caller closes it.
  */
 export async function openNamedFile(file: string): Promise<{ handle: FileHandle; size: number }> {
-  const opened = await openRegular(file, file);
+  const opened = await openRegular(resolveFromCwd(file), file);
   if ("problem" in opened) throw refusalError(opened);
   return opened;
 }
@@ -207,7 +181,7 @@ export async function readNamedFile(
   file: string,
   maxBytes: number = MANIFEST_MAX_BYTES,
 ): Promise<string> {
-  const opened = await openRegular(file, file);
+  const opened = await openRegular(resolveFromCwd(file), file);
   if ("problem" in opened) throw refusalError(opened);
   try {
     if (opened.size > maxBytes) throw refusalError(tooLarge(file, maxBytes));
@@ -217,107 +191,6 @@ export async function readNamedFile(
   } finally {
     await opened.handle.close();
   }
-}
-
-/**
- * A refusal as an error: a missing file as Node's own (`code` ENOENT, its path), anything else
- * as the person's mistake, saying what is wrong with the file.
- */
-function refusalError(refusal: Refused): Error {
-  if (refusal.kind !== "missing") return new GwError(ErrorCode.Usage, refusal.problem);
-  return Object.assign(new Error(refusal.problem), {
-    code: "ENOENT",
-    syscall: "open",
-    path: refusal.file,
-  });
-}
-
-function readBounded(real: string, file: string, maxBytes: number): GateRead {
-  let fd: number;
-  try {
-    // Non-blocking: a FIFO put in place after the check does not hold the open.
-    fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    return unreadable(file, error);
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return notAFile(file, stat);
-    const chunks: Buffer[] = [];
-    let total = 0;
-    while (total <= maxBytes) {
-      const chunk = Buffer.alloc(Math.min(MB, maxBytes + 1 - total));
-      const read = readSync(fd, chunk, 0, chunk.length, null);
-      if (read === 0) break;
-      chunks.push(chunk.subarray(0, read));
-      total += read;
-    }
-    if (total > maxBytes) return tooLarge(file, maxBytes);
-    return { file, bytes: Buffer.concat(chunks, total) };
-  } finally {
-    closeSync(fd);
-  }
-}
-
-async function openRegular(
-  real: string,
-  file: string,
-): Promise<{ handle: FileHandle; size: number } | Refused> {
-  let handle: FileHandle;
-  try {
-    handle = await open(real, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    return unreadable(file, error);
-  }
-  try {
-    const stat = await handle.stat();
-    if (stat.isFile()) return { handle, size: stat.size };
-    await handle.close();
-    return notAFile(file, stat);
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
-}
-
-function refused(file: string, kind: RefusalKind, problem: string): Refused {
-  return { file, kind, problem };
-}
-
-function notAFile(file: string, stat: Stats): Refused {
-  return refused(file, "not-a-file", `${file} is not a regular file (${kindOf(stat)})`);
-}
-
-function lstatSafe(file: string): Stats | undefined {
-  try {
-    return lstatSync(file);
-  } catch {
-    return undefined;
-  }
-}
-
-function kindOf(stat: Stats): string {
-  if (stat.isDirectory()) return "a folder";
-  if (stat.isFIFO()) return "a FIFO";
-  if (stat.isCharacterDevice() || stat.isBlockDevice()) return "a device";
-  if (stat.isSocket()) return "a socket";
-  return "not a file";
-}
-
-function unreadable(file: string, error: unknown): Refused {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === "ENOENT" || code === "ENOTDIR")
-    return refused(file, "missing", `${file} is not on disk`);
-  if (code === "EISDIR") return refused(file, "not-a-file", `${file} is a folder, not a file`);
-  const why =
-    code === "EACCES" || code === "EPERM" ? "permission denied" : (code ?? "unknown error");
-  return refused(file, "unreadable", `${file} cannot be read (${why})`);
-}
-
-function tooLarge(file: string, maxBytes: number): Refused {
-  const limit =
-    maxBytes >= MB ? `${Math.round((maxBytes / MB) * 10) / 10} MB` : `${maxBytes} bytes`;
-  return refused(file, "too-large", `${file} holds more than ${limit}, more than such a file may`);
 }
 
 /**
@@ -331,20 +204,30 @@ export function recordedFileRefusal(file: string, folders: readonly string[]): s
 
 /**
  * A file gwrun recorded (an output, a sidecar, a kept answer), read where it lies: a regular
- * file, not a link put in its place, at most `maxBytes`.
+ * file, not a link put in its place, at most `maxBytes`. It lies in its own folder, so only a
+ * link in its place could lead out: opened without following one, it needs no other check
+ * (a run checks every output so).
  */
 export function readRecordedSync(file: string, maxBytes: number): GateRead {
-  return readGatedSync(recordedFiles([path.dirname(file)]), file, maxBytes);
+  return readBounded(resolveFromCwd(file), file, maxBytes, "refused");
 }
 
 /** `readRecordedSync`, from a promise. */
-export function readRecorded(file: string, maxBytes: number): Promise<GateRead> {
-  return readGated(recordedFiles([path.dirname(file)]), file, maxBytes);
+export async function readRecorded(file: string, maxBytes: number): Promise<GateRead> {
+  return readOpened(await openRegular(resolveFromCwd(file), file, "refused"), file, maxBytes);
 }
 
 /** A file gwrun recorded, opened where it lies for a stream (see `readRecordedSync`). */
 export function openRecorded(
   file: string,
 ): Promise<{ handle: FileHandle; size: number } | Refused> {
-  return openGated(recordedFiles([path.dirname(file)]), file);
+  return openRegular(resolveFromCwd(file), file, "refused");
+}
+
+function lstatSafe(file: string): Stats | undefined {
+  try {
+    return lstatSync(file);
+  } catch {
+    return undefined;
+  }
 }

@@ -4,6 +4,7 @@ import path from "node:path";
 import { openRecorded } from "./file-gate.js";
 import type { FileWrites } from "./file-writes.js";
 import { ensureDir, LONGEST_PARTIAL_TAIL, partialFile } from "./fs.js";
+import { resolveFromCwd } from "./io.js";
 
 /**
  * Where outputs go and how they are checked. Paths are built only from job labels and
@@ -106,7 +107,7 @@ export function reviewPath(outputDir: string, jobId: string, file: string, suffi
 
 /** The folder for partial downloads: beside the output folder, so nothing partial shows in it. */
 export function partialDir(outputDir: string): string {
-  return path.join(path.dirname(path.resolve(outputDir)), PARTIAL_DIR);
+  return path.join(path.dirname(resolveFromCwd(outputDir)), PARTIAL_DIR);
 }
 
 /** Hex sha256 of a recorded file, streamed; throws when it is gone or not the file (a link). */

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { resolveFromCwd } from "./io.js";
 
 /**
  * A manifest's project folder: the nearest folder, from the manifest's own upward, that holds
@@ -11,7 +12,7 @@ export const PROJECT_MARKERS = [".git", "package.json", path.join("data", "gwrun
 
 /** The project folder of `start` (a folder): see the rule above. */
 export function projectFolder(start: string): string {
-  const from = path.resolve(start);
+  const from = resolveFromCwd(start);
   for (let dir = from; ; dir = path.dirname(dir)) {
     if (PROJECT_MARKERS.some((marker) => existsSync(path.join(dir, marker)))) return dir;
     if (path.dirname(dir) === dir) return from;
@@ -20,5 +21,5 @@ export function projectFolder(start: string): string {
 
 /** The project folder of a manifest file. */
 export function projectOf(manifestFile: string): string {
-  return projectFolder(path.dirname(path.resolve(manifestFile)));
+  return projectFolder(path.dirname(resolveFromCwd(manifestFile)));
 }

@@ -1,3 +1,5 @@
+import { commandIo } from "./io.js";
+
 /**
  * The secret registry: every credential the environment holds, known by its name and found by
  * its value. A variable is a credential when its name says so (a key, secret, token, password,
@@ -122,7 +124,7 @@ function wholeWord(value: string): RegExp {
   return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, "gu");
 }
 
-/** The registry of `env` (default: this process's environment, as it is now). */
-export function secretsOf(env: Env = process.env): SecretRegistry {
+/** The registry of `env` (default: the command's environment, as it is now). */
+export function secretsOf(env: Env = commandIo().env): SecretRegistry {
   return new SecretRegistry(env);
 }

@@ -1,3 +1,5 @@
+import { commandIo } from "./io.js";
+
 /**
  * What a terminal gwrun writes to can show: whether it gets colour, and how wide it is. Every
  * writer asks here (the dashboard, diagnostics, `plan`, `status`), so one rule holds for all.
@@ -13,7 +15,7 @@ export type ColourLevel = 0 | 1 | 2 | 3;
  * 2 and 3 ask for more) wins, as in Node and chalk; then `NO_COLOR` (non-empty) turns it off;
  * otherwise a terminal that is not `dumb` gets the basic colours, and a pipe or file none.
  */
-export function colourLevel(stream: { isTTY?: boolean }, env: Env = process.env): ColourLevel {
+export function colourLevel(stream: { isTTY?: boolean }, env: Env = commandIo().env): ColourLevel {
   const force = env.FORCE_COLOR;
   if (force !== undefined && force !== "") {
     if (force === "0" || force === "false") return 0;
@@ -30,7 +32,7 @@ export function colourLevel(stream: { isTTY?: boolean }, env: Env = process.env)
  */
 export function terminalColumns(
   stream: { isTTY?: boolean; columns?: number },
-  env: Env = process.env,
+  env: Env = commandIo().env,
 ): number | undefined {
   if (stream.isTTY === true && stream.columns !== undefined && stream.columns > 0)
     return stream.columns;

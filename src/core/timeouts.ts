@@ -1,3 +1,5 @@
+import { commandIo } from "./io.js";
+
 /**
  * The timeout policy: how long gwrun waits on each network peer before it gives up on a
  * request — the gateway, object storage, webhooks — and how long the end of a run may wait on
@@ -35,7 +37,7 @@ export const DEFAULT_TIMEOUTS: TimeoutPolicy = {
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** The policy, with what the environment sets (an unreadable value is left at its default). */
-export function timeoutsOf(env: Env = process.env): TimeoutPolicy {
+export function timeoutsOf(env: Env = commandIo().env): TimeoutPolicy {
   const read = (name: string, fallback: number) => durationMs(env[name]) ?? fallback;
   const { gateway, storage, webhook } = DEFAULT_TIMEOUTS;
   return {

@@ -1,3 +1,4 @@
+import { commandIo } from "../core/io.js";
 import {
   concealInDiagnostics,
   concealSecrets,
@@ -57,7 +58,7 @@ export interface CheckOptions {
  */
 export async function checkManifestFile(
   file: string,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv = commandIo().env,
   at: number = Date.now(),
   options: CheckOptions = {},
 ): Promise<CheckedManifest> {
@@ -68,7 +69,7 @@ export async function checkManifestFile(
 export async function checkManifestText(
   text: string,
   file: string,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv = commandIo().env,
   at: number = Date.now(),
   options: CheckOptions = {},
 ): Promise<CheckedManifest> {

@@ -1,4 +1,5 @@
 import { setMaxListeners } from "node:events";
+import { commandIo } from "../core/io.js";
 import { CLAIM_OWNER } from "../core/process.js";
 import { type EngineEvent, openRunContext } from "../engine/index.js";
 import { type CheckedManifest, checkManifestText } from "../families/index.js";
@@ -67,9 +68,10 @@ export function storedRunOpener(
     const row = locatedRun(paths, recorded);
     const at = row.tick ?? row.started_at;
     const text = row.resolved_manifest ?? row.manifest_text;
+    const env = commandIo().env;
     // Held as a run keeps it (a job's first expansion, and what dependants are made from):
     // the worker reads the run's tasks from the store.
-    const checked = await checkManifestText(text, row.manifest_path, process.env, at, {
+    const checked = await checkManifestText(text, row.manifest_path, env, at, {
       hold: "templates",
     });
     const settings = checked.expanded.settings;
@@ -82,7 +84,7 @@ export function storedRunOpener(
       settings,
       baseUrl: row.base_url,
       keyMasked: hasMaskedKey(checked.source),
-      env: process.env,
+      env,
     });
     try {
       const work = {

@@ -1,3 +1,4 @@
+import { commandIo } from "../core/io.js";
 import { runResult } from "../engine/index.js";
 import { notifyTargetsOf, publishTargetsOfRun } from "../manifest/index.js";
 import { endRun, openStorage, Releasers } from "../run/index.js";
@@ -16,26 +17,25 @@ export async function settleFleetRun(
   row: FleetRunRow,
   tell: (line: string) => void,
 ): Promise<boolean> {
+  const env = commandIo().env;
   const result = await runResult(
     store,
     row.id,
     haltOf(row),
     await store.fleet.unknownSubmitsOf(row.id),
   );
-  const targets = publishTargetsOfRun(row, process.env);
+  const targets = publishTargetsOfRun(row, env);
   const { targets: webhooks, problems } = notifyTargetsOf(
     row.manifest_text,
     row.manifest_path,
-    process.env,
+    env,
   );
   const releasers = new Releasers();
   try {
     const storage =
       targets.length === 0
         ? undefined
-        : releasers.push(await openStorage(targets, process.env), (opened) =>
-            opened.client.destroy(),
-          );
+        : releasers.push(await openStorage(targets, env), (opened) => opened.client.destroy());
     const ended = await endRun({
       store,
       run: row,

@@ -1,4 +1,5 @@
 import { systemClock } from "../core/clock.js";
+import { commandIo } from "../core/io.js";
 import { publishTargetsOfRun } from "../manifest/index.js";
 import { inProject, locatedRun, type PgStore, projectPaths } from "../store/index.js";
 import { storedRunOpener } from "./open-run.js";
@@ -63,7 +64,7 @@ export async function startWorkerProcess(options: WorkerProcess): Promise<FleetW
 async function refuseUnseenFolders(store: PgStore, project: string): Promise<void> {
   const id = await store.fleet.storeId();
   for (const run of await store.fleet.activeRuns()) {
-    if (publishTargetsOfRun(run, process.env).length > 0) continue;
+    if (publishTargetsOfRun(run, commandIo().env).length > 0) continue;
     const paths = projectPaths(runProject(run, project));
     checkMarker(paths.absolute(run.output_dir), id);
   }

@@ -30,7 +30,7 @@ export function gatewayText(
 }
 
 /**
- * `text` with credentials masked: `secrets`, every credential of this process's environment
+ * `text` with credentials masked: `secrets`, every credential of the command's environment
  * (the secret registry), and what looks like one in a URL or header.
  */
 export function redacted(text: string, secrets: readonly string[] = []): string {

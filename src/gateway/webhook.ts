@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { request } from "undici";
+import { commandIo } from "../core/io.js";
 import { timeoutsOf } from "../core/timeouts.js";
 import { MASK } from "./gateway-text.js";
 import { outboundDispatcher, readProxies } from "./proxy.js";
@@ -34,7 +35,7 @@ export async function postWebhook(
   url: string,
   body: unknown,
   timeoutMs: number,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv = commandIo().env,
 ): Promise<WebhookDelivery> {
   const signal = AbortSignal.timeout(timeoutMs);
   const dispatcher = outboundDispatcher(

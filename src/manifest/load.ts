@@ -1,4 +1,5 @@
 import { readNamedFile } from "../core/file-gate.js";
+import { commandIo } from "../core/io.js";
 import { diagnosticAt } from "./diagnostics.js";
 import { type EnvProblem, interpolateEnv } from "./interpolate.js";
 import { pathLabel } from "./job-path.js";
@@ -10,7 +11,7 @@ import { readYamlValue, syntaxProblems } from "./yaml-syntax.js";
 /** Reads and parses a manifest file; YAML and `${ENV}` problems come back as diagnostics. */
 export async function loadManifest(
   file: string,
-  env: Readonly<Record<string, string | undefined>> = process.env,
+  env: Readonly<Record<string, string | undefined>> = commandIo().env,
 ): Promise<ManifestSource> {
   const text = await readNamedFile(file);
   return parseManifest(text, file, env);
@@ -20,7 +21,7 @@ export async function loadManifest(
 export function parseManifest(
   text: string,
   file: string,
-  env: Readonly<Record<string, string | undefined>> = process.env,
+  env: Readonly<Record<string, string | undefined>> = commandIo().env,
 ): ManifestSource {
   const source = new ManifestSource(file, text);
   let value: unknown;

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { shownFromCwd } from "../core/io.js";
 import { suggest } from "../core/suggest.js";
 import { isRecord } from "../core/values.js";
 import { type Diagnostic, framedBy } from "./diagnostics.js";
@@ -45,7 +46,7 @@ export function readPrices(value: unknown, reporter: Reporter): LoadedPrices {
     return inline;
   }
   const { text } = read;
-  const shown = path.relative(process.cwd(), full) || full;
+  const shown = shownFromCwd(full);
   // An empty shared file prices nothing (it is not an empty manifest).
   if (text.trim() === "") return inline;
   const source = parseManifest(text, shown);

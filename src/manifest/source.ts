@@ -7,6 +7,7 @@ import {
   TEXT_FILE_MAX_BYTES,
   textOf,
 } from "../core/file-gate.js";
+import { resolveFromCwd } from "../core/io.js";
 import { projectOf } from "../core/project.js";
 import { isRecord } from "../core/values.js";
 import type { Diagnostic } from "./diagnostics.js";
@@ -41,7 +42,7 @@ export class ManifestSource {
     readonly file: string,
     readonly text: string,
   ) {
-    this.dir = path.dirname(path.resolve(file));
+    this.dir = path.dirname(resolveFromCwd(file));
   }
 
   /** The YAML document with source ranges, parsed on first use. */

@@ -3,6 +3,7 @@ import { accessSync, constants, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { promisify } from "node:util";
+import { commandIo, resolveFromCwd } from "../core/io.js";
 
 /**
  * Which ffmpeg and ffprobe gwrun runs, decided here only: the binary `FFMPEG_PATH` /
@@ -51,7 +52,7 @@ const systemChoices = new Map<string, Promise<ToolChoice | { rejected: string } 
  */
 export async function chooseTool(
   tool: MediaTool,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv = commandIo().env,
 ): Promise<ToolChoice> {
   const variable = TOOL_VARIABLES[tool];
   const named = env[variable];
@@ -115,7 +116,7 @@ function findOnPath(tool: MediaTool, searchPath: string): string | undefined {
   const name = process.platform === "win32" ? `${tool}.exe` : tool;
   for (const folder of searchPath.split(path.delimiter)) {
     if (folder === "") continue;
-    const candidate = path.join(folder, name);
+    const candidate = resolveFromCwd(folder, name);
     try {
       if (!statSync(candidate).isFile()) continue;
       accessSync(candidate, constants.X_OK);
@@ -130,7 +131,12 @@ function findOnPath(tool: MediaTool, searchPath: string): string | undefined {
  * "6.1.1-3"; a git build gives "N-47683-g0e8eb07980-static"). Rejects when it cannot be run.
  */
 export async function toolVersion(file: string): Promise<string> {
-  const { stdout } = await execFileAsync(file, ["-version"], { timeout: VERSION_TIMEOUT_MS });
+  const { cwd, env } = commandIo();
+  const { stdout } = await execFileAsync(file, ["-version"], {
+    timeout: VERSION_TIMEOUT_MS,
+    cwd,
+    env,
+  });
   const match = /^\S+ version (\S+)/.exec(stdout);
   if (match?.[1] === undefined) throw new Error(`${file} -version printed no version line`);
   return match[1];

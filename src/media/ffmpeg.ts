@@ -2,6 +2,7 @@ import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import * as z from "zod";
 import { ErrorCategory, ErrorCode, GwError } from "../core/errors.js";
+import { commandIo } from "../core/io.js";
 import { chooseTool, type MediaTool, TOOL_VARIABLES } from "./ffmpeg-choice.js";
 
 /**
@@ -95,7 +96,8 @@ async function runTool(
 ): Promise<{ stdout: string; stderr: string }> {
   const file = await binaryPath(tool);
   try {
-    return await run(file, args, { maxBuffer: MAX_OUTPUT_BYTES, signal: options.signal });
+    const { cwd, env } = commandIo();
+    return await run(file, args, { maxBuffer: MAX_OUTPUT_BYTES, signal: options.signal, cwd, env });
   } catch (error) {
     if (options.signal?.aborted) throw error;
     const failure = error as RunFailure;
@@ -116,7 +118,7 @@ async function runTool(
 function notFound(tool: Tool, file: string, cause: unknown): GwError {
   const variable = TOOL_VARIABLES[tool];
   return new GwError(ErrorCode.Usage, `${tool} not found or not executable at ${file}`, {
-    hint: process.env[variable]
+    hint: commandIo().env[variable]
       ? `${variable} is set: point it at a ${tool} binary or unset it`
       : `reinstall gwrun's dependencies, or set ${variable} to a ${tool} binary`,
     cause,

@@ -1,4 +1,5 @@
 import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import { commandIo } from "../core/io.js";
 import { secretsOf } from "../core/secret-registry.js";
 import { terminalText } from "../core/text-filter.js";
 import { timeoutsOf } from "../core/timeouts.js";
@@ -75,7 +76,7 @@ export function withinEnd(storage: ObjectStorage, interrupt?: AbortSignal): void
 }
 
 export function openObjectStorage(
-  env: Readonly<Record<string, string | undefined>> = process.env,
+  env: Readonly<Record<string, string | undefined>> = commandIo().env,
 ): ObjectStorage {
   // The pinned SDK works on every Node gwrun supports; its note about later versions is not
   // the user's business in a run's output.

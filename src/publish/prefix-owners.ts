@@ -1,5 +1,5 @@
-import path from "node:path";
 import { ErrorCode, GwError } from "../core/errors.js";
+import { resolveFromCwd } from "../core/io.js";
 import { type PublishTarget, publishTargetsOfRun } from "../manifest/index.js";
 import type { RunRow, Store } from "../store/index.js";
 
@@ -31,7 +31,7 @@ export function heldTargets(
   const held: HeldTarget[] = [];
   for (const target of targets) {
     for (const run of runs) {
-      if (path.resolve(run.output_dir) === path.resolve(outputDir)) continue;
+      if (resolveFromCwd(run.output_dir) === resolveFromCwd(outputDir)) continue;
       if (run.publish_to === null) continue;
       const theirs = publishTargetsOfRun(run, {}).find((other) => overlaps(other, target));
       if (theirs === undefined) continue;

@@ -1,4 +1,4 @@
-import path from "node:path";
+import { resolveFromCwd } from "../core/io.js";
 import type { PublishTarget } from "../manifest/index.js";
 import type { OutputRow, Publication, Store, TaskRow } from "../store/index.js";
 import type { ObjectStorage } from "./object-storage.js";
@@ -150,7 +150,7 @@ async function publishOutput(
 }
 
 function samePath(a: string, b: string): boolean {
-  return path.resolve(a) === path.resolve(b);
+  return resolveFromCwd(a) === resolveFromCwd(b);
 }
 
 async function stillThere(

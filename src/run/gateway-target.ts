@@ -1,4 +1,5 @@
 import { ErrorCode, GwError } from "../core/errors.js";
+import { commandIo } from "../core/io.js";
 import { type Proxies, readProxies } from "../gateway/index.js";
 import { isSimulator, type ManifestSettings, type PriceTable } from "../manifest/index.js";
 import type { Simulator } from "../sim/index.js";
@@ -28,7 +29,7 @@ export const IN_PROCESS_TIME_SCALE = 60;
  */
 export async function openGatewayTarget(
   gateway: ManifestSettings["gateway"],
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv = commandIo().env,
   options: { keyMasked?: boolean; prices?: PriceTable } = {},
 ): Promise<GatewayTarget> {
   const apiKey = gateway.apiKey ?? env.GW_API_KEY;

@@ -1,5 +1,6 @@
 import { systemClock } from "../core/clock.js";
 import type { FileWrites } from "../core/file-writes.js";
+import { commandIo } from "../core/io.js";
 import { seededRandom } from "../core/random.js";
 import type { DownloadCaps, Emit, EngineOptions } from "../engine/index.js";
 import type { CheckedJob } from "../families/index.js";
@@ -32,7 +33,7 @@ export async function openGateway(
   settings: ManifestSettings,
   baseUrl: string,
   keyMasked: boolean,
-  env: NodeJS.ProcessEnv = process.env,
+  env: NodeJS.ProcessEnv = commandIo().env,
 ): Promise<OpenedGateway> {
   const target = await openGatewayTarget({ ...settings.gateway, baseUrl }, env, {
     keyMasked,

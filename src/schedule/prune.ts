@@ -1,5 +1,6 @@
 import { rmSync } from "node:fs";
 import path from "node:path";
+import { commandIo, resolveFromCwd } from "../core/io.js";
 import type { RunRow, Store } from "../store/index.js";
 
 /**
@@ -32,10 +33,10 @@ export async function pruneRuns(
  * output folder — then the folder itself when no kept run shares it.
  */
 function removeFilesOf(files: readonly string[], run: RunRow, kept: readonly RunRow[]): number {
-  const dir = path.resolve(run.output_dir);
+  const dir = resolveFromCwd(run.output_dir);
   let removed = 0;
   for (const file of files) {
-    const resolved = path.resolve(file);
+    const resolved = resolveFromCwd(file);
     if (!isInside(resolved, dir)) continue;
     for (const target of [resolved, `${resolved}.json`]) {
       rmSync(target, { force: true });
@@ -43,12 +44,12 @@ function removeFilesOf(files: readonly string[], run: RunRow, kept: readonly Run
     removed += 1;
   }
   const shared = kept.some((other) => {
-    const theirs = path.resolve(other.output_dir);
+    const theirs = resolveFromCwd(other.output_dir);
     return theirs === dir || isInside(theirs, dir) || isInside(dir, theirs);
   });
   // The folder holds only this run's outputs, gallery and results: it goes whole (never the
   // working folder or one above it).
-  const cwd = process.cwd();
+  const { cwd } = commandIo();
   if (!shared && dir !== cwd && !isInside(cwd, dir) && dir !== path.parse(dir).root) {
     rmSync(dir, { recursive: true, force: true });
   }

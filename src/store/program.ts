@@ -1,3 +1,4 @@
+import type { Statement } from "./dialect.js";
 import type { Store } from "./port.js";
 import type { NewTask, OutputCopy } from "./rows.js";
 import type { DownloadedFile, OutputLink } from "./transition-inputs.js";
@@ -9,15 +10,16 @@ import type { Transition } from "./transition-patches.js";
  * better-sqlite3 transaction (which must never stay open across an await); PostgreSQL awaits
  * each step, inside BEGIN … COMMIT when the operation is a transaction.
  *
- * Statements are written once, in the SQL both databases read (`./dialect.ts`); what each
- * database does its own way is a step of its own: a guarded move, locks, and the batches a
- * busy run makes for every task (a row loop in SQLite, one set statement in PostgreSQL).
+ * Statements are written once, in the SQL both databases read, and where the two differ as
+ * functions of the executor's dialect (`./dialect.ts`); what each database does its own way is
+ * a step of its own: a guarded move, locks, and the batches a busy run makes for every task (a
+ * row loop in SQLite, one set statement in PostgreSQL).
  */
 export type Program<T> = Generator<Step, T, unknown>;
 
 export type Step =
-  | { kind: "rows"; sql: string; params: readonly unknown[] }
-  | { kind: "changes"; sql: string; params: readonly unknown[] }
+  | { kind: "rows"; sql: Statement; params: readonly unknown[] }
+  | { kind: "changes"; sql: Statement; params: readonly unknown[] }
   /** A guarded move, logged: whether it took. */
   | { kind: "move"; key: string; transition: Transition; now: number }
   /** Row locks on these tasks, in key order, for the rest of the transaction. */
@@ -87,17 +89,17 @@ export type Batch = { [K in BatchKind]: BatchOf<K> }[BatchKind];
 export type BatchResult<K extends BatchKind> = ReturnType<Batches[K]>;
 
 /** The rows a statement gives. */
-export function* rows<R>(sql: string, params: readonly unknown[] = []): Program<R[]> {
+export function* rows<R>(sql: Statement, params: readonly unknown[] = []): Program<R[]> {
   return (yield { kind: "rows", sql, params }) as R[];
 }
 
 /** The first row a statement gives, if any. */
-export function* first<R>(sql: string, params: readonly unknown[] = []): Program<R | undefined> {
+export function* first<R>(sql: Statement, params: readonly unknown[] = []): Program<R | undefined> {
   return (yield* rows<R>(sql, params))[0];
 }
 
 /** How many rows a statement changed. */
-export function* changes(sql: string, params: readonly unknown[] = []): Program<number> {
+export function* changes(sql: Statement, params: readonly unknown[] = []): Program<number> {
   return (yield { kind: "changes", sql, params }) as number;
 }
 

@@ -1,6 +1,7 @@
 import { performance } from "node:perf_hooks";
 import chalk from "chalk";
 import { render } from "ink";
+import type { InStream, OutStream } from "../core/io.js";
 import { colourLevel } from "../core/terminal.js";
 import type { EngineEvent } from "../engine/index.js";
 import { Dashboard } from "./components/Dashboard.js";
@@ -11,8 +12,8 @@ import { pressKey, type QPress, qWaits, type StopKey } from "./stop-keys.js";
 
 export interface DashboardOptions {
   /** The terminal it draws on (stderr: stdout stays for results). */
-  stream: NodeJS.WriteStream;
-  stdin: NodeJS.ReadStream;
+  stream: OutStream;
+  stdin: InStream;
   now: () => number;
   cwd: string;
   /** Ctrl-C, or `q` pressed twice: the same stop as SIGINT. */
@@ -89,9 +90,11 @@ export function dashboardReporter(options: DashboardOptions): Reporter {
   };
   // Ink colours through chalk, which would ask stdout and ignore NO_COLOR: the rule is ours.
   chalk.level = colourLevel(options.stream);
+  // Ink types its streams as the process's; it is given a terminal's (see `reporterKind`).
   const ink = render(element(), {
-    stdout: options.stream,
-    stdin: options.stdin,
+    stdout: options.stream as NodeJS.WriteStream,
+    stderr: options.stream as NodeJS.WriteStream,
+    stdin: options.stdin as NodeJS.ReadStream,
     exitOnCtrlC: false,
     patchConsole: false,
     maxFps: fps,

@@ -1,5 +1,8 @@
 /** Reporters of a run: an Ink dashboard on a terminal, plain lines or NDJSON elsewhere. */
+
 import { existsSync } from "node:fs";
+import path from "node:path";
+import { commandIo } from "../core/io.js";
 import { jsonReporter } from "./json-reporter.js";
 import { plainReporter } from "./plain-reporter.js";
 import type { Reporter } from "./reporter.js";
@@ -27,39 +30,36 @@ export function reporterKind(
   return "dashboard";
 }
 
-/** The reporter for this process's streams; `onStop` is what `q` or Ctrl-C on the dashboard does. */
+/** The reporter for the command's streams; `onStop` is what `q` or Ctrl-C on the dashboard does. */
 export async function openReporter(
   flags: { json?: boolean; quiet?: boolean },
   onStop: () => void,
   db?: string,
 ): Promise<Reporter> {
   const now = () => Date.now();
-  const cwd = process.cwd();
-  const errLine = (line: string) => process.stderr.write(`${line}\n`);
-  const ci = process.env.CI !== undefined && !["", "0", "false"].includes(process.env.CI);
-  const kind = reporterKind(flags, {
-    stderrIsTTY: process.stderr.isTTY === true,
-    ci,
-    term: process.env.TERM,
-  });
+  const { stdout, stderr, env, cwd } = commandIo();
+  const errLine = (line: string) => stderr.write(`${line}\n`);
+  const ci = env.CI !== undefined && !["", "0", "false"].includes(env.CI);
+  const kind = reporterKind(flags, { stderrIsTTY: stderr.isTTY === true, ci, term: env.TERM });
   if (kind === "json")
     return jsonReporter({
-      write: (text) => process.stdout.write(text),
+      write: (text) => stdout.write(text),
       now,
       notice: errLine,
     });
   if (kind === "dashboard") {
-    // React's development build checks every render; it is chosen by NODE_ENV when first loaded.
+    // React's development build checks every render; it is chosen by NODE_ENV of the process
+    // (not of a command) when first loaded.
     process.env.NODE_ENV ??= "production";
     // Ink and React load only when a dashboard is drawn.
     const { dashboardReporter } = await import("./dashboard-reporter.js");
     return dashboardReporter({
-      stream: process.stderr,
-      stdin: process.stdin,
+      stream: stderr,
+      stdin: commandIo().stdin,
       now,
       cwd,
       onStop,
-      galleryExists: existsSync,
+      galleryExists: onDiskFrom(cwd),
       db,
     });
   }
@@ -69,7 +69,7 @@ export async function openReporter(
     cwd,
     intervalMs: PLAIN_INTERVAL_MS,
     quiet: flags.quiet === true,
-    galleryExists: existsSync,
+    galleryExists: onDiskFrom(cwd),
     timestamps: true,
     db,
   });
@@ -88,14 +88,20 @@ export async function openReporter(
  * summary, no terminal.
  */
 export function openLogReporter(write: (line: string) => void, db?: string): Reporter {
+  const { cwd } = commandIo();
   return plainReporter({
     write,
     now: () => Date.now(),
-    cwd: process.cwd(),
+    cwd,
     intervalMs: PLAIN_INTERVAL_MS,
     quiet: true,
-    galleryExists: existsSync,
+    galleryExists: onDiskFrom(cwd),
     timestamps: false,
     db,
   });
+}
+
+/** Whether a file a reporter names as the person reads it (from `cwd`) is on disk. */
+function onDiskFrom(cwd: string): (file: string) => boolean {
+  return (file) => existsSync(path.resolve(cwd, file));
 }

@@ -1,6 +1,7 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Clock } from "../core/clock.js";
+import { commandIo } from "../core/io.js";
 import type { Store } from "../store/index.js";
 import { galleryRefresher } from "./gallery-refresh.js";
 import { refuseFraming } from "./headers.js";
@@ -76,7 +77,7 @@ function viewContext(options: ViewOptions): ViewContext {
     everyMs: options.everyMs ?? 500,
     streams: new Set(),
     galleries: galleryRefresher(store, options.onProblem ?? (() => {})),
-    objects: lazyStorage(options.env ?? process.env),
+    objects: lazyStorage(options.env ?? commandIo().env),
     servedFolders: async () => {
       if (folders === undefined || clock.now() - folders.at > FOLDERS_FOR_MS) {
         const runs = await store.runs(FOLDERS_OF_RUNS);

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import path from "node:path";
-import { gwrunInProcess, running } from "./in-process-cli.js";
+import { gwrunInProcess } from "./in-process-cli.js";
 import { ROOT } from "./root.js";
 
 export { ROOT };
@@ -68,16 +68,12 @@ export function gwrunAsync(
 
 /**
  * `gwrun` as a test calls it where no process boundary is under test: in this process (see
- * `gwrunInProcess`), or spawned when another command already runs in it.
+ * `gwrunInProcess`), beside any other command running in it.
  */
 export function gwrunHere(
   args: readonly string[],
   options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
 ): Promise<CliResult> {
-  if (running()) {
-    if (options.input !== undefined) throw new Error("input goes to one command at a time");
-    return gwrunAsync(args, options).done;
-  }
   const env = { PATH: process.env.PATH, NO_COLOR: "1", ...options.env };
   return gwrunInProcess(args, { cwd: options.cwd ?? ROOT, env, input: options.input });
 }

@@ -1,4 +1,4 @@
-import { postgresText } from "../dialect.js";
+import { POSTGRES, type Statement, textIn } from "../dialect.js";
 import type { Executor, Program, Step } from "../program.js";
 import { BATCHES } from "./batch.js";
 import { type PgDb, retried, type Sql } from "./db.js";
@@ -45,13 +45,19 @@ async function inTransaction<T>(db: PgDb, program: Program<T>): Promise<T> {
   return next.done ? next.value : db.once((client) => runOn(client, program, Infinity, next));
 }
 
-/** PostgreSQL's text of each statement of the store's SQL, made once. */
+/** PostgreSQL's text of each statement of the store's SQL, by its text in the dialect. */
 const texts = new Map<string, string>();
 
-function textOf(sql: string): string {
+/**
+ * The text PostgreSQL runs: the statement in its dialect, each `?` numbered `$1`, `$2`… once
+ * per text (`../dialect.ts`); a text with none, such as this adapter's own, stays as it is.
+ */
+function textOf(statement: Statement): string {
+  const sql = textIn(statement, POSTGRES);
   let text = texts.get(sql);
   if (text === undefined) {
-    text = postgresText(sql);
+    let n = 0;
+    text = sql.replace(/\?/g, () => `$${++n}`);
     texts.set(sql, text);
   }
   return text;

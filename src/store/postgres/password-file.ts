@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
 import { readOwnFile } from "../../core/file-gate.js";
+import { commandIo, resolveFromCwd } from "../../core/io.js";
 
 /**
  * The password file PostgreSQL's own tools read, read the same way: a password stays out of
@@ -14,8 +15,8 @@ import { readOwnFile } from "../../core/file-gate.js";
  */
 
 /** Where the file is: PGPASSFILE, else `~/.pgpass` (`%APPDATA%\postgresql\pgpass.conf` on Windows). */
-export function passwordFile(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.PGPASSFILE !== undefined && env.PGPASSFILE !== "") return env.PGPASSFILE;
+export function passwordFile(env: NodeJS.ProcessEnv = commandIo().env): string {
+  if (env.PGPASSFILE !== undefined && env.PGPASSFILE !== "") return resolveFromCwd(env.PGPASSFILE);
   return process.platform === "win32"
     ? path.join(env.APPDATA ?? homedir(), "postgresql", "pgpass.conf")
     : path.join(homedir(), ".pgpass");
@@ -32,11 +33,16 @@ export interface ConnectionFields {
 /** A password file is a few lines; one larger is not read. */
 const PASSWORD_FILE_MAX_BYTES = 1024 * 1024;
 
-/** The password the file holds for `connection`; undefined when none does (or no usable file). */
+/**
+ * The password for `connection` when its connection string has none: the command's PGPASSWORD
+ * (pg reads only the process's), else the one the file holds; undefined when neither has one.
+ */
 export async function passwordFromFile(
   connection: ConnectionFields,
   file = passwordFile(),
 ): Promise<string | undefined> {
+  const given = commandIo().env.PGPASSWORD;
+  if (given !== undefined && given !== "") return given;
   let text: string;
   try {
     const stats = await stat(file);

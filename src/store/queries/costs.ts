@@ -1,4 +1,5 @@
 import { roundMoney } from "../../core/money.js";
+import type { ForDialect } from "../dialect.js";
 import { read, rows } from "../program.js";
 import type { CostGroup, CostGrouping, CostReport, CostScope } from "../report-port.js";
 
@@ -13,12 +14,12 @@ import type { CostGroup, CostGrouping, CostReport, CostScope } from "../report-p
 
 const DAY_MS = 86_400_000;
 
-/** The grouping's key, written once for both databases (`CAST(… AS jsonb)`: see `dialect.ts`). */
-const KEY_SQL: Readonly<Record<CostGrouping, string>> = {
-  job: "jobs.job_id",
-  model: "CAST(jobs.request AS jsonb) ->> 'model'",
-  family: "coalesce(jobs.family, 'passthrough')",
-  day: `jobs.completed_at / ${DAY_MS}`,
+/** The grouping's key: a model is read out of the task's request. */
+const KEY_SQL: Readonly<Record<CostGrouping, ForDialect>> = {
+  job: () => "jobs.job_id",
+  model: (d) => d.jsonField("jobs.request", "model"),
+  family: () => "coalesce(jobs.family, 'passthrough')",
+  day: () => `jobs.completed_at / ${DAY_MS}`,
 };
 
 export const costReads = {
@@ -32,7 +33,7 @@ export const costReads = {
       unpriced: number;
       tasks: number;
     }>(
-      `SELECT ${KEY_SQL[by]} AS key, sum(jobs.cost) AS spent,
+      (d) => `SELECT ${KEY_SQL[by](d)} AS key, sum(jobs.cost) AS spent,
          sum(coalesce(jobs.estimated_cost, runs.unknown_cost)) AS estimate,
          count(CASE WHEN jobs.estimated_cost IS NULL AND runs.unknown_cost IS NOT NULL
                     THEN 1 END) AS at_unknown,
@@ -42,8 +43,8 @@ export const costReads = {
        FROM jobs LEFT JOIN runs ON runs.id = jobs.paid_run
        WHERE jobs.paid_run IS NOT NULL AND (CAST(? AS INTEGER) IS NULL OR jobs.paid_run = ?)
          AND (jobs.cost IS NOT NULL OR jobs.state IN ('completed', 'downloaded', 'done'))
-       GROUP BY ${KEY_SQL[by]}
-       ORDER BY ${by === "day" ? "1" : "min(jobs.place)"}`,
+       GROUP BY ${KEY_SQL[by](d)}
+       ORDER BY ${by === "day" ? "1" : `min(${d.place})`}`,
       [run, run],
     );
     const groups = found.map((group) => ({

@@ -52,7 +52,8 @@ export const judgementOperations = {
   judgedOutputs: read(function* (scope: ReportScope) {
     const { sql, param } = withScope(scope);
     return yield* rows<JudgedOutputRow>(
-      `${sql} SELECT judgements.job_key, jobs.job_id, jobs.label, jobs.take, judgements.idx,
+      (d) => `${sql(d)}
+       SELECT judgements.job_key, jobs.job_id, jobs.label, jobs.take, judgements.idx,
          judgements.verdict, judgements.reason, judgements.model, judgements.cost,
          reviews.decision, reviews.note
        FROM scope JOIN jobs ON jobs.key = scope.key

@@ -12,9 +12,9 @@ export const pruneOperations = {
   /** Removes the logged moves of finished tasks in finished runs: how many lines went. */
   pruneTaskEvents: transaction(function* () {
     return yield* changes(
-      `DELETE FROM events WHERE job_key IS NOT NULL
+      (d) => `DELETE FROM events WHERE job_key IS NOT NULL
          AND run_id IN (SELECT id FROM runs WHERE finished_at IS NOT NULL)
-         AND job_key IN (SELECT key FROM jobs WHERE state = ANY(?))`,
+         AND job_key IN (SELECT key FROM jobs WHERE ${d.anyOf("state")})`,
       [FINAL_STATES],
     );
   }),

@@ -12,7 +12,7 @@ import type {
   TextAnswerRow,
 } from "../rows.js";
 import { FAILED_STATES, FINAL_STATES } from "../states.js";
-import { RUN_FAILURES } from "./run-tasks.js";
+import { runFailures } from "./run-tasks.js";
 import { scopeTasks, withScope, withScopeKeys } from "./scope.js";
 
 /**
@@ -34,7 +34,8 @@ type ReportJoined = Omit<ReportTask, "simulated"> &
 function* reportOrder(scope: ReportScope): Program<ReportOrder> {
   const { sql, param } = withScope(scope);
   const order = yield* rows<{ place: number }>(
-    `${sql} SELECT jobs.place AS place FROM scope JOIN jobs INDEXED BY jobs_of_runs ON jobs.key = scope.key
+    (d) => `${sql(d)} SELECT ${d.place} AS place
+     FROM scope JOIN ${d.indexedBy("jobs", "jobs_of_runs")} ON jobs.key = scope.key
      ORDER BY min(scope.place) OVER (PARTITION BY jobs.job_id), scope.place`,
     [param],
   );
@@ -50,7 +51,7 @@ function* reportOrder(scope: ReportScope): Program<ReportOrder> {
 /** A page of the report in the order of `places`; only the columns a report shows. */
 function* reportPage(places: readonly number[], folder: string | null): Program<ReportJoined[]> {
   const found = yield* rows<ReportJoined>(
-    `SELECT jobs.place AS place, jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason,
+    (d) => `SELECT ${d.place} AS place, jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason,
        jobs.request, jobs.estimated_cost, jobs.cost, jobs.task_id, jobs.vars, jobs.repeat_index, jobs.take,
        jobs.upstream_key, jobs.submitted_at, jobs.completed_at, outputs.idx,
        outputs.state AS output_state, coalesce(copies.path, outputs.path) AS path, outputs.bytes,
@@ -65,7 +66,7 @@ function* reportPage(places: readonly number[], folder: string | null): Program<
          AND copies.idx = outputs.idx AND copies.output_dir = ?
        LEFT JOIN reviews ON reviews.job_key = outputs.job_key AND reviews.idx = outputs.idx
        LEFT JOIN runs AS payer ON payer.id = jobs.paid_run
-     WHERE jobs.place = ANY(?)`,
+     WHERE ${d.anyOf(d.place)}`,
     [folder, places],
   );
   const at = new Map(places.map((place, i) => [place, i]));
@@ -136,18 +137,18 @@ export async function* reportRows(
 export async function* failuresOf(exec: Executor, scope: ReportScope): AsyncGenerator<FailureRow> {
   const columns = "jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason";
   if ("run" in scope) {
-    // A run's are found among the few that failed (`RUN_FAILURES`).
+    // A run's are found among the few that failed (`runFailures`).
     const run = [scope.run];
     yield* await exec.execute(READ, () =>
-      rows<FailureRow>(`SELECT ${columns} ${RUN_FAILURES} ORDER BY jobs.place`, run),
+      rows<FailureRow>((d) => `SELECT ${columns} ${runFailures(d)} ORDER BY ${d.place}`, run),
     );
     return;
   }
   const tasks = scopeTasks(scope);
   yield* await exec.execute(READ, () =>
     rows<FailureRow>(
-      `${tasks.opening} SELECT ${columns}
-       ${tasks.from} AND CASE WHEN jobs.state = ANY(?) THEN 1 ELSE 0 END = 1 ORDER BY ${tasks.place}`,
+      (d) => `${tasks.opening(d)} SELECT ${columns} ${tasks.from(d)}
+       AND CASE WHEN ${d.anyOf("jobs.state")} THEN 1 ELSE 0 END = 1 ORDER BY ${tasks.place(d)}`,
       tasks.params([], [FAILED_STATES]),
     ),
   );
@@ -171,22 +172,23 @@ function* scopeSummary(scope: ReportScope, finishedSince: number | null): Progra
     paid: number;
     finished: number;
   }>(
-    `${tasks.opening} SELECT jobs.state AS state, count(*) AS n, sum(coalesce(jobs.cost, 0)) AS spent,
+    (d) => `${tasks.opening(d)}
+     SELECT jobs.state AS state, count(*) AS n, sum(coalesce(jobs.cost, 0)) AS spent,
        sum(CASE WHEN CAST(? AS INTEGER) IS NULL OR jobs.paid_run = ? THEN coalesce(jobs.cost, 0)
          ELSE 0 END) AS paid,
-       count(CASE WHEN jobs.placeholder = 0 AND jobs.state = ANY(?)
+       count(CASE WHEN jobs.placeholder = 0 AND ${d.anyOf("jobs.state")}
          AND jobs.updated_at >= CAST(? AS BIGINT) THEN 1 END) AS finished
-     ${tasks.from} GROUP BY jobs.state`,
+     ${tasks.from(d)} GROUP BY jobs.state`,
     tasks.params([payer, payer, FINAL_STATES, finishedSince]),
   );
   const { sql, param } = withScopeKeys(scope);
   const outputs = yield* first<{ n: number }>(
-    `${sql} SELECT count(*) AS n FROM scope JOIN outputs ON outputs.job_key = scope.key
+    (d) => `${sql(d)} SELECT count(*) AS n FROM scope JOIN outputs ON outputs.job_key = scope.key
      WHERE outputs.state = 'downloaded'`,
     [param],
   );
   const decided = yield* rows<{ decision: ReviewDecision; n: number }>(
-    `${sql} SELECT reviews.decision AS decision, count(*) AS n FROM scope
+    (d) => `${sql(d)} SELECT reviews.decision AS decision, count(*) AS n FROM scope
      JOIN reviews ON reviews.job_key = scope.key GROUP BY reviews.decision`,
     [param],
   );
@@ -216,10 +218,10 @@ export const reportReads = {
   }),
   textAnswersOf: read(function* (runId: number) {
     return yield* rows<TextAnswerRow & { label: string }>(
-      `SELECT text_answers.*, jobs.label FROM run_jobs
+      (d) => `SELECT text_answers.*, jobs.label FROM run_jobs
          JOIN jobs ON jobs.key = run_jobs.key
          JOIN text_answers ON text_answers.job_key = jobs.key
-       WHERE run_jobs.run_id = ? ORDER BY jobs.place`,
+       WHERE run_jobs.run_id = ? ORDER BY ${d.place}`,
       [runId],
     );
   }),

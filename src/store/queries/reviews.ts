@@ -12,7 +12,9 @@ export const reviewOperations = {
    */
   recordReview: transaction(function* (...[review, now]: ArgsOf<"recordReview">) {
     const output = yield* first(
-      "SELECT 1 AS found FROM outputs WHERE job_key = ? AND idx = ? AND state = 'downloaded' FOR SHARE",
+      (d) =>
+        `SELECT 1 AS found FROM outputs WHERE job_key = ? AND idx = ? AND state = 'downloaded'
+         ${d.lock("share")}`,
       [review.key, review.index],
     );
     if (output === undefined) return false;
@@ -34,7 +36,7 @@ export const reviewOperations = {
   reviewsOf: read(function* (scope: ReportScope) {
     const { sql, param } = withScope(scope);
     return yield* rows<ReviewRow>(
-      `${sql} SELECT reviews.* FROM scope JOIN reviews ON reviews.job_key = scope.key
+      (d) => `${sql(d)} SELECT reviews.* FROM scope JOIN reviews ON reviews.job_key = scope.key
        ORDER BY scope.place, reviews.idx`,
       [param],
     );

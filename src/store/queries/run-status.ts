@@ -1,6 +1,6 @@
 import { read, rows } from "../program.js";
 import type { JobStateCount, LabelledReview } from "../report-port.js";
-import { RUN_TASKS } from "./run-tasks.js";
+import { runTasks } from "./run-tasks.js";
 
 /**
  * What `gwrun status` reads of a run as counts and short lists, never every task: a run of
@@ -11,8 +11,8 @@ export const statusReads = {
   /** A run's tasks counted by job, family and state, jobs in the order first recorded. */
   jobStatesOf: read(function* (runId: number) {
     const found = yield* rows<JobStateCount>(
-      `SELECT jobs.job_id, jobs.family, jobs.state, count(*) AS n, min(jobs.place) AS first
-       FROM ${RUN_TASKS} WHERE run_jobs.run_id = ?
+      (d) => `SELECT jobs.job_id, jobs.family, jobs.state, count(*) AS n, min(${d.place}) AS first
+       FROM ${runTasks(d)} WHERE run_jobs.run_id = ?
        GROUP BY jobs.job_id, jobs.family, jobs.state`,
       [runId],
     );
@@ -27,20 +27,20 @@ export const statusReads = {
   /** Finished results of a run not downloaded yet whose links expire before `before` (ms). */
   expiringOf: read(function* (runId: number, before: number) {
     return yield* rows<{ label: string; expires_at: number }>(
-      `SELECT jobs.label, outputs.expires_at FROM ${RUN_TASKS}
+      (d) => `SELECT jobs.label, outputs.expires_at FROM ${runTasks(d)}
          JOIN outputs ON outputs.job_key = jobs.key
        WHERE run_jobs.run_id = ? AND jobs.state = 'completed' AND outputs.state = 'pending'
          AND outputs.expires_at IS NOT NULL AND outputs.expires_at < ?
-       ORDER BY jobs.place, outputs.idx`,
+       ORDER BY ${d.place}, outputs.idx`,
       [runId, before],
     );
   }),
   /** A run's reviews with their tasks' labels, in the order the tasks were recorded. */
   labelledReviewsOf: read(function* (runId: number) {
     return yield* rows<LabelledReview>(
-      `SELECT jobs.label, reviews.idx, reviews.decision, reviews.note FROM ${RUN_TASKS}
+      (d) => `SELECT jobs.label, reviews.idx, reviews.decision, reviews.note FROM ${runTasks(d)}
          JOIN reviews ON reviews.job_key = jobs.key
-       WHERE run_jobs.run_id = ? ORDER BY jobs.place, reviews.idx`,
+       WHERE run_jobs.run_id = ? ORDER BY ${d.place}, reviews.idx`,
       [runId],
     );
   }),

@@ -1,3 +1,4 @@
+import type { Dialect } from "../dialect.js";
 import { FAILED_STATES } from "../states.js";
 
 /**
@@ -5,7 +6,12 @@ import { FAILED_STATES } from "../states.js";
  * index `jobs_of_runs` (sql/000015), so a run of 300,000 tasks is never read through its
  * requests. The query filters on `run_jobs.run_id`.
  */
-export const RUN_TASKS = "run_jobs JOIN jobs INDEXED BY jobs_of_runs ON jobs.key = run_jobs.key";
+export function runTasks(d: Dialect): string {
+  return `run_jobs JOIN ${d.indexedBy("jobs", "jobs_of_runs")} ON jobs.key = run_jobs.key`;
+}
+
+/** The states a task ends in without its outputs, as SQL's list of them. */
+const FAILED_LIST = FAILED_STATES.map((state) => `'${state}'`).join(", ");
 
 /**
  * A run's tasks that ended without their outputs, found through the partial index
@@ -13,9 +19,10 @@ export const RUN_TASKS = "run_jobs JOIN jobs INDEXED BY jobs_of_runs ON jobs.key
  * SQLite's CROSS JOIN keeps that order. Its states are written out, as the index's are. Its
  * one parameter is the run.
  */
-export const RUN_FAILURES = `FROM jobs INDEXED BY jobs_failed CROSS JOIN run_jobs
-  WHERE jobs.state IN (${FAILED_STATES.map((state) => `'${state}'`).join(", ")})
-    AND run_jobs.key = jobs.key AND run_jobs.run_id = ?`;
+export function runFailures(d: Dialect): string {
+  return `FROM ${d.indexedBy("jobs", "jobs_failed")} CROSS JOIN run_jobs
+    WHERE jobs.state IN (${FAILED_LIST}) AND run_jobs.key = jobs.key AND run_jobs.run_id = ?`;
+}
 
 /** Where `places` (a page, in order) are in it: rows sorted as the page was. */
 export function inPageOrder<R extends { place: number }>(

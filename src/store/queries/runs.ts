@@ -88,11 +88,11 @@ export const runOperations = {
     const elsewhere = new Set(
       filesOf(
         yield* rows<Files>(
-          `SELECT outputs.path, outputs.thumbnail, outputs.poster
+          (d) => `SELECT outputs.path, outputs.thumbnail, outputs.poster
            FROM outputs JOIN run_jobs ON run_jobs.key = outputs.job_key
            WHERE run_jobs.run_id <> ?
-             AND (outputs.path = ANY(?) OR outputs.thumbnail = ANY(?) OR outputs.poster = ANY(?))`,
-          [runId, own, own, own],
+             AND (${FILE_COLUMNS.map((column) => d.anyOf(`outputs.${column}`)).join(" OR ")})`,
+          [runId, ...FILE_COLUMNS.map(() => own)],
         ),
       ),
     );
@@ -114,10 +114,10 @@ export const runOperations = {
       "outputs",
       "events",
     ])
-      yield* changes(`DELETE FROM ${table} WHERE job_key = ANY(?)`, [keys]);
+      yield* changes((d) => `DELETE FROM ${table} WHERE ${d.anyOf("job_key")}`, [keys]);
     yield* changes("DELETE FROM events WHERE run_id = ?", [runId]);
     yield* changes("DELETE FROM run_jobs WHERE run_id = ?", [runId]);
-    yield* changes("DELETE FROM jobs WHERE key = ANY(?)", [keys]);
+    yield* changes((d) => `DELETE FROM jobs WHERE ${d.anyOf("key")}`, [keys]);
     yield* changes(
       "UPDATE jobs SET run_id = (SELECT run_id FROM run_jobs WHERE run_jobs.key = jobs.key LIMIT 1) WHERE run_id = ?",
       [runId],

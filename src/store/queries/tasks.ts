@@ -60,7 +60,7 @@ export function* taskOf(key: string): Program<TaskRow | undefined> {
 
 export function* dependantsOf(upstreamKey: string): Program<TaskRow[]> {
   return yield* rows<TaskRow>(
-    `SELECT ${TASK_COLUMNS} FROM jobs WHERE upstream_key = ? ORDER BY jobs.place`,
+    (d) => `SELECT ${TASK_COLUMNS} FROM jobs WHERE upstream_key = ? ORDER BY ${d.place}`,
     [upstreamKey],
   );
 }
@@ -69,8 +69,8 @@ export const taskReads = {
   task: read(taskOf),
   tasksOf: read(function* (runId: number) {
     return yield* rows<TaskRow>(
-      `SELECT ${TASK_COLUMNS} FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
-       WHERE run_jobs.run_id = ? ORDER BY jobs.place`,
+      (d) => `SELECT ${TASK_COLUMNS} FROM run_jobs JOIN jobs ON jobs.key = run_jobs.key
+       WHERE run_jobs.run_id = ? ORDER BY ${d.place}`,
       [runId],
     );
   }),
@@ -81,10 +81,10 @@ export const taskReads = {
    */
   taskPage: read(function* (runId: number, of: TaskPageOf, after: number, limit: number) {
     const found = yield* rows<TaskRow & { place: number | string }>(
-      `SELECT jobs.place AS place, ${TASK_COLUMNS} FROM jobs
-       WHERE jobs.place > ? ${PAGE_FILTER[of]}
+      (d) => `SELECT ${d.place} AS place, ${TASK_COLUMNS} FROM jobs
+       WHERE ${d.place} > ? ${PAGE_FILTER[of]}
          AND EXISTS (SELECT 1 FROM run_jobs WHERE run_jobs.run_id = ? AND run_jobs.key = jobs.key)
-       ORDER BY jobs.place LIMIT ?`,
+       ORDER BY ${d.place} LIMIT ?`,
       [after, runId, limit],
     );
     // PostgreSQL's BIGINT comes as text.
@@ -95,7 +95,7 @@ export const taskReads = {
     for (let start = 0; start < keys.length; start += PAGE) {
       const page = keys.slice(start, start + PAGE);
       for (const row of yield* rows<TaskRow>(
-        `SELECT ${TASK_COLUMNS} FROM jobs WHERE key = ANY(?)`,
+        (d) => `SELECT ${TASK_COLUMNS} FROM jobs WHERE ${d.anyOf("key")}`,
         [page],
       ))
         found.set(row.key, row);
@@ -106,7 +106,7 @@ export const taskReads = {
   currentTasksOf: read(function* (outputDir: string, jobId: string) {
     const scope = withScope({ folder: outputDir });
     return yield* rows<TaskRow>(
-      `${scope.sql} SELECT ${TASK_COLUMNS} FROM scope JOIN jobs ON jobs.key = scope.key
+      (d) => `${scope.sql(d)} SELECT ${TASK_COLUMNS} FROM scope JOIN jobs ON jobs.key = scope.key
        WHERE jobs.job_id = ? ORDER BY scope.place`,
       [scope.param, jobId],
     );

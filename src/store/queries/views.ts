@@ -1,3 +1,4 @@
+import type { Dialect, ForDialect } from "../dialect.js";
 import { first, read, rows } from "../program.js";
 import type {
   Page,
@@ -8,19 +9,21 @@ import type {
 } from "../report-port.js";
 import type { FailureRow, GridRow, TimelineRow } from "../rows.js";
 import { FINAL_STATES, UNDONE_STATES } from "../states.js";
-import { inPageOrder, RUN_FAILURES, RUN_TASKS } from "./run-tasks.js";
+import { inPageOrder, runFailures, runTasks } from "./run-tasks.js";
 
 /**
  * What a person looks at of a large run, a page at a time: its grid of outputs, its timeline,
  * its failures (the live page's counts are the run's summary, `runSummaryOf`). A page is found
- * by sorting the run's tasks through a narrow index (`RUN_TASKS`), then only its own rows are
+ * by sorting the run's tasks through a narrow index (`runTasks`), then only its own rows are
  * read in full: a page of a 300,000-task run is served in well under a second.
  */
 
 /** A run's own tasks (see `ownTimeline` in the viewer); parameters: run, final states, start. */
-const OWN_TASKS = `FROM ${RUN_TASKS}
-  WHERE run_jobs.run_id = ? AND jobs.placeholder = 0
-    AND NOT (jobs.state = ANY(?) AND jobs.updated_at < ?)`;
+function ownTasks(d: Dialect): string {
+  return `FROM ${runTasks(d)}
+    WHERE run_jobs.run_id = ? AND jobs.placeholder = 0
+      AND NOT (${d.anyOf("jobs.state")} AND jobs.updated_at < ?)`;
+}
 
 /** When a task's work ended, for ordering by how long it took. */
 const ENDED = "coalesce(jobs.done_at, jobs.updated_at)";
@@ -28,19 +31,20 @@ const ENDED = "coalesce(jobs.done_at, jobs.updated_at)";
 function timelineOrder(
   order: TimelineOrder,
   startedAt: number,
-): { sql: string; params: unknown[] } {
+): { sql: ForDialect; params: unknown[] } {
   switch (order) {
     case "recorded":
-      return { sql: "jobs.place", params: [] };
+      return { sql: (d) => d.place, params: [] };
     case "slowest":
       // Queued before the run started counts from its start, as the timeline draws it.
       return {
-        sql: `${ENDED} - CASE WHEN jobs.created_at > ? THEN jobs.created_at ELSE ? END DESC, jobs.place`,
+        sql: (d) =>
+          `${ENDED} - CASE WHEN jobs.created_at > ? THEN jobs.created_at ELSE ? END DESC, ${d.place}`,
         params: [startedAt, startedAt],
       };
     case "failed":
       return {
-        sql: "CASE WHEN jobs.state = ANY(?) THEN 0 ELSE 1 END, jobs.place",
+        sql: (d) => `CASE WHEN ${d.anyOf("jobs.state")} THEN 0 ELSE 1 END, ${d.place}`,
         params: [UNDONE_STATES],
       };
     default: {
@@ -84,7 +88,8 @@ export const viewReads = {
   /** A page of a run's downloaded outputs, the tasks of one manifest job together. */
   gridPageOf: read(function* (runId: number, range: PageRange) {
     const groups = yield* rows<GridGroup>(
-      `SELECT jobs.job_id, min(jobs.place) AS first, count(outputs.idx) AS n FROM ${RUN_TASKS}
+      (d) => `SELECT jobs.job_id, min(${d.place}) AS first, count(outputs.idx) AS n
+       FROM ${runTasks(d)}
          LEFT JOIN outputs ON outputs.job_key = jobs.key AND outputs.state = 'downloaded'
        WHERE run_jobs.run_id = ? GROUP BY jobs.job_id`,
       [runId],
@@ -93,17 +98,17 @@ export const viewReads = {
     for (const slice of gridSlices(groups, range))
       picked.push(
         ...(yield* rows<{ place: number; idx: number }>(
-          `SELECT jobs.place AS place, outputs.idx FROM ${RUN_TASKS}
+          (d) => `SELECT ${d.place} AS place, outputs.idx FROM ${runTasks(d)}
              JOIN outputs ON outputs.job_key = jobs.key AND outputs.state = 'downloaded'
            WHERE run_jobs.run_id = ? AND jobs.job_id = ?
-           ORDER BY jobs.place, outputs.idx LIMIT ? OFFSET ?`,
+           ORDER BY ${d.place}, outputs.idx LIMIT ? OFFSET ?`,
           [runId, slice.job_id, slice.limit, slice.offset],
         )),
       );
     const places = [...new Set(picked.map((entry) => Number(entry.place)))];
     const found = yield* rows<GridRow & { place: number }>(
-      `SELECT jobs.place AS place, jobs.key, jobs.job_id, jobs.label, jobs.vars, jobs.repeat_index,
-         jobs.take, outputs.idx, outputs.content_type,
+      (d) => `SELECT ${d.place} AS place, jobs.key, jobs.job_id, jobs.label, jobs.vars,
+         jobs.repeat_index, jobs.take, outputs.idx, outputs.content_type,
          CASE WHEN outputs.thumbnail IS NULL AND outputs.poster IS NULL THEN 0 ELSE 1 END AS pictured,
          outputs.check_state, reviews.decision AS review, reviews.note AS review_note,
          judgements.verdict AS judge_verdict, judgements.reason AS judge_reason
@@ -111,7 +116,7 @@ export const viewReads = {
        LEFT JOIN reviews ON reviews.job_key = outputs.job_key AND reviews.idx = outputs.idx
        LEFT JOIN judgements ON judgements.job_key = outputs.job_key
          AND judgements.idx = outputs.idx AND judgements.state = 'judged'
-       WHERE jobs.place = ANY(?)`,
+       WHERE ${d.anyOf(d.place)}`,
       [places],
     );
     // A task's outputs may be split between two pages: only the ones picked are this page's.
@@ -131,24 +136,27 @@ export const viewReads = {
   timelinePageOf: read(function* (runId: number, query: TimelineQuery) {
     const own = [runId, FINAL_STATES, query.startedAt];
     // A test in a CASE, not a lookup: one pass over the run, not one per state.
-    const only = query.undoneOnly ? " AND CASE WHEN jobs.state = ANY(?) THEN 1 ELSE 0 END = 1" : "";
+    const only: ForDialect = (d) =>
+      query.undoneOnly ? ` AND CASE WHEN ${d.anyOf("jobs.state")} THEN 1 ELSE 0 END = 1` : "";
     const onlyParams = query.undoneOnly ? [UNDONE_STATES] : [];
     const span = yield* first<{ n: number; start: number | null; end: number | null }>(
-      `SELECT count(*) AS n, min(jobs.created_at) AS start, max(${ENDED}) AS "end" ${OWN_TASKS}${only}`,
+      (d) =>
+        `SELECT count(*) AS n, min(jobs.created_at) AS start, max(${ENDED}) AS "end" ${ownTasks(d)}${only(d)}`,
       [...own, ...onlyParams],
     );
     const order = timelineOrder(query.order, query.startedAt);
     const places = (yield* rows<{ place: number }>(
-      `SELECT jobs.place AS place ${OWN_TASKS}${only} ORDER BY ${order.sql} LIMIT ? OFFSET ?`,
+      (d) =>
+        `SELECT ${d.place} AS place ${ownTasks(d)}${only(d)} ORDER BY ${order.sql(d)} LIMIT ? OFFSET ?`,
       [...own, ...onlyParams, ...order.params, query.limit, query.offset],
     )).map((entry) => Number(entry.place));
     const found = yield* rows<TimelineRow & { place: number }>(
-      `SELECT jobs.place AS place, jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason,
-         jobs.created_at AS queued_at, jobs.submitted_at, jobs.completed_at,
+      (d) => `SELECT ${d.place} AS place, jobs.key, jobs.job_id, jobs.label, jobs.state,
+         jobs.reason, jobs.created_at AS queued_at, jobs.submitted_at, jobs.completed_at,
          (SELECT max(outputs.downloaded_at) FROM outputs
           WHERE outputs.job_key = jobs.key AND outputs.state = 'downloaded') AS downloaded_at,
          jobs.done_at, jobs.updated_at
-       FROM jobs WHERE jobs.place = ANY(?)`,
+       FROM jobs WHERE ${d.anyOf(d.place)}`,
       [places],
     );
     return {
@@ -160,10 +168,13 @@ export const viewReads = {
   }),
   /** A page of a run's tasks that ended without their outputs, in the order recorded. */
   failuresPageOf: read(function* (runId: number, range: PageRange) {
-    const count = yield* first<{ n: number }>(`SELECT count(*) AS n ${RUN_FAILURES}`, [runId]);
+    const count = yield* first<{ n: number }>(
+      (d) => `SELECT count(*) AS n ${runFailures(d)}`,
+      [runId],
+    );
     const found = yield* rows<FailureRow>(
-      `SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason ${RUN_FAILURES}
-       ORDER BY jobs.place LIMIT ? OFFSET ?`,
+      (d) => `SELECT jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason ${runFailures(d)}
+       ORDER BY ${d.place} LIMIT ? OFFSET ?`,
       [runId, range.limit, range.offset],
     );
     return { total: Number(count?.n ?? 0), rows: found } satisfies Page<FailureRow>;

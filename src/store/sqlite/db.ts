@@ -1,14 +1,12 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { sqliteText } from "../dialect.js";
+import { SQLITE, type Statement, textIn } from "../dialect.js";
 import { migrate } from "../migrate.js";
 
-/** A statement prepared once per text: SQLite's text of it (`../dialect.ts`) and its rows' shape. */
+/** A statement prepared once per text, and its rows' shape. */
 interface Prepared {
   statement: Database.Statement;
-  /** The parameters passed as JSON arrays. */
-  lists: number[];
   build: (values: unknown[]) => unknown;
 }
 
@@ -19,7 +17,7 @@ interface Prepared {
 export class SqliteDb {
   readonly db: Database.Database;
   readonly #statements = new Map<string, Database.Statement>();
-  /** Statements of the store's SQL, by text: those read for rows, those run for changes. */
+  /** Statements of the store's SQL, by SQLite's text: those read for rows, those run for changes. */
   readonly #readers = new Map<string, Prepared>();
   readonly #writers = new Map<string, Prepared>();
   readonly #transaction: (fn: () => unknown) => unknown;
@@ -64,29 +62,28 @@ export class SqliteDb {
    * Read as arrays and laid out by one object literal per statement, they come out as compact
    * in a third of the time (10,000 tasks at a run's start: 67 ms instead of 227).
    */
-  rows<T>(text: string, params: readonly unknown[]): T[] {
-    const { statement, lists, build } = this.#prepare(text, true);
-    return (statement.all(...valuesOf(params, lists)) as unknown[][]).map(build) as T[];
+  rows<T>(sql: Statement, params: readonly unknown[]): T[] {
+    const { statement, build } = this.#prepare(textIn(sql, SQLITE), true);
+    return (statement.all(...valuesOf(params)) as unknown[][]).map(build) as T[];
   }
 
   /** How many rows a statement of the store's SQL changed. */
-  changes(text: string, params: readonly unknown[]): number {
-    const { statement, lists } = this.#prepare(text, false);
-    return statement.run(...valuesOf(params, lists)).changes;
+  changes(sql: Statement, params: readonly unknown[]): number {
+    const { statement } = this.#prepare(textIn(sql, SQLITE), false);
+    return statement.run(...valuesOf(params)).changes;
   }
 
   #prepare(text: string, reads: boolean): Prepared {
     const cache = reads ? this.#readers : this.#writers;
     let prepared = cache.get(text);
     if (prepared === undefined) {
-      const { text: sqlite, lists } = sqliteText(text);
-      const statement = this.db.prepare(sqlite);
+      const statement = this.db.prepare(text);
       const names = reads ? statement.columns().map((column) => column.name) : [];
       // One column is read as bare values: a row array of one value would cost ten times as
       // much (a run's order of 300,000 tasks is read so).
       if (names.length === 1) statement.pluck(true);
       else if (reads) statement.raw(true);
-      prepared = { statement, lists, build: rowBuilder(names) };
+      prepared = { statement, build: rowBuilder(names) };
       cache.set(text, prepared);
     }
     return prepared;
@@ -121,10 +118,13 @@ function enableWal(db: Database.Database): void {
   }
 }
 
-/** Parameters as SQLite binds them: arrays as JSON text, for `json_each`. */
-function valuesOf(params: readonly unknown[], lists: readonly number[]): unknown[] {
-  if (lists.length === 0) return params as unknown[];
-  return params.map((value, i) => (lists.includes(i) ? JSON.stringify(value) : value));
+/**
+ * Parameters as SQLite binds them: an array (`Dialect.anyOf`'s) as JSON text, for `json_each`
+ * (better-sqlite3 would spread it into parameters of its own).
+ */
+function valuesOf(params: readonly unknown[]): unknown[] {
+  if (!params.some(Array.isArray)) return params as unknown[];
+  return params.map((value) => (Array.isArray(value) ? JSON.stringify(value) : value));
 }
 
 /**
