@@ -7,10 +7,10 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { freshDatabase } from "./postgres.mjs";
-import { bin, manifest } from "./run-helpers.mjs";
+import { BENCH_API_KEY, bin, manifest } from "./run-helpers.mjs";
 
 export const HOST = hostname();
-const ENV = { ...process.env, GW_API_KEY: "bench" };
+const ENV = { ...process.env, GW_API_KEY: BENCH_API_KEY };
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

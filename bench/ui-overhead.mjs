@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { benchFolder } from "./folder.mjs";
-import { bin, manifest, startInstantSim } from "./run-helpers.mjs";
+import { BENCH_API_KEY, bin, manifest, startInstantSim } from "./run-helpers.mjs";
 
 const JOBS = 10_000;
 const ROUNDS = 3;
@@ -18,7 +18,7 @@ function runInTerminal(file, url, quiet) {
   const gwrun = [process.execPath, bin, "run", file, "--db", `${file}.db`, "--base-url", url];
   if (quiet) gwrun.push("--quiet");
   const command = `stty cols 120 rows 40; TIMEFORMAT="gwrun-cpu %U %S"; time ${gwrun.map(quote).join(" ")}`;
-  const env = { ...process.env, GW_API_KEY: "bench", TERM: "xterm-256color", SHELL: "bash" };
+  const env = { ...process.env, GW_API_KEY: BENCH_API_KEY, TERM: "xterm-256color", SHELL: "bash" };
   delete env.CI;
   const started = performance.now();
   const child = spawn("script", ["-qec", command, "/dev/null"], {

@@ -25,6 +25,6 @@ afterEach(() => {
   const lines = started.splice(0);
   expect(
     lines,
-    "this test starts child processes: a unit test runs in-process, so its file belongs on the e2e list in test/layers.ts",
+    "this test starts child processes: a unit test runs in-process, so its file belongs under test/e2e",
   ).toEqual([]);
 });

@@ -153,7 +153,7 @@ export const DOWNLOAD_WAIT_CAP_MINUTES = 1440;
 /**
  * How long a download may wait: the whole minutes until the nearest of its links expires,
  * from 0 (expired) to a day. Lower goes first, in one process and in a fleet, whose queue
- * orders by `gwrun_download_priority`, the same rule in SQL (test/rules/download-order).
+ * orders by `gwrun_download_priority`, the same rule in SQL (test/store/rules/download-order).
  */
 export function minutesToExpiry(expiries: readonly (number | null)[], now: number): number {
   const known = expiries.filter((at): at is number => at !== null);

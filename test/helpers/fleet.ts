@@ -4,11 +4,11 @@ import { hostname } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { type SimCounters, type SimOptionsInput, startSimulator } from "../../src/sim/index.js";
-import { mixedJobs } from "../run/manifests.js";
 import { type CliResult, gwrunAsync, gwrunHere } from "./cli.js";
 import { tempDir } from "./manifest.js";
 import { testDatabase } from "./postgres.js";
 import { FAST } from "./run.js";
+import { mixedJobs } from "./run-manifests.js";
 import { until } from "./until.js";
 
 /**
