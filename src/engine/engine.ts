@@ -18,6 +18,7 @@ import { deadlineFirst, downloadOutputs, localFaultMessage, localFaultOf } from 
 import type { RunEnd } from "./events.js";
 import { PendingWindow } from "./pending-window.js";
 import { Poller } from "./poll.js";
+import { sendsAdmitted } from "./run-end.js";
 import { RunStart, startRun } from "./run-start.js";
 import { afterDownload, afterSend, finishDownloaded, pollRound, startDependants } from "./steps.js";
 import { StoreFault } from "./store-fault.js";
@@ -187,8 +188,7 @@ export class Engine {
   }
 
   async #submit(task: TaskRow): Promise<void> {
-    // Within the budget when taken, it goes; after a 402 nothing more does.
-    const sent = await sendTask(task, this.#run, () => this.#stopping !== "balance");
+    const sent = await sendTask(task, this.#run, () => sendsAdmitted(this.#stopping));
     this.#unknownSubmits += sent.unknownSubmits;
     this.#admission.unknownSubmits(task, task.unknown_submits + sent.unknownSubmits);
     const after = await afterSend(sent, this.#run);

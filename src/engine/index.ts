@@ -55,7 +55,7 @@ export { Poller, pollOutcome } from "./poll.js";
 export { isStuckReason } from "./poll-trouble.js";
 export type { OutputVerdict, PostProcess } from "./post-process.js";
 export type { OutputPublisher } from "./published.js";
-export { EXIT_BY_END, STATUS_BY_END } from "./run-end.js";
+export { EXIT_BY_END, STATUS_BY_END, sendsAdmitted } from "./run-end.js";
 export {
   type NotifyOptions,
   notifyRunEnd,

@@ -2,6 +2,7 @@ import {
   afterSend,
   budgetStopMessage,
   publish,
+  sendsAdmitted,
   sendTask,
   waitsForUpstream,
 } from "../engine/index.js";
@@ -149,8 +150,11 @@ async function submitTask(
   const { store } = deps;
   for (;;) {
     deps.mayClaim();
-    if (run.halt !== undefined) return;
-    const sent = await sendTask(task, run.context, () => run.halt === undefined, answered);
+    // Claimed with its job's others, it was admitted within the budget: a budget stop lets it
+    // go, as one process sends the tasks it took (`sendsAdmitted`).
+    const admitted = run.claimedAhead.has(task.key);
+    if (run.halt !== undefined && !(admitted && sendsAdmitted(run.halt))) return;
+    const sent = await sendTask(task, run.context, () => sendsAdmitted(run.halt), answered);
     if (sent.kind === "not-sent") {
       const { refused } = sent;
       // The lane is full fleet-wide: the claim says so before any turn is taken.
