@@ -1,5 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer, request as httpRequest, type Server } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as wait } from "node:timers/promises";
 import {
@@ -230,30 +236,9 @@ export async function startFaultyFront(target: string, failPuts: number): Promis
       return;
     }
     front.passed += 1;
-    const onward = httpRequest(
-      {
-        host: to.hostname,
-        port: to.port,
-        method: incoming.method,
-        path: incoming.url,
-        headers: incoming.headers,
-      },
-      (reply) => {
-        answer.writeHead(reply.statusCode ?? 502, reply.headers);
-        reply.pipe(answer);
-      },
-    );
-    onward.on("error", () => answer.destroy());
-    incoming.pipe(onward);
+    passOn(to, incoming, answer);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  front.endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  front.close = () =>
-    new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    });
-  return front;
+  return listening(server, front);
 }
 
 /**
@@ -294,22 +279,35 @@ export async function startStallingFront(target: string, passFirst = 0): Promise
       return;
     }
     passed += 1;
-    const onward = httpRequest(
-      {
-        host: to.hostname,
-        port: to.port,
-        method: incoming.method,
-        path: incoming.url,
-        headers: incoming.headers,
-      },
-      (reply) => {
-        answer.writeHead(reply.statusCode ?? 502, reply.headers);
-        reply.pipe(answer);
-      },
-    );
-    onward.on("error", () => answer.destroy());
-    incoming.pipe(onward);
+    passOn(to, incoming, answer);
   });
+  return listening(server, front);
+}
+
+/** Sends `incoming` on to `to` and its reply back. */
+function passOn(to: URL, incoming: IncomingMessage, answer: ServerResponse): void {
+  const onward = httpRequest(
+    {
+      host: to.hostname,
+      port: to.port,
+      method: incoming.method,
+      path: incoming.url,
+      headers: incoming.headers,
+    },
+    (reply) => {
+      answer.writeHead(reply.statusCode ?? 502, reply.headers);
+      reply.pipe(answer);
+    },
+  );
+  onward.on("error", () => answer.destroy());
+  incoming.pipe(onward);
+}
+
+/** `front` once `server` listens on a free loopback port: its endpoint, and how to close it. */
+async function listening<T extends { endpoint: string; close(): Promise<void> }>(
+  server: Server,
+  front: T,
+): Promise<T> {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   front.endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   front.close = () =>
