@@ -68,8 +68,7 @@ export async function rate(bench) {
       const runId = await recordRun(file, url, sim.url);
       const settled = await waitSettled(db, runId, 180_000);
       const served = await counters(sim.url);
-      const times = await receiptTimes(db, runId);
-      const figures = paceFigures(times);
+      const figures = paceFigures(await receiptTimes(db, runId));
       const limited = served.errors["429"] ?? 0;
       const first = await firstReceipt(db, runId);
       print({
@@ -149,6 +148,9 @@ export async function limitCountsPolls(bench) {
         http_429_per_call: round(limited / calls, 4),
         target_http_429_per_call: 0.005,
         steady_submits_per_s: round(figures.steady_per_s, 2),
+        // The bound every call under the limit allows: (submits + queries) / R + a task's 2 s.
+        wall_vs_all_calls_bound: round(settled.ms / 1000 / (calls / limit + 2), 3),
+        target_wall_vs_all_calls_bound: 1.1,
         worker_exits: await stopAll(workers),
       });
     } finally {

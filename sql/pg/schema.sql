@@ -32,7 +32,9 @@ CREATE TABLE gateway_pace (
   limit_told double precision,
   limit_until timestamp with time zone,
   limited_at timestamp with time zone,
-  turns_since integer NOT NULL DEFAULT 0,
+  through_since integer NOT NULL DEFAULT 0,
+  queries_count boolean NOT NULL DEFAULT false,
+  queried_at timestamp with time zone,
   CONSTRAINT gateway_pace_pkey PRIMARY KEY (account),
   CONSTRAINT gateway_pace_ceiling_check CHECK ((ceiling > (0)::double precision)),
   CONSTRAINT gateway_pace_rate_check CHECK ((rate > (0)::double precision))

@@ -11,6 +11,8 @@ import type { Clock } from "../core/clock.js";
 export interface Pace {
   /** Calls per second now. */
   readonly rate: number;
+  /** Whether queries take turns: the gateway's limit counts them. */
+  readonly queriesCount: boolean;
   /** Waits for the next generating call's turn. */
   acquire(signal?: AbortSignal): Promise<void>;
   /** Waits for a query's turn: at once, unless the gateway's limit counts queries. */
@@ -58,10 +60,12 @@ export const LIMIT_MEMORY_MS = 60_000;
  * half the rate it last sustained (20 successes in a row), so one bad spell cannot collapse it.
  * When the gateway announces its limit (RateLimit-Policy) it settles just under it; when it
  * does not, a 429 that came while turns went out back to back tells the limit: the calls that
- * went through since the 429 before it (the gateway's bucket was empty at both) over the time
- * between them when that is a second or more, else the rate itself; never under the floor. The pace stays under it for a minute
- * (LIMIT_MEMORY_MS), so it does not probe the limit again on every climb.
- * After a run of successes it climbs back toward the manifest's rate.
+ * went through since the 429 before it (the gateway's bucket was empty at both), queries
+ * included, over the time between them when that is a second or more, and the pace goes just
+ * under it at once; else the rate itself, and the pace halves. Never under the floor. The pace
+ * stays under a told limit for a minute (LIMIT_MEMORY_MS), so it does not probe the limit again
+ * on every climb. After a run of successes it climbs back toward the manifest's rate (see
+ * `climbed`).
  */
 export class SubmitPace implements Pace {
   readonly #queries: QueryRule;
@@ -100,6 +104,11 @@ export class SubmitPace implements Pace {
     return this.#rate;
   }
 
+  /** Whether queries take turns: the gateway's limit counts them. */
+  get queriesCount(): boolean {
+    return this.#queries.counted;
+  }
+
   /** Waits for the next generating call's turn. */
   async acquire(signal?: AbortSignal): Promise<void> {
     for (;;) {
@@ -131,7 +140,7 @@ export class SubmitPace implements Pace {
     this.#successes += 1;
     if (this.#successes >= 20) {
       this.#sustained = this.#rate;
-      this.#rate = Math.min(this.#top(), this.#rate + this.#ceiling * 0.05);
+      this.#rate = climbed(this.#rate, this.#top(), this.#ceiling * 0.05, this.#told());
       this.#successes = 0;
     }
   }
@@ -144,13 +153,13 @@ export class SubmitPace implements Pace {
     if (announced !== undefined) this.#cap(announced);
     else if (this.#sentSinceCut) {
       const floor = Math.max(this.#ceiling / 64, this.#sustained / 2);
-      // Half a second's turns went out back to back: the gateway's limit is what got through.
-      if (this.#inARow >= Math.max(2, this.#rate / 2)) {
-        const seen = Math.max(floor, this.#limitSeen(now));
-        this.#limited = { rate: seen, until: now + LIMIT_MEMORY_MS };
-      }
       const halved = Math.max(Math.min(floor, this.#rate), this.#rate / 2);
-      this.#rate = Math.min(this.#top(), halved);
+      // Half a second's turns went out back to back: the gateway's limit is what got through.
+      const seen = this.#inARow >= Math.max(2, this.#rate / 2) ? this.#limitSeen(now) : undefined;
+      if (seen !== undefined)
+        this.#limited = { rate: Math.max(floor, seen.rate), until: now + LIMIT_MEMORY_MS };
+      // What got through between two 429s is the limit: the pace goes just under it at once.
+      this.#rate = seen?.measured ? this.#top() : Math.min(this.#top(), halved);
       this.#sentSinceCut = false;
     }
     this.#lastLimitedAt = now;
@@ -166,11 +175,17 @@ export class SubmitPace implements Pace {
    * call), when that came a second to a minute (LIMIT_MEMORY_MS) ago; else the rate now.
    * Never above the rate.
    */
-  #limitSeen(now: number): number {
+  #limitSeen(now: number): { rate: number; measured: boolean } {
     const since = this.#lastLimitedAt;
     if (since === undefined || now - since >= LIMIT_MEMORY_MS || now - since < 1000)
-      return this.#rate;
-    return Math.min(this.#rate, (Math.max(0, this.#callsSince - 1) * 1000) / (now - since));
+      return { rate: this.#rate, measured: false };
+    const through = (Math.max(0, this.#callsSince - 1) * 1000) / (now - since);
+    return { rate: Math.min(this.#rate, through), measured: true };
+  }
+
+  /** Whether a limit a 429 told holds the pace now. */
+  #told(): boolean {
+    return this.#limitTold(this.clock.now()) !== undefined;
   }
 
   /** The limit a 429 told, while the pace stays under it. */
@@ -194,3 +209,13 @@ export class SubmitPace implements Pace {
 
 /** How far under a known limit the pace settles (a fleet's row settles closer: `PaceRow.underLimit`). */
 export const UNDER_LIMIT = 0.97;
+
+/**
+ * The rate after a run of 20 successes: `step` (5 % of the ceiling) higher, and under a limit
+ * a 429 told, at least halfway to `top`: the rate the gateway refused is known, so the pace
+ * closes in on just under it in a few runs instead of creeping up 5 % at a time.
+ */
+export function climbed(rate: number, top: number, step: number, told: boolean): number {
+  const halfway = told ? (top - rate) / 2 : 0;
+  return Math.min(top, rate + Math.max(step, halfway));
+}

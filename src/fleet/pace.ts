@@ -1,5 +1,5 @@
 import type { Clock } from "../core/clock.js";
-import { type Pace, QueryRule } from "../engine/index.js";
+import type { Pace } from "../engine/index.js";
 import type { FleetStore, PaceRow, PaceState, Successes } from "../store/index.js";
 
 /**
@@ -37,16 +37,19 @@ interface Booked {
 
 type Update =
   | { kind: "success"; count: number; announced: number | undefined }
+  | { kind: "queried"; count: number }
   | {
       kind: "limited";
       epoch: number;
       retryAfterMs: number | undefined;
       announced: number | undefined;
+      query: boolean;
     };
 
 export class FleetPace implements Pace {
-  readonly #queries: QueryRule;
   #rate: number;
+  /** Whether queries take turns: the row learned that the gateway's limit counts them. */
+  #queriesCount: boolean;
   /** The epoch of the last turn given: a 429 cuts the rate only if no cut came since. */
   #turnEpoch: number;
   /** The newest epoch this process has heard of: a turn booked at an older one is booked again. */
@@ -77,8 +80,8 @@ export class FleetPace implements Pace {
     readonly account: string,
     opened: PaceState,
   ) {
-    this.#queries = new QueryRule(clock);
     this.#rate = opened.rate;
+    this.#queriesCount = opened.queriesCount;
     this.#turnEpoch = opened.epoch;
     this.#epoch = opened.epoch;
     this.#learn(opened);
@@ -169,13 +172,19 @@ export class FleetPace implements Pace {
     return turn.booking !== this.#booking || turn.epoch < this.#epoch;
   }
 
+  /** Whether queries take turns: the gateway's limit counts them. */
+  get queriesCount(): boolean {
+    return this.#queriesCount;
+  }
+
   /**
-   * Waits for a query's turn: at once, unless the gateway's limit counts queries (the poll
-   * leader learns it; it is the one process that queries an account).
+   * Waits for a query's turn: at once, unless the gateway's limit counts queries (the row
+   * learns it, from 429s any process meets). A query without a turn is told to the row: it is
+   * a call the gateway let through.
    */
   async query(signal?: AbortSignal): Promise<void> {
-    this.#queries.queried();
-    if (this.#queries.counted) await this.acquire(signal);
+    if (this.#queriesCount) await this.acquire(signal);
+    else this.#merge({ kind: "queried", count: 1 });
   }
 
   /** A submit went through; `announced` is the gateway's stated limit, if any. Never throws. */
@@ -187,15 +196,20 @@ export class FleetPace implements Pace {
 
   /** The gateway answered 429 to a generating call, or (`query`) to a query. Never throws. */
   rateLimited(retryAfterMs: number | undefined, announced?: number, query?: boolean): void {
-    const withinLimit =
-      announced !== undefined && this.#rate <= announced * this.row.underLimit * 1.001;
-    this.#queries.learn(query, withinLimit);
+    // The next query here waits for a turn at once, before the row answers.
+    if (query === true) this.#queriesCount = true;
     // Held here at once, so a turn of this process waking before the row answers waits too.
     this.#pause(retryAfterMs ?? 1000 / this.#rate);
     this.#booking += 1;
     // The 429 ends the run of successes they would have counted in.
     this.#successes = undefined;
-    this.#push({ kind: "limited", epoch: this.#turnEpoch, retryAfterMs, announced });
+    this.#push({
+      kind: "limited",
+      epoch: this.#turnEpoch,
+      retryAfterMs,
+      announced,
+      query: query === true,
+    });
   }
 
   /** Resolves once every update sent so far has been answered or dropped (tests, shutdown). */
@@ -215,11 +229,17 @@ export class FleetPace implements Pace {
     const held = this.#successes;
     if (held === undefined) return;
     this.#successes = undefined;
+    this.#merge({ kind: "success", ...held });
+  }
+
+  /** Sends `update`, or adds it to the one of its kind last in line. */
+  #merge(update: Extract<Update, { kind: "success" | "queried" }>): void {
     const last = this.#updates.at(-1);
-    if (last?.kind === "success") {
-      last.count += held.count;
-      last.announced = held.announced ?? last.announced;
-    } else this.#push({ kind: "success", ...held });
+    if (last?.kind === "success" && update.kind === "success") {
+      last.count += update.count;
+      last.announced = update.announced ?? last.announced;
+    } else if (last?.kind === "queried" && update.kind === "queried") last.count += update.count;
+    else this.#push(update);
   }
 
   #push(update: Update): void {
@@ -244,8 +264,16 @@ export class FleetPace implements Pace {
     switch (update.kind) {
       case "success":
         return this.row.succeed(this.account, update.count, update.announced);
+      case "queried":
+        return this.row.queried(this.account, update.count);
       case "limited":
-        return this.row.limit(this.account, update.epoch, update.retryAfterMs, update.announced);
+        return this.row.limit(
+          this.account,
+          update.epoch,
+          update.retryAfterMs,
+          update.announced,
+          update.query,
+        );
       default: {
         const never: never = update;
         throw new Error(`unknown pace update ${String(never)}`);
@@ -255,6 +283,7 @@ export class FleetPace implements Pace {
 
   #learn(state: PaceState): void {
     this.#rate = state.rate;
+    this.#queriesCount ||= state.queriesCount;
     this.#epoch = Math.max(this.#epoch, state.epoch);
     if (state.pausedMs > 0) this.#pause(state.pausedMs);
   }

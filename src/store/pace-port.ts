@@ -11,6 +11,8 @@ export interface PaceState {
   epoch: number;
   /** How long the row stays paused (Retry-After) from the database's now, ms; 0 when not. */
   pausedMs: number;
+  /** Whether the gateway's limit counts task queries: then each takes a turn. */
+  queriesCount: boolean;
 }
 
 /** Submits that went through since the last report, and the limit the gateway announced. */
@@ -47,13 +49,20 @@ export interface PaceRow {
   reserve(account: string, succeeded?: Successes, turns?: number): Promise<PaceTurn>;
   /** `count` submits went through; `announced` is the gateway's stated limit per second. */
   succeed(account: string, count: number, announced?: number): Promise<PaceState>;
-  /** A 429 to a submit whose turn was given at `epoch`. */
+  /**
+   * A 429 to a submit whose turn was given at `epoch`, or (`query`) to a task query. It teaches
+   * the row that queries count when it came to a query, or to a submit sent under a limit the
+   * gateway announced or 429s told while queries went.
+   */
   limit(
     account: string,
     epoch: number,
     retryAfterMs: number | undefined,
     announced?: number,
+    query?: boolean,
   ): Promise<PaceState>;
+  /** `count` task queries went out without a turn: calls the gateway let through. */
+  queried(account: string, count: number): Promise<PaceState>;
   /**
    * Calls `heard` with the row's state after each 429 any process records from when this
    * resolves; resolves to the unwatch.

@@ -24,21 +24,27 @@ const TOLD = `CASE WHEN p.limit_until > gwrun_now() THEN ${UNDER_TOLD} * p.limit
 const CAP = `LEAST(p.ceiling, ${UNDER} * COALESCE($3::float8, p.announced, 'Infinity'::float8), ${TOLD})`;
 const PAUSED_MS =
   "GREATEST(0, COALESCE(EXTRACT(EPOCH FROM p.paused_until - gwrun_now()) * 1000, 0))::float8";
-const STATE = `p.rate, p.epoch, ${PAUSED_MS} AS paused_ms`;
+const STATE = `p.rate, p.epoch, ${PAUSED_MS} AS paused_ms, p.queries_count`;
 /** The row's state after a 429, sent to every process of the fleet (`./pace-news.ts`). */
 const TELL = `pg_notify('${PACE_CHANNEL}', json_build_object('account', p.account, 'rate', p.rate,
-  'epoch', p.epoch, 'pausedMs', ${PAUSED_MS})::text)`;
+  'epoch', p.epoch, 'pausedMs', ${PAUSED_MS}, 'queriesCount', p.queries_count)::text)`;
 
 interface StateRow {
   rate: number;
   epoch: number | string;
   paused_ms: number;
+  queries_count: boolean;
 }
 
 function state(found: StateRow | undefined, account: string): PaceState {
   if (found === undefined) throw new Error(`no pace row for ${account}`);
   // BIGINT may come back as a string from a pool without the store's type parsers.
-  return { rate: found.rate, epoch: Number(found.epoch), pausedMs: found.paused_ms };
+  return {
+    rate: found.rate,
+    epoch: Number(found.epoch),
+    pausedMs: found.paused_ms,
+    queriesCount: found.queries_count,
+  };
 }
 
 /** The pace row operations on `sql` (a pool), with the fleet's news of them. */
@@ -48,8 +54,9 @@ export function pgPaceRow(sql: Sql, news: PaceNews): PaceRow {
     open: (account, ceiling) => openPace(sql, account, ceiling),
     reserve: (account, succeeded, turns) => reserveTurns(sql, account, succeeded, turns),
     succeed: (account, count, announced) => recordSuccesses(sql, account, count, announced),
-    limit: (account, epoch, retryAfterMs, announced) =>
-      recordRateLimited(sql, account, epoch, retryAfterMs, announced),
+    limit: (account, epoch, retryAfterMs, announced, query) =>
+      recordRateLimited(sql, account, epoch, retryAfterMs, announced, query),
+    queried: (account, count) => recordQueries(sql, account, count),
     watch: (account, heard) => news.watch(account, heard),
   };
 }
@@ -106,7 +113,6 @@ export async function reserveTurns(
          FROM spaced)
      UPDATE gateway_pace p
         SET busy_since = t.since,
-            turns_since = p.turns_since + t.turns,
             next_at = t.slot + make_interval(secs => t.turns * t.spacing),
             ${SUCCEEDED}
        FROM turn t
@@ -127,18 +133,21 @@ export async function reserveTurns(
 }
 
 /**
- * After 20 successes in a row the rate climbs by 5 % of the ceiling. `count` ($2) batches
- * several: k = (successes + count) / 20 climbs at once, as k runs of 20 one by one would.
- * `announced` is $3.
+ * After 20 successes in a row the rate climbs by 5 % of the ceiling and, under a limit its
+ * 429s told, at least halfway to just under it (`climbed` of `SubmitPace`). `count` ($2)
+ * batches several: k = (successes + count) / 20 climbs at once, as k runs of 20 one by one
+ * would (the halfway steps of k runs close k halvings of the gap). `announced` is $3.
  */
 const CLIMBS = "((p.successes + $2::int) / 20)";
 const CAPPED = `LEAST(p.rate, ${CAP})`;
+const climbed = (runs: string) =>
+  `LEAST(${CAP}, GREATEST(${CAPPED} + ${runs} * ${CAP} * 0.05,
+     CASE WHEN p.limit_until > gwrun_now() THEN ${CAP} - (${CAP} - ${CAPPED}) / 2 ^ ${runs} END))`;
 const SUCCEEDED = `announced = COALESCE($3::float8, p.announced),
   successes = (p.successes + $2::int) % 20,
-  sustained = CASE WHEN ${CLIMBS} > 0
-                   THEN LEAST(${CAP}, ${CAPPED} + (${CLIMBS} - 1) * ${CAP} * 0.05)
-                   ELSE p.sustained END,
-  rate = LEAST(${CAP}, ${CAPPED} + ${CLIMBS} * ${CAP} * 0.05),
+  through_since = p.through_since + $2::int,
+  sustained = CASE WHEN ${CLIMBS} > 0 THEN ${climbed(`(${CLIMBS} - 1)`)} ELSE p.sustained END,
+  rate = ${climbed(CLIMBS)},
   updated_at = gwrun_now()`;
 
 export async function recordSuccesses(
@@ -161,10 +170,12 @@ export async function recordSuccesses(
  * A 429: honours Retry-After fleet-wide (paused_until), settles under an announced limit, else
  * halves the rate, but only when the turn was given at the current epoch (compare-and-set), so
  * one burst halves it once; never below max(ceiling/64, sustained/2). A cut that came while
- * turns went out back to back for half a second learns the limit (`limit_told`): the turns
- * given since the 429 before it, less this one, over the time between them when that was a
- * second to a minute, else the rate itself, never under the floor; the rate stays under it for
- * a minute.
+ * turns went out back to back for half a second learns the limit (`limit_told`): the calls
+ * that got through since the 429 before it (successes and queries) over the time between them
+ * when that was a second to a minute, and the rate goes just under it at once; else the rate
+ * itself, never under the floor. The rate stays under it for a minute. `query` (a 429 to a
+ * query), or a 429 to a submit sent under a known limit while queries went, teaches the row
+ * that queries count (`queries_count`).
  */
 export async function recordRateLimited(
   sql: Sql,
@@ -172,15 +183,19 @@ export async function recordRateLimited(
   epoch: number,
   retryAfterMs: number | undefined,
   announced?: number,
+  query = false,
 ): Promise<PaceState> {
+  // Sent under the limit the gateway announced, or the one 429s told, while queries went.
+  const within = `(p.rate <= COALESCE(${UNDER} * $3::float8, ${TOLD}) * 1.001
+                   AND p.queried_at > gwrun_now() - interval '1 second')`;
   const cuts = "($3::float8 IS NULL AND p.epoch = $2)";
   const busy = `(p.busy_since <= gwrun_now() - interval '500 milliseconds'
                  AND p.next_at >= gwrun_now() - make_interval(secs => 1.5 / p.rate))`;
   const since = "EXTRACT(EPOCH FROM gwrun_now() - p.limited_at)";
   const floor = `GREATEST(${CAP} / 64, p.sustained / 2)`;
+  const measured = `(p.limited_at > gwrun_now() - ${TOLD_FOR} AND ${since} >= 1)`;
   const seen = `GREATEST(${floor}, CASE
-                  WHEN p.limited_at > gwrun_now() - ${TOLD_FOR} AND ${since} >= 1
-                  THEN LEAST(p.rate, GREATEST(0, p.turns_since - 1) / ${since})
+                  WHEN ${measured} THEN LEAST(p.rate, p.through_since / ${since})
                   ELSE p.rate END)`;
   const learns = `(${cuts} AND ${busy})`;
   const told = `CASE WHEN ${learns} THEN ${seen} ELSE p.limit_told END`;
@@ -188,6 +203,7 @@ export async function recordRateLimited(
   const halved = `GREATEST(LEAST(${floor}, p.rate), p.rate / 2)`;
   const underTold = `CASE WHEN ${learns} THEN ${UNDER_TOLD} * ${seen} END`;
   const rate = `CASE WHEN $3::float8 IS NOT NULL THEN LEAST(p.rate, ${CAP})
+                     WHEN ${learns} AND ${measured} THEN ${underTold}
                      WHEN ${cuts} THEN LEAST(${halved}, ${underTold})
                      ELSE p.rate END`;
   return state(
@@ -199,7 +215,8 @@ export async function recordRateLimited(
               limit_told = ${told},
               limit_until = ${until},
               limited_at = gwrun_now(),
-              turns_since = 0,
+              through_since = 0,
+              queries_count = p.queries_count OR $5::boolean OR COALESCE(${within}, false),
               epoch = CASE WHEN ${cuts} THEN p.epoch + 1 ELSE p.epoch END,
               successes = 0,
               paused_until = GREATEST(p.paused_until, gwrun_now()
@@ -207,7 +224,22 @@ export async function recordRateLimited(
               updated_at = gwrun_now()
         WHERE p.account = $1
         RETURNING ${STATE}, ${TELL}`,
-      [account, epoch, announced ?? null, retryAfterMs ?? null],
+      [account, epoch, announced ?? null, retryAfterMs ?? null, query],
+    ),
+    account,
+  );
+}
+
+/** Queries that took no turn: calls the gateway let through, and when the last went. */
+export async function recordQueries(sql: Sql, account: string, count: number): Promise<PaceState> {
+  return state(
+    await row<StateRow>(
+      sql,
+      `UPDATE gateway_pace p
+          SET through_since = p.through_since + $2::int, queried_at = gwrun_now()
+        WHERE p.account = $1
+        RETURNING ${STATE}`,
+      [account, count],
     ),
     account,
   );

@@ -37,7 +37,7 @@ describe("a fleet process's booked turns", () => {
   it("lets a turn it woke to a whole turn late go, and books another", async () => {
     const clock = new ManualClock();
     const reserved: number[] = [];
-    const state = { rate: 10, epoch: 0, pausedMs: 0 };
+    const state = { rate: 10, epoch: 0, pausedMs: 0, queriesCount: false };
     const row: PaceRow = {
       underLimit: 0.99,
       open: async () => state,
@@ -49,6 +49,7 @@ describe("a fleet process's booked turns", () => {
       },
       succeed: async () => state,
       limit: async () => state,
+      queried: async () => state,
       watch: async () => () => {},
     };
     const pace = await FleetPace.open(row, clock, ACCOUNT, 10);
@@ -63,7 +64,7 @@ describe("a fleet process's booked turns", () => {
 
   it("reports successes with the next turn it books, and on their own when no turn is asked for", async () => {
     const clock = new ManualClock();
-    const state = { rate: 10, epoch: 0, pausedMs: 0 };
+    const state = { rate: 10, epoch: 0, pausedMs: 0, queriesCount: false };
     const carried: (Successes | undefined)[] = [];
     const sent: Successes[] = [];
     const row: PaceRow = {
@@ -79,6 +80,7 @@ describe("a fleet process's booked turns", () => {
         return state;
       },
       limit: async () => state,
+      queried: async () => state,
       watch: async () => () => {},
     };
     const pace = await FleetPace.open(row, clock, ACCOUNT, 10);
@@ -102,11 +104,12 @@ describe("a fleet process's booked turns", () => {
     const clock = new ManualClock();
     const failing: PaceRow = {
       underLimit: 0.99,
-      open: async () => ({ rate: 5, epoch: 0, pausedMs: 0 }),
+      open: async () => ({ rate: 5, epoch: 0, pausedMs: 0, queriesCount: false }),
       reserve: async () => ({
         rate: 5,
         epoch: 0,
         pausedMs: 0,
+        queriesCount: false,
         slotAt: 0,
         waitMs: 0,
         turns: 1,
@@ -116,6 +119,9 @@ describe("a fleet process's booked turns", () => {
         throw new Error("connection lost");
       },
       limit: () => {
+        throw new Error("connection lost");
+      },
+      queried: () => {
         throw new Error("connection lost");
       },
       watch: async () => () => {},

@@ -1,8 +1,9 @@
 /**
  * What the pace does with what the gateway answers: a 429 halves the rate once per burst,
  * never below max(ceiling/64, half the rate last sustained); 20 successes in a row climb 5 %
- * of the ceiling; an announced limit caps the rate just under it; Retry-After holds the next
- * turn back. One table for one process's `SubmitPace` and a fleet's `gateway_pace` row.
+ * of the ceiling, and under a limit its 429s told at least halfway to just under it; an announced limit caps the rate just under it; Retry-After holds the next
+ * turn back; queries take turns once a 429 came to one, or to a turn sent under a known limit
+ * while queries went, and until then count among the calls that got through. One table for one process's `SubmitPace` and a fleet's `gateway_pace` row.
  */
 
 export type PaceEvent =
@@ -10,8 +11,10 @@ export type PaceEvent =
   | { turns: number }
   /** `successes` submits went through; `announced`: the limit the gateway stated. */
   | { successes: number; announced?: number }
-  /** A 429 to the last turn's call. */
-  | { limited: true; announced?: number; retryAfterMs?: number }
+  /** A 429 to the last turn's call, or (`query`) to a task query. */
+  | { limited: true; announced?: number; retryAfterMs?: number; query?: boolean }
+  /** `queries` task queries sent. */
+  | { queries: number }
   /** No call for `quietMs`. */
   | { quietMs: number };
 
@@ -24,6 +27,8 @@ export interface PaceCase {
   rate: number | { under: number };
   /** How long after the last event the next turn comes, at least, ms. */
   nextTurnAfterMs?: number;
+  /** Whether queries take turns after the events; false unless said. */
+  queriesCount?: boolean;
 }
 
 /**
@@ -78,6 +83,13 @@ export const PACE_CASES: readonly PaceCase[] = [
   },
   { name: "it never climbs past the ceiling", ceiling: 40, events: [{ successes: 200 }], rate: 40 },
   {
+    // Half a second's turns back to back meet a 429: the limit is the rate they went at.
+    name: "under a limit a 429 told, 20 successes climb halfway to just under it",
+    ceiling: 20,
+    events: [{ turns: 15 }, { limited: true }, { successes: 20 }],
+    rate: 14.7,
+  },
+  {
     name: "an announced limit caps it just under the limit",
     ceiling: 100,
     events: [{ successes: 1, announced: 50 }],
@@ -101,5 +113,42 @@ export const PACE_CASES: readonly PaceCase[] = [
     events: [{ turns: 1 }, { limited: true, retryAfterMs: 3000 }],
     rate: 20,
     nextTurnAfterMs: 3000,
+  },
+  {
+    name: "what got through between two 429s, queries included, is the limit: the pace goes just under it",
+    ceiling: 20,
+    events: [
+      { turns: 15 },
+      { limited: true },
+      { quietMs: 1000 },
+      { turns: 5 },
+      { queries: 20 },
+      { limited: true },
+    ],
+    // 24 calls got through in under 2 s, more than the rate of 10: just under 10 it is. The
+    // turns alone would say under 3.
+    rate: 9.7,
+    queriesCount: true,
+  },
+  {
+    name: "a 429 to a query makes queries take turns",
+    ceiling: 20,
+    events: [{ queries: 1 }, { limited: true, query: true }],
+    rate: 10,
+    queriesCount: true,
+  },
+  {
+    name: "a 429 to a turn sent under a told limit while queries went makes queries take turns",
+    ceiling: 20,
+    events: [{ turns: 15 }, { limited: true }, { queries: 1 }, { turns: 1 }, { limited: true }],
+    rate: 5,
+    queriesCount: true,
+  },
+  {
+    name: "a 429 to a turn with no limit known leaves queries without turns",
+    ceiling: 20,
+    events: [{ queries: 1 }, { turns: 1 }, { limited: true }],
+    rate: 10,
+    queriesCount: false,
   },
 ];

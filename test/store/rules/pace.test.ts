@@ -11,6 +11,7 @@ import { PACE_CASES, type PaceCase } from "./pace.cases.js";
 
 interface Played {
   rate: number;
+  queriesCount: boolean;
   /** How long the turn after the events waited, ms. */
   waited: number;
 }
@@ -21,31 +22,41 @@ interface Side {
   flushed(): Promise<void>;
   /** Lets `ms` go by without a call. */
   pass(ms: number): Promise<void>;
+  /** Brings the side's other clocks to the last turn given. */
+  tookTurns(): Promise<void>;
 }
 
 async function play(
   pace: Pace,
-  { clock, flushed, pass }: Side,
+  { clock, flushed, pass, tookTurns }: Side,
   { events }: PaceCase,
 ): Promise<Played> {
   for (const event of events) {
     if ("turns" in event) {
       const came = askTurns(pace, event.turns);
       await drive(clock, () => came() === event.turns);
+      await tookTurns();
     } else if ("successes" in event) {
       for (let i = 0; i < event.successes; i++) pace.succeeded(event.announced);
+    } else if ("queries" in event) {
+      for (let i = 0; i < event.queries; i++) await pace.query();
     } else if ("quietMs" in event) await pass(event.quietMs);
-    else pace.rateLimited(event.retryAfterMs, event.announced);
+    else pace.rateLimited(event.retryAfterMs, event.announced, event.query);
     await flushed();
   }
-  const rate = pace.rate;
+  const { rate, queriesCount } = pace;
   const from = clock.now();
   const came = askTurns(pace, 1);
   await drive(clock, () => came() === 1);
-  return { rate, waited: clock.now() - from };
+  return { rate, queriesCount, waited: clock.now() - from };
 }
 
-function expectPlayed(played: Played, { rate, nextTurnAfterMs }: PaceCase, under: number): void {
+function expectPlayed(
+  played: Played,
+  { rate, nextTurnAfterMs, queriesCount = false }: PaceCase,
+  under: number,
+): void {
+  expect(played.queriesCount).toBe(queriesCount);
   expect(played.rate).toBeCloseTo(typeof rate === "number" ? rate : rate.under * under, 6);
   // A fleet's row counts the pause from the database's now, a few ms on from the test's.
   if (nextTurnAfterMs !== undefined) expect(played.waited).toBeGreaterThan(nextTurnAfterMs - 100);
@@ -54,7 +65,12 @@ function expectPlayed(played: Played, { rate, nextTurnAfterMs }: PaceCase, under
 describe("the pace after the gateway's answers", () => {
   it.each(PACE_CASES)("in one process: $name", async (pace) => {
     const clock = new ManualClock();
-    const side: Side = { clock, flushed: async () => {}, pass: async (ms) => clock.advance(ms) };
+    const side: Side = {
+      clock,
+      flushed: async () => {},
+      pass: async (ms) => clock.advance(ms),
+      tookTurns: async () => {},
+    };
     const played = await play(new SubmitPace(clock, pace.ceiling), side, pace);
     expectPlayed(played, pace, UNDER_LIMIT);
   });
@@ -69,6 +85,14 @@ describe("the pace after the gateway's answers", () => {
       pass: async (ms) => {
         clock.advance(ms);
         await moveDatabaseClock(store.pool, ms);
+      },
+      // The row books turns by the database's clock, which stood still while they were given.
+      tookTurns: async () => {
+        const { rows } = await store.pool.query<{ ms: number }>(
+          `SELECT (EXTRACT(EPOCH FROM next_at - gwrun_now()) * 1000 - 1000 / rate)::float8 AS ms
+             FROM gateway_pace`,
+        );
+        await moveDatabaseClock(store.pool, Math.max(0, rows[0]?.ms ?? 0));
       },
     };
     const played = await play(fleetPace, side, pace);
