@@ -68,7 +68,8 @@ export async function rate(bench) {
       const runId = await recordRun(file, url, sim.url);
       const settled = await waitSettled(db, runId, 180_000);
       const served = await counters(sim.url);
-      const figures = paceFigures(await receiptTimes(db, runId));
+      const times = await receiptTimes(db, runId);
+      const figures = paceFigures(times);
       const limited = served.errors["429"] ?? 0;
       const first = await firstReceipt(db, runId);
       print({
