@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { ErrorCode, GwError } from "./errors.js";
@@ -62,6 +63,40 @@ export function readBounded(
     }
     if (total > maxBytes) return tooLarge(file, maxBytes);
     return { file, bytes: bytes.subarray(0, total) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// Large enough to keep reads few, small enough that hashing a clip holds little of it.
+const DIGEST_CHUNK = 1024 * 1024;
+
+/** The size and sha256 (hex) of `real`, read a chunk at a time whatever its size; `file` names it. */
+export function digestBounded(
+  real: string,
+  file: string,
+): { file: string; bytes: number; sha256: string } | Refused {
+  let fd: number;
+  try {
+    fd = openSync(real, flagsFor("followed"));
+  } catch (error) {
+    return unreadable(file, error);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return notAFile(file, stat);
+    const hash = createHash("sha256");
+    const chunk = Buffer.allocUnsafe(Math.min(DIGEST_CHUNK, stat.size + 1));
+    let bytes = 0;
+    for (;;) {
+      const read = readSync(fd, chunk, 0, chunk.length, null);
+      if (read === 0) break;
+      hash.update(chunk.subarray(0, read));
+      bytes += read;
+    }
+    return { file, bytes, sha256: hash.digest("hex") };
+  } catch (error) {
+    return unreadable(file, error);
   } finally {
     closeSync(fd);
   }

@@ -1,6 +1,7 @@
 import { lstatSync, realpathSync, type Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import {
+  digestBounded,
   type GateRead,
   notAFile,
   openRegular,
@@ -108,6 +109,12 @@ export function admit(
   return { real, stat };
 }
 
+/** Whether `folder` (its links resolved; a missing one as written) lies inside the gate's folders. */
+export function coversFolder(gate: FileGate, folder: string): boolean {
+  const real = realFolder(folder);
+  return gate.folders.some((inside) => real === inside || isBelow(inside, real));
+}
+
 /** The bytes of `file` through `gate`, at most `maxBytes` of them; `name` names it. */
 export function readGatedSync(
   gate: FileGate,
@@ -118,6 +125,21 @@ export function readGatedSync(
   const admitted = admit(gate, file, name);
   if ("problem" in admitted) return admitted;
   return readBounded(admitted.real, name, maxBytes);
+}
+
+/**
+ * The size and sha256 (hex) of `file` through `gate`, read a chunk at a time (no bound: only
+ * its digest is kept), with its real path; `name` names it.
+ */
+export function digestGatedSync(
+  gate: FileGate,
+  file: string,
+  name: string = file,
+): { real: string; bytes: number; sha256: string } | Refused {
+  const admitted = admit(gate, file, name);
+  if ("problem" in admitted) return admitted;
+  const digest = digestBounded(admitted.real, name);
+  return "problem" in digest ? digest : { real: admitted.real, ...digest };
 }
 
 /** `readGatedSync`, from a promise: the same checks, the same bound. */

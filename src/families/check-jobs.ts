@@ -10,7 +10,12 @@ import {
 } from "../manifest/index.js";
 import { type DataUriCache, dataUriImageIssues } from "./data-uri-images.js";
 import { reportIssue, type Seen } from "./job-issues.js";
-import { hasLocalImages, type ImageFileCache, inlineLocalImages } from "./local-images.js";
+import {
+  hasLocalImages,
+  type ImageFileCache,
+  inlineLocalImages,
+  type LocalImageProblem,
+} from "./local-images.js";
 import { PUBLIC_URL_RULE } from "./public-urls.js";
 import {
   ENDPOINT_PATHS,
@@ -115,7 +120,8 @@ export class JobChecker {
       const inlined = await inlineLocalImages(family, body, manifest.source, this.#cache);
       body = inlined.body;
       skip = new Set(inlined.problems.map((problem) => problem.path.join(".")));
-      for (const problem of inlined.problems) reportIssue(manifest, job, problem, seen);
+      for (const problem of inlined.problems)
+        reportIssue(manifest, job, strayFileOrProblem(job, problem), seen);
     }
     const validated = validateWithCells(family, job, body, this.#cells);
     body = validated.body;
@@ -144,6 +150,22 @@ export class JobChecker {
     }
     return this.#manifest.reporter.diagnostics.slice(this.#start);
   }
+}
+
+/**
+ * A file of `rows: { files }` that is no picture, named by its own row in an image field: a
+ * stray file of the folder (notes, a clip), whose row makes no task, with a warning.
+ */
+function strayFileOrProblem(job: ExpandedJob, problem: LocalImageProblem): RequestIssue {
+  const row = job.vars.row as { file?: unknown } | undefined;
+  const stray = problem.notAPicture !== undefined && problem.notAPicture === row?.file;
+  if (job.spec.rows?.files === undefined || !stray) return problem;
+  return {
+    path: problem.path,
+    rule: "not-media",
+    message: `${problem.message}: it makes no task; a narrower files: pattern leaves it out`,
+    severity: "warning",
+  };
 }
 
 /**

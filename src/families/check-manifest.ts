@@ -20,6 +20,7 @@ import { checkJudges } from "./check-judge.js";
 import { NameCheck } from "./check-names.js";
 import { PriceCheck } from "./check-prices.js";
 import { TwinCheck } from "./check-twins.js";
+import { probeFileRows } from "./file-row-media.js";
 import { ruleFor } from "./prices.js";
 import { familyFields, familyFor } from "./resolve.js";
 
@@ -87,6 +88,7 @@ async function checkManifestSource(
   options: CheckOptions,
 ): Promise<CheckedManifest> {
   const holdAll = options.hold !== "templates";
+  await probeFileRows(source);
   const expanded = expandManifest(source, { at, fieldsFor, lazy: true });
   // Each rule tells its problems apart, so they are listed in the order they always were.
   const told = new Reporter(source);

@@ -13,6 +13,8 @@ export interface LocalImageProblem {
   path: (string | number)[];
   rule: string;
   message: string;
+  /** The file as written, when it is no picture at all (text, a clip): not one a rule refused. */
+  notAPicture?: string;
 }
 
 interface ImageFile extends ImageFacts {
@@ -20,7 +22,10 @@ interface ImageFile extends ImageFacts {
 }
 
 /** Reads each file once however many jobs name it. */
-export type ImageFileCache = Map<string, Promise<ImageFile | { error: string; rule: string }>>;
+export type ImageFileCache = Map<string, Promise<ImageFile | Unreadable>>;
+
+/** Why a file cannot be an image input; `notAPicture` when it reads but is no picture. */
+type Unreadable = { error: string; rule: string; notAPicture?: true };
 
 /** True when a value in an image field names a local file rather than a URL or Data URI. */
 export function isLocalPath(value: string): boolean {
@@ -89,7 +94,8 @@ export async function inlineLocalImages(
     }
     const image = await pending;
     if ("error" in image) {
-      problems.push({ path: at, rule: image.rule, message: `${value}: ${image.error}` });
+      const problem = { path: at, rule: image.rule, message: `${value}: ${image.error}` };
+      problems.push(image.notAPicture ? { ...problem, notAPicture: value } : problem);
       continue;
     }
     const broken = brokenImageRule(image, rule);
@@ -117,12 +123,9 @@ function setAt(root: unknown, at: readonly (string | number)[], value: unknown):
 }
 
 // No family takes an image above 50 MB; anything far larger is not read into memory at all.
-const MAX_LOCAL_IMAGE_BYTES = 100 * MB;
+export const MAX_LOCAL_IMAGE_BYTES = 100 * MB;
 
-async function readImage(
-  gate: FileGate,
-  file: string,
-): Promise<ImageFile | { error: string; rule: string }> {
+async function readImage(gate: FileGate, file: string): Promise<ImageFile | Unreadable> {
   const read = await readGated(gate, file, MAX_LOCAL_IMAGE_BYTES);
   if ("problem" in read) {
     if (read.kind === "too-large")
@@ -147,6 +150,7 @@ async function readImage(
     return {
       error: "not an image gwrun can read (expected JPEG, PNG, WebP, GIF or BMP)",
       rule: "image-format",
+      notAPicture: true,
     };
   }
   const mime = size.format === "jpeg" ? "jpeg" : size.format;

@@ -98,20 +98,45 @@ export function* expansionsOf(spec: JobSpec, context: ExpandContext): Generator<
     // Made for this row's expansions and let go with them: a data file's rows are not held.
     const row = rows?.row(rowIndex);
     if (row !== undefined) {
-      for (const field of read)
-        if (!Object.hasOwn(row, field))
-          reportAtRow(
-            context.reporter,
-            spec,
-            rowIndex,
-            field,
-            "row-field",
-            `this row has no field "${field}", which job "${spec.id}" reads as {{row.${field}}}`,
-          );
+      const lacking = read.filter((field) => !Object.hasOwn(row, field));
+      // A file row lacks only what a picture or clip has: a stray file of a folder is left out.
+      if (lacking.length > 0 && rows?.files !== undefined) {
+        skipFileRow(context, spec, rowIndex, lacking);
+        continue;
+      }
+      for (const field of lacking)
+        reportAtRow(
+          context.reporter,
+          spec,
+          rowIndex,
+          field,
+          "row-field",
+          `this row has no field "${field}", which job "${spec.id}" reads as {{row.${field}}}`,
+        );
     }
     for (let combo = 0; combo < shared.combos; combo++)
       yield expansionAt(shared, row, rowIndex, combo);
   }
+}
+
+/** Tells that a file row makes no task: it is not the picture or clip the job reads it as. */
+function skipFileRow(
+  context: ExpandContext,
+  spec: JobSpec,
+  rowIndex: number,
+  lacking: readonly string[],
+): void {
+  const file = spec.rows?.files?.name(spec.rows.record(rowIndex)) ?? "";
+  const kind = lacking.includes("duration") ? "clip ffprobe can read" : "picture gwrun can read";
+  reportAtRow(
+    context.reporter,
+    spec,
+    rowIndex,
+    lacking[0] as string,
+    "not-media",
+    `${file} is not a ${kind}, so it has no ${lacking.join(", ")}: it makes no task; a narrower files: pattern leaves it out`,
+    "warning",
+  );
 }
 
 /** What every expansion of one job shares, worked out once. */

@@ -8,6 +8,7 @@ export {
   sortDiagnostics,
 } from "./diagnostics.js";
 export { type ExpandedManifest, expandManifest, INPUT_PLACEHOLDERS } from "./expand.js";
+export { filesToProbe, type MatchedFile, mediaKindOf } from "./file-rows.js";
 export { templateNames } from "./interpolate.js";
 export { jobPath } from "./job-path.js";
 export { dependantLabel, expansionLabel, taskLabel } from "./labels.js";
@@ -35,7 +36,7 @@ export {
   concealSecrets,
   SecretCheck,
 } from "./request-secrets.js";
-export type { RowSet } from "./row-types.js";
+export type { FileMedia, RowSet } from "./row-types.js";
 export { reportAtRow, rowFieldIn } from "./rows.js";
 export { MAX_JOB_ID, manifestSchema, NOTIFY_OUTCOMES, RUNNER_KEYS } from "./schema.js";
 export { hasMaskedKey, maskLiteralKey, resolvedManifest } from "./secrets.js";

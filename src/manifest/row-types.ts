@@ -1,7 +1,15 @@
 /**
- * The rows of a job's `rows:` as read: a data file's, as `row-files.ts` parses it, and the
- * set a job keeps (`rows.ts`), each with where every field is written.
+ * The rows of a job's `rows:` as read: a data file's, as `row-files.ts` parses it, the files a
+ * glob matches (`file-rows.ts`), and the set a job keeps (`rows.ts`), each with where every
+ * field is written.
  */
+
+/** What was probed of a file `rows: { files }` lists: a picture's sides, a clip's seconds. */
+export interface FileMedia {
+  width?: number;
+  height?: number;
+  duration?: number;
+}
 
 /** A place in a file's text, 1-based. */
 export type Position = { line: number; col: number };
@@ -43,4 +51,9 @@ export interface RowSet {
   cellAt(record: number, field: string): Position;
   /** False when `rows:` could not be read (its error is reported): no rows, and no columns to check. */
   readable: boolean;
+  /**
+   * Rows of files (`rows: { files }`): the file of row `record` as messages name it, and where
+   * the glob that matched it is written in the job; undefined for other rows.
+   */
+  files?: { name(record: number): string; at(record: number): (string | number)[] };
 }

@@ -2,6 +2,7 @@ import { DATA_FILE_MAX_BYTES } from "../core/file-gate.js";
 import { didYouMean } from "../core/suggest.js";
 import { isRecord } from "../core/values.js";
 import type { Diagnostic } from "./diagnostics.js";
+import { fileGlobsOf, readFileRows } from "./file-rows.js";
 import { jobPath } from "./job-path.js";
 import type { Reporter } from "./report.js";
 import { columnsOf, parseRowFile, ROW_FILE_KINDS } from "./row-files.js";
@@ -26,8 +27,9 @@ function keptRows(
 }
 
 /**
- * Reads a job's `rows:` (a path, `{ file, where }` or a list) into the rows it keeps; problems
- * of the data file are placed in it, a missing file or a `where:` naming no column at the job.
+ * Reads a job's `rows:` (a path, `{ file, where }`, `{ files, where }` or a list) into the rows
+ * it keeps; problems of the data file are placed in it, a missing file, a glob matching nothing
+ * or a `where:` naming no column at the job.
  */
 export function readRows(
   raw: unknown,
@@ -37,10 +39,15 @@ export function readRows(
   const at = ["jobs", spec.index, "rows"];
   let set: RowSet;
   let where: Record<string, unknown> | undefined;
+  const globs = fileGlobsOf(raw);
   if (Array.isArray(raw)) {
     const rows = raw.filter(isRecord);
     if (rows.length !== raw.length) return UNREAD; // the schema's error
     set = inlineSet(rows);
+  } else if (globs !== undefined && isRecord(raw)) {
+    set = readFileRows(globs, raw, spec, report);
+    if (!set.readable) return set;
+    where = isRecord(raw.where) ? raw.where : undefined;
   } else {
     const written = typeof raw === "string" ? raw : isRecord(raw) ? raw.file : undefined;
     if (typeof written !== "string" || written === "") return UNREAD;
@@ -157,6 +164,14 @@ export function reportAtRow(
 ): void {
   const set = spec.rows as RowSet;
   const record = set.record(row);
+  if (set.files !== undefined) {
+    // A file row is named by its file, at the glob that matched it.
+    const file = set.files.name(record);
+    const named = message.includes(file) ? "" : `file ${file}, `;
+    const text = `${message} (${named}used by job "${spec.id}")`;
+    report.at(set.files.at(record), rule, text, { severity }, jobPath(spec));
+    return;
+  }
   const which = ` (row ${record + 1}, used by job "${spec.id}")`;
   if (set.file === undefined || set.text === undefined) {
     report.at(["rows", record, field], rule, `${message}${which}`, { severity }, jobPath(spec));

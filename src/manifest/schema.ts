@@ -1,5 +1,6 @@
 import * as z from "zod";
 import { publishSchema } from "./publish.js";
+import { rowsSchema, rowWhere } from "./rows-schema.js";
 import { cronProblem, isTimeZone } from "./ticks.js";
 import { parseDuration } from "./units.js";
 
@@ -101,12 +102,6 @@ export const checksSchema = z.strictObject({
   frozen_frames: z.boolean().optional(),
 });
 
-/** Values a row (or an upstream task's variables) must have to be kept: field → value. */
-const rowWhere = z.record(
-  z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/),
-  z.union([z.string(), z.number(), z.boolean(), z.null()]),
-);
-
 export const jobSchema = z
   .looseObject({
     id: jobId,
@@ -123,16 +118,7 @@ export const jobSchema = z
       .describe(
         "one job per output of that job; { job, where } takes only the outputs whose variables match",
       ),
-    rows: z
-      .union([
-        z.string().min(1),
-        z.strictObject({ file: z.string().min(1), where: rowWhere.optional() }),
-        z.array(z.record(z.string(), z.unknown())).min(1),
-      ])
-      .optional()
-      .describe(
-        "one set of tasks per row, read as {{row.<field>}}: a CSV, TSV, JSONL or JSON file (relative to the manifest), { file, where }, or a list",
-      ),
+    rows: rowsSchema,
     label: z
       .string()
       .min(1)

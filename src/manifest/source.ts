@@ -11,6 +11,7 @@ import { resolveFromCwd } from "../core/io.js";
 import { projectOf } from "../core/project.js";
 import { isRecord } from "../core/values.js";
 import type { Diagnostic } from "./diagnostics.js";
+import type { FileMedia } from "./row-types.js";
 import { DOCUMENT_OPTIONS } from "./yaml-syntax.js";
 
 /**
@@ -33,6 +34,11 @@ export class ManifestSource {
    * inside one is placed in that file.
    */
   readonly included = new Map<string, { file: string; text: string }>();
+  /**
+   * What was probed of the files `rows: { files }` lists (a picture's sides, a clip's seconds),
+   * by real path: filled before the jobs are expanded by a stage that may run sharp and ffprobe.
+   */
+  readonly fileMedia = new Map<string, FileMedia>();
   #doc: Document | undefined;
   #lineCounter: LineCounter | undefined;
   #aside = new Map<string, FileAside>();
