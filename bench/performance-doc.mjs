@@ -51,6 +51,18 @@ const CATALOGUE = [
     "at most 1,000 MB peak memory (`validate_peak_rss_mb`, `plan_peak_rss_mb`) and a time that grows linearly (`*_time_vs_linear` at most 1.2).",
   ],
   [
+    "validate-10k-folder-rows",
+    "bench/run.mjs folder-rows",
+    "`gwrun validate` of a job editing each of 10,000 pictures (256×256 PNG) of a folder, its rows from `rows: { files }` (each file hashed and its sides read), against the same job reading a CSV that lists the same files (`csv_wall_ms`); each picture is checked against the field's rules in both.",
+    "within 2× of the CSV's time (`time_vs_csv`).",
+  ],
+  [
+    "plan-10k-folder-rows",
+    "bench/run.mjs folder-rows",
+    "`gwrun plan` of the same two manifests, every task key computed.",
+    "within 2× of the CSV's time.",
+  ],
+  [
     "sim-throughput",
     "bench/run.mjs sim",
     "Submits and task queries per second that `gwrun sim` sustains on loopback, 64 requests in flight through gwrun's own client, with the median and 99th-percentile latency.",

@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark runs in a process of its own, so its peak memory is its
 // own, and prints one JSON line of figures.
-// Usage: node bench/run.mjs [manifests|sim|run|run-scale|ui|postprocess|view|view-scale ...]
+// Usage: node bench/run.mjs [manifests|folder-rows|sim|run|run-scale|ui|postprocess|view|view-scale ...]
 // (none: every part).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -15,7 +15,17 @@ const root = path.dirname(here);
 const dir = benchFolder("manifests");
 let failed = false;
 
-const PARTS = ["manifests", "sim", "run", "run-scale", "ui", "postprocess", "view", "view-scale"];
+const PARTS = [
+  "manifests",
+  "folder-rows",
+  "sim",
+  "run",
+  "run-scale",
+  "ui",
+  "postprocess",
+  "view",
+  "view-scale",
+];
 const chosen = process.argv.slice(2);
 for (const part of chosen)
   if (!PARTS.includes(part)) {
@@ -123,6 +133,7 @@ try {
   }
   if (runs("manifests")) millionTasks();
   const scripts = {
+    "folder-rows": "folder-rows.mjs",
     sim: "sim-throughput.mjs",
     run: "run-throughput.mjs",
     "run-scale": "run-scale.mjs",
