@@ -12,7 +12,7 @@ const USES = {
   gateway: [],
   store: [],
   manifest: [],
-  families: ["media", "manifest"],
+  families: ["media", "gateway", "manifest"],
   plan: ["store", "manifest", "families"],
   engine: ["gateway", "store", "manifest", "families", "plan"],
   postprocess: ["media", "store", "manifest", "families", "engine"],
@@ -20,6 +20,7 @@ const USES = {
   ui: ["engine"],
   view: ["store", "manifest", "postprocess", "publish"],
   schedule: ["store", "manifest"],
+  watch: ["media", "store", "manifest", "postprocess", "schedule"],
   sim: ["media", "families"],
   run: [
     "gateway",

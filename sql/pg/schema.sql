@@ -211,6 +211,17 @@ CREATE TABLE run_jobs (
 );
 CREATE INDEX run_jobs_by_key ON public.run_jobs USING btree (key);
 
+CREATE TABLE run_row_sources (
+  run_id integer NOT NULL,
+  url text NOT NULL,
+  format text NOT NULL,
+  sha256 text NOT NULL,
+  body text NOT NULL,
+  fetched_at bigint NOT NULL,
+  CONSTRAINT run_row_sources_pkey PRIMARY KEY (run_id, url),
+  CONSTRAINT run_row_sources_run_id_fkey FOREIGN KEY (run_id) REFERENCES runs(id)
+);
+
 CREATE TABLE run_spend_bounds (
   run_id integer NOT NULL,
   bound double precision,

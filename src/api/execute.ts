@@ -28,7 +28,7 @@ export async function executeManifest(
   hooks: RunHooks,
   options: ExecuteOptions = {},
 ): Promise<Executed> {
-  const checked = await checkForRun(file, text, hooks, options.at ?? Date.now());
+  const checked = await checkForRun(file, text, hooks, options.at ?? Date.now(), options.rows);
   if (checked === undefined) return INVALID;
   const schedule = checked.expanded.settings?.schedule;
   const { tick, due } = checked.expanded.moment;

@@ -74,3 +74,11 @@ export {
   withStore,
 } from "./store.js";
 export { type TextSummary, textSummaries } from "./text-summaries.js";
+export {
+  DEFAULT_SETTLE_MS,
+  loadWatched,
+  runWatch,
+  type WatchDaemon,
+  type Watched,
+  type WatchFlags,
+} from "./watch.js";

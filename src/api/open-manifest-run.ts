@@ -10,7 +10,7 @@ import {
   whySimulator,
 } from "../manifest/index.js";
 import { dependantRules, dependantTemplates } from "../plan/index.js";
-import { openRun, Releasers, type RunSession, StorageRefused } from "../run/index.js";
+import { openRun, Releasers, type RunSession, rowSourcesOf, StorageRefused } from "../run/index.js";
 import type { PgStore, Store } from "../store/index.js";
 import { linePrefix } from "../ui/index.js";
 import { ExitCode } from "./exit-codes.js";
@@ -120,6 +120,9 @@ export async function recordRun(opened: Opened, runId: number | undefined): Prom
       publish_to: session.targets.map((target) => target.url),
       unknown_cost: settings.limits.unknownCost,
     }));
+  // Kept for `gwrun resume`, which goes on with the rows this run read of `rows:` URLs.
+  const rows = rowSourcesOf(manifest.checked.source);
+  if (rows.length > 0) await store.recordRowSources(id, rows);
   await recordPlan(store, id, manifest, opened.fleet, outputDir, now);
   // Kept so that `gwrun status` counts the dependants still to come as the run does.
   await store.setDependantRules(

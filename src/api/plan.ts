@@ -9,6 +9,7 @@ import {
   type PlanDiff,
   type PlannedTask,
   type PlanPages,
+  type PlanStore,
   taskPages,
   upstreamsPicked,
 } from "../plan/index.js";
@@ -57,30 +58,49 @@ export async function planManifestAt(
   const { checked } = manifest;
   const { settings, moment } = checked.expanded;
   if (!checked.valid || settings === undefined) return { manifest, plan: undefined, store };
-  const run = planOf(file, checked);
-  const diffOptions = {
-    now: Date.now(),
-    force: options.force === true,
-    templates: dependantTemplates(checked.jobs),
-    outputDir: path.resolve(project, outputDirOf(settings, moment)),
-    publishedTo: settings.output.publish.map((target) => target.url),
-  };
+  const outputDir = path.resolve(project, outputDirOf(settings, moment));
   const tasks: PlannedTask[] = [];
   const onTask = options.onTask ?? ((task: PlannedTask) => tasks.push(task));
-  const diff = (opened: Parameters<typeof diffPlanPages>[1]) =>
-    diffPlanPages(run, opened, diffOptions, onTask);
+  const diff = (opened: PlanStore | undefined) =>
+    planAgainst(file, checked, opened, { force: options.force, onTask });
   const targets = settings.output.publish;
   const plan = exists
     ? await withStore(
         at,
         async (opened) => ({
           ...(await diff(opened)),
-          publish: await publishPlan(opened, targets, diffOptions.outputDir),
+          publish: await publishPlan(opened, targets, outputDir),
         }),
         { migrate: false },
       )
     : { ...(await diff(undefined)), publish: await publishPlan(undefined, targets, "") };
   return { manifest, plan: { ...plan, tasks }, store };
+}
+
+/**
+ * The plan of a checked, valid manifest against an open store (undefined: everything is new),
+ * each task told to `onTask`; what `planManifestAt` tells, for a caller holding both.
+ */
+export function planAgainst(
+  file: string,
+  checked: CheckedManifest,
+  store: PlanStore | undefined,
+  options: { force?: boolean; onTask?: (task: PlannedTask) => void } = {},
+): Promise<PlanDiff> {
+  const { settings, moment } = checked.expanded;
+  if (settings === undefined) throw new Error("planAgainst takes a valid manifest");
+  return diffPlanPages(
+    planOf(file, checked),
+    store,
+    {
+      now: Date.now(),
+      force: options.force === true,
+      templates: dependantTemplates(checked.jobs),
+      outputDir: path.resolve(projectOf(file), outputDirOf(settings, moment)),
+      publishedTo: settings.output.publish.map((target) => target.url),
+    },
+    options.onTask ?? (() => {}),
+  );
 }
 
 /** Each target as the run resolves it, and why a run would refuse it (`refuseHeldTargets`). */

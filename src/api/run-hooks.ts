@@ -1,5 +1,6 @@
 import type { RunResult } from "../engine/index.js";
 import type { CheckedManifest } from "../families/index.js";
+import type { RowsBody } from "../manifest/index.js";
 import type { Reporter } from "../ui/index.js";
 import type { ExitCode } from "./exit-codes.js";
 import type { StoreFlags } from "./store.js";
@@ -45,6 +46,8 @@ export interface Underway {
 export interface ExecuteOptions {
   /** When the run is asked for, ms (default now): picks a scheduled manifest's tick. */
   at?: number;
+  /** The bodies of `rows:` URLs the run being continued recorded (default none: fetched). */
+  rows?: readonly RowsBody[];
 }
 
 export interface Executed {

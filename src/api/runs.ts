@@ -4,6 +4,7 @@ import { seededRandom } from "../core/random.js";
 import { plural } from "../core/words.js";
 import { isStuckReason } from "../engine/index.js";
 import { nextTakes } from "../plan/index.js";
+import { recordedRows } from "../run/index.js";
 import {
   FINAL_STATES,
   type RunRow,
@@ -58,8 +59,14 @@ export async function resumeRunWith(
   hooks: RunHooks,
 ): Promise<Executed> {
   const at = storeAt(flags);
-  const run = await withExistingStore(at, (store) => findRun(store, at.location, ref));
-  return executeManifest(run.manifest_path, run.manifest_text, run.id, flags, hooks, atOf(run));
+  const { run, rows } = await withExistingStore(at, async (store) => {
+    const found = await findRun(store, at.location, ref);
+    return { run: found, rows: await recordedRows(store, found.id) };
+  });
+  return executeManifest(run.manifest_path, run.manifest_text, run.id, flags, hooks, {
+    ...atOf(run),
+    rows,
+  });
 }
 
 /** A run continues as of its own tick (or start): its `{date}` and task keys stay the same. */
@@ -119,7 +126,7 @@ export async function retryRunWith(
         : flags.failed === true,
   );
   const at = storeAt(flags);
-  const { run, moved, unfinished } = await withExistingStore(at, async (store) => {
+  const { run, moved, unfinished, rows } = await withExistingStore(at, async (store) => {
     const found =
       flags.rejected === true
         ? await reviewedRun(store, at.location, ref, "rejected", "retry --rejected")
@@ -145,7 +152,7 @@ export async function retryRunWith(
         moved += 1;
       else if (!FINAL_STATES.includes(task.state)) unfinished += 1;
     }
-    return { run: found, moved, unfinished };
+    return { run: found, moved, unfinished, rows: await recordedRows(store, found.id) };
   });
   if (moved === 0) {
     // Going on would submit the run's unfinished tasks: that is `resume`, asked for by name.
@@ -166,7 +173,10 @@ export async function retryRunWith(
   hooks.say(
     `gwrun: ${plural(moved, "task")} of run ${run.id} back to pending (stuck ones to polling${how})`,
   );
-  return executeManifest(run.manifest_path, run.manifest_text, run.id, flags, hooks, atOf(run));
+  return executeManifest(run.manifest_path, run.manifest_text, run.id, flags, hooks, {
+    ...atOf(run),
+    rows,
+  });
 }
 
 /** A failed task the gateway still holds, given up on by polling. */

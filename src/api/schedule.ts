@@ -72,7 +72,7 @@ export async function runSchedules(options: ScheduleDaemon): Promise<void> {
         const done = await executeUnderLease(
           resume === undefined
             ? { file, text: await readNamedFile(file), runId: undefined }
-            : recordedManifest(resume),
+            : await recordedManifest(store, resume),
           flags,
           hooks,
           tick,

@@ -72,7 +72,7 @@ export async function runTickOnce(
           const done =
             resume === undefined
               ? await executeChecked(file, checked, runId, flags, hooks)
-              : await executeUnderLease(recordedManifest(resume), flags, hooks, when);
+              : await executeUnderLease(await recordedManifest(store, resume), flags, hooks, when);
           return { exitCode: done.exit, runId: done.runId };
         },
         log: (line) => {

@@ -6,8 +6,9 @@ import { type RetryFlags, type RunFlags, resumeRun, retryRun, runManifest } from
 import { type ScheduleFlags, schedule } from "./schedule.js";
 import { withStoreOptions } from "./store-options.js";
 import { validateManifests, validateRequestFile, validateRequestLines } from "./validate.js";
+import { addWatchCommand } from "./watch.js";
 
-/** The commands that read manifests and run them: validate, plan, run, resume, retry, schedule. */
+/** The commands that read manifests and run them: validate, plan, run, resume, retry, schedule, watch. */
 export function addRunCommands(program: Command, setExit: (code: ExitCode) => void): void {
   // The order here is the order `--help` and docs/commands.md list them in.
   addValidateCommand(program, setExit);
@@ -16,6 +17,7 @@ export function addRunCommands(program: Command, setExit: (code: ExitCode) => vo
   addResumeCommand(program, setExit);
   addRetryCommand(program, setExit);
   addScheduleCommand(program, setExit);
+  addWatchCommand(program, setExit);
 }
 
 /** `gwrun validate`: checks manifests, or raw requests with --request. */

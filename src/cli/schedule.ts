@@ -4,6 +4,7 @@ import {
   ExitCode,
   loadScheduled,
   type RunFlags,
+  type RunHooks,
   runSchedules,
   scheduleStore,
   withStore,
@@ -73,13 +74,7 @@ async function runDaemon(
     await runSchedules({
       manifests,
       flags,
-      // "gwrun: " gives way to the manifest's name; the simulator's mark stays.
-      hooks: (manifest) =>
-        logHooks((line) =>
-          log(
-            `${manifest.name}: ${line.replace(/^gwrun(?: (\(simulator\)))?: /, (_, sim) => (sim === undefined ? "" : `${sim} `))}`,
-          ),
-        ),
+      hooks: (manifest) => namedLogHooks(manifest.name, log),
       log,
       signal: stopping.signal,
     });
@@ -90,8 +85,18 @@ async function runDaemon(
   }
 }
 
+/** How a daemon's run of manifest `name` is heard: in its log, each line named for the manifest. */
+export function namedLogHooks(name: string, log: (line: string) => void): RunHooks {
+  // "gwrun: " gives way to the manifest's name; the simulator's mark stays.
+  return logHooks((line) =>
+    log(
+      `${name}: ${line.replace(/^gwrun(?: (\(simulator\)))?: /, (_, sim) => (sim === undefined ? "" : `${sim} `))}`,
+    ),
+  );
+}
+
 /** Lines with the time in front, appended to `file` (made if missing), else to stderr. */
-function logWriter(file: string | undefined): (line: string) => void {
+export function logWriter(file: string | undefined): (line: string) => void {
   const { stderr } = commandIo();
   const log = file === undefined ? undefined : resolveFromCwd(file);
   if (log !== undefined) mkdirSync(path.dirname(log), { recursive: true });

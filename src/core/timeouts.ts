@@ -2,14 +2,14 @@ import { commandIo } from "./io.js";
 
 /**
  * The timeout policy: how long gwrun waits on each network peer before it gives up on a
- * request — the gateway, object storage, webhooks — and how long the end of a run may wait on
+ * request — the gateway, object storage, webhooks, a `rows:` URL — and how long the end of a run may wait on
  * storage in all. Every network call takes its bounds from here, so no peer that stops
  * answering can hold a run: a request gives up, a storage that went silent is not asked again
  * in that run, and what it missed is told for `gwrun publish`.
  *
  * Each bound may be set in the environment for a slow link: `GWRUN_TIMEOUT_GATEWAY`,
- * `GWRUN_TIMEOUT_STORAGE`, `GWRUN_TIMEOUT_STORAGE_END`, `GWRUN_TIMEOUT_WEBHOOK` (`30s`,
- * `500ms`, `2m`, or milliseconds).
+ * `GWRUN_TIMEOUT_STORAGE`, `GWRUN_TIMEOUT_STORAGE_END`, `GWRUN_TIMEOUT_WEBHOOK`,
+ * `GWRUN_TIMEOUT_ROWS` (`30s`, `500ms`, `2m`, or milliseconds).
  */
 
 /** How long to wait to connect, and for an answer (headers, then between body chunks). */
@@ -26,12 +26,15 @@ export interface TimeoutPolicy {
   };
   /** A webhook's delivery in all, retries included (a `notify:` entry may set its own). */
   webhook: PeerTimeouts;
+  /** The server of a manifest's `rows:` URL (a published spreadsheet), fetched before a check. */
+  rows: PeerTimeouts;
 }
 
 export const DEFAULT_TIMEOUTS: TimeoutPolicy = {
   gateway: { connectMs: 10_000, answerMs: 60_000 },
   storage: { connectMs: 10_000, answerMs: 30_000, runEndMs: 120_000 },
   webhook: { connectMs: 10_000, answerMs: 10_000 },
+  rows: { connectMs: 10_000, answerMs: 30_000 },
 };
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -39,7 +42,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** The policy, with what the environment sets (an unreadable value is left at its default). */
 export function timeoutsOf(env: Env = commandIo().env): TimeoutPolicy {
   const read = (name: string, fallback: number) => durationMs(env[name]) ?? fallback;
-  const { gateway, storage, webhook } = DEFAULT_TIMEOUTS;
+  const { gateway, storage, webhook, rows } = DEFAULT_TIMEOUTS;
   return {
     gateway: { ...gateway, answerMs: read("GWRUN_TIMEOUT_GATEWAY", gateway.answerMs) },
     storage: {
@@ -48,6 +51,7 @@ export function timeoutsOf(env: Env = commandIo().env): TimeoutPolicy {
       runEndMs: read("GWRUN_TIMEOUT_STORAGE_END", storage.runEndMs),
     },
     webhook: { ...webhook, answerMs: read("GWRUN_TIMEOUT_WEBHOOK", webhook.answerMs) },
+    rows: { ...rows, answerMs: read("GWRUN_TIMEOUT_ROWS", rows.answerMs) },
   };
 }
 

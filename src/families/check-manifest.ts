@@ -11,6 +11,7 @@ import {
   type ManifestSource,
   parseManifest,
   Reporter,
+  type RowsBody,
   SecretCheck,
   sortDiagnostics,
 } from "../manifest/index.js";
@@ -23,6 +24,7 @@ import { TwinCheck } from "./check-twins.js";
 import { probeFileRows } from "./file-row-media.js";
 import { ruleFor } from "./prices.js";
 import { familyFields, familyFor } from "./resolve.js";
+import { fetchRowsUrls } from "./url-rows.js";
 
 /** A manifest read, expanded and checked against every family's rules. */
 export interface CheckedManifest {
@@ -51,6 +53,11 @@ export interface CheckOptions {
   hold?: "all" | "templates";
   /** Told each checked expansion as it passes, with every job (a plan counting its tasks). */
   observe?(checked: CheckedJob, specs: readonly JobSpec[]): void;
+  /**
+   * The bodies of `rows:` URLs the run being continued recorded: read instead of fetched, so
+   * it goes on with the rows it began with. Default none: every URL is fetched.
+   */
+  rows?: readonly RowsBody[];
 }
 
 /**
@@ -89,6 +96,7 @@ async function checkManifestSource(
 ): Promise<CheckedManifest> {
   const holdAll = options.hold !== "templates";
   await probeFileRows(source);
+  await fetchRowsUrls(source, env, options.rows);
   const expanded = expandManifest(source, { at, fieldsFor, lazy: true });
   // Each rule tells its problems apart, so they are listed in the order they always were.
   const told = new Reporter(source);

@@ -4,7 +4,7 @@ import { CLAIM_OWNER } from "../core/process.js";
 import { type EngineEvent, openRunContext } from "../engine/index.js";
 import { type CheckedManifest, checkManifestText } from "../families/index.js";
 import { hasMaskedKey, perSecond, resolvedManifest } from "../manifest/index.js";
-import { engineOptions, openRun, Releasers, type RunWork } from "../run/index.js";
+import { engineOptions, openRun, Releasers, type RunWork, recordedRows } from "../run/index.js";
 import { inProject, locatedRun, type PgStore, projectPaths, type TaskRow } from "../store/index.js";
 import type { FleetRun, OpenRun } from "./fleet-run.js";
 import { checkMarker, writeMarker } from "./output-marker.js";
@@ -71,8 +71,11 @@ export function storedRunOpener(
     const env = commandIo().env;
     // Held as a run keeps it (a job's first expansion, and what dependants are made from):
     // the worker reads the run's tasks from the store.
+    // The rows the run read of `rows:` URLs, as it recorded them: every worker reads the same.
+    const rows = await recordedRows(record, row.id);
     const checked = await checkManifestText(text, row.manifest_path, env, at, {
       hold: "templates",
+      rows,
     });
     const settings = checked.expanded.settings;
     if (!checked.valid || settings === undefined)

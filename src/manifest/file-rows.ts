@@ -143,7 +143,7 @@ function matchFiles(source: ManifestSource, globs: readonly string[]): FileListi
 const GLOB_MAGIC = /[*?[\]{}()!+@]/;
 
 /** The folder a glob searches from: its leading parts that hold no pattern. */
-function staticBase(glob: string): string {
+export function staticBase(glob: string): string {
   const fixed: string[] = [];
   for (const part of glob.split("/").slice(0, -1)) {
     if (GLOB_MAGIC.test(part)) break;

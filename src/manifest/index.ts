@@ -8,7 +8,13 @@ export {
   sortDiagnostics,
 } from "./diagnostics.js";
 export { type ExpandedManifest, expandManifest, INPUT_PLACEHOLDERS } from "./expand.js";
-export { filesToProbe, type MatchedFile, mediaKindOf } from "./file-rows.js";
+export {
+  fileGlobsOf,
+  filesToProbe,
+  type MatchedFile,
+  mediaKindOf,
+  staticBase,
+} from "./file-rows.js";
 export { templateNames } from "./interpolate.js";
 export { jobPath } from "./job-path.js";
 export { dependantLabel, expansionLabel, taskLabel } from "./labels.js";
@@ -36,7 +42,7 @@ export {
   concealSecrets,
   SecretCheck,
 } from "./request-secrets.js";
-export type { FileMedia, RowSet } from "./row-types.js";
+export type { FetchedRows, FileMedia, RowSet, RowsBody, RowsFormat } from "./row-types.js";
 export { reportAtRow, rowFieldIn } from "./rows.js";
 export { MAX_JOB_ID, manifestSchema, NOTIFY_OUTCOMES, RUNNER_KEYS } from "./schema.js";
 export { hasMaskedKey, maskLiteralKey, resolvedManifest } from "./secrets.js";
@@ -63,3 +69,5 @@ export type {
   PriceTable,
 } from "./types.js";
 export { parseDuration, parseRate, perSecond, type Rate } from "./units.js";
+export { rowsBodiesOf, rowsFormatOf, shownRowsUrl } from "./url-rows.js";
+export { rowsUrlsToFetch } from "./url-rows-wanted.js";

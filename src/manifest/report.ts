@@ -16,6 +16,8 @@ export interface PointOptions {
   /** Offset inside the scalar's text (e.g. where a `{{name}}` starts). */
   inner?: number;
   severity?: Diagnostic["severity"];
+  /** What to do about it, shown under the message. */
+  hint?: string;
 }
 
 /** Turns paths into the manifest's value into diagnostics at the matching text. */
@@ -49,7 +51,7 @@ export class Reporter {
       this.atFile(included.file, included.text, position, rule, message, options.severity);
       return;
     }
-    this.atSpan(this.span(path, options, base), rule, message, options.severity);
+    this.atSpan(this.span(path, options, base), rule, message, options.severity, options.hint);
   }
 
   /** A problem in another file the manifest names (a data or prompt file), at a line and column. */
@@ -69,9 +71,10 @@ export class Reporter {
     rule: string,
     message: string,
     severity: Diagnostic["severity"] = "error",
+    hint?: string,
   ): void {
     this.diagnostics.push(
-      diagnosticAt(this.source.file, this.source.lineCounter, span, rule, message, severity),
+      diagnosticAt(this.source.file, this.source.lineCounter, span, rule, message, severity, hint),
     );
   }
 }

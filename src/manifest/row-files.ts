@@ -2,7 +2,7 @@ import path from "node:path";
 import { isMap, isSeq, LineCounter, parseDocument } from "yaml";
 import { delimitedRows } from "./delimited-rows.js";
 import { positionIn } from "./diagnostics.js";
-import type { ParsedRows, Position } from "./row-types.js";
+import type { ParsedRows, Position, RowsFormat } from "./row-types.js";
 import { locate } from "./yaml-nodes.js";
 
 /**
@@ -15,11 +15,18 @@ export const ROW_FILE_KINDS = [".csv", ".tsv", ".jsonl", ".json"] as const;
 /** The rows of a data file by its extension; undefined for an extension gwrun does not read. */
 export function parseRowFile(file: string, text: string): ParsedRows | undefined {
   const ext = path.extname(file).toLowerCase();
-  if (ext === ".csv") return delimitedRows(text, ",");
-  if (ext === ".tsv" || ext === ".tab") return delimitedRows(text, "\t");
-  if (ext === ".jsonl" || ext === ".ndjson") return jsonLines(text);
-  if (ext === ".json") return jsonArray(text);
+  if (ext === ".csv") return parseRowsAs("csv", text);
+  if (ext === ".tsv" || ext === ".tab") return parseRowsAs("tsv", text);
+  if (ext === ".jsonl" || ext === ".ndjson") return parseRowsAs("jsonl", text);
+  if (ext === ".json") return parseRowsAs("json", text);
   return undefined;
+}
+
+/** The rows of `text` read as `format` (a URL's body). */
+export function parseRowsAs(format: RowsFormat, text: string): ParsedRows {
+  if (format === "csv") return delimitedRows(text, ",");
+  if (format === "tsv") return delimitedRows(text, "\t");
+  return format === "jsonl" ? jsonLines(text) : jsonArray(text);
 }
 
 const START: Position = { line: 1, col: 1 };

@@ -11,6 +11,30 @@ export interface FileMedia {
   duration?: number;
 }
 
+/** What a body is read as: the data file extensions gwrun reads, without the dot. */
+export type RowsFormat = "csv" | "tsv" | "jsonl" | "json";
+
+/** A `rows:` URL's body as a check reads it: fetched now, or as the run continued recorded it. */
+export interface RowsBody {
+  url: string;
+  format: RowsFormat;
+  /** Hex sha256 of the body's bytes. */
+  sha256: string;
+  text: string;
+  /** When it was fetched (ms). */
+  fetchedAt: number;
+  /** Taken from the record of the run being continued, not fetched now. */
+  recorded: boolean;
+}
+
+/**
+ * A URL's body, or why there is none: a sentence naming the URL as shown, what to do, and the
+ * rule it broke (default `rows-url`).
+ */
+export type FetchedRows =
+  | RowsBody
+  | { url: string; problem: string; hint: string; rule?: "secret-in-url" };
+
 /** A place in a file's text, 1-based. */
 export type Position = { line: number; col: number };
 

@@ -16,6 +16,15 @@ export const rowsSchema = z
     z.string().min(1),
     z.strictObject({ file: z.string().min(1), where: rowWhere.optional() }),
     z.strictObject({
+      url: z
+        .string()
+        .min(1)
+        .describe(
+          "an http(s) URL of CSV, TSV, JSONL or JSON rows (a spreadsheet published as CSV), fetched when the manifest is checked; a run records the body it used",
+        ),
+      where: rowWhere.optional(),
+    }),
+    z.strictObject({
       files: z
         .union([glob, z.array(glob).min(1)])
         .describe(
@@ -27,5 +36,5 @@ export const rowsSchema = z
   ])
   .optional()
   .describe(
-    "one set of tasks per row, read as {{row.<field>}}: a CSV, TSV, JSONL or JSON file (relative to the manifest), { file, where }, { files: GLOB, where } (one row per file), or a list",
+    "one set of tasks per row, read as {{row.<field>}}: a CSV, TSV, JSONL or JSON file (relative to the manifest), { file, where }, { files: GLOB, where } (one row per file), an http(s) URL or { url, where }, or a list",
   );

@@ -5,10 +5,11 @@ import type { Diagnostic } from "./diagnostics.js";
 import { fileGlobsOf, readFileRows } from "./file-rows.js";
 import { jobPath } from "./job-path.js";
 import type { Reporter } from "./report.js";
-import { columnsOf, parseRowFile, ROW_FILE_KINDS } from "./row-files.js";
+import { columnsOf, parseRowFile, parseRowsAs, ROW_FILE_KINDS } from "./row-files.js";
 import type { ParsedRows, RowSet } from "./row-types.js";
 import type { ManifestSource } from "./source.js";
 import type { JobSpec } from "./types.js";
+import { isWebUrl, rowsUrlOf, shownRowsUrl } from "./url-rows.js";
 
 const parsedFiles = new WeakMap<ManifestSource, Map<string, ParsedRows>>();
 
@@ -27,9 +28,10 @@ function keptRows(
 }
 
 /**
- * Reads a job's `rows:` (a path, `{ file, where }`, `{ files, where }` or a list) into the rows
- * it keeps; problems of the data file are placed in it, a missing file, a glob matching nothing
- * or a `where:` naming no column at the job.
+ * Reads a job's `rows:` (a path, `{ file, where }`, `{ files, where }`, a URL, `{ url, where }`
+ * or a list) into the rows it keeps; problems of the data file are placed in it, those of a
+ * URL's body at the URL, a missing file, a glob matching nothing or a `where:` naming no
+ * column at the job.
  */
 export function readRows(
   raw: unknown,
@@ -40,6 +42,7 @@ export function readRows(
   let set: RowSet;
   let where: Record<string, unknown> | undefined;
   const globs = fileGlobsOf(raw);
+  const url = rowsUrlOf(raw);
   if (Array.isArray(raw)) {
     const rows = raw.filter(isRecord);
     if (rows.length !== raw.length) return UNREAD; // the schema's error
@@ -48,11 +51,23 @@ export function readRows(
     set = readFileRows(globs, raw, spec, report);
     if (!set.readable) return set;
     where = isRecord(raw.where) ? raw.where : undefined;
+  } else if (url !== undefined) {
+    set = readUrlRows(url.url, [...at, ...url.at], spec, report);
+    if (!set.readable) return set;
+    where = isRecord(raw) && isRecord(raw.where) ? raw.where : undefined;
   } else {
     const written = typeof raw === "string" ? raw : isRecord(raw) ? raw.file : undefined;
     if (typeof written !== "string" || written === "") return UNREAD;
     where = isRecord(raw) && isRecord(raw.where) ? raw.where : undefined;
     const fileAt = typeof raw === "string" ? at : [...at, "file"];
+    if (isWebUrl(written)) {
+      report.at(
+        fileAt,
+        "rows-url",
+        `rows: file: names a file beside the manifest; rows from a URL are written rows: { url: ${shownRowsUrl(written)} }`,
+      );
+      return UNREAD;
+    }
     const read = report.source.readAside(written, DATA_FILE_MAX_BYTES);
     if ("problem" in read) {
       report.at(fileAt, "rows-file", `rows: ${read.problem}`);
@@ -94,6 +109,62 @@ export function readRows(
   }
   if (where !== undefined) keepWhere(set, where, [...at, "where"], spec, report);
   return set;
+}
+
+/** A format as messages name it. */
+const FORMAT_NAMES = { csv: "CSV", tsv: "TSV", jsonl: "JSON lines", json: "a JSON array" } as const;
+
+/**
+ * The rows of a URL's body, fetched before the jobs were expanded (`source.fetchedRows`): what
+ * kept it from being fetched, or the first problem of its text, is placed at the URL.
+ */
+function readUrlRows(
+  url: string,
+  at: (string | number)[],
+  spec: Pick<JobSpec, "id">,
+  report: Reporter,
+): RowSet {
+  const shown = shownRowsUrl(url);
+  const body = report.source.fetchedRows.get(url);
+  if (!isWebUrl(url) || body === undefined) {
+    const message = isWebUrl(url)
+      ? `rows: ${shown} was not fetched before the manifest was checked`
+      : `rows: gwrun fetches rows over http:// and https:// only, not ${shown}`;
+    report.at(at, "rows-url", message, {
+      hint: "name an http(s) URL, or a CSV, TSV, JSONL or JSON file beside the manifest",
+    });
+    return UNREAD;
+  }
+  if ("problem" in body) {
+    report.at(at, body.rule ?? "rows-url", `rows: ${body.problem}`, { hint: body.hint });
+    return UNREAD;
+  }
+  // Jobs that share a URL parse its body once, and its problems are told once.
+  const known = parsedFiles.get(report.source)?.get(url);
+  const parsed = known ?? parseRowsAs(body.format, body.text);
+  const [first, ...more] = known === undefined ? parsed.problems : [];
+  if (known === undefined) {
+    const files = parsedFiles.get(report.source) ?? new Map<string, ParsedRows>();
+    parsedFiles.set(report.source, files.set(url, parsed));
+  }
+  if (first !== undefined) {
+    const others = more.length === 0 ? "" : ` (and ${more.length} more problems)`;
+    report.at(
+      at,
+      "rows-url",
+      `rows: line ${first.position.line} of ${shown}, read as ${FORMAT_NAMES[body.format]}: ${first.message}${others} (rows of job "${spec.id}")`,
+      {
+        hint: "mend the sheet where it is published; the extension of the URL's path, else its Content-Type, says how it is read (.csv, .tsv, .jsonl, .json)",
+      },
+    );
+  }
+  return {
+    ...inlineSet([]),
+    written: shown,
+    textCells: parsed.textCells,
+    columns: parsed.columns,
+    ...keptRows(parsed.count, parsed.rowAt),
+  };
 }
 
 function inlineSet(rows: Record<string, unknown>[]): RowSet {

@@ -11,7 +11,7 @@ import { resolveFromCwd } from "../core/io.js";
 import { projectOf } from "../core/project.js";
 import { isRecord } from "../core/values.js";
 import type { Diagnostic } from "./diagnostics.js";
-import type { FileMedia } from "./row-types.js";
+import type { FetchedRows, FileMedia } from "./row-types.js";
 import { DOCUMENT_OPTIONS } from "./yaml-syntax.js";
 
 /**
@@ -39,6 +39,11 @@ export class ManifestSource {
    * by real path: filled before the jobs are expanded by a stage that may run sharp and ffprobe.
    */
   readonly fileMedia = new Map<string, FileMedia>();
+  /**
+   * The bodies of the URLs `rows:` names (or why there is none), by the URL: fetched before
+   * the jobs are expanded, or given back from the record of the run being continued.
+   */
+  readonly fetchedRows = new Map<string, FetchedRows>();
   #doc: Document | undefined;
   #lineCounter: LineCounter | undefined;
   #aside = new Map<string, FileAside>();

@@ -3,6 +3,7 @@
 export { THUMBS_DIR } from "../core/output-files.js";
 export { defaultTolerance } from "./check-clip.js";
 export { type Exported, exportApproved, REVIEW_CSV } from "./export.js";
+export { type PngStructure, pngStructure } from "./png-structure.js";
 export { PostProcessor, type PostProcessorOptions } from "./post-processor.js";
 export {
   GALLERY_FILE,

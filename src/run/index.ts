@@ -12,6 +12,7 @@ export {
   openGatewayTarget,
 } from "./gateway-target.js";
 export { Releasers } from "./releasers.js";
+export { recordedRows, recordedRowsLines, rowSourcesOf } from "./row-sources.js";
 export {
   openRun,
   openStorage,

@@ -65,6 +65,7 @@ export type {
   ReportTask,
   ReviewDecision,
   ReviewRow,
+  RowSource,
   RunNotice,
   RunRow,
   RunSummary,

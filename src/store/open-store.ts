@@ -6,6 +6,7 @@ import { pruneOperations } from "./queries/prune.js";
 import { publicationOperations } from "./queries/publications.js";
 import { failuresOf, reportOrderOf, reportReads, reportRows } from "./queries/reports.js";
 import { reviewOperations } from "./queries/reviews.js";
+import { rowSourceOperations } from "./queries/row-sources.js";
 import { statusReads } from "./queries/run-status.js";
 import { runOperations } from "./queries/runs.js";
 import { scheduleOperations } from "./queries/schedules.js";
@@ -25,6 +26,7 @@ export function storeOf(executor: Executor, own: AdapterOwn): Store {
   return {
     ...own,
     ...bind(executor, runOperations),
+    ...bind(executor, rowSourceOperations),
     ...bind(executor, taskReads),
     ...bind(executor, recordings),
     ...bind(executor, submitTransitions),

@@ -11,6 +11,7 @@ import type {
   NewTask,
   OutputCopy,
   OutputRow,
+  RowSource,
   RunNotice,
   RunRow,
   TaskRow,
@@ -75,6 +76,10 @@ export interface RunStore {
     now: number,
     stopReason?: string | null,
   ): Promise<void>;
+  /** Keeps the bodies of the run's `rows:` URLs; one kept already for a URL stays. */
+  recordRowSources(runId: number, sources: readonly RowSource[]): Promise<void>;
+  /** The bodies of `rows:` URLs the run kept, by URL. */
+  rowSourcesOf(runId: number): Promise<RowSource[]>;
   /** Keeps what each `from:` job of the run makes per upstream output (JSON). */
   setDependantRules(id: number, rules: string): Promise<void>;
   run(id: number): Promise<RunRow | undefined>;

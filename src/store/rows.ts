@@ -41,6 +41,20 @@ export interface RunNotice {
   message: string;
 }
 
+/**
+ * The body of a URL a run's `rows:` named (a published spreadsheet), as the run read it: its
+ * `resume` reads these rows again instead of fetching the URL (table `run_row_sources`).
+ */
+export interface RowSource {
+  url: string;
+  /** What the body is read as: csv, tsv, jsonl or json. */
+  format: string;
+  /** Hex sha256 of the body's bytes. */
+  sha256: string;
+  body: string;
+  fetched_at: number;
+}
+
 /** A run as it is first recorded. */
 export type NewRun = Omit<
   RunRow,

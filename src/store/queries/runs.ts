@@ -98,7 +98,10 @@ export const runOperations = {
     );
     return own.filter((file) => !elsewhere.has(file));
   }),
-  /** Forgets a run: its row, events, and the tasks (with what they hold) no other run holds. */
+  /**
+   * Forgets a run: its row, events, the rows it kept of URLs, and the tasks (with what they
+   * hold) no other run holds.
+   */
   deleteRun: transaction(function* (runId: number) {
     const own = yield* rows<{ key: string }>(
       `SELECT key FROM run_jobs WHERE run_id = ?
@@ -123,6 +126,7 @@ export const runOperations = {
       [runId],
     );
     yield* changes("UPDATE ticks SET run_id = NULL WHERE run_id = ?", [runId]);
+    yield* changes("DELETE FROM run_row_sources WHERE run_id = ?", [runId]);
     yield* changes("DELETE FROM runs WHERE id = ?", [runId]);
   }),
   /** Notices share the event log with task moves, without a task. */

@@ -82,6 +82,7 @@ describe("the gates at the project's edge", () => {
       "gateway/client.ts",
       "gateway/download.ts",
       "gateway/proxy.ts",
+      "gateway/rows-fetch.ts",
       "gateway/webhook.ts",
       "publish/object-storage.ts",
       "publish/read-objects.ts",
