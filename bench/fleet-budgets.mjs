@@ -25,15 +25,21 @@ async function runWith(db, id, done, pending) {
   for (const [state, count] of [
     ["done", done],
     ["pending", pending],
-  ])
+  ]) {
     await db.query(
-      `INSERT INTO jobs (key, run_id, job_id, label, family, lane, endpoint, request, state,
+      `INSERT INTO jobs (key, run_id, job_id, label, family, lane, endpoint, state,
          created_at, updated_at, estimated_cost, cost)
        SELECT $1::text || '-' || $2 || '-' || i, $1::int, 'job', $2 || ' ' || i, 'A', 'image', '/v1/images',
-         $3, $2::text, 0, 0, 0.001, CASE WHEN $2::text = 'done' THEN 0.001 END
-       FROM generate_series(1, $4::int) i`,
+         $2::text, 0, 0, 0.001, CASE WHEN $2::text = 'done' THEN 0.001 END
+       FROM generate_series(1, $3::int) i`,
+      [id, state, count],
+    );
+    await db.query(
+      `INSERT INTO task_requests (key, request)
+       SELECT $1::text || '-' || $2 || '-' || i, $3 FROM generate_series(1, $4::int) i`,
       [id, state, REQUEST, count],
     );
+  }
 }
 
 /** Milliseconds a claim of ten, the mean of `CLAIMS`, with `maxCost` (null: no budget). */

@@ -151,7 +151,8 @@ export async function kill(bench) {
       // Per task: the gateway accepted it at most once more than its counted unknown outcomes,
       // so no submit was repeated after its task id was recorded.
       const { rows: requests } = await db.query(
-        "SELECT endpoint, request, unknown_submits FROM jobs WHERE run_id = $1 AND placeholder = 0",
+        `SELECT endpoint, r.request, unknown_submits FROM jobs JOIN task_requests r USING (key)
+         WHERE run_id = $1 AND placeholder = 0`,
         [runId],
       );
       const accepted = (task) =>

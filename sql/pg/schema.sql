@@ -62,7 +62,6 @@ CREATE TABLE jobs (
   family text,
   lane text NOT NULL,
   endpoint text NOT NULL,
-  request text NOT NULL,
   upstream_key text,
   state text NOT NULL,
   task_id text,
@@ -257,6 +256,12 @@ CREATE INDEX runs_by_tick ON public.runs USING btree (name, tick) WHERE (tick IS
 
 CREATE TABLE store_identity (
   id text NOT NULL
+);
+
+CREATE TABLE task_requests (
+  key text NOT NULL,
+  request text NOT NULL,
+  CONSTRAINT task_requests_pkey PRIMARY KEY (key)
 );
 
 CREATE TABLE text_answers (
@@ -519,6 +524,24 @@ BEGIN
 END
 $function$;
 
+CREATE OR REPLACE FUNCTION public.gwrun_queue_rebound()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+  task jobs%ROWTYPE;
+BEGIN
+  SELECT * INTO task FROM jobs WHERE key = NEW.key;
+  IF FOUND AND task.state = 'pending' AND task.placeholder = 0
+     AND gwrun_fleet_works(gwrun_working_run(task.key, task.run_id)) THEN
+    PERFORM graphile_worker.add_job('gwrun_submit',
+      json_build_object('key', task.key), job_key := 'submit:' || task.key,
+      flags := gwrun_run_flags(task.run_id));
+  END IF;
+  RETURN NULL;
+END
+$function$;
+
 CREATE OR REPLACE FUNCTION public.gwrun_queue_submit_jobs(run integer, task_keys text[])
  RETURNS void
  LANGUAGE plpgsql
@@ -711,6 +734,7 @@ $function$;
 
 CREATE TRIGGER jobs_queue_submits AFTER INSERT ON jobs REFERENCING NEW TABLE AS inserted FOR EACH STATEMENT EXECUTE FUNCTION gwrun_queue_submits();
 CREATE CONSTRAINT TRIGGER jobs_queue_work_inserted AFTER INSERT ON jobs DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (new.state = ANY (ARRAY['completed'::text, 'downloaded'::text])) EXECUTE FUNCTION gwrun_queue_work();
-CREATE CONSTRAINT TRIGGER jobs_queue_work_moved AFTER UPDATE ON jobs DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN ((new.state = ANY (ARRAY['pending'::text, 'completed'::text, 'downloaded'::text])) AND NOT (old.state = 'completed'::text AND new.state = 'downloaded'::text) AND (old.state IS DISTINCT FROM new.state OR old.request IS DISTINCT FROM new.request)) EXECUTE FUNCTION gwrun_queue_work();
+CREATE CONSTRAINT TRIGGER jobs_queue_work_moved AFTER UPDATE ON jobs DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN ((new.state = ANY (ARRAY['pending'::text, 'completed'::text, 'downloaded'::text])) AND NOT (old.state = 'completed'::text AND new.state = 'downloaded'::text) AND old.state IS DISTINCT FROM new.state) EXECUTE FUNCTION gwrun_queue_work();
 CREATE TRIGGER jobs_spend_inserted AFTER INSERT ON jobs FOR EACH ROW WHEN ((new.state = ANY (ARRAY['completed'::text, 'downloaded'::text, 'done'::text, 'submitting'::text, 'submitted'::text, 'processing'::text])) OR new.unknown_submits > 0) EXECUTE FUNCTION gwrun_spend_rose();
 CREATE TRIGGER jobs_spend_moved AFTER UPDATE OF run_id, cost, estimated_cost, reason, unknown_submits ON jobs FOR EACH ROW WHEN (new.unknown_submits > old.unknown_submits OR new.unknown_submits > 0 AND old.run_id IS DISTINCT FROM new.run_id OR (new.state = ANY (ARRAY['completed'::text, 'downloaded'::text, 'done'::text, 'submitting'::text, 'submitted'::text, 'processing'::text])) AND (old.run_id IS DISTINCT FROM new.run_id OR old.estimated_cost IS DISTINCT FROM new.estimated_cost OR (old.state <> ALL (ARRAY['completed'::text, 'downloaded'::text, 'done'::text, 'submitting'::text, 'submitted'::text, 'processing'::text])) OR (old.state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text])) AND (new.state = ANY (ARRAY['completed'::text, 'downloaded'::text, 'done'::text])) AND new.cost IS NOT NULL AND (old.estimated_cost IS NULL OR new.cost > old.estimated_cost) OR (old.state = ANY (ARRAY['completed'::text, 'downloaded'::text, 'done'::text])) AND (old.cost IS DISTINCT FROM new.cost OR (new.state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text]))))) EXECUTE FUNCTION gwrun_spend_rose();
+CREATE CONSTRAINT TRIGGER task_requests_rebound AFTER UPDATE ON task_requests DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (old.request IS DISTINCT FROM new.request) EXECUTE FUNCTION gwrun_queue_rebound();

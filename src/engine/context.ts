@@ -102,8 +102,11 @@ export interface TaskWrites {
    */
   readonly claimFirst?: boolean;
   claim(task: TaskRow): Promise<Claim>;
-  /** `duplicateOf`: the label of another task the gateway gave the same task id; not recorded. */
-  receipt(receipt: Receipt): Promise<"recorded" | "lost" | { duplicateOf: string }>;
+  /**
+   * `recordedAt`: the time recorded as the task's submitted_at. `duplicateOf`: the label of
+   * another task the gateway gave the same task id; not recorded.
+   */
+  receipt(receipt: Receipt): Promise<{ recordedAt: number } | "lost" | { duplicateOf: string }>;
   /** True when this was the task's last output (it is downloaded now). */
   download(file: DownloadedFile): Promise<boolean>;
   /** True when every check passed and the task is done. */
@@ -157,13 +160,14 @@ export function taskWrites(
     });
   }, gather);
   const receipt = batched(async (receipts: Receipt[]) => {
-    const { events, duplicates } = await store.recordReceipts(receipts, clock.now());
+    const recordedAt = clock.now();
+    const { events, duplicates } = await store.recordReceipts(receipts, recordedAt);
     publish({ emit }, events);
     const moved = new Set(events.map((event) => event.key));
     return receipts.map((entry) => {
       const duplicateOf = duplicates.get(entry.task.key);
       if (duplicateOf !== undefined) return { duplicateOf };
-      return moved.has(entry.task.key) ? "recorded" : "lost";
+      return moved.has(entry.task.key) ? { recordedAt } : "lost";
     });
   }, gather);
   const download = batched(async (files: DownloadedFile[]) => {

@@ -323,5 +323,10 @@ export async function recordAnswers(
   });
   const { events, lost } = await store.recordPollRound(round, now);
   publish(context, events);
-  return decided.map(({ task, outcome }) => ({ task, outcome, lost: lost.has(task.key) }));
+  return decided.map(({ task, outcome }) => ({
+    // As recorded: a completed task's sidecars carry its time without reading the row back.
+    task: outcome.kind === "completed" ? { ...task, completed_at: now } : task,
+    outcome,
+    lost: lost.has(task.key),
+  }));
 }

@@ -107,13 +107,15 @@ export async function sendTask(
         return { kind: "unrecorded", what, error, unknownSubmits };
       }
       if (recorded === "lost") return { kind: "lost", unknownSubmits };
-      if (recorded !== "recorded") {
+      if ("duplicateOf" in recorded) {
         const reason = duplicateIdReason(taskId, recorded.duplicateOf);
         return { kind: "failed", task: sent, to: "failed", reason, unknownSubmits };
       }
+      // As recorded: its sidecars carry these without reading the row back.
+      const submitted = { submitted_at: recorded.recordedAt, paid_run: sent.run_id };
       return {
         kind: "polling",
-        task: { ...sent, state: status, task_id: taskId },
+        task: { ...sent, ...submitted, state: status, task_id: taskId },
         nextPollAt,
         unknownSubmits,
       };

@@ -18,13 +18,16 @@ export function fleetWrites(
   const { clock } = context;
   const receipt = batched(
     async (receipts: Receipt[]) => {
+      const recordedAt = clock.now();
       const { recorded, events } = await store.fleet.recordClaimedReceipts(
         receipts,
         owner,
-        clock.now(),
+        recordedAt,
       );
       publish(context, events);
-      return recorded.map((one) => (one === "orphan" ? "lost" : one));
+      return recorded.map((one) =>
+        one === "orphan" ? "lost" : one === "recorded" ? { recordedAt } : one,
+      );
     },
     { oneAtATime: true },
   );

@@ -26,6 +26,11 @@ const INSERT_TASKS = `
   ORDER BY t.n
   ON CONFLICT (key) DO NOTHING RETURNING key`;
 
+/** Their requests, beside them; a known key keeps the one it has (as its row does). */
+const INSERT_REQUESTS = `
+  INSERT INTO task_requests (key, request)
+  SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (key) DO NOTHING`;
+
 /** The values of `pick` of each item, as one array parameter. */
 const column = <T, V>(items: readonly T[], pick: (item: T) => V) => items.map(pick);
 
@@ -73,6 +78,7 @@ export const BATCHES: Batches = {
       ]);
       const fresh = new Set(inserted.rows.map((found) => found.key));
       for (const key of fresh) added.add(key);
+      await sql.query(INSERT_REQUESTS, [keys, column(page, (task) => task.request)]);
       const known = page.filter((task) => !fresh.has(task.key));
       // A known key joins this run as it is: only its run and names (label, variables) change.
       if (known.length > 0)

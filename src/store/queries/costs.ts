@@ -2,6 +2,7 @@ import { roundMoney } from "../../core/money.js";
 import type { ForDialect } from "../dialect.js";
 import { read, rows } from "../program.js";
 import type { CostGroup, CostGrouping, CostReport, CostScope } from "../report-port.js";
+import { TASK_REQUEST } from "./tasks.js";
 
 /**
  * What was paid, by group, with the estimate beside it (`gwrun cost`, the viewer's cost
@@ -17,7 +18,7 @@ const DAY_MS = 86_400_000;
 /** The grouping's key: a model is read out of the task's request. */
 const KEY_SQL: Readonly<Record<CostGrouping, ForDialect>> = {
   job: () => "jobs.job_id",
-  model: (d) => d.jsonField("jobs.request", "model"),
+  model: (d) => d.jsonField(TASK_REQUEST, "model"),
   family: () => "coalesce(jobs.family, 'passthrough')",
   day: () => `jobs.completed_at / ${DAY_MS}`,
 };

@@ -14,6 +14,7 @@ import type {
 import { FAILED_STATES, FINAL_STATES } from "../states.js";
 import { runFailures } from "./run-tasks.js";
 import { scopeTasks, withScope, withScopeKeys } from "./scope.js";
+import { TASK_REQUEST } from "./tasks.js";
 
 /**
  * What reports read, of a run or of an output folder: the outputs page by page, the
@@ -52,7 +53,7 @@ function* reportOrder(scope: ReportScope): Program<ReportOrder> {
 function* reportPage(places: readonly number[], folder: string | null): Program<ReportJoined[]> {
   const found = yield* rows<ReportJoined>(
     (d) => `SELECT ${d.place} AS place, jobs.key, jobs.job_id, jobs.label, jobs.state, jobs.reason,
-       jobs.request, jobs.estimated_cost, jobs.cost, jobs.task_id, jobs.vars, jobs.repeat_index, jobs.take,
+       ${TASK_REQUEST} AS request, jobs.estimated_cost, jobs.cost, jobs.task_id, jobs.vars, jobs.repeat_index, jobs.take,
        jobs.upstream_key, jobs.submitted_at, jobs.completed_at, outputs.idx,
        outputs.state AS output_state, coalesce(copies.path, outputs.path) AS path, outputs.bytes,
        outputs.sha256, outputs.content_type, outputs.check_state, outputs.checks,

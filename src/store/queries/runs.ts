@@ -121,6 +121,7 @@ export const runOperations = {
     yield* changes("DELETE FROM events WHERE run_id = ?", [runId]);
     yield* changes("DELETE FROM run_jobs WHERE run_id = ?", [runId]);
     yield* changes((d) => `DELETE FROM jobs WHERE ${d.anyOf("key")}`, [keys]);
+    yield* changes((d) => `DELETE FROM task_requests WHERE ${d.anyOf("key")}`, [keys]);
     yield* changes(
       "UPDATE jobs SET run_id = (SELECT run_id FROM run_jobs WHERE run_jobs.key = jobs.key LIMIT 1) WHERE run_id = ?",
       [runId],

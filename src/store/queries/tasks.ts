@@ -6,18 +6,28 @@ import { withScope } from "./scope.js";
 
 /** Reading tasks, their outputs, copies and answers. */
 
+/**
+ * A task's request, kept beside its row (`task_requests`): rows stay narrow for the reads of a
+ * whole run, and a move does not rewrite megabytes of inlined pictures.
+ */
+export const TASK_REQUEST =
+  "(SELECT task_requests.request FROM task_requests WHERE task_requests.key = jobs.key)";
+
 /** A task row's columns, qualified by `jobs.` (PostgreSQL's table has columns of its own). */
-export const TASK_COLUMNS = `key run_id job_id label family lane endpoint request upstream_key state
-  task_id attempts unknown_submits claimed_by progress polls next_poll_at estimated_cost cost
-  reason created_at submitted_at started_at completed_at done_at updated_at placeholder vars
-  repeat_index take paid_run`
-  .split(/\s+/)
-  .map((column) => `jobs.${column}`)
-  .join(", ");
+export const TASK_COLUMNS = [
+  ...`key run_id job_id label family lane endpoint upstream_key state task_id attempts
+  unknown_submits claimed_by progress polls next_poll_at estimated_cost cost reason created_at
+  submitted_at started_at completed_at done_at updated_at placeholder vars repeat_index take
+  paid_run`
+    .split(/\s+/)
+    .map((column) => `jobs.${column}`),
+  `${TASK_REQUEST} AS request`,
+].join(", ");
 
 /**
  * The columns a task is first recorded with besides its run, state (pending) and times, as
- * both stores insert them; and PostgreSQL's type of each, for a batch of them.
+ * both stores insert them; and PostgreSQL's type of each, for a batch of them. Its request
+ * goes beside it (`task_requests`), with the same key.
  */
 export const NEW_TASK_COLUMNS: readonly [string, string, (task: NewTask) => unknown][] = [
   ["key", "text", (task) => task.key],
@@ -26,7 +36,6 @@ export const NEW_TASK_COLUMNS: readonly [string, string, (task: NewTask) => unkn
   ["family", "text", (task) => task.family],
   ["lane", "text", (task) => task.lane],
   ["endpoint", "text", (task) => task.endpoint],
-  ["request", "text", (task) => task.request],
   ["upstream_key", "text", (task) => task.upstreamKey],
   ["estimated_cost", "float8", (task) => task.estimatedCost],
   ["placeholder", "int", (task) => (task.placeholder === true ? 1 : 0)],

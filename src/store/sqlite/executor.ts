@@ -97,12 +97,15 @@ const BATCHES: Batches = {
     const adopt = s.sql(
       "UPDATE jobs SET run_id = ?, job_id = ?, label = ?, vars = CASE WHEN ? THEN ? ELSE vars END WHERE key = ?",
     );
+    const request = s.sql("INSERT OR IGNORE INTO task_requests (key, request) VALUES (?, ?)");
     const link = s.sql("INSERT OR IGNORE INTO run_jobs (run_id, key) VALUES (?, ?)");
     const added = new Set<string>();
     for (const task of tasks) {
       const values = NEW_TASK_COLUMNS.map(([, , value]) => value(task));
-      if (insert.run(runId, now, now, ...values).changes === 1) added.add(task.key);
-      else {
+      if (insert.run(runId, now, now, ...values).changes === 1) {
+        request.run(task.key, task.request);
+        added.add(task.key);
+      } else {
         const vars = task.vars === undefined ? 0 : 1;
         adopt.run(runId, task.jobId, task.label, vars, varsColumn(task), task.key);
       }

@@ -27,6 +27,7 @@ function* dropStandIns(upstreamKey: string): Program<void> {
       queue.push(key);
       yield* changes("DELETE FROM run_jobs WHERE key = ?", [key]);
       yield* changes("DELETE FROM jobs WHERE key = ?", [key]);
+      yield* changes("DELETE FROM task_requests WHERE key = ?", [key]);
     }
   }
 }
@@ -56,8 +57,9 @@ export const recordings = {
         problem === null &&
         row.state === Pending &&
         (yield* changes(
-          `UPDATE jobs SET request = ? WHERE key = ? AND state = 'pending' AND placeholder = 0
-           AND request <> ?`,
+          `UPDATE task_requests SET request = ? WHERE key = ? AND request <> ?
+           AND EXISTS (SELECT 1 FROM jobs WHERE jobs.key = task_requests.key
+                         AND jobs.state = 'pending' AND jobs.placeholder = 0)`,
           [task.request, row.key, task.request],
         )) === 1
       )

@@ -72,9 +72,9 @@ describe("the plans the store's batch functions keep", () => {
       await keepCheck(a);
       await receipt(c, "t-made-small");
       await sql.query(
-        `INSERT INTO jobs (key, run_id, job_id, label, lane, endpoint, request, state, task_id,
+        `INSERT INTO jobs (key, run_id, job_id, label, lane, endpoint, state, task_id,
            created_at, updated_at)
-         SELECT 'grown-' || n, run_id, job_id, 'grown ' || n, lane, endpoint, request, 'completed',
+         SELECT 'grown-' || n, run_id, job_id, 'grown ' || n, lane, endpoint, 'completed',
            'grown-task-' || n, 1, 1
          FROM jobs CROSS JOIN generate_series(1, 3000) AS n WHERE key = $1`,
         [a],

@@ -152,9 +152,9 @@ describe("a run's budget kept as a bound for the fleet's claims", () => {
     // No bound yet: this claim counts, and the count's plan is made while the run has three tasks.
     expect((await claimOn(first)).outcome).toBe("claimed");
     await sql.query(
-      `INSERT INTO jobs (key, run_id, job_id, label, lane, endpoint, request, state, cost,
+      `INSERT INTO jobs (key, run_id, job_id, label, lane, endpoint, state, cost,
          estimated_cost, created_at, updated_at)
-       SELECT 'grown-' || n, run_id, job_id, 'grown ' || n, lane, endpoint, request, 'done',
+       SELECT 'grown-' || n, run_id, job_id, 'grown ' || n, lane, endpoint, 'done',
          0.0001, 0.0001, 1, 1
        FROM jobs CROSS JOIN generate_series(1, 3000) AS n WHERE key = $1`,
       [first],
