@@ -123,6 +123,12 @@ const CATALOGUE = [
     "none stated; it shows what the checks cost beside a download.",
   ],
   [
+    "renditions-1k-pictures",
+    "bench/run.mjs renditions",
+    "`output.renditions` of 1,000 pictures (1024×1024 PNGs) at two sizes, a 1080×1350 JPEG feed crop (attention) and a 540×960 WebP story crop (centre), each with its XMP marking, on this machine's cores: ms per picture (both renditions) and peak RSS.",
+    "none stated; it shows what renditions add to a run's end.",
+  ],
+  [
     "view-grid-10k",
     "bench/run.mjs view",
     "The `gwrun view` grid page of a run of 10,000 outputs (half of them reviewed), timed from the request to the last byte, cold and warm, and the first thumbnail.",

@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark runs in a process of its own, so its peak memory is its
 // own, and prints one JSON line of figures.
-// Usage: node bench/run.mjs [manifests|folder-rows|sim|run|run-scale|ui|postprocess|view|view-scale ...]
+// Usage: node bench/run.mjs [manifests|folder-rows|sim|run|run-scale|ui|postprocess|renditions|view|view-scale ...]
 // (none: every part).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -23,6 +23,7 @@ const PARTS = [
   "run-scale",
   "ui",
   "postprocess",
+  "renditions",
   "view",
   "view-scale",
 ];
@@ -139,6 +140,7 @@ try {
     "run-scale": "run-scale.mjs",
     ui: "ui-overhead.mjs",
     postprocess: "postprocess.mjs",
+    renditions: "renditions.mjs",
     view: "view-grid.mjs",
     "view-scale": "view-scale.mjs",
   };

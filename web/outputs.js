@@ -94,6 +94,7 @@
         item.take > 1 ? el("span", { class: "badge take" }, `take ${item.take}`) : null,
         item.check === "failed" ? el("span", { class: "badge failed" }, "check failed") : null,
         judgeBadge(item),
+        item.selected === true ? el("span", { class: "badge selected" }, "selected") : null,
         el("span", { class: "decision" }, item.review ?? ""),
         el(
           "button",
@@ -294,6 +295,12 @@
       }),
       ...block("request", detail.request),
       ...block("checks", detail.checks),
+      el(
+        "p",
+        {},
+        `C2PA manifest in the original: ${detail.c2pa === undefined ? "not checked" : detail.c2pa ? "yes" : "no"}`,
+      ),
+      ...(detail.renditions?.length > 0 ? block("renditions", detail.renditions) : []),
       ...block("provenance", detail.provenance),
     );
   }

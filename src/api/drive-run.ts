@@ -80,6 +80,10 @@ export async function driveRun(
         },
         settled: recorded,
         reported,
+        renditions: {
+          renditions: settings.output.renditions ?? [],
+          prompt: settings.output.provenance?.prompt ?? true,
+        },
         notify: {
           targets: settings.notify,
           tell: (message) => hooks.say(`${linePrefix(false)}${message}`),

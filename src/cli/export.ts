@@ -2,47 +2,61 @@ import path from "node:path";
 import {
   bringApprovedHere,
   ExitCode,
+  findRun,
   reviewedRun,
   type StoreFlags,
   storeAt,
   withExistingStore,
 } from "../api/index.js";
+import { ErrorCode, GwError } from "../core/errors.js";
 import { commandIo, resolveFromCwd } from "../core/io.js";
 import { plural } from "../core/words.js";
 import { err, out } from "./output.js";
 
 /**
- * `gwrun export --approved DIR [run]`: the run's approved outputs with their sidecars into a
+ * `gwrun export --approved DIR [run]` (or `--selected DIR`): the run's approved (or selected) outputs with their sidecars into a
  * delivery folder, and review.csv beside them (the latest run by default).
  */
 export async function exportRun(
   ref: string | undefined,
-  flags: StoreFlags & { approved: string; force?: boolean },
+  flags: StoreFlags & { approved?: string; selected?: string; force?: boolean },
 ): Promise<ExitCode> {
-  const { exportApproved, REVIEW_CSV } = await import("../postprocess/index.js");
+  const { exportApproved, REVIEW_CSV, selectionsOf } = await import("../postprocess/index.js");
+  const folder = deliveryFolder(flags);
   const at = storeAt(flags);
   return withExistingStore(at, async (store, located) => {
-    const run = await reviewedRun(
-      store,
-      at.location,
-      ref,
-      "approved",
-      `export --approved ${flags.approved}`,
-    );
+    const run =
+      flags.approved === undefined
+        ? await findRun(store, at.location, ref)
+        : await reviewedRun(store, at.location, ref, "approved", `export --approved ${folder}`);
     // Outputs made on a fleet's other host are read back from object storage.
     await bringApprovedHere(store, run, commandIo().env);
-    const dir = resolveFromCwd(flags.approved);
+    const dir = resolveFromCwd(folder);
     const exported = await exportApproved(store, run, {
       dir,
       project: located.project,
       force: flags.force === true,
+      ...(flags.selected === undefined
+        ? {}
+        : { selected: await selectionsOf(store.reportRows({ run: run.id })) }),
     });
     for (const file of exported.files) out(path.join(dir, file));
     if (!exported.refused.some((refused) => refused.what === REVIEW_CSV)) out(exported.csv);
     out(
-      `run ${run.id} (${run.name}): ${plural(exported.files.length, "approved output")} exported to ${dir}`,
+      `run ${run.id} (${run.name}): ${plural(exported.files.length, flags.selected === undefined ? "approved output" : "selected output")} exported to ${dir}`,
     );
     for (const { what, reason } of exported.refused) err(`gwrun: not exported: ${what}: ${reason}`);
     return exported.refused.length === 0 ? ExitCode.Ok : ExitCode.Failed;
   });
+}
+
+/** The delivery folder: `--approved DIR` or `--selected DIR`, exactly one of them. */
+function deliveryFolder(flags: { approved?: string; selected?: string }): string {
+  const folder = flags.approved ?? flags.selected;
+  if (folder === undefined || (flags.approved !== undefined && flags.selected !== undefined))
+    throw new GwError(
+      ErrorCode.Usage,
+      "export takes one of --approved DIR (what people approved) or --selected DIR (the best takes select: picked)",
+    );
+  return folder;
 }

@@ -84,10 +84,14 @@ function addExportCommand(program: Command, setExit: (code: ExitCode) => void): 
         "copy a run's approved outputs with their provenance sidecars into a delivery folder, with review.csv",
       )
       .argument("[run]", "run id (default: the latest)")
-      .requiredOption("--approved <dir>", "the delivery folder (made if missing)")
+      .option("--approved <dir>", "the delivery folder (made if missing)")
+      .option("--selected <dir>", "deliver the best takes select: picked instead, into this folder")
       .option("--force", "replace files in the delivery folder this export did not write"),
   ).action(
-    async (run: string | undefined, flags: StoreFlags & { approved: string; force?: boolean }) => {
+    async (
+      run: string | undefined,
+      flags: StoreFlags & { approved?: string; selected?: string; force?: boolean },
+    ) => {
       setExit(await exportRun(run, flags));
     },
   );

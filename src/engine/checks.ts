@@ -115,7 +115,13 @@ async function judgeChecked(
     if (verdict === undefined) continue;
     verdict.details = {
       ...verdict.details,
-      judge: { model: each.model, verdict: each.verdict, reason: each.reason },
+      judge: {
+        model: each.model,
+        verdict: each.verdict,
+        reason: each.reason,
+        ...(each.score === undefined ? {} : { score: each.score }),
+      },
+      ...(judge.select === undefined ? {} : { select: judge.select }),
     };
     if (each.verdict === "pass") continue;
     verdict.ok = false;

@@ -18,6 +18,8 @@ export interface ReadVerdict {
   verdict: JudgeVerdict;
   /** What the judge gave as its reason: the rest of its answer, or why it could not be read. */
   reason: string | null;
+  /** The score the answer states, with `score_at_least` (0 to `out_of`); absent otherwise. */
+  score?: number;
 }
 
 export function readVerdict(answer: string, pass: JudgePass): ReadVerdict {
@@ -41,7 +43,12 @@ export function readVerdict(answer: string, pass: JudgePass): ReadVerdict {
     };
   const rest = reasonAfter(text, found.end);
   const said = `score ${score}/${top}${rest === null ? "" : `: ${rest}`}`;
-  return { verdict: score >= pass.score_at_least ? "pass" : "fail", reason: said };
+  return { verdict: score >= pass.score_at_least ? "pass" : "fail", reason: said, score };
+}
+
+/** The score a recorded answer states (`score_at_least`); undefined for none or another form. */
+export function scoreOf(answer: string | null, pass: JudgePass): number | undefined {
+  return answer === null ? undefined : readVerdict(answer, pass).score;
 }
 
 const NUMBER = String.raw`(-?\d+(?:\.\d+)?)`;

@@ -7,7 +7,7 @@ import { gatewayText } from "../gateway/index.js";
 import type { JudgeSpec } from "../manifest/index.js";
 import { type OutputRow, type TaskRow, variablesOf } from "../store/index.js";
 import type { RunContext } from "./context.js";
-import { type ReadVerdict, readVerdict } from "./judge-verdict.js";
+import { type ReadVerdict, readVerdict, scoreOf } from "./judge-verdict.js";
 import { type CallTally, pacedCall } from "./paced-call.js";
 
 /**
@@ -75,6 +75,7 @@ async function judgeOne(
       model: asked.model,
       verdict: asked.verdict,
       reason: asked.reason,
+      ...scored(asked.answer, judge),
       paid: 0,
     };
   const file = answerFile(context.outputDir, task, output.idx);
@@ -104,10 +105,17 @@ async function judgeOne(
         model: row.model,
         verdict: row.verdict,
         reason: row.reason,
+        ...scored(row.answer, judge),
         paid: 0,
       };
   }
   return { idx: output.idx, model: judge.model, ...read, paid };
+}
+
+/** The score a recorded answer states, when the judge asks for one. */
+function scored(answer: string | null, judge: JudgeSpec): { score?: number } {
+  const score = scoreOf(answer, judge.pass);
+  return score === undefined ? {} : { score };
 }
 
 /** Where an output's judge answer waits to be recorded. */

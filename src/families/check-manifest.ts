@@ -20,6 +20,7 @@ import { type CheckedJob, JobChecker } from "./check-jobs.js";
 import { checkJudges } from "./check-judge.js";
 import { NameCheck } from "./check-names.js";
 import { PriceCheck } from "./check-prices.js";
+import { checkSelects } from "./check-select.js";
 import { TwinCheck } from "./check-twins.js";
 import { probeFileRows } from "./file-row-media.js";
 import { ruleFor } from "./prices.js";
@@ -140,6 +141,7 @@ async function checkManifestSource(
       ...names.finish(),
       ...twins.finish(),
       ...checkJudges(expanded),
+      ...checkSelects(expanded),
     ]),
     secrets.registry,
   );

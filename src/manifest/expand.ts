@@ -22,6 +22,7 @@ import {
   RUNNER_KEYS,
 } from "./schema.js";
 import { checkLiteralKey } from "./secrets.js";
+import { selectOf } from "./select-schema.js";
 import { resolveSettings } from "./settings.js";
 import type { ManifestSource } from "./source.js";
 import { DEFAULT_MAX_TASKS, withinTaskLimit } from "./task-count.js";
@@ -267,6 +268,7 @@ function toSpec(raw: unknown, index: number, reporter: Reporter): JobSpec | unde
     passthrough: raw.passthrough === true,
     // Only checks of the right shape are read further (the shape's errors are reported).
     checks: checksOf(raw.checks),
+    select: selectOf(raw.select),
     fields: {},
   };
   for (const key of Object.keys(raw)) {

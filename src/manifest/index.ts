@@ -35,6 +35,7 @@ export {
   publishTargetsOf,
   publishTargetsOfRun,
 } from "./publish.js";
+export type { Rendition } from "./renditions-schema.js";
 export { Reporter } from "./report.js";
 export {
   checkRequestSecrets,
@@ -46,6 +47,7 @@ export type { FetchedRows, FileMedia, RowSet, RowsBody, RowsFormat } from "./row
 export { reportAtRow, rowFieldIn } from "./rows.js";
 export { MAX_JOB_ID, manifestSchema, NOTIFY_OUTCOMES, RUNNER_KEYS } from "./schema.js";
 export { hasMaskedKey, maskLiteralKey, resolvedManifest } from "./secrets.js";
+export type { SelectSpec } from "./select-schema.js";
 export { isSimulator, whySimulator } from "./simulator.js";
 export { ManifestSource } from "./source.js";
 export {

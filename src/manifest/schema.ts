@@ -1,6 +1,8 @@
 import * as z from "zod";
 import { publishSchema } from "./publish.js";
+import { provenanceSchema, renditionsSchema } from "./renditions-schema.js";
 import { rowsSchema, rowWhere } from "./rows-schema.js";
+import { selectSchema } from "./select-schema.js";
 import { cronProblem, isTimeZone } from "./ticks.js";
 import { parseDuration } from "./units.js";
 
@@ -28,6 +30,7 @@ export const RUNNER_KEYS = [
   "checks",
   "enabled",
   "passthrough",
+  "select",
 ] as const;
 
 export const TEXT_ENDPOINTS = ["chat", "responses", "messages", "native"] as const;
@@ -125,6 +128,7 @@ export const jobSchema = z
       .optional()
       .describe('names the task\'s output files, e.g. "{{row.sku}}-{{style}}"'),
     checks: checksSchema.optional(),
+    select: selectSchema.optional(),
     enabled: z.boolean().optional(),
     passthrough: z.boolean().optional().describe("send unvalidated, for models newer than gwrun"),
   })
@@ -298,6 +302,8 @@ export const manifestSchema = z.strictObject({
         ])
         .optional(),
       publish: publishSchema.optional(),
+      renditions: renditionsSchema.optional(),
+      provenance: provenanceSchema.optional(),
     })
     .optional(),
   checks: checksSchema.optional(),

@@ -79,6 +79,8 @@ export function resolveSettings(input: ManifestInput, file: string): ManifestSet
               format: thumbnails?.format ?? DEFAULTS.thumbnails.format,
             },
       publish: resolvePublish(input.output?.publish),
+      renditions: input.output?.renditions ?? [],
+      provenance: { prompt: input.output?.provenance?.prompt ?? true },
     },
     checks: input.checks,
     schedule:

@@ -1,5 +1,7 @@
 import type { PublishTarget } from "./publish.js";
+import type { Rendition } from "./renditions-schema.js";
 import type { RowSet } from "./row-types.js";
+import type { SelectSpec } from "./select-schema.js";
 import type { Schedule } from "./ticks.js";
 import type { Rate } from "./units.js";
 
@@ -45,6 +47,10 @@ export interface ManifestSettings {
     thumbnails: false | { width: number; format: "webp" | "jpeg" | "png" | "avif" };
     /** Object storage each output is published to (none: empty). */
     publish: PublishTarget[];
+    /** `output.renditions` (none: empty or absent). */
+    renditions?: Rendition[];
+    /** `output.provenance`: whether XMP written by gwrun carries the prompt (default true). */
+    provenance?: { prompt: boolean };
   };
   checks: JobChecks | undefined;
   /** Present for a scheduled manifest. */
@@ -95,6 +101,8 @@ export interface JudgeSpec {
   ask: string;
   pass: JudgePass;
   on_fail?: "report" | "retry";
+  /** The judged job's `select:`, carried to its checks (not a key of `checks.judge`). */
+  select?: SelectSpec;
 }
 
 /** An answer passes when it begins with a word, or states a score of at least a threshold. */
@@ -122,6 +130,8 @@ export interface JobSpec {
   enabled: boolean;
   passthrough: boolean;
   checks: JobChecks | undefined;
+  /** `select:`: the best takes of each group; undefined without it. */
+  select?: SelectSpec;
   /** Request fields as written (templates not yet rendered). */
   fields: Record<string, unknown>;
 }

@@ -15,8 +15,10 @@ import { hashFile } from "../core/output-files.js";
 import { isBelow } from "../core/safe-files.js";
 import { cellText } from "../core/text-filter.js";
 import type { ReportRow, RunRow, Store } from "../store/index.js";
+import { exportExtras } from "./export-extras.js";
 import { outputProvenance } from "./provenance.js";
 import { type ReviewRecord, reviewRecord } from "./review-record.js";
+import { selectionId } from "./selection.js";
 
 export const REVIEW_CSV = "review.csv";
 
@@ -55,6 +57,8 @@ export interface ExportOptions {
   project: string;
   /** Replace files in `dir` this export did not write. */
   force: boolean;
+  /** `--selected`: the outputs selected (`selectionsOf`) are delivered instead of the approved. */
+  selected?: ReadonlyMap<string, boolean>;
 }
 
 export interface Exported {
@@ -88,8 +92,15 @@ export async function exportApproved(
     if (row.output === null || row.output.path === null) continue;
     const record = reviewRecord(run.output_dir, row.task, row.output);
     const before = exported.files.length;
-    if (record.review?.decision === "approved") {
+    const wanted =
+      options.selected === undefined
+        ? record.review?.decision === "approved"
+        : options.selected.get(selectionId(record.key, row.output.idx)) === true;
+    if (wanted) {
       const refusal = await deliver(store, row, record, run, options, exported.files);
+      const copy = exported.files.length > before ? exported.files.at(-1) : undefined;
+      if (copy !== undefined && row.output.path !== null)
+        await exportExtras(record, row.output.path, copy, run, options);
       if (refusal !== undefined)
         exported.refused.push({
           what: `${record.label} output ${record.output}`,

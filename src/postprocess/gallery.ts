@@ -1,5 +1,7 @@
 import { htmlText } from "../core/text-filter.js";
 import type { TaskVariables } from "../store/index.js";
+import { renditionLinks } from "./gallery-renditions.js";
+import { selectedBadge } from "./gallery-select.js";
 import type { ReviewRecord } from "./review-record.js";
 
 /**
@@ -41,6 +43,7 @@ figcaption{font-size:12px;color:#555}
 .badge{display:inline-block;border-radius:3px;padding:0 5px;font-size:12px;color:#fff}
 .ok{background:#2a7d3b}.failed{background:#b3261e}.unchecked{background:#888}
 .approved{background:#1f5fae}.rejected{background:#7a3e9d}.note{font-style:italic}
+.selected{background:#0f766e}
 .sim{background:#b7791f}p.sim{background:#fdf3e1;color:#7a4e0e;padding:.3rem .5rem;border-radius:4px}
 .problems{color:#b3261e;font-size:12px;margin:.2rem 0 0;padding-left:1rem}
 .failures li{margin:.2rem 0}.state{font-weight:normal;color:#777;font-size:12px}
@@ -200,6 +203,7 @@ function figure(record: ReviewRecord, position: number, answer: string | null): 
   const name = record.file?.split("/").at(-1) ?? "";
   const review =
     judgeBadge(record) +
+    selectedBadge(record) +
     (record.review === null
       ? ""
       : ` <span class="badge ${record.review.decision}">${record.review.decision}</span>${record.review.note === null ? "" : ` <span class="note">${htmlText(record.review.note)}</span>`}`);
@@ -221,7 +225,7 @@ function figure(record: ReviewRecord, position: number, answer: string | null): 
         ? inner
         : `<a href="${href(file)}">${inner}</a>`;
   const size = [sizeOf(record), bytesText(record.bytes)].filter((part) => part !== "").join(" · ");
-  return `<figure class="output">${link}<figcaption>${badge}${review} ${htmlText(name)}${size === "" ? "" : ` · ${htmlText(size)}`}${problems}</figcaption></figure>`;
+  return `<figure class="output">${link}<figcaption>${badge}${review} ${htmlText(name)}${size === "" ? "" : ` · ${htmlText(size)}`}${renditionLinks(record)}${problems}</figcaption></figure>`;
 }
 
 function sizeOf(record: ReviewRecord): string {

@@ -7,6 +7,7 @@ import type { OutputVerdict, PostProcess } from "../engine/index.js";
 import type { ExpectedOutputs, JudgeImage, RequestBody } from "../families/index.js";
 import type { JobChecks, JudgeSpec } from "../manifest/index.js";
 import type { OutputRow, TaskRow } from "../store/index.js";
+import { hasC2pa } from "./c2pa.js";
 import { checkClip } from "./check-clip.js";
 import { checkImage } from "./check-image.js";
 import { expectedFor } from "./expected.js";
@@ -129,6 +130,9 @@ export class PostProcessor implements PostProcess {
     } else if (expected.kind === "image") {
       await this.#checkImage(verdict, row, file, output.content_type, expected, body);
     }
+    // Whether the vendor signed it: the original keeps its bytes, so its manifest survives.
+    if (file !== null && (expected.kind === "video" || expected.kind === "image"))
+      verdict.details.c2pa = await hasC2pa(file);
     verdict.ok = verdict.problems.length === 0;
     return verdict;
   }

@@ -5,8 +5,10 @@ import { readRecordedSync, TEXT_FILE_MAX_BYTES } from "../core/file-gate.js";
 import { type FileWrites, nodeFileWrites } from "../core/file-writes.js";
 import { isSimulator } from "../manifest/index.js";
 import type { ReportOrder, ReportScope, RunRow, Store } from "../store/index.js";
+import { withOutputExtras } from "./record-extras.js";
 import { RecordWriter } from "./record-writer.js";
 import { type ReviewRecord, reviewRecord } from "./review-record.js";
+import { maySelect, selectionsOf, withSelection } from "./selection.js";
 
 export const RESULTS_FILE = "results.jsonl";
 export const GALLERY_FILE = "index.html";
@@ -106,13 +108,20 @@ export async function writeReports(
     const read = new Set<number>();
     for (const [i, order] of orders.entries()) {
       if (read.has(i)) continue;
+      const selections = maySelect(run) ? await selectionsOf(store.reportRows(order)) : undefined;
       const sharing = orders.flatMap((other, j) => (j >= i && sameOrder(order, other) ? [j] : []));
       for (const j of sharing) read.add(j);
       for await (const row of store.reportRows(order)) {
         const { task, output } = row;
         // Every record of this folder writes an output alike: made once for all of them.
         const record =
-          output === null || output.path === null ? null : reviewRecord(dir, task, output);
+          output === null || output.path === null
+            ? null
+            : withOutputExtras(
+                dir,
+                withSelection(reviewRecord(dir, task, output), selections),
+                output.path,
+              );
         const line = record === null ? "" : `${JSON.stringify(record)}\n`;
         for (const j of sharing) writers[j]?.row(task, record, line);
       }

@@ -46,12 +46,16 @@ export interface ReviewRecord extends TaskVariables {
   judge: JudgeSuggestion | null;
   /** What stands: a person's decision, which always wins, else the judge's suggestion. */
   decision: { value: ReviewDecision; by: "person" | "judge" } | null;
+  /** Of a job with `select:`: one of the best takes of its group (absent for other jobs). */
+  selected?: boolean;
 }
 
 export interface JudgeSuggestion {
   model: string;
   verdict: "pass" | "fail" | "undecided";
   reason: string | null;
+  /** The score it stated, when asked for one (`pass: { score_at_least }`). */
+  score?: number;
 }
 
 /** Fields shown as the prompt, not as parameters. */

@@ -6,6 +6,7 @@ import {
   STATUS_BY_END,
 } from "../engine/index.js";
 import type { NotifyTarget, PublishTarget } from "../manifest/index.js";
+import type { RenditionSettings } from "../postprocess/index.js";
 import type { ObjectStorage } from "../publish/index.js";
 import type { RunRow, Store } from "../store/index.js";
 
@@ -38,6 +39,8 @@ export interface RunEnding {
   settled?: boolean;
   /** This process wrote the run's report already (its own worker settled it). */
   reported?: boolean;
+  /** `output.renditions` to make of the folder's outputs before publishing (none: absent). */
+  renditions?: RenditionSettings;
   /** Who is told, and how trouble telling them is said. */
   notify: { targets: readonly NotifyTarget[] } & NotifyOptions;
 }
@@ -70,6 +73,12 @@ export async function endRun(ending: RunEnding): Promise<RunEnded> {
   }
   let exit: number = EXIT_BY_END[result.end];
   const lines: string[] = [];
+  if (ending.renditions !== undefined && result.end !== "interrupted") {
+    const { makeRenditions } = await import("../postprocess/index.js");
+    const made = await makeRenditions(store, run, ending.renditions);
+    lines.push(...made.problems);
+    if (made.made > 0) lines.push(`renditions: ${made.made} made, ${made.kept} already made`);
+  }
   const publish = publishing === undefined ? undefined : await import("../publish/index.js");
   if (publish !== undefined && publishing !== undefined) {
     publish.withinEnd(publishing.storage, ending.interrupted);

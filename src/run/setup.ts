@@ -5,7 +5,12 @@ import { seededRandom } from "../core/random.js";
 import type { DownloadCaps, Emit, EngineOptions } from "../engine/index.js";
 import type { CheckedJob } from "../families/index.js";
 import { GatewayClient } from "../gateway/index.js";
-import { isSimulator, type JobChecks, type ManifestSettings } from "../manifest/index.js";
+import {
+  isSimulator,
+  type JobChecks,
+  type ManifestSettings,
+  type SelectSpec,
+} from "../manifest/index.js";
 import { dependantTemplates } from "../plan/index.js";
 import type { ObjectStorage } from "../publish/index.js";
 import type { Store, TaskRow } from "../store/index.js";
@@ -116,9 +121,20 @@ export async function engineOptions(work: RunWork): Promise<EngineOptions> {
 
 /** Each job's `checks:`: its own over the manifest's. */
 function checksByJob(
-  jobs: readonly { job: { spec: { id: string; checks: JobChecks | undefined } } }[],
+  jobs: readonly {
+    job: { spec: { id: string; checks: JobChecks | undefined; select?: SelectSpec } };
+  }[],
   defaults: JobChecks | undefined,
 ): (jobId: string) => JobChecks {
-  const byId = new Map(jobs.map(({ job }) => [job.spec.id, { ...defaults, ...job.spec.checks }]));
+  const byId = new Map(
+    jobs.map(({ job }) => {
+      const checks: JobChecks = { ...defaults, ...job.spec.checks };
+      // A job's `select:` rides with its judge, so its outputs' checks record the rule.
+      const { select } = job.spec;
+      if (select !== undefined && checks.judge !== undefined)
+        checks.judge = { ...checks.judge, select };
+      return [job.spec.id, checks];
+    }),
+  );
   return (jobId) => byId.get(jobId) ?? { ...defaults };
 }

@@ -1,7 +1,7 @@
 import { parse } from "yaml";
 import { redactDataUris, valueLabel } from "../core/values.js";
 import { isSimulator } from "../manifest/index.js";
-import { reviewRecord } from "../postprocess/index.js";
+import { reviewRecord, withOutputExtras } from "../postprocess/index.js";
 import type {
   CostReport,
   FailureRow,
@@ -13,6 +13,7 @@ import type {
   TimelineRow,
 } from "../store/index.js";
 import { textExcerpt, upstreamPicture } from "./captions.js";
+import { withGridSelections } from "./grid-selection.js";
 import { type PageNumbers, pageNumbers, rangeOf } from "./paging.js";
 
 /**
@@ -207,6 +208,8 @@ export interface GridItem {
   judge: { verdict: "pass" | "fail" | "undecided"; reason: string | null } | null;
   /** A text's first words, shown in its cell; null for media. */
   excerpt: string | null;
+  /** Of a job with `select:`: one of the best takes of its group. */
+  selected?: boolean;
 }
 
 function kindOf(contentType: string | null): GridItem["kind"] {
@@ -233,7 +236,7 @@ export async function gridItems(
   const found = await store.gridPageOf(run.id, rangeOf(page, GRID_PAGE));
   return {
     page: pageNumbers(page, GRID_PAGE, found.total),
-    outputs: await gridOf(store, found.rows, roots),
+    outputs: await withGridSelections(store, run, await gridOf(store, found.rows, roots)),
   };
 }
 
@@ -286,10 +289,15 @@ export async function outputDetail(
   const payer = task.paid_run === null ? undefined : await store.run(task.paid_run);
   // The review is the grid's to show: it changes while the viewer is open.
   const simulated = payer !== undefined && isSimulator(payer.base_url);
-  const record = reviewRecord(
+  // With its `c2pa` and the renditions its sidecar lists.
+  const record = withOutputExtras(
     run?.output_dir ?? "",
-    { ...task, simulated },
-    { ...output, review: null, review_note: null },
+    reviewRecord(
+      run?.output_dir ?? "",
+      { ...task, simulated },
+      { ...output, review: null, review_note: null },
+    ),
+    output.path,
   );
   return {
     ...record,

@@ -103,7 +103,10 @@ describe.each(STORE_KINDS)("the review loop without a browser (%s)", (kind) => {
           .map((entry) => path.relative(delivery, path.join(entry.parentPath, entry.name)))
           .sort();
         const approvedFile = path.relative(scope.outputDir, first.outputs[0]?.path ?? "");
-        expect(copied).toEqual([approvedFile, `${approvedFile}.json`, "review.csv"].sort());
+        // Beside the copy, its record and its provenance (XMP), the original's bytes untouched.
+        expect(copied).toEqual(
+          [approvedFile, `${approvedFile}.json`, `${approvedFile}.xmp`, "review.csv"].sort(),
+        );
         const csv = readFileSync(path.join(delivery, "review.csv"), "utf8").trim().split("\n");
         expect(csv[0]).toBe(
           "file,exported,job,label,output,take,repeat,vars,decision,note,sha256,judge,judge_reason",
@@ -158,7 +161,7 @@ describe("export --approved", () => {
       const shot = inExport(shots[0]?.outputs[0]?.path);
       const caption = inExport(captions[0]?.outputs[0]?.path);
       expect(filesBelow(delivery).sort()).toEqual(
-        [shot, `${shot}.json`, caption, `${caption}.json`, "review.csv"].sort(),
+        [shot, `${shot}.json`, `${shot}.xmp`, caption, `${caption}.json`, "review.csv"].sort(),
       );
       const sidecar = JSON.parse(readFileSync(path.join(delivery, `${caption}.json`), "utf8"));
       expect(sidecar).toMatchObject({

@@ -54,8 +54,10 @@ describe("export stays in its folder, and takes only what the record says", () =
       expect(filesIn(delivery)).toEqual([
         "2026-11-26/hero/hero-r1.png",
         "2026-11-26/hero/hero-r1.png.json",
+        "2026-11-26/hero/hero-r1.png.xmp",
         "2026-11-26/hero/hero-r2.png",
         "2026-11-26/hero/hero-r2.png.json",
+        "2026-11-26/hero/hero-r2.png.xmp",
         "2026-11-26/review.csv",
       ]);
     });

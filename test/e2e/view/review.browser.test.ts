@@ -149,7 +149,13 @@ describe.runIf(runsWith(CHROMIUM))("gwrun view in Chromium: review and regenerat
           .slice(2)
           .map((task) => path.relative(scope.outputDir, task.outputs[0]?.path ?? ""));
         expect(files(delivery)).toEqual(
-          [...approved, ...approved.map((file) => `${file}.json`), "review.csv"].sort(),
+          [
+            ...approved,
+            ...approved.map((file) => `${file}.json`),
+            // Each exported picture's XMP marking, beside it (docs/outputs.md).
+            ...approved.map((file) => `${file}.xmp`),
+            "review.csv",
+          ].sort(),
         );
       } finally {
         await viewer.close();

@@ -34,11 +34,11 @@ describe("reading a judge's answer", () => {
   });
 
   it.each([
-    ["8/10. Whole and clear.", "pass", "score 8/10: Whole and clear."],
-    ["Score: 7 — fine", "pass", "score 7/10: fine"],
-    ["3/10. The mug is cut off.", "fail", "score 3/10: The mug is cut off."],
-  ])("%j with score_at_least: 7 is %s", (answer, verdict, reason) => {
-    expect(readVerdict(answer, { score_at_least: 7 })).toEqual({ verdict, reason });
+    ["8/10. Whole and clear.", "pass", "score 8/10: Whole and clear.", 8],
+    ["Score: 7 — fine", "pass", "score 7/10: fine", 7],
+    ["3/10. The mug is cut off.", "fail", "score 3/10: The mug is cut off.", 3],
+  ])("%j with score_at_least: 7 is %s, its score kept", (answer, verdict, reason, score) => {
+    expect(readVerdict(answer, { score_at_least: 7 })).toEqual({ verdict, reason, score });
   });
 
   it.each([
