@@ -125,6 +125,49 @@ export async function openRegular(
   }
 }
 
+/** Reads `length` bytes at `position` of an opened file (fewer at its end). */
+export type ReadAt = (position: number, length: number) => Buffer;
+
+// A small file is read in one call; a large one a window at a time, where its parts are.
+const WINDOW = 64 * 1024;
+
+/**
+ * `use` given a reader of `real` and its size, the file opened synchronously when it is a
+ * regular file, and closed after: for walking a file's structure a few bytes at a time.
+ */
+export function walkRegularSync<T>(
+  real: string,
+  file: string,
+  link: LastLink,
+  use: (readAt: ReadAt, size: number) => T,
+): T | Refused {
+  let fd: number;
+  try {
+    fd = openSync(real, flagsFor(link));
+  } catch (error) {
+    return unreadable(file, error);
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return notAFile(file, stat);
+    const size = stat.size;
+    let window = { at: 0, bytes: Buffer.alloc(0) };
+    const readAt: ReadAt = (position, length) => {
+      const end = Math.min(size, position + length);
+      if (position < window.at || end > window.at + window.bytes.length) {
+        const wanted = Math.max(0, Math.min(Math.max(length, WINDOW), size - position));
+        const buffer = Buffer.allocUnsafe(wanted);
+        const read = readSync(fd, buffer, 0, wanted, position);
+        window = { at: position, bytes: buffer.subarray(0, read) };
+      }
+      return window.bytes.subarray(position - window.at, Math.max(position, end) - window.at);
+    };
+    return use(readAt, size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The bytes of a file `openRegular` opened (or its refusal), at most `maxBytes`; closes it. */
 export async function readOpened(
   opened: { handle: FileHandle; size: number } | Refused,

@@ -5,6 +5,7 @@ import {
   type GateRead,
   notAFile,
   openRegular,
+  type ReadAt,
   type Refused,
   readBounded,
   readOpened,
@@ -12,11 +13,12 @@ import {
   refused,
   tooLarge,
   unreadable,
+  walkRegularSync,
 } from "./bounded-read.js";
 import { resolveFromCwd } from "./io.js";
 import { isBelow } from "./safe-files.js";
 
-export type { GateRead, RefusalKind, Refused } from "./bounded-read.js";
+export type { GateRead, ReadAt, RefusalKind, Refused } from "./bounded-read.js";
 
 /**
  * The file gate: every file gwrun reads that a manifest names (prompt and message files, rows,
@@ -237,6 +239,17 @@ export function readRecordedSync(file: string, maxBytes: number): GateRead {
 /** `readRecordedSync`, from a promise. */
 export async function readRecorded(file: string, maxBytes: number): Promise<GateRead> {
   return readOpened(await openRegular(resolveFromCwd(file), file, "refused"), file, maxBytes);
+}
+
+/**
+ * `use` given a reader of a file gwrun recorded and its size (see `readRecordedSync`): for
+ * walking its structure a few bytes at a time, synchronously.
+ */
+export function walkRecordedSync<T>(
+  file: string,
+  use: (readAt: ReadAt, size: number) => T,
+): T | Refused {
+  return walkRegularSync(resolveFromCwd(file), file, "refused", use);
 }
 
 /** A file gwrun recorded, opened where it lies for a stream (see `readRecordedSync`). */

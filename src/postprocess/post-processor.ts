@@ -132,7 +132,7 @@ export class PostProcessor implements PostProcess {
     }
     // Whether the vendor signed it: the original keeps its bytes, so its manifest survives.
     if (file !== null && (expected.kind === "video" || expected.kind === "image"))
-      verdict.details.c2pa = await hasC2pa(file);
+      verdict.details.c2pa = hasC2pa(file);
     verdict.ok = verdict.problems.length === 0;
     return verdict;
   }

@@ -134,7 +134,7 @@ async function renditionsOf(
       if (await fileMatches(path.join(dir, record.file), record.bytes, record.sha256))
         kept.push(record);
       else changed = true;
-  const c2pa = await hasC2pa(file);
+  const c2pa = hasC2pa(file);
   // `xmp_prompt`: whether XMP gwrun writes later (an export's) may carry the prompt.
   const same = sidecar.c2pa === c2pa && sidecar.xmp_prompt === settings.prompt;
   if (!changed && same && kept.length === recorded.length) return;

@@ -78,8 +78,8 @@ describe("C2PA detection", () => {
     const plain = await sharp({ create: { width: 4, height: 4, channels: 3, background: "#888" } })
       .png()
       .toBuffer();
-    expect(await bytesHaveC2pa(await pngWithC2pa())).toBe(true);
-    expect(await bytesHaveC2pa(plain)).toBe(false);
+    expect(bytesHaveC2pa(await pngWithC2pa())).toBe(true);
+    expect(bytesHaveC2pa(plain)).toBe(false);
     // The fixture is still a picture sharp reads.
     expect((await sharp(await pngWithC2pa()).metadata()).width).toBe(4);
   });
@@ -88,19 +88,17 @@ describe("C2PA detection", () => {
     const plain = await sharp({ create: { width: 4, height: 4, channels: 3, background: "#888" } })
       .jpeg()
       .toBuffer();
-    expect(await bytesHaveC2pa(await jpegWithC2pa())).toBe(true);
-    expect(await bytesHaveC2pa(plain)).toBe(false);
+    expect(bytesHaveC2pa(await jpegWithC2pa())).toBe(true);
+    expect(bytesHaveC2pa(plain)).toBe(false);
     expect((await sharp(await jpegWithC2pa()).metadata()).width).toBe(4);
   });
 
   it("finds the C2PA chunk of a WebP and the C2PA uuid box of an MP4", async () => {
-    expect(await bytesHaveC2pa(riffWithChunk("C2PA"))).toBe(true);
-    expect(await bytesHaveC2pa(riffWithChunk("EXIF"))).toBe(false);
-    expect(await bytesHaveC2pa(mp4With([box("uuid", Buffer.concat([C2PA_UUID, jumbf()]))]))).toBe(
-      true,
-    );
-    expect(await bytesHaveC2pa(mp4With([box("uuid", Buffer.alloc(20))]))).toBe(false);
-    expect(await bytesHaveC2pa(mp4With([]))).toBe(false);
+    expect(bytesHaveC2pa(riffWithChunk("C2PA"))).toBe(true);
+    expect(bytesHaveC2pa(riffWithChunk("EXIF"))).toBe(false);
+    expect(bytesHaveC2pa(mp4With([box("uuid", Buffer.concat([C2PA_UUID, jumbf()]))]))).toBe(true);
+    expect(bytesHaveC2pa(mp4With([box("uuid", Buffer.alloc(20))]))).toBe(false);
+    expect(bytesHaveC2pa(mp4With([]))).toBe(false);
   });
 
   it("reads a file's structure from disk, and says false for what it cannot read", async () => {
@@ -109,8 +107,8 @@ describe("C2PA detection", () => {
     writeFileSync(signed, await pngWithC2pa());
     const broken = path.join(dir, "broken.png");
     writeFileSync(broken, (await pngWithC2pa()).subarray(0, 20));
-    expect(await hasC2pa(signed)).toBe(true);
-    expect(await hasC2pa(broken)).toBe(false);
-    expect(await hasC2pa(path.join(dir, "gone.png"))).toBe(false);
+    expect(hasC2pa(signed)).toBe(true);
+    expect(hasC2pa(broken)).toBe(false);
+    expect(hasC2pa(path.join(dir, "gone.png"))).toBe(false);
   });
 });
