@@ -34,13 +34,16 @@ function flagsFor(link: LastLink): number {
   return constants.O_RDONLY | constants.O_NONBLOCK | noFollow;
 }
 
-/** The bytes of `real`, at most `maxBytes`; `file` names it in a refusal. */
-export function readBounded(
+/**
+ * `use` given `real` opened synchronously, when it is a regular file, and closed after; a file
+ * that cannot be opened, or is no regular file, is refused naming `file`.
+ */
+function withRegularSync<T>(
   real: string,
   file: string,
-  maxBytes: number,
-  link: LastLink = "followed",
-): GateRead {
+  link: LastLink,
+  use: (fd: number, stat: Stats) => T | Refused,
+): T | Refused {
   let fd: number;
   try {
     fd = openSync(real, flagsFor(link));
@@ -49,7 +52,20 @@ export function readBounded(
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile()) return notAFile(file, stat);
+    return stat.isFile() ? use(fd, stat) : notAFile(file, stat);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The bytes of `real`, at most `maxBytes`; `file` names it in a refusal. */
+export function readBounded(
+  real: string,
+  file: string,
+  maxBytes: number,
+  link: LastLink = "followed",
+): GateRead {
+  return withRegularSync(real, file, link, (fd, stat) => {
     let bytes: Buffer = Buffer.allocUnsafe(firstRead(stat.size, maxBytes));
     let total = 0;
     for (;;) {
@@ -63,9 +79,7 @@ export function readBounded(
     }
     if (total > maxBytes) return tooLarge(file, maxBytes);
     return { file, bytes: bytes.subarray(0, total) };
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
 
 // Large enough to keep reads few, small enough that hashing a clip holds little of it.
@@ -76,30 +90,22 @@ export function digestBounded(
   real: string,
   file: string,
 ): { file: string; bytes: number; sha256: string } | Refused {
-  let fd: number;
-  try {
-    fd = openSync(real, flagsFor("followed"));
-  } catch (error) {
-    return unreadable(file, error);
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return notAFile(file, stat);
-    const hash = createHash("sha256");
-    const chunk = Buffer.allocUnsafe(Math.min(DIGEST_CHUNK, stat.size + 1));
-    let bytes = 0;
-    for (;;) {
-      const read = readSync(fd, chunk, 0, chunk.length, null);
-      if (read === 0) break;
-      hash.update(chunk.subarray(0, read));
-      bytes += read;
+  return withRegularSync(real, file, "followed", (fd, stat) => {
+    try {
+      const hash = createHash("sha256");
+      const chunk = Buffer.allocUnsafe(Math.min(DIGEST_CHUNK, stat.size + 1));
+      let bytes = 0;
+      for (;;) {
+        const read = readSync(fd, chunk, 0, chunk.length, null);
+        if (read === 0) break;
+        hash.update(chunk.subarray(0, read));
+        bytes += read;
+      }
+      return { file, bytes, sha256: hash.digest("hex") };
+    } catch (error) {
+      return unreadable(file, error);
     }
-    return { file, bytes, sha256: hash.digest("hex") };
-  } catch (error) {
-    return unreadable(file, error);
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
 
 /** `real` opened for reading when it is a regular file; the caller closes it. */
@@ -141,16 +147,7 @@ export function walkRegularSync<T>(
   link: LastLink,
   use: (readAt: ReadAt, size: number) => T,
 ): T | Refused {
-  let fd: number;
-  try {
-    fd = openSync(real, flagsFor(link));
-  } catch (error) {
-    return unreadable(file, error);
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) return notAFile(file, stat);
-    const size = stat.size;
+  return withRegularSync(real, file, link, (fd, { size }) => {
     let window = { at: 0, bytes: Buffer.alloc(0) };
     const readAt: ReadAt = (position, length) => {
       const end = Math.min(size, position + length);
@@ -163,9 +160,7 @@ export function walkRegularSync<T>(
       return window.bytes.subarray(position - window.at, Math.max(position, end) - window.at);
     };
     return use(readAt, size);
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
 
 /** The bytes of a file `openRegular` opened (or its refusal), at most `maxBytes`; closes it. */
