@@ -107,9 +107,28 @@ export function filesToProbe(source: ManifestSource): MatchedFile[] {
   return [...found.values()];
 }
 
+/**
+ * The files `patterns` match below `dir`, relative to it, less those `!` patterns of `globs`
+ * leave out: names starting with a dot, folders and links are never matched. How `rows:
+ * { files }` and `gwrun watch` list a folder alike.
+ */
+export function filesMatching(
+  dir: string,
+  patterns: string | readonly string[],
+  globs: readonly string[],
+): string[] {
+  return globSync(typeof patterns === "string" ? patterns : [...patterns], {
+    cwd: dir,
+    ignore: globs.filter((glob) => glob.startsWith("!")).map((glob) => glob.slice(1)),
+    dot: false,
+    followSymbolicLinks: false,
+    expandDirectories: false,
+    onlyFiles: true,
+  });
+}
+
 function matchFiles(source: ManifestSource, globs: readonly string[]): FileListing {
   const listing: FileListing = { files: [], empty: [], outside: [], refused: [] };
-  const ignore = globs.filter((glob) => glob.startsWith("!")).map((glob) => glob.slice(1));
   const found = new Map<string, number>();
   globs.forEach((glob, index) => {
     if (glob.startsWith("!")) return;
@@ -117,14 +136,7 @@ function matchFiles(source: ManifestSource, globs: readonly string[]): FileListi
       listing.outside.push(index);
       return;
     }
-    const matched = globSync(glob, {
-      cwd: source.dir,
-      ignore,
-      dot: false,
-      followSymbolicLinks: false,
-      expandDirectories: false,
-      onlyFiles: true,
-    });
+    const matched = filesMatching(source.dir, glob, globs);
     if (matched.length === 0) listing.empty.push(index);
     for (const file of matched) if (!found.has(file)) found.set(file, index);
   });

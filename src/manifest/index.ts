@@ -10,6 +10,7 @@ export {
 export { type ExpandedManifest, expandManifest, INPUT_PLACEHOLDERS } from "./expand.js";
 export {
   fileGlobsOf,
+  filesMatching,
   filesToProbe,
   type MatchedFile,
   mediaKindOf,

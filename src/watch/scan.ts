@@ -1,7 +1,6 @@
 import { statSync } from "node:fs";
 import path from "node:path";
-import { globSync } from "tinyglobby";
-import { staticBase } from "../manifest/index.js";
+import { filesMatching, staticBase } from "../manifest/index.js";
 import type { Signature } from "./settle.js";
 
 /**
@@ -12,18 +11,9 @@ import type { Signature } from "./settle.js";
 
 /** Every file the globs match now, relative to `dir`, with its signature. */
 export function scanFiles(dir: string, globs: readonly string[]): Map<string, Signature> {
-  const ignore = globs.filter((glob) => glob.startsWith("!")).map((glob) => glob.slice(1));
   const patterns = globs.filter((glob) => !glob.startsWith("!"));
   const found = new Map<string, Signature>();
-  const matched = globSync(patterns, {
-    cwd: dir,
-    ignore,
-    dot: false,
-    followSymbolicLinks: false,
-    expandDirectories: false,
-    onlyFiles: true,
-  });
-  for (const file of matched) {
+  for (const file of filesMatching(dir, patterns, globs)) {
     const stat = statSync(path.resolve(dir, file), { throwIfNoEntry: false });
     // Gone since it was listed, or a link to a folder: no row, nothing to wait for.
     if (stat?.isFile() === true) found.set(file, `${stat.size}:${stat.mtimeMs}:${stat.ino}`);
