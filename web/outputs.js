@@ -300,9 +300,35 @@
         {},
         `C2PA manifest in the original: ${detail.c2pa === undefined ? "not checked" : detail.c2pa ? "yes" : "no"}`,
       ),
-      ...(detail.renditions?.length > 0 ? block("renditions", detail.renditions) : []),
+      ...(detail.renditions?.length > 0 ? renditionLinks(key, index, detail.renditions) : []),
       ...block("provenance", detail.provenance),
     );
+  }
+
+  /** Each rendition the sidecar lists, a link to its file served by name. */
+  function renditionLinks(key, index, renditions) {
+    return [
+      el("h3", {}, "renditions"),
+      el(
+        "ul",
+        { class: "renditions" },
+        renditions.map((rendition) =>
+          el(
+            "li",
+            {},
+            el(
+              "a",
+              {
+                href: gw.file(
+                  `/files/${key}/${index}/rendition/${encodeURIComponent(rendition.name)}`,
+                ),
+              },
+              `${rendition.name} · ${rendition.width}×${rendition.height}`,
+            ),
+          ),
+        ),
+      ),
+    ];
   }
 
   function closeViewer() {

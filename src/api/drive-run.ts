@@ -80,10 +80,6 @@ export async function driveRun(
         },
         settled: recorded,
         reported,
-        renditions: {
-          renditions: settings.output.renditions ?? [],
-          prompt: settings.output.provenance?.prompt ?? true,
-        },
         notify: {
           targets: settings.notify,
           tell: (message) => hooks.say(`${linePrefix(false)}${message}`),

@@ -21,7 +21,9 @@ export async function exportRun(
   ref: string | undefined,
   flags: StoreFlags & { approved?: string; selected?: string; force?: boolean },
 ): Promise<ExitCode> {
-  const { exportApproved, REVIEW_CSV, selectionsOf } = await import("../postprocess/index.js");
+  const { exportApproved, maySelect, REVIEW_CSV, selectionsOf } = await import(
+    "../postprocess/index.js"
+  );
   const folder = deliveryFolder(flags);
   const at = storeAt(flags);
   return withExistingStore(at, async (store, located) => {
@@ -36,9 +38,11 @@ export async function exportRun(
       dir,
       project: located.project,
       force: flags.force === true,
-      ...(flags.selected === undefined
-        ? {}
-        : { selected: await selectionsOf(store.reportRows({ run: run.id })) }),
+      selected: flags.selected !== undefined,
+      // review.csv says which takes were selected, whichever outputs are delivered.
+      ...(flags.selected !== undefined || maySelect(run)
+        ? { selections: await selectionsOf(store.reportRows({ run: run.id })) }
+        : {}),
     });
     for (const file of exported.files) out(path.join(dir, file));
     if (!exported.refused.some((refused) => refused.what === REVIEW_CSV)) out(exported.csv);

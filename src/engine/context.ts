@@ -83,6 +83,8 @@ export interface RunContext extends EngineOptions {
   /** The store writes every task makes, gathered per turn of the event loop (published after commit). */
   writes: TaskWrites;
   files: FileWrites;
+  /** Takes a recorded dependant on, as the driver takes its tasks on (`RunParts`). */
+  takeOnDependant(dependant: TaskRow): Promise<void>;
 }
 
 /**
@@ -119,13 +121,15 @@ export interface TaskWrites {
  */
 export interface RunParts {
   pace?: Pace;
-  writes?(context: Omit<RunContext, "writes">): TaskWrites;
+  writes?(context: Omit<RunContext, "writes" | "takeOnDependant">): TaskWrites;
+  /** How the driver takes a recorded dependant on (the context is the one opened here). */
+  takeOnDependant(context: RunContext, dependant: TaskRow): Promise<void>;
 }
 
 export async function openRunContext(
   options: EngineOptions,
   signal: AbortSignal,
-  parts: RunParts = {},
+  parts: RunParts,
 ): Promise<RunContext> {
   const { store, settings, clock, baseUrl } = options;
   forgetMadeFolders();
@@ -139,7 +143,12 @@ export async function openRunContext(
     pace,
     files: options.files ?? nodeFileWrites,
   };
-  return { ...context, writes: parts.writes?.(context) ?? taskWrites(options) };
+  const opened: RunContext = {
+    ...context,
+    writes: parts.writes?.(context) ?? taskWrites(options),
+    takeOnDependant: (dependant) => parts.takeOnDependant(opened, dependant),
+  };
+  return opened;
 }
 
 /**

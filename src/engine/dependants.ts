@@ -1,9 +1,11 @@
 import { readRecordedSync, TEXT_FILE_MAX_BYTES } from "../core/file-gate.js";
 import type { CheckedJob } from "../families/index.js";
 import { type DataUriCache, dataUriImageIssues, FAMILIES } from "../families/index.js";
+import { selectedByTask } from "../manifest/index.js";
 import { type DependantTask, dependantsOfOutputs, standInsOf } from "../plan/index.js";
 import {
   type FailDetail,
+  type OutputRow,
   type RecordedDependant,
   type TaskEvent,
   type TaskRow,
@@ -21,18 +23,66 @@ export async function recordDependants(
   context: RunContext,
   templates: readonly CheckedJob[],
   upstream: TaskRow,
+  selected?: ReadonlySet<number>,
 ): Promise<{ dependants: RecordedDependant[]; events: TaskEvent[] }> {
   const now = context.clock.now();
   const outputs = await context.store.outputsOf(upstream.key);
+  const used = outputs.filter((output) => selected === undefined || selected.has(output.idx));
   // Made on another host of a fleet: its bytes are read back from object storage.
-  await context.publisher?.bringHere(outputs);
+  await context.publisher?.bringHere(used);
   const { vars } = variablesOf(upstream);
-  const bound = dependantsOfOutputs(templates, { ...upstream, vars }, outputs, now, {
-    dataUri: (output) => dataUriOf(output.path, output.content_type),
-    text: (output) => textOf(output.path),
-  });
+  const read = {
+    dataUri: (output: OutputRow) => dataUriOf(output.path, output.content_type),
+    text: (output: OutputRow) => textOf(output.path),
+  };
+  const bound = dependantsOfOutputs(templates, { ...upstream, vars }, used, now, read, selected);
   const tasks = await refuseUnfitImages(bound, upstream.label);
   return context.store.recordDependants(context.runId, upstream, tasks, now);
+}
+
+/**
+ * A done task's dependants: recorded (one per output, template and repeat, their requests
+ * bound to its outputs), those that cannot be sent failed, and every other one taken on as
+ * the driver takes any recorded task on (queued, polled, delivered, made again…). Then those
+ * of `from: { selected: true }` jobs, when its group is decided.
+ */
+export async function startDependants(task: TaskRow, context: RunContext): Promise<void> {
+  const templates: readonly CheckedJob[] | undefined = context.templates.get(task.job_id);
+  if (templates === undefined) return;
+  await takeOnRecorded(context, await recordDependants(context, templates, task));
+  await startSelectedDependants(context, task);
+}
+
+async function takeOnRecorded(
+  context: RunContext,
+  { dependants, events }: { dependants: RecordedDependant[]; events: TaskEvent[] },
+): Promise<void> {
+  publish(context, events);
+  for (const { task: dependant, problem } of dependants) {
+    if (problem !== null && dependant.state === TaskState.Pending)
+      await recordFailure(context, dependant, [TaskState.Pending], problem);
+    else await context.takeOnDependant(dependant);
+  }
+}
+
+/**
+ * `from: { job, selected: true }`: once none of a group's takes is on its way any more (the
+ * last one done or failed), the dependants of the outputs its `select:` picks are recorded
+ * and taken on. Recording is by key, so a group decided before (a resumed run, a fleet's
+ * other worker) records nothing twice.
+ */
+async function startSelectedDependants(context: RunContext, task: TaskRow): Promise<void> {
+  const templates = context.templates
+    .get(task.job_id)
+    ?.filter((checked) => checked.job.spec.fromSelected);
+  if (templates === undefined || templates.length === 0) return;
+  const chosen = selectedByTask(await context.store.takesOf(context.runId, task));
+  if (chosen === undefined) return;
+  for (const [key, indexes] of chosen) {
+    const upstream = await context.store.task(key);
+    if (upstream?.state !== TaskState.Done) continue;
+    await takeOnRecorded(context, await recordDependants(context, templates, upstream, indexes));
+  }
 }
 
 /**
@@ -116,8 +166,10 @@ export async function skipDependants(
   task: TaskRow,
   reason: string,
 ): Promise<void> {
-  if (context.templates.has(task.job_id))
-    publish(context, await recordSkipped(context, context.templates, task, reason));
+  if (!context.templates.has(task.job_id)) return;
+  publish(context, await recordSkipped(context, context.templates, task, reason));
+  // The last take of a group may settle it by failing: the winners' dependants start now.
+  await startSelectedDependants(context, task);
 }
 
 /** An upstream picture or clip bound as a Data URI is read no further than this. */

@@ -13,14 +13,14 @@ import {
   type RunResult,
   runResult,
 } from "./context.js";
-import { recordFailure } from "./dependants.js";
+import { recordFailure, startDependants } from "./dependants.js";
 import { deadlineFirst, downloadOutputs, localFaultMessage, localFaultOf } from "./download.js";
 import type { RunEnd } from "./events.js";
 import { PendingWindow } from "./pending-window.js";
 import { Poller } from "./poll.js";
 import { sendsAdmitted } from "./run-end.js";
 import { RunStart, startRun } from "./run-start.js";
-import { afterDownload, afterSend, finishDownloaded, pollRound, startDependants } from "./steps.js";
+import { afterDownload, afterSend, finishDownloaded, pollRound } from "./steps.js";
 import { StoreFault } from "./store-fault.js";
 import { sendTask } from "./submit.js";
 import { queuedFromStore, takeOnTask } from "./take-on.js";
@@ -84,7 +84,9 @@ export class Engine {
 
   async run(): Promise<RunResult> {
     const { store, runId, settings, emit, outputDir, baseUrl } = this.#options;
-    const context = await openRunContext(this.#options, this.#abort.signal);
+    const context = await openRunContext(this.#options, this.#abort.signal, {
+      takeOnDependant: async (_context, dependant) => this.#takeOnDependant(dependant),
+    });
     this.#context = context;
     // Partial downloads of a process that was killed will never be finished: clear them.
     sweepPartials(partialDir(outputDir));
@@ -302,14 +304,16 @@ export class Engine {
   }
 
   async #startDependants(task: TaskRow): Promise<void> {
-    await startDependants(task, this.#run, async (dependant) => {
-      if (this.#takenOn.has(dependant.key)) return;
-      this.#takenOn.add(dependant.key);
-      // Taken on like any recorded task: pending is queued, running is polled, done is checked.
-      const takingOn = this.#takeOn(dependant);
-      this.#background.spawn(takingOn, dependant, "cannot resume");
-      this.#start?.track(takingOn);
-    });
+    await startDependants(task, this.#run);
+  }
+
+  #takeOnDependant(dependant: TaskRow): void {
+    if (this.#takenOn.has(dependant.key)) return;
+    this.#takenOn.add(dependant.key);
+    // Taken on like any recorded task: pending is queued, running is polled, done is checked.
+    const takingOn = this.#takeOn(dependant);
+    this.#background.spawn(takingOn, dependant, "cannot resume");
+    this.#start?.track(takingOn);
   }
 
   async #fail(task: TaskRow, from: readonly TaskState[], reason: string): Promise<void> {

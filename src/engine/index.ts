@@ -37,6 +37,7 @@ export {
   type TaskWrites,
   taskWrites,
 } from "./context.js";
+export { startDependants } from "./dependants.js";
 export { downloadOutputs } from "./download.js";
 export { Engine } from "./engine.js";
 export type {
@@ -69,7 +70,6 @@ export {
   afterSend,
   finishDownloaded,
   pollRound,
-  startDependants,
 } from "./steps.js";
 export { classifySubmitFailure, sendTask } from "./submit.js";
 export { type TakenOn, takeOnTask, waitsForUpstream } from "./take-on.js";

@@ -1,9 +1,8 @@
 import { coerceError, ErrorCode, GwError } from "../core/errors.js";
-import type { CheckedJob } from "../families/index.js";
 import { type OutputRow, type TaskRow, TaskState } from "../store/index.js";
 import { checkTask } from "./checks.js";
-import { publish, type RunContext } from "./context.js";
-import { recordDependants, recordFailure, skipDependants } from "./dependants.js";
+import type { RunContext } from "./context.js";
+import { recordFailure, skipDependants } from "./dependants.js";
 import { type DownloadResult, localFaultMessage } from "./download.js";
 import { askAbout, type BatchAnswer, type Polled, type Poller, recordAnswers } from "./poll.js";
 import { finishUnchecked } from "./refusals.js";
@@ -201,27 +200,6 @@ export async function finishDownloaded(
       const never: never = checked;
       throw new Error(`unknown check ending ${JSON.stringify(never)}`);
     }
-  }
-}
-
-/**
- * A done task's dependants: recorded (one per output, template and repeat, their requests
- * bound to its outputs), those that cannot be sent failed, and every other one handed to
- * `takeOn` — taken on as any recorded task is (queued, polled, delivered, made again…).
- */
-export async function startDependants(
-  task: TaskRow,
-  context: RunContext,
-  takeOn: (dependant: TaskRow) => Promise<void>,
-): Promise<void> {
-  const templates: readonly CheckedJob[] | undefined = context.templates.get(task.job_id);
-  if (templates === undefined) return;
-  const { dependants, events } = await recordDependants(context, templates, task);
-  publish(context, events);
-  for (const { task: dependant, problem } of dependants) {
-    if (problem !== null && dependant.state === TaskState.Pending)
-      await recordFailure(context, dependant, [TaskState.Pending], problem);
-    else await takeOn(dependant);
   }
 }
 

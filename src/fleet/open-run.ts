@@ -6,6 +6,7 @@ import { type CheckedManifest, checkManifestText } from "../families/index.js";
 import { hasMaskedKey, perSecond, resolvedManifest } from "../manifest/index.js";
 import { engineOptions, openRun, Releasers, type RunWork, recordedRows } from "../run/index.js";
 import { inProject, locatedRun, type PgStore, projectPaths, type TaskRow } from "../store/index.js";
+import { takeOnDependant } from "./endings.js";
 import type { FleetRun, OpenRun } from "./fleet-run.js";
 import { checkMarker, writeMarker } from "./output-marker.js";
 import { openFleetPace } from "./pace.js";
@@ -38,6 +39,7 @@ export async function openFleetRun(
   const context = await openRunContext(options, abort.signal, {
     pace,
     writes: (opened) => fleetWrites(store, opened, claimedAhead, owner),
+    takeOnDependant,
   });
   return {
     id: work.runId,

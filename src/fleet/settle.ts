@@ -6,9 +6,10 @@ import type { FleetRunRow, PgStore } from "../store/index.js";
 import { haltOf } from "./fleet-run.js";
 
 /**
- * Ends a fleet's run as every run ends (`endRun`): what its uploads missed published from this
- * host's folder, its ending recorded once across the fleet, its report written and its
- * `notify:` webhooks told — by the process that recorded it: true for that one. The targets
+ * Ends a fleet's run as every run ends (`endRun`): the renditions its manifest asks for made
+ * of the outputs on this host's disk, what its uploads missed published from this host's
+ * folder, its ending recorded once across the fleet, its report written and its `notify:`
+ * webhooks told — by the process that recorded it: true for that one. The targets
  * are those the run began with; the webhooks are read from the manifest as written with this
  * host's environment (the fleet's copy holds none). `tell` hears what publishing found.
  */

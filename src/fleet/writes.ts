@@ -11,7 +11,7 @@ import { claimLimits, type FleetRun } from "./fleet-run.js";
  */
 export function fleetWrites(
   store: PgStore,
-  context: Omit<RunContext, "writes">,
+  context: Omit<RunContext, "writes" | "takeOnDependant">,
   claimedAhead: FleetRun["claimedAhead"],
   owner: string,
 ): TaskWrites {

@@ -262,6 +262,8 @@ function toSpec(raw: unknown, index: number, reporter: Reporter): JobSpec | unde
           ? raw.from.job
           : undefined,
     fromWhere: isRecord(raw.from) && isRecord(raw.from.where) ? raw.from.where : undefined,
+    // Filled in from the upstream's `select:` by `checkLinks`.
+    fromSelected: isRecord(raw.from) && raw.from.selected === true ? { best: 0, of: 0 } : undefined,
     rows: undefined,
     label: typeof raw.label === "string" ? raw.label : undefined,
     enabled: raw.enabled !== false,

@@ -36,6 +36,7 @@ export {
   publishTargetsOf,
   publishTargetsOfRun,
 } from "./publish.js";
+export { renditionSettingsOf } from "./renditions-of-run.js";
 export type { Rendition } from "./renditions-schema.js";
 export { Reporter } from "./report.js";
 export {
@@ -48,6 +49,16 @@ export type { FetchedRows, FileMedia, RowSet, RowsBody, RowsFormat } from "./row
 export { reportAtRow, rowFieldIn } from "./rows.js";
 export { MAX_JOB_ID, manifestSchema, NOTIFY_OUTCOMES, RUNNER_KEYS } from "./schema.js";
 export { hasMaskedKey, maskLiteralKey, resolvedManifest } from "./secrets.js";
+export {
+  type Candidate,
+  type Decision,
+  type GroupSelection,
+  groupSelection,
+  selectBest,
+  selectedByTask,
+  selectionId,
+  type TakeRow,
+} from "./select-best.js";
 export type { SelectSpec } from "./select-schema.js";
 export { isSimulator, whySimulator } from "./simulator.js";
 export { ManifestSource } from "./source.js";

@@ -49,12 +49,22 @@ export function checkLinks(specs: readonly JobSpec[], reporter: Reporter): void 
   for (const spec of specs) {
     if (spec.from === undefined) continue;
     const upstream = byId.get(spec.from);
+    if (spec.fromSelected !== undefined && upstream?.select !== undefined)
+      spec.fromSelected = { best: upstream.select.best, of: upstream.repeat };
     if (upstream === undefined) {
       reporter.at(
         ["from"],
         "unknown-job",
         `from: no job has id "${spec.from}"${didYouMean(spec.from, ids)}`,
         {},
+        jobPath(spec),
+      );
+    } else if (spec.fromSelected !== undefined && upstream.select === undefined) {
+      reporter.at(
+        ["from", "selected"],
+        "select-missing",
+        `from.selected takes the outputs job ${upstream.id}'s select: picks, and it has none: give job ${upstream.id} select: { best: 1, by: judge }, or drop selected`,
+        { key: true },
         jobPath(spec),
       );
     } else if (!upstream.enabled && spec.enabled) {

@@ -116,7 +116,14 @@ export const jobSchema = z
       .describe("cartesian product: one job per combination; each key is also a {{variable}}"),
     repeat: positiveInt.optional().describe("independent tasks of the same request"),
     from: z
-      .union([jobId, z.strictObject({ job: jobId, where: rowWhere.optional() })])
+      .union([
+        jobId,
+        z.strictObject({
+          job: jobId,
+          where: rowWhere.optional(),
+          selected: z.literal(true).optional().describe("only the outputs its select: picks"),
+        }),
+      ])
       .optional()
       .describe(
         "one job per output of that job; { job, where } takes only the outputs whose variables match",

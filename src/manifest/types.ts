@@ -123,6 +123,11 @@ export interface JobSpec {
   from: string | undefined;
   /** `from.where`: the upstream's variables an output must have to be used. */
   fromWhere: Record<string, unknown> | undefined;
+  /**
+   * `from.selected`: only the outputs the upstream's `select:` picks, once its takes settle:
+   * `best` of each group of `of` takes (its repeat), as `checkLinks` reads them off it.
+   */
+  fromSelected: { best: number; of: number } | undefined;
   /** `rows:`, read and filtered by `where:`; undefined without rows. */
   rows: RowSet | undefined;
   /** `label:` as written (a template); undefined: labels from the job id. */

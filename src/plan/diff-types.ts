@@ -87,7 +87,13 @@ export interface PlanDiff extends Omit<Plan, "groups" | "totals" | "tasks"> {
 /** What `diffPlan` reads of the store. */
 export type PlanStore = Pick<
   Store,
-  "tasksByKey" | "outputsOf" | "copiesOf" | "currentTasksOf" | "dependantsOf" | "publicationsOf"
+  | "tasksByKey"
+  | "outputsOf"
+  | "copiesOf"
+  | "currentTasksOf"
+  | "dependantsOf"
+  | "publicationsOf"
+  | "takesOf"
 >;
 
 export interface DiffOptions {

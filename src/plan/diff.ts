@@ -17,6 +17,7 @@ import {
 } from "./expected.js";
 import { factsOf, placementOf } from "./placement.js";
 import type { Plan } from "./plan.js";
+import { selectedOf } from "./selected-upstream.js";
 import { planSpend } from "./spend.js";
 import { emptyCounts, statusOf, TaskStatus } from "./status.js";
 import { Supersession } from "./supersede.js";
@@ -186,8 +187,16 @@ async function nextLevel(context: Context, level: readonly Upstream[]): Promise<
       continue;
     }
     const outputs = upstream.row === undefined ? [] : await outputsOf(context, upstream.row.key);
-    if (outputs.length === 0) estimate(context, upstream.task, TaskStatus.New);
-    else expected.push(...keyedDependants(context, templates, upstream, outputs));
+    if (outputs.length === 0 || upstream.row === undefined) {
+      estimate(context, upstream.task, TaskStatus.New);
+      continue;
+    }
+    // `from: { selected }` takes what a decided group selects; an undecided one is counted.
+    const chosen = templates.some((checked) => checked.job.spec.fromSelected)
+      ? await selectedOf(context, upstream.row)
+      : undefined;
+    if (chosen === undefined) estimate(context, upstream.task, TaskStatus.New, true);
+    expected.push(...keyedDependants(context, templates, upstream, outputs, chosen));
   }
   const recorded = await recordedTasks(
     context,
@@ -213,6 +222,7 @@ function keyedDependants(
   templates: readonly CheckedJob[],
   upstream: Upstream,
   outputs: readonly OutputRow[],
+  selected: ReadonlySet<number> | undefined,
 ): { task: NewTask; problem: string | null }[] {
   // Only whether an input can be sent matters here, not its content.
   const vars = upstream.task.vars ?? {};
@@ -225,6 +235,7 @@ function keyedDependants(
       dataUri: () => "",
       text: () => "",
     },
+    selected,
   );
   return upstream.status === TaskStatus.Done
     ? found
@@ -248,12 +259,22 @@ async function dependantStatus(
   return statusOfRow(context, bound);
 }
 
-/** Dependants no run has keyed yet, counted from the outputs their upstream should make. */
-function estimate(context: Context, upstream: NewTask, status: TaskStatus): void {
+/**
+ * Dependants no run has keyed yet, counted from the outputs their upstream should make; those
+ * of `from: { selected }` once per group of takes (by its first), never for a failed take.
+ * `selectedOnly`: only those (its other dependants are keyed).
+ */
+function estimate(
+  context: Context,
+  upstream: NewTask,
+  status: TaskStatus,
+  selectedOnly = false,
+): void {
+  const lead = status !== TaskStatus.Failed && (upstream.repeatIndex ?? 0) === 0;
   estimateDependants(
-    context.rules,
+    selectedOnly ? context.rules.filter((rule) => rule.selected !== undefined) : context.rules,
     upstream.jobId,
-    expectedOutputsOf(upstream),
+    { ...expectedOutputsOf(upstream), groups: lead ? 1 : 0 },
     (rule, tasks, exact) => count(context, rule.job, status, rule.cost, tasks, exact),
     0,
     upstream.vars ?? {},

@@ -26,6 +26,20 @@ export interface DependantRule {
   cost: number | null;
   /** `from.where`: the upstream tasks whose outputs it takes (absent: all). */
   where?: Record<string, unknown>;
+  /** `from.selected`: it takes `best` outputs of each group of `of` upstream takes. */
+  selected?: { best: number; of: number };
+}
+
+/**
+ * Outputs an upstream makes, as the estimate reads them. `groups`: of how many groups of takes
+ * (a selecting job's) they are — at the first step 1 for the take that counts its group and 0
+ * for the others; below it, `tasks` (the upstream tasks) over the takes of a group.
+ */
+export interface UpstreamOutputs {
+  count: number;
+  exact: boolean;
+  groups?: number;
+  tasks?: number;
 }
 
 /** The rules of a run's `from:` jobs (`dependantTemplates`), one per combination. */
@@ -42,6 +56,7 @@ export function dependantRules(
       outputs: family?.expectedOutputs(body) ?? { count: 1, exact: false },
       cost: taskCost(family, body, price),
       ...(job.spec.fromWhere === undefined ? {} : { where: job.spec.fromWhere }),
+      ...(job.spec.fromSelected === undefined ? {} : { selected: job.spec.fromSelected }),
     })),
   );
 }
@@ -59,7 +74,7 @@ export function recordedRules(json: string | null | undefined): DependantRule[] 
 export function estimateDependants(
   rules: readonly DependantRule[],
   upstreamJob: string,
-  outputs: { count: number; exact: boolean },
+  outputs: UpstreamOutputs,
   visit: (rule: DependantRule, tasks: number, exact: boolean) => void,
   depth = 0,
   vars?: Record<string, unknown>,
@@ -70,13 +85,14 @@ export function estimateDependants(
     if (rule.from !== upstreamJob) continue;
     // Below the first step the upstream's variables are not known: counted, as an upper bound.
     if (vars !== undefined && !matchesWhere(rule.where, vars)) continue;
-    const tasks = rule.tasks * outputs.count;
+    const tasks = tasksOfRule(rule, outputs);
     if (tasks === 0) continue;
     visit(rule, tasks, outputs.exact);
     estimateDependants(
       rules,
       rule.job,
       {
+        tasks,
         count: rule.outputs.count * tasks,
         exact:
           outputs.exact &&
@@ -87,6 +103,13 @@ export function estimateDependants(
       depth + 1,
     );
   }
+}
+
+/** The tasks `rule` makes of an upstream's outputs: per output, or per group of its takes. */
+function tasksOfRule(rule: DependantRule, outputs: UpstreamOutputs): number {
+  if (rule.selected === undefined) return rule.tasks * outputs.count;
+  const groups = outputs.groups ?? Math.ceil((outputs.tasks ?? 1) / Math.max(1, rule.selected.of));
+  return rule.tasks * rule.selected.best * groups;
 }
 
 /** What one task should make, by its family (a passthrough request: one, maybe more). */
@@ -131,17 +154,32 @@ export function awaitingUpstream(
   );
   // Per dependant job: a picture whose clip is made may still await its caption.
   const made = new Set(counted.map((row) => `${row.upstream_key}\u0000${row.job_id}`));
+  // `from: { selected }` is per group of takes: made once any take of it has them; counted once.
+  const byKey = new Map(counted.map((row) => [row.key, row]));
+  const groupsMade = new Set<string>();
+  for (const row of counted) {
+    const upstream = row.upstream_key === null ? undefined : byKey.get(row.upstream_key);
+    if (upstream !== undefined) groupsMade.add(`${groupOf(upstream)}\u0000${row.job_id}`);
+  }
+  const led = new Set<string>();
   for (const row of counted) {
     if (!followed.has(row.job_id) || FAILED_STATES.includes(row.state)) continue;
-    const toCome = rules.filter(
-      (rule) => rule.from !== row.job_id || !made.has(`${row.key}\u0000${rule.job}`),
+    const group = groupOf(row);
+    const lead = !led.has(group);
+    led.add(group);
+    const toCome = rules.filter((rule) =>
+      rule.from !== row.job_id
+        ? true
+        : rule.selected === undefined
+          ? !made.has(`${row.key}\u0000${rule.job}`)
+          : !groupsMade.has(`${group}\u0000${rule.job}`),
     );
     const vars =
       typeof row.vars === "string" ? (JSON.parse(row.vars) as Record<string, unknown>) : {};
     estimateDependants(
       toCome,
       row.job_id,
-      expectedOutputsOf(row),
+      { ...expectedOutputsOf(row), groups: lead ? 1 : 0 },
       (rule, tasks, exact) => {
         const job = awaiting.get(rule.job) ?? {
           tasks: 0,
@@ -158,6 +196,11 @@ export function awaitingUpstream(
     );
   }
   return awaiting;
+}
+
+/** The takes of one request: one job, one combination of variables, one upstream output. */
+function groupOf(row: Pick<AwaitingRow, "job_id" | "vars" | "upstream_key">): string {
+  return `${row.job_id}\u0000${row.vars ?? ""}\u0000${row.upstream_key ?? ""}`;
 }
 
 /** The sum of `awaitingUpstream`'s counts, and whether it is exact. */

@@ -9,6 +9,8 @@ export interface PipelineStep {
   from: string | null;
   /** Tasks created per upstream output (combinations × repeat); null for the first step. */
   perUpstreamOutput: number | null;
+  /** Whether it takes only the outputs the upstream's `select:` picks. */
+  selected?: boolean;
   /** Tasks the step creates in all. */
   tasks: number;
   /** False when `tasks` is an upper bound. */
@@ -22,6 +24,7 @@ interface StepSource {
   tasks: number;
   tasksExact: boolean;
   perUpstreamOutput: number | null;
+  fromSelected?: unknown;
 }
 
 /** Every chain of at least two steps, first step first; a branching job gives one chain per branch. */
@@ -52,6 +55,7 @@ function stepOf(group: StepSource): PipelineStep {
     job: group.job,
     from: group.from,
     perUpstreamOutput: group.from === null ? null : group.perUpstreamOutput,
+    ...(group.fromSelected === undefined ? {} : { selected: true }),
     tasks: group.tasks,
     exact: group.tasksExact,
   };
@@ -64,7 +68,7 @@ export function describePipeline(chain: readonly PipelineStep[]): string {
       const count = `${step.exact ? "" : "≤"}${step.tasks} ${step.tasks === 1 && step.exact ? "task" : "tasks"}`;
       return step.from === null
         ? `${step.job} (${count})`
-        : `${step.job} (${step.perUpstreamOutput} per output of ${step.from}: ${count})`;
+        : `${step.job} (${step.perUpstreamOutput} per ${step.selected === true ? "selected " : ""}output of ${step.from}: ${count})`;
     })
     .join(" → ");
 }

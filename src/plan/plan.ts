@@ -55,6 +55,8 @@ export interface PlanGroup {
   tasks: number;
   /** For a `from:` job, the tasks made per upstream output (combinations × repeat); else null. */
   perUpstreamOutput: number | null;
+  /** `from: { selected }`: only the outputs the upstream's `select:` picks (`best` of `of`). */
+  fromSelected?: { best: number; of: number };
   /** False when `tasks` is an upper bound. */
   tasksExact: boolean;
   outputs: { kind: string; count: number; exact: boolean };
@@ -126,6 +128,7 @@ export class PlanCounter {
         repeat: spec.repeat,
         tasks: 0,
         perUpstreamOutput: null,
+        ...(spec.fromSelected === undefined ? {} : { fromSelected: spec.fromSelected }),
         tasksExact: true,
         outputs: {
           kind: family?.expectedOutputs(body).kind ?? laneOf(endpoint),
@@ -163,6 +166,15 @@ export class PlanCounter {
     const wheres = this.#wheres;
     scaleDependants(groups, (group, upstream) => {
       const where = wheres.get(group.job);
+      const selected = group.fromSelected;
+      // The best of each group of takes: one group per `of` upstream tasks (or per combination kept).
+      if (selected !== undefined)
+        return (
+          selected.best *
+          (where === undefined
+            ? Math.ceil(upstream.tasks / Math.max(1, selected.of))
+            : (made.get(upstream.job) ?? []).filter(({ vars }) => matchesWhere(where, vars)).length)
+        );
       if (where === undefined) return upstream.outputs.count;
       // Only the outputs of the upstream's combinations that `where` keeps, times what makes each.
       const kept = (made.get(upstream.job) ?? [])

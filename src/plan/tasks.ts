@@ -156,7 +156,9 @@ export function dependantTasks(
 
 /**
  * The dependant tasks of an upstream task's recorded outputs: each output bound as the input
- * (its link while it has not expired at `now`, else what `read` gives of its file).
+ * (its link while it has not expired at `now`, else what `read` gives of its file). A
+ * `from: { selected: true }` job takes only the outputs in `selected` (their indexes, once
+ * the upstream's takes are decided; none before).
  */
 export function dependantsOfOutputs(
   templates: readonly CheckedJob[],
@@ -164,10 +166,12 @@ export function dependantsOfOutputs(
   outputs: readonly OutputRow[],
   now: number,
   read: { dataUri(output: OutputRow): string; text(output: OutputRow): string },
+  selected?: ReadonlySet<number>,
 ): DependantTask[] {
+  const each = templates.filter((checked) => !checked.job.spec.fromSelected);
   return outputs.flatMap((output) =>
     dependantTasks(
-      templates,
+      selected?.has(output.idx) === true ? templates : each,
       {
         key: upstream.key,
         label: upstream.label,
@@ -200,31 +204,38 @@ export function standInsOf(
   depth = 0,
 ): NewTask[] {
   if (depth > templates.size) return [];
-  return (templates.get(upstream.jobId) ?? [])
-    .filter((checked) => matchesWhere(checked.job.spec.fromWhere, upstream.vars ?? {}))
-    .flatMap((checked) =>
-      Array.from({ length: checked.job.spec.repeat }, (_, repeat) => {
-        const key = sha256(
-          canonicalJson({
-            skipped: upstream.key,
-            job: checked.job.spec.id,
-            expansion: checked.job.expansion,
-            repeat,
-          }),
-        );
-        const label = dependantLabel(labelOf(checked, repeat), upstream.label, 0, 1);
-        const standIn: NewTask = {
-          ...taskOf(checked, checked.body, repeat, label, upstream.key),
-          key,
-          placeholder: true,
-        };
-        const below = standInsOf(
-          templates,
-          { key, label, jobId: checked.job.spec.id, vars: checked.job.vars },
-          depth + 1,
-        );
-        return [standIn, ...below];
-      }),
-    )
-    .flat();
+  return (
+    (templates.get(upstream.jobId) ?? [])
+      // A failed take is never selected: `from: { selected: true }` makes no stand-in for it.
+      .filter(
+        (checked) =>
+          !checked.job.spec.fromSelected &&
+          matchesWhere(checked.job.spec.fromWhere, upstream.vars ?? {}),
+      )
+      .flatMap((checked) =>
+        Array.from({ length: checked.job.spec.repeat }, (_, repeat) => {
+          const key = sha256(
+            canonicalJson({
+              skipped: upstream.key,
+              job: checked.job.spec.id,
+              expansion: checked.job.expansion,
+              repeat,
+            }),
+          );
+          const label = dependantLabel(labelOf(checked, repeat), upstream.label, 0, 1);
+          const standIn: NewTask = {
+            ...taskOf(checked, checked.body, repeat, label, upstream.key),
+            key,
+            placeholder: true,
+          };
+          const below = standInsOf(
+            templates,
+            { key, label, jobId: checked.job.spec.id, vars: checked.job.vars },
+            depth + 1,
+          );
+          return [standIn, ...below];
+        }),
+      )
+      .flat()
+  );
 }

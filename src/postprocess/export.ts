@@ -37,6 +37,8 @@ const CSV_COLUMNS = [
   // A judge's verdict beside the person's decision: a suggestion, never what is exported.
   "judge",
   "judge_reason",
+  // Last, so the columns before keep their places: yes/no for a job with `select:`, else empty.
+  "selected",
 ] as const;
 
 /**
@@ -57,8 +59,10 @@ export interface ExportOptions {
   project: string;
   /** Replace files in `dir` this export did not write. */
   force: boolean;
-  /** `--selected`: the outputs selected (`selectionsOf`) are delivered instead of the approved. */
-  selected?: ReadonlyMap<string, boolean>;
+  /** `--selected`: the outputs selected in `selections` are delivered instead of the approved. */
+  selected?: boolean;
+  /** Each output of a job with `select:` and whether it is selected (`selectionsOf`). */
+  selections?: ReadonlyMap<string, boolean>;
 }
 
 export interface Exported {
@@ -92,10 +96,9 @@ export async function exportApproved(
     if (row.output === null || row.output.path === null) continue;
     const record = reviewRecord(run.output_dir, row.task, row.output);
     const before = exported.files.length;
+    const selected = options.selections?.get(selectionId(record.key, row.output.idx));
     const wanted =
-      options.selected === undefined
-        ? record.review?.decision === "approved"
-        : options.selected.get(selectionId(record.key, row.output.idx)) === true;
+      options.selected === true ? selected === true : record.review?.decision === "approved";
     if (wanted) {
       const refusal = await deliver(store, row, record, run, options, exported.files);
       const copy = exported.files.length > before ? exported.files.at(-1) : undefined;
@@ -107,7 +110,8 @@ export async function exportApproved(
           reason: refusal,
         });
     }
-    rows.push(csvRow(record, exported.files.length > before ? exported.files.at(-1) : undefined));
+    const delivered = exported.files.length > before ? exported.files.at(-1) : undefined;
+    rows.push(csvRow(record, delivered, selected));
   }
   const csv = `${rows.join("\n")}\n`;
   const there = await holding(exported.csv);
@@ -122,8 +126,15 @@ export async function exportApproved(
   return exported;
 }
 
-/** A review.csv row; `delivered`: the output's path in the delivery folder, when it is there. */
-function csvRow(record: ReviewRecord, delivered: string | undefined): string {
+/**
+ * A review.csv row; `delivered`: the output's path in the delivery folder, when it is there;
+ * `selected`: whether `select:` picked it, undefined when its job does not select.
+ */
+function csvRow(
+  record: ReviewRecord,
+  delivered: string | undefined,
+  selected: boolean | undefined,
+): string {
   return [
     delivered ?? "",
     delivered === undefined ? "no" : "yes",
@@ -138,6 +149,7 @@ function csvRow(record: ReviewRecord, delivered: string | undefined): string {
     record.sha256,
     record.judge?.verdict ?? "",
     record.judge?.reason ?? "",
+    selected === undefined ? "" : selected ? "yes" : "no",
   ]
     .map(csvField)
     .join(",");

@@ -6,7 +6,7 @@ export { defaultTolerance } from "./check-clip.js";
 export { type Exported, exportApproved, REVIEW_CSV } from "./export.js";
 export { type PngStructure, pngStructure } from "./png-structure.js";
 export { PostProcessor, type PostProcessorOptions } from "./post-processor.js";
-export { type RecordWithExtras, withOutputExtras } from "./record-extras.js";
+export { type RecordWithExtras, readSidecar, withOutputExtras } from "./record-extras.js";
 export { makeRenditions, type RenditionSettings, type RenditionsMade } from "./renditions-pass.js";
 export {
   GALLERY_FILE,

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import PQueue from "p-queue";
@@ -21,7 +22,8 @@ import { promptOf } from "./review-record.js";
  * rendition is made from its file on disk, with no gateway call). A rendition is made once:
  * one recorded in the output's sidecar whose file still has the recorded sha256 and whose
  * settings are unchanged is kept; anything else is made again. The sidecar records each one
- * (`renditions`) and whether the original carries a C2PA manifest (`c2pa`).
+ * (`renditions`) and whether the original carries a C2PA manifest (`c2pa`). An output not on
+ * this host's disk is left alone; one changed since it was downloaded is a problem.
  */
 
 export interface RenditionSettings {
@@ -91,6 +93,8 @@ async function renditionsOf(
   done: RenditionsMade,
 ): Promise<void> {
   const file = output.path;
+  // Not on this host (a fleet's other host made it, or it was removed): not this host's to make.
+  if (!existsSync(file)) return;
   const sidecarFile = `${file}.json`;
   const sidecar = readSidecar(sidecarFile);
   const recorded = Array.isArray(sidecar.renditions)

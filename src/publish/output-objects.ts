@@ -5,12 +5,14 @@ import { openGated, recordedFiles } from "../core/file-gate.js";
 import { sidecarPath } from "../core/output-files.js";
 import { isBelow } from "../core/safe-files.js";
 import type { PublishTarget } from "../manifest/index.js";
+import { readSidecar } from "../postprocess/index.js";
 import type { OutputRow, PublishedPart } from "../store/index.js";
 
 /**
- * The objects a done output is published as: its file, its review images and its provenance
- * sidecar, each keyed by its place in the output folder under the target's prefix, so the
- * bucket holds the folder as it is on disk (`results.jsonl` and the gallery link to them).
+ * The objects a done output is published as: its file, its review images, its renditions and
+ * its provenance sidecar, each keyed by its place in the output folder under the target's
+ * prefix, so the bucket holds the folder as it is on disk (`results.jsonl`, the gallery and
+ * the sidecar link to them).
  */
 
 export interface OutputObject {
@@ -19,6 +21,8 @@ export interface OutputObject {
   file: string;
   /** The key under a target's prefix (the folder's relative path, with `/`). */
   relative: string;
+  /** The sha256 the store or sidecar records for it: other bytes are not published. */
+  sha256?: string;
 }
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
@@ -35,22 +39,43 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 
 /**
  * The objects of `output` (one of `count` of its task) in `outputDir`; none for a file
- * outside it.
+ * outside it. Its renditions come before the sidecar that lists them.
  */
 export function objectsOf(output: OutputRow, count: number, outputDir: string): OutputObject[] {
   if (output.path === null || !isBelow(outputDir, output.path)) return [];
   const record = { idx: output.idx, count, contentType: output.content_type };
-  const places: [PublishedPart, string | null][] = [
-    ["file", output.path],
-    ["thumbnail", output.thumbnail],
-    ["poster", output.poster],
-    ["sidecar", sidecarPath(output.path, record)],
+  const sidecar = sidecarPath(output.path, record);
+  return [
+    ...inFolder(outputDir, "file", output.path, output.sha256 ?? undefined),
+    ...inFolder(outputDir, "thumbnail", output.thumbnail),
+    ...inFolder(outputDir, "poster", output.poster),
+    ...(sidecar === null ? [] : renditionObjects(output.path, sidecar, outputDir)),
+    ...inFolder(outputDir, "sidecar", sidecar),
   ];
-  return places.flatMap(([part, file]) =>
-    file === null || !isBelow(outputDir, file)
-      ? []
-      : [{ part, file, relative: relativeKey(outputDir, file) }],
-  );
+}
+
+/** The renditions an output's sidecar lists, each at its file relative to the output's folder. */
+function renditionObjects(outputFile: string, sidecar: string, outputDir: string): OutputObject[] {
+  const { renditions } = readSidecar(sidecar);
+  if (!Array.isArray(renditions)) return [];
+  return renditions.flatMap((listed: unknown) => {
+    const { name, file, sha256 } = (listed ?? {}) as Record<string, unknown>;
+    if (typeof name !== "string" || typeof file !== "string" || typeof sha256 !== "string")
+      return [];
+    const place = path.join(path.dirname(outputFile), file);
+    return inFolder(outputDir, `rendition:${name}`, place, sha256);
+  });
+}
+
+/** One object, when `file` is inside `outputDir` (a recorded path could point anywhere). */
+function inFolder(
+  outputDir: string,
+  part: PublishedPart,
+  file: string | null,
+  sha256?: string,
+): OutputObject[] {
+  if (file === null || !isBelow(outputDir, file)) return [];
+  return [{ part, file, relative: relativeKey(outputDir, file), sha256 }];
 }
 
 /** A file's key relative to the folder: its path there, with `/` between the parts. */

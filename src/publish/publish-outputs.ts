@@ -27,8 +27,9 @@ export interface TaskPublished {
 
 /**
  * Publishes what of a done task's outputs is not published yet to every target: each file,
- * review image and sidecar uploaded, verified and recorded. With `verify`, what the record
- * holds is checked in the bucket too (`gwrun publish`), and sent again where it is gone.
+ * review image, rendition and sidecar uploaded, verified and recorded. With `verify`, what
+ * the record holds is checked in the bucket too (`gwrun publish`), and sent again where it
+ * is gone.
  */
 export async function publishTask(
   task: Pick<TaskRow, "key">,
@@ -104,7 +105,7 @@ async function publishOutput(
       if (object.part === "file") return `${object.file} is neither on disk nor in ${target.url}`;
       continue;
     }
-    if (object.part === "file" && facts.sha256 !== output.sha256)
+    if (object.sha256 !== undefined && facts.sha256 !== object.sha256)
       return `${object.file} on disk does not match its record: not published`;
     if (was !== undefined && was.sha256 === facts.sha256) {
       if (!options.verify || (await stillThere(place, target, was))) continue;

@@ -5,8 +5,7 @@ import {
   type RunResult,
   STATUS_BY_END,
 } from "../engine/index.js";
-import type { NotifyTarget, PublishTarget } from "../manifest/index.js";
-import type { RenditionSettings } from "../postprocess/index.js";
+import { type NotifyTarget, type PublishTarget, renditionSettingsOf } from "../manifest/index.js";
 import type { ObjectStorage } from "../publish/index.js";
 import type { RunRow, Store } from "../store/index.js";
 
@@ -15,7 +14,8 @@ import type { RunRow, Store } from "../store/index.js";
  * settles a run, `gwrun run` following a fleet's run — with one rule for each step:
  *
  * 1. its status and exit code follow from how it ended (`STATUS_BY_END`, `EXIT_BY_END`);
- * 2. what its uploads missed is published now (unless it was interrupted), within the time a
+ * 2. `output.renditions` of its recorded manifest are made of the outputs on this host, then
+ *    what its uploads missed is published now (unless it was interrupted), within the time a
  *    run's end may take; an output not delivered fails the run (exit 1; its status stays);
  * 3. the ending is recorded — by this process, or once across a fleet (`record` says whether
  *    this call did it; when not, the rest is the one that did);
@@ -39,8 +39,6 @@ export interface RunEnding {
   settled?: boolean;
   /** This process wrote the run's report already (its own worker settled it). */
   reported?: boolean;
-  /** `output.renditions` to make of the folder's outputs before publishing (none: absent). */
-  renditions?: RenditionSettings;
   /** Who is told, and how trouble telling them is said. */
   notify: { targets: readonly NotifyTarget[] } & NotifyOptions;
 }
@@ -73,12 +71,7 @@ export async function endRun(ending: RunEnding): Promise<RunEnded> {
   }
   let exit: number = EXIT_BY_END[result.end];
   const lines: string[] = [];
-  if (ending.renditions !== undefined && result.end !== "interrupted") {
-    const { makeRenditions } = await import("../postprocess/index.js");
-    const made = await makeRenditions(store, run, ending.renditions);
-    lines.push(...made.problems);
-    if (made.made > 0) lines.push(`renditions: ${made.made} made, ${made.kept} already made`);
-  }
+  if (result.end !== "interrupted") lines.push(...(await renditionsOfRun(store, run)));
   const publish = publishing === undefined ? undefined : await import("../publish/index.js");
   if (publish !== undefined && publishing !== undefined) {
     publish.withinEnd(publishing.storage, ending.interrupted);
@@ -112,4 +105,24 @@ export async function endRun(ending: RunEnding): Promise<RunEnded> {
     lines,
     notify: () => notifyRunEnd(store, run.id, result, targets, told),
   };
+}
+
+/**
+ * `output.renditions` made of the outputs on this host's folder, as the run's recorded
+ * manifest asks (the same for every driver); what went wrong, as lines.
+ */
+async function renditionsOfRun(
+  store: Store,
+  run: Pick<RunRow, "id" | "output_dir">,
+): Promise<string[]> {
+  const row = await store.run(run.id);
+  if (row === undefined) return [];
+  const { makeRenditions } = await import("../postprocess/index.js");
+  const made = await makeRenditions(
+    store,
+    run,
+    renditionSettingsOf(row.manifest_text, row.manifest_path),
+  );
+  if (made.made === 0) return made.problems;
+  return [...made.problems, `renditions: ${made.made} made, ${made.kept} already made`];
 }

@@ -69,6 +69,7 @@ export type {
   RunNotice,
   RunRow,
   RunSummary,
+  TakeRow,
   TaskRow,
   TextAnswerRow,
   TimelineRow,

@@ -14,6 +14,7 @@ import type {
   RowSource,
   RunNotice,
   RunRow,
+  TakeRow,
   TaskRow,
   TextAnswerRow,
 } from "./rows.js";
@@ -141,6 +142,14 @@ export interface TaskReads {
   currentTasksOf(outputDir: string, jobId: string): Promise<TaskRow[]>;
   /** Tasks fed by an upstream task's outputs. */
   dependantsOf(upstreamKey: string): Promise<TaskRow[]>;
+  /**
+   * The takes of `task`'s request in a run (same job, variables and upstream: its repeats and
+   * retakes), one row per downloaded output (a task without one: a row with `idx` null).
+   */
+  takesOf(
+    runId: number,
+    task: Pick<TaskRow, "job_id" | "vars" | "upstream_key">,
+  ): Promise<TakeRow[]>;
   outputsOf(key: string): Promise<OutputRow[]>;
   /** Where a task's outputs were delivered into other output folders than their own. */
   copiesOf(key: string): Promise<OutputCopy[]>;

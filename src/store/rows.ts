@@ -158,8 +158,8 @@ export interface OutputRow {
   downloaded_at: number | null;
 }
 
-/** What of an output is published: the file, a review image, or its provenance sidecar. */
-export type PublishedPart = "file" | "thumbnail" | "poster" | "sidecar";
+/** What of an output is published: the file, a review image, its provenance sidecar, or a rendition. */
+export type PublishedPart = "file" | "thumbnail" | "poster" | "sidecar" | `rendition:${string}`;
 
 /** An object an output was published as, verified after its upload (`publications`). */
 export interface Publication {
@@ -318,4 +318,18 @@ export interface TextAnswerRow {
   refusal: string | null;
   streamed: number;
   answered_at: number;
+}
+
+/** A take of a request with one of its downloaded outputs, for `select:` (`takesOf`). */
+export interface TakeRow {
+  key: string;
+  state: string;
+  repeat_index: number;
+  take: number;
+  /** The output's index; null for a take with no downloaded output. */
+  idx: number | null;
+  /** The output's checks (JSON): the job's rule and the judge's score. */
+  checks: string | null;
+  /** A person's decision on the output. */
+  review: "approved" | "rejected" | null;
 }

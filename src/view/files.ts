@@ -11,6 +11,7 @@ import { contentPolicy } from "./headers.js";
  * store, never from the URL: where it was downloaded, else a copy delivered into another
  * output folder when that one is gone. Only a regular file inside the folders allowed (the
  * project's, the runs' output folders) is served: a link placed there is not followed.
+ * An output's renditions are served by name as its sidecar lists them (rendition-files.ts).
  */
 
 export type FileKind = "file" | "thumb" | "poster";
@@ -50,12 +51,15 @@ export async function recordedFile(
     (place) => place !== null && recordedFileRefusal(place, roots) === undefined,
   );
   if (file === undefined || file === null) return undefined;
-  const type =
-    kind === "file"
-      ? servedType(output.content_type)
-      : (TYPES_BY_EXTENSION[file.split(".").at(-1)?.toLowerCase() ?? ""] ??
-        "application/octet-stream");
+  const type = kind === "file" ? servedType(output.content_type) : typeByExtension(file);
   return { path: file, type, roots };
+}
+
+/** A file's media type by its extension; bytes when the extension is none of those known. */
+export function typeByExtension(file: string): string {
+  return (
+    TYPES_BY_EXTENSION[file.split(".").at(-1)?.toLowerCase() ?? ""] ?? "application/octet-stream"
+  );
 }
 
 /** A file the store records, with its type and the folders it may be served from. */

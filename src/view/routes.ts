@@ -19,6 +19,7 @@ import { page } from "./pages.js";
 import { pageParameter } from "./paging.js";
 import { streamProgress } from "./progress-stream.js";
 import { type LazyStorage, sendPublished } from "./published-files.js";
+import { recordedRendition } from "./rendition-files.js";
 import { html, json, Refused, readJson, send } from "./replies.js";
 
 /**
@@ -113,6 +114,8 @@ async function read(view: ViewContext, asked: Asked): Promise<void> {
     ["file", "thumb", "poster"].includes(fourth ?? "")
   ) {
     await outputFile(view, asked);
+  } else if (first === "files" && parts.length === 5 && fourth === "rendition") {
+    await renditionFile(view, asked);
   } else {
     throw new Refused(404, "not found");
   }
@@ -221,6 +224,14 @@ async function outputFile(view: ViewContext, { request, response, url, parts }: 
       return;
   }
   throw new Refused(404, "no such file recorded");
+}
+
+/** `/files/<key>/<index>/rendition/<name>`: a rendition its output's sidecar lists, by name. */
+async function renditionFile(view: ViewContext, { request, response, parts }: Asked) {
+  const [, key, index, , name] = parts as [string, string, string, string, string];
+  const file = await recordedRendition(view.store, key, index, name, await view.servedFolders());
+  if (file === undefined || !(await sendFile(request, response, file)))
+    throw new Refused(404, "no such rendition recorded");
 }
 
 /** `POST /api/reviews`: a decision on an output, with the token. */

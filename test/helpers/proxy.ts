@@ -32,6 +32,11 @@ export interface TestProxyOptions {
   credentials?: string;
   /** Answer every CONNECT with this status instead of opening the tunnel (e.g. 502). */
   refuseWith?: number;
+  /**
+   * Changes a 200 answer's body on its way (a vendor's signature added, a middlebox's edit):
+   * the bytes to send instead, or undefined to pass it as it came.
+   */
+  rewrite?: (path: string, body: Buffer) => Buffer | undefined;
 }
 
 /** Headers that concern one connection, never passed on. */
@@ -56,8 +61,19 @@ export async function startProxy(options: TestProxyOptions = {}): Promise<TestPr
       target,
       { method: req.method, headers, agent: false },
       (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
+        const { rewrite } = options;
+        if (rewrite === undefined || answer.statusCode !== 200) {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+          return;
+        }
+        const parts: Buffer[] = [];
+        answer.on("data", (part: Buffer) => parts.push(part));
+        answer.on("end", () => {
+          const body = Buffer.concat(parts);
+          const sent = rewrite(target.pathname, body) ?? body;
+          res.writeHead(200, { ...answer.headers, "content-length": sent.length }).end(sent);
+        });
       },
     );
     upstream.on("error", () => res.writeHead(502).end());

@@ -3,24 +3,10 @@ import path from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { bytesHaveC2pa, hasC2pa } from "../../src/postprocess/index.js";
+import { box, jumbf, withCaBX } from "../helpers/c2pa-fixtures.js";
 import { tempDir } from "../helpers/manifest.js";
 
 /** C2PA manifests found by a file's structure: fixtures built here, byte by byte. */
-
-const box = (type: string, body: Buffer) => {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(8 + body.length, 0);
-  head.write(type, 4, "latin1");
-  return Buffer.concat([head, body]);
-};
-/** A JUMBF superbox with a description box labelled "c2pa". */
-const jumbf = () => box("jumb", box("jumd", Buffer.from("c2pa\0", "latin1")));
-
-function pngChunk(type: string, data: Buffer): Buffer {
-  const length = Buffer.alloc(4);
-  length.writeUInt32BE(data.length);
-  return Buffer.concat([length, Buffer.from(type, "latin1"), data, Buffer.alloc(4)]);
-}
 
 /** A PNG with a `caBX` chunk before its image data. */
 async function pngWithC2pa(): Promise<Buffer> {
@@ -29,8 +15,7 @@ async function pngWithC2pa(): Promise<Buffer> {
   })
     .png()
     .toBuffer();
-  // Signature (8) and IHDR (25 bytes) first, as the PNG spec orders them.
-  return Buffer.concat([png.subarray(0, 33), pngChunk("caBX", jumbf()), png.subarray(33)]);
+  return withCaBX(png);
 }
 
 /** A JPEG with an APP11 segment: "JP", instance, sequence number, then the JUMBF box. */

@@ -1,6 +1,6 @@
 import type { TaskPageOf } from "../port.js";
 import { first, type Program, read, rows } from "../program.js";
-import type { NewTask, OutputCopy, OutputRow, TaskRow, TextAnswerRow } from "../rows.js";
+import type { NewTask, OutputCopy, OutputRow, TakeRow, TaskRow, TextAnswerRow } from "../rows.js";
 import { varsColumn } from "../variables.js";
 import { withScope } from "./scope.js";
 
@@ -121,6 +121,21 @@ export const taskReads = {
     );
   }),
   dependantsOf: read(dependantsOf),
+  takesOf: read(function* (runId: number, task: Pick<TaskRow, "job_id" | "vars" | "upstream_key">) {
+    // By job id first (an index), then the run: a selecting job's tasks are few.
+    return yield* rows<TakeRow>(
+      (d) => `SELECT jobs.key, jobs.state, jobs.repeat_index, jobs.take, outputs.idx,
+         outputs.checks, reviews.decision AS review
+       FROM jobs
+       LEFT JOIN outputs ON outputs.job_key = jobs.key AND outputs.state = 'downloaded'
+       LEFT JOIN reviews ON reviews.job_key = jobs.key AND reviews.idx = outputs.idx
+       WHERE jobs.job_id = ? AND COALESCE(jobs.vars, '') = ? AND COALESCE(jobs.upstream_key, '') = ?
+         AND jobs.placeholder = 0
+         AND EXISTS (SELECT 1 FROM run_jobs WHERE run_jobs.run_id = ? AND run_jobs.key = jobs.key)
+       ORDER BY ${d.place}, outputs.idx`,
+      [task.job_id, task.vars ?? "", task.upstream_key ?? "", runId],
+    );
+  }),
   outputsOf: read(function* (key: string) {
     return yield* rows<OutputRow>("SELECT * FROM outputs WHERE job_key = ? ORDER BY idx", [key]);
   }),

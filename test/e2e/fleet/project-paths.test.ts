@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { gwrunAsync } from "../../helpers/cli.js";
@@ -45,9 +46,15 @@ describe("fleet workers and the project folder", () => {
     });
   }, 120_000);
 
-  it("a worker started outside any project works a run at the path it was recorded in", async () => {
+  it("a worker started outside any project works a run at the path it was recorded in, and makes its renditions as the run ends", async () => {
     await withFleet({}, async (fleet) => {
-      const manifest = fleet.write("fleet.yaml", fleetManifest("out", 8));
+      const manifest = fleet.write(
+        "fleet.yaml",
+        fleetManifest("out", 8).replace(
+          'output: { dir: "out" }',
+          'output: { dir: "out", renditions: [{ name: small, width: 64, height: 48, fit: cover, format: jpeg }] }',
+        ),
+      );
       expect((await fleet.record(manifest)).code).toBe(0);
       const worker = gwrunAsync(["worker", "--name", "unit-without-a-folder"], {
         cwd: tempDir(),
@@ -61,6 +68,26 @@ describe("fleet workers and the project folder", () => {
       }
       expect(Object.keys(await statesOf(fleet.db))).toEqual(["done"]);
       expect(existsSync(path.join(fleet.dir, "out", "index.html"))).toBe(true);
+      // The settling worker read `output.renditions` from the run's recorded manifest.
+      const { rows } = await fleet.db.query<{ path: string }>("SELECT path FROM outputs");
+      expect(rows.length).toBeGreaterThan(0);
+      for (const { path: file } of rows) {
+        const output = path.join(fleet.dir, file);
+        const { renditions } = JSON.parse(readFileSync(`${output}.json`, "utf8")) as {
+          renditions?: {
+            name: string;
+            file: string;
+            width: number;
+            height: number;
+            sha256: string;
+          }[];
+        };
+        expect(renditions?.map(({ name, width, height }) => ({ name, width, height }))).toEqual([
+          { name: "small", width: 64, height: 48 },
+        ]);
+        const made = readFileSync(path.join(path.dirname(output), renditions?.[0]?.file as string));
+        expect(createHash("sha256").update(made).digest("hex")).toBe(renditions?.[0]?.sha256);
+      }
     });
   }, 120_000);
 });

@@ -1,4 +1,5 @@
-import { readdirSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { gwrunAsync } from "../../helpers/cli.js";
@@ -24,7 +25,12 @@ name: published
 limits: { submit_rate: 200/s, max_in_flight: 40, downloads: 4 }
 poll: { first_after: 50ms, every: 50ms, batch_size: 50 }
 retry: { attempts: 6, min_delay: 5ms, max_delay: 50ms }
-output: { dir: out, publish: "s3://${bucket}/fleet" }
+output:
+  dir: out
+  publish: "s3://${bucket}/fleet"
+  renditions:
+    - { name: small, width: 64, height: 48, fit: cover, format: jpeg }
+    - { name: small-clip, width: 64, height: 48, fit: cover, format: mp4 }
 jobs:
   - id: mug
     model: acme-image-2
@@ -45,14 +51,40 @@ function host(bucket: string): string {
   return dir;
 }
 
+/** The outputs in a host's folder (not their renditions). */
 function outputsUnder(dir: string): string[] {
   try {
     return readdirSync(path.join(dir, "out"), { recursive: true })
       .map(String)
-      .filter((name) => /\.(png|mp4)$/.test(name));
+      .filter((name) => /\.(png|mp4)$/.test(name) && !name.includes(`renditions${path.sep}`));
   } catch {
     return [];
   }
+}
+
+/**
+ * The renditions the outputs' sidecars list (a picture's `small`, a clip's `small-clip`), each
+ * checked on its host's disk and in the bucket with the sha256 listed; how many.
+ */
+async function renditionsListed(hosts: readonly string[]): Promise<number> {
+  let rendered = 0;
+  for (const dir of hosts)
+    for (const name of outputsUnder(dir)) {
+      const output = path.join(dir, "out", name);
+      const { renditions = [] } = JSON.parse(readFileSync(`${output}.json`, "utf8")) as {
+        renditions?: { name: string; file: string; sha256: string }[];
+      };
+      for (const rendition of renditions) {
+        expect(rendition.name).toBe(name.endsWith(".png") ? "small" : "small-clip");
+        const file = path.join(path.dirname(output), rendition.file);
+        const key = `fleet/${path.relative(path.join(dir, "out"), file).split(path.sep).join("/")}`;
+        const { body } = await s3.get(key);
+        expect(body.equals(readFileSync(file))).toBe(true);
+        expect(createHash("sha256").update(body).digest("hex")).toBe(rendition.sha256);
+        rendered += 1;
+      }
+    }
+  return rendered;
 }
 
 describe("a fleet without a shared folder", () => {
@@ -75,6 +107,16 @@ describe("a fleet without a shared folder", () => {
         for (const worker of workers) await worker.done;
       }
       expect(await statesOf(fleet.db)).toEqual({ done: 16 });
+      // Renditions are made by whichever host settles the run, of the outputs on its disk: the
+      // other host's are not its to make, and no problem.
+      const said = (await Promise.all(workers.map((worker) => worker.done))).map(
+        (ended) => ended.stderr,
+      );
+      for (const stderr of said)
+        expect(stderr).not.toMatch(/no renditions|not the file downloaded/);
+      const rendered = await renditionsListed(hosts);
+      const told = said.join("\n").match(/renditions: (\d+) made/);
+      expect(rendered).toBeGreaterThanOrEqual(Number(told?.[1] ?? 0));
       // No marker of a shared folder, and no folder in the recording host.
       expect(outputsUnder(recorder)).toEqual([]);
       // Each output was downloaded by one host, into that host's own folder.
@@ -85,7 +127,7 @@ describe("a fleet without a shared folder", () => {
       const { rows } = await fleet.db.query<{ path: string }>("SELECT path FROM outputs");
       const objects = (await s3.list("fleet/"))
         .map((object) => object.key.slice("fleet/".length))
-        .filter((key) => /\.(png|mp4)$/.test(key));
+        .filter((key) => /\.(png|mp4)$/.test(key) && !key.includes("/renditions/"));
       expect(objects.sort()).toEqual(rows.map((row) => row.path.replace(/^out\//, "")).sort());
       expect((await s3.list("fleet/")).map((object) => object.key)).toContain(
         "fleet/results.jsonl",

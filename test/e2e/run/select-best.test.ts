@@ -61,6 +61,13 @@ function firstLine(child: ReturnType<typeof gwrunAsync>["child"]): Promise<strin
   });
 }
 
+/** Each row's `selected` column of the review.csv in `dir`, by label (its fourth column). */
+function csvSelections(dir: string): Map<string, string | undefined> {
+  const [header, ...rows] = readFileSync(path.join(dir, "review.csv"), "utf8").trim().split("\n");
+  expect(header?.split(",").at(-1)).toBe("selected");
+  return new Map(rows.map((row) => [row.split(",")[3] ?? "", row.split(",").at(-1)]));
+}
+
 /** The lines of each product's group, in the order recorded. */
 function groups(lines: readonly Line[]): Line[][] {
   const by = new Map<string, Line[]>();
@@ -109,6 +116,14 @@ describe("select: the best take of each group", () => {
       .filter((file) => file.endsWith(".png"));
     const winners = lines.filter((line) => line.selected === true);
     expect(files.sort()).toEqual(winners.map((line) => line.file).sort());
+    // review.csv says, in its last column, which take of each group of three was selected.
+    const marks = csvSelections(out);
+    for (const group of byGroup) {
+      const marked = group.map((line) => marks.get(line.label));
+      expect(marked.filter((mark) => mark === "yes")).toHaveLength(1);
+      expect(marked.filter((mark) => mark === "no")).toHaveLength(2);
+      expect(marks.get(best(group)?.label ?? "")).toBe("yes");
+    }
 
     // A person rejects the first group's winner: the next best of that group is selected.
     const [first] = byGroup;
@@ -145,6 +160,14 @@ describe("select: the best take of each group", () => {
     expect(selectedNow).toContain(next?.label);
     expect(selectedNow).not.toContain(winner?.label);
     expect(selectedNow).toHaveLength(2);
+
+    // export --approved delivers by decision, and its review.csv still marks the selection.
+    const approved = await gwrun(["export", "--approved", path.join(dir, "approved")]);
+    expect(approved.code).toBe(0);
+    const approvedMarks = csvSelections(path.join(dir, "approved"));
+    expect(approvedMarks.size).toBe(6);
+    for (const line of after)
+      expect(approvedMarks.get(line.label)).toBe(line.selected ? "yes" : "no");
   });
 
   it("refuses select without a judge asking for a score, and a best above the group's size", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { scoreOf } from "../../../src/engine/judge-verdict.js";
-import { type Candidate, selectBest } from "../../../src/postprocess/select-best.js";
+import { type Candidate, selectBest } from "../../../src/manifest/select-best.js";
 
 /** Ranking the takes of a group for `select: { best: K }`; people override the ranking. */
 
