@@ -34,8 +34,9 @@ const USES = {
     "sim",
   ],
   fleet: ["store", "manifest", "families", "engine", "postprocess", "publish", "run"],
-  // The API and the command line use every stage before them.
+  // The API, the agents' server and the command line use every stage before them.
   api: "earlier",
+  mcp: "earlier",
   cli: "earlier",
 };
 

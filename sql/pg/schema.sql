@@ -196,6 +196,7 @@ CREATE TABLE reviews (
   decision text NOT NULL,
   note text,
   decided_at bigint NOT NULL,
+  reviewer text,
   CONSTRAINT reviews_pkey PRIMARY KEY (job_key, idx),
   CONSTRAINT reviews_job_key_fkey FOREIGN KEY (job_key) REFERENCES jobs(key),
   CONSTRAINT reviews_decision_check CHECK ((decision = ANY (ARRAY['approved'::text, 'rejected'::text])))

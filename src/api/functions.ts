@@ -38,7 +38,7 @@ export interface StoreOptions {
 }
 
 /** The options of `run` (and, but `at`, of `resume` and `retry`): as `gwrun run`'s flags. */
-export interface RunOptions extends StoreOptions, Omit<ManifestOptions, "at"> {
+export interface RunOptions extends StoreOptions, Omit<ManifestOptions, "at" | "text"> {
   /**
    * Redo tasks already done, as `--force`.
    * @default false

@@ -13,6 +13,7 @@ export {
   type Underway,
 } from "./execute.js";
 export { EXIT_CODE_MEANINGS, ExitCode } from "./exit-codes.js";
+export { exportRunOutputs } from "./export-run.js";
 export {
   type FleetStatus,
   type FleetWorkerStatus,

@@ -11,6 +11,11 @@ import { PlanCounter, upstreamsPicked } from "../plan/index.js";
 
 export interface ManifestOptions {
   /**
+   * The manifest's text, checked as if it were in `file` (its data files are read beside it).
+   * @default the text of `file`
+   */
+  text?: string;
+  /**
    * The gateway's API key, given to the manifest as GW_API_KEY (a manifest's own
    * `gateway.api_key` comes first); never printed nor stored.
    * @default env.GW_API_KEY
@@ -75,7 +80,7 @@ export async function loadManifest(
   const at = options.at === undefined ? Date.now() : Number(options.at);
   let text: string;
   try {
-    text = await readNamedFile(file);
+    text = options.text ?? (await readNamedFile(file));
   } catch (error) {
     const checked = await checkManifestText("", file, env, at);
     const diagnostic: Diagnostic = {

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { ExitCode } from "../api/index.js";
+import { GWRUN_VERSION } from "../core/version.js";
 import {
   inspectMediaTool,
   inspectSharp,
@@ -9,7 +10,6 @@ import {
 } from "../media/index.js";
 import { inspectSqlite, type SqliteLibrary } from "../store/index.js";
 import { err, out } from "./output.js";
-import { GWRUN_VERSION } from "./version.js";
 
 /** What `gwrun doctor --json` prints. */
 export interface DoctorReport {

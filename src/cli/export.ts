@@ -1,7 +1,7 @@
 import path from "node:path";
 import {
-  bringApprovedHere,
   ExitCode,
+  exportRunOutputs,
   findRun,
   reviewedRun,
   type StoreFlags,
@@ -9,7 +9,7 @@ import {
   withExistingStore,
 } from "../api/index.js";
 import { ErrorCode, GwError } from "../core/errors.js";
-import { commandIo, resolveFromCwd } from "../core/io.js";
+import { resolveFromCwd } from "../core/io.js";
 import { plural } from "../core/words.js";
 import { err, out } from "./output.js";
 
@@ -21,9 +21,7 @@ export async function exportRun(
   ref: string | undefined,
   flags: StoreFlags & { approved?: string; selected?: string; force?: boolean },
 ): Promise<ExitCode> {
-  const { exportApproved, maySelect, REVIEW_CSV, selectionsOf } = await import(
-    "../postprocess/index.js"
-  );
+  const { REVIEW_CSV } = await import("../postprocess/index.js");
   const folder = deliveryFolder(flags);
   const at = storeAt(flags);
   return withExistingStore(at, async (store, located) => {
@@ -31,18 +29,12 @@ export async function exportRun(
       flags.approved === undefined
         ? await findRun(store, at.location, ref)
         : await reviewedRun(store, at.location, ref, "approved", `export --approved ${folder}`);
-    // Outputs made on a fleet's other host are read back from object storage.
-    await bringApprovedHere(store, run, commandIo().env);
     const dir = resolveFromCwd(folder);
-    const exported = await exportApproved(store, run, {
+    const exported = await exportRunOutputs(store, run, {
       dir,
       project: located.project,
       force: flags.force === true,
       selected: flags.selected !== undefined,
-      // review.csv says which takes were selected, whichever outputs are delivered.
-      ...(flags.selected !== undefined || maySelect(run)
-        ? { selections: await selectionsOf(store.reportRows({ run: run.id })) }
-        : {}),
     });
     for (const file of exported.files) out(path.join(dir, file));
     if (!exported.refused.some((refused) => refused.what === REVIEW_CSV)) out(exported.csv);

@@ -2,15 +2,16 @@ import { Command, CommanderError, type OutputConfiguration } from "commander";
 import { ExitCode } from "../api/index.js";
 import { coerceError, ErrorCode, GwError } from "../core/errors.js";
 import { type CommandIo, commandIo, type OutStream, withCommandIo } from "../core/io.js";
+import { GWRUN_VERSION } from "../core/version.js";
 import { storeUnusable } from "../store/index.js";
 import { addCompletionCommand } from "./completion.js";
 import { addDoctorCommand } from "./doctor.js";
 import { HELP_AFTER, showUsageAfterErrors } from "./help.js";
+import { addMcpCommand } from "./mcp.js";
 import { err, useColor } from "./output.js";
 import { addRecordCommands } from "./record-commands.js";
 import { addRunCommands } from "./run-commands.js";
 import { addSimCommand } from "./sim.js";
-import { GWRUN_VERSION } from "./version.js";
 import { addWorkerCommand } from "./worker.js";
 
 /**
@@ -48,6 +49,7 @@ export function buildProgram(setExit: (code: ExitCode) => void): Command {
   addRunCommands(program, setExit);
   addRecordCommands(program, setExit);
   addWorkerCommand(program, setExit);
+  addMcpCommand(program, setExit);
   addSimCommand(program, setExit);
   addDoctorCommand(program, setExit);
   addCompletionCommand(program, setExit);

@@ -1,4 +1,6 @@
 /** Media tools: ffprobe's reading of a clip and the few ffmpeg commands gwrun runs. */
+
+export { type Detached, startDetachedGwrun } from "./detached-gwrun.js";
 export {
   detectFrames,
   encodeTestClip,

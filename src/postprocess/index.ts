@@ -17,4 +17,4 @@ export {
   writeReports,
 } from "./report.js";
 export { type ReviewRecord, reviewRecord } from "./review-record.js";
-export { maySelect, selectionsOf } from "./selection.js";
+export { maySelect, selectionsOf, withSelection } from "./selection.js";

@@ -41,7 +41,7 @@ export interface ReviewRecord extends TaskVariables {
   downloaded_at: string | null;
   checks: { state: "ok" | "failed" | null; problems: string[]; [measured: string]: unknown };
   /** What a reviewer decided about it; null until reviewed. */
-  review: { decision: ReviewDecision; note: string | null } | null;
+  review: { decision: ReviewDecision; note: string | null; by?: string } | null;
   /** What a judge said of it (`checks.judge`): a suggestion, never a decision; null unjudged. */
   judge: JudgeSuggestion | null;
   /** What stands: a person's decision, which always wins, else the judge's suggestion. */
@@ -103,7 +103,14 @@ export function reviewRecord(
     output.checks === null ? { problems: [] } : JSON.parse(output.checks)
   ) as { judge?: JudgeSuggestion; problems: string[] };
   const review =
-    output.review === null ? null : { decision: output.review, note: output.review_note };
+    output.review === null
+      ? null
+      : {
+          decision: output.review,
+          note: output.review_note,
+          // Who decided when not a person at the viewer ("agent").
+          ...(output.review_by == null ? {} : { by: output.review_by }),
+        };
   return {
     job: job.job_id,
     label: job.label,

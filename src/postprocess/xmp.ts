@@ -1,4 +1,4 @@
-import { readOwnFile } from "../core/file-gate.js";
+import { GWRUN_VERSION } from "../core/version.js";
 
 /**
  * The XMP packet gwrun writes into renditions and exported copies (EU AI Act Art. 50 marking):
@@ -9,12 +9,6 @@ import { readOwnFile } from "../core/file-gate.js";
 
 export const TRAINED_ALGORITHMIC_MEDIA =
   "http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia";
-
-const VERSION = (
-  JSON.parse(readOwnFile(new URL("../../package.json", import.meta.url)).toString("utf8")) as {
-    version: string;
-  }
-).version;
 
 /** What the marking says of one output. */
 export interface Marking {
@@ -49,7 +43,7 @@ export function xmpPacket(marking: Marking): string {
     xmlns:xmp="http://ns.adobe.com/xap/1.0/"
     xmlns:gwrun="https://github.com/gwrun/gwrun/ns/1.0/"
     Iptc4xmpExt:DigitalSourceType="${TRAINED_ALGORITHMIC_MEDIA}"
-    xmp:CreatorTool="gwrun ${escapeXml(VERSION)}"${attr("gwrun:model", marking.model)}${attr("gwrun:taskId", marking.taskId)}${attr("gwrun:version", VERSION)}${attr("gwrun:run", marking.run)}>${description}
+    xmp:CreatorTool="gwrun ${escapeXml(GWRUN_VERSION)}"${attr("gwrun:model", marking.model)}${attr("gwrun:taskId", marking.taskId)}${attr("gwrun:version", GWRUN_VERSION)}${attr("gwrun:run", marking.run)}>${description}
   </rdf:Description>
  </rdf:RDF>
 </x:xmpmeta>
@@ -60,11 +54,11 @@ export function xmpPacket(marking: Marking): string {
 export function mp4Metadata(marking: Marking): string[] {
   const tags: [string, string | null][] = [
     ["comment", `DigitalSourceType=${TRAINED_ALGORITHMIC_MEDIA}`],
-    ["encoder", `gwrun ${VERSION}`],
+    ["encoder", `gwrun ${GWRUN_VERSION}`],
     ["gwrun_digital_source_type", TRAINED_ALGORITHMIC_MEDIA],
     ["gwrun_model", marking.model],
     ["gwrun_task_id", marking.taskId],
-    ["gwrun_version", VERSION],
+    ["gwrun_version", GWRUN_VERSION],
     ["gwrun_run", String(marking.run)],
     ["description", marking.prompt],
   ];

@@ -161,7 +161,14 @@ export interface ReviewStore {
    * false when no such output is on disk.
    */
   recordReview(
-    review: { key: string; index: number; decision: ReviewDecision | null; note: string | null },
+    review: {
+      key: string;
+      index: number;
+      decision: ReviewDecision | null;
+      note: string | null;
+      /** Who decided, when not a person at the viewer ("agent"). */
+      by?: string | null;
+    },
     now: number,
   ): Promise<boolean>;
   /** The reviews of the outputs in scope, in the order their tasks were recorded. */

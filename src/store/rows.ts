@@ -237,7 +237,7 @@ export type ReportOutput = Pick<
   | "thumbnail"
   | "poster"
   | "downloaded_at"
-> & { review: ReviewDecision | null; review_note: string | null };
+> & { review: ReviewDecision | null; review_note: string | null; review_by?: string | null };
 
 /** One output with its task, as reports read them. */
 export interface ReportRow {

@@ -60,7 +60,7 @@ function* reportPage(places: readonly number[], folder: string | null): Program<
        CASE WHEN copies.path IS NULL THEN outputs.thumbnail ELSE copies.thumbnail END AS thumbnail,
        CASE WHEN copies.path IS NULL THEN outputs.poster ELSE copies.poster END AS poster,
        outputs.downloaded_at, reviews.decision AS review, reviews.note AS review_note,
-       payer.base_url = 'sim' AS simulated
+       reviews.reviewer AS review_by, payer.base_url = 'sim' AS simulated
      FROM jobs
        LEFT JOIN outputs ON outputs.job_key = jobs.key
        LEFT JOIN output_copies AS copies ON copies.job_key = outputs.job_key
@@ -111,6 +111,7 @@ function reportRowOf(joined: ReportJoined): ReportRow {
       downloaded_at: joined.downloaded_at,
       review: joined.review ?? null,
       review_note: joined.review_note ?? null,
+      review_by: joined.review_by ?? null,
     },
   };
 }

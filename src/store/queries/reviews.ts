@@ -26,10 +26,11 @@ export const reviewOperations = {
       return true;
     }
     yield* changes(
-      `INSERT INTO reviews (job_key, idx, decision, note, decided_at) VALUES (?, ?, ?, ?, ?)
+      `INSERT INTO reviews (job_key, idx, decision, note, decided_at, reviewer)
+       VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (job_key, idx) DO UPDATE SET decision = excluded.decision,
-         note = excluded.note, decided_at = excluded.decided_at`,
-      [review.key, review.index, review.decision, review.note, now],
+         note = excluded.note, decided_at = excluded.decided_at, reviewer = excluded.reviewer`,
+      [review.key, review.index, review.decision, review.note, now, review.by ?? null],
     );
     return true;
   }),

@@ -1,4 +1,4 @@
-import { readOwnFile } from "../core/file-gate.js";
+import { readOwnFile } from "./file-gate.js";
 
 /** gwrun's version, as package.json states it. */
 export const GWRUN_VERSION = (
