@@ -158,7 +158,8 @@ export function registerOutputs(server: McpServer, options: McpOptions): void {
         await read(async (store, location) => {
           const found = await findRun(store, location, String(run));
           const status = await statusOf(store, found);
-          return { ...status, next: nextSteps(found, status) };
+          const shown = { ...status.run, output_dir: fromProject(options, status.run.output_dir) };
+          return { ...status, run: shown, next: nextSteps(found, status) };
         }),
       ),
   );

@@ -2,6 +2,7 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import * as z from "zod";
 import { exportRunOutputs, findRun, reviewedRun } from "../api/index.js";
 import { ErrorCode, GwError } from "../core/errors.js";
+import { galleryRefresher } from "../view/index.js";
 import { answer, asCommand, folderInProject, fromProject, type McpOptions } from "./context.js";
 import { projectStore } from "./read-tools.js";
 
@@ -42,6 +43,12 @@ export function registerReviewTools(server: McpServer, options: McpOptions): voi
                 ErrorCode.Usage,
                 `no output ${output} of task ${key} is on disk: the outputs tool lists what can be reviewed`,
               );
+            // Its folder's results.jsonl and gallery say so at once, as after a decision in view.
+            const refresher = galleryRefresher(store, (problem) =>
+              options.log.write(`gwrun mcp: ${problem}\n`),
+            );
+            refresher.reviewed(key);
+            await refresher.settle();
             return answer({ key, output, decision, note: note ?? null, by: AGENT });
           }),
         ),

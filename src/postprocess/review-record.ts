@@ -45,7 +45,8 @@ export interface ReviewRecord extends TaskVariables {
   /** What a judge said of it (`checks.judge`): a suggestion, never a decision; null unjudged. */
   judge: JudgeSuggestion | null;
   /** What stands: a person's decision, which always wins, else the judge's suggestion. */
-  decision: { value: ReviewDecision; by: "person" | "judge" } | null;
+  /** `by`: who decided — a person, an agent (`gwrun mcp`), or the judge's suggestion. */
+  decision: { value: ReviewDecision; by: "person" | "agent" | "judge" } | null;
   /** Of a job with `select:`: one of the best takes of its group (absent for other jobs). */
   selected?: boolean;
 }
@@ -141,12 +142,16 @@ export function reviewRecord(
   };
 }
 
-/** A person's decision, else what the judge suggests (an undecided judge suggests nothing). */
+/**
+ * A reviewer's decision (a person's, or an agent's through `gwrun mcp`), else what the judge
+ * suggests (an undecided judge suggests nothing).
+ */
 export function decisionOf(
-  review: { decision: ReviewDecision } | null,
+  review: { decision: ReviewDecision; by?: string } | null,
   judge: JudgeSuggestion | null,
 ): ReviewRecord["decision"] {
-  if (review !== null) return { value: review.decision, by: "person" };
+  if (review !== null)
+    return { value: review.decision, by: review.by === "agent" ? "agent" : "person" };
   if (judge === null || judge.verdict === "undecided") return null;
   return { value: judge.verdict === "pass" ? "approved" : "rejected", by: "judge" };
 }

@@ -221,6 +221,8 @@ export interface ReviewRow {
   decision: ReviewDecision;
   note: string | null;
   decided_at: number;
+  /** Who decided when not a person at the viewer ("agent": through `gwrun mcp`); null: a person. */
+  reviewer: string | null;
 }
 
 /** What a report shows of an output, with its review (null fields when not reviewed). */

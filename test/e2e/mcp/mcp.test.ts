@@ -181,6 +181,27 @@ describe("gwrun mcp over stdio, driven by the SDK's client", () => {
     const after = await call(allowed, "outputs", { run });
     const [decided] = after.structuredContent?.outputs as { review: unknown }[];
     expect(decided?.review).toEqual({ decision: "approved", note: "sharp", by: "agent" });
+    // The folder's record says so at once, as after a decision in gwrun view.
+    const lines = readFileSync(path.join(dir, "data/outputs/one/results.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { key: string; review: unknown; decision: unknown });
+    expect(lines.find((line) => line.key === first?.key)).toMatchObject({
+      review: { decision: "approved", by: "agent" },
+      decision: { value: "approved", by: "agent" },
+    });
+
+    // The same records as resources.
+    const templates = await allowed.listResourceTemplates();
+    expect(templates.resourceTemplates.map((each) => each.uriTemplate)).toEqual(
+      expect.arrayContaining(["gwrun://runs/{run}", "gwrun://runs/{run}/outputs"]),
+    );
+    const resource = await allowed.readResource({ uri: `gwrun://runs/${run}/outputs` });
+    const [content] = resource.contents as { text: string }[];
+    const read = JSON.parse(content?.text ?? "[]") as { file: string }[];
+    expect(read.map((each) => each.file)).toEqual(
+      (after.structuredContent?.outputs as { file: string }[]).map((each) => each.file),
+    );
 
     const away = await call(allowed, "export", { dir: "../delivery" });
     expect(away.isError).toBe(true);

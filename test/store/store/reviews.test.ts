@@ -76,14 +76,21 @@ describe.each(STORE_KINDS)("store (%s): task variables, reviews, notices", (kind
     expect(await review("k1", 5, "approved")).toBe(false);
     expect(await review("k1", 0, "rejected")).toBe(true);
     expect(await review("k1", 0, "approved")).toBe(true);
-    expect(await review("k2", 0, "rejected")).toBe(true);
+    // An agent's decision (`gwrun mcp`) says who made it; a person's names no one.
+    expect(
+      await store.recordReview(
+        { key: "k2", index: 0, decision: "rejected", note: "n", by: "agent" },
+        20,
+      ),
+    ).toBe(true);
     expect(await store.reviewsOf({ run: runId })).toEqual([
-      { job_key: "k1", idx: 0, decision: "approved", note: "n", decided_at: 20 },
-      { job_key: "k2", idx: 0, decision: "rejected", note: "n", decided_at: 20 },
+      { job_key: "k1", idx: 0, decision: "approved", note: "n", decided_at: 20, reviewer: null },
+      { job_key: "k2", idx: 0, decision: "rejected", note: "n", decided_at: 20, reviewer: "agent" },
     ]);
     expect((await store.summaryOf({ run: runId })).reviews).toEqual({ approved: 1, rejected: 1 });
     const reported = await collect(store.reportRows({ run: runId }));
     expect(reported.map((entry) => entry.output?.review)).toEqual(["approved", "rejected"]);
+    expect(reported.map((entry) => entry.output?.review_by)).toEqual([null, "agent"]);
     expect(reported[0]?.task).toMatchObject({ vars: null, repeat_index: 0, take: 1 });
     expect(await review("k2", 0, null)).toBe(true);
     expect(await store.reviewsOf({ folder: "/out" })).toHaveLength(1);
