@@ -1,6 +1,7 @@
 // Shared by the viewer's pages: the page's inline data, element building, the token, formats.
 window.gw = (() => {
-  // The token comes once in the URL printed by `gwrun view`; the tab keeps it.
+  // The token comes once in the URL printed by `gwrun view` (or a shared one's invite link); the
+  // tab keeps it.
   const params = new URLSearchParams(location.search);
   if (params.has("token")) {
     sessionStorage.setItem("gwrun-token", params.get("token"));
@@ -69,7 +70,7 @@ window.gw = (() => {
         headers: { "content-type": "application/json", "x-gwrun-token": given },
         body: JSON.stringify(body),
       });
-      if (response.status === 403) continue;
+      if (response.status === 403 || response.status === 401) continue;
       if (!response.ok) throw new Error(`${response.status} ${await response.text()}`);
       return response.json();
     }
@@ -82,6 +83,12 @@ window.gw = (() => {
     const m = Math.floor(s / 60);
     if (m < 60) return `${m}m${String(s % 60).padStart(2, "0")}s`;
     return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
+  }
+
+  /** A decision as shown: "approved", or "approved by anna" when a reviewer or agent made it. */
+  function decided(review, by) {
+    if (review === null || review === undefined) return "";
+    return by === null || by === undefined ? review : `${review} by ${by}`;
   }
 
   function time(ms) {
@@ -140,6 +147,7 @@ window.gw = (() => {
   return {
     el,
     data,
+    decided,
     failureItem,
     file,
     post,

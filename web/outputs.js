@@ -1,7 +1,7 @@
 // The outputs of a run, by job, in a matrix grid of chosen variables; a full-size viewer with
 // the request, checks, cost and provenance; approve / reject by click or key.
 (() => {
-  const { el, data, post, text, pageLinks, main } = window.gw;
+  const { el, data, decided, post, text, pageLinks, main } = window.gw;
   // One page of a long run's outputs at a time: the server reads and sends only these.
   const { run, outputs, page } = data();
   const pages = () => pageLinks(page, "outputs", (n) => `/runs/${run.id}/outputs?page=${n}`);
@@ -55,7 +55,8 @@
     return el(
       "span",
       { class: `badge judge ${item.judge.verdict}`, title: item.judge.reason ?? "" },
-      `judge suggests: ${word}`,
+      // The person's decision stands; the badge says so, as the gallery and docs/judge.md do.
+      `judge suggests: ${word}${disagrees(item) ? " (overruled)" : ""}`,
     );
   }
 
@@ -95,7 +96,7 @@
         item.check === "failed" ? el("span", { class: "badge failed" }, "check failed") : null,
         judgeBadge(item),
         item.selected === true ? el("span", { class: "badge selected" }, "selected") : null,
-        el("span", { class: "decision" }, item.review ?? ""),
+        el("span", { class: "decision" }, decided(item.review, item.by)),
         el(
           "button",
           { class: "approve", title: "approve (a)", onclick: () => decide(item.id, "approved") },
@@ -182,13 +183,14 @@
     const item = byId.get(id);
     const [key, index] = id.split("/");
     const note = viewer.open && current === id ? noteInput.value : null;
-    await post("/api/reviews", { key, index: Number(index), decision, note });
+    const answer = await post("/api/reviews", { key, index: Number(index), decision, note });
     item.review = decision;
     item.note = note;
+    item.by = answer.by ?? null;
     for (const node of document.querySelectorAll(`figure.item[data-id="${id}"]`)) {
       node.dataset.review = decision ?? "";
       node.className = `item ${decision ?? ""}`;
-      node.querySelector(".decision").textContent = decision ?? "";
+      node.querySelector(".decision").textContent = decided(decision, item.by);
     }
     if (current === id) showDecision(item);
   }
@@ -239,7 +241,9 @@
 
   function showDecision(item) {
     decision.textContent =
-      item.review === null ? "not reviewed" : `${item.review}${item.note ? `: ${item.note}` : ""}`;
+      item.review === null
+        ? "not reviewed"
+        : `${decided(item.review, item.by)}${item.note ? `: ${item.note}` : ""}`;
     decision.className = item.review ?? "";
   }
 

@@ -4,6 +4,17 @@
 
 -- Tables
 
+CREATE TABLE budgets (
+  scope text NOT NULL,
+  amount double precision NOT NULL,
+  per text NOT NULL,
+  timezone text NOT NULL,
+  warn_at double precision,
+  set_at bigint NOT NULL,
+  CONSTRAINT budgets_pkey PRIMARY KEY (scope),
+  CONSTRAINT budgets_per_check CHECK ((per = ANY (ARRAY['day'::text, 'week'::text, 'month'::text])))
+);
+
 CREATE TABLE events (
   id bigint GENERATED ALWAYS AS IDENTITY NOT NULL,
   run_id integer,
@@ -91,6 +102,7 @@ CREATE TABLE jobs (
   CONSTRAINT jobs_run_id_fkey FOREIGN KEY (run_id) REFERENCES runs(id)
 );
 CREATE INDEX jobs_by_label ON public.jobs USING btree (job_id, label);
+CREATE INDEX jobs_by_submitted_at ON public.jobs USING btree (submitted_at) WHERE (submitted_at IS NOT NULL);
 CREATE INDEX jobs_by_task_id ON public.jobs USING btree (task_id) WHERE (task_id IS NOT NULL);
 CREATE INDEX jobs_by_upstream ON public.jobs USING btree (upstream_key);
 CREATE INDEX jobs_claimed ON public.jobs USING btree (claimed_by) WHERE (state = 'submitting'::text);
@@ -251,6 +263,7 @@ CREATE TABLE runs (
   worked_alone boolean NOT NULL DEFAULT false,
   publish_to text,
   unknown_cost double precision,
+  end_states text,
   CONSTRAINT runs_pkey PRIMARY KEY (id)
 );
 CREATE INDEX runs_by_tick ON public.runs USING btree (name, tick) WHERE (tick IS NOT NULL);
@@ -295,6 +308,16 @@ CREATE TABLE ticks (
   CONSTRAINT ticks_pkey PRIMARY KEY (id)
 );
 CREATE INDEX ticks_by_name ON public.ticks USING btree (name, tick);
+
+CREATE TABLE view_tokens (
+  name text NOT NULL,
+  token_sha256 text NOT NULL,
+  created_at bigint NOT NULL,
+  expires_at bigint NOT NULL,
+  revoked_at bigint,
+  CONSTRAINT view_tokens_token_sha256_key UNIQUE (token_sha256),
+  CONSTRAINT view_tokens_pkey PRIMARY KEY (name)
+);
 
 CREATE TABLE workers (
   id text NOT NULL,

@@ -74,8 +74,8 @@ export async function driveRun(
             ? undefined
             : { storage: session.storage, targets: session.targets },
         interrupted: interrupted.signal,
-        record: async (status, exit) => {
-          await store.finishRun(id, status, exit, Date.now(), stopReason);
+        record: async (status, exit, states) => {
+          await store.finishRun(id, status, exit, Date.now(), stopReason, states);
           return true;
         },
         settled: recorded,

@@ -3,6 +3,13 @@
  * and what the command line calls, which only parses flags and prints.
  */
 
+export {
+  type BudgetSetting,
+  type BudgetStanding,
+  budgetStandings,
+  budgetsFor,
+  setBudget,
+} from "./budget.js";
 export { type CostOutcome, costOf } from "./cost.js";
 export {
   type Executed,

@@ -79,6 +79,7 @@ export async function openManifestRun(
         env: hooks.env,
         checkStorage: { store, outputDir },
         releasers,
+        tell: (line) => hooks.say(`${linePrefix(false)}${line}`),
       });
     } catch (error) {
       if (!(error instanceof StorageRefused)) throw error;

@@ -3,8 +3,10 @@ import path from "node:path";
 import { type CheckedManifest, checkedJobs } from "../families/index.js";
 import { outputDirOf, type PublishTarget } from "../manifest/index.js";
 import {
+  budgetOf,
   dependantTemplates,
   diffPlanPages,
+  type PeriodPlan,
   PlanCounter,
   type PlanDiff,
   type PlannedTask,
@@ -14,7 +16,9 @@ import {
   upstreamsPicked,
 } from "../plan/index.js";
 import type { Store } from "../store/index.js";
+import { budgetsFor } from "./budget.js";
 import { type LoadedManifest, loadManifest, type ManifestOptions } from "./manifest.js";
+import { type DoneElsewhere, doneElsewhere } from "./plan-elsewhere.js";
 import { isPostgres, projectOf, type StoreFlags, storeAt, storeName, withStore } from "./store.js";
 
 /**
@@ -41,8 +45,11 @@ export interface PlanOutcome {
   manifest: LoadedManifest;
   /** The plan; undefined for an invalid manifest. */
   plan: PlanDiff | undefined;
-  /** The store compared against (as messages name it), and whether it exists yet. */
-  store: { name: string; exists: boolean };
+  /**
+   * The store compared against (as messages name it), whether it exists yet, and where the
+   * plan's new tasks are done already when that is another store (`doneElsewhere`).
+   */
+  store: { name: string; exists: boolean; elsewhere?: DoneElsewhere };
 }
 
 /** Plans the manifest in `file`; never creates a store: without one, everything is new. */
@@ -67,14 +74,22 @@ export async function planManifestAt(
   const plan = exists
     ? await withStore(
         at,
-        async (opened) => ({
-          ...(await diff(opened)),
-          publish: await publishPlan(opened, targets, outputDir),
-        }),
+        async (opened) => {
+          const planned = await diff(opened);
+          return {
+            ...planned,
+            publish: await publishPlan(opened, targets, outputDir),
+            periods: await periodPlans(opened, settings.gateway.baseUrl, planned),
+          };
+        },
         { migrate: false },
       )
     : { ...(await diff(undefined)), publish: await publishPlan(undefined, targets, "") };
-  return { manifest, plan: { ...plan, tasks }, store };
+  const elsewhere =
+    plan.totals.status.new > 0
+      ? await doneElsewhere(at, options, (other) => planAgainst(file, checked, other))
+      : undefined;
+  return { manifest, plan: { ...plan, tasks }, store: { ...store, elsewhere } };
 }
 
 /**
@@ -132,4 +147,19 @@ function planOf(file: string, checked: CheckedManifest): PlanPages {
     head: () => ({ ...counter.plan(file, settings as NonNullable<typeof settings>, moment) }),
     pages: taskPages(counted()),
   };
+}
+
+/** Each budget across runs that holds for `gateway`, with where the estimate stands against it. */
+async function periodPlans(
+  store: Store,
+  gateway: string,
+  planned: Omit<PlanDiff, "tasks">,
+): Promise<PeriodPlan[]> {
+  // A store made before budgets were kept has none (a plan never migrates it).
+  const held = await budgetsFor(store, gateway, Date.now()).catch(() => []);
+  const { spend, status } = planned.totals;
+  return held.map(({ since: _since, warn_at: _warn, ...standing }) => ({
+    ...standing,
+    budget: budgetOf(standing.remaining, spend.low, spend.high, status.new),
+  }));
 }

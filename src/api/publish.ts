@@ -31,14 +31,17 @@ export async function publishMissing(
     }
     let storage: ObjectStorage;
     try {
-      storage = await openStorage(targets, env, { store, outputDir: run.output_dir });
+      storage = await openStorage(targets, env, { store, outputDir: run.output_dir }, say);
     } catch (error) {
       say(error instanceof Error ? error.message : String(error));
       return ExitCode.Invalid;
     }
     const { publishRunOutputs, publishFolderRecord } = await import("../publish/index.js");
     try {
-      const news = await publishRunOutputs(store, run, storage, targets, { verify: true });
+      const news = await publishRunOutputs(store, run, storage, targets, {
+        verify: true,
+        listAll: true,
+      });
       for (const line of news.lines) say(line);
       const problems = await publishFolderRecord(run.output_dir, storage, targets);
       for (const line of problems) say(line);

@@ -4,12 +4,12 @@ import { findRun, storeName } from "./store.js";
 
 /**
  * The run a review command acts on (`retry --rejected`, `export --approved`) when none is
- * named: the latest run when it has outputs so decided; else the one latest run of a manifest
- * that has; never, silently, another manifest's run. When latest runs of several manifests
- * have such outputs, the command asks which.
+ * named: the latest run when it has outputs so decided; else the latest run that has, when
+ * those runs are all of one manifest; never, silently, another manifest's run. When runs of
+ * several manifests have such outputs, the command asks which.
  */
 
-/** How many of the latest runs are looked through for their manifests' latest runs. */
+/** How many of the latest runs are looked through for outputs so decided. */
 const RUNS_LOOKED_AT = 1000;
 
 export type Decision = "approved" | "rejected";
@@ -23,23 +23,29 @@ export async function reviewedRun(
 ): Promise<RunRow> {
   const latest = await findRun(store, db, ref);
   if (ref !== undefined || (await hasDecided(store, latest, decision))) return latest;
-  const latestOfEach = new Map<string, RunRow>();
-  for (const run of await store.runs(RUNS_LOOKED_AT))
-    if (!latestOfEach.has(run.name)) latestOfEach.set(run.name, run);
-  const decided: RunRow[] = [];
-  for (const run of latestOfEach.values())
-    if (await hasDecided(store, run, decision)) decided.push(run);
+  const decided = await latestDecidedOfEachManifest(store, decision);
   if (decided.length === 0) return latest;
   if (decided.length === 1) return decided[0] as RunRow;
   throw new GwError(
     ErrorCode.Usage,
-    `the latest runs of ${decided.length} manifests in ${storeName(db)} have ${decision} outputs: name the run to act on`,
+    `runs of ${decided.length} manifests in ${storeName(db)} have ${decision} outputs: name the run to act on`,
     {
       hint: decided
         .map((run) => `gwrun ${command} ${run.id}   (${run.name}, ${nameOfTime(run)})`)
         .join("\n  "),
     },
   );
+}
+
+/**
+ * Each manifest's latest run with outputs so decided, newest first: a review of an earlier run
+ * is found even when the manifest ran again since.
+ */
+async function latestDecidedOfEachManifest(store: Store, decision: Decision): Promise<RunRow[]> {
+  const found = new Map<string, RunRow>();
+  for (const run of await store.runs(RUNS_LOOKED_AT))
+    if (!found.has(run.name) && (await hasDecided(store, run, decision))) found.set(run.name, run);
+  return [...found.values()];
 }
 
 async function hasDecided(store: Store, run: RunRow, decision: Decision): Promise<boolean> {

@@ -162,7 +162,9 @@ export async function retryRunWith(
       ...(flags.rejected === true ? ["rejected-by-review"] : []),
     ];
     const which = `${named.slice(0, -1).join(", ")}${named.length > 1 ? " or " : ""}${named.at(-1)}`;
-    hooks.say(`gwrun: run ${run.id} has no ${which} tasks: nothing to retry, nothing submitted`);
+    hooks.say(
+      `gwrun: run ${run.id} (${run.name}) has no ${which} tasks: nothing to retry, nothing submitted`,
+    );
     if (unfinished > 0)
       hooks.say(
         `  its ${plural(unfinished, "unfinished task")} go on with: gwrun resume ${run.id}`,

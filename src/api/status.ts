@@ -1,3 +1,4 @@
+import { scheduleOfRun, tickLabel } from "../manifest/index.js";
 import { awaitingTotal, awaitingUpstream, recordedRules } from "../plan/index.js";
 import type { Estimated, RunRow, Store } from "../store/index.js";
 import { type FleetStatus, fleetStatus } from "./fleet-status.js";
@@ -135,13 +136,30 @@ export async function statusOf(store: Store, run: RunRow, now = Date.now()): Pro
   };
 }
 
-/** A run as `gwrun runs` lists it: its record without the manifest text, and what it paid. */
-export type RunListing = Omit<RunRow, "manifest_text"> & { spent: number };
+/**
+ * A run as `gwrun runs` lists it: its record without the manifest text, what it paid, and its
+ * tick as its folders name it, in the schedule's zone (null when unscheduled).
+ */
+export type RunListing = Omit<RunRow, "manifest_text"> & {
+  spent: number;
+  tick_label: string | null;
+};
 
 /** The latest runs (at most `limit`), newest first, each with what it paid itself. */
 export async function latestRuns(store: Store, limit = 50): Promise<RunListing[]> {
   const listed: RunListing[] = [];
-  for (const { manifest_text: _text, ...run } of await store.runs(limit))
-    listed.push({ ...run, spent: (await store.summaryOf({ run: run.id })).paid });
+  for (const { manifest_text: text, ...run } of await store.runs(limit))
+    listed.push({
+      ...run,
+      spent: (await store.summaryOf({ run: run.id })).paid,
+      tick_label: tickLabelOf(run.tick, text, run.manifest_path),
+    });
   return listed;
+}
+
+/** A run's tick as `{tick}` names it, or its UTC instant when its schedule no longer reads. */
+function tickLabelOf(tick: number | null, text: string, file: string): string | null {
+  if (tick === null) return null;
+  const schedule = scheduleOfRun(text, file);
+  return schedule === undefined ? new Date(tick).toISOString() : tickLabel(tick, schedule);
 }

@@ -4,6 +4,7 @@ import { moneyText, roundMoney } from "../core/money.js";
 import { plural } from "../core/words.js";
 import {
   describePipeline,
+  type PeriodPlan,
   type PlanDiff,
   type PlannedTask,
   type PlanSpend,
@@ -31,11 +32,19 @@ export async function planManifest(
       return ExitCode.Invalid;
     }
     if (spool !== undefined) await printJson(plan, spool);
-    else
+    else {
       printPlan(
         plan,
         store.exists ? store.name : `${store.name} does not exist yet: every task is new`,
       );
+      if (store.elsewhere !== undefined) {
+        const { known, store: other } = store.elsewhere;
+        out(
+          `  elsewhere: ${known} of these ${known === 1 ? "task is" : "tasks are"} recorded in ${other}, the store of the folder you are in, not in ${store.name} of this manifest's project`,
+        );
+        out(`    with that store they are not paid for again: gwrun plan --db ${other} ${file}`);
+      }
+    }
     return ExitCode.Ok;
   } finally {
     spool?.remove();
@@ -72,6 +81,7 @@ function printPlan(plan: PlanDiff, state: string): void {
     `  of these: ${upTo}${status.new} new (cost ${costText(totals.newCost, totals.newWithUnknownCost, status.new, plan.unknownCost, "unknown")}), ${status.done} done, ${status.in_flight} in flight, ${status.failed + status.expired} failed/expired`,
   );
   for (const line of spendLines(plan.totals.spend, status.new)) say(line);
+  for (const line of periodLines(plan.periods ?? [], status.new)) say(line);
   for (const line of recordLines(plan)) say(line);
   for (const { target, refused } of plan.publish ?? [])
     say(`  publish: ${refused === null ? `${target}` : `refused: ${refused}`}`);
@@ -123,6 +133,24 @@ function spendLines(spend: PlanSpend, fresh: number): string[] {
     }
   }
   return lines;
+}
+
+/** Each budget across runs: what its period has left, and where this run would stop. */
+function periodLines(periods: readonly PeriodPlan[], fresh: number): string[] {
+  return periods.map(({ gateway, per, limit, spent, remaining, timezone, resets_at, budget }) => {
+    const head = `  budget across runs: ${moneyText(limit)} per ${per} for ${gateway === "" ? "every gateway" : gateway} (${timezone}): ${moneyText(spent)} spent, ${moneyText(remaining)} left until ${resets_at}`;
+    if (fresh === 0) return head;
+    switch (budget.verdict) {
+      case "within":
+        return `${head}; it covers the estimate`;
+      case "stops":
+        return `${head}; the run would stop there, after about ${budget.stopsAfter} of ${plural(fresh, "new task")} (exit 3)`;
+      case "retakes":
+        return `${head}; retakes may reach it, and the run stops sending there (exit 3)`;
+      default:
+        return `${head}; some prices are unknown: the run stops sending when it is reached (exit 3)`;
+    }
+  });
 }
 
 /** What a run would do to files already paid for: supersede, deliver, or fetch or make again. */

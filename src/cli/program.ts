@@ -4,6 +4,7 @@ import { coerceError, ErrorCode, GwError } from "../core/errors.js";
 import { type CommandIo, commandIo, type OutStream, withCommandIo } from "../core/io.js";
 import { GWRUN_VERSION } from "../core/version.js";
 import { storeUnusable } from "../store/index.js";
+import { addBudgetCommand } from "./budget.js";
 import { addCompletionCommand } from "./completion.js";
 import { addDoctorCommand } from "./doctor.js";
 import { HELP_AFTER, showUsageAfterErrors } from "./help.js";
@@ -48,6 +49,7 @@ export function buildProgram(setExit: (code: ExitCode) => void): Command {
     .exitOverride();
   addRunCommands(program, setExit);
   addRecordCommands(program, setExit);
+  addBudgetCommand(program, setExit);
   addWorkerCommand(program, setExit);
   addMcpCommand(program, setExit);
   addSimCommand(program, setExit);

@@ -2,6 +2,7 @@ import { type Command, Option } from "commander";
 import { ExitCode, migrateStore, publishMissing, type StoreFlags } from "../api/index.js";
 import { commandIo } from "../core/io.js";
 import { COST_GROUPINGS, type CostGrouping } from "../store/index.js";
+import { INVITE_EXPIRES } from "../view/index.js";
 import { showCost } from "./cost.js";
 import { exportRun } from "./export.js";
 import { FAMILIES_DOC_COMMAND, type FieldsFlags, printFields } from "./fields.js";
@@ -13,6 +14,7 @@ import { writeSchemas } from "./schema.js";
 import { listRuns, showStatus } from "./status.js";
 import { storeOption, withStoreOptions } from "./store-options.js";
 import { type ViewFlags, viewStore } from "./view.js";
+import { type InviteFlags, inviteToView, listInvites, revokeFromView } from "./view-invites.js";
 
 /** The commands that read and hand over the record: status, runs, report, export, view, and the rest. */
 export function addRecordCommands(program: Command, setExit: (code: ExitCode) => void): void {
@@ -97,19 +99,61 @@ function addExportCommand(program: Command, setExit: (code: ExitCode) => void): 
   );
 }
 
-/** `gwrun view`: the local review web app. */
+/** `gwrun view`: the review web app, and the invitations of a shared one. */
 function addViewCommand(program: Command, setExit: (code: ExitCode) => void): void {
-  withStoreOptions(
+  const repeat = (value: string, given: string[] = []) => [...given, value];
+  const view = withStoreOptions(
     program
       .command("view")
       .description(
-        "a local web app to review runs: live progress, a timeline, outputs in a matrix grid, approve or reject",
+        "a local web app to review runs: live progress, a timeline, outputs in a matrix grid, approve or reject; --share serves it to invited reviewers",
       )
       .option("--port <n>", "port on 127.0.0.1 (default: any free one)")
-      .option("--open", "open it in the browser"),
+      .option("--open", "open it in the browser")
+      .option("--share", "serve invited reviewers only: every request needs a reviewer's link")
+      .option(
+        "--listen <addr:port>",
+        "the address to listen on (beyond loopback only with --share)",
+      )
+      .option(
+        "--host <name>",
+        "a name a TLS reverse proxy forwards as the Host (repeatable)",
+        repeat,
+      ),
   ).action(async (flags: ViewFlags) => {
     setExit(await viewStore(flags));
   });
+  // `gwrun view invite anna --db x`: `view` takes the options it shares with its subcommands
+  // wherever they stand, so each subcommand reads them with its parent's.
+  withStoreOptions(
+    view
+      .command("invite")
+      .description("a reviewer's link to the shared viewer, shown once; inviting again replaces it")
+      .argument("<name>", "the reviewer's name, recorded with each decision")
+      .option("--expires <duration>", "how long the link works: 30m, 12h, 7d", INVITE_EXPIRES)
+      .option("--port <n>", "the shared viewer's port on 127.0.0.1")
+      .option("--listen <addr:port>", "the shared viewer's --listen, for the link")
+      .option("--host <name>", "the name reviewers reach it by (https://NAME/)", repeat),
+  ).action(async (name: string, _flags: InviteFlags, command: Command) => {
+    setExit(await inviteToView(name, command.optsWithGlobals<InviteFlags>()));
+  });
+  withStoreOptions(
+    view
+      .command("revoke")
+      .description("end a reviewer's link at once")
+      .argument("<name>", "the reviewer's name"),
+  ).action(async (name: string, _flags: StoreFlags, command: Command) => {
+    setExit(await revokeFromView(name, command.optsWithGlobals<StoreFlags>()));
+  });
+  withStoreOptions(
+    view
+      .command("invites")
+      .description("the reviewers invited: created, expires, revoked (never their links)"),
+  )
+    .option("--json", "print as JSON")
+    .action(async (_flags: StoreFlags, command: Command) => {
+      setExit(await listInvites(command.optsWithGlobals<StoreFlags & { json?: boolean }>()));
+    });
 }
 
 /** `gwrun cost`: what runs paid, grouped. */

@@ -11,8 +11,8 @@ import {
 } from "../api/index.js";
 import { ErrorCode, GwError } from "../core/errors.js";
 import { commandIo, resolveFromCwd, shownFromCwd } from "../core/io.js";
-import { nextTicks, tickLabel } from "../manifest/index.js";
-import { describeHolder, type ScheduledManifest } from "../schedule/index.js";
+import { latestTick, nextTicks, type Schedule, tickLabel } from "../manifest/index.js";
+import { describeHolder, type ScheduledManifest, tickWhen } from "../schedule/index.js";
 import { err, out, printDiagnostics } from "./output.js";
 import { logHooks } from "./run.js";
 
@@ -117,16 +117,16 @@ function listSchedules(
       const listed = [];
       for (const { name, file, schedule: when } of manifests) {
         const lease = await store.leaseOf(name);
+        const last = await store.ticksOf(name, LIST_LAST);
+        const due = dueNotRun(when, now, last);
         listed.push({
           name,
           file,
           schedule: when,
           running: lease !== undefined && lease.expires_at > now ? lease : null,
-          next: nextTicks(when, now, LIST_NEXT).map((tick) => ({
-            tick: new Date(tick).toISOString(),
-            label: tickLabel(tick, when),
-          })),
-          last: (await store.ticksOf(name, LIST_LAST)).map((row) => ({
+          due_not_run: due === undefined ? null : namedTick(due, when),
+          next: nextTicks(when, now, LIST_NEXT).map((tick) => namedTick(tick, when)),
+          last: last.map((row) => ({
             ...row,
             tick: new Date(row.tick).toISOString(),
             label: tickLabel(row.tick, when),
@@ -146,11 +146,16 @@ function listSchedules(
       if (lease !== undefined && lease.expires_at > now) {
         out(`  running now: ${describeHolder(lease, now)}`);
       }
+      const last = await store.ticksOf(name, LIST_LAST);
+      const due = dueNotRun(when, now, last);
+      if (due !== undefined)
+        out(
+          `  due since ${tickWhen(when, due)}, not run yet: gwrun run ${shownFromCwd(file)} runs it`,
+        );
       out("  next ticks:");
       for (const tick of nextTicks(when, now, LIST_NEXT)) {
         out(`    ${tickLabel(tick, when)}  ${new Date(tick).toISOString()}`);
       }
-      const last = await store.ticksOf(name, LIST_LAST);
       out(last.length === 0 ? "  no ticks recorded yet" : "  last ticks:");
       for (const row of last) {
         const what =
@@ -166,4 +171,19 @@ function listSchedules(
     }
     return ExitCode.Ok;
   });
+}
+
+/** The latest tick due by `now` when nothing handled it yet (no run, skip or miss recorded). */
+function dueNotRun(
+  schedule: Schedule,
+  now: number,
+  handled: readonly { tick: number }[],
+): number | undefined {
+  const due = latestTick(schedule, now);
+  return due === undefined || handled.some((row) => row.tick === due) ? undefined : due;
+}
+
+/** A tick in `--list --json`: its instant and its name in the schedule's zone. */
+function namedTick(tick: number, schedule: Schedule): { tick: string; label: string } {
+  return { tick: new Date(tick).toISOString(), label: tickLabel(tick, schedule) };
 }

@@ -7,6 +7,7 @@ import {
   storeAt,
   withExistingStore,
 } from "../api/index.js";
+import { moneyText } from "../core/money.js";
 import { terminalJson, terminalText } from "../core/text-filter.js";
 import { displayWidth, padEndToWidth } from "../core/text-width.js";
 import { plural } from "../core/words.js";
@@ -126,22 +127,43 @@ export function listRuns(flags: {
       return ExitCode.Ok;
     }
     const now = Date.now();
-    const name = Math.max(...runs.map((run) => run.name.length), 4) + 2;
-    out(
-      `${"run".padStart(4)}  ${"name".padEnd(name)}${"status".padEnd(12)}${"started".padEnd(26)}${"took".padEnd(9)}${"paid".padEnd(8)}${"tick".padEnd(26)}manifest`,
-    );
-    for (const run of runs) {
-      const took =
-        run.finished_at === null
-          ? `${formatDuration(now - run.started_at)}…`
-          : formatDuration(run.finished_at - run.started_at);
-      const tick = run.tick === null ? "–" : new Date(run.tick).toISOString();
-      out(
-        `${String(run.id).padStart(4)}  ${run.name.padEnd(name)}${run.status.padEnd(12)}${new Date(run.started_at).toISOString().padEnd(26)}${took.padEnd(9)}${String(run.spent).padEnd(8)}${tick.padEnd(26)}${run.manifest_path}`,
-      );
-    }
+    const rows = runs.map((run) => [
+      String(run.id),
+      run.name,
+      run.status,
+      new Date(run.started_at).toISOString(),
+      run.finished_at === null
+        ? `${formatDuration(now - run.started_at)}…`
+        : formatDuration(run.finished_at - run.started_at),
+      moneyText(run.spent),
+      run.tick_label ?? "–",
+      run.manifest_path,
+    ]);
+    const header = ["run", "name", "status", "started", "took", "paid", "tick", "manifest"];
+    for (const line of alignedColumns([header, ...rows])) out(terminalText(line));
     return ExitCode.Ok;
   });
+}
+
+/**
+ * Rows as columns two spaces apart, each as wide as its widest cell; the first (a number)
+ * right-aligned, the last left unpadded.
+ */
+function alignedColumns(rows: readonly string[][]): string[] {
+  const widths = (rows[0] ?? []).map((_, column) =>
+    Math.max(...rows.map((row) => displayWidth(row[column] ?? ""))),
+  );
+  return rows.map((row) =>
+    row
+      .map((cell, column) =>
+        column === 0
+          ? cell.padStart(widths[0] ?? 0)
+          : column === row.length - 1
+            ? cell
+            : padEndToWidth(cell, widths[column] ?? 0),
+      )
+      .join("  "),
+  );
 }
 
 /** `, estimated 2.42 (paid 0.40 less)`: the estimate in the words the run's summary uses. */

@@ -1,5 +1,6 @@
 import { roundMoney } from "../core/money.js";
 import type { TaskRow } from "../store/index.js";
+import type { PeriodBudgets } from "./period-budgets.js";
 
 /** Submit requests in flight at once (the pace decides how fast they start). */
 export const SUBMIT_CONCURRENCY = 16;
@@ -60,8 +61,13 @@ export class Admission {
   /** What those submits count: their tasks' reservations (part of `#assumed`). */
   #unknownReserved = 0;
 
-  constructor(limits: AdmissionLimits) {
+  readonly #period: PeriodBudgets | undefined;
+  /** Which budget the last refusal met: the run's `max_cost`, or one across runs. */
+  #refusedBy: "run" | "period" = "run";
+
+  constructor(limits: AdmissionLimits, period?: PeriodBudgets) {
     this.#limits = limits;
+    this.#period = period;
   }
 
   /** What tasks done or completed have cost so far. */
@@ -103,7 +109,19 @@ export class Admission {
     const cap = lane === "video" ? this.#limits.maxInFlightVideo : this.#limits.maxInFlight;
     const task = queue[0];
     if (task === undefined || this.#inFlight[lane] >= cap) return undefined;
-    if (!this.#withinBudget(task)) return "budget";
+    if (!this.#withinBudget(task)) {
+      this.#refusedBy = "run";
+      return "budget";
+    }
+    const reservation = this.#reservationOf(task);
+    const allowed = this.#period === undefined ? true : this.#period.allows(reservation);
+    // The budgets across runs are still being read: ask again soon.
+    if (allowed === undefined) return undefined;
+    if (!allowed) {
+      this.#refusedBy = "period";
+      return "budget";
+    }
+    this.#period?.took(reservation);
     queue.shift();
     this.#queued.delete(task.key);
     this.started(task);
@@ -166,6 +184,7 @@ export class Admission {
 
   /** The message of the budget stop a `take` answered. */
   budgetStop(): string {
+    if (this.#refusedBy === "period" && this.#period !== undefined) return this.#period.stopMessage;
     const { maxCost } = this.#limits;
     return budgetStopMessage(maxCost, roundMoney(this.#spent), roundMoney(this.#unknownReserved));
   }

@@ -17,6 +17,7 @@ import { recordFailure, startDependants } from "./dependants.js";
 import { deadlineFirst, downloadOutputs, localFaultMessage, localFaultOf } from "./download.js";
 import type { RunEnd } from "./events.js";
 import { PendingWindow } from "./pending-window.js";
+import { PeriodBudgets } from "./period-budgets.js";
 import { Poller } from "./poll.js";
 import { sendsAdmitted } from "./run-end.js";
 import { RunStart, startRun } from "./run-start.js";
@@ -65,7 +66,7 @@ export class Engine {
     // Every wait of the run listens to this one signal.
     setMaxListeners(0, this.#abort.signal);
     const { limits, poll } = options.settings;
-    this.#admission = new Admission(limits);
+    this.#admission = new Admission(limits, new PeriodBudgets(options));
     this.#poller = new Poller({ batchSize: poll.batchSize, everyMs: poll.everyMs });
     this.#downloads = new PQueue({ concurrency: limits.downloads });
     this.#window = new PendingWindow(options.store, options.runId);
@@ -134,7 +135,7 @@ export class Engine {
     this.#start = undefined;
     emit(started);
     for (const event of start.held) emit(event);
-    for (const upstream of this.#options.feeds ?? []) await this.#startDependants(upstream);
+    for (const upstream of this.#options.feeds ?? []) await startDependants(upstream, this.#run);
   }
 
   get #run(): RunContext {
@@ -163,7 +164,7 @@ export class Engine {
       this.#admission.finished(task, task.cost);
       if (taken.to === "download") await this.#queueDownloads(task, true);
       else if (taken.to === "check") this.#check(task);
-      else await this.#startDependants(task);
+      else await startDependants(task, this.#run);
     }
   }
 
@@ -293,7 +294,7 @@ export class Engine {
   async #finish(task: TaskRow, outputs?: OutputRow[]): Promise<void> {
     const finished = await finishDownloaded(task, this.#run, outputs);
     this.#admission.commit(finished.spent ?? 0);
-    if (finished.kind === "done") await this.#startDependants(task);
+    if (finished.kind === "done") await startDependants(task, this.#run);
     else if (finished.kind === "requeued") this.#admission.enqueue(finished.task);
     else if (finished.kind === "unjudged")
       this.#halt("failed", `${task.label}: ${finished.reason}; gwrun resume asks the judge again`);
@@ -301,10 +302,6 @@ export class Engine {
       this.#takenOn.add(finished.take.key);
       await this.#takeOn(finished.take);
     }
-  }
-
-  async #startDependants(task: TaskRow): Promise<void> {
-    await startDependants(task, this.#run);
   }
 
   #takeOnDependant(dependant: TaskRow): void {

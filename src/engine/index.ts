@@ -14,6 +14,7 @@
  * - output: one file a task made (a picture, a clip, a text), with its link and checks.
  * - tick: one due time of a scheduled manifest; each tick is a run of its own.
  */
+
 export {
   Admission,
   BUDGET_ADVICE,
@@ -52,6 +53,7 @@ export type {
 export { emptyStages } from "./job-groups.js";
 export { nextStep } from "./next-step.js";
 export { type Pace, QueryRule } from "./pace.js";
+export { budgetWarnings } from "./period-budgets.js";
 export { Poller, pollOutcome } from "./poll.js";
 export { isStuckReason } from "./poll-trouble.js";
 export type { OutputVerdict, PostProcess } from "./post-process.js";

@@ -1,5 +1,6 @@
 import { BUDGET_ADVICE } from "./admission.js";
 import type { RunEnd, StateCounts } from "./events.js";
+import { PERIOD_ADVICE, PERIOD_STOP } from "./period-budgets.js";
 
 /** Labels of failed tasks named in the hint; the rest are counted. */
 const NAMED_FAILURES = 3;
@@ -16,6 +17,8 @@ export interface NextStepOf {
    * string shown without its password); else undefined.
    */
   db: string | undefined;
+  /** Why the run stopped, as it said so: which budget a budget stop met. */
+  reason?: string;
 }
 
 /**
@@ -30,7 +33,7 @@ export function nextStep(of: NextStepOf): string | undefined {
     case "interrupted":
       return `gwrun resume ${run}`;
     case "budget":
-      return BUDGET_ADVICE;
+      return of.reason?.startsWith(PERIOD_STOP) === true ? PERIOD_ADVICE : BUDGET_ADVICE;
     case "balance":
       return `top up the gateway account, then gwrun resume ${run}`;
     case "failed": {

@@ -5,6 +5,7 @@ import type { FailureRow, Store } from "../store/index.js";
 import type { RunResult } from "./context.js";
 import type { RunEnd } from "./events.js";
 import { nextStep, shellWord } from "./next-step.js";
+import { budgetWarnings } from "./period-budgets.js";
 import { EXIT_BY_END, STATUS_BY_END } from "./run-end.js";
 
 /**
@@ -38,6 +39,8 @@ export interface RunEndNote {
   next: string | null;
   /** The command that serves the review app, and the run's page in it. */
   view: { command: string; page: string };
+  /** Budgets across runs past their soft limit (`gwrun budget set --warn-at`), one line each. */
+  budget_warnings: string[];
   /** One or two lines for a chat channel (Slack reads this field). */
   text: string;
 }
@@ -102,6 +105,7 @@ export async function runEndNote(
     counts: result.counts,
     failedLabels: failures.map((failure) => failure.label),
     db,
+    reason: run?.stop_reason ?? undefined,
   });
   const name = run?.name ?? `run ${runId}`;
   const status = STATUS_BY_END[result.end];
@@ -121,6 +125,7 @@ export async function runEndNote(
       reason: failure.reason ?? failure.state,
     })),
     next: next ?? null,
+    budget_warnings: run === undefined ? [] : await budgetWarnings(store, run.base_url, Date.now()),
     view: {
       command: db === undefined ? "gwrun view" : `gwrun view ${dbFlag(db)}`,
       page: `/runs/${runId}`,
@@ -147,6 +152,7 @@ function chatText(note: Omit<RunEndNote, "text">): string {
   const second = [
     failure === undefined ? "" : `first failure: ${failure.label}: ${failure.reason}`,
     note.next === null ? "" : `next: ${note.next}`,
+    ...note.budget_warnings,
   ].filter((part) => part !== "");
   return slackText(second.length === 0 ? first : `${first}\n${second.join("; ")}`);
 }

@@ -36,14 +36,17 @@ export async function settleFleetRun(
     const storage =
       targets.length === 0
         ? undefined
-        : releasers.push(await openStorage(targets, env), (opened) => opened.client.destroy());
+        : releasers.push(
+            await openStorage(targets, env, undefined, (line) => tell(`run ${row.id}: ${line}`)),
+            (opened) => opened.client.destroy(),
+          );
     const ended = await endRun({
       store,
       run: row,
       result,
       publishing: storage === undefined ? undefined : { storage, targets },
-      record: (status, exitCode) =>
-        store.fleet.settleRun(row.id, { status, exitCode, now: Date.now() }),
+      record: (status, exitCode, states) =>
+        store.fleet.settleRun(row.id, { status, exitCode, now: Date.now(), states }),
       notify: { targets: webhooks, tell: (message) => tell(`run ${row.id}: ${message}`) },
     });
     if (!ended.recorded) return false;

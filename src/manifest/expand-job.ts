@@ -113,6 +113,18 @@ export function* expansionsOf(spec: JobSpec, context: ExpandContext): Generator<
           "row-field",
           `this row has no field "${field}", which job "${spec.id}" reads as {{row.${field}}}`,
         );
+      // An empty cell renders as nothing, which a prompt shows only once it is paid for.
+      for (const field of read)
+        if (row[field] === "")
+          reportAtRow(
+            context.reporter,
+            spec,
+            rowIndex,
+            field,
+            "row-empty",
+            `this row's "${field}" is empty: {{row.${field}}} reads as nothing`,
+            "warning",
+          );
     }
     for (let combo = 0; combo < shared.combos; combo++)
       yield expansionAt(shared, row, rowIndex, combo);

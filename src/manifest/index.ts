@@ -1,5 +1,6 @@
 /** Manifests: YAML text → checked settings and expanded jobs, with positions for every problem. */
 
+export { type Per, periodAround, periodName } from "./budget-period.js";
 export { LabelCheck } from "./check-labels.js";
 export {
   type Diagnostic,
@@ -47,6 +48,7 @@ export {
 } from "./request-secrets.js";
 export type { FetchedRows, FileMedia, RowSet, RowsBody, RowsFormat } from "./row-types.js";
 export { reportAtRow, rowFieldIn } from "./rows.js";
+export { scheduleOfRun } from "./schedule-of-run.js";
 export { MAX_JOB_ID, manifestSchema, NOTIFY_OUTCOMES, RUNNER_KEYS } from "./schema.js";
 export { hasMaskedKey, maskLiteralKey, resolvedManifest } from "./secrets.js";
 export {
@@ -64,6 +66,7 @@ export { isSimulator, whySimulator } from "./simulator.js";
 export { ManifestSource } from "./source.js";
 export {
   dueTick,
+  isTimeZone,
   latestTick,
   nextTick,
   nextTicks,

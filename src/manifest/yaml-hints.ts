@@ -1,6 +1,6 @@
 /**
- * Advice for the YAML mistakes a manifest's author makes most: a `${…}` or `{{…}}` left
- * unquoted where YAML reads its brace as a map, a tab used for indentation, and a key or list
+ * Advice for the YAML mistakes a manifest's author makes most: a `${…}`, `{{…}}` or folder
+ * name (`{name}`, `{date}`) left unquoted where YAML reads its brace as a map, a tab used for indentation, and a key or list
  * item indented to no column around it. The parsers' own words rarely point at the fix.
  */
 
@@ -30,7 +30,10 @@ export function hintFor(lines: readonly string[], report: ParserReport): YamlHin
   );
 }
 
-/** A `${…}` or `{{…}}` at or before the error on its line, unquoted in flow or as a whole value. */
+/**
+ * A `${…}`, `{{…}}` or `{name}` at or before the error on its line, unquoted in flow or as a
+ * whole value.
+ */
 function templateHint(lines: readonly string[], report: ParserReport): YamlHint | undefined {
   const text = lines[report.line] ?? "";
   let trap: { start: number; key: string | undefined; inFlow: boolean } | undefined;
@@ -46,11 +49,12 @@ function templateHint(lines: readonly string[], report: ParserReport): YamlHint 
       continue;
     }
     if (char === "#" && (i === 0 || text[i - 1] === " ")) break;
-    if (text.startsWith("${", i) || text.startsWith("{{", i)) {
+    const templateEnd = templateEndAt(text, i);
+    if (templateEnd !== undefined) {
       if (valueStart !== undefined && (depth > 0 || i === valueStart)) {
         trap = { start: valueStart, key: keyBefore(text, valueStart), inFlow: depth > 0 };
       }
-      i = templateEnd(text, i) - 1;
+      i = templateEnd - 1;
       continue;
     }
     if (i === valueStart && (char === '"' || char === "'")) quote = char;
@@ -72,19 +76,28 @@ function templateHint(lines: readonly string[], report: ParserReport): YamlHint 
   };
 }
 
-/** Index just past a `${…}` or `{{…}}` starting at `start` (the line's end if it is not closed). */
-function templateEnd(text: string, start: number): number {
-  const close = text.startsWith("{{", start) ? "}}" : "}";
-  const end = text.indexOf(close, start + 2);
-  return end === -1 ? text.length : end + close.length;
+/**
+ * Index just past a `${…}` or `{{…}}` starting at `start` (the line's end if it is not closed),
+ * or a folder name such as `{name}` (a word in one brace: a map would have a colon or spaces);
+ * undefined when none starts there.
+ */
+function templateEndAt(text: string, start: number): number | undefined {
+  if (text.startsWith("${", start) || text.startsWith("{{", start)) {
+    const close = text.startsWith("{{", start) ? "}}" : "}";
+    const end = text.indexOf(close, start + 2);
+    return end === -1 ? text.length : end + close.length;
+  }
+  const folderName = /^\{[A-Za-z_]\w*\}/.exec(text.slice(start));
+  return folderName === null ? undefined : start + folderName[0].length;
 }
 
 /** The plain value starting at `start`: to the end of its flow item, or of the line. */
 function valueText(text: string, start: number, inFlow: boolean): string {
   let end = start;
   while (end < text.length) {
-    if (text.startsWith("${", end) || text.startsWith("{{", end)) {
-      end = templateEnd(text, end);
+    const templateEnd = templateEndAt(text, end);
+    if (templateEnd !== undefined) {
+      end = templateEnd;
       continue;
     }
     const char = text[end] as string;

@@ -82,6 +82,24 @@ export interface PlanDiff extends Omit<Plan, "groups" | "totals" | "tasks"> {
    * it (another output folder's run publishes there); null when it may publish.
    */
   publish?: { target: string; refused: string | null }[];
+  /**
+   * Each budget across runs (`gwrun budget`) that holds for the run's gateway: what its period
+   * has left, and where the estimate stands against that (as `spend.budget` against max_cost).
+   */
+  periods?: PeriodPlan[];
+}
+
+/** A budget across runs as a plan sees it. */
+export interface PeriodPlan {
+  /** The gateway's base URL; "" for every gateway. */
+  gateway: string;
+  per: "day" | "week" | "month";
+  limit: number;
+  spent: number;
+  remaining: number;
+  timezone: string;
+  resets_at: string;
+  budget: PlanBudget;
 }
 
 /** What `diffPlan` reads of the store. */

@@ -8,6 +8,7 @@ export {
   diffPlan,
   diffPlanPages,
   type GroupDiff,
+  type PeriodPlan,
   type PlanBudget,
   type PlanDiff,
   type PlannedTask,
@@ -35,7 +36,7 @@ export {
   placementOf,
 } from "./placement.js";
 export { type Plan, PlanCounter, type PlanGroup, planRun, upstreamsPicked } from "./plan.js";
-export { planSpend } from "./spend.js";
+export { budgetOf, planSpend } from "./spend.js";
 export { type StatusCounts, TaskStatus } from "./status.js";
 export { nextTakes, rootLabel } from "./takes.js";
 export { TASK_PAGE, taskPages } from "./task-pages.js";

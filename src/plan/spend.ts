@@ -60,7 +60,8 @@ export function planSpend(
   };
 }
 
-function budgetOf(
+/** Where a budget of `maxCost` stands against the estimate's range. */
+export function budgetOf(
   maxCost: number,
   low: number | null,
   high: number | null,

@@ -39,6 +39,8 @@ const CSV_COLUMNS = [
   "judge_reason",
   // Last, so the columns before keep their places: yes/no for a job with `select:`, else empty.
   "selected",
+  // Who decided: a shared viewer's reviewer, "agent" (`gwrun mcp`); empty: the person at the viewer.
+  "reviewer",
 ] as const;
 
 /**
@@ -150,6 +152,7 @@ function csvRow(
     record.judge?.verdict ?? "",
     record.judge?.reason ?? "",
     selected === undefined ? "" : selected ? "yes" : "no",
+    record.review?.by ?? "",
   ]
     .map(csvField)
     .join(",");

@@ -36,6 +36,10 @@ export interface ObjectStorage {
   signal?: AbortSignal;
   /** Set once a request went unanswered within the policy's time: later ones fail at once. */
   stalled?: string;
+  /** Hears a pause while uploads are tried again, once a spell of failures (none: unheard). */
+  readonly tell?: (line: string) => void;
+  /** Uploads are failing and being tried again; cleared by the next that goes through. */
+  retrying?: boolean;
 }
 
 /**
@@ -77,6 +81,7 @@ export function withinEnd(storage: ObjectStorage, interrupt?: AbortSignal): void
 
 export function openObjectStorage(
   env: Readonly<Record<string, string | undefined>> = commandIo().env,
+  tell?: (line: string) => void,
 ): ObjectStorage {
   // The pinned SDK works on every Node gwrun supports; its note about later versions is not
   // the user's business in a run's output.
@@ -112,7 +117,7 @@ export function openObjectStorage(
       throwOnRequestTimeout: true,
     },
   });
-  return { client, env };
+  return { client, env, ...(tell === undefined ? {} : { tell }) };
 }
 
 /** Buckets addressed in the path where virtual hosts cannot work: an IP address, localhost. */

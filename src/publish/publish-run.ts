@@ -12,14 +12,16 @@ export interface RunPublished {
   uploaded: number;
   /** Done outputs in every target. */
   published: number;
-  /** Outputs not in every target, with why (first few kept whole, all counted). */
+  /** Outputs not in every target, all counted. */
   unpublished: number;
+  /** Why, one line an output: the first `problemsKept`, or all. */
   problems: string[];
   /** Credentials or permissions refused: what was tried and why. */
   refused?: string;
 }
 
-const PROBLEMS_KEPT = 5;
+/** Problems a run's end lists; `gwrun publish` lists all. */
+export const PROBLEMS_KEPT = 5;
 
 /**
  * Publishes every done output of a run that is not in each target yet. With `verify`, objects
@@ -30,8 +32,9 @@ export async function publishRun(
   run: Pick<RunRow, "id" | "output_dir">,
   storage: ObjectStorage,
   targets: readonly PublishTarget[],
-  options: { verify?: boolean; now?: () => number } = {},
+  options: { verify?: boolean; now?: () => number; problemsKept?: number } = {},
 ): Promise<RunPublished> {
+  const kept = options.problemsKept ?? PROBLEMS_KEPT;
   const result: RunPublished = { uploaded: 0, published: 0, unpublished: 0, problems: [] };
   const place = {
     store,
@@ -58,9 +61,12 @@ export async function publishRun(
     const missing = new Set(published.missing.map(({ idx }) => idx));
     result.unpublished += missing.size;
     result.published += outputs - missing.size;
-    for (const { idx, reason } of published.missing)
-      if (result.problems.length < PROBLEMS_KEPT)
-        result.problems.push(`${label} output ${idx + 1}: ${reason}`);
+    // One line an output, its targets' reasons together, so the lines count the outputs.
+    for (const idx of missing)
+      if (result.problems.length < kept) {
+        const reasons = published.missing.filter((one) => one.idx === idx).map((one) => one.reason);
+        result.problems.push(`${label} output ${idx + 1}: ${reasons.join("; ")}`);
+      }
   }
   return result;
 }

@@ -51,13 +51,21 @@ export async function putObject(
   for (let attempt = 1; ; attempt += 1) {
     try {
       if (storage.stalled !== undefined) throw new Error(storage.stalled);
-      return await putOnce(storage, target, object, stop);
+      const etag = await putOnce(storage, target, object, stop);
+      storage.retrying = false;
+      return etag;
     } catch (error) {
       noteStall(storage, error);
       const refused = isRefusal(error);
       const problem = storageProblem(storage, `${target.url}: ${object.key}`, error);
       if (refused || attempt >= ATTEMPTS || stop?.aborted === true || storage.stalled !== undefined)
         throw new UploadFailed(problem, refused);
+      // A pause of seconds with nothing said looks like a hang: say it once a spell.
+      if (storage.retrying !== true)
+        storage.tell?.(
+          `publishing: ${problem}; trying uploads again (up to ${ATTEMPTS} tries each, a pause of seconds between)`,
+        );
+      storage.retrying = true;
       await sleep(FIRST_DELAY_MS * 2 ** (attempt - 1), undefined, { signal: stop }).catch(() => {});
     }
   }

@@ -1,4 +1,5 @@
 import {
+  budgetWarnings,
   EXIT_BY_END,
   type NotifyOptions,
   notifyRunEnd,
@@ -33,8 +34,8 @@ export interface RunEnding {
   publishing?: { storage: ObjectStorage; targets: readonly PublishTarget[] };
   /** The first Ctrl-C: the end's publishing stops too. */
   interrupted?: AbortSignal;
-  /** Records the ending; false when another process recorded it first. */
-  record(status: string, exit: number): Promise<boolean>;
+  /** Records the ending with its tasks by state; false when another process recorded it first. */
+  record(status: string, exit: number, states: Readonly<Record<string, number>>): Promise<boolean>;
   /** Another process (a fleet's worker) settled the run already: its ending stands. */
   settled?: boolean;
   /** This process wrote the run's report already (its own worker settled it). */
@@ -87,9 +88,12 @@ export async function endRun(ending: RunEnding): Promise<RunEnded> {
       if (!news.complete && exit === EXIT_BY_END.done) exit = EXIT_BY_END.failed;
     }
   }
-  if (!(await ending.record(STATUS_BY_END[result.end], exit)))
+  if (!(await ending.record(STATUS_BY_END[result.end], exit, result.counts)))
     return { exit, recorded: false, lines, notify: NOBODY };
-  if (ending.reported !== true) await writeReport(store, (await store.run(run.id)) as RunRow);
+  const row = (await store.run(run.id)) as RunRow;
+  if (ending.reported !== true) await writeReport(store, row);
+  // A budget across runs past its soft limit is told in the summary (and by `notify:`).
+  lines.push(...(await budgetWarnings(store, row.base_url, Date.now())));
   if (publish !== undefined && publishing !== undefined)
     lines.push(
       ...(await publish.publishFolderRecord(

@@ -34,6 +34,8 @@ export interface RunOpening {
   checkStorage?: { store: Pick<Store, "publishingRuns">; outputDir: string };
   /** What the caller opened first, released with the run (default: a stack of its own). */
   releasers?: Releasers;
+  /** Hears what the person should know as it happens (uploads being tried again). */
+  tell?: (line: string) => void;
 }
 
 /** Object storage refused a run before anything was paid: its message says what to check. */
@@ -51,7 +53,7 @@ export async function openRun(opening: RunOpening): Promise<RunSession> {
       targets.length === 0
         ? undefined
         : releasers.push(
-            await openStorage(targets, opening.env, opening.checkStorage).catch(
+            await openStorage(targets, opening.env, opening.checkStorage, opening.tell).catch(
               (error: unknown) => {
                 throw new StorageRefused(error instanceof Error ? error.message : String(error), {
                   cause: error,
@@ -79,12 +81,13 @@ export async function openStorage(
   targets: readonly PublishTarget[],
   env: NodeJS.ProcessEnv,
   check?: { store: Pick<Store, "publishingRuns">; outputDir: string },
+  tell?: (line: string) => void,
 ): Promise<ObjectStorage> {
   const { openObjectStorage, checkTargets, refuseHeldTargets } = await import(
     "../publish/index.js"
   );
   if (check !== undefined) await refuseHeldTargets(check.store, targets, check.outputDir);
-  const storage = openObjectStorage(env);
+  const storage = openObjectStorage(env, tell);
   try {
     if (check !== undefined) await checkTargets(storage, targets);
   } catch (error) {

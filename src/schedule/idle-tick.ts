@@ -19,17 +19,17 @@ export async function idleTickReason(
   moment: { tick: number; due: boolean },
 ): Promise<string | undefined> {
   const { tick } = moment;
-  if (!moment.due) return `${name}: no tick due yet; next tick due at ${when(schedule, tick)}`;
+  if (!moment.due) return `${name}: no tick due yet; next tick due at ${tickWhen(schedule, tick)}`;
   const run = await store.runOfTick(name, tick);
   if (run === undefined || run.finished_at === null || !ENDED.includes(run.status))
     return undefined;
   const next = nextTick(schedule, tick);
   const retry =
     run.status === "failed" ? `; gwrun retry ${run.id} --failed redoes its failures` : "";
-  return `${name}: tick ${tickLabel(tick, schedule)} already done (run ${run.id}, ${run.status}${retry}); next tick due at ${next === undefined ? "never" : when(schedule, next)}`;
+  return `${name}: tick ${tickLabel(tick, schedule)} already done (run ${run.id}, ${run.status}${retry}); next tick due at ${next === undefined ? "never" : tickWhen(schedule, next)}`;
 }
 
 /** A tick as the schedule names it, and as an instant: "2026-11-24T0600 Europe/Berlin (2026-11-24T05:00:00.000Z)". */
-function when(schedule: Schedule, tick: number): string {
+export function tickWhen(schedule: Schedule, tick: number): string {
   return `${tickLabel(tick, schedule)} ${schedule.timezone} (${new Date(tick).toISOString()})`;
 }

@@ -1,7 +1,7 @@
 /** Scheduled manifests: the daemon's loop, leases against overlap, tick runs and pruning. */
 
 export { type DueTick, decideDueTicks, LATE_MS } from "./due-ticks.js";
-export { idleTickReason } from "./idle-tick.js";
+export { idleTickReason, tickWhen } from "./idle-tick.js";
 export {
   describeHolder,
   holderIsGone,

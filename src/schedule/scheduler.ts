@@ -9,6 +9,7 @@ import {
   TickTrigger as Trigger,
 } from "../store/index.js";
 import { decideDueTicks } from "./due-ticks.js";
+import { tickWhen } from "./idle-tick.js";
 import { describeHolder, type Lease, tryLease } from "./lease.js";
 import { runTickUnderLease, type TickRunner } from "./tick-run.js";
 
@@ -76,6 +77,8 @@ export class Scheduler {
     let cursor = (await store.lastTickAt(manifest.name)) ?? clock.now();
     // Ticks up to here fell while this loop's own run was going.
     let busyUntil = Number.NEGATIVE_INFINITY;
+    // The next tick the log last named, so a wait names it once.
+    let announced: number | undefined;
     log(
       `${manifest.name}: scheduled "${manifest.schedule.cron}" in ${manifest.schedule.timezone} (${manifest.file})`,
     );
@@ -92,6 +95,9 @@ export class Scheduler {
           );
           return;
         }
+        if (next !== announced)
+          log(`${manifest.name}: next tick due at ${tickWhen(manifest.schedule, next)}`);
+        announced = next;
         try {
           await clock.sleep(next - now, this.#stop.signal);
         } catch {

@@ -182,7 +182,12 @@ export interface FleetStore {
   hasWorkLeft(runId: number, halted: boolean): Promise<boolean>;
   settleRun(
     runId: number,
-    end: { status: string; exitCode: number; now: number },
+    end: {
+      status: string;
+      exitCode: number;
+      now: number;
+      states?: Readonly<Record<string, number>>;
+    },
   ): Promise<boolean>;
   queueRun(runId: number): Promise<void>;
   movesSince(runId: number, afterId: number, limit?: number): Promise<LoggedMove[]>;

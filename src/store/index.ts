@@ -4,6 +4,7 @@
  * adapter, PostgreSQL the one for a fleet.
  */
 
+export type { BudgetPeriod, BudgetRow, BudgetStore } from "./budget-port.js";
 export type {
   ClaimLimits,
   FleetClaim,
@@ -48,6 +49,7 @@ export {
   type TimelineOrder,
   type TimelinePage,
   type TimelineQuery,
+  type ViewTokenRow,
 } from "./report-port.js";
 export type {
   FailureRow,

@@ -1,5 +1,6 @@
 import type { Store } from "./port.js";
 import { bind, type Executor } from "./program.js";
+import { budgetOperations } from "./queries/budgets.js";
 import { costReads } from "./queries/costs.js";
 import { judgementOperations } from "./queries/judgements.js";
 import { pruneOperations } from "./queries/prune.js";
@@ -11,6 +12,7 @@ import { statusReads } from "./queries/run-status.js";
 import { runOperations } from "./queries/runs.js";
 import { scheduleOperations } from "./queries/schedules.js";
 import { taskReads } from "./queries/tasks.js";
+import { viewTokenOperations } from "./queries/view-tokens.js";
 import { viewReads } from "./queries/views.js";
 import { outputTransitions } from "./transitions/outputs.js";
 import { pollRounds } from "./transitions/poll-round.js";
@@ -38,10 +40,12 @@ export function storeOf(executor: Executor, own: AdapterOwn): Store {
     ...bind(executor, statusReads),
     ...bind(executor, pruneOperations),
     ...bind(executor, costReads),
+    ...bind(executor, budgetOperations),
     ...bind(executor, reviewOperations),
     ...bind(executor, publicationOperations),
     ...bind(executor, judgementOperations),
     ...bind(executor, scheduleOperations),
+    ...bind(executor, viewTokenOperations),
     reportRows: (of) => reportRows(executor, of),
     reportOrderOf: (scope) => reportOrderOf(executor, scope),
     failuresOf: (scope) => failuresOf(executor, scope),

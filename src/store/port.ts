@@ -1,3 +1,4 @@
+import type { BudgetStore } from "./budget-port.js";
 import type {
   JudgementStore,
   PublicationStore,
@@ -5,6 +6,7 @@ import type {
   ReportReads,
   ReportScope,
   ReviewStore,
+  ViewTokenStore,
 } from "./report-port.js";
 import type {
   NewRun,
@@ -43,6 +45,7 @@ export type {
   ReportReads,
   ReportScope,
   ReviewStore,
+  ViewTokenStore,
 };
 
 /**
@@ -54,13 +57,15 @@ export type {
  */
 export interface Store
   extends RunStore,
+    BudgetStore,
     TaskReads,
     TaskTransitions,
     ReportReads,
     ReviewStore,
     PublicationStore,
     JudgementStore,
-    ScheduleStore {
+    ScheduleStore,
+    ViewTokenStore {
   /** The gateway submit rate learned by earlier runs, per base URL. */
   learnedRate(baseUrl: string): Promise<number | undefined>;
   saveLearnedRate(baseUrl: string, rate: number): Promise<void>;
@@ -76,6 +81,8 @@ export interface RunStore {
     exitCode: number,
     now: number,
     stopReason?: string | null,
+    /** Its tasks by state as it ended: what the runs page shows of it later. */
+    endStates?: Readonly<Record<string, number>>,
   ): Promise<void>;
   /** Keeps the bodies of the run's `rows:` URLs; one kept already for a URL stays. */
   recordRowSources(runId: number, sources: readonly RowSource[]): Promise<void>;

@@ -175,6 +175,32 @@ export interface ReviewStore {
   reviewsOf(scope: ReportScope): Promise<ReviewRow[]>;
 }
 
+/** A reviewer of the shared viewer (`view_tokens`); the token itself is never kept. */
+export interface ViewTokenRow {
+  name: string;
+  token_sha256: string;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+/** Who may use a shared `gwrun view`: one token per reviewer's name, kept as its sha256. */
+export interface ViewTokenStore {
+  /** Records a reviewer's token (times in ms), replacing the name's earlier one and its revocation. */
+  recordViewToken(invite: {
+    name: string;
+    tokenSha256: string;
+    createdAt: number;
+    expiresAt: number;
+  }): Promise<void>;
+  /** Revokes a name's token; false when there is none, or it was revoked already. */
+  revokeViewToken(name: string, now: number): Promise<boolean>;
+  /** The reviewer whose token has this sha256 (revoked or expired ones too: the caller judges). */
+  viewTokenOf(tokenSha256: string): Promise<ViewTokenRow | undefined>;
+  /** Every reviewer invited, by name. */
+  viewTokens(): Promise<ViewTokenRow[]>;
+}
+
 /** Objects outputs were published as (`output.publish`). */
 export interface PublicationStore {
   /** Records objects as verified after their upload, replacing what was recorded of each. */

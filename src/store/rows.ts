@@ -17,6 +17,8 @@ export interface RunRow {
   tick: number | null;
   /** Why the run stopped before its end ("the gateway balance ran out: …"); null otherwise. */
   stop_reason: string | null;
+  /** Its tasks by state as it ended (JSON); null while it runs, or recorded before they were kept. */
+  end_states?: string | null;
   /**
    * The project folder the run was started in, as that process saw it. Paths in the record
    * are relative to the project folder (the store port gives them back absolute).
@@ -283,6 +285,8 @@ export interface GridRow {
   check_state: "ok" | "failed" | null;
   review: ReviewDecision | null;
   review_note: string | null;
+  /** Who decided: a shared viewer's reviewer, "agent" (`gwrun mcp`); null: the person at the viewer. */
+  review_by: string | null;
   /** A judge's verdict and reason (a suggestion); null when no judge has judged it. */
   judge_verdict: JudgeVerdict | null;
   judge_reason: string | null;

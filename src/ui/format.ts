@@ -155,6 +155,7 @@ export function summaryLines(view: RunView, options: SummaryOptions): string[] {
     counts,
     failedLabels: view.failures.map((failure) => failure.label),
     db: options.db,
+    reason: view.stopReason ?? undefined,
   });
   if (next !== undefined) lines.push(`next: ${next}`);
   if (options.galleryExists && view.gallery !== null)

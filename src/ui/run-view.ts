@@ -5,6 +5,8 @@ import type { Failure, RunState } from "./run-state.js";
 /** What a screen shows of a run at one moment: plain data, derived from the state. */
 export interface RunView {
   phase: "starting" | "running" | "stopping" | "finished";
+  /** Why the run stops before its end, as it said so; null while it does not. */
+  stopReason: string | null;
   runId: number | null;
   name: string;
   elapsedMs: number;
@@ -95,6 +97,7 @@ export function viewOf(state: RunState, now: number, cwd: string): RunView {
           : state.startedAt === null
             ? "starting"
             : "running",
+    stopReason: state.stopping?.message ?? null,
     runId: state.runId,
     name: state.name,
     elapsedMs,

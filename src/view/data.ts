@@ -41,6 +41,11 @@ export async function runItems(store: Store, now: number, limit = 100): Promise<
   const items: RunItem[] = [];
   for (const run of await store.runs(limit)) {
     const summary = await store.summaryOf({ run: run.id });
+    // A run that ended shows what it did then: later runs move the same tasks on.
+    const states =
+      run.end_states == null
+        ? summary.states
+        : (JSON.parse(run.end_states) as Record<string, number>);
     items.push({
       id: run.id,
       name: run.name,
@@ -48,8 +53,8 @@ export async function runItems(store: Store, now: number, limit = 100): Promise<
       started_at: run.started_at,
       finished_at: run.finished_at,
       duration: (run.finished_at ?? now) - run.started_at,
-      tasks: Object.values(summary.states).reduce((sum, n) => sum + n, 0),
-      states: summary.states,
+      tasks: Object.values(states).reduce((sum, n) => sum + n, 0),
+      states,
       outputs: summary.outputs,
       spent: summary.paid,
     });
@@ -204,6 +209,8 @@ export interface GridItem {
   check: "ok" | "failed" | null;
   review: "approved" | "rejected" | null;
   note: string | null;
+  /** Who decided, shown beside the decision: a reviewer's name, "agent"; null: the person here. */
+  by: string | null;
   /** A judge's suggestion, shown apart from the person's decision (which wins). */
   judge: { verdict: "pass" | "fail" | "undecided"; reason: string | null } | null;
   /** A text's first words, shown in its cell; null for media. */
@@ -267,6 +274,7 @@ async function gridOf(
       check: row.check_state,
       review: row.review,
       note: row.review_note,
+      by: row.review_by,
       judge:
         row.judge_verdict === null
           ? null

@@ -1,4 +1,20 @@
-/** `gwrun view`: the local web app over the store — runs, live progress, timeline, review. */
+/** `gwrun view`: the web app over the store — runs, live progress, timeline, review, sharing. */
 
 export { type GalleryRefresher, galleryRefresher } from "./gallery-refresh.js";
-export { startViewServer, type ViewOptions, type ViewServer } from "./server.js";
+export { hostPort, isWildcard, type ListenAddress, parseListen } from "./listen.js";
+export {
+  INVITE_EXPIRES,
+  type Invitation,
+  type InviteState,
+  inviteReviewer,
+  inviteState,
+  revokeReviewer,
+} from "./reviewers.js";
+export {
+  refuseUnshared,
+  startViewServer,
+  type ViewAccess,
+  type ViewOptions,
+  type ViewServer,
+  type ViewSharing,
+} from "./server.js";

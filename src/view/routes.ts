@@ -4,6 +4,7 @@ import type { Clock } from "../core/clock.js";
 import { readOwnFile } from "../core/file-gate.js";
 import type { RunRow, Store } from "../store/index.js";
 import { TIMELINE_ORDERS, type TimelineOrder } from "../store/index.js";
+import type { Admitted, SharedAccess } from "./access.js";
 import {
   costPanel,
   failureItems,
@@ -24,7 +25,8 @@ import { html, json, Refused, readJson, send } from "./replies.js";
 
 /**
  * The viewer's routes: pages, their data, assets, recorded files, and the one change (a
- * review), which needs the token. Each handler answers or throws `Refused`.
+ * review), which needs the token. Shared, every route needs a reviewer's token first. Each
+ * handler answers or throws `Refused`.
  */
 
 /** What every request is answered from, made once by `startViewServer`. */
@@ -33,7 +35,11 @@ export interface ViewContext {
   clock: Clock;
   /** The token printed with the URL, as the bytes a request's is compared with. */
   token: Buffer;
-  /** The port listened on (set once listening): the host names answered carry it. */
+  /** Shared (`--share`): who lets reviewers in; the token above is then never taken. */
+  shared: SharedAccess | undefined;
+  /** The Host headers answered, lowercase (set once listening). */
+  hosts: Set<string>;
+  /** The port listened on (set once listening). */
   port: number;
   /** How often a live run page's counts are read again, ms. */
   everyMs: number;
@@ -52,6 +58,8 @@ interface Asked {
   url: URL;
   /** The path's segments, after its leading `/`. */
   parts: string[];
+  /** Shared: the reviewer asking. */
+  reviewer: Admitted | undefined;
 }
 
 const WEB = new URL("../../web/", import.meta.url);
@@ -72,11 +80,12 @@ export async function route(
   response: ServerResponse,
 ): Promise<void> {
   // Another site's page reaching this port by a name it controls is turned away.
-  const host = request.headers.host ?? "";
-  if (host !== `127.0.0.1:${view.port}` && host !== `localhost:${view.port}`)
+  if (!view.hosts.has((request.headers.host ?? "").toLowerCase()))
     throw new Refused(403, "unknown host");
   const url = new URL(request.url ?? "/", `http://127.0.0.1:${view.port}`);
-  const asked: Asked = { request, response, url, parts: url.pathname.split("/").slice(1) };
+  const reviewer = await view.shared?.admit(request, url, response);
+  const parts = url.pathname.split("/").slice(1);
+  const asked: Asked = { request, response, url, parts, reviewer };
   const method = request.method ?? "GET";
   if (method === "POST" && url.pathname === "/api/reviews") return postReview(view, asked);
   if (method !== "GET" && method !== "HEAD") throw new Refused(405, "method not allowed");
@@ -91,7 +100,8 @@ async function read(view: ViewContext, asked: Asked): Promise<void> {
     // No icon: an empty answer keeps the browser from logging a 404 on every page.
     response.writeHead(204).end();
   } else if (url.pathname === "/") {
-    html(response, page("runs", "gwrun runs", await runItems(view.store, view.clock.now())));
+    const runs = await runItems(view.store, view.clock.now());
+    html(response, page("runs", "gwrun runs", runs, asked.reviewer?.name));
   } else if (first === "runs" && parts.length === 2) {
     await runPage(view, asked);
   } else if (first === "runs" && third === "outputs" && parts.length === 3) {
@@ -127,33 +137,45 @@ function asset(response: ServerResponse, name: string): void {
 }
 
 /** `/runs/<id>`: a run's live progress. */
-async function runPage(view: ViewContext, { parts, response }: Asked): Promise<void> {
+async function runPage(view: ViewContext, { parts, response, reviewer }: Asked): Promise<void> {
   const run = await runOf(view.store, parts[1]);
   const progress = await progressOf(view.store, run, view.clock.now());
-  html(response, page("run", `run ${run.id}: ${run.name}`, progress));
+  html(response, page("run", `run ${run.id}: ${run.name}`, progress, reviewer?.name));
 }
 
 /** `/runs/<id>/outputs`: a page of a run's outputs, to review. */
-async function outputsPage(view: ViewContext, { parts, response, url }: Asked): Promise<void> {
+async function outputsPage(view: ViewContext, asked: Asked): Promise<void> {
+  const { parts, response, url } = asked;
   const run = await runOf(view.store, parts[1]);
   html(
     response,
-    page("outputs", `run ${run.id}: ${run.name} — outputs`, {
-      run: { id: run.id, name: run.name },
-      ...(await gridItems(view.store, run, await view.servedFolders(), pageParameter(url))),
-    }),
+    page(
+      "outputs",
+      `run ${run.id}: ${run.name} — outputs`,
+      {
+        run: { id: run.id, name: run.name },
+        ...(await gridItems(view.store, run, await view.servedFolders(), pageParameter(url))),
+      },
+      asked.reviewer?.name,
+    ),
   );
 }
 
 /** `/runs/<id>/failures`: a page of a run's failures. */
-async function failuresPage(view: ViewContext, { parts, response, url }: Asked): Promise<void> {
+async function failuresPage(view: ViewContext, asked: Asked): Promise<void> {
+  const { parts, response, url } = asked;
   const run = await runOf(view.store, parts[1]);
   html(
     response,
-    page("failures", `run ${run.id}: ${run.name} — failures`, {
-      run: { id: run.id, name: run.name },
-      ...(await failureItems(view.store, run, pageParameter(url))),
-    }),
+    page(
+      "failures",
+      `run ${run.id}: ${run.name} — failures`,
+      {
+        run: { id: run.id, name: run.name },
+        ...(await failureItems(view.store, run, pageParameter(url))),
+      },
+      asked.reviewer?.name,
+    ),
   );
 }
 
@@ -207,7 +229,7 @@ async function progressEvents(view: ViewContext, asked: Asked, run: RunRow): Pro
  * `/files/<key>/<index>/<kind>`: an output's file as the store records it, from the folders
  * served; else the object it was published as, for whoever has the token.
  */
-async function outputFile(view: ViewContext, { request, response, url, parts }: Asked) {
+async function outputFile(view: ViewContext, { request, response, url, parts, reviewer }: Asked) {
   const [, key, index, kind] = parts as [string, string, string, FileKind];
   const file = await recordedFile(view.store, key, index, kind, await view.servedFolders());
   if (file !== undefined && (await sendFile(request, response, file))) return;
@@ -218,7 +240,7 @@ async function outputFile(view: ViewContext, { request, response, url, parts }: 
     const token = url.searchParams.get("token");
     if (
       await sendPublished(request, response, view.store, output, view.objects, () =>
-        checkToken(view, request, token),
+        reviewer === undefined ? checkToken(view, request, token) : undefined,
       )
     )
       return;
@@ -234,9 +256,14 @@ async function renditionFile(view: ViewContext, { request, response, parts }: As
     throw new Refused(404, "no such rendition recorded");
 }
 
-/** `POST /api/reviews`: a decision on an output, with the token. */
-async function postReview(view: ViewContext, { request, response }: Asked): Promise<void> {
-  checkToken(view, request);
+/**
+ * `POST /api/reviews`: a decision on an output, with the token in the header (a cookie, sent
+ * with any request the browser makes, is not enough); shared, it records the reviewer's name.
+ */
+async function postReview(view: ViewContext, { request, response, reviewer }: Asked) {
+  if (reviewer === undefined) checkToken(view, request);
+  else if (reviewer.via !== "header")
+    throw new Refused(403, "a change sends the token in the x-gwrun-token header");
   const body = await readJson(request);
   const decision = body.decision;
   if (
@@ -248,12 +275,12 @@ async function postReview(view: ViewContext, { request, response }: Asked): Prom
     throw new Refused(400, "a review is {key, index, decision: approved|rejected|null, note}");
   const note = typeof body.note === "string" && body.note.trim() !== "" ? body.note : null;
   const stored = await view.store.recordReview(
-    { key: body.key, index: body.index as number, decision, note },
+    { key: body.key, index: body.index as number, decision, note, by: reviewer?.name ?? null },
     view.clock.now(),
   );
   if (!stored) throw new Refused(404, "no such output on disk");
   view.galleries.reviewed(body.key);
-  json(response, { ok: true });
+  json(response, { ok: true, by: reviewer?.name ?? null });
 }
 
 /** The run of a path's id; 404 when there is none. */
@@ -266,6 +293,11 @@ async function runOf(store: Store, id: string | undefined): Promise<RunRow> {
 /** The token, from the header a change sends, or (a file's address) its query. */
 function checkToken(view: ViewContext, request: IncomingMessage, fromQuery?: string | null) {
   const given = Buffer.from(String(request.headers["x-gwrun-token"] ?? fromQuery ?? ""));
-  if (given.length !== view.token.length || !timingSafeEqual(given, view.token))
+  // No token (a shared viewer's) is never matched, not even by an empty one.
+  if (
+    view.token.length === 0 ||
+    given.length !== view.token.length ||
+    !timingSafeEqual(given, view.token)
+  )
     throw new Refused(403, "this needs the token printed with the viewer's URL");
 }

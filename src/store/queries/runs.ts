@@ -29,10 +29,13 @@ export const runOperations = {
     if (created === undefined) throw new Error("the run was not recorded");
     return created.id;
   }),
-  finishRun: write(function* (...[id, status, exitCode, now, stopReason]: ArgsOf<"finishRun">) {
+  finishRun: write(function* (
+    ...[id, status, exitCode, now, stopReason, endStates]: ArgsOf<"finishRun">
+  ) {
     yield* changes(
-      "UPDATE runs SET status = ?, exit_code = ?, finished_at = ?, stop_reason = ? WHERE id = ?",
-      [status, exitCode, now, stopReason ?? null, id],
+      `UPDATE runs SET status = ?, exit_code = ?, finished_at = ?, stop_reason = ?, end_states = ?
+       WHERE id = ?`,
+      [status, exitCode, now, stopReason ?? null, statesText(endStates), id],
     );
   }),
   setDependantRules: write(function* (id: number, rules: string) {
@@ -166,3 +169,9 @@ export const runOperations = {
     }
   }),
 };
+
+/** A run's tasks by state at its end, as kept (`runs.end_states`). */
+export function statesText(states: Readonly<Record<string, number>> | undefined): string | null {
+  if (states === undefined) return null;
+  return JSON.stringify(Object.fromEntries(Object.entries(states).filter(([, n]) => n > 0)));
+}

@@ -111,6 +111,7 @@ export const viewReads = {
          jobs.repeat_index, jobs.take, outputs.idx, outputs.content_type,
          CASE WHEN outputs.thumbnail IS NULL AND outputs.poster IS NULL THEN 0 ELSE 1 END AS pictured,
          outputs.check_state, reviews.decision AS review, reviews.note AS review_note,
+         reviews.reviewer AS review_by,
          judgements.verdict AS judge_verdict, judgements.reason AS judge_reason
        FROM jobs JOIN outputs ON outputs.job_key = jobs.key AND outputs.state = 'downloaded'
        LEFT JOIN reviews ON reviews.job_key = outputs.job_key AND reviews.idx = outputs.idx

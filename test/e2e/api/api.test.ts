@@ -167,7 +167,9 @@ jobs:
       const said: string[] = [];
       for await (const event of none) if (event.type === "notice") said.push(event.message);
       expect(await none).toMatchObject({ exitCode: 0, result: undefined });
-      expect(said[0]).toContain("run 1 has no expired tasks: nothing to retry, nothing submitted");
+      expect(said[0]).toContain(
+        "run 1 (refused) has no expired tasks: nothing to retry, nothing submitted",
+      );
     });
   });
 });

@@ -56,7 +56,7 @@ describe("what to do next", () => {
       const retried = await scope.gwrun(["retry", "--failed"]).done;
       expect(retried.code).toBe(0);
       expect(retried.stderr).toContain(
-        "gwrun: run 1 has no failed, rejected or skipped tasks: nothing to retry, nothing submitted",
+        "gwrun: run 1 (chain) has no failed, rejected or skipped tasks: nothing to retry, nothing submitted",
       );
       expect(scope.sim.counters().submits.received).toBe(submitted);
     });

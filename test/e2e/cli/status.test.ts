@@ -40,9 +40,9 @@ jobs:
       });
 
       const runs = (await scope.gwrun(["runs"]).done).stdout.split("\n");
-      expect(runs[0]).toMatch(/^ run {2}name +status +started +took +paid +tick +manifest$/);
+      expect(runs[0]).toMatch(/^run {2}name +status +started +took +paid +tick +manifest$/);
       expect(runs[1]).toMatch(
-        /^ {3}1 {2}two +done +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z +\d+s +[\d.]+ +– +\S+two\.yaml$/,
+        /^ {2}1 {2}two +done +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z +\d+s +[\d.]+ +– +\S+two\.yaml$/,
       );
     });
   });

@@ -109,11 +109,11 @@ describe.each(STORE_KINDS)("the review loop without a browser (%s)", (kind) => {
         );
         const csv = readFileSync(path.join(delivery, "review.csv"), "utf8").trim().split("\n");
         expect(csv[0]).toBe(
-          "file,exported,job,label,output,take,repeat,vars,decision,note,sha256,judge,judge_reason,selected",
+          "file,exported,job,label,output,take,repeat,vars,decision,note,sha256,judge,judge_reason,selected,reviewer",
         );
         expect(csv).toHaveLength(7);
         expect(csv.find((line) => line.includes(",plain,plain,")) ?? "").toMatch(
-          /^,no,plain,plain,1,1,0,\{\},rejected,"too dark, ""flat""",[0-9a-f]{64},,,$/,
+          /^,no,plain,plain,1,1,0,\{\},rejected,"too dark, ""flat""",[0-9a-f]{64},,,,$/,
         );
         expect(csv.filter((line) => line.includes(",yes,"))).toEqual([
           expect.stringMatching(new RegExp(`^${approvedFile},yes,hero,`)),

@@ -6,6 +6,7 @@ import { gwrunAsync, gwrunHere } from "../../helpers/cli.js";
 import { tempDir } from "../../helpers/manifest.js";
 import {
   type ObjectStore,
+  startFaultyFront,
   startObjectStore,
   startRefusingStore,
   startStallingFront,
@@ -135,6 +136,72 @@ jobs:
       });
     } finally {
       await front.close();
+    }
+  });
+
+  it("a run's end lists the first outputs not published and says how many more; publish lists each and says when it tries uploads again", async () => {
+    const fronts = [
+      await startStallingFront(s3.endpoint, 1),
+      await startStallingFront(s3.endpoint, 1),
+    ];
+    const faulty = await startFaultyFront(s3.endpoint, 3);
+    try {
+      await withRun({}, async (scope) => {
+        const manifest = publishing(scope, "many", "many", MUGS.replace("repeat: 2", "repeat: 7"));
+        const through = (front: { endpoint: string }) => ({
+          ...s3.env,
+          AWS_ENDPOINT_URL_S3: front.endpoint,
+          GWRUN_TIMEOUT_STORAGE: "1s",
+          GWRUN_TIMEOUT_STORAGE_END: "3s",
+        });
+        const ran = await gw(scope, ["run", manifest], through(fronts[0] as { endpoint: string }));
+        expect(ran.code, ran.stderr).toBe(1);
+        expect(ran.stderr).toContain("7 outputs not published:");
+        expect(ran.stderr.match(/^(?:gwrun: )? {2}mug-r\d output 1: /gm)?.length, ran.stderr).toBe(
+          5,
+        );
+        expect(ran.stderr).toContain("  and 2 more (`gwrun publish 1` lists each with its cause)");
+
+        const listed = await gw(
+          scope,
+          ["publish", "1"],
+          through(fronts[1] as { endpoint: string }),
+        );
+        expect(listed.code).toBe(1);
+        expect(
+          listed.stdout.match(/^(?:gwrun: )? {2}mug-r\d output 1: /gm)?.length,
+          listed.stdout,
+        ).toBe(7);
+        expect(listed.stdout).not.toContain("more (");
+
+        // Every upload's first request fails (the SDK's own tries too): the pause is told.
+        const mended = await gw(scope, ["publish", "1"], {
+          ...s3.env,
+          AWS_ENDPOINT_URL_S3: faulty.endpoint,
+        });
+        expect(mended.code, mended.stderr).toBe(0);
+        expect(
+          mended.stdout.match(/^(?:gwrun: )?publishing: .*trying uploads again/gm)?.length,
+          mended.stdout,
+        ).toBe(1);
+        // A run says so too, as it happens: one task, so its uploads go one after another, and
+        // its first object's three tries (the SDK's) fail.
+        const again = publishing(
+          scope,
+          "more",
+          "more",
+          MUGS.replace("a ceramic mug", "a teapot").replace("repeat: 2", "repeat: 1"),
+        );
+        const failing = await startFaultyFront(s3.endpoint, 3);
+        const run = await gw(scope, ["run", again], {
+          ...s3.env,
+          AWS_ENDPOINT_URL_S3: failing.endpoint,
+        }).finally(() => failing.close());
+        expect(run.code, run.stderr).toBe(0);
+        expect(run.stderr).toMatch(/publishing: .*trying uploads again/);
+      });
+    } finally {
+      for (const front of [...fronts, faulty]) await front.close();
     }
   });
 

@@ -24,6 +24,21 @@ function storeOf(scope: RunScope, kind: StoreKind) {
     : { flags: [], env: { GW_API_KEY: "test-key", GWRUN_STORE: scope.db } };
 }
 
+/** A person's decision on the first output of a run's first task. */
+async function decideFirstOutput(
+  scope: RunScope,
+  runId: number,
+  decision: "approved" | "rejected",
+): Promise<void> {
+  const store = await scope.open();
+  try {
+    const [task] = await store.tasksOf(runId);
+    await store.recordReview({ key: task?.key ?? "", index: 0, decision, note: null }, Date.now());
+  } finally {
+    await store.close();
+  }
+}
+
 /** The first line `gwrun view` prints: its URL with the token. */
 function viewUrl(view: ReturnType<typeof gwrunAsync>): Promise<URL> {
   return new Promise((resolve, reject) => {
@@ -127,18 +142,8 @@ describe.each(STORE_KINDS)("commands started from another folder (%s)", (kind) =
         );
         expect((await scope.gwrun(["run", early]).done).code).toBe(0);
         expect((await scope.gwrun(["run", late]).done).code).toBe(0);
-        const review = async (runId: number, decision: "approved" | "rejected") => {
-          const store = await scope.open();
-          try {
-            const [task] = await store.tasksOf(runId);
-            await store.recordReview(
-              { key: task?.key ?? "", index: 0, decision, note: null },
-              Date.now(),
-            );
-          } finally {
-            await store.close();
-          }
-        };
+        const review = (runId: number, decision: "approved" | "rejected") =>
+          decideFirstOutput(scope, runId, decision);
         // The earlier manifest's run was reviewed; the latest run is another manifest's.
         await review(1, "approved");
         const delivery = path.join(scope.dir, "delivery");
@@ -165,10 +170,39 @@ describe.each(STORE_KINDS)("commands started from another folder (%s)", (kind) =
         const sent = scope.sim.counters().submits.accepted;
         const asked = await scope.gwrun(["retry", "--rejected"]).done;
         expect(asked.code).toBe(2);
-        expect(asked.stderr).toContain("the latest runs of 2 manifests");
+        expect(asked.stderr).toContain("runs of 2 manifests");
         expect(asked.stderr).toMatch(/gwrun retry --rejected 2 {3}\(late, started /);
         expect(asked.stderr).toMatch(/gwrun retry --rejected 1 {3}\(early, started /);
         expect(scope.sim.counters().submits.accepted).toBe(sent);
+      },
+      await runStoreOf(kind),
+    );
+  });
+
+  it("export --approved without a run finds a reviewed earlier run after its manifest changed and another manifest ran", async () => {
+    await withRun(
+      {},
+      async (scope) => {
+        const early = scope.write("early.yaml", `${fastSettings("out/early")}${JOBS("early")}`);
+        expect((await scope.gwrun(["run", early]).done).code).toBe(0);
+        await decideFirstOutput(scope, 1, "approved");
+        // The manifest changed and ran again (run 2: nothing reviewed), then another ran (run 3).
+        scope.write(
+          "early.yaml",
+          `${fastSettings("out/early")}${JOBS("early").replace("a mug", "a jug")}`,
+        );
+        expect((await scope.gwrun(["run", early]).done).code).toBe(0);
+        const late = scope.write(
+          "late.yaml",
+          `${fastSettings("out/late")}${JOBS("late").replace("a mug", "a cup")}`,
+        );
+        expect((await scope.gwrun(["run", late]).done).code).toBe(0);
+        const delivery = path.join(scope.dir, "delivery");
+        const exported = await scope.gwrun(["export", "--approved", delivery]).done;
+        expect(exported.code, exported.stderr).toBe(0);
+        expect(exported.stdout).toContain(
+          `run 1 (early): 1 approved output exported to ${delivery}`,
+        );
       },
       await runStoreOf(kind),
     );

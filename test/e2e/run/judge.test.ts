@@ -134,7 +134,9 @@ describe("a judge, end to end", () => {
     expect(exported.some((file) => file.endsWith(path.basename(passed?.file ?? "?")))).toBe(false);
     // review.csv keeps the judge's verdict beside the person's decision.
     const csv = readFileSync(path.join(out, "review.csv"), "utf8");
-    expect(csv.split("\n")[0]).toMatch(/,decision,note,sha256,judge,judge_reason,selected$/);
+    expect(csv.split("\n")[0]).toMatch(
+      /,decision,note,sha256,judge,judge_reason,selected,reviewer$/,
+    );
     expect(csv).toMatch(
       new RegExp(`,${rejected?.label},1,.*,approved,the cut is fine,[0-9a-f]{64},fail,`),
     );

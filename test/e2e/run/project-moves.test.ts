@@ -1,4 +1,12 @@
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
@@ -79,6 +87,34 @@ describe("the record holds wherever the project sits", () => {
         "utf8",
       );
       expect(results.trim().split("\n")).toHaveLength(5);
+    });
+  });
+
+  it("a manifest copied into another project plans as new there, and says its tasks are done in the store of the folder it was copied from", async () => {
+    await withProject("sqlite", async (scope) => {
+      const manifest = scope.write("shop.yaml", SHOP);
+      expect((await scope.gwrun(["run", manifest])).code).toBe(0);
+      const other = path.join(path.dirname(scope.project), "other");
+      mkdirSync(path.join(other, ".git"), { recursive: true });
+      mkdirSync(path.join(other, "manifests"));
+      const copied = path.join(other, "manifests", "shop.yaml");
+      copyFileSync(path.join(scope.project, manifest), copied);
+      const plan = await scope.gwrun(["plan", copied]);
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(plan.stdout).toContain("does not exist yet: every task is new");
+      const ours = path.join(scope.project, "data", "gwrun.db");
+      expect(plan.stdout).toContain(
+        `  elsewhere: 5 of these tasks are recorded in ${ours}, the store of the folder you are in, not in ${path.join(other, "data", "gwrun.db")} of this manifest's project`,
+      );
+      expect(plan.stdout).toMatch(/of these: 5 new/);
+      expect(plan.stdout).toContain(`not paid for again: gwrun plan --db ${ours} ${copied}`);
+      // With that store, what it made is fetched again (its files are in the first project), not paid.
+      const against = await scope.gwrun(["plan", "--db", ours, copied]);
+      expect(Number(/of these: (\d+) new/.exec(against.stdout)?.[1])).toBeLessThan(5);
+      expect(against.stdout).not.toContain("elsewhere");
+      // From the copy's own project there is no other store to name.
+      const there = await scope.gwrun(["plan", "manifests/shop.yaml"], { cwd: other });
+      expect(there.stdout).not.toContain("elsewhere");
     });
   });
 

@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { gwrunAsync, gwrunHere } from "../../helpers/cli.js";
 import { tempDir } from "../../helpers/manifest.js";
+import { viewUrl } from "../../helpers/view-url.js";
 
 /** Through the command line: `select: { best: 1, by: judge }` picks one take of each group. */
 
@@ -49,23 +50,11 @@ function selectedLabels(lines: readonly Line[]): string[] {
   return lines.filter((line) => line.selected === true).map((line) => line.label);
 }
 
-/** The first line `gwrun view` prints: its URL with the token. */
-function firstLine(child: ReturnType<typeof gwrunAsync>["child"]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-      if (text.includes("\n")) resolve(text.split("\n")[0] as string);
-    });
-    child.once("exit", () => reject(new Error(`gwrun view exited: ${text}`)));
-  });
-}
-
 /** Each row's `selected` column of the review.csv in `dir`, by label (its fourth column). */
 function csvSelections(dir: string): Map<string, string | undefined> {
   const [header, ...rows] = readFileSync(path.join(dir, "review.csv"), "utf8").trim().split("\n");
-  expect(header?.split(",").at(-1)).toBe("selected");
-  return new Map(rows.map((row) => [row.split(",")[3] ?? "", row.split(",").at(-1)]));
+  expect(header?.split(",").slice(-2)).toEqual(["selected", "reviewer"]);
+  return new Map(rows.map((row) => [row.split(",")[3] ?? "", row.split(",").at(-2)]));
 }
 
 /** The lines of each product's group, in the order recorded. */
@@ -132,7 +121,7 @@ describe("select: the best take of each group", () => {
     const next = best(rest);
     const view = gwrunAsync(["view"], { cwd: dir });
     try {
-      const url = new URL(await firstLine(view.child));
+      const url = new URL(await viewUrl(view.child));
       const answer = await fetch(new URL("/api/reviews", url), {
         method: "POST",
         headers: { "x-gwrun-token": url.searchParams.get("token") ?? "" },

@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { gwrunAsync, gwrunHere } from "../../helpers/cli.js";
 import { tempDir } from "../../helpers/manifest.js";
+import { viewUrl } from "../../helpers/view-url.js";
 
 /**
  * Through the command line: `from: { job, selected: true }` makes dependants of the takes
@@ -66,18 +67,6 @@ function edits(plan: PlanJson) {
   return plan.groups.find((group) => group.job === "edits");
 }
 
-/** The first line `gwrun view` prints: its URL with the token. */
-function firstLine(child: ReturnType<typeof gwrunAsync>["child"]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-      if (text.includes("\n")) resolve(text.split("\n")[0] as string);
-    });
-    child.once("exit", () => reject(new Error(`gwrun view exited: ${text}`)));
-  });
-}
-
 describe("from: { job, selected: true }", () => {
   it("plans and makes one edit per group of three takes, of the selected take; rejecting a winner makes the next best's edit on the next run", async () => {
     const dir = tempDir({ "best.yaml": MANIFEST });
@@ -103,7 +92,7 @@ describe("from: { job, selected: true }", () => {
     const [rejected] = winners;
     const view = gwrunAsync(["view"], { cwd: dir });
     try {
-      const url = new URL(await firstLine(view.child));
+      const url = new URL(await viewUrl(view.child));
       const answer = await fetch(new URL("/api/reviews", url), {
         method: "POST",
         headers: { "x-gwrun-token": url.searchParams.get("token") ?? "" },

@@ -160,6 +160,42 @@ describe("cron-friendly one-shot runs", () => {
     });
   });
 
+  it("gwrun runs names a scheduled run's tick in the schedule's zone and rounds what it paid, columns aligned", async () => {
+    // The gateway charges a price with more decimals than money is shown with.
+    const prices = { "acme-image-2": { per: "task", amount: 1.900826 } } as const;
+    await withRun({ seed: "zoned", prices }, async (scope) => {
+      const manifest = scheduledManifest(scope, '{ cron: "0 6 * * *", timezone: Asia/Tokyo }');
+      // 09:00 in Tokyo: that morning's 06:00 tick, the evening before in UTC.
+      const ran = await scope.gwrun(["run", manifest, "--quiet", "--at", "2026-11-23T00:00Z"]).done;
+      expect(ran.code, ran.stderr).toBe(0);
+      const [header, row] = (await scope.gwrun(["runs"]).done).stdout.split("\n") as [
+        string,
+        string,
+      ];
+      expect(row).toMatch(/ {2}1\.90 {2,}2026-11-23T0600 {2,}\S+daily\.yaml$/);
+      for (const column of ["paid", "tick", "manifest"])
+        expect(row.slice(header.indexOf(column))).toMatch(/^\S/);
+      expect(row.slice(header.indexOf("tick") - 2, header.indexOf("tick"))).toBe("  ");
+    });
+  });
+
+  it("schedule --list says a tick is due and not run yet, until a run takes it", async () => {
+    await withRun({ seed: "due" }, async (scope) => {
+      const manifest = scheduledManifest(scope, '{ cron: "0 6 * * *", timezone: Asia/Tokyo }');
+      const before = await scope.gwrun(["schedule", "--list", manifest]).done;
+      expect(before.code, before.stderr).toBe(0);
+      expect(before.stdout).toMatch(
+        /^ {2}due since \d{4}-\d\d-\d\dT0600 Asia\/Tokyo \(\S+Z\), not run yet: gwrun run \S*daily\.yaml runs it$/m,
+      );
+      const json = await scope.gwrun(["schedule", "--list", "--json", manifest]).done;
+      expect(JSON.parse(json.stdout)[0].due_not_run.label).toMatch(/T0600$/);
+      expect((await scope.gwrun(["run", manifest, "--quiet"]).done).code).toBe(0);
+      const after = await scope.gwrun(["schedule", "--list", manifest]).done;
+      expect(after.stdout).not.toContain("due since");
+      expect(after.stdout).toMatch(/last ticks:\n {4}\S+T0600 {2}run +finished, exit 0/);
+    });
+  });
+
   it("a manifest with no tick due yet says when the first one is and exits 6", async () => {
     await withRun({ seed: "leap" }, async (scope) => {
       const manifest = scheduledManifest(scope, '{ cron: "0 6 29 2 *", timezone: UTC }');
@@ -193,6 +229,7 @@ describe("gwrun schedule", () => {
       expect(ended.code).toBe(0);
       const text = readFileSync(log, "utf8");
       expect(text).toMatch(/^\S+Z gwrun schedule: 1 manifest, state in /m);
+      expect(text).toMatch(/daily: next tick due at \d{4}-\d\d-\d\dT\d{6} UTC \(\S+Z\)\n/);
       expect(text).toMatch(/daily: tick \S+ fired \(on-time\)/);
       expect(text).toMatch(/daily: run \d+ done after [^:]+: 1 task, 1 done; paid/);
       expect(text).toMatch(/gwrun schedule: stopped\n$/);

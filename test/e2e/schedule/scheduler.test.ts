@@ -106,6 +106,10 @@ describe("gwrun schedule", () => {
       ["2026-03-29T04:00:00.000Z", "2026-03-29T04:00:00.000Z"],
       ["2026-03-30T04:00:00.000Z", "2026-03-30T04:00:00.000Z"],
     ]);
+    // Each wait names the next firing in the schedule's zone, and when that is in UTC.
+    expect(s.log).toContain(
+      "daily: next tick due at 2026-03-29T0600 Europe/Berlin (2026-03-29T04:00:00.000Z)",
+    );
     expect((await s.ticks()).map((t) => [t.status, t.trigger, t.exit_code])).toEqual([
       ["finished", "on-time", 0],
       ["finished", "on-time", 0],

@@ -4,18 +4,7 @@ import { describe, expect, it } from "vitest";
 import { gwrun, gwrunAsync } from "../../helpers/cli.js";
 import { fastSettings, withRun } from "../../helpers/run.js";
 import { openTestStore } from "../../helpers/store.js";
-
-/** The first line `gwrun view` prints, once it is out. */
-function firstLine(child: ReturnType<typeof gwrunAsync>["child"]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-      if (text.includes("\n")) resolve(text.split("\n")[0] as string);
-    });
-    child.once("exit", () => reject(new Error(`gwrun view exited: ${text}`)));
-  });
-}
+import { viewUrl } from "../../helpers/view-url.js";
 
 describe("gwrun view", () => {
   it("prints a loopback URL with its token, serves the runs, takes changes only with the token, and stops on Ctrl-C", async () => {
@@ -24,7 +13,7 @@ describe("gwrun view", () => {
     await store.close();
     const view = gwrunAsync(["view", "--db", db]);
     try {
-      const line = await firstLine(view.child);
+      const line = await viewUrl(view.child);
       expect(line).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{20,}$/);
       const url = new URL(line);
       const token = url.searchParams.get("token") ?? "";
@@ -60,7 +49,7 @@ describe("gwrun view", () => {
       const keys = (await scope.tasks()).map((task) => task.key);
       const view = scope.spawn(["view"]);
       try {
-        const url = new URL(await firstLine(view.child));
+        const url = new URL(await viewUrl(view.child));
         const decide = async (key: string | undefined, decision: string) => {
           const answer = await fetch(new URL("/api/reviews", url), {
             method: "POST",

@@ -2,22 +2,10 @@ import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import type { gwrunAsync } from "../../helpers/cli.js";
 import { fastSettings, withRun } from "../../helpers/run.js";
+import { viewUrl } from "../../helpers/view-url.js";
 
 /** `gwrun view` serves an output's renditions by name, as its sidecar lists them, and no other file. */
-
-/** The first line `gwrun view` prints: its URL with the token. */
-function firstLine(child: ReturnType<typeof gwrunAsync>["child"]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = "";
-    child.stdout?.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-      if (text.includes("\n")) resolve(text.split("\n")[0] as string);
-    });
-    child.once("exit", () => reject(new Error(`gwrun view exited: ${text}`)));
-  });
-}
 
 interface Listed {
   name: string;
@@ -73,7 +61,7 @@ describe("gwrun view: renditions", () => {
 
       const view = scope.spawn(["view"]);
       try {
-        const url = new URL(await firstLine(view.child));
+        const url = new URL(await viewUrl(view.child));
         const token = url.searchParams.get("token") ?? "";
         const get = (name: string) =>
           fetch(

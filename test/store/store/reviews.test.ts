@@ -110,6 +110,7 @@ describe.each(STORE_KINDS)("store (%s): task variables, reviews, notices", (kind
         check_state: null,
         review: "approved",
         review_note: "n",
+        review_by: null,
         judge_verdict: null,
         judge_reason: null,
       },

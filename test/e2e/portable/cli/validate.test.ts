@@ -37,6 +37,39 @@ describe("gwrun validate", () => {
     expect(result.stderr).toContain("1 error; nothing was submitted");
   });
 
+  it("an unquoted {name} or {date} in a flow map gets the same hint", async () => {
+    const result = await gwrun(["validate", "test/fixtures/bad-manifests/yaml-flow-folder.yaml"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      [
+        "test/fixtures/bad-manifests/yaml-flow-folder.yaml:5:16  error Unexpected flow-map-start at node end  [yaml-syntax]",
+        "    4 | name: spring-campaign",
+        "  > 5 | output: { dir: data/outputs/{name}/{date} }",
+        "      |                ^",
+        "    6 | jobs:",
+        '  hint: quote the value, e.g. dir: "data/outputs/{name}/{date}" (unquoted, YAML reads its "{" as the start of a map)',
+      ].join("\n"),
+    );
+    expect(result.stderr).toContain("1 error; nothing was submitted");
+  });
+
+  it("an empty CSV cell a template reads is a warning at the data file's row and column", async () => {
+    const dir = tempDir({
+      "rows.csv": "sku,product,colour\nA1,mug,blue\nA2,,red\n",
+      "shots.yaml": `version: 1
+name: shots
+jobs:
+  - { id: shot, model: acme-image-2, rows: rows.csv, size: "1:1", prompt: "a {{row.product}} in {{row.colour}}" }
+`,
+    });
+    const result = await gwrun(["validate", path.join(dir, "shots.yaml")]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(
+      /rows\.csv:3:4 {2}warning this row's "product" is empty: \{\{row\.product\}\} reads as nothing \(row 2, used by job "shot"\) {2}\[row-empty\]\n.*\n {2}> 3 \| A2,,red\n/,
+    );
+    expect(result.stderr.match(/\[row-empty\]/g)).toHaveLength(1);
+  });
+
   it("validates several manifests and fails if any is invalid", async () => {
     const result = await gwrun([
       "validate",
