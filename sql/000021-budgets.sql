@@ -11,3 +11,5 @@ CREATE TABLE budgets (
 
 -- A period's spend is read by the time tasks were sent.
 CREATE INDEX jobs_by_submitted_at ON jobs (submitted_at) WHERE submitted_at IS NOT NULL;
+-- And the few tasks being sent (claimed, not yet answered): a period counts them from their claim.
+CREATE INDEX jobs_submitting ON jobs (key) WHERE state = 'submitting';

@@ -10,3 +10,4 @@ CREATE TABLE budgets (
 );
 
 CREATE INDEX jobs_by_submitted_at ON jobs (submitted_at) WHERE submitted_at IS NOT NULL;
+CREATE INDEX jobs_submitting ON jobs (key) WHERE state = 'submitting';

@@ -110,6 +110,7 @@ CREATE INDEX jobs_failed ON public.jobs USING btree (key) WHERE (state = ANY (AR
 CREATE INDEX jobs_in_flight ON public.jobs USING btree (run_id, lane) WHERE (state = ANY (ARRAY['submitting'::text, 'submitted'::text, 'processing'::text]));
 CREATE INDEX jobs_of_runs ON public.jobs USING btree (key) INCLUDE (state, job_id, family, label, placeholder, updated_at, created_at, done_at, cost, paid_run, place);
 CREATE INDEX jobs_spent ON public.jobs USING btree (run_id) INCLUDE (state, cost, estimated_cost, unknown_submits) WHERE ((state = ANY (ARRAY['completed'::text, 'downloaded'::text, 'done'::text, 'submitting'::text, 'submitted'::text, 'processing'::text])) OR (unknown_submits > 0));
+CREATE INDEX jobs_submitting ON public.jobs USING btree (key) WHERE (state = 'submitting'::text);
 
 CREATE TABLE judgements (
   job_key text NOT NULL,

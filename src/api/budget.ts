@@ -1,5 +1,6 @@
 import { ErrorCode, GwError } from "../core/errors.js";
-import { isTimeZone, type Per, periodAround } from "../manifest/index.js";
+import { type Per, periodAround } from "../core/periods.js";
+import { isTimeZone } from "../manifest/index.js";
 import type { BudgetRow, Store } from "../store/index.js";
 
 /**
@@ -104,22 +105,4 @@ export async function budgetsFor(
 ): Promise<BudgetStanding[]> {
   const all = await budgetStandings(store, now);
   return all.filter((budget) => budget.gateway === "" || budget.gateway === gateway);
-}
-
-/**
- * A fleet's workers claim by the run's own budget only: a run on a PostgreSQL store is refused
- * while a budget across runs holds for its gateway, rather than let it pass one unseen.
- */
-export async function refuseBudgetsOnFleet(
-  store: Store,
-  gateway: string,
-  now: number,
-): Promise<void> {
-  const held = await budgetsFor(store, gateway, now);
-  if (held.length === 0) return;
-  throw new GwError(
-    ErrorCode.Usage,
-    `a budget across runs holds for ${gateway} (gwrun budget), and a fleet's workers do not keep it yet: nothing was run`,
-    { hint: "run it with a SQLite store (--db), or clear the budget: gwrun budget clear" },
-  );
 }

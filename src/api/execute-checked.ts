@@ -2,7 +2,6 @@ import { type CheckedManifest, checkManifestText } from "../families/index.js";
 import type { RowsBody } from "../manifest/index.js";
 import { recordedRows, recordedRowsLines } from "../run/index.js";
 import type { RunRow, Store } from "../store/index.js";
-import { refuseBudgetsOnFleet } from "./budget.js";
 import { driveRun } from "./drive-run.js";
 import { ExitCode } from "./exit-codes.js";
 import { HeldManifest } from "./held-manifest.js";
@@ -43,8 +42,6 @@ export async function executeChecked(
   const opened = await openManifestRun(file, new HeldManifest(checked, flags.only), flags, hooks);
   if ("exit" in opened) return opened;
   try {
-    if (opened.fleet !== undefined)
-      await refuseBudgetsOnFleet(opened.store, opened.baseUrl, Date.now());
     const id = await recordRun(opened, runId);
     return await driveRun(opened, id, flags, hooks);
   } finally {

@@ -89,9 +89,10 @@ export interface RunContext extends EngineOptions {
 
 /**
  * Why a task was not claimed: another process took it first (`taken`), or, in a fleet, its
- * lane is full (`full`), the run's budget has no room (`budget`), it is gone (`gone`).
+ * lane is full (`full`), the run's budget has no room (`budget`), a budget across runs has
+ * none (`period`), it is gone (`gone`).
  */
-export type ClaimRefusal = "taken" | "full" | "budget" | "gone";
+export type ClaimRefusal = "taken" | "full" | "budget" | "period" | "gone";
 
 /** A claim's answer: the task, claimed, or why not. */
 export type Claim = { claimed: TaskRow } | { refused: ClaimRefusal };

@@ -53,7 +53,7 @@ export type {
 export { emptyStages } from "./job-groups.js";
 export { nextStep } from "./next-step.js";
 export { type Pace, QueryRule } from "./pace.js";
-export { budgetWarnings } from "./period-budgets.js";
+export { budgetWarnings, periodStop } from "./period-budgets.js";
 export { Poller, pollOutcome } from "./poll.js";
 export { isStuckReason } from "./poll-trouble.js";
 export type { OutputVerdict, PostProcess } from "./post-process.js";

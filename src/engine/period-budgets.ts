@@ -1,6 +1,6 @@
 import type { Clock } from "../core/clock.js";
 import { roundMoney } from "../core/money.js";
-import { periodAround, periodName } from "../manifest/index.js";
+import { periodAround, periodName } from "../core/periods.js";
 import type { BudgetRow, Store } from "../store/index.js";
 
 /**
@@ -143,4 +143,25 @@ export async function budgetWarnings(
     );
   }
   return lines;
+}
+
+/**
+ * Why a fleet's claim was refused by a budget across runs: the stop message of the first of
+ * `budgets` whose period has the least room left, as one process says it.
+ */
+export async function periodStop(
+  store: Pick<Store, "periodSpend">,
+  budgets: readonly BudgetRow[],
+  now: number,
+): Promise<string> {
+  let least: { budget: BudgetRow; spent: number; room: number } | undefined;
+  for (const budget of budgets) {
+    const { since, until } = periodAround(budget.per, budget.timezone, now);
+    const spent = await store.periodSpend({ since, until, gateway: budget.scope });
+    const room = budget.amount - spent;
+    if (least === undefined || room < least.room) least = { budget, spent, room };
+  }
+  return least === undefined
+    ? "budget reached: a budget across runs has no room left"
+    : stopMessage(least.budget, least.spent, now);
 }

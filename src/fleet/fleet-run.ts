@@ -1,6 +1,14 @@
 import { capacityLane, type RunContext, type RunEnd, STATUS_BY_END } from "../engine/index.js";
 import type { Releasers } from "../run/index.js";
-import type { ClaimLimits, FleetRunRow, PgStore, ProjectPaths, TaskRow } from "../store/index.js";
+import type {
+  BudgetRow,
+  ClaimLimits,
+  FleetClaim,
+  FleetRunRow,
+  PgStore,
+  ProjectPaths,
+  TaskRow,
+} from "../store/index.js";
 
 /**
  * One run as a worker holds it: the run context its tasks are worked in (built from the
@@ -28,20 +36,40 @@ export interface FleetRun {
   readonly paths?: ProjectPaths;
   /** What the run opened for this worker (its pace, gateway, storage), released with it. */
   readonly releasers: Releasers;
+  /** Budgets across runs that hold for its gateway, as they were when it opened. */
+  readonly budgets: readonly BudgetRow[];
 }
 
 /** Opens a recorded run for this worker; undefined when this process cannot work it. */
 export type OpenRun = (run: FleetRunRow) => Promise<FleetRun | undefined>;
 
 /** What a claim of this task must keep within: its lane's cap and the run's budget. */
-export function claimLimits(context: Pick<RunContext, "settings">, task: TaskRow): ClaimLimits {
+export function claimLimits(
+  context: Pick<RunContext, "settings">,
+  task: TaskRow,
+  budgets: readonly BudgetRow[],
+): ClaimLimits {
   const { limits } = context.settings;
   const lane = capacityLane(task);
   return {
     cap: lane === "video" ? limits.maxInFlightVideo : limits.maxInFlight,
     maxCost: limits.maxCost,
     unknownCost: limits.unknownCost,
+    ...(budgets.length === 0 ? {} : { periods: budgets }),
   };
+}
+
+/** Claims `tasks` within `limits`: under the budgets across runs when there are some. */
+export function claimTasks(
+  store: PgStore,
+  tasks: readonly TaskRow[],
+  owner: string,
+  limits: ClaimLimits,
+  now: number,
+): Promise<FleetClaim[]> {
+  return limits.periods === undefined
+    ? store.fleet.claimTasksWithin(tasks, owner, limits, now)
+    : store.fleet.claimTasksUnderBudgets(tasks, owner, limits, now);
 }
 
 /** A run's recorded halt as the engine names its ending; undefined while submits go on. */

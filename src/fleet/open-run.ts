@@ -36,9 +36,13 @@ export async function openFleetRun(
     (opened) => opened.close(),
   );
   const claimedAhead = new Map<string, TaskRow>();
+  // Read once: a budget set while the run goes on holds from its next run.
+  const budgets = (await store.budgets()).filter(
+    (budget) => budget.scope === "" || budget.scope === work.baseUrl,
+  );
   const context = await openRunContext(options, abort.signal, {
     pace,
-    writes: (opened) => fleetWrites(store, opened, claimedAhead, owner),
+    writes: (opened) => fleetWrites(store, opened, { claimedAhead, owner, budgets }),
     takeOnDependant,
   });
   return {
@@ -49,6 +53,7 @@ export async function openFleetRun(
     claimedAhead,
     owner,
     releasers,
+    budgets,
   };
 }
 

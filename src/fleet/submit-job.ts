@@ -1,13 +1,14 @@
 import {
   afterSend,
   budgetStopMessage,
+  periodStop,
   publish,
   sendsAdmitted,
   sendTask,
   waitsForUpstream,
 } from "../engine/index.js";
 import { type PgStore, type TaskRow, TaskState } from "../store/index.js";
-import { claimLimits, type FleetRun, haltRun } from "./fleet-run.js";
+import { claimLimits, claimTasks, type FleetRun, haltRun } from "./fleet-run.js";
 
 /**
  * A submit job: pending tasks (one, or up to ten of a large run: sql/pg/000014), each sent once,
@@ -124,13 +125,8 @@ async function claimAhead(
     // at a time: a worker that dies then leaves held only the task it was sending.
     if (run.halt !== undefined || run.context.settings.retry.onUnknownSubmit === "hold") continue;
     const { context } = run;
-    const limits = claimLimits(context, tasks[0] as TaskRow);
-    const claims = await deps.store.fleet.claimTasksWithin(
-      tasks,
-      run.owner,
-      limits,
-      context.clock.now(),
-    );
+    const limits = claimLimits(context, tasks[0] as TaskRow, run.budgets);
+    const claims = await claimTasks(deps.store, tasks, run.owner, limits, context.clock.now());
     for (const claim of claims) {
       if ("refused" in claim) continue;
       publish(context, claim.events);
@@ -167,6 +163,8 @@ async function submitTask(
         const { spent } = await store.summaryOf({ run: run.id });
         await haltRun(store, run, "budget", budgetStopMessage(maxCost, spent));
       }
+      if (refused === "period")
+        await haltRun(store, run, "budget", await periodStop(store, run.budgets, Date.now()));
       return;
     }
     // The rest is the store's: it queues what follows (polls are the leader's, a text answer's

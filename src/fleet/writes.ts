@@ -1,6 +1,6 @@
 import { batched, publish, type RunContext, type TaskWrites, taskWrites } from "../engine/index.js";
 import type { PgStore, Receipt } from "../store/index.js";
-import { claimLimits, type FleetRun } from "./fleet-run.js";
+import { claimLimits, claimTasks, type FleetRun } from "./fleet-run.js";
 
 /**
  * A fleet run's claims and receipts: a claim holds the lane's cap and the budget for the whole
@@ -12,9 +12,9 @@ import { claimLimits, type FleetRun } from "./fleet-run.js";
 export function fleetWrites(
   store: PgStore,
   context: Omit<RunContext, "writes" | "takeOnDependant">,
-  claimedAhead: FleetRun["claimedAhead"],
-  owner: string,
+  run: Pick<FleetRun, "claimedAhead" | "owner" | "budgets">,
 ): TaskWrites {
+  const { claimedAhead, owner } = run;
   const { clock } = context;
   const receipt = batched(
     async (receipts: Receipt[]) => {
@@ -42,10 +42,12 @@ export function fleetWrites(
         claimedAhead.delete(task.key);
         return { claimed: ahead };
       }
-      const claim = await store.fleet.claimWithin(
-        task,
+      const limits = claimLimits(context, task, run.budgets);
+      const [claim = { refused: "gone" } as const] = await claimTasks(
+        store,
+        [task],
         owner,
-        claimLimits(context, task),
+        limits,
         clock.now(),
       );
       if ("refused" in claim) return { refused: claim.refused };

@@ -1,6 +1,5 @@
 /** Manifests: YAML text → checked settings and expanded jobs, with positions for every problem. */
 
-export { type Per, periodAround, periodName } from "./budget-period.js";
 export { LabelCheck } from "./check-labels.js";
 export {
   type Diagnostic,

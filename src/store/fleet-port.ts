@@ -1,3 +1,4 @@
+import type { BudgetRow } from "./budget-port.js";
 import type { PaceRow } from "./pace-port.js";
 import type { OutputRow, RunRow, TaskRow } from "./rows.js";
 import type { TaskEvent } from "./task-events.js";
@@ -24,12 +25,14 @@ export interface ClaimLimits {
   maxCost: number | undefined;
   /** Reserved for a task without an estimate. */
   unknownCost: number | undefined;
+  /** Budgets across runs that hold for the run's gateway (`claimTasksUnderBudgets`). */
+  periods?: readonly BudgetRow[];
 }
 
 /** A task claimed, with the events of its move; or why it was not. */
 export type FleetClaim =
   | { claimed: TaskRow; events: TaskEvent[] }
-  | { refused: "full" | "budget" | "gone" };
+  | { refused: "full" | "budget" | "period" | "gone" };
 
 /** A receipt recorded, kept as an orphan (its claim was taken over), or refused: its task id is another task's. */
 export type FleetReceipt = "recorded" | "orphan" | { duplicateOf: string };
@@ -148,6 +151,17 @@ export interface FleetStore {
   ): Promise<FleetClaim[]>;
   /** Claims `owner` made and never sent, back to pending while still its own: how many. */
   releaseUnsentClaims(keys: readonly string[], owner: string, now: number): Promise<number>;
+  /**
+   * `claimTasksWithin` under budgets across runs (`limits.periods`): one claim at a time per
+   * budget, fleet-wide, each task claimed only while what every run sent this period (by the
+   * database's clock) plus what it reserves stays within each; the rest are refused "period".
+   */
+  claimTasksUnderBudgets(
+    tasks: readonly TaskRow[],
+    owner: string,
+    limits: ClaimLimits,
+    now: number,
+  ): Promise<FleetClaim[]>;
   claimWithin(task: TaskRow, owner: string, limits: ClaimLimits, now: number): Promise<FleetClaim>;
   /** Receipts recorded in one statement, each only while `owner` still holds its claim. */
   recordClaimedReceipts(

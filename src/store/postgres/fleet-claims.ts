@@ -1,6 +1,9 @@
+import { roundMoney } from "../../core/money.js";
+import { periodAround } from "../../core/periods.js";
 import type { ClaimLimits, FleetClaim, FleetReceipt, FleetStore } from "../fleet-port.js";
 import { checkedMove } from "../move.js";
-import { first, move, read, rows, transaction, write } from "../program.js";
+import { first, lockName, move, read, rows, transaction, write } from "../program.js";
+import { periodSpendOf } from "../queries/budgets.js";
 import { TASK_COLUMNS } from "../queries/tasks.js";
 import type { OutputRow, TaskRow } from "../rows.js";
 import { TaskState } from "../states.js";
@@ -128,8 +131,45 @@ const recordClaimedReceipts = write(function* (
   return { recorded, events };
 });
 
+/**
+ * `claimTasksWithin` under budgets across runs: a lock per budget holds every claim under it
+ * to one at a time, fleet-wide, while what this period spent and reserves (by the database's
+ * clock) is read and the tasks that fit are claimed; what they reserve then counts (claimed,
+ * they are being sent) for the next claim. The tasks past the room are refused "period".
+ */
+const claimTasksUnderBudgets = transaction(function* (
+  tasks: readonly TaskRow[],
+  owner: string,
+  limits: ClaimLimits,
+  now: number,
+) {
+  const periods = limits.periods ?? [];
+  for (const scope of [...new Set(periods.map((budget) => budget.scope))].sort())
+    yield* lockName(`budget:${scope}`);
+  const clock = yield* first<{ now: number | string }>(
+    "SELECT EXTRACT(EPOCH FROM gwrun_now()) * 1000 AS now",
+  );
+  const at = Number(clock?.now ?? now);
+  let room = Number.POSITIVE_INFINITY;
+  for (const budget of periods) {
+    const period = periodAround(budget.per, budget.timezone, at);
+    const spent = yield* periodSpendOf({ ...period, gateway: budget.scope });
+    room = Math.min(room, spent >= budget.amount ? 0 : roundMoney(budget.amount - spent));
+  }
+  const unknown = limits.unknownCost ?? 0;
+  let fit = 0;
+  for (let reserved = 0; fit < tasks.length; fit++) {
+    const own = (tasks[fit] as TaskRow).estimated_cost ?? unknown;
+    if (room <= 0 || roundMoney(reserved + own) > room) break;
+    reserved += own;
+  }
+  const claimed = yield* claimTasksWithin.program(tasks.slice(0, fit), owner, limits, now);
+  return [...claimed, ...tasks.slice(fit).map((): FleetClaim => ({ refused: "period" }))];
+});
+
 export const fleetClaims = {
   claimTasksWithin,
+  claimTasksUnderBudgets,
   /**
    * submitting → pending for claims `owner` made and never sent (a submit job that ends
    * before their turn), only while each is still its own: one taken over is left alone.

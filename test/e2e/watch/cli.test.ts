@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { appendFileSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { fastSettings, type RunScope, withRun } from "../../helpers/run.js";
@@ -87,9 +86,9 @@ describe("gwrun watch", () => {
       const whole = await noisyPicture(300);
       const half = Math.floor(whole.length / 2);
       writeFileSync(path.join(scope.dir, "in/c.png"), whole.subarray(0, half));
-      await sleep(2_000);
-      expect(watch.stderr()).toMatch(
-        /in\/c\.png has not changed for 1 s but is not whole: a PNG cut short/,
+      // Told once the settle time passed: waited for as the line it writes.
+      await until("the cut picture to be told", () =>
+        /in\/c\.png has not changed for 1 s but is not whole: a PNG cut short/.test(watch.stderr()),
       );
       expect(scope.sim.counters().submits.received).toBe(2);
       appendFileSync(path.join(scope.dir, "in/c.png"), whole.subarray(half));

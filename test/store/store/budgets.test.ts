@@ -52,19 +52,22 @@ describe.each(STORE_KINDS)("store (%s): budgets across runs", (kind) => {
       [runId, "yesterday", "done", 0.4, null, 0, DAY - 1],
       [runId, "failed-unsent", "failed", null, 0.3, 0, DAY + 30],
       [other, "unknown", "processing", null, null, 1, DAY + 40],
+      // Claimed and being sent: counted from its claim.
+      [runId, "sending", "submitting", null, 0.25, 0, DAY + 50],
     ];
     for (const [run, key, state, cost, estimate, unknown, at] of rows) {
       await store.recordTasks(run, [{ ...imageTask(key), label: key, estimatedCost: estimate }], 1);
       await store.sql(
         `UPDATE jobs SET state = '${state}', cost = ${cost ?? "NULL"}, unknown_submits = ${unknown},
-         submitted_at = ${state === "failed" ? "NULL" : at}, paid_run = ${run} WHERE key = '${key}'`,
+         submitted_at = ${state === "failed" || state === "submitting" ? "NULL" : at},
+         updated_at = ${at}, paid_run = ${run} WHERE key = '${key}'`,
       );
     }
     const day = { since: DAY, until: 2 * DAY };
-    // 0.2 paid, 0.3 reserved in flight, and the other run's task of unknown price: 0.5 in flight
-    // and 0.5 again for its submit of unknown outcome.
-    expect(await store.periodSpend({ ...day, gateway: "" })).toBe(1.5);
-    expect(await store.periodSpend({ ...day, gateway: "sim" })).toBe(0.5);
+    // 0.2 paid, 0.3 and 0.25 reserved in flight, and the other run's task of unknown price: 0.5
+    // in flight and 0.5 again for its submit of unknown outcome.
+    expect(await store.periodSpend({ ...day, gateway: "" })).toBe(1.75);
+    expect(await store.periodSpend({ ...day, gateway: "sim" })).toBe(0.75);
     expect(await store.periodSpend({ ...day, gateway: "https://gw" })).toBe(1);
     expect(await store.periodSpend({ since: 0, until: DAY, gateway: "" })).toBe(0.4);
     await store.close();
