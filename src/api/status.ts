@@ -34,7 +34,10 @@ export interface RunStatus {
     | "output_dir"
     | "tick"
     | "stop_reason"
-  >;
+  > & {
+    /** Its tick as its folders name it, in the schedule's zone; null for a run of no tick. */
+    tick_label: string | null;
+  };
   /** Tasks recorded so far. */
   tasks: number;
   /** Recorded tasks by state. */
@@ -116,6 +119,7 @@ export async function statusOf(store: Store, run: RunRow, now = Date.now()): Pro
       finished_at: run.finished_at,
       output_dir: run.output_dir,
       tick: run.tick,
+      tick_label: tickLabelOf(run.tick, run.manifest_text, run.manifest_path),
       stop_reason: run.stop_reason,
     },
     tasks: recorded,

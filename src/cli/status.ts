@@ -106,7 +106,7 @@ function runTimes(run: RunStatus["run"], now: number): string {
       ? `running for ${formatDuration(now - run.started_at)}`
       : `took ${formatDuration(run.finished_at - run.started_at)}`;
   const exit = run.exit_code === null ? "" : ` (exit ${run.exit_code})`;
-  const tick = run.tick === null ? "" : `, tick ${new Date(run.tick).toISOString()}`;
+  const tick = run.tick_label === null ? "" : `, tick ${run.tick_label}`;
   return `${run.status}${exit}, started ${new Date(run.started_at).toISOString()}, ${took}${tick}`;
 }
 

@@ -160,7 +160,7 @@ describe("cron-friendly one-shot runs", () => {
     });
   });
 
-  it("gwrun runs names a scheduled run's tick in the schedule's zone and rounds what it paid, columns aligned", async () => {
+  it("gwrun runs and gwrun status name a scheduled run's tick in the schedule's zone; runs rounds what it paid, columns aligned", async () => {
     // The gateway charges a price with more decimals than money is shown with.
     const prices = { "acme-image-2": { per: "task", amount: 1.900826 } } as const;
     await withRun({ seed: "zoned", prices }, async (scope) => {
@@ -176,6 +176,9 @@ describe("cron-friendly one-shot runs", () => {
       for (const column of ["paid", "tick", "manifest"])
         expect(row.slice(header.indexOf(column))).toMatch(/^\S/);
       expect(row.slice(header.indexOf("tick") - 2, header.indexOf("tick"))).toBe("  ");
+      // gwrun status names it alike.
+      const status = await scope.gwrun(["status", "1"]).done;
+      expect(status.stdout).toMatch(/, tick 2026-11-23T0600\b/);
     });
   });
 
