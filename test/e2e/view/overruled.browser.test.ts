@@ -1,9 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { systemClock } from "../../../src/core/clock.js";
-import { startViewServer } from "../../../src/view/index.js";
-import { withChromium } from "../../helpers/chromium.js";
 import { fastSettings, withRun } from "../../helpers/run.js";
 import { CHROMIUM, runsWith } from "../../helpers/system-tools.js";
+import { VIEW_TOKEN, withViewerPage } from "../../helpers/viewer-page.js";
 
 /** A judge's "yes" that a person rejected reads "overruled" in gwrun view, as in the gallery. */
 
@@ -23,42 +21,29 @@ describe.runIf(runsWith(CHROMIUM))("gwrun view in Chromium: overruled suggestion
       const manifest = scope.write("judged.yaml", `${fastSettings(scope.outputDir)}${JOBS}`);
       const ran = await scope.gwrun(["run", manifest]).done;
       expect(ran.code, ran.stderr).toBe(0);
-      const store = await scope.open();
-      const [first, second] = await store.tasksOf(1);
-      // The judge said yes to both; a person rejects the first and approves the second.
-      await store.recordReview(
-        { key: first?.key ?? "", index: 0, decision: "rejected", note: null },
-        1,
-      );
-      await store.recordReview(
-        { key: second?.key ?? "", index: 0, decision: "approved", note: null },
-        1,
-      );
-      const viewer = await startViewServer({
-        store,
-        project: scope.dir,
-        port: 0,
-        token: "t0ken",
-        clock: systemClock,
+      await withViewerPage(scope, async ({ store, page, url }) => {
+        const [first, second] = await store.tasksOf(1);
+        // The judge said yes to both; a person rejects the first and approves the second.
+        await store.recordReview(
+          { key: first?.key ?? "", index: 0, decision: "rejected", note: null },
+          1,
+        );
+        await store.recordReview(
+          { key: second?.key ?? "", index: 0, decision: "approved", note: null },
+          1,
+        );
+        await page.goto(`${url}/runs/1/outputs?token=${VIEW_TOKEN}`, { waitUntil: "load" });
+        await page.waitForSelector(".badge.judge");
+        const badges = await page.$$eval(`figure.item`, (items) =>
+          items.map((item) => ({
+            id: (item as unknown as { dataset: { id: string } }).dataset.id,
+            judge: item.querySelector(".badge.judge")?.textContent ?? "",
+          })),
+        );
+        const byKey = new Map(badges.map((badge) => [badge.id.split("/")[0], badge.judge]));
+        expect(byKey.get(first?.key)).toBe("judge suggests: yes (overruled)");
+        expect(byKey.get(second?.key)).toBe("judge suggests: yes");
       });
-      try {
-        await withChromium(async ({ page }) => {
-          await page.goto(`${viewer.url}/runs/1/outputs?token=t0ken`, { waitUntil: "load" });
-          await page.waitForSelector(".badge.judge");
-          const badges = await page.$$eval(`figure.item`, (items) =>
-            items.map((item) => ({
-              id: (item as unknown as { dataset: { id: string } }).dataset.id,
-              judge: item.querySelector(".badge.judge")?.textContent ?? "",
-            })),
-          );
-          const byKey = new Map(badges.map((badge) => [badge.id.split("/")[0], badge.judge]));
-          expect(byKey.get(first?.key)).toBe("judge suggests: yes (overruled)");
-          expect(byKey.get(second?.key)).toBe("judge suggests: yes");
-        });
-      } finally {
-        await viewer.close();
-        await store.close();
-      }
     });
   });
 });

@@ -1,14 +1,11 @@
 import { readFileSync } from "node:fs";
+import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { systemClock } from "../../../src/core/clock.js";
 import type { Store } from "../../../src/store/index.js";
-import { startViewServer } from "../../../src/view/index.js";
-import { withChromium } from "../../helpers/chromium.js";
 import { fastSettings, type RunScope, withRun } from "../../helpers/run.js";
 import { CAPTIONED_SHOTS } from "../../helpers/run-manifests.js";
 import { CHROMIUM, runsWith } from "../../helpers/system-tools.js";
-
-type Page = Parameters<Parameters<typeof withChromium>[0]>[0]["page"];
+import { VIEW_TOKEN, withViewerPage } from "../../helpers/viewer-page.js";
 
 /** A finished run of CAPTIONED_SHOTS, its viewer, and a Chromium page holding the viewer's token. */
 async function withViewer(
@@ -27,23 +24,10 @@ async function withViewer(
     );
     const run = await scope.gwrun(["run", manifest]).done;
     expect(run.code, run.stderr).toBe(0);
-    const store = await scope.open();
-    const viewer = await startViewServer({
-      store,
-      project: scope.dir,
-      port: 0,
-      token: "t0ken",
-      clock: systemClock,
+    await withViewerPage(scope, async ({ store, page, url, problems }) => {
+      await page.goto(`${url}/?token=${VIEW_TOKEN}`);
+      await fn({ scope, store, page, url, problems });
     });
-    try {
-      await withChromium(async ({ page, problems }) => {
-        await page.goto(`${viewer.url}/?token=t0ken`);
-        await fn({ scope, store, page, url: viewer.url, problems });
-      });
-    } finally {
-      await viewer.close();
-      await store.close();
-    }
   });
 }
 

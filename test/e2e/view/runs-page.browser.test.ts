@@ -1,9 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { systemClock } from "../../../src/core/clock.js";
-import { startViewServer } from "../../../src/view/index.js";
-import { withChromium } from "../../helpers/chromium.js";
 import { fastSettings, withRun } from "../../helpers/run.js";
 import { CHROMIUM, runsWith } from "../../helpers/system-tools.js";
+import { VIEW_TOKEN, withViewerPage } from "../../helpers/viewer-page.js";
 
 /**
  * The runs page says what each run did: a run stopped by its budget keeps its counts as they
@@ -28,33 +26,20 @@ describe.runIf(runsWith(CHROMIUM))("gwrun view in Chromium: the runs page", () =
       const rest = await scope.gwrun(["run", scope.write("mugs.yaml", `${settings}${JOBS(1)}`)])
         .done;
       expect(rest.code, rest.stderr).toBe(0);
-      const store = await scope.open();
-      const viewer = await startViewServer({
-        store,
-        project: scope.dir,
-        port: 0,
-        token: "t0ken",
-        clock: systemClock,
-      });
-      try {
-        await withChromium(async ({ page }) => {
-          await page.goto(`${viewer.url}/?token=t0ken`, { waitUntil: "load" });
-          const rows = await page.$$eval("tr[data-run]", (found) =>
-            found.map((row) =>
-              Array.from(
-                row.querySelectorAll("td"),
-                (td) => (td as { textContent: string }).textContent,
-              ),
+      await withViewerPage(scope, async ({ page, url }) => {
+        await page.goto(`${url}/?token=${VIEW_TOKEN}`, { waitUntil: "load" });
+        const rows = await page.$$eval("tr[data-run]", (found) =>
+          found.map((row) =>
+            Array.from(
+              row.querySelectorAll("td"),
+              (td) => (td as { textContent: string }).textContent,
             ),
-          );
-          const byRun = new Map(rows.map((cells) => [cells[0], cells[5]]));
-          expect(byRun.get("1")).toBe("5 (3 done, 2 pending)");
-          expect(byRun.get("2")).toBe("5 (5 done)");
-        });
-      } finally {
-        await viewer.close();
-        await store.close();
-      }
+          ),
+        );
+        const byRun = new Map(rows.map((cells) => [cells[0], cells[5]]));
+        expect(byRun.get("1")).toBe("5 (3 done, 2 pending)");
+        expect(byRun.get("2")).toBe("5 (5 done)");
+      });
     });
   });
 });
