@@ -16,7 +16,7 @@ export default async function setup(): Promise<void> {
 function builtSinceLastEdit(): boolean {
   let built: number;
   try {
-    built = statSync(path.join(ROOT, "dist/cli/main.js")).mtimeMs;
+    built = statSync(path.join(ROOT, "dist/bin/main.js")).mtimeMs;
   } catch {
     return false;
   }

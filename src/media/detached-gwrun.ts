@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { commandIo } from "../core/io.js";
+import { ownFileUrl } from "../core/own-files.js";
 
 /**
  * Starts `gwrun ARGS` as a process of its own, in its own session, writing its stdout and
@@ -10,7 +11,7 @@ import { commandIo } from "../core/io.js";
  */
 
 /** The binary of this gwrun. */
-const BIN = new URL("../../bin/gwrun.js", import.meta.url);
+const BIN = ownFileUrl("bin/gwrun.js");
 
 export interface Detached {
   pid: number;

@@ -1,5 +1,5 @@
-import sharp from "sharp";
 import { type Random, seededRandom } from "../core/random.js";
+import { loadSharp } from "../media/index.js";
 
 type Rgb = readonly [number, number, number];
 
@@ -33,6 +33,7 @@ export async function writePng(
     const top = Math.floor(random.next() * (height - barHeight + 1));
     fillRect(pixels, width, left, top, barWidth, barHeight, pickRgb(random));
   }
+  const sharp = await loadSharp();
   await sharp(pixels, { raw: { width, height, channels: 3 } })
     .png({ compressionLevel: 1, adaptiveFiltering: false })
     .toFile(file);

@@ -1,12 +1,13 @@
 import { readdirSync } from "node:fs";
 import type Database from "better-sqlite3";
 import { readOwnFile } from "../core/file-gate.js";
+import { ownFileUrl } from "../core/own-files.js";
 
 /**
  * Numbered migrations: `sql/NNNNNN-name.sql`, applied in order and
  * recorded in `migrations`, so a database is brought up to date whatever version it is at.
  */
-const SQL_DIR = new URL("../../sql/", import.meta.url);
+const SQL_DIR = ownFileUrl("sql/");
 
 export interface Migration {
   version: number;

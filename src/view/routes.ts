@@ -2,6 +2,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Clock } from "../core/clock.js";
 import { readOwnFile } from "../core/file-gate.js";
+import { ownFileUrl } from "../core/own-files.js";
 import type { RunRow, Store } from "../store/index.js";
 import { TIMELINE_ORDERS, type TimelineOrder } from "../store/index.js";
 import type { Admitted, SharedAccess } from "./access.js";
@@ -62,7 +63,7 @@ interface Asked {
   reviewer: Admitted | undefined;
 }
 
-const WEB = new URL("../../web/", import.meta.url);
+const WEB = ownFileUrl("web/");
 /** A Map, not an object: a name like `toString` is no asset. */
 const ASSETS: ReadonlyMap<string, string> = new Map([
   ["view.css", "text/css; charset=utf-8"],

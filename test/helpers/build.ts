@@ -3,8 +3,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 
 /**
- * Compiles src/ into dist/ with the Node running the tests, and gathers the declarations into
- * dist/gwrun.d.ts, as `npm run build` does.
+ * Compiles src/ into dist/ with the Node running the tests, gathers the declarations into
+ * dist/gwrun.d.ts and the command line into dist/bin/, as `npm run build` does.
  */
 export async function buildCli(): Promise<void> {
   const root = path.resolve(import.meta.dirname, "../..");
@@ -17,5 +17,9 @@ export async function buildCli(): Promise<void> {
       });
     });
   await run("node_modules/typescript/bin/tsc", ["-p", "tsconfig.build.json"]);
-  await run("node_modules/rollup/dist/bin/rollup", ["-c", "scripts/types.rollup.mjs", "--silent"]);
+  await Promise.all(
+    ["scripts/types.rollup.mjs", "scripts/cli.rollup.mjs"].map((config) =>
+      run("node_modules/rollup/dist/bin/rollup", ["-c", config, "--silent"]),
+    ),
+  );
 }

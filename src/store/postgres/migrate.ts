@@ -1,3 +1,4 @@
+import { ownFileUrl } from "../../core/own-files.js";
 import { migrationsIn } from "../migrate.js";
 import type { PgDb } from "./db.js";
 import { QUEUES } from "./queues.js";
@@ -6,7 +7,7 @@ import { QUEUES } from "./queues.js";
  * Numbered migrations of the PostgreSQL store: `sql/pg/NNNNNN-name.sql`, applied in order and
  * recorded in `migrations`, as the SQLite store does with `sql/`.
  */
-const SQL_DIR = new URL("../../../sql/pg/", import.meta.url);
+const SQL_DIR = ownFileUrl("sql/pg/");
 
 /** Serialises migrations of one database across processes (an arbitrary, fixed number). */
 const MIGRATE_LOCK = 0x67777275;

@@ -202,15 +202,19 @@ describe("a judge in the engine", () => {
         const engine = rig.engine({ store: failing, postprocess: rig.postProcessor() });
         await expect(rig.finish(engine.run())).rejects.toThrow(/cannot be written/);
         const asked = rig.sim.counters().text.calls;
-        expect(asked).toBeGreaterThan(0);
         expect((await judgements(rig)).every((row) => row.state === "asking")).toBe(true);
-        expect(readdirSync(path.join(rig.outputDir, ".judge")).length).toBe(asked);
+        // The answer whose recording failed is on disk. A call still in flight when the store
+        // failed was abandoned with the run, as at Ctrl-C, so it kept nothing.
+        const kept = readdirSync(path.join(rig.outputDir, ".judge")).length;
+        expect(kept).toBeGreaterThan(0);
+        expect(kept).toBeLessThanOrEqual(asked);
 
         const resumed = await rig.finish(rig.engine({ postprocess: rig.postProcessor() }).run());
         expect(resumed).toMatchObject({ end: "done", counts: { done: 2 } });
         expect((await judgements(rig)).map((row) => row.state)).toEqual(["judged", "judged"]);
-        // Only what was never asked is asked now; nothing is asked twice.
-        expect(rig.sim.counters().text.calls).toBe(2);
+        // What was kept is recorded from its file; only the outputs without an answer on disk
+        // are asked now.
+        expect(rig.sim.counters().text.calls).toBe(asked + (2 - kept));
       },
     );
   });
