@@ -39,6 +39,15 @@ export function projectStore<T>(
 }
 
 export function registerReadTools(server: McpServer, options: McpOptions): void {
+  registerValidateTool(server, options);
+  registerPlanTool(server, options);
+  registerStatusTool(server, options);
+  registerRunsTool(server, options);
+  registerCostTool(server, options);
+}
+
+/** `validate`: a manifest checked, from a file or given inline. */
+function registerValidateTool(server: McpServer, options: McpOptions): void {
   server.registerTool(
     "validate",
     {
@@ -86,7 +95,10 @@ export function registerReadTools(server: McpServer, options: McpOptions): void 
         return answer(value, [head, ...shown].join("\n"));
       }),
   );
+}
 
+/** `plan`: the run a manifest would make against the store, and what it would cost. */
+function registerPlanTool(server: McpServer, options: McpOptions): void {
   server.registerTool(
     "plan",
     {
@@ -137,7 +149,10 @@ export function registerReadTools(server: McpServer, options: McpOptions): void 
         );
       }),
   );
+}
 
+/** `status`: how a run stands, and the next steps in the tools' words. */
+function registerStatusTool(server: McpServer, options: McpOptions): void {
   server.registerTool(
     "status",
     {
@@ -173,7 +188,10 @@ export function registerReadTools(server: McpServer, options: McpOptions): void 
         }),
       ),
   );
+}
 
+/** `runs`: the project's latest runs. */
+function registerRunsTool(server: McpServer, options: McpOptions): void {
   server.registerTool(
     "runs",
     {
@@ -199,7 +217,10 @@ export function registerReadTools(server: McpServer, options: McpOptions): void 
         }),
       ),
   );
+}
 
+/** `cost`: what a run, or every run, paid. */
+function registerCostTool(server: McpServer, options: McpOptions): void {
   server.registerTool(
     "cost",
     {
