@@ -159,6 +159,12 @@ const CATALOGUE = [
     "`gwrun status` and `gwrun report` in seconds, not minutes; the bytes per task stated.",
   ],
   [
+    "cli-startup",
+    "bench/run.mjs startup",
+    "What a command costs before it does anything, through `bin/gwrun.js` (bench/startup.mjs): the CPU of `gwrun --version`, of `gwrun status` of the demo's finished run and of `gwrun validate` of the demo manifest, the mean of 10 processes each (`*_cpu_ms`, Node's own start-up included), and the files Node loads for each, gwrun's own (`*_own_files`, from `dist/`) and its packages' (`*_package_files`).",
+    "gwrun's own code loaded from a few files (at most 40), not one file per module: Node's start-up is most of what `gwrun --version` and `gwrun status` cost.",
+  ],
+  [
     "fleet-rate",
     "bench/fleet.mjs rate",
     "Four `gwrun worker`s on one PostgreSQL store against a gateway limit (20/s with 2 s tasks, and 100/s with none): steady submits as a fraction of the limit, the busiest second at the gateway, 429s and each worker's share of the submits.",

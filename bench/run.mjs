@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark runs in a process of its own, so its peak memory is its
 // own, and prints one JSON line of figures.
-// Usage: node bench/run.mjs [manifests|folder-rows|sim|run|run-scale|ui|postprocess|renditions|view|view-scale ...]
+// Usage: node bench/run.mjs [manifests|folder-rows|sim|run|run-scale|ui|postprocess|renditions|view|view-scale|startup ...]
 // (none: every part).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -26,6 +26,7 @@ const PARTS = [
   "renditions",
   "view",
   "view-scale",
+  "startup",
 ];
 const chosen = process.argv.slice(2);
 for (const part of chosen)
@@ -143,6 +144,7 @@ try {
     renditions: "renditions.mjs",
     view: "view-grid.mjs",
     "view-scale": "view-scale.mjs",
+    startup: "startup.mjs",
   };
   for (const [part, script] of Object.entries(scripts))
     if (runs(part)) process.stdout.write(node([path.join(here, script)]).stdout);
