@@ -1,4 +1,4 @@
-import { type Dispatcher, request } from "undici";
+import type { Dispatcher } from "undici";
 import type { Clock } from "../core/clock.js";
 import { systemClock } from "../core/clock.js";
 import { coerceError, ErrorCode } from "../core/errors.js";
@@ -26,6 +26,7 @@ import { readTaskRecord, type TaskRecord } from "./task-record.js";
 import type { TextAnswer, TextFormat } from "./text-answer.js";
 import { readTextReply } from "./text-reply.js";
 import { readTextStream } from "./text-stream.js";
+import { undici } from "./undici.js";
 
 export interface GatewayOptions {
   /** The gateway's base URL, e.g. `https://gw.example.com`; paths are appended to it. */
@@ -49,7 +50,8 @@ export interface GatewayOptions {
  */
 export class GatewayClient {
   readonly #options: GatewayOptions;
-  readonly #dispatcher: Dispatcher;
+  /** Made when the client is: undici loads meanwhile, before the first call awaits it. */
+  readonly #dispatcher: Promise<Dispatcher>;
   readonly #ownsDispatcher: boolean;
   readonly #clock: Clock;
   /** Set once the batch endpoint proved missing or unreadable: poll task by task. */
@@ -60,7 +62,9 @@ export class GatewayClient {
     const policy = timeoutsOf().gateway;
     const answerMs = options.timeoutMs ?? policy.answerMs;
     this.#dispatcher =
-      options.dispatcher ?? outboundDispatcher({ ...policy, answerMs }, options.proxies);
+      options.dispatcher === undefined
+        ? outboundDispatcher({ ...policy, answerMs }, options.proxies)
+        : Promise.resolve(options.dispatcher);
     this.#ownsDispatcher = options.dispatcher === undefined;
     this.#clock = options.clock ?? systemClock;
   }
@@ -187,9 +191,13 @@ export class GatewayClient {
   }
 
   /** Downloads a result link to `dest` (see `downloadFile`). */
-  download(url: string, dest: Destination, options: DownloadOptions): Promise<DownloadResult> {
+  async download(
+    url: string,
+    dest: Destination,
+    options: DownloadOptions,
+  ): Promise<DownloadResult> {
     const proxy = proxyFor(url, this.#options.proxies);
-    return downloadFile(this.#dispatcher, url, dest, options, proxy);
+    return downloadFile(await this.#dispatcher, url, dest, options, proxy);
   }
 
   /**
@@ -239,7 +247,8 @@ export class GatewayClient {
   async connect(): Promise<void> {
     // Bounded: a gateway that does not answer is the first call's to report, not this one's.
     const signal = AbortSignal.timeout(2000);
-    await request(this.#url("/"), { dispatcher: this.#dispatcher, method: "OPTIONS", signal })
+    const [{ request }, dispatcher] = await Promise.all([undici(), this.#dispatcher]);
+    await request(this.#url("/"), { dispatcher, method: "OPTIONS", signal })
       .then((response) => response.body.dump())
       .catch(() => undefined);
     // The pool takes the connection back a turn after the answer: ready for the first call.
@@ -248,7 +257,7 @@ export class GatewayClient {
 
   /** Releases the connection pool (when the client made it). */
   async close(): Promise<void> {
-    if (this.#ownsDispatcher) await this.#dispatcher.close();
+    if (this.#ownsDispatcher) await (await this.#dispatcher).close();
   }
 
   async #json(
@@ -269,10 +278,11 @@ export class GatewayClient {
     signal?: AbortSignal,
   ): Promise<Dispatcher.ResponseData> {
     const url = this.#url(path);
+    const [{ request }, dispatcher] = await Promise.all([undici(), this.#dispatcher]);
     let response: Dispatcher.ResponseData;
     try {
       response = await request(url, {
-        dispatcher: this.#dispatcher,
+        dispatcher,
         method,
         headers: this.#headers(path, body !== undefined),
         body: body === undefined ? undefined : JSON.stringify(body),

@@ -4,7 +4,7 @@ import { rm } from "node:fs/promises";
 import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { type Dispatcher, request } from "undici";
+import type { Dispatcher } from "undici";
 import { coerceError, ErrorCode, localWriteError } from "../core/errors.js";
 import { type FileWrites, nodeFileWrites } from "../core/file-writes.js";
 import { ensureDir, partialFile } from "../core/fs.js";
@@ -12,6 +12,7 @@ import { GatewayError } from "./errors.js";
 import { gatewayText } from "./gateway-text.js";
 import type { NetworkProxy } from "./proxy.js";
 import { requestFailure } from "./proxy-errors.js";
+import { undici } from "./undici.js";
 
 export interface DownloadOptions {
   /** Refuse files larger than this many bytes. */
@@ -94,6 +95,7 @@ async function requestFile(
 ): Promise<Dispatcher.ResponseData> {
   let response: Dispatcher.ResponseData;
   try {
+    const { request } = await undici();
     response = await request(url, { dispatcher, method: "GET", signal });
   } catch (error) {
     throw requestFailure(error, what, url, proxy);

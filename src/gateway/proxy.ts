@@ -1,7 +1,8 @@
-import { Agent, type Dispatcher, EnvHttpProxyAgent } from "undici";
+import type { Dispatcher } from "undici";
 import { ErrorCode, GwError } from "../core/errors.js";
 import type { PeerTimeouts } from "../core/timeouts.js";
 import { MASK } from "./gateway-text.js";
+import { undici } from "./undici.js";
 
 /**
  * Company networks: requests leave through the proxy HTTPS_PROXY (https:// URLs) or HTTP_PROXY
@@ -67,10 +68,11 @@ function readProxy(env: NodeJS.ProcessEnv, lower: string, upper: string): Networ
  * set, bounded by the timeout policy's (`timeouts`): to connect, and for response headers and
  * between body chunks.
  */
-export function outboundDispatcher(
+export async function outboundDispatcher(
   timeouts: PeerTimeouts,
   proxies: Proxies | undefined,
-): Dispatcher {
+): Promise<Dispatcher> {
+  const { Agent, EnvHttpProxyAgent } = await undici();
   // The same settings on every route, direct or through a proxy.
   const options = {
     connections: 32,

@@ -1,9 +1,10 @@
-import { type Dispatcher, request } from "undici";
+import type { Dispatcher } from "undici";
 import type { GwError } from "../core/errors.js";
 import { commandIo } from "../core/io.js";
 import { type PeerTimeouts, timeoutsOf } from "../core/timeouts.js";
 import { outboundDispatcher, type Proxies, proxyFor, readProxies } from "./proxy.js";
 import { requestFailure } from "./proxy-errors.js";
+import { undici } from "./undici.js";
 
 /**
  * The body of a manifest's `rows:` URL (a spreadsheet published as CSV): a GET through the
@@ -57,7 +58,7 @@ export async function fetchBodies(
     return fetched;
   }
   const timeouts = timeoutsOf(env).rows;
-  const dispatcher = outboundDispatcher(timeouts, proxies);
+  const dispatcher = await outboundDispatcher(timeouts, proxies);
   try {
     const bodies = await Promise.all(
       urls.map((url) => fetchBody(dispatcher, url, options, timeouts, proxies)),
@@ -83,6 +84,7 @@ async function fetchBody(
   for (let hops = 0; ; hops++) {
     let answer: Dispatcher.ResponseData;
     try {
+      const { request } = await undici();
       answer = await request(at, {
         method: "GET",
         headers: {

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { request } from "undici";
 import { commandIo } from "../core/io.js";
 import { timeoutsOf } from "../core/timeouts.js";
 import { MASK } from "./gateway-text.js";
 import { outboundDispatcher, readProxies } from "./proxy.js";
+import { undici } from "./undici.js";
 
 /**
  * Webhooks: a JSON body POSTed to a URL the manifest names, such as a Slack incoming webhook.
@@ -38,7 +38,8 @@ export async function postWebhook(
   env: NodeJS.ProcessEnv = commandIo().env,
 ): Promise<WebhookDelivery> {
   const signal = AbortSignal.timeout(timeoutMs);
-  const dispatcher = outboundDispatcher(
+  const { request } = await undici();
+  const dispatcher = await outboundDispatcher(
     { connectMs: Math.min(timeoutMs, timeoutsOf(env).webhook.connectMs), answerMs: timeoutMs },
     safeProxies(env),
   );
