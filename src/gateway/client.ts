@@ -17,7 +17,13 @@ import {
   downloadFile,
 } from "./download.js";
 import { badResponse, envelopeData, readReceipt, type SubmitReceipt } from "./envelope.js";
-import { errorFromResponse, GatewayError, networkError, rateLimitOf } from "./errors.js";
+import {
+  errorFromResponse,
+  GatewayError,
+  networkError,
+  rateLimitOf,
+  withSecretMasked,
+} from "./errors.js";
 import { GATEWAY_TEXT_MAX, gatewayText, redacted } from "./gateway-text.js";
 import { outboundDispatcher, type Proxies, proxyFor } from "./proxy.js";
 import { requestFailure } from "./proxy-errors.js";
@@ -87,7 +93,7 @@ export class GatewayClient {
     try {
       receipt = readReceipt(json, what);
     } catch (error) {
-      throw this.#keyFree(error);
+      throw withSecretMasked(error, this.#options.apiKey);
     }
     const rate = rateLimitOf(response.headers);
     return rate === undefined ? receipt : { ...receipt, rateLimitPerSecond: rate };
@@ -110,7 +116,7 @@ export class GatewayClient {
       );
       return this.#keyFreeRecord(readTaskRecord(envelopeData(json, what), what, taskId));
     } catch (caught) {
-      const error = this.#keyFree(caught);
+      const error = withSecretMasked(caught, this.#options.apiKey);
       if (error instanceof GatewayError && isUnknownTask(error)) {
         throw new GatewayError(
           ErrorCode.TaskUnknown,
@@ -295,7 +301,10 @@ export class GatewayClient {
     if (response.statusCode >= 200 && response.statusCode < 300) return response;
     const text = await response.body.text().catch(() => "");
     const now = this.#clock.now();
-    throw this.#keyFree(errorFromResponse(response.statusCode, response.headers, text, what, now));
+    throw withSecretMasked(
+      errorFromResponse(response.statusCode, response.headers, text, what, now),
+      this.#options.apiKey,
+    );
   }
 
   async #readJson(response: Dispatcher.ResponseData, what: string): Promise<unknown> {
@@ -311,22 +320,6 @@ export class GatewayClient {
       const start = redacted(text, [this.#options.apiKey]).slice(0, 60);
       throw badResponse(what, `the body is not JSON (${JSON.stringify(start)})`);
     }
-  }
-
-  /** A gateway error with the configured key masked, wherever the gateway echoed it. */
-  #keyFree(error: unknown): unknown {
-    if (!(error instanceof GatewayError)) return error;
-    const message = redacted(error.message, [this.#options.apiKey]);
-    if (message === error.message) return error;
-    const { code, status, type, retryAfterMs, rateLimitPerSecond, retryable } = error;
-    return new GatewayError(code, message, {
-      status,
-      type,
-      retryAfterMs,
-      rateLimitPerSecond,
-      retryable,
-      cause: error.cause,
-    });
   }
 
   #keyFreeRecord(record: TaskRecord): TaskRecord {

@@ -1,5 +1,5 @@
 import { ErrorCategory, ErrorCode, GwError } from "../core/errors.js";
-import { gatewayText } from "./gateway-text.js";
+import { gatewayText, redacted } from "./gateway-text.js";
 
 /** What the gateway (or the network on the way) answered instead of success. */
 export class GatewayError extends GwError {
@@ -127,5 +127,21 @@ export function networkError(
   return new GatewayError(ErrorCode.Network, `${what}: connection failed (${reason})`, {
     retryable: true,
     cause: error,
+  });
+}
+
+/** `error` with `secret` masked in its message, when it is a gateway error that echoed it. */
+export function withSecretMasked(error: unknown, secret: string): unknown {
+  if (!(error instanceof GatewayError)) return error;
+  const message = redacted(error.message, [secret]);
+  if (message === error.message) return error;
+  const { code, status, type, retryAfterMs, rateLimitPerSecond, retryable } = error;
+  return new GatewayError(code, message, {
+    status,
+    type,
+    retryAfterMs,
+    rateLimitPerSecond,
+    retryable,
+    cause: error.cause,
   });
 }
